@@ -1,0 +1,1 @@
+//! Binary states: the balanced flip proposal and its kernels.

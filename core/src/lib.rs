@@ -1,0 +1,59 @@
+//! Allocation-free kernels for gradient-informed Markov chain Monte Carlo.
+//!
+//! `langevin-core` is `#![no_std]`, never allocates and never panics on data it is given: every
+//! buffer is owned by the caller, lengths are checked once when a chain is built, and bad numbers
+//! (NaN, infinities, absurd step sizes) give a typed error or a documented safe outcome such as a
+//! rejected move.
+//!
+//! # Conventions
+//!
+//! * Discrete targets are written as a **log-density** `U(x)` with `π(x) ∝ exp(U(x))`; binary
+//!   states are `x ∈ {0,1}^d` stored as `u8`, and gradients `∇U` are `f32`.
+//! * Continuous targets that are sums over data are written as a **potential**
+//!   `V(θ) = Σ_i V_i(θ)` with `π(θ) ∝ exp(−V(θ))`.
+//! * Step sizes are in x-units. Randomness comes from any [`rand_core::Rng`]; the same seed and
+//!   inputs give the same chain on every platform.
+//!
+//! # Layout
+//!
+//! * [`target`]: the traits a model implements.
+//! * [`binary`]: the balanced flip proposal and its unadjusted (DULA) and Metropolis-adjusted
+//!   (DMALA) kernels over `{0,1}^d`.
+//! * [`models`]: lattice Ising, dense binary quadratic and RBM targets with incremental updates.
+//! * [`math`]: the only place that evaluates transcendental functions.
+//! * [`random`]: uniform and Gaussian draws from a [`rand_core::Rng`].
+//! * [`stats`]: online chain statistics.
+//! * [`error`]: small error types shared by the kernels.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs, missing_debug_implementations)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+#![allow(
+    clippy::cast_possible_truncation,
+    reason = "indices and counts are bounded by slice lengths checked at construction"
+)]
+
+#[cfg(test)]
+extern crate std;
+
+pub mod binary;
+pub mod error;
+pub mod math;
+pub mod models;
+pub mod random;
+pub mod stats;
+pub mod target;
+
+pub use error::{LenError, ParamError};
+pub use target::{BinaryTarget, FlipMove, TargetError};

@@ -1,0 +1,1 @@
+//! Models with incremental updates.

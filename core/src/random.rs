@@ -1,0 +1,108 @@
+//! Uniform and Gaussian draws from any [`rand_core::Rng`], defined bit for bit so that a seeded
+//! chain gives the same values on every platform.
+
+use rand_core::Rng;
+
+const TWO_POW_NEG_53: f64 = 1.0 / (1u64 << 53) as f64;
+
+/// A uniform draw from `[0, 1)` with 53 random bits.
+///
+/// # Examples
+///
+/// ```
+/// use rand_core::SeedableRng;
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// let u = langevin_core::random::unit_f64(&mut rng);
+/// assert!((0.0..1.0).contains(&u));
+/// ```
+#[inline]
+pub fn unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    (rng.next_u64() >> 11) as f64 * TWO_POW_NEG_53
+}
+
+/// A uniform draw from the open interval `(0, 1)`: safe to take the logarithm of.
+#[inline]
+pub fn open_unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    ((rng.next_u64() >> 11) as f64 + 0.5) * TWO_POW_NEG_53
+}
+
+/// A uniform index in `0..n` (`n ≥ 1`) by a 64×64-bit multiply: constant time, no rejection
+/// loop, and a bias below `n / 2^64`. Returns 0 for `n = 0`.
+#[inline]
+pub fn index<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
+    ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize
+}
+
+/// A pair of independent standard normal draws (Box–Muller on `libm`).
+#[inline]
+pub fn normal_pair<R: Rng + ?Sized>(rng: &mut R) -> (f64, f64) {
+    let u1 = open_unit_f64(rng);
+    let u2 = unit_f64(rng);
+    let radius = libm::sqrt(-2.0 * libm::log(u1));
+    let (s, c) = libm::sincos(core::f64::consts::TAU * u2);
+    (radius * c, radius * s)
+}
+
+/// Fills `out` with independent standard normal draws, two per Box–Muller pair.
+///
+/// # Examples
+///
+/// ```
+/// use rand_core::SeedableRng;
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+/// let mut z = [0.0f64; 5];
+/// langevin_core::random::fill_normal(&mut rng, &mut z);
+/// assert!(z.iter().all(|v| v.is_finite()));
+/// ```
+pub fn fill_normal<R: Rng + ?Sized>(rng: &mut R, out: &mut [f64]) {
+    let mut pairs = out.chunks_exact_mut(2);
+    for pair in &mut pairs {
+        let (a, b) = normal_pair(rng);
+        if let [x, y] = pair {
+            *x = a;
+            *y = b;
+        }
+    }
+    if let [last] = pairs.into_remainder() {
+        *last = normal_pair(rng).0;
+    }
+}
+
+/// Shuffles `items` uniformly (Fisher–Yates with [`index`]).
+pub fn shuffle<T, R: Rng + ?Sized>(rng: &mut R, items: &mut [T]) {
+    for i in (1..items.len()).rev() {
+        let j = index(rng, i + 1);
+        items.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    #[test]
+    fn index_stays_in_range() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for n in 1..50 {
+            for _ in 0..100 {
+                assert!(index(&mut rng, n) < n);
+            }
+        }
+        assert_eq!(index(&mut rng, 0), 0);
+    }
+
+    #[test]
+    fn normal_moments() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut z = [0.0f64; 20001];
+        fill_normal(&mut rng, &mut z);
+        let n = z.len() as f64;
+        let mean = z.iter().sum::<f64>() / n;
+        let var = z.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        // 5 standard errors: sd(mean) = 1/√n, sd(var) ≈ √(2/n).
+        assert!(mean.abs() < 5.0 / n.sqrt(), "mean {mean}");
+        assert!((var - 1.0).abs() < 5.0 * (2.0 / n).sqrt(), "var {var}");
+    }
+}

@@ -1,0 +1,2 @@
+//! The `langevin` command line.
+fn main() {}
