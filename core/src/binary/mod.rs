@@ -1,1 +1,35 @@
-//! Binary states: the balanced flip proposal and its kernels.
+//! Binary states `x ∈ {0,1}^d`: the balanced flip proposal and its two kernels.
+//!
+//! * [`FlipProposal`] draws every coordinate's flip independently with logit
+//!   `l_i = b·g_i·(1 − 2x_i) − 1/(2a_i)` and evaluates the exact `log q` of a move.
+//! * [`Dula`] applies it without correction (one gradient per step, biased for `a > 0`);
+//!   [`Dmala`] adds a Metropolis–Hastings test (exact for every `a`, `b`).
+//! * [`BinaryChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
+//!   [`ChainStorage`] is a fixed-size owner of those buffers for firmware.
+//!
+//! # Examples
+//!
+//! ```
+//! use langevin_core::binary::{ChainStorage, BinaryChain, Dmala, FlipProposal};
+//! use langevin_core::models::{ConstDims, IsingLattice};
+//! use rand_core::SeedableRng;
+//!
+//! // 8×8 periodic Ising at coupling 0.3, no field.
+//! let mut model = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.0, true).unwrap();
+//! let mut storage = ChainStorage::<64>::new([0; 64]);
+//! let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+//! let kernel = Dmala::new(FlipProposal::new(0.5, 0.5).unwrap());
+//! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+//! for _ in 0..100 {
+//!     kernel.step(&mut model, &mut chain, &mut rng).unwrap();
+//! }
+//! assert!(chain.state().iter().all(|&x| x <= 1));
+//! ```
+
+mod chain;
+mod kernel;
+mod proposal;
+
+pub use chain::{BinaryChain, ChainBuffers, ChainStorage, InitError};
+pub use kernel::{Dmala, Dula, Rejection, StepError, StepReport};
+pub use proposal::{FlipProposal, LANES};
