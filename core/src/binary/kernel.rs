@@ -67,6 +67,28 @@ impl<E> From<LenError> for StepError<E> {
     }
 }
 
+/// A Markov kernel on binary chains: anything that can advance a [`BinaryChain`] by one step.
+///
+/// `&mut self` lets adaptive kernels (step-size tuners, cyclical schedules) keep their own
+/// state; fixed kernels such as [`Dmala`] ignore it. Implementations must consume the random
+/// stream in a way that does not depend on the thread a chain runs on.
+pub trait BinaryKernel {
+    /// Advances `chain` by one step.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError`]; the chain is unchanged on error.
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized;
+}
+
 /// The discrete unadjusted Langevin kernel: every valid proposal is accepted.
 ///
 /// One gradient per step and no log-density is needed, so the target may return an unbiased
@@ -217,4 +239,34 @@ fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
     report.log_accept_ratio = f64::NEG_INFINITY;
     report.rejection = Some(why);
     report
+}
+
+impl<M: FlipMath> BinaryKernel for Dula<'_, M> {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        Dula::step(self, target, chain, rng)
+    }
+}
+
+impl<M: FlipMath> BinaryKernel for Dmala<'_, M> {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        Dmala::step(self, target, chain, rng)
+    }
 }

@@ -31,5 +31,5 @@ mod kernel;
 mod proposal;
 
 pub use chain::{BinaryChain, ChainBuffers, ChainStorage, InitError};
-pub use kernel::{Dmala, Dula, Rejection, StepError, StepReport};
+pub use kernel::{BinaryKernel, Dmala, Dula, Rejection, StepError, StepReport};
 pub use proposal::{FlipProposal, LANES};
