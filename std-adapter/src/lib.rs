@@ -4,3 +4,11 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub use langevin_core as core_kernels;
+
+pub mod binary;
+pub mod model_file;
+pub mod npy;
+pub mod seeding;
+
+/// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
+pub type FlipMathImpl = langevin_core::math::Libm;

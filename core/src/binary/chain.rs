@@ -229,4 +229,3 @@ impl<'a> BinaryChain<'a> {
 pub(crate) fn all_finite(v: &[f32]) -> bool {
     v.iter().fold(true, |ok, g| ok & g.is_finite())
 }
-

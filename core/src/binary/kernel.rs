@@ -37,7 +37,11 @@ pub struct StepReport {
 impl StepReport {
     /// Flips that took effect: `proposed_flips` if accepted, else 0.
     pub fn accepted_flips(&self) -> u32 {
-        if self.accepted { self.proposed_flips } else { 0 }
+        if self.accepted {
+            self.proposed_flips
+        } else {
+            0
+        }
     }
 }
 

@@ -248,12 +248,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
             .zip(to.chunks(LANES));
         for (c, ((fc, gc), tc)) in chunks.enumerate() {
             let base = c * LANES;
-            for (j, (((&xi, &gi), &yi), t)) in fc
-                .iter()
-                .zip(gc)
-                .zip(tc)
-                .zip(terms.iter_mut())
-                .enumerate()
+            for (j, (((&xi, &gi), &yi), t)) in
+                fc.iter().zip(gc).zip(tc).zip(terms.iter_mut()).enumerate()
             {
                 let (ln_flip, ln_stay) =
                     FlipOdds::logs::<M>(self.logit(xi, gi, half_inv_step(base + j)));
@@ -328,7 +324,11 @@ mod tests {
         for i in 0..from.len() {
             let a = p.step * p.precond.map_or(1.0, |q| f64::from(q[i]) * f64::from(q[i]));
             let l = p.balance() * f64::from(g[i]) * (1.0 - 2.0 * f64::from(from[i])) - 0.5 / a;
-            let lp = if from[i] != to[i] { -crate::math::softplus(-l) } else { -crate::math::softplus(l) };
+            let lp = if from[i] != to[i] {
+                -crate::math::softplus(-l)
+            } else {
+                -crate::math::softplus(l)
+            };
             s += lp;
         }
         s
@@ -347,7 +347,9 @@ mod tests {
                 let mut fl = vec![0u32; d];
                 let (k, lq) = prop.propose(&x, &g, &mut y, &mut fl, &mut rng).unwrap();
                 let listed: Vec<u32> = fl[..k].to_vec();
-                let diff: Vec<u32> = (0..d as u32).filter(|&i| x[i as usize] != y[i as usize]).collect();
+                let diff: Vec<u32> = (0..d as u32)
+                    .filter(|&i| x[i as usize] != y[i as usize])
+                    .collect();
                 assert_eq!(listed, diff);
                 let again = prop.log_q(&x, &g, &y).unwrap();
                 assert_eq!(lq, again, "draw and log_q must agree bit for bit");
@@ -365,7 +367,10 @@ mod tests {
         let mut fl = [0u32; 9];
         let mut a = Xoshiro256PlusPlus::seed_from_u64(9);
         let mut b = a.clone();
-        FlipProposal::new(1e30, 1.0).unwrap().propose(&x, &g, &mut y, &mut fl, &mut a).unwrap();
+        FlipProposal::new(1e30, 1.0)
+            .unwrap()
+            .propose(&x, &g, &mut y, &mut fl, &mut a)
+            .unwrap();
         for _ in 0..5 {
             b.next_u64();
         }

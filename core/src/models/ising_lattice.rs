@@ -249,7 +249,8 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
             }
             // Each bond with both ends flipped is met from both ends: count half each time.
             delta_u += f64::from(delta)
-                * (f64::from(self.coupling) * (f64::from(n_before) + 0.5 * f64::from(both_flipped))
+                * (f64::from(self.coupling)
+                    * (f64::from(n_before) + 0.5 * f64::from(both_flipped))
                     + f64::from(self.field));
         }
         Ok(mv.from_log_density + delta_u)

@@ -1,2 +1,0 @@
-//! The `langevin` command line.
-fn main() {}

@@ -1,0 +1,65 @@
+//! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
+//! or, with no arguments, run a demonstration.
+
+mod demo;
+mod output;
+mod sample;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Gradient-informed MCMC for discrete and continuous models.
+#[derive(Parser, Debug)]
+#[command(name = "langevin", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Sample a discrete model file.
+    Sample(sample::SampleArgs),
+    /// Run the built-in demonstration (also what `langevin` with no arguments does).
+    Demo(demo::DemoArgs),
+}
+
+/// A failure reported as one line on stderr with exit status 2.
+#[derive(Debug)]
+pub struct CliError(pub String);
+
+impl<E: std::fmt::Display> From<E> for CliError {
+    fn from(e: E) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // One line: clap's first line names the problem.
+            let text = e.to_string();
+            let line = text.lines().next().unwrap_or("invalid arguments");
+            eprintln!("{line}");
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = match cli.command {
+        Some(Command::Sample(args)) => sample::run(&args),
+        Some(Command::Demo(args)) => demo::run(&args),
+        None => demo::run(&demo::DemoArgs::default()),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError(message)) => {
+            eprintln!("error: {}", message.lines().next().unwrap_or("failed"));
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Binary models and many-chain runs of the binary kernels.
+
+mod model;
+mod run;
+mod sampler;
+
+pub use model::{BinaryModel, ModelTarget};
+pub use run::{BinaryRun, ChainResult, RunConfig, run_chains};
+pub use sampler::{AnyBinaryKernel, SamplerSpec};

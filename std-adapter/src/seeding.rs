@@ -1,0 +1,26 @@
+//! How chains are seeded: one master seed, one non-overlapping stream per chain.
+//!
+//! Chain `c` uses `Xoshiro256PlusPlus::seed_from_u64(seed)` advanced by `c` calls of `jump()`
+//! (2^128 steps each), so chains never share random numbers and a chain's stream does not depend
+//! on how many chains or threads a run has.
+
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The random stream of chain `chain` under master seed `seed`.
+///
+/// # Examples
+///
+/// ```
+/// use rand_core::Rng;
+/// let mut a = langevin_std::seeding::chain_rng(7, 2);
+/// let mut b = langevin_std::seeding::chain_rng(7, 2);
+/// assert_eq!(a.next_u64(), b.next_u64());
+/// ```
+pub fn chain_rng(seed: u64, chain: usize) -> Xoshiro256PlusPlus {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for _ in 0..chain {
+        rng.jump();
+    }
+    rng
+}
