@@ -6,8 +6,10 @@
 pub use langevin_core as core_kernels;
 
 pub mod binary;
+pub mod diagnostics;
 pub mod model_file;
 pub mod npy;
+pub mod plot;
 pub mod seeding;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
