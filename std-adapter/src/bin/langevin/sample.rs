@@ -3,7 +3,9 @@
 use crate::CliError;
 use crate::output::{json_bytes, npy_bytes, write_atomically};
 use clap::{Args, ValueEnum};
-use langevin_std::binary::{BinaryModel, BinaryRun, RunConfig, SamplerSpec, run_chains};
+use langevin_std::binary::{
+    BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, SamplerSpec, diagnose, run_chains,
+};
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
 use serde::Serialize;
@@ -83,6 +85,8 @@ pub struct BinarySummary {
     evals: u64,
     wall_time_s: f64,
     ns_per_step: f64,
+    #[serde(flatten)]
+    diagnostics: Option<BinaryDiagnostics>,
     mean: Vec<f64>,
 }
 
@@ -169,27 +173,55 @@ fn summarise(
         } else {
             0.0
         },
+        diagnostics: diagnose(run, config.seed).ok(),
         mean: run.means(),
     }
 }
 
 fn print_table(s: &BinarySummary) {
-    println!("sampler            {}", s.sampler);
-    println!("model              {} (d = {})", s.model, s.dim);
-    println!("step, balance      {}, {}", s.step, s.balance);
-    println!(
-        "chains × steps     {} × {} (+{} burn-in, thin {})",
-        s.chains, s.steps, s.burn_in, s.thin
-    );
-    println!("acceptance         {:.4}", s.acceptance_rate);
-    println!(
-        "flips per step     {:.3} proposed, {:.3} accepted",
-        s.mean_proposed_flips, s.mean_accepted_flips
-    );
-    println!(
-        "time               {:.3} s, {:.1} ns per step",
-        s.wall_time_s, s.ns_per_step
-    );
+    let rows: Vec<(&str, String)> = vec![
+        ("sampler", s.sampler.to_string()),
+        ("model", format!("{} (d = {})", s.model, s.dim)),
+        ("step, balance", format!("{}, {}", s.step, s.balance)),
+        (
+            "chains × steps",
+            format!(
+                "{} × {} (+{} burn-in, thin {})",
+                s.chains, s.steps, s.burn_in, s.thin
+            ),
+        ),
+        ("acceptance", format!("{:.4}", s.acceptance_rate)),
+        (
+            "flips per step",
+            format!(
+                "{:.3} proposed, {:.3} accepted",
+                s.mean_proposed_flips, s.mean_accepted_flips
+            ),
+        ),
+        (
+            "time",
+            format!("{:.3} s, {:.1} ns per step", s.wall_time_s, s.ns_per_step),
+        ),
+    ];
+    for (k, v) in rows {
+        println!("{k:<20}{v}");
+    }
+    match &s.diagnostics {
+        Some(d) => {
+            println!(
+                "{:<20}min {:.1}, median {:.1}",
+                "ESS per coordinate", d.ess_min, d.ess_median
+            );
+            println!(
+                "{:<20}{:.1} (Hamming distance to a random reference)",
+                "ESS of statistic", d.ess_statistic
+            );
+            println!("{:<20}{:.1}", "ESS per second", d.ess_per_second);
+            println!("{:<20}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
+            println!("{:<20}{:.4}", "R-hat (max)", d.rhat_max);
+        }
+        None => println!("{:<20}need at least 8 kept draws per chain", "diagnostics"),
+    }
 }
 
 /// All available cores.
