@@ -13,4 +13,4 @@ pub mod plot;
 pub mod seeding;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
-pub type FlipMathImpl = langevin_core::math::Libm;
+pub type FlipMathImpl = langevin_core::math::Fast;
