@@ -37,7 +37,10 @@ pub fn state(k: usize, d: usize) -> Vec<u8> {
 
 /// The index of state `x` (inverse of [`state`]).
 pub fn index_of(x: &[u8]) -> usize {
-    x.iter().enumerate().map(|(i, &v)| usize::from(v) << i).sum()
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| usize::from(v) << i)
+        .sum()
 }
 
 /// A target evaluated on every state of `{0,1}^d`.
@@ -85,7 +88,10 @@ pub fn enumerate<T: BinaryTarget + ?Sized>(target: &mut T) -> Enumeration {
         let u = target
             .log_density_and_grad(&x, &mut g)
             .unwrap_or_else(|e| panic!("target failed at state {s}: {e}"));
-        assert!(u.is_finite() && g.iter().all(|v| v.is_finite()), "non-finite at state {s}");
+        assert!(
+            u.is_finite() && g.iter().all(|v| v.is_finite()),
+            "non-finite at state {s}"
+        );
         log_density.push(u);
         grads.push(g);
     }
@@ -334,7 +340,11 @@ pub fn log_q_reference(
     for i in 0..x.len() {
         let a = step * precond.map_or(1.0, |p| f64::from(p[i]) * f64::from(p[i]));
         let l = balance * f64::from(g[i]) * (1.0 - 2.0 * f64::from(x[i])) - 0.5 / a;
-        s += if x[i] != y[i] { -softplus(-l) } else { -softplus(l) };
+        s += if x[i] != y[i] {
+            -softplus(-l)
+        } else {
+            -softplus(l)
+        };
     }
     s
 }
@@ -847,14 +857,22 @@ impl GraphData {
 
     /// The core model borrowing these arrays.
     pub fn model(&self) -> IsingGraph<'_> {
-        IsingGraph::new(&self.offsets, &self.neighbours, &self.couplings, &self.field)
-            .expect("valid graph")
+        IsingGraph::new(
+            &self.offsets,
+            &self.neighbours,
+            &self.couplings,
+            &self.field,
+        )
+        .expect("valid graph")
     }
 
     /// `U` and `∇U` in `f64` straight from the definition.
     pub fn reference(&self, x: &[u8]) -> (f64, Vec<f64>) {
-        let edges: Vec<(usize, usize, f64)> =
-            self.edges.iter().map(|&(i, j, c)| (i, j, f64::from(c))).collect();
+        let edges: Vec<(usize, usize, f64)> = self
+            .edges
+            .iter()
+            .map(|&(i, j, c)| (i, j, f64::from(c)))
+            .collect();
         let h: Vec<f64> = self.field.iter().map(|&v| f64::from(v)).collect();
         ising_reference(&edges, &h, x)
     }
@@ -892,7 +910,11 @@ pub fn ising_reference(edges: &[(usize, usize, f64)], field: &[f64], x: &[u8]) -
         local[i] += c * s[j];
         local[j] += c * s[i];
     }
-    let g = local.iter().zip(field).map(|(l, h)| 2.0 * (l + h)).collect();
+    let g = local
+        .iter()
+        .zip(field)
+        .map(|(l, h)| 2.0 * (l + h))
+        .collect();
     (u, g)
 }
 
@@ -956,7 +978,14 @@ pub struct RbmData {
 
 impl RbmData {
     /// Entries uniform in `±w`, `±b`, `±c`.
-    pub fn random<R: Rng + ?Sized>(v: usize, h: usize, w: f64, b: f64, c: f64, rng: &mut R) -> Self {
+    pub fn random<R: Rng + ?Sized>(
+        v: usize,
+        h: usize,
+        w: f64,
+        b: f64,
+        c: f64,
+        rng: &mut R,
+    ) -> Self {
         Self {
             w: (0..v * h).map(|_| uniform(rng, -w, w) as f32).collect(),
             b: (0..v).map(|_| uniform(rng, -b, b) as f32).collect(),
@@ -1089,6 +1118,8 @@ mod tests {
         // 46.863047.
         assert!((chi_square_isf(1e-6, 1.0) - 23.928_127).abs() < 1e-5);
         assert!((chi_square_isf(1e-6, 10.0) - 46.863_047).abs() < 1e-5);
+        assert!((chi_square_isf(1e-6, 100.0) - 182.126_777).abs() < 1e-5);
+        assert!((chi_square_isf(1e-6, 1023.0) - 1_252.581_285).abs() < 1e-5);
         // df = 2: Q = e^{−x/2} exactly.
         assert!((chi_square_isf(1e-6, 2.0) - 2.0 * 1e6f64.ln()).abs() < 1e-9);
     }
