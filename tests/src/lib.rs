@@ -762,6 +762,15 @@ pub fn chi_square_sf(x: f64, k: f64) -> f64 {
     gamma_q(0.5 * k, 0.5 * x.max(0.0))
 }
 
+/// Whether a chi-square test at level `alpha` on `df` degrees of freedom surely rejects a law
+/// whose noncentrality is `lambda = n Σ (p'_i − p_i)² / p_i`: the noncentral statistic has mean
+/// `df + λ` and variance `2(df + 2λ)`, and we ask for the mean to clear the rejection quantile by
+/// five standard deviations (a miss probability near `3e-7` in the normal approximation).
+pub fn chi_square_surely_rejects(lambda: f64, df: usize, alpha: f64) -> bool {
+    let k = df as f64;
+    k + lambda - 5.0 * (2.0 * (k + 2.0 * lambda)).sqrt() > chi_square_isf(alpha, k)
+}
+
 /// The upper `alpha` quantile of `χ²_k` (bisection on [`chi_square_sf`]).
 pub fn chi_square_isf(alpha: f64, k: f64) -> f64 {
     let mut hi = k + 10.0;
