@@ -1031,8 +1031,8 @@ impl RbmData {
         for (j, &p) in pre.iter().enumerate() {
             u += softplus(p);
             let s = sigmoid(p);
-            for i in 0..v {
-                g[i] += f64::from(self.w[j * v + i]) * s;
+            for (gi, &w) in g.iter_mut().zip(&self.w[j * v..(j + 1) * v]) {
+                *gi += f64::from(w) * s;
             }
         }
         (u, g)
@@ -1098,7 +1098,7 @@ mod tests {
                     }
                     sum += term;
                 }
-                let exact = (-y as f64).exp() * sum;
+                let exact = (-y).exp() * sum;
                 let got = gamma_q(f64::from(s), y);
                 assert!(
                     (got - exact).abs() <= 1e-12 * exact + 1e-300,
