@@ -171,11 +171,11 @@ fn exactness_check_rejects_a_missing_proposal_ratio() {
 }
 
 /// An exact `f64` model: `x ↦ (U(x), ∇U(x))`.
-type Reference = dyn Fn(&[u8]) -> (f64, Vec<f64>);
+type Reference<'a> = dyn Fn(&[u8]) -> (f64, Vec<f64>) + 'a;
 
 /// `ln π̃_a(x)` up to a constant: `U(x) + Σ_i softplus(l_i(x))` with
 /// `l_i = ½ g_i (1 − 2x_i) − 1/(2a)` from the exact `f64` gradient `reference` gives.
-fn closed_form_log_weights(e: &Enumeration, reference: &Reference, a: f64) -> Vec<f64> {
+fn closed_form_log_weights(e: &Enumeration, reference: &Reference<'_>, a: f64) -> Vec<f64> {
     let d = e.dim;
     (0..e.states())
         .map(|k| {
@@ -241,7 +241,7 @@ fn dula_is_reversible_with_respect_to_its_closed_form_law() {
     let eq = enumerate(&mut qmodel);
     let graph_ref = |x: &[u8]| graph.reference(x);
     let quad_ref = |x: &[u8]| quad.reference(x);
-    let cases: [(&str, &Enumeration, &Reference); 2] = [
+    let cases: [(&str, &Enumeration, &Reference<'_>); 2] = [
         ("graph Ising d=8", &eg, &graph_ref),
         ("quadratic d=8", &eq, &quad_ref),
     ];
