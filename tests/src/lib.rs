@@ -1,7 +1,8 @@
 //! Shared helpers for the integration tests: exact enumeration of small models and the
 //! statistical thresholds of the sampling-path protocol.
 //!
-//! * [`enumerate`] evaluates a binary target on all `2^d` states; state `k` has `x_i = (k >> i) & 1`.
+//! * [`enumerate`] evaluates a binary target on all `2^d` states; state `k` has
+//!   `x_i = (k >> i) & 1`.
 //! * [`transition_matrix`] builds the exact transition matrix of a flip-proposal kernel from the
 //!   kernel's own numbers ([`FlipProposal::log_q`] and the target's `U`), and
 //!   [`check_metropolis_exactness`] checks detailed balance and `πP = π` against tolerances
