@@ -23,9 +23,9 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Unit roundoff of `f64`: `2^-53`.
-pub const U64: f64 = f64::EPSILON / 2.0;
+pub const UNIT_ROUNDOFF_F64: f64 = f64::EPSILON / 2.0;
 /// Unit roundoff of `f32`: `2^-24`.
-pub const U32: f64 = f32::EPSILON as f64 / 2.0;
+pub const UNIT_ROUNDOFF_F32: f64 = f32::EPSILON as f64 / 2.0;
 
 // ---------------------------------------------------------------------------------------------
 // Enumeration
@@ -277,7 +277,7 @@ pub fn check_metropolis_exactness(e: &Enumeration, t: &Transition) -> ExactCheck
                 + e.log_density[y].abs()
                 + t.log_q_at(x, y).abs()
                 + t.log_q_at(y, x).abs();
-            let tol = 16.0 * U64 * (s + l + 2.0);
+            let tol = 16.0 * UNIT_ROUNDOFF_F64 * (s + l + 2.0);
             max_tol = max_tol.max(tol);
             let scale = a.max(b);
             if scale > 0.0 {
@@ -286,7 +286,7 @@ pub fn check_metropolis_exactness(e: &Enumeration, t: &Transition) -> ExactCheck
         }
     }
     let pp = t.left_mul(&e.pi);
-    let rel = max_tol + 4.0 * k as f64 * U64;
+    let rel = max_tol + 4.0 * k as f64 * UNIT_ROUNDOFF_F64;
     let invariance = pp
         .iter()
         .zip(&e.pi)
@@ -324,7 +324,7 @@ pub fn proposal_mass_tolerance(t: &Transition, x: usize, d: usize) -> f64 {
             lq.exp() * lq.abs()
         })
         .sum();
-    8.0 * U32 * d as f64 + 4.0 * U32 * (d as f64 / 8.0 + 2.0) * h
+    8.0 * UNIT_ROUNDOFF_F32 * d as f64 + 4.0 * UNIT_ROUNDOFF_F32 * (d as f64 / 8.0 + 2.0) * h
 }
 
 /// `log q(y|x)` from DESIGN §3 in `f64`: `Σ_i ln σ(±l_i)` with
@@ -374,7 +374,7 @@ pub fn log_q_tolerance(
         let m = balance * f64::from(g[i]).abs() + 0.5 / a;
         s += 6.0 * m + 4.0 * (m + 1.0);
     }
-    2.0 * U32 * (s + (d / 8.0 + 2.0) * log_q.abs())
+    2.0 * UNIT_ROUNDOFF_F32 * (s + (d / 8.0 + 2.0) * log_q.abs())
 }
 
 /// `ln(1 + e^x)` in `f64`.

@@ -8,7 +8,7 @@ use langevin_core::BinaryTarget;
 use langevin_core::binary::FlipProposal;
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_tests::{
-    Correction, Enumeration, GraphData, QuadraticData, RbmData, Transition, U64,
+    Correction, Enumeration, GraphData, QuadraticData, RbmData, Transition, UNIT_ROUNDOFF_F64,
     check_metropolis_exactness, enumerate, log_q_reference, log_q_tolerance,
     proposal_mass_tolerance, sigmoid, softplus, state, stationarity_residual, stationary,
     transition_matrix,
@@ -305,6 +305,7 @@ fn single_flip_probabilities_are_logistic() {
             let l = b * f64::from(g[i]) * (1.0 - 2.0 * f64::from(x[i])) - 0.5 / a;
             let want = sigmoid(l) * stay_others;
             let got = p.log_q(&x, &g, &y).unwrap().exp();
+            // A log error of at most `tol` is a relative error of `e^tol − 1 < 1.01·tol` here.
             let tol = log_q_tolerance(&x, &g, a, b, None, got.ln()) * 1.01;
             assert!(
                 (got - want).abs() <= tol * want.max(f64::MIN_POSITIVE),
@@ -320,7 +321,7 @@ fn enumeration_is_normalised() {
     let mut model = IsingLattice::with_dims(Dims { rows: 2, cols: 3 }, 0.2, 0.1, true).unwrap();
     let e = enumerate(&mut model);
     let total: f64 = e.pi.iter().sum();
-    assert!((total - 1.0).abs() < 64.0 * U64);
+    assert!((total - 1.0).abs() < 64.0 * UNIT_ROUNDOFF_F64);
     let mut g = vec![0.0; 6];
     for k in 0..e.states() {
         let u = model.log_density_and_grad(&state(k, 6), &mut g).unwrap();

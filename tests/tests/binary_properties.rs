@@ -120,7 +120,6 @@ fn hamming(a: &[u8], b: &[u8]) -> u32 {
 
 /// Runs `steps` steps of `kernel` on `target` from `x0` and checks every invariant after each
 /// step against `fresh` (a second instance of the same model).
-#[allow(clippy::too_many_arguments)]
 fn check_chain<T, F, K>(
     target: &mut T,
     fresh: &mut F,

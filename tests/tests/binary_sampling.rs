@@ -27,7 +27,6 @@ const N: usize = 100_000;
 const STEPS: [usize; 2] = [1, 10];
 
 /// Runs the exact-start protocol and asserts that the draws follow `law` at level `alpha`.
-#[allow(clippy::too_many_arguments)]
 fn assert_law<T, K>(
     label: &str,
     target: &mut T,
