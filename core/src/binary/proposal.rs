@@ -84,12 +84,16 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// # Errors
     ///
-    /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive or makes
-    /// `a · p_i²` overflow.
+    /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive, makes
+    /// `a · p_i²` overflow, or makes the `f32` evaluation of `1/(2a) / p_i²` undefined (`0/0` or
+    /// `∞/∞`, which would give NaN logits).
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<FlipProposal<'q, M>, ParamError> {
         for (index, &pi) in p.iter().enumerate() {
             let scaled = self.step * f64::from(pi) * f64::from(pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0) {
+            let half_inv = self.half_inv_step / (pi * pi);
+            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0)
+                || half_inv.is_nan()
+            {
                 return Err(ParamError::Preconditioner {
                     index,
                     value: f64::from(pi),
