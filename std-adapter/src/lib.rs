@@ -14,3 +14,8 @@ pub mod seeding;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
 pub type FlipMathImpl = langevin_core::math::Fast;
+
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
