@@ -1,13 +1,17 @@
 //! A radix-2 complex FFT, enough for autocovariances by the Wiener–Khinchin theorem.
 //!
-//! Twiddle factors are computed one by one with `sincos` (no recurrence), so the round-off of a
-//! size-`m` transform grows like `log2(m)` ulps rather than `m`.
+//! The forward transform is decimation in frequency (natural order in, bit-reversed order out)
+//! and the inverse is decimation in time (bit-reversed in, natural out), so the pair needs no
+//! bit-reversal permutation: the power spectrum between them is formed element by element, in
+//! whatever order. Twiddle factors are computed one by one with `sincos` (no recurrence), so the
+//! round-off of a size-`m` transform grows like `log2(m)` ulps.
 
-/// A transform plan of one power-of-two size: bit-reversal table and twiddles.
+/// A transform plan of one power-of-two size.
 #[derive(Debug)]
 pub(crate) struct Fft {
     size: usize,
-    /// `exp(-2πi k / size)` for `k < size / 2`.
+    /// Per stage with half-length `h` (1, 2, 4, …), the factors `exp(−πi k / h)` for `k < h`,
+    /// stored from offset `h − 1`: each stage reads its factors contiguously.
     twiddles: Vec<(f64, f64)>,
 }
 
@@ -15,13 +19,21 @@ impl Fft {
     /// A plan for `size`, which must be a power of two (≥ 1).
     pub(crate) fn new(size: usize) -> Self {
         debug_assert!(size.is_power_of_two());
-        let twiddles = (0..size / 2)
+        let top = size / 2;
+        let largest: Vec<(f64, f64)> = (0..top)
             .map(|k| {
-                let angle = -core::f64::consts::TAU * k as f64 / size as f64;
+                let angle = -core::f64::consts::PI * k as f64 / top as f64;
                 let (s, c) = libm::sincos(angle);
                 (c, s)
             })
             .collect();
+        let mut twiddles = Vec::with_capacity(size.saturating_sub(1));
+        let mut half = 1;
+        while half < size {
+            // exp(−πi k / h) = exp(−πi (k · top/h) / top).
+            twiddles.extend(largest.iter().step_by(top / half).copied());
+            half *= 2;
+        }
         Self { size, twiddles }
     }
 
@@ -30,44 +42,112 @@ impl Fft {
         self.size
     }
 
-    /// In-place forward transform (`inverse = false`, kernel `exp(-2πi jk/m)`) or unscaled inverse
-    /// (`inverse = true`, kernel `exp(+2πi jk/m)`) of `re + i·im`.
-    pub(crate) fn transform(&self, re: &mut [f64], im: &mut [f64], inverse: bool) {
-        let n = self.size;
-        debug_assert!(re.len() == n && im.len() == n);
-        if n <= 1 {
-            return;
+    fn stage(&self, half: usize) -> &[(f64, f64)] {
+        &self.twiddles[half - 1..2 * half - 1]
+    }
+
+    /// In-place forward transform (kernel `exp(−2πi jk/m)`) of `re + i·im` given in natural
+    /// order; the result is left in bit-reversed order.
+    pub(crate) fn forward_to_bit_reversed(&self, re: &mut [f64], im: &mut [f64]) {
+        debug_assert!(re.len() == self.size && im.len() == self.size);
+        // Stages too wide for the cache stream over the whole array; after them, the blocks of
+        // `BLOCK` values are independent and each finishes its stages while it is in cache.
+        let mut half = self.size / 2;
+        while half >= 1 && 2 * half > BLOCK {
+            self.dif_stage(half, re, im);
+            half /= 2;
         }
-        let bits = n.trailing_zeros();
-        for i in 0..n {
-            let j = i.reverse_bits() >> (usize::BITS - bits);
-            if j > i {
-                re.swap(i, j);
-                im.swap(i, j);
-            }
-        }
-        let sign = if inverse { -1.0 } else { 1.0 };
-        let mut half = 1;
-        while half < n {
-            let stride = n / (2 * half);
-            for start in (0..n).step_by(2 * half) {
-                for k in 0..half {
-                    let (wr, wi0) = self.twiddles[k * stride];
-                    let wi = sign * wi0;
-                    let a = start + k;
-                    let b = a + half;
-                    let tr = re[b] * wr - im[b] * wi;
-                    let ti = re[b] * wi + im[b] * wr;
-                    re[b] = re[a] - tr;
-                    im[b] = im[a] - ti;
-                    re[a] += tr;
-                    im[a] += ti;
+        if half >= 1 {
+            for (r, i) in re
+                .chunks_exact_mut(2 * half)
+                .zip(im.chunks_exact_mut(2 * half))
+            {
+                let mut h = half;
+                while h >= 1 {
+                    self.dif_stage(h, r, i);
+                    h /= 2;
                 }
             }
+        }
+    }
+
+    /// In-place unscaled inverse transform (kernel `exp(+2πi jk/m)`) of a spectrum given in
+    /// bit-reversed order; the result is in natural order. Dividing by `size` inverts
+    /// [`Self::forward_to_bit_reversed`].
+    pub(crate) fn inverse_from_bit_reversed(&self, re: &mut [f64], im: &mut [f64]) {
+        debug_assert!(re.len() == self.size && im.len() == self.size);
+        let block = self.size.min(BLOCK);
+        for (r, i) in re.chunks_exact_mut(block).zip(im.chunks_exact_mut(block)) {
+            let mut h = 1;
+            while h < block {
+                self.dit_stage(h, r, i);
+                h *= 2;
+            }
+        }
+        let mut half = block;
+        while half < self.size {
+            self.dit_stage(half, re, im);
             half *= 2;
         }
     }
+
+    /// One decimation-in-frequency stage of half-length `half` on every block of `2 · half`.
+    fn dif_stage(&self, half: usize, re: &mut [f64], im: &mut [f64]) {
+        let factors = self.stage(half);
+        for (block_re, block_im) in re
+            .chunks_exact_mut(2 * half)
+            .zip(im.chunks_exact_mut(2 * half))
+        {
+            let (ar, br) = block_re.split_at_mut(half);
+            let (ai, bi) = block_im.split_at_mut(half);
+            for ((((ar, ai), br), bi), &(wr, wi)) in ar
+                .iter_mut()
+                .zip(ai.iter_mut())
+                .zip(br.iter_mut())
+                .zip(bi.iter_mut())
+                .zip(factors)
+            {
+                let (ur, ui) = (*ar, *ai);
+                let (vr, vi) = (*br, *bi);
+                *ar = ur + vr;
+                *ai = ui + vi;
+                let (dr, di) = (ur - vr, ui - vi);
+                *br = dr * wr - di * wi;
+                *bi = dr * wi + di * wr;
+            }
+        }
+    }
+
+    /// One decimation-in-time stage (conjugate factors) of half-length `half`.
+    fn dit_stage(&self, half: usize, re: &mut [f64], im: &mut [f64]) {
+        let factors = self.stage(half);
+        for (block_re, block_im) in re
+            .chunks_exact_mut(2 * half)
+            .zip(im.chunks_exact_mut(2 * half))
+        {
+            let (ar, br) = block_re.split_at_mut(half);
+            let (ai, bi) = block_im.split_at_mut(half);
+            for ((((ar, ai), br), bi), &(wr, wi)) in ar
+                .iter_mut()
+                .zip(ai.iter_mut())
+                .zip(br.iter_mut())
+                .zip(bi.iter_mut())
+                .zip(factors)
+            {
+                // t = b · conj(w)
+                let tr = *br * wr + *bi * wi;
+                let ti = *bi * wr - *br * wi;
+                *br = *ar - tr;
+                *bi = *ai - ti;
+                *ar += tr;
+                *ai += ti;
+            }
+        }
+    }
 }
+
+/// Values per cache block: 2^13 complex values (128 KiB of `f64`) fit in L2.
+const BLOCK: usize = 1 << 13;
 
 /// The smallest power of two `≥ 2n`: zero padding to it makes the circular correlation equal to
 /// the linear one for every lag `< n`.
@@ -75,42 +155,40 @@ pub(crate) fn padded_size(n: usize) -> usize {
     (2 * n.max(1)).next_power_of_two()
 }
 
-/// Biased autocovariances (divided by `n`) of two centred real series of the same length at
-/// once, packed as the real and imaginary parts of one complex transform.
-///
-/// Returns lags `0..n` for each. `y` may be empty, in which case the second result is empty.
-pub(crate) fn autocovariance_pair(plan: &Fft, x: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let n = x.len();
+/// Power spectrum `|X_k|²` (bit-reversed order) of a real series zero-padded to the plan size.
+fn power_spectrum(plan: &Fft, x: &[f64]) -> Vec<f64> {
     let m = plan.size();
-    debug_assert!(m >= 2 * n);
     let mut re = vec![0.0; m];
     let mut im = vec![0.0; m];
-    re[..n].copy_from_slice(x);
-    im[..y.len()].copy_from_slice(y);
-    plan.transform(&mut re, &mut im, false);
-    // Separate the two spectra: X_k = (Z_k + conj Z_{m-k}) / 2, Y_k = (Z_k - conj Z_{m-k}) / 2i;
-    // then put |X_k|² in the real part and |Y_k|² in the imaginary part of one array, whose
-    // inverse transform is acov_x + i acov_y because both power spectra are real and even.
-    let mut pr = vec![0.0; m];
-    let mut pi = vec![0.0; m];
-    for k in 0..m {
-        let j = (m - k) % m;
-        let (zr, zi) = (re[k], im[k]);
-        let (cr, ci) = (re[j], -im[j]);
-        let (xr, xi) = (0.5 * (zr + cr), 0.5 * (zi + ci));
-        // (Z - conj Z_{m-k}) / (2i) = (b, -a)/2 with a + ib = Z - conj Z_{m-k}.
-        let (ar, ai) = (zr - cr, zi - ci);
-        let (yr, yi) = (0.5 * ai, -0.5 * ar);
-        pr[k] = xr * xr + xi * xi;
-        pi[k] = yr * yr + yi * yi;
+    re[..x.len()].copy_from_slice(x);
+    plan.forward_to_bit_reversed(&mut re, &mut im);
+    for (r, i) in re.iter_mut().zip(&im) {
+        *r = *r * *r + i * i;
     }
-    plan.transform(&mut pr, &mut pi, true);
-    let scale = 1.0 / (m as f64 * n as f64);
-    let ax = pr[..n].iter().map(|v| v * scale).collect();
+    re
+}
+
+/// Biased autocovariances (divided by `n`) of two centred real series of the same length `n`,
+/// lags `0..n`. `y` may be empty, in which case the second result is empty.
+///
+/// Each series takes one forward transform; the two power spectra, real and even, share one
+/// inverse transform as its real and imaginary parts.
+pub(crate) fn autocovariance_pair(plan: &Fft, x: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = x.len();
+    debug_assert!(plan.size() >= 2 * n && (y.is_empty() || y.len() == n));
+    let mut re = power_spectrum(plan, x);
+    let mut im = if y.is_empty() {
+        vec![0.0; plan.size()]
+    } else {
+        power_spectrum(plan, y)
+    };
+    plan.inverse_from_bit_reversed(&mut re, &mut im);
+    let scale = 1.0 / (plan.size() as f64 * n as f64);
+    let ax = re[..n].iter().map(|v| v * scale).collect();
     let ay = if y.is_empty() {
         Vec::new()
     } else {
-        pi[..n].iter().map(|v| v * scale).collect()
+        im[..n].iter().map(|v| v * scale).collect()
     };
     (ax, ay)
 }
@@ -139,20 +217,52 @@ mod tests {
             for (a, b) in ay.iter().zip(naive_acov(&y)) {
                 assert!((a - b).abs() < 1e-12, "n {n}: {a} vs {b}");
             }
+            let (single, none) = autocovariance_pair(&plan, &x, &[]);
+            for (a, b) in single.iter().zip(&ax) {
+                assert!((a - b).abs() < 1e-12);
+            }
+            assert!(none.is_empty());
         }
     }
 
     #[test]
-    fn inverse_undoes_forward() {
-        let plan = Fft::new(64);
-        let mut re: Vec<f64> = (0..64).map(|i| (i as f64).sin()).collect();
-        let mut im: Vec<f64> = (0..64).map(|i| (i as f64 * 0.3).cos()).collect();
+    fn forward_matches_the_definition_and_inverse_undoes_it() {
+        for m in [1, 2, 32, 4 * BLOCK] {
+            check_transform(m);
+        }
+    }
+
+    fn check_transform(m: usize) {
+        let plan = Fft::new(m);
+        let mut re: Vec<f64> = (0..m).map(|i| (i as f64).sin()).collect();
+        let mut im: Vec<f64> = (0..m).map(|i| (i as f64 * 0.3).cos()).collect();
         let (r0, i0) = (re.clone(), im.clone());
-        plan.transform(&mut re, &mut im, false);
-        plan.transform(&mut re, &mut im, true);
-        for k in 0..64 {
-            assert!((re[k] / 64.0 - r0[k]).abs() < 1e-13);
-            assert!((im[k] / 64.0 - i0[k]).abs() < 1e-13);
+        plan.forward_to_bit_reversed(&mut re, &mut im);
+        let bits = m.trailing_zeros();
+        // All frequencies of small transforms, a spread of them for the large one.
+        for k in (0..m).step_by((m / 64).max(1)) {
+            let (mut sr, mut si) = (0.0, 0.0);
+            for j in 0..m {
+                // Reduce j·k mod m first so the angle stays accurate.
+                let a = -core::f64::consts::TAU * ((j * k) % m) as f64 / m as f64;
+                sr += r0[j] * a.cos() - i0[j] * a.sin();
+                si += r0[j] * a.sin() + i0[j] * a.cos();
+            }
+            let p = if m == 1 {
+                0
+            } else {
+                k.reverse_bits() >> (usize::BITS - bits)
+            };
+            let tol = 1e-13 * m as f64;
+            assert!(
+                (re[p] - sr).abs() < tol && (im[p] - si).abs() < tol,
+                "m {m}, k {k}"
+            );
+        }
+        plan.inverse_from_bit_reversed(&mut re, &mut im);
+        for k in 0..m {
+            assert!((re[k] / m as f64 - r0[k]).abs() < 1e-13);
+            assert!((im[k] / m as f64 - i0[k]).abs() < 1e-13);
         }
     }
 }

@@ -3,25 +3,6 @@
 use super::DiagError;
 use super::discrete::{DiscreteValue, check_draws};
 
-/// Distance histograms: `hist[h]` counts ordered pairs at Hamming distance `h`.
-fn add_pairs_within(draws: &Packed, hist: &mut [u64]) {
-    let n = draws.len();
-    hist[0] += n as u64;
-    for i in 0..n {
-        for j in i + 1..n {
-            hist[draws.distance(i, draws, j)] += 2;
-        }
-    }
-}
-
-fn add_pairs_between(xs: &Packed, ys: &Packed, hist: &mut [u64]) {
-    for i in 0..xs.len() {
-        for j in 0..ys.len() {
-            hist[xs.distance(i, ys, j)] += 1;
-        }
-    }
-}
-
 /// Draws stored for fast Hamming distances: 64 binary coordinates per word when every value is
 /// 0 or 1 (distance by popcount), plain values otherwise.
 enum Packed {
@@ -47,31 +28,50 @@ impl Packed {
             }
         }
     }
+}
 
-    fn len(&self) -> usize {
-        match self {
-            Self::Bits { words, data } => data.len() / words,
-            Self::Values { dim, data } => data.len() / dim,
-        }
-    }
-
-    /// Hamming distance between draw `i` of `self` and draw `j` of `other` (same layout).
-    fn distance(&self, i: usize, other: &Self, j: usize) -> usize {
-        match (self, other) {
-            (Self::Bits { words, data }, Self::Bits { data: o, .. }) => {
-                let a = &data[i * words..(i + 1) * words];
-                let b = &o[j * words..(j + 1) * words];
-                a.iter()
-                    .zip(b)
-                    .map(|(x, y)| (x ^ y).count_ones() as usize)
+/// Adds to `hist[h]` the number of ordered pairs `(x, y)`, `x` from `xs` and `y` from `ys`, at
+/// Hamming distance `h`. With `within` (`xs` and `ys` the same set) each unordered pair is
+/// computed once and counted twice, and the diagonal adds `n` pairs at distance 0.
+fn add_pairs(xs: &Packed, ys: &Packed, within: bool, hist: &mut [u64]) {
+    match (xs, ys) {
+        (Packed::Bits { words, data: a }, Packed::Bits { data: b, .. }) => {
+            count_pairs(a.chunks_exact(*words), b, *words, within, hist, |x, y| {
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| (p ^ q).count_ones() as usize)
                     .sum()
+            });
+        }
+        (Packed::Values { dim, data: a }, Packed::Values { data: b, .. }) => {
+            count_pairs(a.chunks_exact(*dim), b, *dim, within, hist, |x, y| {
+                x.iter().zip(y).filter(|(p, q)| p != q).count()
+            });
+        }
+        _ => {}
+    }
+}
+
+fn count_pairs<'a, W: 'a, F>(
+    rows: core::slice::ChunksExact<'a, W>,
+    others: &'a [W],
+    width: usize,
+    within: bool,
+    hist: &mut [u64],
+    distance: F,
+) where
+    F: Fn(&[W], &[W]) -> usize,
+{
+    for (i, x) in rows.enumerate() {
+        if within {
+            hist[0] += 1;
+            for y in others[(i + 1) * width..].chunks_exact(width) {
+                hist[distance(x, y)] += 2;
             }
-            (Self::Values { dim, data }, Self::Values { data: o, .. }) => {
-                let a = &data[i * dim..(i + 1) * dim];
-                let b = &o[j * dim..(j + 1) * dim];
-                a.iter().zip(b).filter(|(x, y)| x != y).count()
+        } else {
+            for y in others.chunks_exact(width) {
+                hist[distance(x, y)] += 1;
             }
-            _ => 0,
         }
     }
 }
@@ -112,9 +112,9 @@ pub fn mmd2_hamming<T: DiscreteValue>(xs: &[T], ys: &[T], dim: usize) -> Result<
     let mut hxx = vec![0u64; dim + 1];
     let mut hyy = vec![0u64; dim + 1];
     let mut hxy = vec![0u64; dim + 1];
-    add_pairs_within(&px, &mut hxx);
-    add_pairs_within(&py, &mut hyy);
-    add_pairs_between(&px, &py, &mut hxy);
+    add_pairs(&px, &px, true, &mut hxx);
+    add_pairs(&py, &py, true, &mut hyy);
+    add_pairs(&px, &py, false, &mut hxy);
     let (nf, mf) = (n as f64, m as f64);
     let d = dim as f64;
     let mut total = 0.0;

@@ -117,23 +117,23 @@ pub fn rank_normalize(chains: &[&[f64]]) -> Result<Vec<Vec<f64>>, DiagError> {
     if chains.iter().flat_map(|c| c.iter()).any(|v| !v.is_finite()) {
         return Err(DiagError::NonFinite);
     }
-    let pooled: Vec<f64> = chains.iter().flat_map(|c| c.iter().copied()).collect();
-    let mut order: Vec<usize> = (0..total).collect();
-    order.sort_by(|&a, &b| pooled[a].total_cmp(&pooled[b]));
+    // Sorting (value, position) pairs keeps the comparisons on contiguous memory.
+    let mut sorted: Vec<(f64, usize)> = chains
+        .iter()
+        .flat_map(|c| c.iter().copied())
+        .zip(0..)
+        .collect();
+    sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut z = vec![0.0; total];
     let s = total as f64;
     let mut start = 0;
     while start < total {
-        let value = pooled[order[start]];
-        let end = start
-            + order[start..]
-                .iter()
-                .take_while(|&&k| pooled[k] == value)
-                .count();
+        let value = sorted[start].0;
+        let end = start + sorted[start..].iter().take_while(|p| p.0 == value).count();
         // Ranks start..end (0-based) share the average 1-based rank.
         let rank = (start + end + 1) as f64 / 2.0;
         let score = inverse_normal_cdf((rank - 0.375) / (s + 0.25));
-        for &k in &order[start..end] {
+        for &(_, k) in &sorted[start..end] {
             z[k] = score;
         }
         start = end;

@@ -1,0 +1,299 @@
+//! Bar charts for side-by-side comparisons.
+
+use std::path::Path;
+
+use super::axes::{FRAME, INK, MUTED, Panel, Scale, WHITE, format_value, nice_ticks, series_color};
+use super::raster::{Canvas, text_height, text_width};
+use super::{AxisScale, PlotError, draw_title, fit_text, fitting_scale, input};
+
+/// Writes a PNG bar chart with one bar per label, each value printed above its bar, on a linear
+/// or logarithmic axis (see [`AxisScale`]). Non-finite values (and, on a log axis, values
+/// `≤ 0`) are marked "n/a" instead of drawn. Labels too long for their slot are put on two
+/// lines or shortened.
+///
+/// The picture is `140 + max(420, 84 · bars)` pixels wide and 464 high (488 when a label takes
+/// two lines).
+///
+/// # Errors
+///
+/// [`PlotError::Input`] if there are no labels, `labels` and `values` differ in length, or no
+/// value can be drawn; [`PlotError::Io`] and [`PlotError::Encode`] from writing the file.
+pub fn bar_chart(
+    path: impl AsRef<Path>,
+    title: &str,
+    labels: &[&str],
+    values: &[f64],
+    scale: AxisScale,
+) -> Result<(), PlotError> {
+    if labels.len() != values.len() {
+        return Err(input(format!(
+            "{} labels for {} values",
+            labels.len(),
+            values.len()
+        )));
+    }
+    draw_bars(path.as_ref(), title, labels, &[], values, scale)
+}
+
+/// Writes a PNG grouped bar chart: for each group (e.g. a model) one bar per series (e.g. a
+/// sampler), coloured by series with a legend, values printed above the bars. `values` is
+/// row-major `groups × series`: `values[g * series.len() + s]`.
+///
+/// The picture is `140 + max(420, groups · (30 · series + 36))` pixels wide; the legend rows
+/// under the title make it taller than a [`bar_chart`].
+///
+/// # Errors
+///
+/// [`PlotError::Input`] if there are no groups or series, `values` is not
+/// `groups.len() × series.len()` long, or no value can be drawn; [`PlotError::Io`] and
+/// [`PlotError::Encode`] from writing the file.
+pub fn grouped_bars(
+    path: impl AsRef<Path>,
+    title: &str,
+    groups: &[&str],
+    series: &[&str],
+    values: &[f64],
+    scale: AxisScale,
+) -> Result<(), PlotError> {
+    if series.is_empty() {
+        return Err(input("no series"));
+    }
+    if values.len() != groups.len() * series.len() {
+        return Err(input(format!(
+            "{} values for {} groups × {} series",
+            values.len(),
+            groups.len(),
+            series.len()
+        )));
+    }
+    draw_bars(path.as_ref(), title, groups, series, values, scale)
+}
+
+fn draw_bars(
+    path: &Path,
+    title: &str,
+    groups: &[&str],
+    series: &[&str],
+    values: &[f64],
+    scale: AxisScale,
+) -> Result<(), PlotError> {
+    if groups.is_empty() {
+        return Err(input("no bars to draw"));
+    }
+    let per_group = series.len().max(1);
+    let log = scale == AxisScale::Log;
+    let drawable = |v: f64| v.is_finite() && (!log || v > 0.0);
+    let shown: Vec<f64> = values.iter().copied().filter(|&v| drawable(v)).collect();
+    if shown.is_empty() {
+        return Err(input("no value can be drawn"));
+    }
+    let (lo, hi) = (
+        shown.iter().copied().fold(f64::INFINITY, f64::min),
+        shown.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    let y = if log {
+        Scale {
+            // At least half a decade below the smallest bar, so that it stays visible.
+            lo: 10f64.powf((lo.log10() - 0.5).floor()),
+            hi: 10f64.powf(hi.log10() + 0.12 * (hi.log10() - lo.log10()).max(1.0)),
+            log: true,
+            integer: false,
+        }
+    } else {
+        let (lo, hi) = (lo.min(0.0), hi.max(0.0));
+        let span = (hi - lo).max(f64::MIN_POSITIVE);
+        let (ticks, step) = nice_ticks(lo, hi + 0.1 * span, 5, false);
+        let top = ticks
+            .last()
+            .copied()
+            .unwrap_or(hi)
+            .max(hi + 0.1 * span)
+            .max(step);
+        Scale {
+            lo,
+            hi: top,
+            log: false,
+            integer: false,
+        }
+    };
+
+    let bar_w: i64 = if per_group == 1 { 56 } else { 30 };
+    let group_gap: i64 = if per_group == 1 { 28 } else { 36 };
+    let group_w = per_group as i64 * bar_w + group_gap;
+    let left = 110;
+    let plot_w = (groups.len() as i64 * group_w).max(420);
+    let legend_rows = legend_layout(series, left + plot_w + 30 - 40);
+    let top = 70
+        + if series.is_empty() {
+            0
+        } else {
+            legend_rows.len() as i64 * 26 + 10
+        };
+    let width = (left + plot_w + 30) as usize;
+    let two_lines = groups
+        .iter()
+        .any(|g| label_lines(g, group_w - 8).0.len() > 1);
+    let height = (top + 320 + 74 + if two_lines { 24 } else { 0 }) as usize;
+    let mut canvas = Canvas::new(width, height, WHITE);
+    draw_title(&mut canvas, title, 18);
+
+    let panel = Panel {
+        left,
+        top,
+        width: plot_w,
+        height: 320,
+        x: Scale {
+            lo: 0.0,
+            hi: 1.0,
+            log: false,
+            integer: false,
+        },
+        y,
+    };
+    // The y axis only: draw_axes with an x scale that puts no ticks inside is simplest done by
+    // hand here.
+    draw_y_axis(&mut canvas, &panel);
+
+    let base = if log {
+        panel.top + panel.height
+    } else {
+        panel.py(0.0).round() as i64
+    };
+    let offset = (plot_w - groups.len() as i64 * group_w) / 2;
+    let th1 = text_height(1);
+    for (g, name) in groups.iter().enumerate() {
+        let gx = left + offset + g as i64 * group_w + group_gap / 2;
+        for s in 0..per_group {
+            let v = values[g * per_group + s];
+            let x = gx + s as i64 * bar_w;
+            let color = series_color(if series.is_empty() { 0 } else { s });
+            let label = if drawable(v) {
+                format_value(v)
+            } else {
+                "n/a".to_string()
+            };
+            let label_scale = fitting_scale(&label, 2, bar_w + 4);
+            let lw = text_width(&label, label_scale);
+            if drawable(v) {
+                let yv = panel.py(v).round() as i64;
+                let (y0, y1) = (yv.min(base), yv.max(base));
+                canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 1.0);
+                let ly = if v >= 0.0 || log {
+                    y0 - text_height(label_scale) - 5
+                } else {
+                    y1 + 5
+                };
+                canvas.text(x + bar_w / 2 - lw / 2, ly, &label, label_scale, INK);
+            } else {
+                canvas.text(
+                    x + bar_w / 2 - lw / 2,
+                    base - th1 - 5,
+                    &label,
+                    label_scale,
+                    MUTED,
+                );
+            }
+        }
+        let center = gx + per_group as i64 * bar_w / 2;
+        let (lines, scale) = label_lines(name, group_w - 8);
+        for (k, line) in lines.iter().enumerate() {
+            let w = text_width(line, scale);
+            let y = panel.top + panel.height + 14 + k as i64 * (text_height(scale) + 8);
+            canvas.text(center - w / 2, y, line, scale, INK);
+        }
+    }
+    if !log {
+        canvas.fill_rect(left, base, plot_w, 1, FRAME, 1.0);
+    }
+    canvas.fill_rect(left, panel.top + panel.height, plot_w, 1, FRAME, 1.0);
+
+    // Legend rows under the title.
+    for (r, row) in legend_rows.iter().enumerate() {
+        let total: i64 = row
+            .iter()
+            .map(|&s| text_width(series[s], 2) + 26 + 22)
+            .sum::<i64>()
+            - 22;
+        let mut x = (width as i64 - total) / 2;
+        let y = 56 + r as i64 * 26;
+        for &s in row {
+            canvas.fill_rect(x, y, 16, 14, series_color(s), 1.0);
+            canvas.text(x + 24, y, series[s], 2, INK);
+            x += text_width(series[s], 2) + 26 + 22;
+        }
+    }
+    canvas.save(path)
+}
+
+/// A group label as one line at scale 2, else two lines at scale 2 (split at the space nearest
+/// the middle), else one line at the largest scale that fits, shortened if need be.
+fn label_lines(name: &str, room: i64) -> (Vec<String>, i64) {
+    if text_width(name, 2) <= room {
+        return (vec![name.to_string()], 2);
+    }
+    let middle = name.chars().count() / 2;
+    let split = name
+        .char_indices()
+        .filter(|&(_, c)| c == ' ')
+        .map(|(i, _)| i)
+        .min_by_key(|&i| name[..i].chars().count().abs_diff(middle));
+    if let Some(i) = split {
+        let (a, b) = (name[..i].trim(), name[i..].trim());
+        if text_width(a, 2) <= room && text_width(b, 2) <= room {
+            return (vec![a.to_string(), b.to_string()], 2);
+        }
+    }
+    let scale = fitting_scale(name, 2, room);
+    (vec![fit_text(name, scale, room)], scale)
+}
+
+/// Splits the series names into legend rows that fit in `room` pixels.
+fn legend_layout(series: &[&str], room: i64) -> Vec<Vec<usize>> {
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut used = 0;
+    for (s, name) in series.iter().enumerate() {
+        let w = text_width(name, 2) + 26 + 22;
+        match rows.last_mut() {
+            Some(row) if used + w <= room => {
+                row.push(s);
+                used += w;
+            }
+            _ => {
+                rows.push(vec![s]);
+                used = w;
+            }
+        }
+    }
+    rows
+}
+
+/// Horizontal grid lines, tick marks and labels of the value axis.
+fn draw_y_axis(canvas: &mut Canvas, panel: &Panel) {
+    let (ticks, factor) = panel.y.ticks(6);
+    let th = text_height(2);
+    if let Some(factor) = factor {
+        canvas.text(
+            panel.left - 9 - text_width(&factor, 2),
+            panel.top - th - 12,
+            &factor,
+            2,
+            MUTED,
+        );
+    }
+    for (v, label) in &ticks {
+        let y = panel.py(*v).round() as i64;
+        if y < panel.top || y > panel.top + panel.height {
+            continue;
+        }
+        canvas.fill_rect(panel.left, y, panel.width, 1, [230, 230, 230], 1.0);
+        canvas.fill_rect(panel.left - 5, y, 5, 1, FRAME, 1.0);
+        canvas.text(
+            panel.left - 9 - text_width(label, 2),
+            y - th / 2,
+            label,
+            2,
+            INK,
+        );
+    }
+    canvas.fill_rect(panel.left, panel.top, 1, panel.height + 1, FRAME, 1.0);
+}
