@@ -6,6 +6,8 @@ use crate::sample::default_threads;
 use clap::Args;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{BinaryModel, RunConfig, SamplerSpec, diagnose, run_chains};
+use langevin_std::diagnostics::{hamming_series, random_reference};
+use langevin_std::plot::{AxisScale, bar_chart, trace_and_acf};
 use std::path::PathBuf;
 
 /// Arguments of `langevin demo`.
@@ -20,7 +22,8 @@ pub struct DemoArgs {
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where to write the picture.
+    /// Where to write the picture (ESS per second of each sampler, and the trace and
+    /// autocorrelation of the statistic under the last sampler).
     #[arg(long, default_value = "langevin-demo.png")]
     pub plot: PathBuf,
 }
@@ -101,6 +104,10 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         "R-hat",
         "mean error"
     );
+    let mut labels = Vec::new();
+    let mut ess_per_second = Vec::new();
+    let mut traces = Vec::new();
+    let mut best = 0;
     for spec in &samplers {
         let run = run_chains(&model, spec, &config, None)?;
         let stats = run.stats();
@@ -114,6 +121,17 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             .map(|m| (m - 0.5).abs())
             .fold(0.0, f64::max);
         let (step, balance) = spec.step_balance();
+        if ess_per_second.iter().all(|&e| e <= diag.ess_per_second) {
+            let reference: Vec<u8> = random_reference(run.dim, 2, config.seed)?;
+            best = labels.len();
+            traces = run
+                .chains
+                .iter()
+                .map(|c| hamming_series(&c.draws, run.dim, &reference))
+                .collect::<Result<Vec<_>, _>>()?;
+        }
+        labels.push(format!("{} a={step}", spec.name()));
+        ess_per_second.push(diag.ess_per_second);
         println!(
             "{:<8}{:>6}{:>9}{:>10.3}{:>11.2}{:>10.0}{:>10.0}{:>10.0}{:>8.3}{:>12.3}",
             spec.name(),
@@ -128,6 +146,27 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             error
         );
     }
+    let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let trace_path = args.plot.with_extension("trace.png");
+    bar_chart(
+        &args.plot,
+        "ESS per second, 20x20 critical Ising",
+        &label_refs,
+        &ess_per_second,
+        AxisScale::Log,
+    )?;
+    let best_label = labels.get(best).map_or("", String::as_str);
+    trace_and_acf(
+        &trace_path,
+        &format!("Hamming distance to a reference state, {best_label}"),
+        &traces,
+        200,
+    )?;
+    println!(
+        "\nWrote {} (ESS per second by sampler) and {} (trace and autocorrelation, {best_label}).",
+        args.plot.display(),
+        trace_path.display()
+    );
     println!(
         "\nESS: multi-chain effective sample size of the Hamming distance to a fixed random state."
     );
