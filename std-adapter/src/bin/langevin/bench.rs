@@ -12,6 +12,7 @@ use std::path::PathBuf;
 
 /// Arguments of `langevin bench`.
 #[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
     /// Model file (JSON).
     #[arg(long)]
@@ -20,10 +21,10 @@ pub struct BenchArgs {
     #[arg(long, value_enum, default_value_t = SamplerName::Dmala)]
     pub sampler: SamplerName,
     /// Step size `a` in x-units.
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.2)]
     pub step: f64,
     /// Balance `b` in (0, 1].
-    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.5)]
     pub balance: f64,
     /// Steps per timed repeat.
     #[arg(long, default_value_t = 10_000)]

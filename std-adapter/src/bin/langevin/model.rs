@@ -31,6 +31,7 @@ pub struct ModelArgs {
 #[derive(Subcommand, Debug, Clone)]
 pub enum Generator {
     /// 2-D nearest-neighbour Ising model (kind `ising_lattice`).
+    #[command(allow_negative_numbers = true)]
     IsingLattice {
         /// Rows.
         #[arg(long, default_value_t = 20)]
@@ -39,10 +40,10 @@ pub enum Generator {
         #[arg(long, default_value_t = 20)]
         cols: usize,
         /// Coupling J of every bond (0.4407 is critical).
-        #[arg(long, default_value_t = 0.4407, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.4407)]
         coupling: f64,
         /// Field h at every site.
-        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.0)]
         field: f64,
         /// Wrap around the edges (`--periodic false` for an open lattice).
         #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true",
@@ -50,6 +51,7 @@ pub enum Generator {
         periodic: bool,
     },
     /// Ising model on a Barabási–Albert graph (kind `ising` with an edge list).
+    #[command(allow_negative_numbers = true)]
     IsingBa {
         /// Nodes.
         #[arg(long, default_value_t = 400)]
@@ -58,16 +60,17 @@ pub enum Generator {
         #[arg(long = "edges-per-node", default_value_t = 4)]
         edges_per_node: usize,
         /// Coupling J of every edge.
-        #[arg(long, default_value_t = 0.4407, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.4407)]
         coupling: f64,
         /// Field h at every node.
-        #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+        #[arg(long, default_value_t = 0.0)]
         field: f64,
         /// Seed of the graph.
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
     /// RBM with random Gaussian weights, or with weights from `.npy` files (kind `rbm`).
+    #[command(allow_negative_numbers = true)]
     Rbm {
         /// Visible units.
         #[arg(long, default_value_t = 784, conflicts_with = "weights")]
@@ -92,6 +95,7 @@ pub enum Generator {
         hidden_bias: Option<PathBuf>,
     },
     /// Random binary quadratic U(x) = xᵀWx + bᵀx (kind `binary_quadratic`).
+    #[command(allow_negative_numbers = true)]
     BinaryQuadratic {
         /// Dimension.
         #[arg(long, default_value_t = 100)]
@@ -105,6 +109,7 @@ pub enum Generator {
     },
     /// Bayesian logistic regression over β ∈ {0,1}^d with paper 002's data generator
     /// (kind `binary_logistic`).
+    #[command(allow_negative_numbers = true)]
     BinaryLogistic {
         /// Coefficients d.
         #[arg(long, default_value_t = 100)]
@@ -121,6 +126,7 @@ pub enum Generator {
     },
     /// Lattice Gaussian over {0..S−1}^d, rotated or on a sparse cycle (kind
     /// `ordinal_quadratic`).
+    #[command(allow_negative_numbers = true)]
     LatticeGaussian {
         /// Dimension d.
         #[arg(long, default_value_t = 100)]
@@ -145,6 +151,7 @@ pub enum Generator {
         seed: u64,
     },
     /// The 25-mode lattice mixture of paper 001 (kind `lattice_mixture`).
+    #[command(allow_negative_numbers = true)]
     LatticeMixture {
         /// Dimension d.
         #[arg(long, default_value_t = 2)]

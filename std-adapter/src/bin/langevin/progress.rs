@@ -55,11 +55,8 @@ fn watch(
 ) {
     let start = Instant::now();
     let mut drawn = false;
-    loop {
-        match finished.recv_timeout(REFRESH) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-        }
+    // Any message or the sender's drop ends the run.
+    while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(REFRESH) {
         let elapsed = start.elapsed();
         if elapsed < delay {
             continue;

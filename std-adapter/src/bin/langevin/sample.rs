@@ -23,6 +23,7 @@ pub enum SamplerName {
 
 /// Arguments of `langevin sample`.
 #[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct SampleArgs {
     /// Model file (JSON).
     #[arg(long)]
