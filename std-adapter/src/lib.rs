@@ -11,6 +11,8 @@ pub mod model_file;
 pub mod npy;
 pub mod plot;
 pub mod seeding;
+pub mod timing;
+pub mod zoo;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
 pub type FlipMathImpl = langevin_core::math::Fast;

@@ -4,6 +4,10 @@
 mod demo;
 mod output;
 mod sample;
+// Model generators, benchmarks and the progress bar.
+mod bench;
+mod model;
+mod progress;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -22,6 +26,11 @@ enum Command {
     Sample(sample::SampleArgs),
     /// Run the built-in demonstration (also what `langevin` with no arguments does).
     Demo(demo::DemoArgs),
+    /// Write a model file from a seeded generator (Ising, RBM, lattice Gaussian, ...).
+    #[command(subcommand_required = true, arg_required_else_help = false)]
+    Model(model::ModelArgs),
+    /// Measure a sampler's per-step cost on a model file, next to its ESS per second.
+    Bench(bench::BenchArgs),
 }
 
 /// A failure reported as one line on stderr with exit status 2.
@@ -43,9 +52,19 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // One line: clap's first line names the problem.
+            // One line: clap's first paragraph names the problem (and, for missing or
+            // invalid values, lists them on the lines below).
             let text = e.to_string();
-            let line = text.lines().next().unwrap_or("invalid arguments");
+            let paragraph: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .take_while(|l| !l.is_empty())
+                .collect();
+            let line = if paragraph.is_empty() {
+                "error: invalid arguments".to_string()
+            } else {
+                paragraph.join(" ")
+            };
             eprintln!("{line}");
             return ExitCode::from(2);
         }
@@ -53,6 +72,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::Model(args)) => model::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
     };
     match outcome {

@@ -2,6 +2,7 @@
 
 use crate::CliError;
 use crate::output::{json_bytes, npy_bytes, write_atomically};
+use crate::progress;
 use clap::{Args, ValueEnum};
 use langevin_std::binary::{
     BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, SamplerSpec, diagnose, run_chains,
@@ -9,7 +10,7 @@ use langevin_std::binary::{
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Samplers for discrete models.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -22,6 +23,7 @@ pub enum SamplerName {
 
 /// Arguments of `langevin sample`.
 #[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct SampleArgs {
     /// Model file (JSON).
     #[arg(long)]
@@ -59,9 +61,24 @@ pub struct SampleArgs {
     /// Write the summary here (JSON).
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Print nothing on success.
+    /// Also write the kept draws as CSV: a header `chain,draw,x_0,..`, then one draw per line.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// How to print the summary on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Print nothing on success and show no progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// How a summary is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned `name  value` lines.
+    Table,
+    /// The same JSON as the summary file.
+    Json,
 }
 
 /// What `summary.json` holds for a binary run.
@@ -91,24 +108,66 @@ pub struct BinarySummary {
 }
 
 pub fn run(args: &SampleArgs) -> Result<(), CliError> {
-    let spec = match args.sampler {
-        SamplerName::Dula => SamplerSpec::Dula {
-            step: args.step,
-            balance: args.balance,
-        },
-        SamplerName::Dmala => SamplerSpec::Dmala {
-            step: args.step,
-            balance: args.balance,
-        },
-    };
-    spec.kernel()?;
+    let spec = sampler_spec(args.sampler, args.step, args.balance)?;
     if args.chains == 0 {
         return Err(CliError("--chains must be at least 1".into()));
     }
     if args.thin == 0 {
         return Err(CliError("--thin must be at least 1".into()));
     }
-    let doc = ModelDoc::read(&args.model)?;
+    let outputs = [&args.out, &args.summary, &args.csv];
+    for path in outputs.into_iter().flatten() {
+        check_writable(path)?;
+    }
+    let (_, model) = load_model(&args.model)?;
+    let config = RunConfig {
+        steps: args.steps,
+        burn_in: args.burn_in,
+        thin: args.thin,
+        chains: args.chains,
+        seed: args.seed,
+        threads: args.threads.unwrap_or_else(default_threads).max(1),
+    };
+    let total = (config.burn_in + config.steps).saturating_mul(config.chains as u64);
+    let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
+        run_chains(&model, &spec, &config, p)
+    })?;
+    let summary = summarise(args, &spec, &config, &run);
+    // Everything is serialised before anything is written, so a failure leaves no files.
+    let mut files: Vec<(&Path, Vec<u8>)> = Vec::new();
+    if let Some(out) = &args.out {
+        let shape = [config.chains, config.kept(), run.dim];
+        files.push((out, npy_bytes(&shape, &NpyData::U8(run.samples()))?));
+    }
+    if let Some(csv) = &args.csv {
+        files.push((csv, csv_bytes(&run)));
+    }
+    if let Some(path) = &args.summary {
+        files.push((path, json_bytes(&summary)?));
+    }
+    write_all(&files)?;
+    if !args.quiet {
+        match args.format {
+            Format::Table => print_table(&summary),
+            Format::Json => print!("{}", String::from_utf8_lossy(&json_bytes(&summary)?)),
+        }
+    }
+    Ok(())
+}
+
+/// The sampler a name and parameters describe, with the parameters checked.
+pub fn sampler_spec(name: SamplerName, step: f64, balance: f64) -> Result<SamplerSpec, CliError> {
+    let spec = match name {
+        SamplerName::Dula => SamplerSpec::Dula { step, balance },
+        SamplerName::Dmala => SamplerSpec::Dmala { step, balance },
+    };
+    spec.kernel()?;
+    Ok(spec)
+}
+
+/// Reads a model file of a kind `sample` knows.
+pub fn load_model(path: &Path) -> Result<(ModelDoc, BinaryModel), CliError> {
+    let doc = ModelDoc::read(path)?;
     let model = BinaryModel::from_doc(&doc)?.ok_or_else(|| {
         doc.err(
             "kind",
@@ -118,27 +177,59 @@ pub fn run(args: &SampleArgs) -> Result<(), CliError> {
             ),
         )
     })?;
-    let config = RunConfig {
-        steps: args.steps,
-        burn_in: args.burn_in,
-        thin: args.thin,
-        chains: args.chains,
-        seed: args.seed,
-        threads: args.threads.unwrap_or_else(default_threads).max(1),
-    };
-    let run = run_chains(&model, &spec, &config, None)?;
-    let summary = summarise(args, &spec, &config, &run);
-    if let Some(out) = &args.out {
-        let shape = [config.chains, config.kept(), run.dim];
-        write_atomically(out, &npy_bytes(&shape, &NpyData::U8(run.samples()))?)?;
+    Ok((doc, model))
+}
+
+/// Fails early, before any sampling, when an output could not be written.
+pub fn check_writable(path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError(format!("{}: is a folder", path.display())));
     }
-    if let Some(path) = &args.summary {
-        write_atomically(path, &json_bytes(&summary)?)?;
-    }
-    if !args.quiet {
-        print_table(&summary);
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent
+        && !dir.is_dir()
+    {
+        return Err(CliError(format!(
+            "{}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        )));
     }
     Ok(())
+}
+
+/// Writes every file atomically; if one fails, removes those already written.
+pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), CliError> {
+    for (k, (path, bytes)) in files.iter().enumerate() {
+        if let Err(e) = write_atomically(path.as_ref(), bytes) {
+            for (written, _) in files.iter().take(k) {
+                let _ = std::fs::remove_file(written);
+            }
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// The kept draws as CSV: `chain,draw,x_0,..,x_{d-1}`, chains in order, draws in order.
+fn csv_bytes(run: &BinaryRun) -> Vec<u8> {
+    use std::fmt::Write as _;
+    let d = run.dim;
+    let mut text = String::from("chain,draw");
+    for i in 0..d {
+        let _ = write!(text, ",x_{i}");
+    }
+    text.push('\n');
+    for (c, chain) in run.chains.iter().enumerate() {
+        for (t, draw) in chain.draws.chunks_exact(d.max(1)).enumerate() {
+            let _ = write!(text, "{c},{t}");
+            for &x in draw {
+                let _ = write!(text, ",{x}");
+            }
+            text.push('\n');
+        }
+    }
+    text.into_bytes()
 }
 
 fn summarise(

@@ -1,0 +1,192 @@
+//! `langevin bench`: per-step cost of a sampler on the user's own model, next to its ESS per
+//! second.
+
+use crate::CliError;
+use crate::progress;
+use crate::sample::{Format, SamplerName, default_threads, load_model, sampler_spec};
+use clap::Args;
+use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
+use langevin_std::timing::time_steps;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Arguments of `langevin bench`.
+#[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
+pub struct BenchArgs {
+    /// Model file (JSON).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Sampler.
+    #[arg(long, value_enum, default_value_t = SamplerName::Dmala)]
+    pub sampler: SamplerName,
+    /// Step size `a` in x-units.
+    #[arg(long, default_value_t = 0.2)]
+    pub step: f64,
+    /// Balance `b` in (0, 1].
+    #[arg(long, default_value_t = 0.5)]
+    pub balance: f64,
+    /// Steps per timed repeat.
+    #[arg(long, default_value_t = 10_000)]
+    pub steps: u64,
+    /// Timed repeats.
+    #[arg(long, default_value_t = 10)]
+    pub repeats: usize,
+    /// Untimed steps first [default: steps / 5].
+    #[arg(long = "warm-up")]
+    pub warm_up: Option<u64>,
+    /// Chains of the ESS run.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Steps per chain of the ESS run (after a tenth as many burn-in steps).
+    #[arg(long = "ess-steps", default_value_t = 5_000)]
+    pub ess_steps: u64,
+    /// Master seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads of the ESS run (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// How to print the results.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Serialize)]
+struct BenchSummary {
+    model: String,
+    kind: String,
+    dim: usize,
+    sampler: &'static str,
+    step: f64,
+    balance: f64,
+    warm_up: u64,
+    steps: u64,
+    repeats: usize,
+    ns_per_step_median: f64,
+    ns_per_step_min: f64,
+    ns_per_step_max: f64,
+    ns_per_coordinate_step: f64,
+    acceptance_rate: f64,
+    ess_chains: usize,
+    ess_steps: u64,
+    ess_burn_in: u64,
+    ess_threads: usize,
+    /// ESS of the run divided by its CPU time at the median per-step cost.
+    ess_per_core_second: f64,
+    #[serde(flatten)]
+    diagnostics: Option<BinaryDiagnostics>,
+}
+
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let spec = sampler_spec(args.sampler, args.step, args.balance)?;
+    for (name, value) in [
+        ("--steps", args.steps),
+        ("--repeats", args.repeats as u64),
+        ("--chains", args.chains as u64),
+        ("--ess-steps", args.ess_steps),
+    ] {
+        if value == 0 {
+            return Err(CliError(format!("{name} must be at least 1")));
+        }
+    }
+    let (doc, model) = load_model(&args.model)?;
+    let warm_up = args.warm_up.unwrap_or(args.steps / 5);
+    let timing = time_steps(&model, &spec, warm_up, args.steps, args.repeats, args.seed)?;
+    let config = RunConfig {
+        steps: args.ess_steps,
+        burn_in: args.ess_steps / 10,
+        thin: 1,
+        chains: args.chains,
+        seed: args.seed,
+        threads: args.threads.unwrap_or_else(default_threads).max(1),
+    };
+    let total = (config.burn_in + config.steps) * config.chains as u64;
+    let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
+        run_chains(&model, &spec, &config, p)
+    })?;
+    let diagnostics = diagnose(&run, config.seed).ok();
+    let cpu_seconds = total as f64 * timing.median() * 1e-9;
+    let (step, balance) = spec.step_balance();
+    let summary = BenchSummary {
+        model: args.model.display().to_string(),
+        kind: doc.kind.clone(),
+        dim: timing.dim,
+        sampler: spec.name(),
+        step,
+        balance,
+        warm_up,
+        steps: args.steps,
+        repeats: args.repeats,
+        ns_per_step_median: timing.median(),
+        ns_per_step_min: timing.min(),
+        ns_per_step_max: timing.max(),
+        ns_per_coordinate_step: timing.ns_per_coordinate_step(),
+        acceptance_rate: timing.stats.acceptance_rate(),
+        ess_chains: config.chains,
+        ess_steps: config.steps,
+        ess_burn_in: config.burn_in,
+        ess_threads: config.threads.min(config.chains),
+        ess_per_core_second: diagnostics
+            .as_ref()
+            .map_or(f64::NAN, |d| d.ess_statistic / cpu_seconds),
+        diagnostics,
+    };
+    match args.format {
+        Format::Json => print!(
+            "{}",
+            String::from_utf8_lossy(&crate::output::json_bytes(&summary)?)
+        ),
+        Format::Table => print_table(&summary),
+    }
+    Ok(())
+}
+
+fn print_table(s: &BenchSummary) {
+    let spread = if s.ns_per_step_median > 0.0 {
+        100.0 * (s.ns_per_step_max - s.ns_per_step_min) / s.ns_per_step_median
+    } else {
+        0.0
+    };
+    println!("{:<24}{} ({}, d = {})", "model", s.model, s.kind, s.dim);
+    println!(
+        "{:<24}{} step {} balance {}",
+        "sampler", s.sampler, s.step, s.balance
+    );
+    println!(
+        "{:<24}{} repeats × {} steps after {} warm-up steps, one chain",
+        "timing", s.repeats, s.steps, s.warm_up
+    );
+    println!(
+        "{:<24}median {:.1}, min {:.1}, max {:.1} (spread {:.1}%)",
+        "ns per step", s.ns_per_step_median, s.ns_per_step_min, s.ns_per_step_max, spread
+    );
+    println!(
+        "{:<24}{:.3}",
+        "ns per coordinate-step", s.ns_per_coordinate_step
+    );
+    println!("{:<24}{:.4}", "acceptance", s.acceptance_rate);
+    println!(
+        "{:<24}{} chains × {} steps (+{} burn-in) on {} threads",
+        "ESS run", s.ess_chains, s.ess_steps, s.ess_burn_in, s.ess_threads
+    );
+    match &s.diagnostics {
+        Some(d) => {
+            println!(
+                "{:<24}{:.1} (Hamming distance to a random reference)",
+                "ESS", d.ess_statistic
+            );
+            println!(
+                "{:<24}{:.1} (wall clock)",
+                "ESS per second", d.ess_per_second
+            );
+            println!(
+                "{:<24}{:.1} (ESS / (steps × median ns per step))",
+                "ESS per core-second", s.ess_per_core_second
+            );
+            println!("{:<24}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
+            println!("{:<24}{:.4}", "R-hat (max)", d.rhat_max);
+        }
+        None => println!("{:<24}need at least 8 draws per chain", "ESS"),
+    }
+}

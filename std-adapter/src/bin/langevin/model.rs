@@ -1,0 +1,352 @@
+//! `langevin model`: write a model file from one of the zoo's seeded generators.
+
+use crate::CliError;
+use crate::output::{npy_bytes, write_atomically};
+use crate::sample::{check_writable, write_all};
+use clap::{ArgAction, Args, Subcommand, ValueEnum};
+use langevin_std::binary::BinaryModel;
+use langevin_std::npy::{NpyData, read_npy};
+use langevin_std::zoo::{
+    BarabasiAlbertSpec, BinaryQuadraticSpec, GaussianStructure, IsingLatticeSpec,
+    LatticeGaussianSpec, LatticeMixtureSpec, LogisticRegressionSpec, MixtureDistance, ModelSpec,
+    RbmSpec, ZooError, rbm_from_weights,
+};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `langevin model`.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// The generator.
+    #[command(subcommand)]
+    pub generator: Generator,
+    /// Write the model file here instead of printing it.
+    #[arg(long, global = true)]
+    pub out: Option<PathBuf>,
+    /// Write every array to a `.npy` file beside `--out`, named `<stem>_<field>.npy`.
+    #[arg(long, global = true, requires = "out")]
+    pub npy: bool,
+}
+
+/// The generators.
+#[derive(Subcommand, Debug, Clone)]
+pub enum Generator {
+    /// 2-D nearest-neighbour Ising model (kind `ising_lattice`).
+    #[command(allow_negative_numbers = true)]
+    IsingLattice {
+        /// Rows.
+        #[arg(long, default_value_t = 20)]
+        rows: usize,
+        /// Columns.
+        #[arg(long, default_value_t = 20)]
+        cols: usize,
+        /// Coupling J of every bond (0.4407 is critical).
+        #[arg(long, default_value_t = 0.4407)]
+        coupling: f64,
+        /// Field h at every site.
+        #[arg(long, default_value_t = 0.0)]
+        field: f64,
+        /// Wrap around the edges (`--periodic false` for an open lattice).
+        #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true",
+              action = ArgAction::Set)]
+        periodic: bool,
+    },
+    /// Ising model on a Barabási–Albert graph (kind `ising` with an edge list).
+    #[command(allow_negative_numbers = true)]
+    IsingBa {
+        /// Nodes.
+        #[arg(long, default_value_t = 400)]
+        nodes: usize,
+        /// Edges each new node brings.
+        #[arg(long = "edges-per-node", default_value_t = 4)]
+        edges_per_node: usize,
+        /// Coupling J of every edge.
+        #[arg(long, default_value_t = 0.4407)]
+        coupling: f64,
+        /// Field h at every node.
+        #[arg(long, default_value_t = 0.0)]
+        field: f64,
+        /// Seed of the graph.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// RBM with random Gaussian weights, or with weights from `.npy` files (kind `rbm`).
+    #[command(allow_negative_numbers = true)]
+    Rbm {
+        /// Visible units.
+        #[arg(long, default_value_t = 784, conflicts_with = "weights")]
+        visible: usize,
+        /// Hidden units.
+        #[arg(long, default_value_t = 500, conflicts_with = "weights")]
+        hidden: usize,
+        /// Standard deviation of the random weights and biases [default: 1/√visible].
+        #[arg(long, conflicts_with = "weights")]
+        scale: Option<f64>,
+        /// Seed of the random weights.
+        #[arg(long, default_value_t = 0, conflicts_with = "weights")]
+        seed: u64,
+        /// Weights W, hidden × visible, from a `.npy` file.
+        #[arg(long)]
+        weights: Option<PathBuf>,
+        /// Visible biases b from a `.npy` file [default: zeros].
+        #[arg(long = "visible-bias", requires = "weights")]
+        visible_bias: Option<PathBuf>,
+        /// Hidden biases c from a `.npy` file [default: zeros].
+        #[arg(long = "hidden-bias", requires = "weights")]
+        hidden_bias: Option<PathBuf>,
+    },
+    /// Random binary quadratic U(x) = xᵀWx + bᵀx (kind `binary_quadratic`).
+    #[command(allow_negative_numbers = true)]
+    BinaryQuadratic {
+        /// Dimension.
+        #[arg(long, default_value_t = 100)]
+        dim: usize,
+        /// Standard deviation of the entries [default: 1/√dim].
+        #[arg(long)]
+        scale: Option<f64>,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Bayesian logistic regression over β ∈ {0,1}^d with paper 002's data generator
+    /// (kind `binary_logistic`).
+    #[command(allow_negative_numbers = true)]
+    BinaryLogistic {
+        /// Coefficients d.
+        #[arg(long, default_value_t = 100)]
+        dim: usize,
+        /// Observations m.
+        #[arg(long, default_value_t = 50)]
+        samples: usize,
+        /// Leading coefficients that are 1 in the truth.
+        #[arg(long, default_value_t = 7)]
+        active: usize,
+        /// Seed of the data.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Lattice Gaussian over {0..S−1}^d, rotated or on a sparse cycle (kind
+    /// `ordinal_quadratic`).
+    #[command(allow_negative_numbers = true)]
+    LatticeGaussian {
+        /// Dimension d.
+        #[arg(long, default_value_t = 100)]
+        dim: usize,
+        /// States per coordinate S.
+        #[arg(long, default_value_t = 21)]
+        states: usize,
+        /// Precision P Λ Pᵀ with a random rotation P (the default).
+        #[arg(long, conflicts_with = "sparse_cycle")]
+        rotated: bool,
+        /// Tridiagonal precision with wrap-around: a Markov random field on a cycle.
+        #[arg(long = "sparse-cycle")]
+        sparse_cycle: bool,
+        /// Ratio of the largest to the smallest eigenvalue (rotated) or scale (cycle).
+        #[arg(long, default_value_t = 10.0)]
+        condition: f64,
+        /// Neighbour coupling ρ ∈ [0, 0.5) of the cycle.
+        #[arg(long, default_value_t = 0.3, requires = "sparse_cycle")]
+        coupling: f64,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// The 25-mode lattice mixture of paper 001 (kind `lattice_mixture`).
+    #[command(allow_negative_numbers = true)]
+    LatticeMixture {
+        /// Dimension d.
+        #[arg(long, default_value_t = 2)]
+        dim: usize,
+        /// States per coordinate S.
+        #[arg(long, default_value_t = 450)]
+        states: usize,
+        /// Modes along each axis.
+        #[arg(long = "modes-per-axis", default_value_t = 5)]
+        modes_per_axis: usize,
+        /// Scale of the distance to each mode.
+        #[arg(long, default_value_t = 3.75)]
+        scale: f64,
+        /// Distance to a mode.
+        #[arg(long, value_enum, default_value_t = Distance::L2)]
+        distance: Distance,
+    },
+}
+
+/// Distance of the lattice mixture, as the command line spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Distance {
+    /// Euclidean distance.
+    L2,
+    /// Squared Euclidean distance.
+    Squared,
+}
+
+pub fn run(args: &ModelArgs) -> Result<(), CliError> {
+    if let Some(out) = &args.out {
+        check_writable(out)?;
+    }
+    let spec = generate(&args.generator)?;
+    // Kinds `sample` knows are checked by loading them as it would.
+    BinaryModel::from_doc(&spec.to_doc()?)?;
+    let Some(out) = &args.out else {
+        print!("{}", spec.to_json());
+        return Ok(());
+    };
+    if !args.npy {
+        return write_atomically(out, spec.to_json().as_bytes());
+    }
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .ok_or_else(|| CliError(format!("{}: not a file name", out.display())))?;
+    let dir = out.parent().unwrap_or(Path::new(""));
+    let (json, arrays) = spec.to_json_with_files(&stem);
+    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
+    for (name, array) in arrays {
+        files.push((dir.join(name), npy_bytes(&array.shape, &array.data)?));
+    }
+    files.push((out.clone(), json.into_bytes()));
+    write_all(&files)
+}
+
+fn zoo(e: ZooError) -> CliError {
+    CliError(format!(
+        "--{}: {}",
+        e.parameter.replace('_', "-"),
+        e.problem
+    ))
+}
+
+fn generate(generator: &Generator) -> Result<ModelSpec, CliError> {
+    let spec = match *generator {
+        Generator::IsingLattice {
+            rows,
+            cols,
+            coupling,
+            field,
+            periodic,
+        } => IsingLatticeSpec {
+            rows,
+            cols,
+            coupling,
+            field,
+            periodic,
+        }
+        .generate(),
+        Generator::IsingBa {
+            nodes,
+            edges_per_node,
+            coupling,
+            field,
+            seed,
+        } => BarabasiAlbertSpec {
+            nodes,
+            edges_per_node,
+            coupling,
+            field,
+            seed,
+        }
+        .generate(),
+        Generator::Rbm {
+            visible,
+            hidden,
+            scale,
+            seed,
+            ref weights,
+            ref visible_bias,
+            ref hidden_bias,
+        } => match weights {
+            None => RbmSpec {
+                visible,
+                hidden,
+                scale,
+                seed,
+            }
+            .generate(),
+            Some(path) => {
+                let (shape, w) = read_array(path, "--weights")?;
+                let &[h, v] = shape.as_slice() else {
+                    return Err(CliError(format!(
+                        "{}: --weights must be a matrix (hidden × visible), found shape {shape:?}",
+                        path.display()
+                    )));
+                };
+                let b = visible_bias
+                    .as_ref()
+                    .map(|p| read_array(p, "--visible-bias").map(|a| a.1))
+                    .transpose()?;
+                let c = hidden_bias
+                    .as_ref()
+                    .map(|p| read_array(p, "--hidden-bias").map(|a| a.1))
+                    .transpose()?;
+                rbm_from_weights(h, v, &w, b.as_deref(), c.as_deref())
+            }
+        },
+        Generator::BinaryQuadratic { dim, scale, seed } => {
+            BinaryQuadraticSpec { dim, scale, seed }.generate()
+        }
+        Generator::BinaryLogistic {
+            dim,
+            samples,
+            active,
+            seed,
+        } => LogisticRegressionSpec {
+            dim,
+            samples,
+            active,
+            seed,
+        }
+        .generate(),
+        Generator::LatticeGaussian {
+            dim,
+            states,
+            sparse_cycle,
+            condition,
+            coupling,
+            seed,
+            ..
+        } => LatticeGaussianSpec {
+            dim,
+            states,
+            structure: if sparse_cycle {
+                GaussianStructure::SparseCycle { coupling }
+            } else {
+                GaussianStructure::Rotated
+            },
+            condition,
+            seed,
+        }
+        .generate(),
+        Generator::LatticeMixture {
+            dim,
+            states,
+            modes_per_axis,
+            scale,
+            distance,
+        } => LatticeMixtureSpec {
+            dim,
+            states,
+            modes_per_axis,
+            scale,
+            distance: match distance {
+                Distance::L2 => MixtureDistance::L2,
+                Distance::Squared => MixtureDistance::Squared,
+            },
+        }
+        .generate(),
+    };
+    spec.map_err(zoo)
+}
+
+/// A numeric `.npy` array as doubles: `(shape, data)`.
+fn read_array(path: &Path, flag: &str) -> Result<(Vec<usize>, Vec<f64>), CliError> {
+    let array = read_npy(path).map_err(|e| CliError(format!("{}: {flag}: {e}", path.display())))?;
+    let data = match array.data {
+        NpyData::F64(v) => v,
+        NpyData::F32(v) => v.into_iter().map(f64::from).collect(),
+        NpyData::U8(v) => v.into_iter().map(f64::from).collect(),
+        NpyData::U16(v) => v.into_iter().map(f64::from).collect(),
+        NpyData::I32(v) => v.into_iter().map(f64::from).collect(),
+        NpyData::I64(v) => v.into_iter().map(|x| x as f64).collect(),
+    };
+    Ok((array.shape, data))
+}

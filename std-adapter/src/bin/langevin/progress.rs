@@ -1,0 +1,180 @@
+//! A progress bar on stderr with rate and time left. It appears only when stderr is a terminal,
+//! only once a run has taken a second, and never with `--quiet`; it is erased when the run ends.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Runs shorter than this never show a bar.
+const DELAY: Duration = Duration::from_secs(1);
+/// How often the bar is redrawn.
+const REFRESH: Duration = Duration::from_millis(100);
+const BAR_WIDTH: usize = 24;
+
+/// Whether a bar may be drawn: stderr is a terminal and the user did not ask for quiet.
+pub fn wanted(quiet: bool) -> bool {
+    !quiet && std::io::stderr().is_terminal()
+}
+
+/// Runs `work`, handing it a step counter when `show`; a monitor thread reads the counter and
+/// draws a bar for `total` steps on stderr until `work` returns.
+pub fn with_progress<T>(
+    label: &str,
+    total: u64,
+    show: bool,
+    work: impl FnOnce(Option<&AtomicU64>) -> T,
+) -> T {
+    if !show || total == 0 {
+        return work(None);
+    }
+    let counter = AtomicU64::new(0);
+    let (done, finished) = mpsc::channel::<()>();
+    let counter_ref = &counter;
+    std::thread::scope(|s| {
+        let monitor = s.spawn(move || {
+            let mut err = std::io::stderr();
+            watch(label, total, counter_ref, &finished, DELAY, &mut err);
+        });
+        let out = work(Some(&counter));
+        // Dropping the sender wakes the monitor, which erases the bar and stops.
+        drop(done);
+        let _ = monitor.join();
+        out
+    })
+}
+
+/// Redraws the bar every [`REFRESH`] once `delay` has passed, until the channel closes.
+fn watch(
+    label: &str,
+    total: u64,
+    counter: &AtomicU64,
+    finished: &mpsc::Receiver<()>,
+    delay: Duration,
+    out: &mut dyn Write,
+) {
+    let start = Instant::now();
+    let mut drawn = false;
+    // Any message or the sender's drop ends the run.
+    while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(REFRESH) {
+        let elapsed = start.elapsed();
+        if elapsed < delay {
+            continue;
+        }
+        let done = counter.load(Ordering::Relaxed).min(total);
+        let _ = write!(out, "\r{}\x1b[K", render(label, done, total, elapsed));
+        let _ = out.flush();
+        drawn = true;
+    }
+    if drawn {
+        let _ = write!(out, "\r\x1b[K");
+        let _ = out.flush();
+    }
+}
+
+/// One line: `label [#####.....]  42%  4.2M/10.0M steps  1.3M steps/s  ETA 4s`.
+fn render(label: &str, done: u64, total: u64, elapsed: Duration) -> String {
+    let fraction = if total == 0 {
+        1.0
+    } else {
+        done as f64 / total as f64
+    };
+    let filled = ((fraction * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
+    let bar = format!("{}{}", "#".repeat(filled), ".".repeat(BAR_WIDTH - filled));
+    let seconds = elapsed.as_secs_f64();
+    let rate = if seconds > 0.0 {
+        done as f64 / seconds
+    } else {
+        0.0
+    };
+    let eta = if rate > 0.0 {
+        duration((total - done) as f64 / rate)
+    } else {
+        "?".to_string()
+    };
+    format!(
+        "{label} [{bar}] {:>3}%  {}/{} steps  {} steps/s  ETA {eta}",
+        (fraction * 100.0).floor() as u64,
+        count(done as f64),
+        count(total as f64),
+        count(rate),
+    )
+}
+
+/// A count with a metric suffix: `950`, `12.3k`, `4.0M`, `1.2G`.
+fn count(x: f64) -> String {
+    match x {
+        x if x < 1e3 => format!("{x:.0}"),
+        x if x < 1e6 => format!("{:.1}k", x / 1e3),
+        x if x < 1e9 => format!("{:.1}M", x / 1e6),
+        x => format!("{:.1}G", x / 1e9),
+    }
+}
+
+/// A duration rounded up to whole seconds: `7s`, `3m05s`, `2h07m`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).ceil() as u64;
+    match s {
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m{:02}s", s / 60, s % 60),
+        s => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_shows_fraction_rate_and_time_left() {
+        let line = render("dmala", 250, 1000, Duration::from_secs(2));
+        assert_eq!(
+            line,
+            "dmala [######..................]  25%  250/1.0k steps  125 steps/s  ETA 6s"
+        );
+        let line = render("x", 0, 10, Duration::from_secs(1));
+        assert!(line.ends_with("ETA ?"), "{line}");
+        assert!(render("x", 10, 10, Duration::from_secs(1)).contains("100%"));
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(count(999.0), "999");
+        assert_eq!(count(12_345.0), "12.3k");
+        assert_eq!(count(4.0e6), "4.0M");
+        assert_eq!(count(1.25e9), "1.2G");
+        assert_eq!(duration(0.2), "1s");
+        assert_eq!(duration(185.0), "3m05s");
+        assert_eq!(duration(7620.0), "2h07m");
+    }
+
+    #[test]
+    fn monitor_draws_after_the_delay_and_erases_at_the_end() {
+        let counter = AtomicU64::new(0);
+        let (done, finished) = mpsc::channel::<()>();
+        let mut out = Vec::new();
+        std::thread::scope(|s| {
+            let (counter, out) = (&counter, &mut out);
+            let monitor = s.spawn(move || watch("t", 100, counter, &finished, Duration::ZERO, out));
+            counter.store(50, Ordering::Relaxed);
+            std::thread::sleep(3 * REFRESH);
+            drop(done);
+            monitor.join().unwrap();
+        });
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains(" 50%"), "{text:?}");
+        assert!(text.ends_with("\r\x1b[K"), "{text:?}");
+    }
+
+    #[test]
+    fn short_runs_draw_nothing() {
+        let counter = AtomicU64::new(0);
+        let (done, finished) = mpsc::channel::<()>();
+        drop(done);
+        let mut out = Vec::new();
+        watch("t", 100, &counter, &finished, DELAY, &mut out);
+        assert!(out.is_empty());
+        let value = with_progress("t", 10, false, |c| c.is_none());
+        assert!(value);
+    }
+}

@@ -1,0 +1,400 @@
+//! Every class of bad input: exit status 2, one line on stderr that names the problem, and no
+//! file written.
+
+mod common;
+
+use common::{QUADRATIC, RBM, Scratch, fails, npy_variant};
+use langevin_std::npy::NpyData;
+
+/// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
+/// checks the failure contract; returns the message.
+fn sample_fails(scratch: &Scratch, model: &str, extra: &[&str]) -> String {
+    let before = scratch.files();
+    let mut args = vec!["sample", "--model", model, "--steps", "50"];
+    args.extend(extra);
+    args.extend([
+        "--out",
+        "out.npy",
+        "--summary",
+        "summary.json",
+        "--csv",
+        "out.csv",
+    ]);
+    let line = fails(&scratch.0, &args);
+    assert!(
+        !scratch.path("out.npy").exists(),
+        "{model} {extra:?}: --out written"
+    );
+    assert_eq!(scratch.files(), before, "{model} {extra:?}: files changed");
+    line
+}
+
+fn expect(line: &str, parts: &[&str]) {
+    assert!(line.starts_with("error: "), "{line}");
+    for part in parts {
+        assert!(line.contains(part), "{line:?} lacks {part:?}");
+    }
+}
+
+#[test]
+fn unknown_kind() {
+    let s = Scratch::new("kind");
+    s.write("potts.json", r#"{"kind": "potts", "q": 3}"#);
+    expect(
+        &sample_fails(&s, "potts.json", &[]),
+        &["potts.json", "`kind`", "unknown model kind `potts`"],
+    );
+    s.write("nokind.json", r#"{"W": [[0]]}"#);
+    expect(
+        &sample_fails(&s, "nokind.json", &[]),
+        &["nokind.json", "`kind`", "missing"],
+    );
+    s.write("numkind.json", r#"{"kind": 3}"#);
+    expect(
+        &sample_fails(&s, "numkind.json", &[]),
+        &["`kind`", "string"],
+    );
+}
+
+#[test]
+fn wrong_shapes() {
+    let s = Scratch::new("shapes");
+    let cases = [
+        (
+            r#"{"kind": "binary_quadratic", "W": [[0, 1, 0], [1, 0, 0]], "b": [0, 0]}"#,
+            vec!["`W`", "square"],
+        ),
+        (
+            r#"{"kind": "binary_quadratic", "W": [[0, 1], [1, 0]], "b": [0, 0, 0]}"#,
+            vec!["`b`", "3 entries"],
+        ),
+        (
+            r#"{"kind": "binary_quadratic", "W": [[0, 1], [1]], "b": [0, 0]}"#,
+            vec!["`W`", "ragged"],
+        ),
+        (
+            r#"{"kind": "binary_quadratic", "W": [0, 1], "b": [0, 0]}"#,
+            vec!["`W`", "matrix"],
+        ),
+        (
+            r#"{"kind": "binary_quadratic", "W": [[0, "x"], [1, 0]], "b": [0, 0]}"#,
+            vec!["`W`", "numbers"],
+        ),
+        (
+            r#"{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0, 0], "c": [0]}"#,
+            vec!["`c`", "1 entries"],
+        ),
+        (
+            r#"{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0], "c": [0, 0]}"#,
+            vec!["`b`"],
+        ),
+        (
+            r#"{"kind": "ising", "n": 3, "edges": [[0, 1]]}"#,
+            vec!["`edges`", "[i, j, J_ij]"],
+        ),
+        (
+            r#"{"kind": "ising", "n": 3, "edges": [[0, 3, 1]]}"#,
+            vec!["`edges`", "node 3"],
+        ),
+        (
+            r#"{"kind": "ising", "n": 3, "edges": [[1, 1, 1]]}"#,
+            vec!["`edges`", "itself"],
+        ),
+        (
+            r#"{"kind": "ising", "n": 3, "field": [0, 0]}"#,
+            vec!["`field`", "2 entries"],
+        ),
+        (
+            r#"{"kind": "ising", "n": -3}"#,
+            vec!["`n`", "non-negative integer"],
+        ),
+        (
+            r#"{"kind": "ising_lattice", "rows": 2.5, "cols": 3, "coupling": 0.1}"#,
+            vec!["`rows`"],
+        ),
+        (
+            r#"{"kind": "ising_lattice", "rows": 2, "cols": 3}"#,
+            vec!["`coupling`", "missing"],
+        ),
+        (
+            r#"{"kind": "ising_lattice", "rows": 2, "cols": 3, "coupling": 0.1, "periodic": 1}"#,
+            vec!["`periodic`", "true or false"],
+        ),
+    ];
+    for (k, (text, parts)) in cases.iter().enumerate() {
+        let name = format!("m{k}.json");
+        s.write(&name, text);
+        let line = sample_fails(&s, &name, &[]);
+        expect(&line, parts);
+        assert!(line.contains(&name), "{line}");
+    }
+    // Shapes read from .npy files are checked the same way.
+    s.write(
+        "npy/m.json",
+        r#"{"kind": "binary_quadratic", "W": "w.npy", "b": "b.npy"}"#,
+    );
+    s.npy("npy/w.npy", &[2, 2, 1], NpyData::F64(vec![0.0; 4]));
+    s.npy("npy/b.npy", &[2], NpyData::F64(vec![0.0; 2]));
+    expect(
+        &sample_fails(&s, "npy/m.json", &[]),
+        &["npy/m.json", "`W`", "matrix", "[2, 2, 1]"],
+    );
+}
+
+#[test]
+fn non_finite_values() {
+    let s = Scratch::new("finite");
+    // JSON has no NaN; it reaches a model through .npy files.
+    let model = npy_variant(&s, "m", QUADRATIC);
+    let mut b = vec![0.0; 6];
+    b[4] = f64::NAN;
+    s.npy("m/arrays/binary_quadratic_b.npy", &[6], NpyData::F64(b));
+    let line = sample_fails(&s, model.to_str().unwrap(), &[]);
+    expect(
+        &line,
+        &["binary_quadratic.json", "`b`", "entry 4", "not finite"],
+    );
+    let mut w = vec![0.0f32; 36];
+    w[7] = f32::INFINITY;
+    s.npy("m/arrays/binary_quadratic_W.npy", &[6, 6], NpyData::F32(w));
+    expect(
+        &sample_fails(&s, model.to_str().unwrap(), &[]),
+        &["`W`", "entry 7", "not finite"],
+    );
+    // Finite in double precision but not in single.
+    s.write(
+        "big.json",
+        r#"{"kind": "rbm", "W": [[1e39]], "b": [0], "c": [0]}"#,
+    );
+    expect(
+        &sample_fails(&s, "big.json", &[]),
+        &["`W`", "single precision"],
+    );
+    s.write(
+        "inf.json",
+        r#"{"kind": "ising_lattice", "rows": 2, "cols": 2, "coupling": 1e999}"#,
+    );
+    expect(&sample_fails(&s, "inf.json", &[]), &["inf.json"]);
+    s.write(
+        "edge.json",
+        r#"{"kind": "ising", "n": 2, "edges": "e.npy"}"#,
+    );
+    s.npy(
+        "e.npy",
+        &[1, 3],
+        NpyData::F64(vec![0.0, 1.0, f64::NEG_INFINITY]),
+    );
+    expect(
+        &sample_fails(&s, "edge.json", &[]),
+        &["`edges`", "not finite"],
+    );
+}
+
+#[test]
+fn sampler_parameters_out_of_range() {
+    let s = Scratch::new("params");
+    s.write("m.json", QUADRATIC);
+    for step in ["0", "-0.5", "inf", "NaN", "-0"] {
+        let line = sample_fails(&s, "m.json", &["--step", step]);
+        expect(&line, &["step"]);
+    }
+    for balance in ["0", "1.5", "-0.25", "NaN"] {
+        let line = sample_fails(&s, "m.json", &["--balance", balance]);
+        expect(&line, &["balance"]);
+    }
+    // The boundary b = 1 is allowed.
+    common::ok(
+        &s.0,
+        &[
+            "sample",
+            "--model",
+            "m.json",
+            "--steps",
+            "5",
+            "--balance",
+            "1",
+            "--quiet",
+        ],
+    );
+}
+
+#[test]
+fn zero_dimension() {
+    let s = Scratch::new("empty");
+    let cases = [
+        (r#"{"kind": "ising", "n": 0}"#, "dimension 0"),
+        (
+            r#"{"kind": "rbm", "W": [[], []], "b": [], "c": [0, 0]}"#,
+            "no visible units",
+        ),
+        (
+            r#"{"kind": "ising_lattice", "rows": 0, "cols": 5, "coupling": 0.1}"#,
+            "`rows`",
+        ),
+        (r#"{"kind": "binary_quadratic", "W": [], "b": []}"#, "`W`"),
+    ];
+    for (k, (text, part)) in cases.iter().enumerate() {
+        let name = format!("z{k}.json");
+        s.write(&name, text);
+        expect(&sample_fails(&s, &name, &[]), &[&name, part]);
+    }
+}
+
+#[test]
+fn unparsable_and_missing_files() {
+    let s = Scratch::new("files");
+    let cases = [
+        ("broken.json", "{\"kind\": \"rbm\", ", "not valid JSON"),
+        ("empty.json", "", "not valid JSON"),
+        ("nan.json", r#"{"kind": "rbm", "W": NaN}"#, "not valid JSON"),
+        ("list.json", "[1, 2, 3]", "JSON object"),
+        ("binary.json", "\u{1}\u{2}garbage", "not valid JSON"),
+    ];
+    for (name, text, part) in cases {
+        s.write(name, text);
+        expect(&sample_fails(&s, name, &[]), &[name, part]);
+    }
+    expect(
+        &sample_fails(&s, "nowhere.json", &[]),
+        &["nowhere.json", "cannot read"],
+    );
+    expect(&sample_fails(&s, ".", &[]), &["cannot read"]);
+    // A referenced array file that is missing or not an .npy file.
+    let model = npy_variant(&s, "m", RBM);
+    std::fs::remove_file(s.path("m/arrays/rbm_c.npy")).unwrap();
+    expect(
+        &sample_fails(&s, model.to_str().unwrap(), &[]),
+        &["rbm.json", "`c`", "rbm_c.npy"],
+    );
+    s.write("m/arrays/rbm_c.npy", "not numpy");
+    expect(
+        &sample_fails(&s, model.to_str().unwrap(), &[]),
+        &["rbm.json", "`c`", "rbm_c.npy"],
+    );
+}
+
+#[test]
+fn bad_flags() {
+    let s = Scratch::new("flags");
+    s.write("m.json", QUADRATIC);
+    let cases: [(&[&str], &str); 9] = [
+        (&["--bogus"], "--bogus"),
+        (&["--steps", "abc"], "--steps"),
+        (&["--steps", "-5"], "--steps"),
+        (&["--chains", "0"], "--chains"),
+        (&["--thin", "0"], "--thin"),
+        (&["--sampler", "hmc"], "--sampler"),
+        (&["--format", "xml"], "--format"),
+        (&["--threads", "many"], "--threads"),
+        (&["--seed"], "--seed"),
+    ];
+    for (extra, part) in cases {
+        expect(&sample_fails(&s, "m.json", extra), &[part]);
+    }
+    // No model at all, an unknown subcommand, an output folder that does not exist.
+    expect(&fails(&s.0, &["sample", "--steps", "5"]), &["--model"]);
+    expect(&fails(&s.0, &["smaple"]), &["smaple"]);
+    let line = fails(
+        &s.0,
+        &["sample", "--model", "m.json", "--out", "no/such/dir/x.npy"],
+    );
+    expect(&line, &["no/such/dir"]);
+    let line = fails(&s.0, &["sample", "--model", "m.json", "--summary", "."]);
+    expect(&line, &["folder"]);
+}
+
+#[test]
+fn model_and_bench_bad_inputs() {
+    let s = Scratch::new("generators");
+    let gen_fails = |args: &[&str], parts: &[&str]| {
+        let mut all = vec!["model"];
+        all.extend(args);
+        all.extend(["--out", "gen.json"]);
+        let line = fails(&s.0, &all);
+        expect(&line, parts);
+        assert!(s.files().is_empty(), "{args:?}: {:?}", s.files());
+    };
+    gen_fails(&["ising-ba", "--nodes", "4"], &["--nodes"]);
+    gen_fails(
+        &["ising-ba", "--edges-per-node", "0"],
+        &["--edges-per-node"],
+    );
+    gen_fails(&["ising-lattice", "--cols", "0"], &["--cols"]);
+    gen_fails(&["ising-lattice", "--coupling", "inf"], &["--coupling"]);
+    gen_fails(&["ising-lattice", "--periodic", "maybe"], &["--periodic"]);
+    gen_fails(&["rbm", "--hidden", "0"], &["--hidden"]);
+    gen_fails(&["rbm", "--scale", "-1"], &["--scale"]);
+    gen_fails(&["rbm", "--weights", "missing.npy"], &["missing.npy"]);
+    gen_fails(
+        &["rbm", "--weights", "w.npy", "--visible", "3"],
+        &["--weights"],
+    );
+    gen_fails(&["binary-quadratic", "--dim", "0"], &["--dim"]);
+    gen_fails(&["binary-logistic", "--active", "200"], &["--active"]);
+    gen_fails(&["lattice-gaussian", "--states", "1"], &["--states"]);
+    gen_fails(
+        &["lattice-gaussian", "--condition", "0.5"],
+        &["--condition"],
+    );
+    gen_fails(
+        &["lattice-gaussian", "--sparse-cycle", "--coupling", "0.5"],
+        &["--coupling"],
+    );
+    gen_fails(
+        &["lattice-gaussian", "--rotated", "--sparse-cycle"],
+        &["--sparse-cycle"],
+    );
+    gen_fails(&["lattice-mixture", "--states", "5"], &["--states"]);
+    gen_fails(&["lattice-mixture", "--distance", "l1"], &["--distance"]);
+    gen_fails(&["lattice-mixture", "--dim", "40"], &["--modes-per-axis"]);
+    gen_fails(&["no-such-model"], &["no-such-model"]);
+    expect(&fails(&s.0, &["model"]), &["subcommand"]);
+    expect(&fails(&s.0, &["model", "rbm", "--npy"]), &["--out"]);
+    // Given RBM weights of the wrong rank or with mismatched biases.
+    let w = s.npy("w/w.npy", &[6], NpyData::F64(vec![0.5; 6]));
+    let line = fails(
+        &s.0,
+        &[
+            "model",
+            "rbm",
+            "--weights",
+            w.to_str().unwrap(),
+            "--out",
+            "gen.json",
+        ],
+    );
+    expect(&line, &["--weights", "matrix"]);
+    s.npy("w/w.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
+    let b = s.npy("w/b.npy", &[2], NpyData::F64(vec![0.5; 2]));
+    let line = fails(
+        &s.0,
+        &[
+            "model",
+            "rbm",
+            "--weights",
+            w.to_str().unwrap(),
+            "--visible-bias",
+            b.to_str().unwrap(),
+        ],
+    );
+    expect(&line, &["--visible-bias", "2 entries", "expected 3"]);
+    // bench: the same loading and parameter checks as sample.
+    s.write("potts.json", r#"{"kind": "potts"}"#);
+    s.write("m.json", QUADRATIC);
+    expect(
+        &fails(&s.0, &["bench", "--model", "potts.json"]),
+        &["potts"],
+    );
+    expect(
+        &fails(&s.0, &["bench", "--model", "gone.json"]),
+        &["gone.json"],
+    );
+    expect(
+        &fails(&s.0, &["bench", "--model", "m.json", "--step", "0"]),
+        &["step"],
+    );
+    expect(
+        &fails(&s.0, &["bench", "--model", "m.json", "--repeats", "0"]),
+        &["--repeats"],
+    );
+}

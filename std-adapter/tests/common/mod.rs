@@ -1,0 +1,187 @@
+//! Helpers shared by the command-line tests: scratch folders and running the built binary.
+#![allow(dead_code)]
+
+use langevin_std::npy::{NpyData, write_npy};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let k = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("langevin-test-{name}-{}-{k}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    /// Writes a text file (creating folders) and returns its path.
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Writes an `.npy` file (creating folders) and returns its path.
+    pub fn npy(&self, name: &str, shape: &[usize], data: NpyData) -> PathBuf {
+        let path = self.path(name);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        write_npy(&path, shape, &data).unwrap();
+        path
+    }
+
+    /// Every file under the folder, relative, sorted.
+    pub fn files(&self) -> Vec<String> {
+        fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, root, out);
+                } else {
+                    out.push(path.strip_prefix(root).unwrap().display().to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.0, &self.0, &mut out);
+        out.sort();
+        out
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `langevin` with `args` in folder `cwd`.
+pub fn langevin(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_langevin"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
+
+/// Runs `langevin` and insists that it succeeds; returns stdout.
+pub fn ok(cwd: &Path, args: &[&str]) -> String {
+    let out = langevin(cwd, args);
+    assert!(
+        out.status.success(),
+        "langevin {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `langevin` and insists on the failure contract: exit status 2, exactly one line on
+/// stderr, nothing on stdout. Returns the line.
+pub fn fails(cwd: &Path, args: &[&str]) -> String {
+    let out = langevin(cwd, args);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "langevin {args:?}: status {:?}, stderr {stderr:?}",
+        out.status
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "langevin {args:?}: stderr is not one line: {stderr:?}"
+    );
+    assert!(stderr.ends_with('\n'));
+    assert!(
+        out.stdout.is_empty(),
+        "langevin {args:?}: stdout {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    stderr.trim_end().to_string()
+}
+
+/// The small test models of every binary kind, as JSON with inline arrays. Entries are
+/// multiples of 1/8 so that every path to single precision gives the same values.
+pub const QUADRATIC: &str = r#"{"kind": "binary_quadratic",
+  "W": [[0, 0.5, -0.25, 0, 0.125, 0], [0.5, 0, 0.25, 0, 0, 0], [-0.25, 0.25, 0, 0.5, 0, 0],
+        [0, 0, 0.5, 0, -0.5, 0.25], [0.125, 0, 0, -0.5, 0, 0.375], [0, 0, 0, 0.25, 0.375, 0]],
+  "b": [0.25, -0.5, 0, 0.125, -0.25, 0.5]}"#;
+
+pub const ISING: &str = r#"{"kind": "ising", "n": 5,
+  "edges": [[0, 1, 0.5], [1, 2, -0.25], [2, 3, 0.375], [3, 4, 0.5], [4, 0, 0.125], [0, 2, 0.25]],
+  "field": [0.125, 0, -0.25, 0, 0.5]}"#;
+
+pub const LATTICE: &str = r#"{"kind": "ising_lattice", "rows": 3, "cols": 4, "coupling": 0.4375,
+  "field": 0.125, "periodic": true}"#;
+
+pub const RBM: &str = r#"{"kind": "rbm",
+  "W": [[0.5, -0.25, 0, 0.125, 0.375, -0.5], [0, 0.25, -0.375, 0.5, 0, 0.125],
+        [-0.125, 0, 0.25, 0, -0.25, 0.5]],
+  "b": [0.125, -0.25, 0, 0.25, -0.125, 0],
+  "c": [0.25, -0.5, 0]}"#;
+
+/// The same models with their arrays in `.npy` files under `arrays/` next to `name.json`,
+/// written into folder `sub` of the scratch folder. Returns the JSON path.
+pub fn npy_variant(scratch: &Scratch, sub: &str, inline: &str) -> PathBuf {
+    let doc: serde_json::Value = serde_json::from_str(inline).unwrap();
+    let mut doc = doc.as_object().unwrap().clone();
+    let kind = doc["kind"].as_str().unwrap().to_string();
+    let fields: Vec<String> = doc
+        .iter()
+        .filter(|(_, v)| v.is_array())
+        .map(|(k, _)| k.clone())
+        .collect();
+    for (k, field) in fields.iter().enumerate() {
+        let (shape, data) = flatten(&doc[field]);
+        let file = format!("arrays/{kind}_{field}.npy");
+        // Alternate dtypes: both kinds of float file must load the same values.
+        let data = if k % 2 == 0 {
+            NpyData::F64(data)
+        } else {
+            NpyData::F32(data.into_iter().map(|x| x as f32).collect())
+        };
+        scratch.npy(&format!("{sub}/{file}"), &shape, data);
+        doc.insert(field.clone(), serde_json::Value::String(file));
+    }
+    scratch.write(
+        &format!("{sub}/{kind}.json"),
+        &serde_json::Value::Object(doc).to_string(),
+    )
+}
+
+fn flatten(v: &serde_json::Value) -> (Vec<usize>, Vec<f64>) {
+    match v {
+        serde_json::Value::Array(items) => {
+            let parts: Vec<_> = items.iter().map(flatten).collect();
+            let mut shape = vec![items.len()];
+            if let Some((inner, _)) = parts.first() {
+                shape.extend(inner);
+            }
+            (shape, parts.into_iter().flat_map(|(_, d)| d).collect())
+        }
+        n => (Vec::new(), vec![n.as_f64().unwrap()]),
+    }
+}
+
+/// Reads a `(chains, draws, d)` uint8 sample file.
+pub fn samples(path: &Path) -> (Vec<usize>, Vec<u8>) {
+    let array = langevin_std::npy::read_npy(path).unwrap();
+    match array.data {
+        NpyData::U8(v) => (array.shape, v),
+        other => panic!("samples have dtype {}", other.descr()),
+    }
+}
