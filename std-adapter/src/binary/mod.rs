@@ -7,5 +7,5 @@ mod sampler;
 
 pub use diagnose::{BinaryDiagnostics, diagnose};
 pub use model::{BinaryModel, ModelTarget};
-pub use run::{BinaryRun, ChainResult, RunConfig, run_chains};
+pub use run::{BinaryRun, ChainResult, RunConfig, RunError, run_chains};
 pub use sampler::{AnyBinaryKernel, SamplerSpec};

@@ -2,10 +2,11 @@
 
 use super::model::BinaryModel;
 use super::sampler::SamplerSpec;
-use crate::seeding::chain_rng;
+use crate::seeding::chain_rngs;
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers};
 use langevin_core::stats::ChainStats;
 use rand_core::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -139,6 +140,7 @@ pub fn run_chains(
     progress: Option<&AtomicU64>,
 ) -> Result<BinaryRun, RunError> {
     sampler.kernel().map_err(RunError::Param)?;
+    let streams = chain_rngs(config.seed, config.chains);
     let next = AtomicUsize::new(0);
     let threads = config.threads.clamp(1, config.chains.max(1));
     let start = Instant::now();
@@ -152,7 +154,8 @@ pub fn run_chains(
                         if c >= config.chains {
                             break done;
                         }
-                        done.push((c, run_one(model, sampler, config, c, progress)));
+                        let rng = streams.get(c).cloned();
+                        done.push((c, run_one(model, sampler, config, c, rng, progress)));
                     }
                 })
             })
@@ -180,10 +183,11 @@ fn run_one(
     sampler: &SamplerSpec,
     config: &RunConfig,
     c: usize,
+    rng: Option<Xoshiro256PlusPlus>,
     progress: Option<&AtomicU64>,
 ) -> Result<ChainResult, RunError> {
     let d = model.dim();
-    let mut rng = chain_rng(config.seed, c);
+    let mut rng = rng.ok_or_else(|| RunError::Model(format!("no random stream for chain {c}")))?;
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(RunError::Model)?;
     let mut kernel = sampler.kernel().map_err(RunError::Param)?;
