@@ -4,6 +4,7 @@
 //!   ([`ConstDims`]) or at run time ([`Dims`]), needing no buffers at all.
 //! * [`IsingGraph`]: an Ising model on any graph given in compressed adjacency form.
 //! * [`BinaryQuadratic`]: `U(x) = xᵀWx + bᵀx` over caller slices.
+//! * [`BinaryLogistic`]: Bayesian logistic regression over binary coefficients.
 //! * [`Rbm`]: a restricted Boltzmann machine with the hidden units summed out, caching the
 //!   hidden pre-activations.
 //!
@@ -12,11 +13,13 @@
 
 mod ising_graph;
 mod ising_lattice;
+mod logistic;
 mod quadratic;
 mod rbm;
 
 pub use ising_graph::IsingGraph;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
+pub use logistic::BinaryLogistic;
 pub use quadratic::BinaryQuadratic;
 pub use rbm::Rbm;
 

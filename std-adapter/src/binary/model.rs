@@ -1,7 +1,7 @@
 //! Binary models owned by the std side, loaded from model files.
 
 use crate::model_file::{ModelDoc, ModelError};
-use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
+use langevin_core::models::{BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::{BinaryTarget, FlipMove};
 use std::convert::Infallible;
 
@@ -38,6 +38,13 @@ pub enum BinaryModel {
         /// Hidden biases.
         c: Vec<f32>,
     },
+    /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
+    Logistic {
+        /// Data, `m × d` row-major.
+        x: Vec<f32>,
+        /// Responses, 0 or 1.
+        y: Vec<f32>,
+    },
 }
 
 /// A chain's view of a [`BinaryModel`]: the shared parameters plus the chain's own cache.
@@ -51,6 +58,8 @@ pub enum ModelTarget<'a> {
     Lattice(IsingLattice<Dims>),
     /// See [`Rbm`].
     Rbm(Rbm<'a>),
+    /// See [`BinaryLogistic`].
+    Logistic(BinaryLogistic<'a>),
 }
 
 impl BinaryModel {
@@ -139,6 +148,23 @@ impl BinaryModel {
                     c: to_f32(doc, "c", &c)?,
                 }
             }
+            "binary_logistic" => {
+                let (m, d, x) = doc.matrix("X")?;
+                let y = doc.vector("y")?;
+                if y.len() != m {
+                    return Err(doc.err("y", format!("has {} entries, X has {m} rows", y.len())));
+                }
+                if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
+                    return Err(doc.err("y", format!("entry {i} is {}, expected 0 or 1", y[i])));
+                }
+                if m == 0 || d == 0 {
+                    return Err(doc.err("X", "must have at least one row and one column"));
+                }
+                Self::Logistic {
+                    x: to_f32(doc, "X", &x)?,
+                    y: to_f32(doc, "y", &y)?,
+                }
+            }
             _ => return Ok(None),
         };
         if model.dim() == 0 {
@@ -199,6 +225,7 @@ impl BinaryModel {
             Self::Quadratic { b, .. } | Self::Rbm { b, .. } => b.len(),
             Self::IsingGraph { field, .. } => field.len(),
             Self::Lattice(l) => l.dim(),
+            Self::Logistic { x, y } => x.len() / y.len().max(1),
         }
     }
 
@@ -207,6 +234,7 @@ impl BinaryModel {
         match self {
             Self::Quadratic { b, .. } => 2 * b.len(),
             Self::Rbm { c, .. } => 2 * c.len(),
+            Self::Logistic { y, .. } => 2 * y.len(),
             Self::IsingGraph { .. } | Self::Lattice(_) => 0,
         }
     }
@@ -234,6 +262,9 @@ impl BinaryModel {
             ),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
             Self::Rbm { w, b, c } => ModelTarget::Rbm(Rbm::new(w, b, c, cache).map_err(e)?),
+            Self::Logistic { x, y } => {
+                ModelTarget::Logistic(BinaryLogistic::new(x, y, cache).map_err(e)?)
+            }
         })
     }
 }
@@ -259,6 +290,7 @@ macro_rules! dispatch {
             ModelTarget::IsingGraph($t) => $e,
             ModelTarget::Lattice($t) => $e,
             ModelTarget::Rbm($t) => $e,
+            ModelTarget::Logistic($t) => $e,
         }
     };
 }

@@ -172,7 +172,7 @@ pub fn load_model(path: &Path) -> Result<(ModelDoc, BinaryModel), CliError> {
         doc.err(
             "kind",
             format!(
-                "unknown model kind `{}` (expected binary_quadratic, ising, ising_lattice or rbm)",
+                "unknown model kind `{}` (expected binary_quadratic, ising, ising_lattice, rbm or binary_logistic)",
                 doc.kind
             ),
         )
