@@ -115,12 +115,11 @@ pub const GOLDEN: [Golden; 12] = [
 pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes, Failure> {
     match model {
         Model::Lattice8x8 => {
-            let mut target =
-                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<64>::new([0; 64]);
-            let chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            drive(&mut target, chain, kernel, seed, steps)
+            let proposal = FlipProposal::new(0.5, 0.5).map_err(|_| Failure::Param)?;
+            match kernel {
+                Kernel::Dula => run_lattice(Dula::new(proposal), seed, steps),
+                Kernel::Dmala => run_lattice(Dmala::new(proposal), seed, steps),
+            }
         }
         Model::Quadratic16 => {
             let mut cache = [0.0f64; 2 * SMALL_DIM];
@@ -154,6 +153,21 @@ pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes
             drive(&mut target, chain, kernel, seed, steps)
         }
     }
+}
+
+/// Runs `steps` steps of `kernel` on the 8×8 lattice from the all-zero state and hashes them:
+/// the lattice runs of [`run`] for one kernel alone.
+///
+/// # Errors
+///
+/// As for [`run`].
+pub fn run_lattice<K: BinaryKernel>(kernel: K, seed: u64, steps: u32) -> Result<Hashes, Failure> {
+    let mut target =
+        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut storage = ChainStorage::<64>::new([0; 64]);
+    let mut chain = BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    hash_steps(kernel, &mut target, &mut chain, &mut rng, steps)
 }
 
 fn drive<T: BinaryTarget + ?Sized>(
