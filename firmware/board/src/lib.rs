@@ -23,9 +23,8 @@ pub fn exit(code: u32) -> ! {
     unsafe {
         cortex_m_semihosting::syscall(0x20, &block);
     }
-    loop {
-        cortex_m::asm::udf();
-    }
+    // Not reached under QEMU; on a debugger-less board, trap.
+    cortex_m::asm::udf()
 }
 
 /// Starts the 24-bit SysTick as a free-running down-counter on the core clock, no interrupt.
@@ -92,7 +91,12 @@ impl Calibration {
 fn nops_1000() {
     // SAFETY: NOPs only.
     unsafe {
-        core::arch::asm!(".rept 1000", "nop", ".endr", options(nomem, nostack, preserves_flags));
+        core::arch::asm!(
+            ".rept 1000",
+            "nop",
+            ".endr",
+            options(nomem, nostack, preserves_flags)
+        );
     }
 }
 

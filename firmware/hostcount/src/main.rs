@@ -1,7 +1,7 @@
 //! Runs step-cost cases on the host so that `valgrind --tool=callgrind
 //! --toggle-collect='*metered_step*'` counts the instructions of the step calls alone.
 //!
-//! `langevin-hostcount list` prints the case indices and names; `langevin-hostcount INDEX STEPS`
+//! `langevin-hostcount list` prints index, kernel, baseline index, bounded or info, and name; `langevin-hostcount INDEX STEPS`
 //! runs one case and prints its outcome.
 
 use langevin_scenarios::cost::{COST_CASES, NoMeter, run_case};
@@ -12,7 +12,13 @@ fn main() -> ExitCode {
     match args.as_slice() {
         [cmd] if cmd == "list" => {
             for (i, case) in COST_CASES.iter().enumerate() {
-                println!("{i}\t{}\t{}\t{}", case.kernel.name(), case.baseline, case.name);
+                let bounded = if case.is_bounded() { "bounded" } else { "info" };
+                println!(
+                    "{i}\t{}\t{}\t{bounded}\t{}",
+                    case.kernel.name(),
+                    case.baseline,
+                    case.name
+                );
             }
             ExitCode::SUCCESS
         }

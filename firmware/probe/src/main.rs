@@ -15,9 +15,7 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hint::black_box;
 use cortex_m_rt::entry;
-use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal,
-};
+use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal};
 use langevin_core::math::{FlipOdds, Libm, sigmoid, softplus};
 use langevin_core::models::{
     BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, LatticeDims, Rbm,
@@ -117,7 +115,11 @@ fn exercise<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
     let pre = [1.0f32; MAX];
     let pre = black_box(&pre[..]);
     let preconditioned = proposal.preconditioned(pre);
-    black_box((proposal.step(), proposal.balance(), proposal.preconditioner()));
+    black_box((
+        proposal.step(),
+        proposal.balance(),
+        proposal.preconditioner(),
+    ));
 
     // The target's own entry points with opaque buffers.
     let mut scratch = Bufs::new();
@@ -131,13 +133,21 @@ fn exercise<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
         from_log_density: black_box(0.0),
         from_grad: black_box(&*b.grad),
     };
-    black_box(target.log_density_and_grad_after(&mv, b.grad_proposal).is_ok());
+    black_box(
+        target
+            .log_density_and_grad_after(&mv, b.grad_proposal)
+            .is_ok(),
+    );
     target.commit();
 
     // The proposal on opaque slices.
     let mut s2 = Bufs::new();
     let c = s2.buffers();
-    black_box(proposal.propose(c.x, c.grad, c.x_proposal, c.flipped, rng).is_ok());
+    black_box(
+        proposal
+            .propose(c.x, c.grad, c.x_proposal, c.flipped, rng)
+            .is_ok(),
+    );
     black_box(proposal.log_q(c.x, c.grad, c.x_proposal).is_ok());
     if let Ok(p) = preconditioned {
         black_box(p.propose(c.x, c.grad, c.x_proposal, c.flipped, rng).is_ok());
@@ -173,7 +183,12 @@ fn exercise<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
     }
     let reset_to = [0u8; MAX];
     black_box(chain.reset(black_box(&reset_to[..]), target).is_ok());
-    black_box((chain.dim(), chain.state(), chain.grad(), chain.log_density()));
+    black_box((
+        chain.dim(),
+        chain.state(),
+        chain.grad(),
+        chain.log_density(),
+    ));
     let other = stats;
     stats.merge(&other);
     black_box((
@@ -196,7 +211,8 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
         rows: black_box(8),
         cols: black_box(8),
     };
-    if let Ok(mut m) = IsingLattice::with_dims(dims, black_box(0.3), black_box(0.1), black_box(true))
+    if let Ok(mut m) =
+        IsingLattice::with_dims(dims, black_box(0.3), black_box(0.1), black_box(true))
     {
         black_box(m.neighbours(black_box(3)));
         exercise(&mut m, rng);

@@ -94,7 +94,13 @@ impl CostCase {
     }
 }
 
-const fn lattice(name: &'static str, kernel: Kernel, coupling: f32, step: f64, base: usize) -> CostCase {
+const fn lattice(
+    name: &'static str,
+    kernel: Kernel,
+    coupling: f32,
+    step: f64,
+    base: usize,
+) -> CostCase {
     CostCase {
         name,
         kernel,
@@ -165,16 +171,17 @@ const fn family(k: Kernel, o: usize) -> [CostCase; PER_KERNEL] {
 const PER_KERNEL: usize = 22;
 
 /// Every cost case: the DMALA family, then the DULA family.
-pub const COST_CASES: [CostCase; 2 * PER_KERNEL] = concat(
-    family(Kernel::Dmala, 0),
-    family(Kernel::Dula, PER_KERNEL),
-);
+pub const COST_CASES: [CostCase; 2 * PER_KERNEL] =
+    concat(family(Kernel::Dmala, 0), family(Kernel::Dula, PER_KERNEL));
 
 #[allow(
     clippy::indexing_slicing,
     reason = "only evaluated at compile time, where an index out of range is a build error"
 )]
-const fn concat(a: [CostCase; PER_KERNEL], b: [CostCase; PER_KERNEL]) -> [CostCase; 2 * PER_KERNEL] {
+const fn concat(
+    a: [CostCase; PER_KERNEL],
+    b: [CostCase; PER_KERNEL],
+) -> [CostCase; 2 * PER_KERNEL] {
     let mut out = [a[0]; 2 * PER_KERNEL];
     let mut i = 0;
     while i < PER_KERNEL {
@@ -246,7 +253,15 @@ pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<
                 .map_err(|_| Failure::Param)?;
             let mut chain =
                 BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            with_kernel(case.kernel, proposal, &mut target, &mut chain, &mut rng, steps, meter)
+            with_kernel(
+                case.kernel,
+                proposal,
+                &mut target,
+                &mut chain,
+                &mut rng,
+                steps,
+                meter,
+            )
         }
         Setup::Scripted {
             init_grad,
@@ -260,7 +275,15 @@ pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<
             };
             let mut chain =
                 BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            with_kernel(case.kernel, proposal, &mut target, &mut chain, &mut rng, steps, meter)
+            with_kernel(
+                case.kernel,
+                proposal,
+                &mut target,
+                &mut chain,
+                &mut rng,
+                steps,
+                meter,
+            )
         }
     }
 }

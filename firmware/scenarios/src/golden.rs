@@ -197,9 +197,7 @@ fn hash_steps<K: BinaryKernel, T: BinaryTarget + ?Sized>(
         log_density: FNV_OFFSET,
     };
     for _ in 0..steps {
-        kernel
-            .step(target, chain, rng)
-            .map_err(|_| Failure::Step)?;
+        kernel.step(target, chain, rng).map_err(|_| Failure::Step)?;
         h.state = fnv1a(h.state, chain.state());
         h.log_density = fnv1a(h.log_density, &chain.log_density().to_bits().to_le_bytes());
     }
@@ -221,7 +219,14 @@ mod tests {
     fn golden_values_hold_on_the_host() {
         for g in GOLDEN {
             let h = run(g.model, g.kernel, g.seed, g.steps);
-            assert_eq!(h, Ok(g.hashes), "{} {} seed {}", g.model.name(), g.kernel.name(), g.seed);
+            assert_eq!(
+                h,
+                Ok(g.hashes),
+                "{} {} seed {}",
+                g.model.name(),
+                g.kernel.name(),
+                g.seed
+            );
         }
     }
 }

@@ -18,8 +18,8 @@ use cortex_m_semihosting::hprintln;
 use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, FlipProposal};
 use langevin_core::models::{ConstDims, IsingLattice};
 use langevin_firmware::{BOARD, Calibration, SysTickMeter, exit, start_systick};
-use langevin_scenarios::cost::{COST_CASES, Meter, run_case};
 use langevin_scenarios::Failure;
+use langevin_scenarios::cost::{COST_CASES, Meter, run_case};
 use langevin_scenarios::golden::{GOLDEN, Hashes, run, run_lattice};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -67,7 +67,12 @@ fn main() -> ! {
                 fail(2);
             }
             Err(e) => {
-                hprintln!("golden {} {}: run failed: {}", g.model.name(), g.kernel.name(), e);
+                hprintln!(
+                    "golden {} {}: run failed: {}",
+                    g.model.name(),
+                    g.kernel.name(),
+                    e
+                );
                 fail(6);
             }
         }
@@ -114,7 +119,12 @@ fn main() -> ! {
                 tag
             ),
             Err(e) => {
-                hprintln!("cost {} {}: run failed: {}", case.kernel.name(), case.name, e);
+                hprintln!(
+                    "cost {} {}: run failed: {}",
+                    case.kernel.name(),
+                    case.name,
+                    e
+                );
                 fail(6);
             }
         }
@@ -124,7 +134,11 @@ fn main() -> ! {
     }
 
     // 3. Stack and RAM.
-    hprintln!("stack high-water per step: {} B (budget {} B)", max_stack, STACK_BUDGET);
+    hprintln!(
+        "stack high-water per step: {} B (budget {} B)",
+        max_stack,
+        STACK_BUDGET
+    );
     if max_stack > STACK_BUDGET {
         fail(4);
     }
