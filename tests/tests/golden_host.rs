@@ -93,7 +93,11 @@ fn graph(kind: Kind) -> (u64, u64) {
     let mut offsets = vec![0u32];
     let (mut nb, mut cp) = (Vec::new(), Vec::new());
     for i in 0..N {
-        for (j, c) in [((i + N - 1) % N, 0.25), ((i + 1) % N, 0.25), ((i + N / 2) % N, -0.5)] {
+        for (j, c) in [
+            ((i + N - 1) % N, 0.25),
+            ((i + 1) % N, 0.25),
+            ((i + N / 2) % N, -0.5),
+        ] {
             nb.push(j as u32);
             cp.push(c);
         }
