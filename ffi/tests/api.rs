@@ -1,0 +1,715 @@
+//! The C ABI against the Rust API: the same seeded runs through both give the same states,
+//! log-densities and statistics bit for bit; every refusal has its status code; and the
+//! expected values the C test program checks (`c/expected.h`) are the Rust API's.
+//! `LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api` rewrites `c/expected.h`.
+
+use langevin_core::BinaryTarget;
+use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
+use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice, Rbm};
+use langevin_core::stats::ChainStats;
+use langevin_ffi::*;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::path::Path;
+use std::ptr;
+
+const STEPS: usize = 1000;
+const N: usize = 16;
+const H: usize = 8;
+
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+// The small models' parameters; the C test computes the same exact values.
+fn quad_w() -> Vec<f32> {
+    (0..N * N)
+        .map(|k| (((k / N) * 7 + (k % N) * 13) % 11) as f32 * 0.0625 - 0.3125)
+        .collect()
+}
+fn quad_b() -> Vec<f32> {
+    (0..N).map(|i| ((i * 5) % 7) as f32 * 0.25 - 0.75).collect()
+}
+fn rbm_w() -> Vec<f32> {
+    (0..H * N)
+        .map(|k| (((k % N) * 3 + (k / N) * 11) % 13) as f32 * 0.125 - 0.75)
+        .collect()
+}
+fn rbm_b() -> Vec<f32> {
+    (0..N).map(|i| (i % 5) as f32 * 0.25 - 0.5).collect()
+}
+fn rbm_c() -> Vec<f32> {
+    (0..H).map(|j| (j % 3) as f32 * 0.5 - 0.5).collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Model {
+    Lattice,
+    Quadratic,
+    Rbm,
+}
+
+const CASES: [(Model, u32, u64); 10] = [
+    (Model::Lattice, LGV_KERNEL_DULA, 1),
+    (Model::Lattice, LGV_KERNEL_DMALA, 1),
+    (Model::Lattice, LGV_KERNEL_DULA, 2),
+    (Model::Lattice, LGV_KERNEL_DMALA, 2),
+    (Model::Lattice, LGV_KERNEL_DULA, 3),
+    (Model::Lattice, LGV_KERNEL_DMALA, 3),
+    (Model::Quadratic, LGV_KERNEL_DULA, 1),
+    (Model::Quadratic, LGV_KERNEL_DMALA, 1),
+    (Model::Rbm, LGV_KERNEL_DULA, 1),
+    (Model::Rbm, LGV_KERNEL_DMALA, 1),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Outcome {
+    state_hash: u64,
+    log_density_hash: u64,
+    stats: [u64; 6],
+}
+
+fn stats_array(s: &ChainStats) -> [u64; 6] {
+    [
+        s.steps,
+        s.accepted,
+        s.proposed_flips,
+        s.accepted_flips,
+        s.invalid,
+        s.evaluations,
+    ]
+}
+
+// ---- The Rust API ----
+
+fn rust_run<K: BinaryKernel, T: BinaryTarget, const D: usize>(
+    mut kernel: K,
+    target: &mut T,
+    seed: u64,
+) -> Outcome {
+    let mut storage = ChainStorage::<D>::new([0; D]);
+    let mut chain = BinaryChain::new(storage.buffers(), target).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut stats = ChainStats::default();
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        let r = kernel.step(target, &mut chain, &mut rng).unwrap();
+        stats.record(&r);
+        hs = fnv1a(hs, chain.state());
+        hu = fnv1a(hu, &chain.log_density().to_bits().to_le_bytes());
+    }
+    Outcome {
+        state_hash: hs,
+        log_density_hash: hu,
+        stats: stats_array(&stats),
+    }
+}
+
+fn rust_kernel<T: BinaryTarget, const D: usize>(target: &mut T, kernel: u32, seed: u64) -> Outcome {
+    let p = FlipProposal::new(0.5, 0.5).unwrap();
+    match kernel {
+        LGV_KERNEL_DULA => rust_run::<_, _, D>(Dula::new(p), target, seed),
+        _ => rust_run::<_, _, D>(Dmala::new(p), target, seed),
+    }
+}
+
+fn rust_api(model: Model, kernel: u32, seed: u64) -> Outcome {
+    match model {
+        Model::Lattice => {
+            let mut m = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+            rust_kernel::<_, 64>(&mut m, kernel, seed)
+        }
+        Model::Quadratic => {
+            let (w, b) = (quad_w(), quad_b());
+            let mut cache = vec![0.0; 2 * N];
+            let mut m = BinaryQuadratic::new(&w, &b, &mut cache).unwrap();
+            rust_kernel::<_, N>(&mut m, kernel, seed)
+        }
+        Model::Rbm => {
+            let (w, b, c) = (rbm_w(), rbm_b(), rbm_c());
+            let mut cache = vec![0.0; 2 * H];
+            let mut m = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+            rust_kernel::<_, N>(&mut m, kernel, seed)
+        }
+    }
+}
+
+// ---- The C ABI, called from Rust ----
+
+struct Bufs {
+    x: Vec<u8>,
+    grad: Vec<f32>,
+    xp: Vec<u8>,
+    gp: Vec<f32>,
+    fl: Vec<u32>,
+}
+
+impl Bufs {
+    fn new(d: usize) -> Self {
+        Self {
+            x: vec![0; d],
+            grad: vec![0.0; d],
+            xp: vec![0; d],
+            gp: vec![0.0; d],
+            fl: vec![0; d],
+        }
+    }
+    fn c(&mut self) -> LgvBuffers {
+        LgvBuffers {
+            x: self.x.as_mut_ptr(),
+            grad: self.grad.as_mut_ptr(),
+            x_proposal: self.xp.as_mut_ptr(),
+            grad_proposal: self.gp.as_mut_ptr(),
+            flipped: self.fl.as_mut_ptr(),
+            len: self.x.len(),
+        }
+    }
+}
+
+fn new_chain() -> Box<LgvChain> {
+    Box::new(LgvChain {
+        opaque: [0; LGV_CHAIN_WORDS],
+    })
+}
+
+fn kernel(kind: u32) -> LgvKernel {
+    LgvKernel {
+        kind,
+        step: 0.5,
+        balance: 0.5,
+    }
+}
+
+/// Runs a live chain of dimension `d` for `STEPS` single steps, hashing as the Rust side does.
+fn ffi_hash(chain: &mut LgvChain, d: usize) -> Outcome {
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    let mut state = vec![0u8; d];
+    for _ in 0..STEPS {
+        let mut r = LgvStepReport {
+            accepted: 9,
+            proposed_flips: 0,
+            log_accept_ratio: 0.0,
+            rejection: 9,
+            evaluations: 9,
+        };
+        unsafe {
+            assert_eq!(lgv_chain_step(chain, 1, &mut r), LGV_OK);
+            assert_eq!(lgv_chain_state(chain, state.as_mut_ptr(), d), LGV_OK);
+        }
+        assert!(r.accepted <= 1 && r.rejection == LGV_REJECTION_NONE && r.evaluations <= 1);
+        let mut u = f64::NAN;
+        unsafe { assert_eq!(lgv_chain_log_density(chain, &mut u), LGV_OK) };
+        hs = fnv1a(hs, &state);
+        hu = fnv1a(hu, &u.to_bits().to_le_bytes());
+    }
+    let mut s = LgvStats {
+        steps: 0,
+        accepted: 0,
+        proposed_flips: 0,
+        accepted_flips: 0,
+        invalid: 0,
+        evaluations: 0,
+    };
+    unsafe { assert_eq!(lgv_chain_stats(chain, &mut s), LGV_OK) };
+    Outcome {
+        state_hash: hs,
+        log_density_hash: hu,
+        stats: [
+            s.steps,
+            s.accepted,
+            s.proposed_flips,
+            s.accepted_flips,
+            s.invalid,
+            s.evaluations,
+        ],
+    }
+}
+
+fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
+    let mut chain = new_chain();
+    let k = kernel(kind);
+    match model {
+        Model::Lattice => {
+            let mut b = Bufs::new(64);
+            let cb = b.c();
+            let s = unsafe {
+                lgv_chain_init_ising_lattice(&mut *chain, 8, 8, 0.3, 0.1, true, &cb, &k, seed)
+            };
+            assert_eq!(s, LGV_OK);
+            ffi_hash(&mut chain, 64)
+        }
+        Model::Quadratic => {
+            let (w, bias) = (quad_w(), quad_b());
+            let mut cache = vec![0.0; 2 * N];
+            let mut b = Bufs::new(N);
+            let cb = b.c();
+            let s = unsafe {
+                lgv_chain_init_quadratic(
+                    &mut *chain,
+                    w.as_ptr(),
+                    w.len(),
+                    bias.as_ptr(),
+                    N,
+                    cache.as_mut_ptr(),
+                    cache.len(),
+                    &cb,
+                    &k,
+                    seed,
+                )
+            };
+            assert_eq!(s, LGV_OK);
+            ffi_hash(&mut chain, N)
+        }
+        Model::Rbm => {
+            let (w, bias, c) = (rbm_w(), rbm_b(), rbm_c());
+            let mut cache = vec![0.0; 2 * H];
+            let mut b = Bufs::new(N);
+            let cb = b.c();
+            let s = unsafe {
+                lgv_chain_init_rbm(
+                    &mut *chain,
+                    w.as_ptr(),
+                    w.len(),
+                    bias.as_ptr(),
+                    N,
+                    c.as_ptr(),
+                    H,
+                    cache.as_mut_ptr(),
+                    cache.len(),
+                    &cb,
+                    &k,
+                    seed,
+                )
+            };
+            assert_eq!(s, LGV_OK);
+            ffi_hash(&mut chain, N)
+        }
+    }
+}
+
+#[test]
+fn the_c_abi_reproduces_the_rust_api_bit_for_bit() {
+    for (model, kind, seed) in CASES {
+        assert_eq!(
+            via_ffi(model, kind, seed),
+            rust_api(model, kind, seed),
+            "{model:?} {kind} {seed}"
+        );
+    }
+}
+
+#[test]
+fn one_call_of_many_steps_equals_many_calls() {
+    let mut a = new_chain();
+    let mut b = new_chain();
+    let (mut ba, mut bb) = (Bufs::new(64), Bufs::new(64));
+    let (ca, cb) = (ba.c(), bb.c());
+    let k = kernel(LGV_KERNEL_DMALA);
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *a, 8, 8, 0.3, 0.1, true, &ca, &k, 5),
+            LGV_OK
+        );
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *b, 8, 8, 0.3, 0.1, true, &cb, &k, 5),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_step(&mut *a, 500, ptr::null_mut()), LGV_OK);
+        for _ in 0..500 {
+            assert_eq!(lgv_chain_step(&mut *b, 1, ptr::null_mut()), LGV_OK);
+        }
+        let (mut sa, mut sb) = ([0u8; 64], [1u8; 64]);
+        assert_eq!(lgv_chain_state(&*a, sa.as_mut_ptr(), 64), LGV_OK);
+        assert_eq!(lgv_chain_state(&*b, sb.as_mut_ptr(), 64), LGV_OK);
+        assert_eq!(sa, sb);
+        let (mut ua, mut ub) = (0.0, 1.0);
+        assert_eq!(lgv_chain_log_density(&*a, &mut ua), LGV_OK);
+        assert_eq!(lgv_chain_log_density(&*b, &mut ub), LGV_OK);
+        assert_eq!(ua.to_bits(), ub.to_bits());
+    }
+}
+
+// ---- Status codes ----
+
+fn lattice_status(
+    rows: usize,
+    cols: usize,
+    coupling: f32,
+    k: &LgvKernel,
+    b: &mut Bufs,
+) -> LgvStatus {
+    let mut chain = new_chain();
+    let cb = b.c();
+    unsafe { lgv_chain_init_ising_lattice(&mut *chain, rows, cols, coupling, 0.0, true, &cb, k, 1) }
+}
+
+#[test]
+fn every_refusal_has_its_status() {
+    let ok = kernel(LGV_KERNEL_DMALA);
+    let mut b = Bufs::new(9);
+    assert_eq!(lattice_status(3, 3, 0.3, &ok, &mut b), LGV_OK);
+    assert_eq!(
+        lattice_status(0, 3, 0.3, &ok, &mut b),
+        LGV_ERR_EMPTY_DIMENSION
+    );
+    assert_eq!(lattice_status(2, 3, 0.3, &ok, &mut b), LGV_ERR_LENGTH);
+    assert_eq!(
+        lattice_status(3, 3, f32::NAN, &ok, &mut b),
+        LGV_ERR_NON_FINITE_PARAMETER
+    );
+    assert_eq!(
+        lattice_status(3, 3, f32::INFINITY, &ok, &mut b),
+        LGV_ERR_NON_FINITE_PARAMETER
+    );
+    assert_eq!(
+        lattice_status(usize::MAX, 3, 0.3, &ok, &mut b),
+        LGV_ERR_PARAMETER_OUT_OF_RANGE
+    );
+    for (step, balance, want) in [
+        (0.0, 0.5, LGV_ERR_STEP),
+        (-1.0, 0.5, LGV_ERR_STEP),
+        (f64::NAN, 0.5, LGV_ERR_STEP),
+        (f64::INFINITY, 0.5, LGV_ERR_STEP),
+        (0.5, 0.0, LGV_ERR_BALANCE),
+        (0.5, 1.5, LGV_ERR_BALANCE),
+        (0.5, f64::NAN, LGV_ERR_BALANCE),
+        (1e-30, 1.0, LGV_OK),
+        (1e30, 1e-30, LGV_OK),
+    ] {
+        let k = LgvKernel {
+            kind: LGV_KERNEL_DULA,
+            step,
+            balance,
+        };
+        assert_eq!(
+            lattice_status(3, 3, 0.3, &k, &mut b),
+            want,
+            "step {step} balance {balance}"
+        );
+    }
+    for kind in [0, 3, u32::MAX] {
+        assert_eq!(
+            lattice_status(3, 3, 0.3, &kernel(kind), &mut b),
+            LGV_ERR_UNKNOWN_KERNEL
+        );
+    }
+    b.x[4] = 2;
+    assert_eq!(
+        lattice_status(3, 3, 0.3, &ok, &mut b),
+        LGV_ERR_STATE_OUT_OF_RANGE
+    );
+    b.x[4] = 0;
+
+    // Null, misaligned and overlapping pointers.
+    let mut chain = new_chain();
+    let cb = b.c();
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(ptr::null_mut(), 3, 3, 0.3, 0.0, true, &cb, &ok, 1),
+            LGV_ERR_NULL
+        );
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, ptr::null(), &ok, 1),
+            LGV_ERR_NULL
+        );
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &cb, ptr::null(), 1),
+            LGV_ERR_NULL
+        );
+    }
+    let mut bad = b.c();
+    bad.grad = ptr::null_mut();
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_NULL
+        );
+    }
+    let mut wide = vec![0.0f32; 10];
+    let mut bad = b.c();
+    bad.grad = unsafe { wide.as_mut_ptr().cast::<u8>().add(1).cast::<f32>() };
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_ALIGNMENT
+        );
+    }
+    let mut bad = b.c();
+    bad.x_proposal = bad.x;
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_OVERLAP
+        );
+    }
+    let mut bad = b.c();
+    bad.grad_proposal = unsafe { bad.grad.add(4) };
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_OVERLAP
+        );
+    }
+    let mut bad = b.c();
+    bad.flipped = chain.opaque.as_mut_ptr().cast::<u32>();
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_OVERLAP
+        );
+    }
+    let mut bad = b.c();
+    bad.len = usize::MAX / 2;
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &bad, &ok, 1),
+            LGV_ERR_SIZE_OVERFLOW
+        );
+    }
+
+    // A chain that was never started, or was released.
+    let mut fresh = new_chain();
+    let mut u = 0.0;
+    unsafe {
+        assert_eq!(
+            lgv_chain_step(&mut *fresh, 1, ptr::null_mut()),
+            LGV_ERR_NOT_INITIALISED
+        );
+        assert_eq!(
+            lgv_chain_log_density(&*fresh, &mut u),
+            LGV_ERR_NOT_INITIALISED
+        );
+        assert_eq!(
+            lgv_chain_step(ptr::null_mut(), 1, ptr::null_mut()),
+            LGV_ERR_NULL
+        );
+    }
+
+    // A live chain: reads with wrong lengths, resets with bad states, release.
+    let mut b = Bufs::new(9);
+    let cb = b.c();
+    let mut chain = new_chain();
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.1, true, &cb, &ok, 1),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_step(&mut *chain, 10, ptr::null_mut()), LGV_OK);
+        let mut st = [0u8; 9];
+        assert_eq!(lgv_chain_state(&*chain, st.as_mut_ptr(), 8), LGV_ERR_LENGTH);
+        assert_eq!(lgv_chain_state(&*chain, ptr::null_mut(), 9), LGV_ERR_NULL);
+        assert_eq!(
+            lgv_chain_state(&*chain, b.xp.as_mut_ptr(), 9),
+            LGV_ERR_OVERLAP
+        );
+        assert_eq!(lgv_chain_state(&*chain, st.as_mut_ptr(), 9), LGV_OK);
+        let before = st;
+        let two = [2u8; 9];
+        assert_eq!(
+            lgv_chain_reset(&mut *chain, two.as_ptr(), 9),
+            LGV_ERR_STATE_OUT_OF_RANGE
+        );
+        assert_eq!(
+            lgv_chain_reset(&mut *chain, two.as_ptr(), 8),
+            LGV_ERR_LENGTH
+        );
+        assert_eq!(lgv_chain_state(&*chain, st.as_mut_ptr(), 9), LGV_OK);
+        assert_eq!(st, before, "a refused reset leaves the chain as it was");
+        let ones = [1u8; 9];
+        assert_eq!(lgv_chain_reset(&mut *chain, ones.as_ptr(), 9), LGV_OK);
+        assert_eq!(lgv_chain_state(&*chain, st.as_mut_ptr(), 9), LGV_OK);
+        assert_eq!(st, ones);
+        let mut d = 0usize;
+        assert_eq!(lgv_chain_dim(&*chain, &mut d), LGV_OK);
+        assert_eq!(d, 9);
+        assert_eq!(
+            lgv_chain_set_kernel(&mut *chain, &kernel(7)),
+            LGV_ERR_UNKNOWN_KERNEL
+        );
+        assert_eq!(
+            lgv_chain_set_kernel(&mut *chain, &kernel(LGV_KERNEL_DULA)),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_reseed(&mut *chain, 3), LGV_OK);
+        let mut g = [0f32; 9];
+        assert_eq!(lgv_chain_grad(&*chain, g.as_mut_ptr(), 9), LGV_OK);
+        assert!(g.iter().all(|v| v.is_finite()));
+        assert_eq!(lgv_chain_release(&mut *chain), LGV_OK);
+        assert_eq!(
+            lgv_chain_step(&mut *chain, 1, ptr::null_mut()),
+            LGV_ERR_NOT_INITIALISED
+        );
+        assert_eq!(lgv_chain_release(&mut *chain), LGV_ERR_NOT_INITIALISED);
+    }
+
+    // Model arrays.
+    let (w, bias) = (quad_w(), quad_b());
+    let mut cache = vec![0.0; 2 * N];
+    let mut bq = Bufs::new(N);
+    let cb = bq.c();
+    let mut chain = new_chain();
+    let quad = |chain: &mut LgvChain,
+                w: &[f32],
+                wl: usize,
+                cache: &mut [f64],
+                cl: usize,
+                cb: &LgvBuffers| unsafe {
+        lgv_chain_init_quadratic(
+            chain,
+            w.as_ptr(),
+            wl,
+            bias.as_ptr(),
+            N,
+            cache.as_mut_ptr(),
+            cl,
+            cb,
+            &ok,
+            1,
+        )
+    };
+    assert_eq!(quad(&mut chain, &w, N * N, &mut cache, 2 * N, &cb), LGV_OK);
+    assert_eq!(
+        quad(&mut chain, &w, N * N - 1, &mut cache, 2 * N, &cb),
+        LGV_ERR_LENGTH
+    );
+    assert_eq!(
+        quad(&mut chain, &w, N * N, &mut cache, 2 * N - 1, &cb),
+        LGV_ERR_LENGTH
+    );
+    let mut wn = w.clone();
+    wn[17] = f32::NAN;
+    assert_eq!(
+        quad(&mut chain, &wn, N * N, &mut cache, 2 * N, &cb),
+        LGV_ERR_NON_FINITE_PARAMETER
+    );
+    // The cache the model writes may not overlap W.
+    let mut wc: Vec<f64> = vec![0.0; N * N];
+    let wc_f32 = unsafe { std::slice::from_raw_parts(wc.as_ptr().cast::<f32>(), N * N) };
+    let wc_cache = unsafe { std::slice::from_raw_parts_mut(wc.as_mut_ptr(), 2 * N) };
+    assert_eq!(
+        quad(&mut chain, wc_f32, N * N, wc_cache, 2 * N, &cb),
+        LGV_ERR_OVERLAP
+    );
+    let mut big = vec![0.0f32; 4 * N];
+    let huge = vec![1e30f32; N * N];
+    unsafe {
+        let cb = bq.c();
+        assert_eq!(
+            lgv_chain_init_quadratic(
+                &mut *chain,
+                huge.as_ptr(),
+                N * N,
+                bias.as_ptr(),
+                N,
+                cache.as_mut_ptr(),
+                2 * N,
+                &cb,
+                &ok,
+                1
+            ),
+            LGV_OK,
+            "finite parameters start"
+        );
+        let rbm = |w: &[f32],
+                   c: &[f32],
+                   h: usize,
+                   cache: &mut [f64],
+                   cb: &LgvBuffers,
+                   chain: &mut LgvChain| {
+            lgv_chain_init_rbm(
+                chain,
+                w.as_ptr(),
+                h * N,
+                bias.as_ptr(),
+                N,
+                c.as_ptr(),
+                h,
+                cache.as_mut_ptr(),
+                2 * h,
+                cb,
+                &ok,
+                1,
+            )
+        };
+        let c4 = [0.0f32; 4];
+        assert_eq!(rbm(&big, &c4, 4, &mut cache, &cb, &mut chain), LGV_OK);
+        assert_eq!(
+            rbm(&big, &[], 0, &mut cache, &cb, &mut chain),
+            LGV_OK,
+            "no hidden units"
+        );
+        big[3] = f32::INFINITY;
+        assert_eq!(
+            rbm(&big, &c4, 4, &mut cache, &cb, &mut chain),
+            LGV_ERR_NON_FINITE_PARAMETER
+        );
+    }
+}
+
+#[test]
+fn status_names_exist() {
+    for s in 0..=16 {
+        let name = unsafe { std::ffi::CStr::from_ptr(lgv_status_name(s)) };
+        assert!(!name.to_bytes().is_empty());
+    }
+    assert_eq!(lgv_chain_storage_size(), 8 * LGV_CHAIN_WORDS);
+}
+
+// ---- c/expected.h ----
+
+fn expected_header() -> String {
+    let mut s = String::from(
+        "/* Expected results of the C test, computed with the Rust API of langevin-core.\n \
+         * Generated by ffi/tests/api.rs; do not edit. Regenerate with\n \
+         * LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api */\n\
+         #ifndef LANGEVIN_EXPECTED_H\n#define LANGEVIN_EXPECTED_H\n\n#include <stdint.h>\n\n#include \"langevin.h\"\n\n\
+         enum { MODEL_ISING_8X8 = 0, MODEL_QUADRATIC_16 = 1, MODEL_RBM_16X8 = 2 };\n\n\
+         struct expected {\n    int model;\n    uint32_t kernel;\n    uint64_t seed;\n    \
+         uint64_t state_hash;\n    uint64_t log_density_hash;\n    uint64_t stats[6];\n};\n\n",
+    );
+    s += &format!(
+        "#define EXPECTED_STEPS {STEPS}\n\nstatic const struct expected EXPECTED[] = {{\n"
+    );
+    for (model, kind, seed) in CASES {
+        let o = rust_api(model, kind, seed);
+        let m = match model {
+            Model::Lattice => "MODEL_ISING_8X8",
+            Model::Quadratic => "MODEL_QUADRATIC_16",
+            Model::Rbm => "MODEL_RBM_16X8",
+        };
+        let k = if kind == LGV_KERNEL_DULA {
+            "LGV_KERNEL_DULA"
+        } else {
+            "LGV_KERNEL_DMALA"
+        };
+        let stats: Vec<String> = o.stats.iter().map(|v| format!("{v}u")).collect();
+        s += &format!(
+            "    {{{m}, {k}, {seed}u, 0x{:016x}ull, 0x{:016x}ull, {{{}}}}},\n",
+            o.state_hash,
+            o.log_density_hash,
+            stats.join(", ")
+        );
+    }
+    s += "};\n\n#endif /* LANGEVIN_EXPECTED_H */\n";
+    s
+}
+
+#[test]
+fn expected_values_for_the_c_test_come_from_the_rust_api() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/expected.h");
+    let text = expected_header();
+    if std::env::var_os("LANGEVIN_BLESS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        committed == text,
+        "c/expected.h is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api"
+    );
+}

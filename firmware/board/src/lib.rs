@@ -1,0 +1,180 @@
+//! Board support for the firmware checks: semihosting exit with a status, a SysTick meter that
+//! counts instructions under QEMU `-icount`, and a painted-stack high-water mark per step.
+//!
+//! Under `-icount shift=N` QEMU advances virtual time by `2^N` ns per guest instruction, and the
+//! SysTick counts core clock ticks of that virtual time: ticks are proportional to instructions.
+//! The ratio is measured (1000 NOPs) rather than assumed, so the same code serves every board.
+#![no_std]
+#![deny(missing_docs, missing_debug_implementations)]
+
+use core::sync::atomic::{Ordering, compiler_fence};
+use cortex_m::peripheral::{SYST, syst::SystClkSource};
+use langevin_scenarios::cost::{Meter, metered_nothing};
+
+/// The board this image was built for (from the target).
+pub const BOARD: &str = env!("LANGEVIN_BOARD");
+
+/// Ends the program: QEMU exits with `code` as its process status (semihosting
+/// `SYS_EXIT_EXTENDED`; the plain `SYS_EXIT` reports only 0 or 1 on 32-bit Arm).
+pub fn exit(code: u32) -> ! {
+    // ADP_Stopped_ApplicationExit and the status.
+    let block: [u32; 2] = [0x20026, code];
+    // SAFETY: a semihosting call with a valid parameter block; QEMU ends the process.
+    unsafe {
+        cortex_m_semihosting::syscall(0x20, &block);
+    }
+    // Not reached under QEMU; on a debugger-less board, trap.
+    cortex_m::asm::udf()
+}
+
+/// Starts the 24-bit SysTick as a free-running down-counter on the core clock, no interrupt.
+pub fn start_systick(syst: &mut SYST) {
+    syst.set_clock_source(SystClkSource::Core);
+    syst.set_reload(0x00FF_FFFF);
+    syst.clear_current();
+    syst.disable_interrupt();
+    syst.enable_counter();
+}
+
+#[inline(always)]
+fn now() -> u32 {
+    compiler_fence(Ordering::SeqCst);
+    let t = SYST::get_current();
+    compiler_fence(Ordering::SeqCst);
+    t
+}
+
+#[inline(always)]
+fn elapsed(from: u32, to: u32) -> u32 {
+    from.wrapping_sub(to) & 0x00FF_FFFF
+}
+
+/// How SysTick ticks map to instructions on this board and emulator setting.
+#[derive(Clone, Copy, Debug)]
+pub struct Calibration {
+    /// Ticks taken by 1000 NOPs beyond an empty measurement.
+    pub ticks_per_1000: u32,
+    /// Ticks an empty metered call reads (subtracted from every measurement).
+    pub overhead: u32,
+}
+
+impl Calibration {
+    /// Measures both constants.
+    pub fn measure() -> Self {
+        let t0 = now();
+        let t1 = now();
+        nops_1000();
+        let t2 = now();
+        let empty = elapsed(t0, t1);
+        let nops = elapsed(t1, t2);
+        let mut m = SysTickMeter::new(Calibration {
+            ticks_per_1000: 1000,
+            overhead: 0,
+        });
+        let mut x = 0u32;
+        m.start();
+        metered_nothing(&mut x);
+        m.stop();
+        Self {
+            ticks_per_1000: nops.saturating_sub(empty).max(1),
+            overhead: m.max_ticks,
+        }
+    }
+
+    /// Instructions for `ticks` ticks of a metered call.
+    pub fn instructions(&self, ticks: u64) -> u64 {
+        ticks.saturating_sub(u64::from(self.overhead)) * 1000 / u64::from(self.ticks_per_1000)
+    }
+}
+
+#[inline(never)]
+fn nops_1000() {
+    // SAFETY: NOPs only.
+    unsafe {
+        core::arch::asm!(
+            ".rept 1000",
+            "nop",
+            ".endr",
+            options(nomem, nostack, preserves_flags)
+        );
+    }
+}
+
+/// Bytes below the stack pointer painted before each measured call.
+pub const PAINT_WINDOW: u32 = 8 * 1024;
+const PAINT: u32 = 0xCCCC_CCCC;
+
+/// A [`Meter`] that records SysTick ticks and the stack high-water mark of every call.
+#[derive(Debug)]
+pub struct SysTickMeter {
+    cal: Calibration,
+    t0: u32,
+    sp: u32,
+    /// Calls measured.
+    pub calls: u32,
+    /// Sum of ticks over all calls.
+    pub ticks: u64,
+    /// The largest ticks of one call.
+    pub max_ticks: u32,
+    /// The most stack one call used, in bytes (`PAINT_WINDOW` means at least that).
+    pub max_stack: u32,
+}
+
+impl SysTickMeter {
+    /// An empty meter.
+    pub fn new(cal: Calibration) -> Self {
+        Self {
+            cal,
+            t0: 0,
+            sp: 0,
+            calls: 0,
+            ticks: 0,
+            max_ticks: 0,
+            max_stack: 0,
+        }
+    }
+
+    /// Mean instructions per call.
+    pub fn mean_instructions(&self) -> u64 {
+        if self.calls == 0 {
+            return 0;
+        }
+        self.cal.instructions(self.ticks / u64::from(self.calls))
+    }
+
+    /// Instructions of the most expensive call.
+    pub fn max_instructions(&self) -> u64 {
+        self.cal.instructions(u64::from(self.max_ticks))
+    }
+}
+
+impl Meter for SysTickMeter {
+    #[inline(always)]
+    fn start(&mut self) {
+        let sp = cortex_m::register::msp::read() & !3;
+        self.sp = sp;
+        let mut p = sp - PAINT_WINDOW;
+        while p < sp {
+            // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame
+            // uses (no interrupt is enabled); painting is how the high-water mark is found.
+            unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
+            p += 4;
+        }
+        self.t0 = now();
+    }
+
+    #[inline(always)]
+    fn stop(&mut self) {
+        let t1 = now();
+        let d = elapsed(self.t0, t1);
+        self.calls += 1;
+        self.ticks += u64::from(d);
+        self.max_ticks = self.max_ticks.max(d);
+        let mut p = self.sp - PAINT_WINDOW;
+        // SAFETY: reads of the window painted in `start`.
+        while p < self.sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
+            p += 4;
+        }
+        self.max_stack = self.max_stack.max(self.sp - p);
+    }
+}

@@ -1,0 +1,364 @@
+//! Step-cost cases: a nominal case per model family and kernel, and extreme variants of it that
+//! must not cost much more (the bounded-time goal: at most 1.25× the nominal step, see
+//! [`CostCase::is_bounded`]).
+//!
+//! * The lattice family is the 8×8 periodic Ising model with absurd step sizes or couplings of
+//!   ±1e30 (logits near ±1e31, so every coordinate flips surely or never).
+//! * The scripted family is a 64-coordinate target that returns the same gradient everywhere and
+//!   a fixed log-density at every proposal: NaN, ±∞, ±`f32::MAX`, beyond-±700 logits,
+//!   subnormals and −0 reach the kernel exactly as given.
+
+use crate::{Failure, Kernel};
+use core::convert::Infallible;
+use langevin_core::binary::{
+    BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal, StepError, StepReport,
+};
+use langevin_core::models::{ConstDims, IsingLattice};
+use langevin_core::{BinaryTarget, FlipMove};
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Dimension of every cost case.
+pub const COST_DIM: usize = 64;
+
+/// Brackets each measured step: `start` just before the step's call, `stop` just after it.
+pub trait Meter {
+    /// Called right before a measured call.
+    fn start(&mut self);
+    /// Called right after a measured call.
+    fn stop(&mut self);
+}
+
+/// A meter that measures nothing (the host counts instructions from outside).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoMeter;
+
+impl Meter for NoMeter {
+    #[inline(always)]
+    fn start(&mut self) {}
+    #[inline(always)]
+    fn stop(&mut self) {}
+}
+
+/// What a cost case runs on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setup {
+    /// The 8×8 periodic Ising lattice.
+    Lattice {
+        /// Coupling `J`.
+        coupling: f32,
+        /// Field `h`.
+        field: f32,
+    },
+    /// A [`Scripted`] target.
+    Scripted {
+        /// Gradient entry at the initial state (must be finite).
+        init_grad: f32,
+        /// Gradient entry at every proposal.
+        grad: f32,
+        /// Log-density at every proposal.
+        log_density: f64,
+    },
+}
+
+/// One cost case.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CostCase {
+    /// A short name.
+    pub name: &'static str,
+    /// The kernel.
+    pub kernel: Kernel,
+    /// The target.
+    pub setup: Setup,
+    /// Step size `a`.
+    pub step: f64,
+    /// Balance `b`.
+    pub balance: f64,
+    /// Index in [`COST_CASES`] of the nominal case this one is compared with (itself for a
+    /// nominal case).
+    pub baseline: usize,
+}
+
+impl CostCase {
+    /// Whether this is a nominal case.
+    pub fn is_nominal(&self, index: usize) -> bool {
+        self.baseline == index
+    }
+
+    /// Whether the case is held to the time bound. The scripted target costs the same whatever
+    /// it returns, so its cases measure the kernel alone. The lattice's incremental update
+    /// costs in proportion to the sites a move flips (up to all of them when logits are huge),
+    /// so its cases are reported but measure the model as much as the kernel.
+    pub fn is_bounded(&self) -> bool {
+        matches!(self.setup, Setup::Scripted { .. })
+    }
+}
+
+const fn lattice(
+    name: &'static str,
+    kernel: Kernel,
+    coupling: f32,
+    step: f64,
+    base: usize,
+) -> CostCase {
+    CostCase {
+        name,
+        kernel,
+        setup: Setup::Lattice {
+            coupling,
+            field: 0.1,
+        },
+        step,
+        balance: 0.5,
+        baseline: base,
+    }
+}
+
+const fn scripted(
+    name: &'static str,
+    kernel: Kernel,
+    init_grad: f32,
+    grad: f32,
+    log_density: f64,
+    step: f64,
+    base: usize,
+) -> CostCase {
+    CostCase {
+        name,
+        kernel,
+        setup: Setup::Scripted {
+            init_grad,
+            grad,
+            log_density,
+        },
+        step,
+        balance: 0.5,
+        baseline: base,
+    }
+}
+
+/// Cases of one kernel, starting at index `o` of [`COST_CASES`].
+const fn family(k: Kernel, o: usize) -> [CostCase; PER_KERNEL] {
+    let l = o; // the nominal lattice case
+    let s = o + 6; // the nominal scripted case
+    let (nan, inf, max) = (f32::NAN, f32::INFINITY, f32::MAX);
+    [
+        lattice("lattice", k, 0.3, 0.5, l),
+        lattice("lattice a=1e-30", k, 0.3, 1e-30, l),
+        lattice("lattice a=1e30", k, 0.3, 1e30, l),
+        lattice("lattice J=+1e30", k, 1e30, 0.5, l),
+        lattice("lattice J=-1e30", k, -1e30, 0.5, l),
+        lattice("lattice J=1e-40", k, 1e-40, 0.5, l),
+        scripted("scripted", k, 0.3, 0.3, 0.0, 0.5, s),
+        scripted("grad NaN", k, 0.3, nan, 0.0, 0.5, s),
+        scripted("grad +inf", k, 0.3, inf, 0.0, 0.5, s),
+        scripted("grad -inf", k, 0.3, -inf, 0.0, 0.5, s),
+        scripted("U NaN", k, 0.3, 0.3, f64::NAN, 0.5, s),
+        scripted("U +inf", k, 0.3, 0.3, f64::INFINITY, 0.5, s),
+        scripted("U -inf", k, 0.3, 0.3, f64::NEG_INFINITY, 0.5, s),
+        scripted("U=MAX", k, 0.3, 0.3, f64::MAX, 0.5, s),
+        scripted("grad +MAX", k, max, max, 0.0, 0.5, s),
+        scripted("grad -MAX", k, -max, -max, 0.0, 0.5, s),
+        scripted("grad +2000", k, 2000.0, 2000.0, 0.0, 0.5, s),
+        scripted("grad -2000", k, -2000.0, -2000.0, 0.0, 0.5, s),
+        scripted("subnormal", k, 1e-40, 1e-40, 0.0, 1e38, s),
+        scripted("grad -0", k, -0.0, -0.0, 0.0, 0.5, s),
+        scripted("a=1e-30", k, 0.3, 0.3, 0.0, 1e-30, s),
+        scripted("a=1e30", k, 0.3, 0.3, 0.0, 1e30, s),
+    ]
+}
+
+const PER_KERNEL: usize = 22;
+
+/// Every cost case: the DMALA family, then the DULA family.
+pub const COST_CASES: [CostCase; 2 * PER_KERNEL] =
+    concat(family(Kernel::Dmala, 0), family(Kernel::Dula, PER_KERNEL));
+
+#[allow(
+    clippy::indexing_slicing,
+    reason = "only evaluated at compile time, where an index out of range is a build error"
+)]
+const fn concat(
+    a: [CostCase; PER_KERNEL],
+    b: [CostCase; PER_KERNEL],
+) -> [CostCase; 2 * PER_KERNEL] {
+    let mut out = [a[0]; 2 * PER_KERNEL];
+    let mut i = 0;
+    while i < PER_KERNEL {
+        out[i] = a[i];
+        out[PER_KERNEL + i] = b[i];
+        i += 1;
+    }
+    out
+}
+
+/// A target over `{0,1}^64` that writes the same gradient entry everywhere and returns a fixed
+/// log-density at proposals: it delivers any value, finite or not, to the kernel unchanged.
+#[derive(Clone, Copy, Debug)]
+pub struct Scripted {
+    /// Gradient entry at the initial state.
+    pub init_grad: f32,
+    /// Gradient entry at every proposal.
+    pub grad: f32,
+    /// Log-density at every proposal.
+    pub log_density: f64,
+}
+
+impl BinaryTarget for Scripted {
+    type Error = Infallible;
+
+    fn dim(&self) -> usize {
+        COST_DIM
+    }
+
+    fn log_density_and_grad(&mut self, _x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
+        grad.fill(self.init_grad);
+        Ok(0.0)
+    }
+
+    fn log_density_and_grad_after(
+        &mut self,
+        _mv: &FlipMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, Infallible> {
+        grad.fill(self.grad);
+        Ok(self.log_density)
+    }
+}
+
+/// Totals of a cost run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// Steps taken.
+    pub steps: u32,
+    /// Steps accepted.
+    pub accepted: u32,
+    /// Coordinates flipped by accepted steps.
+    pub flips: u32,
+}
+
+/// Runs `steps` steps of `case` from the all-zero state with seed 1, bracketing every step call
+/// with `meter`.
+///
+/// # Errors
+///
+/// A [`Failure`] if the case's parameters are refused or a step fails.
+pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<Outcome, Failure> {
+    let proposal = FlipProposal::new(case.step, case.balance).map_err(|_| Failure::Param)?;
+    let mut storage = ChainStorage::<COST_DIM>::new([0; COST_DIM]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    match case.setup {
+        Setup::Lattice { coupling, field } => {
+            let mut target = IsingLattice::<ConstDims<8, 8>>::new(coupling, field, true)
+                .map_err(|_| Failure::Param)?;
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            with_kernel(
+                case.kernel,
+                proposal,
+                &mut target,
+                &mut chain,
+                &mut rng,
+                steps,
+                meter,
+            )
+        }
+        Setup::Scripted {
+            init_grad,
+            grad,
+            log_density,
+        } => {
+            let mut target = Scripted {
+                init_grad,
+                grad,
+                log_density,
+            };
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            with_kernel(
+                case.kernel,
+                proposal,
+                &mut target,
+                &mut chain,
+                &mut rng,
+                steps,
+                meter,
+            )
+        }
+    }
+}
+
+fn with_kernel<T: BinaryTarget, M: Meter>(
+    kernel: Kernel,
+    proposal: FlipProposal<'static>,
+    target: &mut T,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Outcome, Failure> {
+    match kernel {
+        Kernel::Dula => metered(&mut Dula::new(proposal), target, chain, rng, steps, meter),
+        Kernel::Dmala => metered(&mut Dmala::new(proposal), target, chain, rng, steps, meter),
+    }
+}
+
+fn metered<K: BinaryKernel, T: BinaryTarget, M: Meter>(
+    kernel: &mut K,
+    target: &mut T,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Outcome, Failure> {
+    let mut out = Outcome::default();
+    for _ in 0..steps {
+        meter.start();
+        let report = metered_step(kernel, target, chain, rng);
+        meter.stop();
+        let report = report.map_err(|_| Failure::Step)?;
+        out.steps += 1;
+        out.accepted += u32::from(report.accepted);
+        out.flips += report.accepted_flips();
+    }
+    Ok(out)
+}
+
+/// One kernel step, never inlined, so that a meter (or `callgrind --toggle-collect`) can
+/// bracket exactly this call.
+#[inline(never)]
+pub fn metered_step<K, T, R>(
+    kernel: &mut K,
+    target: &mut T,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut R,
+) -> Result<StepReport, StepError<T::Error>>
+where
+    K: BinaryKernel,
+    T: BinaryTarget + ?Sized,
+    R: Rng + ?Sized,
+{
+    kernel.step(target, chain, rng)
+}
+
+/// An empty call with the shape of [`metered_step`], to measure what a meter adds.
+#[inline(never)]
+pub fn metered_nothing(x: &mut u32) {
+    *x = core::hint::black_box(*x);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_runs_and_baselines_are_nominal() {
+        for (i, case) in COST_CASES.iter().enumerate() {
+            let base = &COST_CASES[case.baseline];
+            assert!(base.is_nominal(case.baseline), "{}", case.name);
+            assert_eq!(base.kernel, case.kernel, "{}", case.name);
+            let out = run_case(case, 50, &mut NoMeter);
+            assert!(out.is_ok(), "{} ({i}): {out:?}", case.name);
+        }
+    }
+}

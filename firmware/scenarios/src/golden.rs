@@ -1,0 +1,232 @@
+//! Golden hashes: FNV-1a (64-bit) over the state bytes after every step, and separately over the
+//! little-endian bytes of `f64::to_bits` of the chain's log-density after every step.
+//!
+//! Every chain starts at the all-zero state with step 0.5 and balance 0.5 and draws from
+//! `Xoshiro256PlusPlus::seed_from_u64(seed)`. The lattice is the 8×8 periodic Ising model with
+//! coupling 0.3 and field 0.1; the small models are those of [`crate::models`].
+
+use crate::models::{
+    GRAPH_COUPLINGS, GRAPH_FIELD, GRAPH_NEIGHBOURS, GRAPH_OFFSETS, QUAD_B, QUAD_W, RBM_B, RBM_C,
+    RBM_HIDDEN, RBM_W, SMALL_DIM,
+};
+use crate::{Failure, Kernel};
+use langevin_core::BinaryTarget;
+use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
+use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// FNV-1a offset basis.
+pub const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a prime.
+pub const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// Folds `bytes` into the FNV-1a hash `h`.
+pub fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(FNV_PRIME);
+    }
+    h
+}
+
+/// The models with golden values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Model {
+    /// 8×8 periodic Ising lattice, coupling 0.3, field 0.1.
+    Lattice8x8,
+    /// The dense quadratic model on 16 coordinates.
+    Quadratic16,
+    /// The RBM with 16 visible and 8 hidden units.
+    Rbm16x8,
+    /// The Ising model on a 16-node ring with chords.
+    Graph16,
+}
+
+impl Model {
+    /// A short lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Lattice8x8 => "ising8x8",
+            Model::Quadratic16 => "quadratic16",
+            Model::Rbm16x8 => "rbm16x8",
+            Model::Graph16 => "graph16",
+        }
+    }
+}
+
+/// The two hashes of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hashes {
+    /// FNV-1a over the state bytes after every step.
+    pub state: u64,
+    /// FNV-1a over the log-density bits after every step.
+    pub log_density: u64,
+}
+
+/// A pinned run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Golden {
+    /// The target.
+    pub model: Model,
+    /// The kernel.
+    pub kernel: Kernel,
+    /// The seed of `Xoshiro256PlusPlus::seed_from_u64`.
+    pub seed: u64,
+    /// Steps hashed.
+    pub steps: u32,
+    /// The expected hashes.
+    pub hashes: Hashes,
+}
+
+const fn g(model: Model, kernel: Kernel, seed: u64, state: u64, log_density: u64) -> Golden {
+    Golden {
+        model,
+        kernel,
+        seed,
+        steps: 1000,
+        hashes: Hashes { state, log_density },
+    }
+}
+
+/// The pinned values (state hash, then log-density hash). The host test of the workspace
+/// computes the same runs independently and checks this table.
+#[rustfmt::skip]
+pub const GOLDEN: [Golden; 12] = [
+    g(Model::Lattice8x8, Kernel::Dula, 1, 0x5ae6_cde4_da3d_bcce, 0x4e1a_7d86_5f1b_30a3),
+    g(Model::Lattice8x8, Kernel::Dmala, 1, 0x93b9_306c_5105_b2d9, 0xb5b9_9bb7_d5dd_1055),
+    g(Model::Lattice8x8, Kernel::Dula, 2, 0x41f7_bd03_d5d1_733f, 0x519e_203d_6879_6052),
+    g(Model::Lattice8x8, Kernel::Dmala, 2, 0xa1d1_91a7_a0a6_5c57, 0x91aa_12b8_60de_e16e),
+    g(Model::Lattice8x8, Kernel::Dula, 3, 0xb2de_0334_39a4_d619, 0x0123_678a_5442_02bf),
+    g(Model::Lattice8x8, Kernel::Dmala, 3, 0xedc6_a388_a8f6_a624, 0x2c0d_2831_a41d_dc56),
+    g(Model::Quadratic16, Kernel::Dula, 1, 0x8e9e_272e_b59a_1fb2, 0xd908_16c5_0192_9310),
+    g(Model::Quadratic16, Kernel::Dmala, 1, 0xc48b_ee3b_cf65_f501, 0x933a_b799_4222_a9e9),
+    g(Model::Rbm16x8, Kernel::Dula, 1, 0x0839_dc8a_f2c1_facf, 0x7546_01a1_d449_822f),
+    g(Model::Rbm16x8, Kernel::Dmala, 1, 0xdea4_3af6_cc81_7678, 0xc279_bc93_d247_a0f0),
+    g(Model::Graph16, Kernel::Dula, 1, 0x9c84_ed92_a447_fe18, 0x35ce_b63a_c705_71e8),
+    g(Model::Graph16, Kernel::Dmala, 1, 0x698f_c3e9_0199_acbf, 0x45f2_f2bc_75ed_9679),
+];
+
+/// Runs `steps` steps of `kernel` on `model` from the all-zero state and hashes them.
+///
+/// # Errors
+///
+/// A [`Failure`] if a constructor or a step refuses; none is expected for these models.
+pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes, Failure> {
+    match model {
+        Model::Lattice8x8 => {
+            let proposal = FlipProposal::new(0.5, 0.5).map_err(|_| Failure::Param)?;
+            match kernel {
+                Kernel::Dula => run_lattice(Dula::new(proposal), seed, steps),
+                Kernel::Dmala => run_lattice(Dmala::new(proposal), seed, steps),
+            }
+        }
+        Model::Quadratic16 => {
+            let mut cache = [0.0f64; 2 * SMALL_DIM];
+            let mut target =
+                BinaryQuadratic::new(&QUAD_W, &QUAD_B, &mut cache).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
+            let chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            drive(&mut target, chain, kernel, seed, steps)
+        }
+        Model::Rbm16x8 => {
+            let mut cache = [0.0f64; 2 * RBM_HIDDEN];
+            let mut target =
+                Rbm::new(&RBM_W, &RBM_B, &RBM_C, &mut cache).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
+            let chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            drive(&mut target, chain, kernel, seed, steps)
+        }
+        Model::Graph16 => {
+            let mut target = IsingGraph::new(
+                &GRAPH_OFFSETS,
+                &GRAPH_NEIGHBOURS,
+                &GRAPH_COUPLINGS,
+                &GRAPH_FIELD,
+            )
+            .map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
+            let chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            drive(&mut target, chain, kernel, seed, steps)
+        }
+    }
+}
+
+/// Runs `steps` steps of `kernel` on the 8×8 lattice from the all-zero state and hashes them:
+/// the lattice runs of [`run`] for one kernel alone.
+///
+/// # Errors
+///
+/// As for [`run`].
+pub fn run_lattice<K: BinaryKernel>(kernel: K, seed: u64, steps: u32) -> Result<Hashes, Failure> {
+    let mut target =
+        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut storage = ChainStorage::<64>::new([0; 64]);
+    let mut chain = BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    hash_steps(kernel, &mut target, &mut chain, &mut rng, steps)
+}
+
+fn drive<T: BinaryTarget + ?Sized>(
+    target: &mut T,
+    mut chain: BinaryChain<'_>,
+    kernel: Kernel,
+    seed: u64,
+    steps: u32,
+) -> Result<Hashes, Failure> {
+    let proposal = FlipProposal::new(0.5, 0.5).map_err(|_| Failure::Param)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    match kernel {
+        Kernel::Dula => hash_steps(Dula::new(proposal), target, &mut chain, &mut rng, steps),
+        Kernel::Dmala => hash_steps(Dmala::new(proposal), target, &mut chain, &mut rng, steps),
+    }
+}
+
+fn hash_steps<K: BinaryKernel, T: BinaryTarget + ?Sized>(
+    mut kernel: K,
+    target: &mut T,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+) -> Result<Hashes, Failure> {
+    let mut h = Hashes {
+        state: FNV_OFFSET,
+        log_density: FNV_OFFSET,
+    };
+    for _ in 0..steps {
+        kernel.step(target, chain, rng).map_err(|_| Failure::Step)?;
+        h.state = fnv1a(h.state, chain.state());
+        h.log_density = fnv1a(h.log_density, &chain.log_density().to_bits().to_le_bytes());
+    }
+    Ok(h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_reference_vectors() {
+        // From the FNV reference: "" and "a".
+        assert_eq!(fnv1a(FNV_OFFSET, b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(FNV_OFFSET, b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn golden_values_hold_on_the_host() {
+        for g in GOLDEN {
+            let h = run(g.model, g.kernel, g.seed, g.steps);
+            assert_eq!(
+                h,
+                Ok(g.hashes),
+                "{} {} seed {}",
+                g.model.name(),
+                g.kernel.name(),
+                g.seed
+            );
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Small fixed models with parameters computed from integers at compile time, so that their
+//! values are identical everywhere.
+#![allow(
+    clippy::indexing_slicing,
+    reason = "only evaluated at compile time, where an index out of range is a build error"
+)]
+
+/// Visible size of the quadratic, RBM and graph models.
+pub const SMALL_DIM: usize = 16;
+/// Hidden units of the RBM.
+pub const RBM_HIDDEN: usize = 8;
+
+/// `W` of the dense quadratic model (row-major `16 × 16`, not symmetric).
+pub const QUAD_W: [f32; SMALL_DIM * SMALL_DIM] = quad_w();
+/// `b` of the dense quadratic model.
+pub const QUAD_B: [f32; SMALL_DIM] = quad_b();
+/// `W` of the RBM (row-major `8 × 16`).
+pub const RBM_W: [f32; RBM_HIDDEN * SMALL_DIM] = rbm_w();
+/// Visible biases of the RBM.
+pub const RBM_B: [f32; SMALL_DIM] = rbm_b();
+/// Hidden biases of the RBM.
+pub const RBM_C: [f32; RBM_HIDDEN] = rbm_c();
+
+/// Degree of every node of the graph model: the ring neighbours and the opposite node.
+pub const GRAPH_DEGREE: usize = 3;
+/// Offsets of the graph model in compressed adjacency form.
+pub const GRAPH_OFFSETS: [u32; SMALL_DIM + 1] = graph_offsets();
+/// Neighbours of the graph model.
+pub const GRAPH_NEIGHBOURS: [u32; SMALL_DIM * GRAPH_DEGREE] = graph_neighbours();
+/// Couplings of the graph model: 0.25 along the ring, −0.5 across.
+pub const GRAPH_COUPLINGS: [f32; SMALL_DIM * GRAPH_DEGREE] = graph_couplings();
+/// Fields of the graph model.
+pub const GRAPH_FIELD: [f32; SMALL_DIM] = graph_field();
+
+const fn quad_w() -> [f32; SMALL_DIM * SMALL_DIM] {
+    let mut w = [0.0; SMALL_DIM * SMALL_DIM];
+    let mut k = 0;
+    while k < w.len() {
+        let (i, j) = (k / SMALL_DIM, k % SMALL_DIM);
+        w[k] = (((i * 7 + j * 13) % 11) as f32 - 5.0) * 0.0625;
+        k += 1;
+    }
+    w
+}
+
+const fn quad_b() -> [f32; SMALL_DIM] {
+    let mut b = [0.0; SMALL_DIM];
+    let mut i = 0;
+    while i < SMALL_DIM {
+        b[i] = (((i * 5) % 7) as f32 - 3.0) * 0.25;
+        i += 1;
+    }
+    b
+}
+
+const fn rbm_w() -> [f32; RBM_HIDDEN * SMALL_DIM] {
+    let mut w = [0.0; RBM_HIDDEN * SMALL_DIM];
+    let mut k = 0;
+    while k < w.len() {
+        let (j, i) = (k / SMALL_DIM, k % SMALL_DIM);
+        w[k] = (((i * 3 + j * 11) % 13) as f32 - 6.0) * 0.125;
+        k += 1;
+    }
+    w
+}
+
+const fn rbm_b() -> [f32; SMALL_DIM] {
+    let mut b = [0.0; SMALL_DIM];
+    let mut i = 0;
+    while i < SMALL_DIM {
+        b[i] = ((i % 5) as f32 - 2.0) * 0.25;
+        i += 1;
+    }
+    b
+}
+
+const fn rbm_c() -> [f32; RBM_HIDDEN] {
+    let mut c = [0.0; RBM_HIDDEN];
+    let mut j = 0;
+    while j < RBM_HIDDEN {
+        c[j] = ((j % 3) as f32 - 1.0) * 0.5;
+        j += 1;
+    }
+    c
+}
+
+const fn graph_offsets() -> [u32; SMALL_DIM + 1] {
+    let mut o = [0; SMALL_DIM + 1];
+    let mut i = 0;
+    while i <= SMALL_DIM {
+        o[i] = (i * GRAPH_DEGREE) as u32;
+        i += 1;
+    }
+    o
+}
+
+const fn graph_neighbours() -> [u32; SMALL_DIM * GRAPH_DEGREE] {
+    let mut n = [0; SMALL_DIM * GRAPH_DEGREE];
+    let mut i = 0;
+    while i < SMALL_DIM {
+        n[i * GRAPH_DEGREE] = ((i + SMALL_DIM - 1) % SMALL_DIM) as u32;
+        n[i * GRAPH_DEGREE + 1] = ((i + 1) % SMALL_DIM) as u32;
+        n[i * GRAPH_DEGREE + 2] = ((i + SMALL_DIM / 2) % SMALL_DIM) as u32;
+        i += 1;
+    }
+    n
+}
+
+const fn graph_couplings() -> [f32; SMALL_DIM * GRAPH_DEGREE] {
+    let mut c = [0.0; SMALL_DIM * GRAPH_DEGREE];
+    let mut i = 0;
+    while i < SMALL_DIM {
+        c[i * GRAPH_DEGREE] = 0.25;
+        c[i * GRAPH_DEGREE + 1] = 0.25;
+        c[i * GRAPH_DEGREE + 2] = -0.5;
+        i += 1;
+    }
+    c
+}
+
+const fn graph_field() -> [f32; SMALL_DIM] {
+    let mut h = [0.0; SMALL_DIM];
+    let mut i = 0;
+    while i < SMALL_DIM {
+        h[i] = ((i % 3) as f32 - 1.0) * 0.05;
+        i += 1;
+    }
+    h
+}

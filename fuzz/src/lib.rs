@@ -1,0 +1,553 @@
+//! Shared pieces of the fuzz targets: a reader that turns fuzz bytes into parameters (with a bias
+//! towards the values that break numerical code), a random generator whose stream *is* fuzz
+//! input, a target whose log-density, gradient and errors are arbitrary functions of the state
+//! given by the input, and the kernel driver that checks invariants after every step.
+
+use core::convert::Infallible;
+use core::fmt;
+use langevin_core::binary::{
+    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection,
+    StepError, StepReport,
+};
+use langevin_core::stats::ChainStats;
+use langevin_core::{BinaryTarget, TargetError};
+use rand_core::TryRng;
+
+/// `f32` values that break numerical code.
+pub const SPECIAL_F32: [f32; 24] = [
+    f32::NAN,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f32::MIN_POSITIVE,
+    1e-40,
+    -1e-40,
+    f32::MAX,
+    f32::MIN,
+    1e30,
+    -1e30,
+    700.0,
+    -700.0,
+    1000.0,
+    -1000.0,
+    1e-30,
+    88.8,
+    -88.8,
+    104.0,
+    -104.0,
+    f32::EPSILON,
+    1.0,
+    -1.0,
+];
+
+/// `f64` values that break numerical code (step sizes, balances, log-densities).
+pub const SPECIAL_F64: [f64; 24] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f64::MIN_POSITIVE,
+    5e-324,
+    -1.0,
+    f64::MAX,
+    f64::MIN,
+    1e30,
+    1e-30,
+    1e300,
+    1e-300,
+    0.5,
+    1.0,
+    1.0 + f64::EPSILON,
+    1.0 - f64::EPSILON / 2.0,
+    2.0,
+    1e38,
+    1e39,
+    -0.5,
+    700.0,
+    -700.0,
+];
+
+/// Sequential reader over fuzz bytes; reads past the end give zeros.
+#[derive(Clone, Debug)]
+pub struct Input<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Input<'a> {
+    /// Reads `data` from the start.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data, pos: 0 }
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+
+    /// A little-endian `u32`.
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
+    }
+
+    /// A little-endian `u64`.
+    pub fn u64(&mut self) -> u64 {
+        u64::from(self.u32()) | (u64::from(self.u32()) << 32)
+    }
+
+    /// A flag.
+    pub fn bool(&mut self) -> bool {
+        self.u8() & 1 == 1
+    }
+
+    /// Mostly moderate exact values, sometimes any bit pattern, sometimes a special value.
+    pub fn f32(&mut self) -> f32 {
+        let s = self.u8();
+        match s {
+            0..=159 => (i32::from(s) - 80) as f32 * 0.125,
+            160..=223 => f32::from_bits(self.u32()),
+            _ => SPECIAL_F32[usize::from(s - 224) % SPECIAL_F32.len()],
+        }
+    }
+
+    /// Like [`Input::f32`] for `f64`.
+    pub fn f64(&mut self) -> f64 {
+        let s = self.u8();
+        match s {
+            0..=159 => (f64::from(s) - 80.0) * 0.125,
+            160..=223 => f64::from_bits(self.u64()),
+            _ => SPECIAL_F64[usize::from(s - 224) % SPECIAL_F64.len()],
+        }
+    }
+
+    /// A state entry: 0 or 1, rarely an invalid value.
+    pub fn bit(&mut self) -> u8 {
+        let b = self.u8();
+        if b >= 250 { b } else { b & 1 }
+    }
+
+    /// The bytes not read yet.
+    pub fn rest(&self) -> &'a [u8] {
+        self.data.get(self.pos..).unwrap_or(&[])
+    }
+}
+
+/// A generator whose words are the fuzz bytes, then a SplitMix64 sequence once they run out.
+#[derive(Clone, Debug)]
+pub struct ByteRng<'a> {
+    data: &'a [u8],
+    pos: usize,
+    state: u64,
+    /// Words handed out so far.
+    pub words: u64,
+}
+
+impl<'a> ByteRng<'a> {
+    /// A generator reading `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            pos: 0,
+            state: 0x9e37_79b9_7f4a_7c15,
+            words: 0,
+        }
+    }
+
+    fn word(&mut self) -> u64 {
+        self.words += 1;
+        if let Some(b) = self.data.get(self.pos..self.pos + 8) {
+            self.pos += 8;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(b);
+            return u64::from_le_bytes(w);
+        }
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl TryRng for ByteRng<'_> {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.word() as u32)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.word())
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        for chunk in dst.chunks_mut(8) {
+            let w = self.word().to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+        Ok(())
+    }
+}
+
+/// An error of the [`Tabled`] target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableError {
+    /// Whether the chain may reject the move and go on.
+    pub recoverable: bool,
+}
+
+impl fmt::Display for TableError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "table error (recoverable: {})", self.recoverable)
+    }
+}
+
+impl TargetError for TableError {
+    fn is_recoverable(&self) -> bool {
+        self.recoverable
+    }
+}
+
+/// A target whose log-density, gradient and errors are arbitrary functions of the state, read
+/// from tables the fuzz input fills: `U(x) = u[h(x) mod |u|]`, `∇U(x)_i = g[(h(x) + i) mod |g|]`,
+/// an error when `e[h(x) mod |e|]` says so, with `h` the FNV-1a hash of `x`. Any value (NaN,
+/// ±∞, ±MAX, subnormal) reaches the kernel, yet the target is a function: recomputing at the
+/// chain's state must give exactly what the chain caches.
+#[derive(Clone, Debug)]
+pub struct Tabled {
+    /// Dimension.
+    pub dim: usize,
+    /// Log-density table.
+    pub u: Vec<f64>,
+    /// Gradient table.
+    pub g: Vec<f32>,
+    /// Error table: 0 = none, 1 = recoverable, 2 = unrecoverable.
+    pub e: Vec<u8>,
+}
+
+impl Tabled {
+    /// Reads a target of dimension `dim` from `input`.
+    pub fn read(dim: usize, input: &mut Input<'_>) -> Self {
+        let nu = 1 + usize::from(input.u8() % 8);
+        let ng = 1 + usize::from(input.u8() % 16);
+        let ne = 1 + usize::from(input.u8() % 8);
+        let u = (0..nu).map(|_| input.f64()).collect();
+        let g = (0..ng).map(|_| input.f32()).collect();
+        let e = (0..ne)
+            .map(|_| match input.u8() {
+                0..=239 => 0,
+                240..=249 => 1,
+                _ => 2,
+            })
+            .collect();
+        Self { dim, u, g, e }
+    }
+
+    fn hash(x: &[u8]) -> usize {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for &b in x {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h as usize
+    }
+
+    /// `(U(x), ∇U(x))` or the error at `x`.
+    pub fn at(&self, x: &[u8]) -> Result<(f64, Vec<f32>), TableError> {
+        let h = Self::hash(x);
+        match self.e[h % self.e.len()] {
+            1 => return Err(TableError { recoverable: true }),
+            2 => return Err(TableError { recoverable: false }),
+            _ => {}
+        }
+        let grad = (0..self.dim)
+            .map(|i| self.g[(h.wrapping_add(i)) % self.g.len()])
+            .collect();
+        Ok((self.u[h % self.u.len()], grad))
+    }
+}
+
+impl BinaryTarget for Tabled {
+    type Error = TableError;
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, TableError> {
+        let (u, g) = self.at(x)?;
+        grad.copy_from_slice(&g);
+        Ok(u)
+    }
+}
+
+/// Whether `FlipProposal::new(step, balance)` must accept.
+pub fn valid_params(step: f64, balance: f64) -> bool {
+    step.is_finite() && step > 0.0 && balance > 0.0 && balance <= 1.0
+}
+
+/// Whether a preconditioner must be accepted with `step`.
+pub fn valid_preconditioner(step: f64, p: &[f32]) -> bool {
+    p.iter().all(|&pi| {
+        let scaled = step * f64::from(pi) * f64::from(pi);
+        pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
+    })
+}
+
+/// A bitwise snapshot of a chain.
+fn snapshot(chain: &BinaryChain<'_>) -> (Vec<u8>, u64, Vec<u32>) {
+    (
+        chain.state().to_vec(),
+        chain.log_density().to_bits(),
+        chain.grad().iter().map(|g| g.to_bits()).collect(),
+    )
+}
+
+/// The chain caches exactly what the target gives at its state, and the state is binary.
+fn check_cache(chain: &BinaryChain<'_>, target: &Tabled) {
+    assert!(chain.state().iter().all(|&v| v <= 1), "state out of range");
+    let (u, g) = target
+        .at(chain.state())
+        .expect("the current state evaluated without error");
+    assert_eq!(
+        chain.log_density().to_bits(),
+        u.to_bits(),
+        "cached U differs from U(state)"
+    );
+    assert!(chain.log_density().is_finite(), "cached U not finite");
+    let cached: Vec<u32> = chain.grad().iter().map(|v| v.to_bits()).collect();
+    let fresh: Vec<u32> = g.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(
+        cached, fresh,
+        "cached gradient differs from the gradient at the state"
+    );
+    assert!(
+        chain.grad().iter().all(|v| v.is_finite()),
+        "cached gradient not finite"
+    );
+}
+
+fn report_bits(r: &StepReport) -> [u64; 5] {
+    [
+        u64::from(r.accepted),
+        u64::from(r.proposed_flips),
+        r.log_accept_ratio.to_bits(),
+        match r.rejection {
+            None => 0,
+            Some(Rejection::NonFinite) => 1,
+            Some(Rejection::TargetError) => 2,
+        },
+        u64::from(r.evaluations),
+    ]
+}
+
+/// Runs the kernel case on `data` twice and checks that both runs agree bit for bit.
+pub fn kernel_case(data: &[u8], metropolis: bool) {
+    let a = kernel_run(data, metropolis);
+    let b = kernel_run(data, metropolis);
+    assert_eq!(a, b, "same input, different output");
+}
+
+/// One run: constructor checks, then steps (and resets) with invariants after each; returns a
+/// transcript of everything observable.
+pub fn kernel_run(data: &[u8], metropolis: bool) -> Vec<u64> {
+    let mut input = Input::new(data);
+    let d = 1 + usize::from(input.u8() % 40);
+    let step = input.f64();
+    let balance = input.f64();
+    let precondition = input.u8().is_multiple_of(4);
+    let pre: Vec<f32> = if precondition {
+        (0..d).map(|_| input.f32()).collect()
+    } else {
+        Vec::new()
+    };
+    let x0: Vec<u8> = (0..d).map(|_| input.bit()).collect();
+    let mut target = Tabled::read(d, &mut input);
+    let steps = 1 + usize::from(input.u8() % 24);
+    let resets: Vec<Option<Vec<u8>>> = (0..steps)
+        .map(|_| (input.u8().is_multiple_of(8)).then(|| (0..d).map(|_| input.bit()).collect()))
+        .collect();
+    let mut rng = ByteRng::new(input.rest());
+    let mut out = Vec::new();
+
+    // Constructors accept exactly the valid parameters.
+    let proposal = FlipProposal::new(step, balance);
+    assert_eq!(
+        proposal.is_ok(),
+        valid_params(step, balance),
+        "step {step} balance {balance}"
+    );
+    let Ok(base) = proposal else { return out };
+    let proposal = if precondition {
+        let p = base.preconditioned(&pre);
+        assert_eq!(
+            p.is_ok(),
+            valid_preconditioner(step, &pre),
+            "preconditioner {pre:?}"
+        );
+        match p {
+            Ok(p) => p,
+            Err(_) => return out,
+        }
+    } else {
+        base
+    };
+
+    let (mut x, mut grad, mut xp, mut gp, mut fl) = (
+        x0.clone(),
+        vec![0.0f32; d],
+        vec![0u8; d],
+        vec![0.0f32; d],
+        vec![0u32; d],
+    );
+    let buffers = ChainBuffers {
+        x: &mut x,
+        grad: &mut grad,
+        x_proposal: &mut xp,
+        grad_proposal: &mut gp,
+        flipped: &mut fl,
+    };
+    let started = BinaryChain::new(buffers, &mut target);
+    let bad_entry = x0.iter().position(|&v| v > 1);
+    match (&started, bad_entry, target.at(&x0)) {
+        (Err(InitError::StateOutOfRange { index, .. }), Some(i), _) => {
+            assert_eq!(*index, i);
+            return out;
+        }
+        (Err(InitError::Target(e)), None, Err(want)) => {
+            assert_eq!(*e, want);
+            return out;
+        }
+        (Err(InitError::NonFinite), None, Ok((u, g))) => {
+            assert!(!u.is_finite() || g.iter().any(|v| !v.is_finite()));
+            return out;
+        }
+        (Ok(_), None, Ok((u, g))) => {
+            assert!(u.is_finite() && g.iter().all(|v| v.is_finite()));
+        }
+        (other, _, _) => panic!("unexpected start: {other:?}"),
+    }
+    let Ok(mut chain) = started else { return out };
+    check_cache(&chain, &target);
+
+    let mut kernel_dula = Dula::new(proposal);
+    let mut kernel_dmala = Dmala::new(proposal);
+    let mut stats = ChainStats::default();
+    for (t, reset) in resets.iter().enumerate() {
+        let before = snapshot(&chain);
+        let words = rng.words;
+        let result = match (metropolis, t % 2 == 0) {
+            (true, true) => kernel_dmala.step(&mut target, &mut chain, &mut rng),
+            (true, false) => {
+                BinaryKernel::step(&mut kernel_dmala, &mut target, &mut chain, &mut rng)
+            }
+            (false, true) => kernel_dula.step(&mut target, &mut chain, &mut rng),
+            (false, false) => {
+                BinaryKernel::step(&mut kernel_dula, &mut target, &mut chain, &mut rng)
+            }
+        };
+        // The stream is consumed identically whatever happens: ⌈d/2⌉ + 1 words.
+        assert_eq!(
+            rng.words - words,
+            d.div_ceil(2) as u64 + 1,
+            "random words per step"
+        );
+        match result {
+            Err(StepError::Target(e)) => {
+                assert!(!e.recoverable, "a recoverable error must not stop the step");
+                assert_eq!(snapshot(&chain), before, "a failed step changed the chain");
+                out.push(u64::MAX);
+            }
+            Err(StepError::Len(e)) => panic!("length error on a consistent chain: {e}"),
+            Ok(r) => {
+                check_cache(&chain, &target);
+                let moved = before
+                    .0
+                    .iter()
+                    .zip(chain.state())
+                    .filter(|(a, b)| a != b)
+                    .count();
+                assert_eq!(
+                    moved as u32,
+                    r.accepted_flips(),
+                    "flips taken differ from the report"
+                );
+                assert!(r.proposed_flips as usize <= d);
+                assert_eq!(r.evaluations, u32::from(r.proposed_flips > 0));
+                if r.proposed_flips == 0 {
+                    assert!(r.accepted && r.rejection.is_none() && r.log_accept_ratio == 0.0);
+                }
+                if let Some(why) = r.rejection {
+                    assert!(
+                        !r.accepted && r.log_accept_ratio == f64::NEG_INFINITY,
+                        "{why:?}"
+                    );
+                }
+                if !r.accepted {
+                    assert_eq!(
+                        snapshot(&chain),
+                        before,
+                        "a rejected step changed the chain"
+                    );
+                }
+                if metropolis {
+                    // Accepted only if log u < ratio with u ≥ 2^-54: never on NaN.
+                    if r.accepted && r.proposed_flips > 0 {
+                        assert!(
+                            r.log_accept_ratio > -38.0,
+                            "accepted at {}",
+                            r.log_accept_ratio
+                        );
+                    }
+                } else {
+                    assert_eq!(r.accepted, r.rejection.is_none());
+                    assert_eq!(
+                        r.log_accept_ratio.to_bits(),
+                        if r.accepted {
+                            0.0f64.to_bits()
+                        } else {
+                            f64::NEG_INFINITY.to_bits()
+                        }
+                    );
+                }
+                stats.record(&r);
+                out.extend(report_bits(&r));
+            }
+        }
+        if let Some(x_new) = reset {
+            let before = snapshot(&chain);
+            let result = chain.reset(x_new, &mut target);
+            let bad = x_new.iter().position(|&v| v > 1);
+            match (result, bad, target.at(x_new)) {
+                (Err(InitError::StateOutOfRange { index, .. }), Some(i), _) => assert_eq!(index, i),
+                (Err(InitError::Target(e)), None, Err(want)) => assert_eq!(e, want),
+                (Err(InitError::NonFinite), None, Ok((u, g))) => {
+                    assert!(!u.is_finite() || g.iter().any(|v| !v.is_finite()));
+                }
+                (Ok(()), None, Ok(_)) => assert_eq!(chain.state(), &x_new[..]),
+                (other, _, _) => panic!("unexpected reset: {other:?}"),
+            }
+            if chain.state() != &x_new[..] {
+                assert_eq!(
+                    snapshot(&chain),
+                    before,
+                    "a refused reset changed the chain"
+                );
+            }
+            check_cache(&chain, &target);
+        }
+        let s = snapshot(&chain);
+        out.push(s.1);
+        out.extend(s.0.iter().map(|&v| u64::from(v)));
+    }
+    assert!(stats.accepted <= stats.steps && stats.accepted_flips <= stats.proposed_flips);
+    assert!(stats.evaluations <= stats.steps && stats.invalid <= stats.steps);
+    for m in [
+        stats.acceptance_rate(),
+        stats.mean_proposed_flips(),
+        stats.mean_accepted_flips(),
+    ] {
+        assert!(m.is_finite() && m >= 0.0, "statistic {m}");
+    }
+    assert!(stats.acceptance_rate() <= 1.0);
+    out
+}

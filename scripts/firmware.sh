@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Embedded checks of langevin: firmware images on emulated Cortex-M boards, footprint, the
+# no-panic link proof, the C ABI, host instruction counts and the host golden hashes.
+#
+#   scripts/firmware.sh            # every check
+#   scripts/firmware.sh boards ffi # some of them (setup golden boards footprint probe ffi hostcount)
+#
+# Every check runs even if an earlier one failed; the exit status is non-zero if any failed.
+# Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, valgrind) when missing.
+# Do not set RUSTFLAGS: the firmware crates pass their link arguments from build scripts.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FW="$ROOT/firmware"
+M3=thumbv7m-none-eabi
+M4=thumbv7em-none-eabihf
+QEMU_COMMON=(-nographic -semihosting-config enable=on,target=native -icount shift=7)
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-600}
+FLASH_BUDGET=16384
+LOGS="$ROOT/target/firmware-logs"
+
+log() { printf '\n=== %s\n' "$*"; }
+# Keeps the lines of test output worth reading (the pipeline status is cargo's).
+quiet() { grep -vE '^(running 0 tests|test result: ok. 0 passed.*|\.+|running [0-9]+ tests?|)$' || true; }
+llvm_bin() { echo "$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-gnu/bin"; }
+
+qemu_args() { # TARGET -> machine arguments
+  case $1 in
+    "$M3") echo "-cpu cortex-m3 -machine lm3s6965evb" ;;
+    "$M4") echo "-cpu cortex-m4 -machine mps2-an386" ;;
+  esac
+}
+board_of() { case $1 in "$M3") echo lm3s6965evb ;; "$M4") echo mps2-an386 ;; esac; }
+
+# Runs an image under QEMU; output goes to a log (never pipe QEMU into a reader that may close
+# early: it hangs). Returns QEMU's exit status, which is the guest's.
+run_qemu() { # TARGET ELF LOG
+  # shellcheck disable=SC2046
+  timeout "$QEMU_TIMEOUT" qemu-system-arm $(qemu_args "$1") "${QEMU_COMMON[@]}" -kernel "$2" \
+    </dev/null >"$3" 2>&1
+}
+
+setup() {
+  log "setup: targets, llvm-tools, qemu, valgrind"
+  rustup target add "$M3" "$M4" >/dev/null || return 1
+  rustup component add llvm-tools >/dev/null || return 1
+  local need=()
+  command -v qemu-system-arm >/dev/null || need+=(qemu-system-arm)
+  command -v valgrind >/dev/null || need+=(valgrind)
+  command -v gcc >/dev/null || need+=(gcc libc6-dev)
+  if ((${#need[@]})); then
+    apt-get update -q >/dev/null &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" \
+        >/dev/null || return 1
+  fi
+  qemu-system-arm --version | head -1
+}
+
+golden() {
+  log "golden hashes on the host (x86_64)"
+  (cd "$ROOT" && cargo test -q -p langevin-tests --test golden_host 2>&1 | quiet) || return 1
+  (cd "$FW" && cargo test -q -p langevin-scenarios 2>&1 | quiet) || return 1
+}
+
+boards() {
+  local t rc status=0
+  mkdir -p "$LOGS"
+  for t in "$M3" "$M4"; do
+    log "firmware check on $(board_of "$t") ($t)"
+    (cd "$FW" && cargo build -q -p langevin-firmware --bin check --target "$t" --release) || return 1
+    run_qemu "$t" "$FW/target/$t/release/check" "$LOGS/check-$(board_of "$t").log"
+    rc=$?
+    grep -E "^golden" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
+    grep -E "OVER BOUND|MISMATCH|failed|panic|fault" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
+    grep -E "^(calibration|stack|RAM|whole|status)" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
+    echo "  exit status $rc (log: ${LOGS#"$ROOT"/}/check-$(board_of "$t").log)"
+    [ "$rc" -eq 0 ] || status=1
+  done
+  return $status
+}
+
+footprint() {
+  local t rc status=0 B
+  B="$(llvm_bin)"
+  mkdir -p "$LOGS"
+  for t in "$M3" "$M4"; do
+    log "footprint: DMALA + 8x8 Ising on $(board_of "$t") (profile footprint, opt-level s)"
+    (cd "$FW" && cargo build -q -p langevin-firmware --bin footprint --target "$t" --profile footprint) ||
+      return 1
+    local elf="$FW/target/$t/footprint/footprint"
+    run_qemu "$t" "$elf" "$LOGS/footprint-$(board_of "$t").log"
+    rc=$?
+    "$B/llvm-size" -A "$elf" | awk -v budget=$FLASH_BUDGET -v rc="$rc" '
+      $1 == ".vector_table" { vec = $2 } $1 == ".text" { text = $2 } $1 == ".rodata" { ro = $2 }
+      $1 == ".data" { data = $2 } $1 == ".bss" { bss = $2 } $1 == ".uninit" { un = $2 }
+      END {
+        printf "  flash: .text %d + .rodata %d = %d B (budget %d), plus vector table %d B\n",
+               text, ro, text + ro, budget, vec
+        printf "  static RAM: .data %d + .bss %d + .uninit %d B (the chain lives on the stack)\n",
+               data, bss, un
+        printf "  run: exit status %d\n", rc
+        exit (text + ro > budget || rc != 0)
+      }' || status=1
+  done
+  return $status
+}
+
+# Lists the crate source lines that still call into a panic path of an ELF built with the
+# probe's `locate` feature (uses the debug information).
+locate_panics() {
+  local elf=$1 B
+  B="$(llvm_bin)"
+  "$B/llvm-objdump" -d --no-show-raw-insn -C "$elf" |
+    grep -E $'\t(bl|b|b\\.w|blx)\t.*<(core::panicking::|core::slice::.*fail|core::option::.*failed|core::result::unwrap_failed)' |
+    while read -r addr _; do
+      addr2line -e "$elf" -i -f -C "0x${addr%:}" | paste - - | grep -v "/rustc/" | head -1 |
+        awk '{print $NF}' | sed 's|.*/\(core/src/\)|\1|; s|.*/\(ffi/src/\)|\1|'
+    done | sort | uniq -c | sed 's/^/  panic reachable from /'
+}
+
+probe() {
+  log "no-panic probe: every public step function linked with an undefined panic handler ($M4)"
+  if (cd "$FW" && cargo build -q -p langevin-nopanic --target "$M4" --release 2>"$LOGS/probe.log"); then
+    echo "  linked: no panic is reachable"
+    return 0
+  fi
+  grep -E "undefined symbol|error:" "$LOGS/probe.log" | head -3 | sed 's/^/  /'
+  (cd "$FW" && cargo build -q -p langevin-nopanic --target "$M4" --release --features locate) &&
+    locate_panics "$FW/target/$M4/release/langevin-nopanic"
+  return 1
+}
+
+# Links a bare-metal archive alone, keeping every exported lgv_* symbol: fails on any
+# unresolved symbol (an allocator, std, or the no-panic-proof handler).
+link_archive() { # ARCHIVE OUT
+  local B syms
+  B="$(llvm_bin)"
+  syms=$("$B/llvm-nm" --defined-only "$1" 2>/dev/null | awk '$2 == "T" && $3 ~ /^lgv_/ { print $3 }' | sort -u)
+  # shellcheck disable=SC2046
+  "$B/rust-lld" -flavor gnu --gc-sections --no-undefined -e lgv_chain_step \
+    $(for s in $syms; do printf -- '-u %s ' "$s"; done) "$1" -o "$2"
+}
+
+ffi() {
+  local t status=0 B
+  B="$(llvm_bin)"
+  log "C ABI: Rust-side tests (header, expected values, statuses)"
+  (cd "$ROOT" && cargo test -q -p langevin-ffi 2>&1 | quiet) || status=1
+  log "C ABI: C test program (gcc) against the static library"
+  (cd "$ROOT" && cargo build -q -p langevin-ffi --release) || return 1
+  local libs
+  libs=$(cd "$ROOT" && cargo rustc -q -p langevin-ffi --release --crate-type staticlib -- \
+    --print native-static-libs 2>&1 | sed -n 's/.*native-static-libs: //p' | tail -1)
+  gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" -I"$ROOT/ffi/c" \
+    "$ROOT/ffi/c/test_ffi.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
+    -o "$ROOT/target/release/ffi-c-test" || return 1
+  "$ROOT/target/release/ffi-c-test" | tail -1 || status=1
+  for t in "$M3" "$M4"; do
+    log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
+    (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$t" --release --no-default-features) ||
+      return 1
+    if link_archive "$ROOT/target/$t/release/liblangevin_ffi.a" "$ROOT/target/$t/release/ffi-only.elf"; then
+      "$B/llvm-size" "$ROOT/target/$t/release/ffi-only.elf" | tail -1 | awk '{printf "  text %d B\n", $1}'
+    else
+      status=1
+    fi
+  done
+  log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
+  (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
+    --features no-panic-proof --target-dir "$ROOT/target/nopanic") || return 1
+  if link_archive "$ROOT/target/nopanic/$M4/release/liblangevin_ffi.a" "$ROOT/target/nopanic/ffi-proof.elf" \
+    2>"$LOGS/ffi-proof.log"; then
+    echo "  linked: no panic is reachable"
+  else
+    grep -E "undefined symbol|referenced by" "$LOGS/ffi-proof.log" | head -2 | sed 's/^/  /'
+    status=1
+  fi
+  return $status
+}
+
+hostcount() {
+  log "host instructions per step (callgrind, x86_64): nominal against extreme"
+  (cd "$FW" && cargo build -q -p langevin-hostcount --release) || return 1
+  local bin="$FW/target/release/langevin-hostcount" steps=200
+  local -a ir
+  local status=0 line i kernel base tag name n
+  while IFS=$'\t' read -r i kernel base tag name; do
+    n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*metered_step*' \
+      "$bin" "$i" "$steps" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    [ -n "$n" ] || { echo "  $kernel $name: callgrind failed"; status=1; continue; }
+    ir[$i]=$((n / steps))
+    local b=${ir[$base]:-0}
+    line=$(awk -v x="${ir[$i]}" -v b="$b" 'BEGIN { printf "%.2f", (b > 0 ? x / b : 0) }')
+    if [ "$tag" = bounded ] && [ "$i" != "$base" ] && awk -v r="$line" 'BEGIN { exit !(r > 1.25) }'; then
+      tag="OVER BOUND"
+      status=1
+    fi
+    printf '  %-5s %-16s %8d Ir/step  x%s  %s\n' "$kernel" "$name" "${ir[$i]}" "$line" "$tag"
+  done < <("$bin" list)
+  return $status
+}
+
+main() {
+  local steps=("$@") failed=()
+  ((${#steps[@]})) || steps=(setup golden boards footprint probe ffi hostcount)
+  mkdir -p "$LOGS"
+  for s in "${steps[@]}"; do
+    "$s" || failed+=("$s")
+  done
+  echo
+  if ((${#failed[@]})); then
+    echo "firmware.sh: FAILED: ${failed[*]}"
+    return 1
+  fi
+  echo "firmware.sh: all checks passed (${steps[*]})"
+}
+
+main "$@"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Runs the cargo-fuzz targets of fuzz/ for a fixed time each, starting from the committed seed
+# corpora (new inputs go to a scratch directory, so the committed corpora stay small).
+#
+#   scripts/fuzz.sh            # every target, 60 s each
+#   scripts/fuzz.sh 10 dmala   # 10 s, one target
+#
+# Installs cargo-fuzz (about 2 minutes) and the nightly toolchain when missing. Exits non-zero if
+# a target fails; the failing input is left in fuzz/artifacts/<target>/.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SECONDS_PER_TARGET=${1:-60}
+shift || true
+
+rustup toolchain list | grep -q '^nightly' ||
+  rustup toolchain install nightly --profile minimal || exit 1
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked || exit 1
+
+cd "$ROOT/fuzz" || exit 1
+targets=("$@")
+if ((${#targets[@]} == 0)); then
+  mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+echo "=== building fuzz targets: ${targets[*]}"
+cargo +nightly fuzz build || exit 1
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+failed=()
+for t in "${targets[@]}"; do
+  mkdir -p "$scratch/$t" "corpus/$t"
+  log="$scratch/$t.log"
+  cargo +nightly fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
+    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$log")
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+  if [ "$rc" -eq 0 ]; then
+    echo "  $t: ok, ${runs:-? runs} ($cov)"
+  else
+    echo "  $t: FAILED (exit $rc)"
+    grep -E -A3 "panicked at|ERROR: libFuzzer" "$log" | head -12 | sed 's/^/    /'
+    grep -E "Test unit written to" "$log" | sed 's/^/    /'
+    failed+=("$t")
+  fi
+done
+if ((${#failed[@]})); then
+  echo "fuzz.sh: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz.sh: all targets passed (${SECONDS_PER_TARGET} s each)"
