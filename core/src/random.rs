@@ -23,7 +23,8 @@ pub fn unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 /// A uniform draw from the open interval `(0, 1)`: safe to take the logarithm of.
 #[inline]
 pub fn open_unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
-    ((rng.next_u64() >> 11) as f64 + 0.5) * TWO_POW_NEG_53
+    // The largest word would round to exactly 1.0: clamp it to the largest double below 1.
+    (((rng.next_u64() >> 11) as f64 + 0.5) * TWO_POW_NEG_53).min(1.0 - TWO_POW_NEG_53)
 }
 
 /// A uniform index in `0..n` (`n ≥ 1`) by a 64×64-bit multiply: constant time, no rejection
@@ -70,9 +71,16 @@ pub fn fill_normal<R: Rng + ?Sized>(rng: &mut R, out: &mut [f64]) {
 
 /// Shuffles `items` uniformly (Fisher–Yates with [`index`]).
 pub fn shuffle<T, R: Rng + ?Sized>(rng: &mut R, items: &mut [T]) {
-    for i in (1..items.len()).rev() {
-        let j = index(rng, i + 1);
-        items.swap(i, j);
+    let mut rest = items;
+    while let Some((last, head)) = rest.split_last_mut() {
+        if head.is_empty() {
+            break;
+        }
+        // j = i swaps `last` with itself: nothing to do.
+        if let Some(other) = head.get_mut(index(rng, head.len() + 1)) {
+            core::mem::swap(last, other);
+        }
+        rest = head;
     }
 }
 
@@ -91,6 +99,27 @@ mod tests {
             }
         }
         assert_eq!(index(&mut rng, 0), 0);
+    }
+
+    #[test]
+    fn open_unit_excludes_both_ends() {
+        struct Constant(u64);
+        impl rand_core::TryRng for Constant {
+            type Error = core::convert::Infallible;
+            fn try_next_u32(&mut self) -> Result<u32, Self::Error> {
+                Ok(self.0 as u32)
+            }
+            fn try_next_u64(&mut self) -> Result<u64, Self::Error> {
+                Ok(self.0)
+            }
+            fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+                dst.fill(self.0 as u8);
+                Ok(())
+            }
+        }
+        let top = open_unit_f64(&mut Constant(u64::MAX));
+        let bottom = open_unit_f64(&mut Constant(0));
+        assert!(top < 1.0 && bottom > 0.0, "{bottom} {top}");
     }
 
     #[test]

@@ -193,7 +193,9 @@ impl<'a> BinaryChain<'a> {
         if let Some((index, &value)) = x.iter().enumerate().find(|(_, v)| **v > 1) {
             return Err(InitError::StateOutOfRange { index, value });
         }
-        self.x_proposal.copy_from_slice(x);
+        for (d, &s) in self.x_proposal.iter_mut().zip(x) {
+            *d = s;
+        }
         let outcome = target.log_density_and_grad(self.x_proposal, self.grad_proposal);
         let restore = |chain: &mut Self, target: &mut T| {
             // Re-establish the old state in the target; it was valid before.

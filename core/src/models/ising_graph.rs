@@ -136,7 +136,9 @@ impl BinaryTarget for IsingGraph<'_> {
         mv: &FlipMove<'_>,
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
-        grad.copy_from_slice(mv.from_grad);
+        for (g, &f) in grad.iter_mut().zip(mv.from_grad) {
+            *g = f;
+        }
         let mut delta_u = 0.0f64;
         for &i in mv.flipped {
             let i = i as usize;

@@ -155,7 +155,10 @@ impl<D: LatticeDims> IsingLattice<D> {
     #[inline(always)]
     pub fn neighbours(&self, i: usize) -> [Option<usize>; 4] {
         let (rows, cols) = (self.dims.rows(), self.dims.cols());
-        let (r, c) = (i / cols, i % cols);
+        let (r, c) = (
+            i.checked_div(cols).unwrap_or(0),
+            i.checked_rem(cols).unwrap_or(0),
+        );
         let left = if c > 0 {
             Some(i - 1)
         } else if self.wrap_cols {
@@ -224,7 +227,9 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
         mv: &FlipMove<'_>,
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
-        grad.copy_from_slice(mv.from_grad);
+        for (g, &f) in grad.iter_mut().zip(mv.from_grad) {
+            *g = f;
+        }
         // ΔU = Σ_{i flipped} δ_i (J n_i + h) + J Σ_{bonds with both ends flipped} δ_i δ_j, with
         // n_i the neighbour sum before the move. Neighbour sums are small integers, so this and
         // the refreshed gradients are exact functions of the state: no drift over long runs.

@@ -107,7 +107,9 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let d = self.b.len();
-        self.grad_proposal.copy_from_slice(self.grad);
+        for (p, &g) in self.grad_proposal.iter_mut().zip(self.grad.iter()) {
+            *p = g;
+        }
         let mut delta_u = 0.0f64;
         for &i in mv.flipped {
             let i = i as usize;
@@ -119,7 +121,7 @@ impl BinaryTarget for BinaryQuadratic<'_> {
             let g_i = self.grad_proposal.get(i).copied().unwrap_or(0.0);
             // U(x + δe_i) − U(x) = δ g_i + W_ii δ² (exact for a quadratic).
             delta_u += delta * g_i + w_ii * delta * delta;
-            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d);
+            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d.max(1));
             let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
             for ((g, &w_ij), &w_ji) in self.grad_proposal.iter_mut().zip(row).zip(column) {
                 *g += delta * (f64::from(w_ij) + f64::from(w_ji));

@@ -100,7 +100,9 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
     /// `U` and `∇U` from the pre-activations `pre` and the state `x`.
     fn finish(&self, pre: &[f64], x: &[u8], grad: &mut [f32]) -> f64 {
         let v = self.b.len();
-        grad.copy_from_slice(self.b);
+        for (g, &b) in grad.iter_mut().zip(self.b) {
+            *g = b;
+        }
         let mut u: f64 = x
             .iter()
             .zip(self.b)
@@ -152,14 +154,16 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let v = self.b.len();
-        self.hidden_proposal.copy_from_slice(self.hidden);
+        for (p, &h) in self.hidden_proposal.iter_mut().zip(self.hidden.iter()) {
+            *p = h;
+        }
         for &i in mv.flipped {
             let i = i as usize;
             let (Some(&from), Some(&to)) = (mv.from.get(i), mv.to.get(i)) else {
                 continue;
             };
             let delta = f64::from(to) - f64::from(from);
-            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
             for (h, &w) in self.hidden_proposal.iter_mut().zip(column) {
                 *h += delta * f64::from(w);
             }
