@@ -48,9 +48,11 @@
 extern crate std;
 
 pub mod binary;
+pub mod categorical;
 pub mod error;
 pub mod math;
 pub mod models;
+pub mod ordinal;
 pub mod random;
 pub mod stats;
 pub mod target;
