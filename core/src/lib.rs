@@ -47,6 +47,7 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod baselines;
 pub mod binary;
 pub mod categorical;
 pub mod error;

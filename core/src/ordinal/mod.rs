@@ -27,6 +27,6 @@ pub use kernel::{Dmala, Dula, OrdinalKernel};
 pub use proposal::{Drawn, OrdinalProposal};
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 
-pub(crate) use chain::Eval;
+pub(crate) use chain::{Eval, all_finite};
 pub(crate) use kernel::{LabelProposal, OrdinalEval, advance};
 pub(crate) use proposal::fill_bits;

@@ -475,6 +475,75 @@ impl LabelBuf {
     }
 }
 
+/// Owned buffers for one binary chain.
+pub struct BinBuf {
+    pub x: Vec<u8>,
+    pub grad: Vec<f32>,
+    pub x_proposal: Vec<u8>,
+    pub grad_proposal: Vec<f32>,
+    pub flipped: Vec<u32>,
+}
+
+impl BinBuf {
+    /// Buffers starting at `x0`.
+    pub fn new(x0: &[u8]) -> Self {
+        let d = x0.len();
+        Self {
+            x: x0.to_vec(),
+            grad: vec![0.0; d],
+            x_proposal: vec![0; d],
+            grad_proposal: vec![0.0; d],
+            flipped: vec![0; d],
+        }
+    }
+
+    /// Borrows them.
+    pub fn buffers(&mut self) -> langevin_core::binary::ChainBuffers<'_> {
+        langevin_core::binary::ChainBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            x_proposal: &mut self.x_proposal,
+            grad_proposal: &mut self.grad_proposal,
+            flipped: &mut self.flipped,
+        }
+    }
+}
+
+/// `U` of a binary target at every state of [`enumerate_binary`].
+pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<u8>>, Vec<f64>) {
+    let d = t.dim();
+    let states = enumerate_binary(d);
+    let log_pi = states
+        .iter()
+        .map(|x| t.log_density_and_grad(x, &mut vec![0.0; d]).unwrap())
+        .collect();
+    (states, log_pi)
+}
+
+/// Exact-start sampling-path test of a binary kernel (`k ∈ {1, 10}`, `n` repeats).
+pub fn check_binary_kernel<T, K>(name: &str, model: &mut T, kernel: &mut K, n: usize, seed: u64)
+where
+    T: langevin_core::BinaryTarget,
+    K: langevin_core::binary::BinaryKernel,
+{
+    use rand_core::SeedableRng;
+    let (states, log_pi) = tabulate_binary_u(model);
+    let pi = normalise(&log_pi);
+    let mut buf = BinBuf::new(&states[0]);
+    let mut chain = langevin_core::binary::BinaryChain::new(buf.buffers(), model).unwrap();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    for k in [1usize, 10] {
+        let counts = exact_start_counts(&pi, n, &mut rng, |x0, rng| {
+            chain.reset(&states[x0], model).unwrap();
+            for _ in 0..k {
+                kernel.step(model, &mut chain, rng).unwrap();
+            }
+            index_of_binary(chain.state())
+        });
+        assert_matches(&format!("{name}, k = {k}"), &counts, &pi);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
