@@ -57,6 +57,7 @@ pub mod ordinal;
 pub mod random;
 pub mod stats;
 pub mod target;
+pub mod tuning;
 
 pub use error::{LenError, ParamError};
 pub use target::{BinaryTarget, FlipMove, TargetError};
