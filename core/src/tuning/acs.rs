@@ -420,6 +420,10 @@ pub struct AcsSettings {
     pub burn_in_adjusted: u32,
     /// Window for ordinal proposals (default none).
     pub window: Option<u16>,
+    /// `(a_max, a_min)` to use instead of searching for them (default none: search). With
+    /// fixed steps only the balance schedule is tuned, and it may use the whole budget left
+    /// after the burn-in.
+    pub fixed_steps: Option<(f64, f64)>,
 }
 
 impl Default for AcsSettings {
@@ -440,6 +444,7 @@ impl Default for AcsSettings {
             burn_in_unadjusted: 50,
             burn_in_adjusted: 50,
             window: None,
+            fixed_steps: None,
         }
     }
 }
@@ -507,6 +512,9 @@ impl AcsSettings {
                 value: 0.0,
             });
         }
+        if let Some((a_max, a_min)) = self.fixed_steps {
+            check_steps(a_max, a_min)?;
+        }
         Plan::new(self).map(|_| ())
     }
 }
@@ -534,18 +542,24 @@ impl Plan {
         let left = budget - unadjusted - adjusted;
         let positions = u64::from(s.cycle) - 1;
         let t = u64::from(s.step_candidates);
+        let fixed = s.fixed_steps.is_some();
+        let cap = if fixed { left } else { left / 2 };
         let mut per_estimate = u64::from(s.steps_per_estimate);
         let mut balance_candidates = u64::from(s.balance_candidates);
-        while per_estimate > 1 && positions * balance_candidates * per_estimate > left / 2 {
+        while per_estimate > 1 && positions * balance_candidates * per_estimate > cap {
             per_estimate -= 1;
         }
-        while balance_candidates > 2 && positions * balance_candidates * per_estimate > left / 2 {
+        while balance_candidates > 2 && positions * balance_candidates * per_estimate > cap {
             balance_candidates -= 1;
         }
         let balance = positions * balance_candidates * per_estimate;
         let round = t * per_estimate;
-        let rounds = left.saturating_sub(balance) / (2 * round);
-        if balance > left || rounds == 0 {
+        let rounds = if fixed {
+            0
+        } else {
+            left.saturating_sub(balance) / (2 * round)
+        };
+        if balance > left || (rounds == 0 && !fixed) {
             return Err(ParamError::OutOfRange {
                 name: "tuning budget (steps)",
                 value: budget as f64,
@@ -619,8 +633,8 @@ pub struct AcsReport {
 ///
 /// 1. **InitBurnin**: `burn_in_unadjusted` unadjusted steps at `(a_ceil, b_max)` to leave the
 ///    starting point fast, then `burn_in_adjusted` MH steps along the naive schedule
-///    (cosine decays `a_ceil → a_floor`, `b_max → b_min`); together at most a fifth of the
-///    budget.
+///    (cosine decays `a_ceil → a_floor`, `b_max → b_min`; the fixed steps instead of
+///    `a_ceil`, `a_floor` when given); together at most a fifth of the budget.
 /// 2. **EstimateAlpha(min)**: from `a_bound = a_floor` at `b_min`, each round tests
 ///    `step_candidates` steps evenly spaced in `[a_bound, a_bound (1 + ζ |ρ* − ρ|)]` and moves
 ///    `a_bound` to the one whose acceptance is closest to ρ* (ρ is that acceptance; 0 at
@@ -630,6 +644,10 @@ pub struct AcsReport {
 ///    `k = 1, …, s−1` tests `balance_candidates` balances evenly spaced in
 ///    `[b_min, b_{k−1}]` (`b_0 = b_max`) and keeps the one with the highest acceptance.
 /// 4. **Frozen**: sampling along [`AcsSchedule::at`], cycle position 0 first.
+///
+/// With [`AcsSettings::fixed_steps`] phase 2 is skipped (for targets where the searches'
+/// acceptance goal does not fit, such as mode hopping on a wide ordinal lattice, where useful
+/// jumps are rarely accepted).
 ///
 /// If the searches end with `a_min > a_max` (a target on which small steps are rejected more
 /// than large ones), `a_min` is lowered to `a_max`.
@@ -714,13 +732,11 @@ impl AcsTuner {
     pub fn new(settings: AcsSettings) -> Result<Self, ParamError> {
         settings.validate()?;
         let plan = Plan::new(&settings)?;
-        let schedule = AcsSchedule::naive(
-            settings.a_ceil,
-            settings.a_floor,
-            settings.b_max,
-            settings.b_min,
-            settings.cycle,
-        )?;
+        let (ceil, floor) = settings
+            .fixed_steps
+            .unwrap_or((settings.a_ceil, settings.a_floor));
+        let schedule =
+            AcsSchedule::naive(ceil, floor, settings.b_max, settings.b_min, settings.cycle)?;
         let mut tuner = Self {
             settings,
             plan,
@@ -777,7 +793,7 @@ impl AcsTuner {
             t.candidates.get(idx).copied().unwrap_or(0.0)
         };
         let (step, balance, adjusted) = match self.phase {
-            Phase::Unadjusted => (s.a_ceil, s.b_max, false),
+            Phase::Unadjusted => (self.schedule.a_max(), s.b_max, false),
             Phase::Adjusted => {
                 let (a, b) = self.schedule.at(self.done);
                 (a, b, true)
@@ -841,7 +857,7 @@ impl AcsTuner {
         let s = self.settings;
         match self.phase {
             Phase::Unadjusted if self.done >= self.plan.unadjusted => self.enter(Phase::Adjusted),
-            Phase::Adjusted if self.done >= self.plan.adjusted => self.enter(Phase::AlphaMin),
+            Phase::Adjusted if self.done >= self.plan.adjusted => self.enter_searches(),
             Phase::AlphaMin | Phase::AlphaMax | Phase::Balance
                 if self.done >= self.n_candidates as u64 * self.plan.per_estimate =>
             {
@@ -917,7 +933,19 @@ impl AcsTuner {
         if self.phase == Phase::Unadjusted && self.plan.unadjusted == 0 {
             self.enter(Phase::Adjusted);
         } else if self.phase == Phase::Adjusted && self.plan.adjusted == 0 {
-            self.enter(Phase::AlphaMin);
+            self.enter_searches();
+        }
+    }
+
+    /// After the burn-in: the step searches, or straight to the balances with fixed steps.
+    fn enter_searches(&mut self) {
+        match self.settings.fixed_steps {
+            Some((a_max, a_min)) => {
+                self.a_max = a_max;
+                self.a_min = a_min;
+                self.enter(Phase::Balance);
+            }
+            None => self.enter(Phase::AlphaMin),
         }
     }
 

@@ -139,3 +139,40 @@ fn check_states(s: usize) -> Result<(), ModelError> {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_files_refuse_bad_json() {
+        use serde_json::json;
+        for bad in [
+            json!({"states": 0, "A": [[1.0]], "mu": [0.0]}),
+            json!({"states": 1, "A": [[1.0]], "mu": [0.0]}),
+            json!({"states": 70000, "A": [[1.0]], "mu": [0.0]}),
+            json!({"states": -3, "A": [[1.0]], "mu": [0.0]}),
+            json!({"states": 4, "A": [[1.0, 0.0]], "mu": [0.0]}),
+            json!({"states": 4, "A": [[1.0]], "mu": ["x"]}),
+            json!({"states": 4, "A": [[1.0]], "mu": [0.0], "b": [1.0, 2.0]}),
+            json!({"states": 4, "mu": [0.0]}),
+            json!({"states": 4, "A": [], "mu": []}),
+        ] {
+            assert!(OrdinalQuadratic::from_json(&bad).is_err(), "{bad}");
+        }
+        for bad in [
+            json!({"states": 1, "n": 2}),
+            json!({"states": 3, "n": 0}),
+            json!({"states": 3, "n": 2, "edges": [[0, 2, 1.0]]}),
+            json!({"states": 3, "n": 2, "edges": [[1, 1, 1.0]]}),
+            json!({"states": 3, "n": 2, "edges": [[0, 1]]}),
+            json!({"states": 3, "n": 2, "edges": [[0, 1, "x"]]}),
+            json!({"states": 3, "n": 2, "field": [[0.0, 0.0, 0.0]]}),
+            json!({"states": 3, "n": 2, "field": [[0.0, 0.0], [0.0, 0.0]]}),
+        ] {
+            assert!(Potts::from_json(&bad).is_err(), "{bad}");
+        }
+        assert!(OrdinalQuadratic::new(4, vec![f64::NAN], vec![0.0], vec![0.0]).is_err());
+        assert!(Potts::new(3, 2, &[(0, 1, f64::INFINITY)], vec![0.0; 6]).is_err());
+    }
+}
