@@ -237,7 +237,12 @@ impl<'p> OrdinalProposal<'p> {
                 let total = law.total();
                 let threshold = f64::from(r) * TWO_POW_NEG_32 * total;
                 let (value, weight) = law.pick(threshold);
-                let value = value.clamp(0, i64::from(u16::MAX)) as u16;
+                // Nothing drawn (NaN weights): keep the coordinate; the NaN log q rejects.
+                let value = if weight > 0.0 {
+                    value.clamp(0, i64::from(u16::MAX)) as u16
+                } else {
+                    xi
+                };
                 *ni = value;
                 drawn.log_q += libm::log(weight / total);
                 drawn.jump += u64::from(value.abs_diff(xi));

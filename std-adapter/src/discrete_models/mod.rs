@@ -28,6 +28,45 @@ pub use rbm_gibbs::RbmBlockGibbs;
 use langevin_core::ParamError;
 use std::fmt;
 
+/// A label model read from a model file: the `ordinal_quadratic` and `potts` kinds.
+#[derive(Clone, Debug)]
+pub enum LabelModel {
+    /// `{"kind":"ordinal_quadratic","states":S,"A":[[..]],"mu":[..],"b":[..]}`.
+    Ordinal(OrdinalQuadratic),
+    /// `{"kind":"potts","states":S,"n":d,"edges":[[i,j,J_ij],..],"field":[[..S values..],..]}`.
+    Categorical(Potts),
+}
+
+impl LabelModel {
+    /// Builds the model named by `value["kind"]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ModelError::Field`] for a missing or unknown kind, and the errors of
+    /// [`OrdinalQuadratic::from_json`] and [`Potts::from_json`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_std::discrete_models::LabelModel;
+    /// let v = serde_json::json!({"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1, 1.0]]});
+    /// assert!(matches!(LabelModel::from_json(&v), Ok(LabelModel::Categorical(_))));
+    /// ```
+    pub fn from_json(value: &serde_json::Value) -> Result<Self, ModelError> {
+        match value.get("kind").and_then(serde_json::Value::as_str) {
+            Some("ordinal_quadratic") => {
+                OrdinalQuadratic::from_json(value).map(LabelModel::Ordinal)
+            }
+            Some("potts") => Potts::from_json(value).map(LabelModel::Categorical),
+            Some(other) => Err(field_error(
+                "kind",
+                format!("unknown label model kind `{other}`"),
+            )),
+            None => Err(field_error("kind", "missing")),
+        }
+    }
+}
+
 /// Why a model could not be built.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelError {
