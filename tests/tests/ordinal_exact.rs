@@ -122,3 +122,57 @@ fn kernel_uses_the_enumerated_acceptance_ratio() {
     }
     assert!(checked > 50);
 }
+
+/// The unadjusted kernel is not exact: its own stationary law `π_a` (power iteration on the
+/// enumerated matrix) differs from π, by less as the step shrinks on a lattice Gaussian; and
+/// the sampler follows `π_a` (exact start from `π_a`, sampling-path protocol).
+#[test]
+fn ordinal_dula_has_its_own_stationary_law() {
+    use langevin_core::ordinal::Dula;
+    let mut m = OrdinalQuadratic::rotated_gaussian(2, 5, 2.0, 1.2, 3).unwrap();
+    let states = enumerate(2, 5);
+    let (log_pi, grads) = tabulate_ordinal(&mut m, &states);
+    let pi = normalise(&log_pi);
+    let k = states.len();
+    let stationary = |a: f64| {
+        let prop = OrdinalProposal::new(a, 0.5).unwrap();
+        let p: Vec<f64> = (0..k * k)
+            .map(|ij| {
+                prop.log_q(&states[ij / k], &grads[ij / k], 5, &states[ij % k])
+                    .unwrap()
+                    .exp()
+            })
+            .collect();
+        let mut v = vec![1.0 / k as f64; k];
+        for _ in 0..20_000 {
+            v = (0..k)
+                .map(|j| (0..k).map(|i| v[i] * p[i * k + j]).sum())
+                .collect();
+        }
+        v
+    };
+    let tv = |v: &[f64]| 0.5 * v.iter().zip(&pi).map(|(a, b)| (a - b).abs()).sum::<f64>();
+    let tvs: Vec<f64> = [2.0, 1.0, 0.5, 0.25]
+        .iter()
+        .map(|&a| tv(&stationary(a)))
+        .collect();
+    assert!(
+        tvs.windows(2).all(|w| w[1] < w[0]) && tvs[0] > 1e-3,
+        "TV(π_a, π) = {tvs:?}"
+    );
+    let pi_a = stationary(1.0);
+    let kernel = Dula::new(OrdinalProposal::new(1.0, 0.5).unwrap());
+    let mut buf = LabelBuf::new(&states[0], 5, 2);
+    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut m).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    for steps in [1usize, 10] {
+        let counts = exact_start_counts(&pi_a, 100_000, &mut rng, |x0, rng| {
+            chain.reset(&states[x0], &mut m).unwrap();
+            for _ in 0..steps {
+                kernel.step(&mut m, &mut chain, rng).unwrap();
+            }
+            index_of(chain.state(), 5)
+        });
+        assert_matches(&format!("DULA against π_a, k = {steps}"), &counts, &pi_a);
+    }
+}

@@ -183,12 +183,20 @@ impl<'p> OrdinalProposal<'p> {
             .max((lo - x) as f64)
             .min((hi - x) as f64) as i64;
         let two_best = 2.0 * best as f64;
+        let up = libm::exp(bg - h * (two_best + 1.0));
+        // The first steps up and down multiply to exp(−2h) = decay: one exponential fewer,
+        // unless `up` is too small to divide by.
+        let down = if up > 1e-290 {
+            decay / up
+        } else {
+            libm::exp(-bg + h * (two_best - 1.0))
+        };
         Law {
             lo,
             hi,
             mode: x + best,
-            up: libm::exp(bg - h * (two_best + 1.0)),
-            down: libm::exp(-bg + h * (two_best - 1.0)),
+            up,
+            down,
             decay,
         }
     }
