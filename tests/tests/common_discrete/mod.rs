@@ -1,4 +1,4 @@
-//! Helpers for the discrete-sampler tests: enumeration of small label spaces, exact transition
+//! Shared code for the discrete-sampler tests: enumeration of small label spaces, exact transition
 //! matrices, the pooled chi-square and TV thresholds of the sampling-path protocol, and a Geyer
 //! initial-monotone-sequence ESS.
 #![allow(dead_code)]
