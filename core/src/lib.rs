@@ -47,13 +47,17 @@
 #[cfg(test)]
 extern crate std;
 
+pub mod baselines;
 pub mod binary;
+pub mod categorical;
 pub mod error;
 pub mod math;
 pub mod models;
+pub mod ordinal;
 pub mod random;
 pub mod stats;
 pub mod target;
+pub mod tuning;
 
 pub use error::{LenError, ParamError};
 pub use target::{BinaryTarget, FlipMove, TargetError};

@@ -163,3 +163,12 @@ impl BinaryTarget for IsingGraph<'_> {
         Ok(mv.from_log_density + delta_u)
     }
 }
+
+impl crate::baselines::FlipDelta for IsingGraph<'_> {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
+        // Flipping s_i changes U by −2 s_i (Σ_j J_ij s_j + h_i).
+        let s = x.get(i).map_or(0.0, |&v| 2.0 * f64::from(v) - 1.0);
+        let h = f64::from(self.field.get(i).copied().unwrap_or(0.0));
+        Ok(-2.0 * s * (self.local_field(x, i) + h))
+    }
+}

@@ -261,3 +261,12 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
         Ok(mv.from_log_density + delta_u)
     }
 }
+
+impl<D: LatticeDims> crate::baselines::FlipDelta for IsingLattice<D> {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
+        // Flipping s_i changes U by −2 s_i (J n_i + h).
+        let s = x.get(i).map_or(0.0, |&v| 2.0 * f64::from(v) - 1.0);
+        let n = f64::from(self.neighbour_sum(x, i));
+        Ok(-2.0 * s * (f64::from(self.coupling) * n + f64::from(self.field)))
+    }
+}

@@ -137,3 +137,24 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         core::mem::swap(&mut self.grad, &mut self.grad_proposal);
     }
 }
+
+impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
+        // U(x + δe_i) − U(x) = δ g_i + W_ii δ² with the cached gradient g of the current state.
+        let d = self.b.len();
+        let delta = 1.0 - 2.0 * f64::from(x.get(i).copied().unwrap_or(0));
+        let w_ii = f64::from(self.w.get(i * d + i).copied().unwrap_or(0.0));
+        Ok(delta * self.grad.get(i).copied().unwrap_or(0.0) + w_ii * delta * delta)
+    }
+
+    fn commit_flip(&mut self, x: &[u8], i: usize) {
+        let d = self.b.len();
+        // x is already flipped: δ = x_i − old = 2x_i − 1.
+        let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d);
+        let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
+        for ((g, &w_ij), &w_ji) in self.grad.iter_mut().zip(row).zip(column) {
+            *g += delta * (f64::from(w_ij) + f64::from(w_ji));
+        }
+    }
+}

@@ -178,3 +178,30 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         core::mem::swap(&mut self.hidden, &mut self.hidden_proposal);
     }
 }
+
+impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
+        // ΔU = δ b_i + Σ_j [softplus(p_j + δ W_ji) − softplus(p_j)] from the cached p = Wx + c.
+        let v = self.b.len();
+        let delta = 1.0 - 2.0 * f64::from(x.get(i).copied().unwrap_or(0));
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+        let hidden: f64 = self
+            .hidden
+            .iter()
+            .zip(column)
+            .map(|(&p, &w)| {
+                crate::math::softplus(p + delta * f64::from(w)) - crate::math::softplus(p)
+            })
+            .sum();
+        Ok(delta * f64::from(self.b.get(i).copied().unwrap_or(0.0)) + hidden)
+    }
+
+    fn commit_flip(&mut self, x: &[u8], i: usize) {
+        let v = self.b.len();
+        let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+        for (h, &w) in self.hidden.iter_mut().zip(column) {
+            *h += delta * f64::from(w);
+        }
+    }
+}

@@ -1,0 +1,523 @@
+//! Single-site Gibbs sampling (Gibbs-1) for binary, ordinal and categorical states.
+
+use super::flip_delta::FlipDelta;
+use crate::binary::{BinaryChain, BinaryKernel, Rejection, StepError, StepReport};
+use crate::categorical::{
+    CategoricalConditional, CategoricalEval, CategoricalKernel, CategoricalTarget,
+};
+use crate::error::LenError;
+use crate::ordinal::{
+    CategoricalChain, Domain, Eval, LabelChain, LabelMove, OrdinalChain, OrdinalConditional,
+    OrdinalEval, OrdinalKernel, OrdinalTarget,
+};
+use crate::random::{index, unit_f64};
+use crate::target::{BinaryTarget, FlipMove, TargetError};
+use rand_core::Rng;
+
+/// The order in which a single-site sampler visits coordinates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scan {
+    /// A uniformly random coordinate each update (one `next_u64`).
+    Random,
+    /// Coordinates `0, 1, …, d−1, 0, …` in turn.
+    Systematic,
+}
+
+/// Gibbs-1: each update resamples one coordinate from its exact conditional given the others.
+///
+/// Every update leaves `π` invariant (and is reversible with a random scan), whatever the
+/// domain. There are two ways to run it:
+///
+/// * **on a raw state**, with a model that prices one coordinate cheaply
+///   ([`FlipDelta`] for binary, [`OrdinalConditional`] / [`CategoricalConditional`] for labels):
+///   [`update_binary`](Self::update_binary), [`sweep_binary`](Self::sweep_binary),
+///   [`update_labels`](Self::update_ordinal) … This is the baseline to time: on a lattice
+///   Ising model an update costs a handful of operations.
+/// * **as a kernel** on a [`BinaryChain`], [`OrdinalChain`] or [`CategoricalChain`]
+///   ([`BinaryKernel`] …): one step is one single-site update, priced through the target's
+///   ordinary evaluations (one per binary update, `S` per label update) so that it works for
+///   every target and keeps the chain's cached `U` and `∇U` exact.
+///
+/// Both consume the random stream the same way: with a random scan one word for the site and
+/// one for the uniform; with a systematic scan one word.
+///
+/// # Examples
+///
+/// ```
+/// use langevin_core::baselines::{Gibbs, Scan};
+/// use langevin_core::models::{ConstDims, IsingLattice};
+/// use langevin_core::BinaryTarget;
+/// use rand_core::SeedableRng;
+///
+/// let mut model = IsingLattice::<ConstDims<4, 4>>::new(0.3, 0.0, true).unwrap();
+/// let mut x = [0u8; 16];
+/// model.log_density_and_grad(&x, &mut [0.0; 16]).unwrap();
+/// let mut gibbs = Gibbs::new(Scan::Systematic);
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// for _ in 0..10 {
+///     gibbs.sweep_binary(&mut model, &mut x, &mut rng).unwrap();
+/// }
+/// assert!(x.iter().all(|&v| v <= 1));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Gibbs {
+    scan: Scan,
+    next: usize,
+}
+
+impl Gibbs {
+    /// A sampler with this scan; a systematic scan starts at coordinate 0.
+    pub fn new(scan: Scan) -> Self {
+        Self { scan, next: 0 }
+    }
+
+    /// The scan.
+    pub fn scan(&self) -> Scan {
+        self.scan
+    }
+
+    /// The coordinate of the next update, consuming a word for a random scan.
+    #[inline]
+    fn site<R: Rng + ?Sized>(&mut self, d: usize, rng: &mut R) -> usize {
+        match self.scan {
+            Scan::Random => index(rng, d),
+            Scan::Systematic => {
+                let i = if self.next < d { self.next } else { 0 };
+                self.next = i + 1;
+                i
+            }
+        }
+    }
+
+    /// One single-site update of the raw binary state `x`, which must be the target's current
+    /// state (see [`FlipDelta`]). Flips bit `i` with probability `sigmoid(ΔU)`; returns whether
+    /// it did. A recoverable target error or a NaN `ΔU` keeps the bit.
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::Len`] if `x` does not have the target's dimension (or it is 0);
+    /// [`StepError::Target`] for an unrecoverable error (`x` unchanged).
+    pub fn update_binary<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u8],
+        rng: &mut R,
+    ) -> Result<bool, StepError<T::Error>>
+    where
+        T: FlipDelta + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let d = target.dim();
+        LenError::check("x", d, x.len())?;
+        if d == 0 {
+            return Err(StepError::Len(LenError {
+                buffer: "x",
+                expected: 1,
+                found: 0,
+            }));
+        }
+        let i = self.site(d, rng);
+        let u = unit_f64(rng);
+        let delta = match target.log_density_delta(x, i) {
+            Ok(v) => v,
+            Err(e) if e.is_recoverable() => return Ok(false),
+            Err(e) => return Err(StepError::Target(e)),
+        };
+        // NaN compares false: no flip.
+        let flip = u < crate::math::sigmoid(delta);
+        if flip {
+            if let Some(v) = x.get_mut(i) {
+                *v ^= 1;
+            }
+            target.commit_flip(x, i);
+        }
+        Ok(flip)
+    }
+
+    /// `d` single-site updates (one sweep); returns the number of flips.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_binary`](Self::update_binary); updates before the error stand.
+    pub fn sweep_binary<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u8],
+        rng: &mut R,
+    ) -> Result<u32, StepError<T::Error>>
+    where
+        T: FlipDelta + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let mut flips = 0;
+        for _ in 0..x.len() {
+            flips += u32::from(self.update_binary(target, x, rng)?);
+        }
+        Ok(flips)
+    }
+
+    /// One single-site update of the raw ordinal state `x` (the target's current state), with
+    /// `scratch` of length `S` for the conditional. Returns whether the coordinate changed. A
+    /// recoverable target error keeps it; non-finite conditional values are never drawn (all
+    /// of them non-finite keeps it).
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::Len`] for mismatched lengths; [`StepError::Target`] for an unrecoverable
+    /// error (`x` unchanged).
+    pub fn update_ordinal<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<bool, StepError<T::Error>>
+    where
+        T: OrdinalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let (d, s) = (target.dim(), target.states());
+        self.update_labels(d, s, x, scratch, rng, &mut OrdinalCond(target))
+    }
+
+    /// Like [`update_ordinal`](Self::update_ordinal) for a categorical target.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn update_categorical<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<bool, StepError<T::Error>>
+    where
+        T: CategoricalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let (d, s) = (target.dim(), target.states());
+        self.update_labels(d, s, x, scratch, rng, &mut CategoricalCond(target))
+    }
+
+    fn update_labels<C: Conditional + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        d: usize,
+        s: usize,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+        target: &mut C,
+    ) -> Result<bool, StepError<C::Error>> {
+        LenError::check("x", d, x.len())?;
+        LenError::check("scratch", s, scratch.len())?;
+        if d == 0 {
+            return Err(StepError::Len(LenError {
+                buffer: "x",
+                expected: 1,
+                found: 0,
+            }));
+        }
+        let i = self.site(d, rng);
+        let u = unit_f64(rng);
+        match target.conditional(x, i, scratch) {
+            Ok(()) => {}
+            Err(e) if e.is_recoverable() => return Ok(false),
+            Err(e) => return Err(StepError::Target(e)),
+        }
+        let old = x.get(i).copied().unwrap_or(0);
+        let k = draw_softmax(scratch, u, usize::from(old));
+        let new = k as u16;
+        if new != old {
+            if let Some(v) = x.get_mut(i) {
+                *v = new;
+            }
+            target.commit_change(x, i, old);
+        }
+        Ok(new != old)
+    }
+
+    /// `d` single-site updates of an ordinal state; returns how many changed a coordinate.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn sweep_ordinal<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<u32, StepError<T::Error>>
+    where
+        T: OrdinalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let mut moves = 0;
+        for _ in 0..x.len() {
+            moves += u32::from(self.update_ordinal(target, x, scratch, rng)?);
+        }
+        Ok(moves)
+    }
+
+    /// `d` single-site updates of a categorical state; returns how many changed a coordinate.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn sweep_categorical<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<u32, StepError<T::Error>>
+    where
+        T: CategoricalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let mut moves = 0;
+        for _ in 0..x.len() {
+            moves += u32::from(self.update_categorical(target, x, scratch, rng)?);
+        }
+        Ok(moves)
+    }
+
+    /// One update of a label chain through evaluations: `S − 1` evaluations price the
+    /// alternatives, one more refreshes the gradient of the chosen value.
+    fn label_step<K, E, R>(
+        &mut self,
+        target: &mut E,
+        chain: &mut LabelChain<'_, K>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<E::Error>>
+    where
+        K: Domain,
+        E: Eval + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let (d, s) = (chain.dim(), chain.states);
+        LenError::check("target", d, target.dim())?;
+        LenError::check("states", s, target.states())?;
+        let i = self.site(d, rng);
+        let u = unit_f64(rng);
+        let old = chain.x.get(i).copied().unwrap_or(0);
+        chain.x_proposal.copy_from_slice(chain.x);
+        if let Some(c) = chain.changed.first_mut() {
+            *c = i as u32;
+        }
+        let mut report = StepReport {
+            accepted: false,
+            proposed_flips: 1,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        for k in 0..s {
+            let value = if k == usize::from(old) {
+                0.0
+            } else {
+                let u_k = evaluate_at(target, chain, i, k as u16, &mut report)?;
+                u_k.map_or(f64::NEG_INFINITY, |u| u - chain.log_density)
+            };
+            if let Some(o) = chain.scratch.get_mut(k) {
+                *o = value;
+            }
+        }
+        let k = draw_softmax(chain.scratch, u, usize::from(old));
+        if k == usize::from(old) {
+            report.proposed_flips = 0;
+            report.accepted = true;
+            return Ok(report);
+        }
+        match evaluate_at(target, chain, i, k as u16, &mut report)? {
+            Some(u_k) => {
+                report.accepted = true;
+                report.log_accept_ratio = u_k - chain.log_density;
+                chain.adopt_proposal(u_k);
+                target.commit();
+            }
+            None => report.rejection = Some(Rejection::NonFinite),
+        }
+        Ok(report)
+    }
+}
+
+/// The single-coordinate conditional of either label domain.
+trait Conditional {
+    type Error: TargetError;
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Self::Error>;
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16);
+}
+
+struct OrdinalCond<'t, T: ?Sized>(&'t mut T);
+struct CategoricalCond<'t, T: ?Sized>(&'t mut T);
+
+impl<T: OrdinalConditional + ?Sized> Conditional for OrdinalCond<'_, T> {
+    type Error = T::Error;
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), T::Error> {
+        self.0.conditional(x, i, out)
+    }
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+        self.0.commit_change(x, i, old)
+    }
+}
+
+impl<T: CategoricalConditional + ?Sized> Conditional for CategoricalCond<'_, T> {
+    type Error = T::Error;
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), T::Error> {
+        self.0.conditional(x, i, out)
+    }
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+        self.0.commit_change(x, i, old)
+    }
+}
+
+/// `U` at the chain's state with coordinate `i` set to `k`, evaluated into the proposal
+/// buffers; `None` if it is not usable (non-finite or a recoverable error).
+fn evaluate_at<K, E>(
+    target: &mut E,
+    chain: &mut LabelChain<'_, K>,
+    i: usize,
+    k: u16,
+    report: &mut StepReport,
+) -> Result<Option<f64>, StepError<E::Error>>
+where
+    K: Domain,
+    E: Eval + ?Sized,
+{
+    if let Some(v) = chain.x_proposal.get_mut(i) {
+        *v = k;
+    }
+    let mv = LabelMove {
+        from: chain.x,
+        to: chain.x_proposal,
+        changed: chain.changed.get(..1).unwrap_or(&[]),
+        from_log_density: chain.log_density,
+        from_grad: chain.grad,
+    };
+    report.evaluations += 1;
+    match target.eval_after(&mv, chain.grad_proposal) {
+        Ok(u) if u.is_finite() && crate::ordinal::all_finite(chain.grad_proposal) => Ok(Some(u)),
+        Ok(_) => Ok(None),
+        Err(e) if e.is_recoverable() => Ok(None),
+        Err(e) => Err(StepError::Target(e)),
+    }
+}
+
+/// Draws an index from the softmax of the log-weights in `w` (overwritten with the weights)
+/// with the uniform `u`; falls back to `keep` if nothing can be drawn (all weights NaN or
+/// `−∞`). Branch-free selects: the time does not depend on the draw.
+pub(crate) fn draw_softmax(w: &mut [f64], u: f64, keep: usize) -> usize {
+    let m = w
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    let mut total = 0.0f64;
+    for v in w.iter_mut() {
+        *v = libm::exp(*v - m);
+        total += if v.is_nan() { 0.0 } else { *v };
+    }
+    let threshold = u * total;
+    let (mut cum, mut found, mut pick) = (0.0f64, false, keep);
+    for (k, &v) in w.iter().enumerate() {
+        cum += if v.is_nan() { 0.0 } else { v };
+        let take = (cum > threshold) & !found;
+        pick = if take { k } else { pick };
+        found |= take;
+    }
+    pick
+}
+
+impl BinaryKernel for Gibbs {
+    /// One single-site update through one evaluation of the target at the flipped state: the
+    /// flip is taken with probability `sigmoid(U' − U)`, reported as `log_accept_ratio = U' − U`.
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let d = chain.dim();
+        LenError::check("target", d, target.dim())?;
+        let i = self.site(d, rng);
+        let u = unit_f64(rng);
+        chain.x_proposal.copy_from_slice(chain.x);
+        if let Some(v) = chain.x_proposal.get_mut(i) {
+            *v ^= 1;
+        }
+        if let Some(f) = chain.flipped.first_mut() {
+            *f = i as u32;
+        }
+        let mut report = StepReport {
+            accepted: false,
+            proposed_flips: 1,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 1,
+        };
+        let mv = FlipMove {
+            from: chain.x,
+            to: chain.x_proposal,
+            flipped: chain.flipped.get(..1).unwrap_or(&[]),
+            from_log_density: chain.log_density,
+            from_grad: chain.grad,
+        };
+        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
+            Ok(v) => v,
+            Err(e) if e.is_recoverable() => {
+                report.rejection = Some(Rejection::TargetError);
+                report.log_accept_ratio = f64::NEG_INFINITY;
+                return Ok(report);
+            }
+            Err(e) => return Err(StepError::Target(e)),
+        };
+        if !u_new.is_finite() || !crate::ordinal::all_finite(chain.grad_proposal) {
+            report.rejection = Some(Rejection::NonFinite);
+            report.log_accept_ratio = f64::NEG_INFINITY;
+            return Ok(report);
+        }
+        report.log_accept_ratio = u_new - chain.log_density;
+        report.accepted = u < crate::math::sigmoid(report.log_accept_ratio);
+        if report.accepted {
+            chain.adopt_proposal(u_new);
+            target.commit();
+        }
+        Ok(report)
+    }
+}
+
+impl OrdinalKernel for Gibbs {
+    /// One single-site update through `S` evaluations (see [`Gibbs`]).
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut OrdinalChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: OrdinalTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.label_step(&mut OrdinalEval(target), chain, rng)
+    }
+}
+
+impl CategoricalKernel for Gibbs {
+    /// One single-site update through `S` evaluations (see [`Gibbs`]).
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut CategoricalChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: CategoricalTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.label_step(&mut CategoricalEval(target), chain, rng)
+    }
+}

@@ -1,0 +1,23 @@
+//! The samplers users would otherwise run, on the same targets and chains, so that every
+//! comparison can be made side by side (DESIGN §7).
+//!
+//! * [`Gibbs`]: single-site Gibbs (random or systematic [`Scan`]) for binary, ordinal and
+//!   categorical states, fast on a raw state with the optional capabilities [`FlipDelta`],
+//!   [`OrdinalConditional`](crate::ordinal::OrdinalConditional) and
+//!   [`CategoricalConditional`](crate::categorical::CategoricalConditional), or as a kernel on
+//!   any chain;
+//! * [`Gwg`]: Gibbs-with-gradients with one change per step (binary and categorical);
+//! * [`RandomWalk`] and [`TunedRandomWalk`]: random-walk Metropolis with independent flips at a
+//!   fixed or burn-in-tuned rate.
+//!
+//! Block Gibbs for the RBM lives in the std crate.
+
+mod flip_delta;
+mod gibbs;
+mod gwg;
+mod rwm;
+
+pub use flip_delta::FlipDelta;
+pub use gibbs::{Gibbs, Scan};
+pub use gwg::Gwg;
+pub use rwm::{RandomWalk, TunedRandomWalk};

@@ -1,0 +1,244 @@
+//! Random-walk Metropolis on binary states.
+
+use crate::binary::{BinaryChain, BinaryKernel, LANES, Rejection, StepError, StepReport};
+use crate::error::{LenError, ParamError};
+use crate::ordinal::all_finite;
+use crate::random::open_unit_f64;
+use crate::target::{BinaryTarget, FlipMove, TargetError};
+use rand_core::Rng;
+
+/// `2^32` as an `f64`.
+const TWO_POW_32: f64 = 4_294_967_296.0;
+
+/// Random-walk Metropolis: every coordinate flips independently with probability `p` (the flip
+/// rate), uninformed by the gradient; the proposal is symmetric, so the test is
+/// `min(1, exp(U' − U))`.
+///
+/// Each coordinate uses 32 random bits and flips when they fall below `⌊p·2^32⌋`, so the flip
+/// probability is exactly that threshold over `2^32`. A step consumes `⌈d/2⌉ + 1` words and one
+/// evaluation (none if nothing flips).
+///
+/// # Examples
+///
+/// ```
+/// use langevin_core::baselines::RandomWalk;
+/// assert!(RandomWalk::new(0.05).is_ok());
+/// assert!(RandomWalk::new(0.0).is_err());
+/// assert!(RandomWalk::new(f64::NAN).is_err());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct RandomWalk {
+    rate: f64,
+    threshold: u32,
+}
+
+impl RandomWalk {
+    /// A walk with flip rate `p ∈ (0, 1)`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] unless `0 < p < 1`, and unless `p ≥ 2^-32` (a smaller rate
+    /// would never flip).
+    pub fn new(rate: f64) -> Result<Self, ParamError> {
+        let threshold = rate * TWO_POW_32;
+        if !(rate > 0.0 && rate < 1.0 && threshold >= 1.0) {
+            return Err(ParamError::OutOfRange {
+                name: "flip rate",
+                value: rate,
+            });
+        }
+        Ok(Self {
+            rate,
+            threshold: threshold as u32,
+        })
+    }
+
+    /// The flip rate `p`.
+    pub fn rate(&self) -> f64 {
+        self.rate
+    }
+
+    /// The exact flip probability `⌊p·2^32⌋ / 2^32` the draw uses.
+    pub fn flip_probability(&self) -> f64 {
+        f64::from(self.threshold) / TWO_POW_32
+    }
+
+    /// One step; see [`RandomWalk`].
+    ///
+    /// # Errors
+    ///
+    /// [`StepError::Len`] if the target's dimension differs from the chain's;
+    /// [`StepError::Target`] for an unrecoverable target error.
+    pub fn step<T, R>(
+        &self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        LenError::check("target", chain.dim(), target.dim())?;
+        let mut count = 0usize;
+        let mut bits = [0u32; LANES];
+        for (c, (xc, nc)) in chain
+            .x
+            .chunks(LANES)
+            .zip(chain.x_proposal.chunks_mut(LANES))
+            .enumerate()
+        {
+            crate::ordinal::fill_bits(rng, &mut bits, xc.len());
+            for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
+                let flip = r < self.threshold;
+                *ni = xi ^ u8::from(flip);
+                if let Some(slot) = chain.flipped.get_mut(count) {
+                    *slot = (c * LANES + j) as u32;
+                }
+                count += usize::from(flip);
+            }
+        }
+        let log_u = libm::log(open_unit_f64(rng));
+        let mut report = StepReport {
+            accepted: true,
+            proposed_flips: count as u32,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        if count == 0 {
+            return Ok(report);
+        }
+        report.evaluations = 1;
+        let mv = FlipMove {
+            from: chain.x,
+            to: chain.x_proposal,
+            flipped: chain.flipped.get(..count).unwrap_or(&[]),
+            from_log_density: chain.log_density,
+            from_grad: chain.grad,
+        };
+        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
+            Ok(v) => v,
+            Err(e) if e.is_recoverable() => {
+                report.accepted = false;
+                report.log_accept_ratio = f64::NEG_INFINITY;
+                report.rejection = Some(Rejection::TargetError);
+                return Ok(report);
+            }
+            Err(e) => return Err(StepError::Target(e)),
+        };
+        if !u_new.is_finite() || !all_finite(chain.grad_proposal) {
+            report.accepted = false;
+            report.log_accept_ratio = f64::NEG_INFINITY;
+            report.rejection = Some(Rejection::NonFinite);
+            return Ok(report);
+        }
+        report.log_accept_ratio = u_new - chain.log_density;
+        report.accepted = log_u < report.log_accept_ratio;
+        if report.accepted {
+            chain.adopt_proposal(u_new);
+            target.commit();
+        }
+        Ok(report)
+    }
+}
+
+impl BinaryKernel for RandomWalk {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        RandomWalk::step(self, target, chain, rng)
+    }
+}
+
+/// Random-walk Metropolis whose flip rate is tuned during a burn-in and then frozen.
+///
+/// During the first `burn_in` steps the log-odds of the rate follow a Robbins–Monro recursion
+/// toward the target acceptance rate ρ* (default 0.234, the classic optimum for high-dimensional
+/// random walks): `logit p ← logit p + (accepted − ρ*) / (1 + t)^0.6`, with `p` kept in
+/// `[2^-31, ½]`. Afterwards the kernel is the fixed, exact [`RandomWalk`] with the final rate,
+/// so draws kept after burn-in have `π` as their invariant law.
+#[derive(Clone, Copy, Debug)]
+pub struct TunedRandomWalk {
+    walk: RandomWalk,
+    log_odds: f64,
+    target_acceptance: f64,
+    burn_in: u64,
+    steps: u64,
+}
+
+impl TunedRandomWalk {
+    /// Starts at flip rate `initial` (for instance `1/d`), tunes for `burn_in` steps toward
+    /// acceptance rate `target_acceptance`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`RandomWalk::new`] for `initial`; [`ParamError::OutOfRange`] unless
+    /// `0 < target_acceptance < 1`.
+    pub fn new(initial: f64, burn_in: u64, target_acceptance: f64) -> Result<Self, ParamError> {
+        let walk = RandomWalk::new(initial.min(0.5))?;
+        if !(target_acceptance > 0.0 && target_acceptance < 1.0) {
+            return Err(ParamError::OutOfRange {
+                name: "target acceptance",
+                value: target_acceptance,
+            });
+        }
+        Ok(Self {
+            walk,
+            log_odds: libm::log(walk.rate / (1.0 - walk.rate)),
+            target_acceptance,
+            burn_in,
+            steps: 0,
+        })
+    }
+
+    /// The current (after burn-in: final) flip rate.
+    pub fn rate(&self) -> f64 {
+        self.walk.rate
+    }
+
+    /// Whether the burn-in is over and the rate frozen.
+    pub fn is_frozen(&self) -> bool {
+        self.steps >= self.burn_in
+    }
+
+    /// The fixed kernel in use now.
+    pub fn kernel(&self) -> RandomWalk {
+        self.walk
+    }
+}
+
+impl BinaryKernel for TunedRandomWalk {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: BinaryTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let report = self.walk.step(target, chain, rng)?;
+        if self.steps < self.burn_in {
+            let gain = libm::pow(1.0 + self.steps as f64, -0.6);
+            let accepted = if report.accepted { 1.0 } else { 0.0 };
+            let lo = libm::log(1.0 / (2_147_483_648.0 - 1.0));
+            self.log_odds =
+                (self.log_odds + gain * (accepted - self.target_acceptance)).clamp(lo, 0.0);
+            let rate = 1.0 / (1.0 + libm::exp(-self.log_odds));
+            if let Ok(walk) = RandomWalk::new(rate) {
+                self.walk = walk;
+            }
+            self.steps += 1;
+        }
+        Ok(report)
+    }
+}

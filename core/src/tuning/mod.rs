@@ -1,0 +1,20 @@
+//! Adaptive and scheduled parameters for the balanced proposal family (DESIGN §6).
+//!
+//! * [`AbTuner`]: the any-scale balanced sampler, first order, with its step and balance tuned
+//!   by the jump-distance rule during a burn-in and then frozen;
+//! * [`cyclical_step`], [`cyclical_balance`], [`AcsSchedule`] and [`Acs`]: cyclical schedules
+//!   as pure functions of the step index and the sampler that follows one;
+//! * [`AcsTuner`]: automatic cyclical scheduling, tuning the schedule within a fixed budget.
+//!
+//! All of them drive the exact Metropolis-adjusted kernels of the binary, ordinal and
+//! categorical domains, constructing a fresh proposal for every step (proposals are small
+//! `Copy` values).
+
+mod ab;
+mod acs;
+
+pub use ab::{AbReport, AbSettings, AbTuner};
+pub use acs::{
+    Acs, AcsAction, AcsReport, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_balance,
+    cyclical_step,
+};
