@@ -44,7 +44,7 @@ impl<'a> BinaryLogistic<'a> {
     /// [`ParamError::OutOfRange`] for a response other than 0 or 1.
     pub fn new(x: &'a [f32], y: &'a [f32], cache: &'a mut [f64]) -> Result<Self, ParamError> {
         let m = y.len();
-        if m == 0 || x.is_empty() || x.len() % m != 0 {
+        if m == 0 || x.is_empty() || !x.len().is_multiple_of(m) {
             return Err(if m == 0 || x.is_empty() {
                 ParamError::EmptyDimension
             } else {
