@@ -86,5 +86,9 @@ pub fn softplus(x: f64) -> f64 {
 #[inline]
 pub fn sigmoid(x: f64) -> f64 {
     let e = libm::exp(-x.abs());
-    if x >= 0.0 { 1.0 / (1.0 + e) } else { e / (1.0 + e) }
+    if x >= 0.0 {
+        1.0 / (1.0 + e)
+    } else {
+        e / (1.0 + e)
+    }
 }

@@ -270,7 +270,8 @@ pub struct SgStep {
 }
 
 /// Why a step failed. The chain's state (position, momentum, step counter) is unchanged,
-/// except that [`Agld`] may have replaced some snapshot entries with valid newer ones.
+/// except that [`Agld`] may have replaced some snapshot entries with valid newer ones (its
+/// running sum stays consistent); the random stream and the data-access position have moved on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StepError<E> {
     /// The target returned an error.
