@@ -1,6 +1,10 @@
 //! AGLD bookkeeping: the running snapshot sum always equals the sum of the stored snapshots,
 //! refreshes store exactly the current per-term gradients, evaluation counts are as documented,
 //! and AGLD with `n = N` and a total update every step is LMC exactly.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 mod continuous_support;
 

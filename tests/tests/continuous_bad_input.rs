@@ -1,5 +1,9 @@
 //! Bad input to the continuous integrators gives typed errors, never a panic, and a failed
 //! step leaves the chain where it was.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BuildError, DenseSnapshots, Ewsg, EwsgSettings, Langevin,

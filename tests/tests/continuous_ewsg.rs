@@ -1,5 +1,9 @@
 //! EWSG's index chain picks its minibatch with exactly the law of `M` Metropolis moves
 //! (paper 003 eq. 5): checked by a chi-square test against the law computed by enumeration.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 mod continuous_support;
 

@@ -6,6 +6,10 @@
 //! Independent chains give the standard errors; every test fails with probability ≤ 1e-6 if
 //! the implementation is right, and checks that it has the sample size to see the effect it is
 //! about (discretisation bias, minibatch noise, snapshot noise) against the law without it.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 mod continuous_support;
 

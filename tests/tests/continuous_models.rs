@@ -1,4 +1,8 @@
 //! The std-side continuous models, model files and the multi-chain driver.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 use langevin_core::continuous::{
     GlmSumTarget, Langevin, LangevinSettings, SumPotential, SumTarget,

@@ -9,6 +9,10 @@
 //! Errors are divergences between a Gaussian fitted to an ensemble of independent chains after
 //! `p` data passes and the exact target, so they contain a Monte Carlo floor; tolerances below
 //! are derived from that floor, not tuned.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "dense matrix code reads best with indices"
+)]
 
 use langevin_std::continuous::RidgeRegression;
 use langevin_std::continuous::metrics::{gaussian_w2, moments};
