@@ -19,6 +19,8 @@
 //! * [`target`]: the traits a model implements.
 //! * [`binary`]: the balanced flip proposal and its unadjusted (DULA) and Metropolis-adjusted
 //!   (DMALA) kernels over `{0,1}^d`.
+//! * [`continuous`]: stochastic-gradient Langevin integrators (LMC, SGLD, SGHMC, EWSG, AGLD) for
+//!   potentials that are sums over data.
 //! * [`models`]: lattice Ising, dense binary quadratic and RBM targets with incremental updates.
 //! * [`math`]: the only place that evaluates transcendental functions.
 //! * [`random`]: uniform and Gaussian draws from a [`rand_core::Rng`].
@@ -50,6 +52,7 @@ extern crate std;
 pub mod baselines;
 pub mod binary;
 pub mod categorical;
+pub mod continuous;
 pub mod error;
 pub mod math;
 pub mod models;

@@ -3,6 +3,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
+pub mod continuous;
+
 pub use langevin_core as core_kernels;
 
 pub mod binary;

@@ -1,0 +1,229 @@
+//! Overdamped Langevin: LMC with the full gradient, SGLD with a minibatch estimate.
+
+use super::{
+    Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
+    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_step, check_target,
+    overdamped_move, target_err,
+};
+use crate::error::{LenError, ParamError};
+use rand_core::Rng;
+
+/// Settings of [`Langevin`]: step `h`, and the full gradient (LMC) or a minibatch of `n` (SGLD).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LangevinSettings {
+    step: f64,
+    batch: Option<usize>,
+    access: Access,
+}
+
+impl LangevinSettings {
+    /// LMC: `θ ← θ − h ∇V(θ) + √(2h) ξ`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Step`] unless `h` is finite and positive.
+    pub fn lmc(step: f64) -> Result<Self, ParamError> {
+        check_step(step)?;
+        Ok(Self {
+            step,
+            batch: None,
+            access: Access::Random,
+        })
+    }
+
+    /// SGLD: the gradient replaced by `(N/n) Σ_{i∈S} ∇V_i(θ)` over `n` indices drawn with
+    /// replacement (see [`with_access`](Self::with_access) for other orders).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Step`], or [`ParamError::OutOfRange`] for `n = 0`.
+    pub fn sgld(step: f64, batch: usize) -> Result<Self, ParamError> {
+        check_step(step)?;
+        check_batch_size(batch)?;
+        Ok(Self {
+            step,
+            batch: Some(batch),
+            access: Access::Random,
+        })
+    }
+
+    /// The same settings with another data-access order for the minibatches.
+    #[must_use]
+    pub fn with_access(mut self, access: Access) -> Self {
+        self.access = access;
+        self
+    }
+
+    /// The step `h`.
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+
+    /// The minibatch size, `None` for the full gradient.
+    pub fn batch(&self) -> Option<usize> {
+        self.batch
+    }
+
+    /// The data-access order of the minibatches.
+    pub fn access(&self) -> Access {
+        self.access
+    }
+}
+
+/// An overdamped Langevin chain (LMC or SGLD) in caller memory.
+///
+/// # Examples
+///
+/// ```
+/// use core::convert::Infallible;
+/// use langevin_core::continuous::{Langevin, LangevinSettings, SumTarget};
+/// use rand_core::SeedableRng;
+///
+/// // V_i(θ) = ½ θ², N = 4: the target is N(0, 1/4).
+/// struct Quad;
+/// impl SumTarget for Quad {
+///     type Error = Infallible;
+///     fn dim(&self) -> usize { 1 }
+///     fn num_terms(&self) -> usize { 4 }
+///     fn add_term_grad(&mut self, _: usize, t: &[f64], s: f64, acc: &mut [f64]) -> Result<(), Infallible> {
+///         for (a, t) in acc.iter_mut().zip(t) { *a += s * t; }
+///         Ok(())
+///     }
+/// }
+///
+/// let settings = LangevinSettings::sgld(0.01, 2).unwrap();
+/// let mut work = vec![0.0; Langevin::workspace_len(1)];
+/// let mut index = vec![0; Langevin::index_len(&settings, 4)];
+/// let mut chain = Langevin::new(settings, 1, 4, &[3.0], &mut work, &mut index).unwrap();
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// let report = chain.step(&mut Quad, &mut rng).unwrap();
+/// assert_eq!(report.grad_evals, 2);
+/// assert!(chain.theta()[0] < 3.0);
+/// ```
+#[derive(Debug)]
+pub struct Langevin<'a> {
+    settings: LangevinSettings,
+    dim: usize,
+    terms: usize,
+    theta: &'a mut [f64],
+    grad: &'a mut [f64],
+    next: &'a mut [f64],
+    stream: BatchStream<'a>,
+}
+
+impl<'a> Langevin<'a> {
+    /// The `f64` workspace length: `3d` (position, gradient, proposal).
+    pub const fn workspace_len(dim: usize) -> usize {
+        3 * dim
+    }
+
+    /// The `u32` workspace length: `N` for reshuffled minibatches, else 0.
+    pub fn index_len(settings: &LangevinSettings, terms: usize) -> usize {
+        match settings.batch {
+            Some(_) => settings.access.index_len(terms),
+            None => 0,
+        }
+    }
+
+    /// A chain at `theta0` for a target with `dim` coordinates and `terms` terms.
+    ///
+    /// # Errors
+    ///
+    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, or workspaces of the wrong length.
+    pub fn new(
+        settings: LangevinSettings,
+        dim: usize,
+        terms: usize,
+        theta0: &[f64],
+        work: &'a mut [f64],
+        index: &'a mut [u32],
+    ) -> Result<Self, BuildError> {
+        check_shape(dim, terms)?;
+        if let Some(n) = settings.batch {
+            check_batch(n, terms)?;
+        }
+        LenError::check("theta0", dim, theta0.len())?;
+        let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
+        let theta = carve.take(dim);
+        theta.copy_from_slice(theta0);
+        let grad = carve.take(dim);
+        let next = carve.take(dim);
+        let access = match settings.batch {
+            Some(_) => settings.access,
+            None => Access::Cyclic,
+        };
+        let stream = BatchStream::new(access, terms, index)?;
+        Ok(Self {
+            settings,
+            dim,
+            terms,
+            theta,
+            grad,
+            next,
+            stream,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &LangevinSettings {
+        &self.settings
+    }
+
+    /// The position `θ`.
+    pub fn theta(&self) -> &[f64] {
+        self.theta
+    }
+
+    /// The position `θ`, to move the chain by hand.
+    pub fn theta_mut(&mut self) -> &mut [f64] {
+        self.theta
+    }
+
+    /// One step. RNG use: the minibatch indices (if any), then `d` normals.
+    ///
+    /// # Errors
+    ///
+    /// See [`StepError`]; `θ` is unchanged on error.
+    pub fn step<T: SumTarget + ?Sized, R: Rng + ?Sized>(
+        &mut self,
+        target: &mut T,
+        rng: &mut R,
+    ) -> Result<SgStep, StepError<T::Error>> {
+        check_target(target, self.dim, self.terms)?;
+        self.grad.fill(0.0);
+        let evals = match self.settings.batch {
+            None => {
+                target
+                    .add_full_grad(self.theta, 1.0, self.grad)
+                    .map_err(target_err)?;
+                self.terms
+            }
+            Some(n) => {
+                add_minibatch_grad(target, &mut self.stream, n, self.theta, self.grad, rng)
+                    .map_err(target_err)?;
+                n
+            }
+        };
+        if !super::all_finite(self.grad) {
+            return Err(StepError::NonFiniteGradient);
+        }
+        overdamped_move(self.theta, self.grad, self.next, self.settings.step, rng)?;
+        Ok(SgStep {
+            grad_evals: evals as u32,
+            ..SgStep::default()
+        })
+    }
+}
+
+impl<T: SumTarget + ?Sized> SgChain<T> for Langevin<'_> {
+    fn step_with<R: Rng + ?Sized>(
+        &mut self,
+        target: &mut T,
+        rng: &mut R,
+    ) -> Result<SgStep, StepError<T::Error>> {
+        self.step(target, rng)
+    }
+    fn position(&self) -> &[f64] {
+        self.theta
+    }
+}

@@ -1,0 +1,154 @@
+//! Bayesian logistic regression with a Gaussian prior.
+
+use super::{ContinuousError, DataMatrix, axpy, check_variance, dot, normals};
+use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
+use langevin_core::math::{sigmoid, softplus};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+/// `p(y_i | x_i, θ) = σ(y_i x_iᵀθ)` with `y_i ∈ {−1, 1}` and prior `N(0, v I)`, as a sum
+/// `V_i(θ) = softplus(−y_i x_iᵀθ) + |θ|² / (2 v N)` (the prior spread evenly over the terms).
+///
+/// As a [`GlmSumTarget`]: `s_i(θ) = −y_i σ(−y_i x_iᵀθ)`, `z_i = x_i`, `q(θ) = θ / (v N)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogisticRegression {
+    x: DataMatrix,
+    y: Arc<[f64]>,
+    prior_var: f64,
+    prior_share: f64,
+}
+
+impl LogisticRegression {
+    /// A model over covariates `x` (`N × d`) and labels `y`, all in `{0, 1}` or all in
+    /// `{−1, 1}` (0 is read as −1), with prior variance `prior_var`.
+    ///
+    /// # Errors
+    ///
+    /// [`ContinuousError::Model`] for a label count other than `N`, other label values, or a
+    /// prior variance that is not finite and positive.
+    pub fn new(x: DataMatrix, y: &[f64], prior_var: f64) -> Result<Self, ContinuousError> {
+        check_variance("prior_var", prior_var)?;
+        if y.len() != x.rows() {
+            return Err(ContinuousError::Model(format!(
+                "{} labels for {} rows of X",
+                y.len(),
+                x.rows()
+            )));
+        }
+        let has_zero = y.contains(&0.0);
+        let has_minus = y.contains(&-1.0);
+        if has_zero && has_minus {
+            return Err(ContinuousError::Model(
+                "labels mix 0 and -1: use {0, 1} or {-1, 1}".into(),
+            ));
+        }
+        if let Some(v) = y.iter().find(|&&v| v != 0.0 && v != 1.0 && v != -1.0) {
+            return Err(ContinuousError::Model(format!(
+                "label {v} is not in {{0, 1}} or {{-1, 1}}"
+            )));
+        }
+        let y: Arc<[f64]> = y
+            .iter()
+            .map(|&v| if v == 1.0 { 1.0 } else { -1.0 })
+            .collect();
+        let prior_share = 1.0 / (prior_var * x.rows() as f64);
+        Ok(Self {
+            x,
+            y,
+            prior_var,
+            prior_share,
+        })
+    }
+
+    /// `n` points with covariates `N(0, I_d)`, a true coefficient vector `β ~ N(0, I_d)` and
+    /// labels `y_i = ±1` with `P(y_i = 1) = σ(x_iᵀβ)`, from a seeded Xoshiro256++ stream.
+    /// Returns the model and `β`.
+    ///
+    /// # Panics
+    ///
+    /// If `n` or `d` is zero or `prior_var` is not finite and positive.
+    pub fn synthetic(n: usize, d: usize, prior_var: f64, seed: u64) -> (Self, Vec<f64>) {
+        let z = normals(seed, n * d + d);
+        let (xs, beta) = z.split_at(n * d);
+        let u = normals(seed ^ 0x5eed_1abe_1000_0001, n);
+        let x = DataMatrix::new(n, d, xs.to_vec()).expect("finite synthetic covariates");
+        // Φ(u) is uniform: compare it with σ(xᵀβ) to draw the label.
+        let y: Vec<f64> = (0..n)
+            .map(|i| {
+                let p = sigmoid(dot(x.row(i), beta));
+                let uni = 0.5 * libm::erfc(-u[i] / std::f64::consts::SQRT_2);
+                if uni < p { 1.0 } else { -1.0 }
+            })
+            .collect();
+        let model = Self::new(x, &y, prior_var).expect("valid synthetic model");
+        (model, beta.to_vec())
+    }
+
+    /// The covariates.
+    pub fn x(&self) -> &DataMatrix {
+        &self.x
+    }
+
+    /// The labels in `{−1, 1}`.
+    pub fn y(&self) -> &[f64] {
+        &self.y
+    }
+
+    /// The prior variance `v`.
+    pub fn prior_var(&self) -> f64 {
+        self.prior_var
+    }
+}
+
+impl SumTarget for LogisticRegression {
+    type Error = Infallible;
+    fn dim(&self) -> usize {
+        self.x.cols()
+    }
+    fn num_terms(&self) -> usize {
+        self.x.rows()
+    }
+    #[inline]
+    fn add_term_grad(
+        &mut self,
+        i: usize,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Infallible> {
+        let s = self.term_scalar(i, theta)?;
+        let (cs, cq) = (scale * s, scale * self.prior_share);
+        for (a, (&x, &t)) in acc.iter_mut().zip(self.x.row(i).iter().zip(theta)) {
+            *a += cs * x + cq * t;
+        }
+        Ok(())
+    }
+}
+
+impl GlmSumTarget for LogisticRegression {
+    #[inline]
+    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
+        let y = self.y[i];
+        Ok(-y * sigmoid(-y * dot(self.x.row(i), theta)))
+    }
+    #[inline]
+    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
+        axpy(scale, self.x.row(i), acc);
+    }
+    fn add_shared_grad(
+        &mut self,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Infallible> {
+        axpy(scale * self.prior_share, theta, acc);
+        Ok(())
+    }
+}
+
+impl SumPotential for LogisticRegression {
+    fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
+        let y = self.y[i];
+        Ok(softplus(-y * dot(self.x.row(i), theta)) + 0.5 * self.prior_share * dot(theta, theta))
+    }
+}

@@ -1,0 +1,108 @@
+//! The bimodal Gaussian-mixture terms of paper 004 §6.1.
+
+use super::{ContinuousError, DataMatrix, axpy, dot, normals};
+use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
+use std::convert::Infallible;
+
+/// `V_i(θ) = w f_i(θ)` with `exp(−f_i(θ)) = ½ (e^{−|θ − a_i|²/2} + e^{−|θ + a_i|²/2})`, i.e.
+/// `f_i(θ) = |θ|²/2 + |a_i|²/2 − ln cosh(a_iᵀθ)`: each term is a symmetric two-component
+/// Gaussian mixture, non-convex when `|a_i| > 1`. Paper 004 samples `exp(−Σ_i f_i / N)`, the
+/// default weight `w = 1/N`.
+///
+/// As a [`GlmSumTarget`]: `s_i(θ) = −w tanh(a_iᵀθ)`, `z_i = a_i`, `q(θ) = w θ`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianMixture {
+    a: DataMatrix,
+    weight: f64,
+}
+
+impl GaussianMixture {
+    /// Terms with parameters the rows of `a` and weight `w` (`None`: `1/N`).
+    ///
+    /// # Errors
+    ///
+    /// [`ContinuousError::Model`] unless `w` is finite and positive.
+    pub fn new(a: DataMatrix, weight: Option<f64>) -> Result<Self, ContinuousError> {
+        let weight = weight.unwrap_or(1.0 / a.rows() as f64);
+        super::check_variance("scale", weight)?;
+        Ok(Self { a, weight })
+    }
+
+    /// `n` parameters `a_i ~ N(μ 1, I_d)` from a seeded Xoshiro256++ stream (paper 004: `n = 500`,
+    /// `d = 10`, `μ = 2`), weight `1/n`.
+    ///
+    /// # Panics
+    ///
+    /// If `n` or `d` is zero or `mu` is not finite.
+    pub fn synthetic(n: usize, d: usize, mu: f64, seed: u64) -> Self {
+        let v: Vec<f64> = normals(seed, n * d).into_iter().map(|z| z + mu).collect();
+        let a = DataMatrix::new(n, d, v).expect("finite synthetic parameters");
+        Self::new(a, None).expect("valid weight")
+    }
+
+    /// The parameters `a_i`.
+    pub fn a(&self) -> &DataMatrix {
+        &self.a
+    }
+
+    /// The weight `w`.
+    pub fn weight(&self) -> f64 {
+        self.weight
+    }
+}
+
+impl SumTarget for GaussianMixture {
+    type Error = Infallible;
+    fn dim(&self) -> usize {
+        self.a.cols()
+    }
+    fn num_terms(&self) -> usize {
+        self.a.rows()
+    }
+    #[inline]
+    fn add_term_grad(
+        &mut self,
+        i: usize,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Infallible> {
+        let a = self.a.row(i);
+        let cs = -scale * self.weight * dot(a, theta).tanh();
+        let cq = scale * self.weight;
+        for (g, (&ai, &t)) in acc.iter_mut().zip(a.iter().zip(theta)) {
+            *g += cs * ai + cq * t;
+        }
+        Ok(())
+    }
+}
+
+impl GlmSumTarget for GaussianMixture {
+    #[inline]
+    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
+        Ok(-self.weight * dot(self.a.row(i), theta).tanh())
+    }
+    #[inline]
+    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
+        axpy(scale, self.a.row(i), acc);
+    }
+    fn add_shared_grad(
+        &mut self,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Infallible> {
+        axpy(scale * self.weight, theta, acc);
+        Ok(())
+    }
+}
+
+impl SumPotential for GaussianMixture {
+    fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
+        let a = self.a.row(i);
+        let t = dot(a, theta).abs();
+        // ln cosh t = t + ln(1 + e^{−2t}) − ln 2, stable for large t.
+        let ln_cosh = t + (-2.0 * t).exp().ln_1p() - std::f64::consts::LN_2;
+        Ok(self.weight * (0.5 * dot(theta, theta) + 0.5 * dot(a, a) - ln_cosh))
+    }
+}
