@@ -4,3 +4,5 @@
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub use langevin_core as core_kernels;
+pub mod npy;
+pub mod sdp;
