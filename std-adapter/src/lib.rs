@@ -5,4 +5,5 @@
 
 pub use langevin_core as core_kernels;
 pub mod npy;
+pub mod quadratic_fit;
 pub mod sdp;

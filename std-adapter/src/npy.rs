@@ -286,13 +286,13 @@ pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray, NpyError> {
 /// A typed [`NpyError`] naming the first problem found: magic, version, truncation, header
 /// syntax, dtype, byte order, Fortran order, or a data length that does not match the shape.
 pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
-    let rest = bytes
-        .strip_prefix(MAGIC.as_slice())
-        .ok_or(if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+    let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or(
+        if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
             NpyError::TruncatedHeader
         } else {
             NpyError::BadMagic
-        })?;
+        },
+    )?;
     let (&major, rest) = rest.split_first().ok_or(NpyError::TruncatedHeader)?;
     let (&minor, rest) = rest.split_first().ok_or(NpyError::TruncatedHeader)?;
     let (header_len, rest) = match (major, minor) {
@@ -445,7 +445,9 @@ impl<'a> Cursor<'a> {
             }
             let digits = self.word();
             if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
-                return Err(NpyError::BadHeader("shape entry is not a non-negative integer"));
+                return Err(NpyError::BadHeader(
+                    "shape entry is not a non-negative integer",
+                ));
             }
             let value = digits.iter().try_fold(0usize, |acc, &c| {
                 acc.checked_mul(10)?.checked_add(usize::from(c - b'0'))
@@ -483,11 +485,17 @@ fn parse_header(text: &str) -> Result<Header, NpyError> {
         match c.peek() {
             Some(b',') => c.pos += 1,
             Some(b'}') => {}
-            _ => return Err(NpyError::BadHeader("dictionary entries not comma separated")),
+            _ => {
+                return Err(NpyError::BadHeader(
+                    "dictionary entries not comma separated",
+                ));
+            }
         }
     }
     if c.peek().is_some() {
-        return Err(NpyError::BadHeader("trailing characters after the dictionary"));
+        return Err(NpyError::BadHeader(
+            "trailing characters after the dictionary",
+        ));
     }
     Ok(Header {
         descr: descr.ok_or(NpyError::BadHeader("missing 'descr'"))?,
@@ -559,12 +567,22 @@ pub fn write_npy_to<W: Write>(
     }
     out.extend_from_slice(dict.as_bytes());
     match data {
-        NpyData::F64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::F32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::F64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::F32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
         NpyData::U8(v) => out.extend_from_slice(v),
-        NpyData::U16(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::I32(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::I64(v) => v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::U16(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::I32(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::I64(v) => v
+            .iter()
+            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
     }
     writer.write_all(&out)?;
     Ok(())

@@ -268,7 +268,11 @@ fn bfs_last_level(
         }
     }
     let depth = queue.last().map_or(0, |&v| level[v]);
-    let last: Vec<usize> = queue.iter().copied().filter(|&v| level[v] == depth).collect();
+    let last: Vec<usize> = queue
+        .iter()
+        .copied()
+        .filter(|&v| level[v] == depth)
+        .collect();
     for &v in queue.iter() {
         level[v] = usize::MAX;
     }

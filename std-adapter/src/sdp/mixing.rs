@@ -136,12 +136,7 @@ impl Mixing {
 
     /// The exact primal value `⟨−W, V Vᵀ⟩` and the dual read-off `d_i = max(0, |g_i| − W_ii)`,
     /// from `G = W V` (scratch `g`, `n × kp`).
-    pub(crate) fn bound_and_dual(
-        &self,
-        w: &SymmetricMatrix,
-        g: &mut [f64],
-        d: &mut [f64],
-    ) -> f64 {
+    pub(crate) fn bound_and_dual(&self, w: &SymmetricMatrix, g: &mut [f64], d: &mut [f64]) -> f64 {
         let kp = self.kp;
         self.product(w, g);
         let diag = w.diagonal();

@@ -82,7 +82,9 @@ pub(crate) fn bottom_eigenvalue(
     let mut aq = vec![0.0; n * m];
     apply(w, d, &qrow, m, &mut aq);
     let mut h = nalgebra::DMatrix::<f64>::zeros(m, m);
-    let aq_cols: Vec<Vec<f64>> = (0..m).map(|j| (0..n).map(|i| aq[i * m + j]).collect()).collect();
+    let aq_cols: Vec<Vec<f64>> = (0..m)
+        .map(|j| (0..n).map(|i| aq[i * m + j]).collect())
+        .collect();
     for a in 0..m {
         for b in 0..=a {
             let x = 0.5 * (dot(&q[a], &aq_cols[b]) + dot(&q[b], &aq_cols[a]));
