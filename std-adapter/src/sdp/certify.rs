@@ -135,24 +135,26 @@ pub(crate) fn factor(w: &SymmetricMatrix, d: &[f64], ordering: &Ordering) -> Fac
         if k1 == n {
             break;
         }
-        // 2. The panel below: L_IK = A_IK L_KK^{-T}, copied to `panel` (row p − k1, width nb).
+        // 2. The panel below, L_IK = A_IK L_KK^{-T}, held transposed (column c of the panel
+        //    contiguous over its p rows) so that the triangular solve runs on whole columns.
+        let p_end = ((kb + 1)..nblocks)
+            .filter(|&ib| first_block[ib] <= kb)
+            .map(|ib| ((ib + 1) * BLOCK).min(n))
+            .max()
+            .unwrap_or(k1);
+        let p = p_end - k1;
+        if p == 0 {
+            continue;
+        }
         let (done, rest) = a.split_at_mut(k1 * n);
         let diag_block = &done[k0 * n..];
-        for (p, row) in rest.chunks_exact_mut(n).enumerate() {
-            let i = k1 + p;
-            let out = &mut panel[p * BLOCK..p * BLOCK + nb];
-            if first_block[i / BLOCK] > kb {
-                out.fill(0.0);
-                continue;
+        let pt = &mut panel[..nb * p];
+        for (r, row) in rest.chunks_exact(n).take(p).enumerate() {
+            for (c, &x) in row[k0..k1].iter().enumerate() {
+                pt[c * p + r] = x;
             }
-            let x = &mut row[k0..k1];
-            for c in 0..nb {
-                let lc = &diag_block[c * n + k0..=c * n + k0 + c];
-                let s = dot(&x[..c], &lc[..c]);
-                x[c] = (x[c] - s) / lc[c];
-            }
-            out.copy_from_slice(x);
         }
+        solve_panel(pt, p, diag_block, n, k0, 0, nb);
         // 3. Trailing update of the lower block triangle: A_IJ −= L_IK L_JKᵀ, J ≤ I.
         for ib in (kb + 1)..nblocks {
             if first_block[ib] > kb {
@@ -162,15 +164,14 @@ pub(crate) fn factor(w: &SymmetricMatrix, d: &[f64], ordering: &Ordering) -> Fac
             let i1 = (i0 + BLOCK).min(n);
             let rows = i1 - i0;
             let cols = i1 - k1;
-            // L_JKᵀ is the panel rows k1..i1 read column-wise.
             let start = (i0 - k1) * n + k1;
             let len = (rows - 1) * n + cols;
             gemm(
                 -1.0,
-                &panel[(i0 - k1) * BLOCK..],
-                BLOCK,
-                &panel,
-                (1, BLOCK),
+                &pt[i0 - k1..],
+                (1, p),
+                pt,
+                (p, 1),
                 1.0,
                 &mut rest[start..start + len],
                 n,
@@ -185,6 +186,44 @@ pub(crate) fn factor(w: &SymmetricMatrix, d: &[f64], ordering: &Ordering) -> Fac
         failed_at,
         max_diag,
     }
+}
+
+/// Solves `X L_KKᵀ = A` in place for the columns `c0..c1` of a transposed panel `pt`
+/// (column `c` at `pt[c·p..(c+1)·p]`), where `L_KK[c][t] = l[c·ld + k0 + t]`. Recursive halves
+/// with a matrix-product update in between; column substitution at the leaves.
+#[allow(clippy::too_many_arguments)]
+fn solve_panel(pt: &mut [f64], p: usize, l: &[f64], ld: usize, k0: usize, c0: usize, c1: usize) {
+    if c1 - c0 <= 16 {
+        for c in c0..c1 {
+            let (before, cur) = pt.split_at_mut(c * p);
+            let cur = &mut cur[..p];
+            for t in c0..c {
+                let lct = l[c * ld + k0 + t];
+                if lct != 0.0 {
+                    let src = &before[t * p..(t + 1) * p];
+                    cur.iter_mut().zip(src).for_each(|(x, &y)| *x -= lct * y);
+                }
+            }
+            let lcc = l[c * ld + k0 + c];
+            cur.iter_mut().for_each(|x| *x /= lcc);
+        }
+        return;
+    }
+    let mid = (c0 + c1) / 2;
+    solve_panel(pt, p, l, ld, k0, c0, mid);
+    let (left, right) = pt.split_at_mut(mid * p);
+    gemm(
+        -1.0,
+        &l[mid * ld + k0 + c0..],
+        (ld, 1),
+        &left[c0 * p..],
+        (p, 1),
+        1.0,
+        &mut right[..(c1 - mid) * p],
+        p,
+        (c1 - mid, mid - c0, p),
+    );
+    solve_panel(pt, p, l, ld, k0, mid, c1);
 }
 
 /// Reverse Cuthill–McKee on the pattern of a symmetric CSR matrix (all components), each

@@ -315,7 +315,7 @@ impl SymmetricMatrix {
     pub(crate) fn mul_block(&self, x: &[f64], cols: usize, y: &mut [f64]) {
         let n = self.n;
         match &self.repr {
-            Repr::Dense(a) => gemm(1.0, a, n, x, (cols, 1), 0.0, y, cols, (n, n, cols)),
+            Repr::Dense(a) => gemm(1.0, a, (n, 1), x, (cols, 1), 0.0, y, cols, (n, n, cols)),
             Repr::Sparse {
                 row_ptr,
                 cols: idx,
@@ -355,8 +355,8 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     s
 }
 
-/// `C ← alpha · A B + beta · C` on row-major slices: `A` is `m × k` with row stride `lda`,
-/// `B` is `k × n` with strides `(rsb, csb)`, `C` is `m × n` with row stride `ldc`.
+/// `C ← alpha · A B + beta · C`: `A` is `m × k` with strides `(rsa, csa)`, `B` is `k × n` with
+/// strides `(rsb, csb)`, `C` is `m × n` row-major with row stride `ldc`.
 ///
 /// Large products go to nalgebra's `gemm` (matrixmultiply, with run-time SIMD detection);
 /// products with a side of at most 5 take a plain loop, because nalgebra's own small-size
@@ -365,7 +365,7 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
 pub(crate) fn gemm(
     alpha: f64,
     a: &[f64],
-    lda: usize,
+    (rsa, csa): (usize, usize),
     b: &[f64],
     (rsb, csb): (usize, usize),
     beta: f64,
@@ -377,7 +377,7 @@ pub(crate) fn gemm(
         return;
     }
     if m > 5 && k > 5 && n > 5 {
-        let av = nalgebra::DMatrixView::from_slice_with_strides(a, m, k, lda, 1);
+        let av = nalgebra::DMatrixView::from_slice_with_strides(a, m, k, rsa, csa);
         let bv = nalgebra::DMatrixView::from_slice_with_strides(b, k, n, rsb, csb);
         let mut cv = nalgebra::DMatrixViewMut::from_slice_with_strides_mut(c, m, n, ldc, 1);
         cv.gemm(alpha, &av, &bv, beta);
@@ -387,7 +387,7 @@ pub(crate) fn gemm(
         for j in 0..n {
             let mut s = 0.0;
             for l in 0..k {
-                s += a[i * lda + l] * b[l * rsb + j * csb];
+                s += a[i * rsa + l * csa] * b[l * rsb + j * csb];
             }
             let cij = &mut c[i * ldc + j];
             *cij = alpha * s + if beta == 0.0 { 0.0 } else { beta * *cij };

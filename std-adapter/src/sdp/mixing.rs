@@ -58,9 +58,11 @@ impl Mixing {
         }
     }
 
-    /// One Gauss–Seidel sweep over all rows with over-relaxation `omega`.
-    pub(crate) fn sweep(&mut self, w: &SymmetricMatrix, omega: f64) {
+    /// One Gauss–Seidel sweep over all rows with over-relaxation `omega`; returns the increase
+    /// of the primal objective.
+    pub(crate) fn sweep(&mut self, w: &SymmetricMatrix, omega: f64) -> f64 {
         let (n, kp) = (self.n, self.kp);
+        let mut gain = 0.0;
         let diag = w.diagonal();
         match w.repr() {
             Repr::Sparse {
@@ -76,7 +78,7 @@ impl Mixing {
                         let vj = &self.v[j * kp..(j + 1) * kp];
                         g.iter_mut().zip(vj).for_each(|(gl, &x)| *gl += wij * x);
                     }
-                    update_row(&mut self.v[i * kp..(i + 1) * kp], g, diag[i], omega);
+                    gain += update_row(&mut self.v[i * kp..(i + 1) * kp], g, diag[i], omega);
                 }
             }
             Repr::Dense(a) => {
@@ -88,7 +90,7 @@ impl Mixing {
                     gemm(
                         1.0,
                         &a[s * n..e * n],
-                        n,
+                        (n, 1),
                         &self.v,
                         (kp, 1),
                         0.0,
@@ -116,12 +118,13 @@ impl Mixing {
                                 }
                             }
                         }
-                        update_row(&mut self.v[i * kp..(i + 1) * kp], g, diag[i], omega);
+                        gain += update_row(&mut self.v[i * kp..(i + 1) * kp], g, diag[i], omega);
                     }
                     s = e;
                 }
             }
         }
+        gain
     }
 
     /// `G = W V` (`n × kp`, row-major) into `out`.
@@ -156,14 +159,79 @@ impl Mixing {
         value
     }
 
+    /// Drops the directions of the row space of `V` that have died out (Gram eigenvalue below
+    /// `tol` times the largest). Coordinate ascent never enlarges the row space (each new row
+    /// is a combination of the rows), and the objective depends only on `V Vᵀ`, so the
+    /// rotated, narrower factor runs the same iteration at a lower cost per sweep.
+    pub(crate) fn compress(&mut self, tol: f64) {
+        let (n, kp) = (self.n, self.kp);
+        let mut gram = vec![0.0; kp * kp];
+        gemm(
+            1.0,
+            &self.v,
+            (1, kp),
+            &self.v,
+            (kp, 1),
+            0.0,
+            &mut gram,
+            kp,
+            (kp, n, kp),
+        );
+        let eig = nalgebra::DMatrix::from_row_slice(kp, kp, &gram).symmetric_eigen();
+        let top = eig.eigenvalues.iter().fold(0.0f64, |m, &x| m.max(x));
+        let keep: Vec<usize> = (0..kp)
+            .filter(|&j| eig.eigenvalues[j] > tol * top)
+            .collect();
+        let r = keep.len().max(1);
+        if std::env::var_os("SDP_DEBUG").is_some() {
+            eprintln!("  compress: kp {kp} keep {r}");
+        }
+        let new_kp = r.div_ceil(4) * 4;
+        if new_kp >= kp {
+            return;
+        }
+        // V ← V U_keep, with U_keep as a row-major kp × new_kp block (zero padding columns).
+        let mut u = vec![0.0; kp * new_kp];
+        for (c, &j) in keep.iter().enumerate() {
+            for i in 0..kp {
+                u[i * new_kp + c] = eig.eigenvectors[(i, j)];
+            }
+        }
+        let mut v = vec![0.0; n * new_kp];
+        gemm(
+            1.0,
+            &self.v,
+            (kp, 1),
+            &u,
+            (new_kp, 1),
+            0.0,
+            &mut v,
+            new_kp,
+            (n, kp, new_kp),
+        );
+        for row in v.chunks_exact_mut(new_kp) {
+            let norm2: f64 = row.iter().map(|x| x * x).sum();
+            if norm2 > 1.0 {
+                let s = 1.0 / norm2.sqrt();
+                row.iter_mut().for_each(|x| *x *= s);
+            }
+        }
+        self.v = v;
+        self.kp = new_kp;
+        self.gbuf = vec![0.0; SWEEP_BLOCK * new_kp];
+        self.old = vec![0.0; SWEEP_BLOCK * new_kp];
+    }
+
     pub(crate) fn stride(&self) -> usize {
         self.kp
     }
 }
 
 /// The ball-constrained row maximiser with over-relaxation; `g` excludes the diagonal term.
+/// Returns the increase of the objective `⟨−W, V Vᵀ⟩`, `−W_ii Δ|v|² − 2 Δv·g`.
 #[inline]
-fn update_row(v: &mut [f64], g: &[f64], wii: f64, omega: f64) {
+fn update_row(v: &mut [f64], g: &[f64], wii: f64, omega: f64) -> f64 {
+    let before = row_value(v, g, wii);
     let gn = g.iter().map(|x| x * x).sum::<f64>().sqrt();
     let denom = gn.max(wii);
     if denom > 0.0 {
@@ -187,4 +255,17 @@ fn update_row(v: &mut [f64], g: &[f64], wii: f64, omega: f64) {
             *first = 1.0;
         }
     }
+    row_value(v, g, wii) - before
+}
+
+/// The terms of the objective that involve row `v`: `−W_ii |v|² − 2 v·g`.
+#[inline]
+fn row_value(v: &[f64], g: &[f64], wii: f64) -> f64 {
+    let mut norm2 = 0.0;
+    let mut vg = 0.0;
+    for (&x, &gl) in v.iter().zip(g) {
+        norm2 += x * x;
+        vg += x * gl;
+    }
+    -wii * norm2 - 2.0 * vg
 }

@@ -74,7 +74,7 @@ pub struct SdpOptions {
     /// Rank of the factor `V`; `None` for `⌈√(2n)⌉` (enough for the global optimum by the
     /// Barvinok–Pataki bound).
     pub rank: Option<usize>,
-    /// Over-relaxation factor `ω` in `[1, 2)` (default 1.6).
+    /// Over-relaxation factor `ω` in `[1, 2)` (default 1.7).
     pub over_relaxation: f64,
     /// Seed of the random initial factor.
     pub seed: u64,
@@ -87,7 +87,7 @@ impl Default for SdpOptions {
             max_sweeps: 20_000,
             time_limit: None,
             rank: None,
-            over_relaxation: 1.6,
+            over_relaxation: 1.7,
             seed: 0x5d_1e_5d_1e,
         }
     }
@@ -228,6 +228,10 @@ impl fmt::Display for SdpError {
 
 impl std::error::Error for SdpError {}
 
+/// Row-space directions of `V` whose Gram eigenvalue is below this fraction of the largest
+/// are dead (components below about `1e-7`) and are dropped.
+const DEAD_DIRECTION: f64 = 1e-14;
+
 /// The feasibility tolerance relative to `max|W_ij|`.
 const FEAS_TOL: f64 = 1e-9;
 
@@ -287,8 +291,10 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
         .rank
         .unwrap_or_else(|| ((2.0 * n as f64).sqrt().ceil() as usize).max(1))
         .min(n);
+    let mut tm = [Duration::ZERO; 5];
+    tm[4] = start.elapsed();
     let mut mix = Mixing::new(n, rank, opts.seed);
-    let kp = mix.stride();
+    let mut kp = mix.stride();
     let mut g = vec![0.0; n * kp];
     let mut d0 = vec![0.0; n];
     let mut best: Option<(Vec<f64>, f64)> = None;
@@ -296,24 +302,31 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
     let mut best_lower = f64::NEG_INFINITY;
     let mut history = Vec::new();
     let mut sweeps = 0usize;
-    let mut next_check = 4usize;
-    let mut interval = 4usize;
-    // Checkpoints are scheduled by a multiply-add count, not by the clock, so that a solve is
-    // reproducible: about as much work between checkpoints as one checkpoint costs.
-    let matrix_work = if w.is_sparse() {
-        (w.offdiag_nnz() + n) as f64
-    } else {
-        (n * n) as f64
-    };
-    let sweep_cost = matrix_work * kp as f64;
-    let m = 2.0 * kp as f64;
-    let check_cost = sweep_cost + matrix_work * m + 3.0 * n as f64 * m * m + 10.0 * m * m * m;
-    let ratio = (check_cost / sweep_cost).ceil() as usize;
+    // Checkpoints cost a block product, a Rayleigh–Ritz step and possibly a factorisation,
+    // so they are placed where the gap should be met. The gap tracks the square root of the
+    // primal gain per sweep (the primal error is quadratic in the error of V, the dual
+    // read-off linear): `gap ≈ c · √(gain / |f|)`, with `c` calibrated at each checkpoint.
+    // Everything is counted in sweeps, never in time, so a solve is reproducible.
+    let mut objective = mix.bound_and_dual(w, &mut g, &mut d0);
+    let mut c_est = 0.15f64;
+    let mut last_check = 0usize;
+    let mut cap = 48usize;
+    let mut last_prediction: Option<(usize, f64)> = None;
+    let mut ratio = f64::INFINITY;
     loop {
         let out_of_time = opts.time_limit.is_some_and(|t| start.elapsed() >= t);
         let last = out_of_time || sweeps >= opts.max_sweeps;
-        if sweeps >= next_check || last {
+        let due = sweeps > 0
+            && (c_est * ratio.sqrt() <= 0.7 * opts.rel_gap || sweeps - last_check >= cap);
+        if due || last {
+            let t0 = Instant::now();
+            mix.compress(DEAD_DIRECTION);
+            if mix.stride() != kp {
+                kp = mix.stride();
+                g = vec![0.0; n * kp];
+            }
             let lower = mix.bound_and_dual(w, &mut g, &mut d0);
+            tm[1] += t0.elapsed();
             best_lower = best_lower.max(lower);
             // Per-coordinate trace excess that the requested gap allows.
             let budget = opts.rel_gap * best_lower.max(0.0) / n as f64;
@@ -322,20 +335,28 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
             for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
                 gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
             }
-            let est = subspace::bottom_eigenvalue(w, &d0, v, &g, kp, 2);
-            // Ritz values err on the optimistic side; a small margin saves a failed factorisation.
-            let shift = (-est.value).max(0.0) * 1.01;
+            let t0 = Instant::now();
+            let theta = subspace::bottom_eigenvalue(w, &d0, v, &g, kp);
+            tm[2] += t0.elapsed();
+            // Ritz values err on the optimistic side (by a few per cent of |θ| here): a margin
+            // taken from the slack that the requested gap leaves saves failed factorisations.
+            let base = (-theta).max(0.0);
             let sum0: f64 = d0.iter().sum();
-            let predicted = relative_gap(sum0 + n as f64 * shift, best_lower);
+            let max_trace = best_lower.max(0.0) / (1.0 - opts.rel_gap).max(f64::MIN_POSITIVE);
+            let nf = n as f64;
+            let slack = (max_trace - sum0 - 1.02 * nf * base).max(0.0) / nf;
+            let shift = base + (0.02 * base).max((0.25 * base).min(0.5 * slack));
+            let predicted = relative_gap(sum0 + nf * shift, best_lower);
             if std::env::var_os("SDP_DEBUG").is_some() {
                 eprintln!(
-                    "  sweep {sweeps} lower {lower:.9} sum0 {sum0:.9} theta {:.3e} res {:.3e} budget {budget:.3e} predicted {predicted:.2e}",
-                    est.value, est.residual
+                    "  sweep {sweeps} lower {lower:.9} sum0 {sum0:.9} theta {theta:.3e} budget {budget:.3e} predicted {predicted:.2e}",
                 );
             }
             if predicted <= opts.rel_gap || (last && best.is_none()) {
-                let step = (0.05 * budget).max(0.25 * shift).max(tol);
+                let step = (0.25 * slack).max(0.5 * base).max(tol);
+                let t0 = Instant::now();
                 let (d, rho) = certify_shift(w, &ordering, &d0, shift, step);
+                tm[3] += t0.elapsed();
                 let upper: f64 = d.iter().sum();
                 if upper < best_upper {
                     best_upper = upper;
@@ -353,6 +374,12 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
                 });
             }
             if let Some((d, rho)) = best.as_ref().filter(|_| gap <= opts.rel_gap || last) {
+                if std::env::var_os("SDP_DEBUG").is_some() {
+                    eprintln!(
+                        "  times: sweeps {:?} bound {:?} subspace {:?} certify {:?} setup {:?}",
+                        tm[0], tm[1], tm[2], tm[3], tm[4]
+                    );
+                }
                 return Ok(SdpSolution {
                     d: d.clone(),
                     trace: best_upper,
@@ -365,10 +392,29 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
                     history,
                 });
             }
-            interval = ratio.clamp(2, 2 * interval);
-            next_check = sweeps + interval;
+            if ratio > 0.0 && ratio.is_finite() && predicted > 0.0 {
+                c_est = predicted / ratio.sqrt();
+            }
+            cap = sweeps.max(8);
+            // With two checkpoints, also extrapolate the gap log-linearly in sweeps.
+            if let Some((s_prev, p_prev)) = last_prediction {
+                let rate = (predicted / p_prev).ln() / (sweeps - s_prev) as f64;
+                let needed = (0.7 * opts.rel_gap / predicted).ln() / rate;
+                if rate < 0.0 && needed.is_finite() && needed > 0.0 {
+                    cap = cap.min((needed.ceil() as usize).max(1));
+                }
+            }
+            if predicted > 0.0 {
+                last_prediction = Some((sweeps, predicted));
+            }
+            last_check = sweeps;
+            objective = lower;
         }
-        mix.sweep(w, opts.over_relaxation);
+        let t0 = Instant::now();
+        let gain = mix.sweep(w, opts.over_relaxation);
+        tm[0] += t0.elapsed();
+        objective += gain;
+        ratio = gain.max(0.0) / objective.abs().max(f64::MIN_POSITIVE);
         sweeps += 1;
     }
 }
@@ -443,6 +489,18 @@ pub fn debug_readoff(
     for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
         gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
     }
-    let e = subspace::bottom_eigenvalue(w, &d0, v, &g, kp, depth);
-    (d0, lower, e.value, e.residual)
+    let _ = depth;
+    let gram = nalgebra::DMatrix::from_fn(kp, kp, |a, b| {
+        (0..n).map(|i| v[i * kp + a] * v[i * kp + b]).sum::<f64>()
+    });
+    let mut ev: Vec<f64> = gram.symmetric_eigenvalues().iter().copied().collect();
+    ev.sort_by(|a, b| b.total_cmp(a));
+    eprintln!(
+        "gram spectrum: {:?}",
+        ev.iter()
+            .map(|x| format!("{:.1e}", x / ev[0]))
+            .collect::<Vec<_>>()
+    );
+    let e = subspace::bottom_eigenvalue(w, &d0, v, &g, kp);
+    (d0, lower, e, 0.0)
 }
