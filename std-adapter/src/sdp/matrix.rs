@@ -362,14 +362,14 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
 /// products with a side of at most 5 take a plain loop, because nalgebra's own small-size
 /// fallback mishandles strided views.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn gemm(
-    alpha: f64,
-    a: &[f64],
+pub(crate) fn gemm<T: nalgebra::RealField + Copy>(
+    alpha: T,
+    a: &[T],
     (rsa, csa): (usize, usize),
-    b: &[f64],
+    b: &[T],
     (rsb, csb): (usize, usize),
-    beta: f64,
-    c: &mut [f64],
+    beta: T,
+    c: &mut [T],
     ldc: usize,
     (m, k, n): (usize, usize, usize),
 ) {
@@ -385,12 +385,17 @@ pub(crate) fn gemm(
     }
     for i in 0..m {
         for j in 0..n {
-            let mut s = 0.0;
+            let mut s = T::zero();
             for l in 0..k {
                 s += a[i * rsa + l * csa] * b[l * rsb + j * csb];
             }
             let cij = &mut c[i * ldc + j];
-            *cij = alpha * s + if beta == 0.0 { 0.0 } else { beta * *cij };
+            *cij = alpha * s
+                + if beta == T::zero() {
+                    T::zero()
+                } else {
+                    beta * *cij
+                };
         }
     }
 }

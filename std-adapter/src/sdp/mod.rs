@@ -232,6 +232,9 @@ impl std::error::Error for SdpError {}
 /// are dead (components below about `1e-7`) and are dropped.
 const DEAD_DIRECTION: f64 = 1e-14;
 
+/// Requested gaps at or above this run the dense sweeps' block products in `f32`.
+const SINGLE_PRECISION_GAP: f64 = 1e-5;
+
 /// The feasibility tolerance relative to `max|W_ij|`.
 const FEAS_TOL: f64 = 1e-9;
 
@@ -294,6 +297,9 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
     let mut tm = [Duration::ZERO; 5];
     tm[4] = start.elapsed();
     let mut mix = Mixing::new(n, rank, opts.seed);
+    if opts.rel_gap >= SINGLE_PRECISION_GAP {
+        mix.use_single_precision(w);
+    }
     let mut kp = mix.stride();
     let mut g = vec![0.0; n * kp];
     let mut d0 = vec![0.0; n];
