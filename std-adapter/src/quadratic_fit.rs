@@ -161,7 +161,7 @@ pub fn fit_symmetric(
     if dim == 0 || dx.is_empty() {
         return Err(FitError::Empty);
     }
-    if dx.len() % dim != 0 {
+    if !dx.len().is_multiple_of(dim) {
         return Err(FitError::Length {
             buffer: "dx",
             expected: dx.len().div_ceil(dim) * dim,
@@ -239,7 +239,7 @@ pub fn variances(samples: &[f64], dim: usize) -> Result<Vec<f64>, FitError> {
     if dim == 0 || samples.is_empty() {
         return Err(FitError::Empty);
     }
-    if samples.len() % dim != 0 {
+    if !samples.len().is_multiple_of(dim) {
         return Err(FitError::Length {
             buffer: "samples",
             expected: samples.len().div_ceil(dim) * dim,

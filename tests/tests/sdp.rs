@@ -29,7 +29,7 @@ fn cholesky_ok(n: usize, a: &[f64]) -> bool {
                 s -= l[i * n + k] * l[j * n + k];
             }
             if i == j {
-                if !(s > 0.0) {
+                if s.is_nan() || s <= 0.0 {
                     return false;
                 }
                 l[i * n + i] = s.sqrt();
@@ -347,7 +347,7 @@ fn spd_inverse(n: usize, a: &[f64]) -> Option<Vec<f64>> {
                 s -= l[i * n + k] * l[j * n + k];
             }
             if i == j {
-                if !(s > 0.0) {
+                if s.is_nan() || s <= 0.0 {
                     return None;
                 }
                 l[i * n + i] = s.sqrt();

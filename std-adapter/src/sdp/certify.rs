@@ -156,10 +156,12 @@ pub(crate) fn factor(w: &SymmetricMatrix, d: &[f64], ordering: &Ordering) -> Fac
         }
         solve_panel(pt, p, diag_block, n, k0, 0, nb);
         // 3. Trailing update of the lower block triangle: A_IJ −= L_IK L_JKᵀ, J ≤ I.
-        for ib in (kb + 1)..nblocks {
-            if first_block[ib] > kb {
-                continue;
-            }
+        for (ib, _) in first_block
+            .iter()
+            .enumerate()
+            .skip(kb + 1)
+            .filter(|&(_, &f)| f <= kb)
+        {
             let i0 = ib * BLOCK;
             let i1 = (i0 + BLOCK).min(n);
             let rows = i1 - i0;

@@ -232,9 +232,6 @@ impl Mixing {
             .filter(|&j| eig.eigenvalues[j] > tol * top)
             .collect();
         let r = keep.len().max(1);
-        if std::env::var_os("SDP_DEBUG").is_some() {
-            eprintln!("  compress: kp {kp} keep {r}");
-        }
         let new_kp = r.div_ceil(4) * 4;
         if new_kp >= kp {
             return;

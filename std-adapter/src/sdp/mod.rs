@@ -58,6 +58,7 @@ use std::time::{Duration, Instant};
 pub use matrix::SymmetricMatrix;
 
 use certify::{Ordering, factor};
+use matrix::Repr;
 use mixing::Mixing;
 
 /// Settings of [`solve_diagonal_sdp`].
@@ -249,7 +250,7 @@ const FEAS_TOL: f64 = 1e-9;
 /// `over_relaxation` outside `[1, 2)`, or a rank of 0.
 pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpSolution, SdpError> {
     let start = Instant::now();
-    if !(opts.rel_gap > 0.0) || !opts.rel_gap.is_finite() {
+    if !(opts.rel_gap > 0.0 && opts.rel_gap < 1.0) {
         return Err(SdpError::InvalidOption("rel_gap"));
     }
     if !(1.0..2.0).contains(&opts.over_relaxation) {
@@ -259,15 +260,16 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
         return Err(SdpError::InvalidOption("rank"));
     }
     let n = w.dim();
-    let scale = w.max_abs();
-    let exact = |d: Vec<f64>, lower: f64| {
+    let nf = n as f64;
+    let tol = FEAS_TOL * w.max_abs();
+    let exact = |d: Vec<f64>, lower: f64, lambda_min: f64| {
         let trace: f64 = d.iter().sum();
         SdpSolution {
             d,
             trace,
             lower_bound: lower,
             rel_gap: relative_gap(trace, lower),
-            lambda_min: 0.0,
+            lambda_min,
             iterations: 0,
             wall_time: start.elapsed(),
             converged: true,
@@ -275,27 +277,29 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
         }
     };
     if w.is_diagonal() {
-        // X = diag(1 if W_ii < 0) attains Σ max(0, −W_ii): the bound is exact.
+        // X = diag(1 where W_ii < 0) attains Σ max(0, −W_ii): the bound is exact.
         let d: Vec<f64> = w.diagonal().iter().map(|&x| (-x).max(0.0)).collect();
         let lower = d.iter().sum();
-        return Ok(exact(d, lower));
+        let lambda_min = w
+            .diagonal()
+            .iter()
+            .fold(f64::INFINITY, |m, &x| m.min(x.max(0.0)));
+        return Ok(exact(d, lower, lambda_min));
     }
-    let tol = FEAS_TOL * scale;
     let ordering = Ordering::new(w);
-    if w.diagonal().iter().all(|&x| x >= 0.0) {
-        let shift = vec![0.5 * tol; n];
-        if factor(w, &shift, &ordering).failed_at.is_none() {
-            // W ⪰ 0 (to the tolerance): d = 0, attained by X = 0.
-            return Ok(exact(vec![0.0; n], 0.0));
+    if may_be_psd(w) {
+        let f = factor(w, &vec![0.5 * tol; n], &ordering);
+        if f.failed_at.is_none() {
+            // W + (tol/2) I ≻ 0 up to rounding: d = 0, attained by X = 0.
+            let bound = -(0.5 * tol + rounding_bound(n, f.max_diag));
+            return Ok(exact(vec![0.0; n], 0.0, bound));
         }
     }
 
     let rank = opts
         .rank
-        .unwrap_or_else(|| ((2.0 * n as f64).sqrt().ceil() as usize).max(1))
+        .unwrap_or_else(|| ((2.0 * nf).sqrt().ceil() as usize).max(1))
         .min(n);
-    let mut tm = [Duration::ZERO; 5];
-    tm[4] = start.elapsed();
     let mut mix = Mixing::new(n, rank, opts.seed);
     if opts.rel_gap >= SINGLE_PRECISION_GAP {
         mix.use_single_precision(w);
@@ -303,7 +307,7 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
     let mut kp = mix.stride();
     let mut g = vec![0.0; n * kp];
     let mut d0 = vec![0.0; n];
-    let mut best: Option<(Vec<f64>, f64)> = None;
+    let mut best: Option<Vec<f64>> = None;
     let mut best_upper = f64::INFINITY;
     let mut best_lower = f64::NEG_INFINITY;
     let mut history = Vec::new();
@@ -311,7 +315,8 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
     // Checkpoints cost a block product, a Rayleigh–Ritz step and possibly a factorisation,
     // so they are placed where the gap should be met. The gap tracks the square root of the
     // primal gain per sweep (the primal error is quadratic in the error of V, the dual
-    // read-off linear): `gap ≈ c · √(gain / |f|)`, with `c` calibrated at each checkpoint.
+    // read-off linear): `gap ≈ c · √(gain / |f|)`, with `c` calibrated at each checkpoint;
+    // from the second checkpoint on, a log-linear extrapolation of the gap bounds the wait.
     // Everything is counted in sweeps, never in time, so a solve is reproducible.
     let mut objective = mix.bound_and_dual(w, &mut g, &mut d0);
     let mut c_est = 0.15f64;
@@ -325,48 +330,35 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
         let due = sweeps > 0
             && (c_est * ratio.sqrt() <= 0.7 * opts.rel_gap || sweeps - last_check >= cap);
         if due || last {
-            let t0 = Instant::now();
             mix.compress(DEAD_DIRECTION);
             if mix.stride() != kp {
                 kp = mix.stride();
                 g = vec![0.0; n * kp];
             }
             let lower = mix.bound_and_dual(w, &mut g, &mut d0);
-            tm[1] += t0.elapsed();
             best_lower = best_lower.max(lower);
-            // Per-coordinate trace excess that the requested gap allows.
-            let budget = opts.rel_gap * best_lower.max(0.0) / n as f64;
             // (W + D0) V = G + D0 V: the Krylov block for the Ritz estimate.
             let v = mix.factor();
             for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
                 gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
             }
-            let t0 = Instant::now();
             let theta = subspace::bottom_eigenvalue(w, &d0, v, &g, kp);
-            tm[2] += t0.elapsed();
-            // Ritz values err on the optimistic side (by a few per cent of |θ| here): a margin
+            // The uniform shift −θ makes W + D0 PSD if the Ritz value is exact; it errs on the
+            // optimistic side (by a few per cent of |θ| on the reference cases), so a margin
             // taken from the slack that the requested gap leaves saves failed factorisations.
             let base = (-theta).max(0.0);
             let sum0: f64 = d0.iter().sum();
-            let max_trace = best_lower.max(0.0) / (1.0 - opts.rel_gap).max(f64::MIN_POSITIVE);
-            let nf = n as f64;
+            let max_trace = best_lower.max(0.0) / (1.0 - opts.rel_gap);
             let slack = (max_trace - sum0 - 1.02 * nf * base).max(0.0) / nf;
             let shift = base + (0.02 * base).max((0.25 * base).min(0.5 * slack));
             let predicted = relative_gap(sum0 + nf * shift, best_lower);
-            if std::env::var_os("SDP_DEBUG").is_some() {
-                eprintln!(
-                    "  sweep {sweeps} lower {lower:.9} sum0 {sum0:.9} theta {theta:.3e} budget {budget:.3e} predicted {predicted:.2e}",
-                );
-            }
             if predicted <= opts.rel_gap || (last && best.is_none()) {
                 let step = (0.25 * slack).max(0.5 * base).max(tol);
-                let t0 = Instant::now();
-                let (d, rho) = certify_shift(w, &ordering, &d0, shift, step);
-                tm[3] += t0.elapsed();
+                let d = certify_shift(w, &ordering, &d0, shift, step);
                 let upper: f64 = d.iter().sum();
                 if upper < best_upper {
                     best_upper = upper;
-                    best = Some((d, rho));
+                    best = Some(d);
                 }
             }
             let gap = relative_gap(best_upper, best_lower);
@@ -379,19 +371,13 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
                     rel_gap: gap,
                 });
             }
-            if let Some((d, rho)) = best.as_ref().filter(|_| gap <= opts.rel_gap || last) {
-                if std::env::var_os("SDP_DEBUG").is_some() {
-                    eprintln!(
-                        "  times: sweeps {:?} bound {:?} subspace {:?} certify {:?} setup {:?}",
-                        tm[0], tm[1], tm[2], tm[3], tm[4]
-                    );
-                }
+            if let Some(d) = best.as_ref().filter(|_| gap <= opts.rel_gap || last) {
                 return Ok(SdpSolution {
                     d: d.clone(),
                     trace: best_upper,
                     lower_bound: best_lower,
                     rel_gap: gap,
-                    lambda_min: -rho,
+                    lambda_min: 0.0,
                     iterations: sweeps,
                     wall_time: start.elapsed(),
                     converged: gap <= opts.rel_gap,
@@ -402,7 +388,6 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
                 c_est = predicted / ratio.sqrt();
             }
             cap = sweeps.max(8);
-            // With two checkpoints, also extrapolate the gap log-linearly in sweeps.
             if let Some((s_prev, p_prev)) = last_prediction {
                 let rate = (predicted / p_prev).ln() / (sweeps - s_prev) as f64;
                 let needed = (0.7 * opts.rel_gap / predicted).ln() / rate;
@@ -416,42 +401,94 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
             last_check = sweeps;
             objective = lower;
         }
-        let t0 = Instant::now();
         let gain = mix.sweep(w, opts.over_relaxation);
-        tm[0] += t0.elapsed();
         objective += gain;
         ratio = gain.max(0.0) / objective.abs().max(f64::MIN_POSITIVE);
         sweeps += 1;
     }
 }
 
+/// A necessary condition for `W ⪰ 0` that costs no factorisation: a non-negative diagonal
+/// and `W_ij² ≤ W_ii W_jj` (up to the feasibility tolerance).
+fn may_be_psd(w: &SymmetricMatrix) -> bool {
+    let diag = w.diagonal();
+    if diag.iter().any(|&x| x < 0.0) {
+        return false;
+    }
+    let tol = FEAS_TOL * w.max_abs();
+    let n = w.dim();
+    match w.repr() {
+        Repr::Dense(a) => (0..n).all(|i| {
+            (0..i).all(|j| {
+                let x = a[i * n + j];
+                x * x <= (diag[i] + tol) * (diag[j] + tol)
+            })
+        }),
+        Repr::Sparse {
+            row_ptr,
+            cols,
+            vals,
+        } => (0..n).all(|i| {
+            (row_ptr[i]..row_ptr[i + 1])
+                .all(|k| vals[k] * vals[k] <= (diag[i] + tol) * (diag[cols[k]] + tol))
+        }),
+    }
+}
+
 /// Finds `s ≥ shift` with `W + diag(d0) + s I` certified positive definite by a Cholesky
-/// factorisation, growing `s` by at least `step` after each failure; returns `d0 + s + ρ`
-/// (ρ the rounding bound) and ρ. Terminates: `s` at least doubles, and past the Gershgorin
-/// bound the matrix is diagonally dominant.
+/// factorisation, growing `s` by at least `step` (and at least doubling it) after each
+/// failure, and jumping to the Gershgorin bound after three; returns `d0 + s + ρ` with ρ the
+/// rounding bound of the successful factorisation, which makes `W + diag(d)` positive
+/// semidefinite despite rounding.
 fn certify_shift(
     w: &SymmetricMatrix,
     ordering: &Ordering,
     d0: &[f64],
     shift: f64,
     step: f64,
-) -> (Vec<f64>, f64) {
+) -> Vec<f64> {
     let mut s = shift;
     let mut d: Vec<f64> = d0.iter().map(|x| x + s).collect();
-    loop {
+    for failures in 0.. {
         let f = factor(w, &d, ordering);
         if f.failed_at.is_none() {
             let rho = rounding_bound(w.dim(), f.max_diag);
             d.iter_mut().for_each(|x| *x += rho);
-            return (d, rho);
+            return d;
         }
-        if std::env::var_os("SDP_DEBUG").is_some() {
-            eprintln!("  cholesky failed at shift {s:.3e}");
+        let mut next = (2.0 * s).max(s + step);
+        if failures >= 2 {
+            // Strict diagonal dominance: W + diag(d0) + s I ≻ 0 by Gershgorin.
+            next = next.max(gershgorin_shift(w, d0) + step);
         }
-        let next = (2.0 * s).max(s + step);
         d.iter_mut().for_each(|x| *x += next - s);
         s = next;
     }
+    d
+}
+
+/// The smallest `s` with `W + diag(d0) + s I` diagonally dominant.
+fn gershgorin_shift(w: &SymmetricMatrix, d0: &[f64]) -> f64 {
+    let n = w.dim();
+    let diag = w.diagonal();
+    let offdiag: Vec<f64> = match w.repr() {
+        Repr::Dense(a) => a
+            .chunks_exact(n)
+            .enumerate()
+            .map(|(i, row)| row.iter().map(|x| x.abs()).sum::<f64>() - diag[i].abs())
+            .collect(),
+        Repr::Sparse { row_ptr, vals, .. } => (0..n)
+            .map(|i| {
+                vals[row_ptr[i]..row_ptr[i + 1]]
+                    .iter()
+                    .map(|x| x.abs())
+                    .sum()
+            })
+            .collect(),
+    };
+    (0..n)
+        .map(|i| offdiag[i] - diag[i] - d0[i])
+        .fold(0.0f64, f64::max)
 }
 
 /// `(upper − lower) / upper`, 0 when both vanish.
@@ -464,49 +501,13 @@ fn relative_gap(upper: f64, lower: f64) -> f64 {
     }
 }
 
-/// A bound on the rounding of a Cholesky factorisation of a matrix with diagonal at most
-/// `max_diag`, added to `d` so that the factored matrix is positive semidefinite even after
-/// rounding (Demmel's componentwise bound, normwise with the typical `√n` growth).
+/// A bound on `‖ΔA‖₂` for a Cholesky factorisation `A + ΔA = L Lᵀ` that ran to completion
+/// on a matrix with diagonal at most `max_diag`: Demmel's componentwise bound
+/// `|ΔA| ≤ γ_{n+1} |L| |Lᵀ|` with `(|L||Lᵀ|)_ij ≤ √(A_ii A_jj)`, so
+/// `‖ΔA‖₂ ≤ n γ_{n+1} max_i A_ii`. Adding it to `d` makes `W + diag(d)` positive semidefinite
+/// in exact arithmetic, at a cost of about `n³ ε max_i A_ii` in the trace.
 fn rounding_bound(n: usize, max_diag: f64) -> f64 {
-    4.0 * (n as f64) * f64::EPSILON * max_diag
-}
-
-#[doc(hidden)]
-pub fn debug_readoff(
-    w: &SymmetricMatrix,
-    opts: &SdpOptions,
-    sweeps: usize,
-    depth: usize,
-) -> (Vec<f64>, f64, f64, f64) {
-    let n = w.dim();
-    let rank = opts
-        .rank
-        .unwrap_or_else(|| ((2.0 * n as f64).sqrt().ceil() as usize).max(1))
-        .min(n);
-    let mut mix = Mixing::new(n, rank, opts.seed);
-    for _ in 0..sweeps {
-        mix.sweep(w, opts.over_relaxation);
-    }
-    let kp = mix.stride();
-    let mut g = vec![0.0; n * kp];
-    let mut d0 = vec![0.0; n];
-    let lower = mix.bound_and_dual(w, &mut g, &mut d0);
-    let v = mix.factor();
-    for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
-        gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
-    }
-    let _ = depth;
-    let gram = nalgebra::DMatrix::from_fn(kp, kp, |a, b| {
-        (0..n).map(|i| v[i * kp + a] * v[i * kp + b]).sum::<f64>()
-    });
-    let mut ev: Vec<f64> = gram.symmetric_eigenvalues().iter().copied().collect();
-    ev.sort_by(|a, b| b.total_cmp(a));
-    eprintln!(
-        "gram spectrum: {:?}",
-        ev.iter()
-            .map(|x| format!("{:.1e}", x / ev[0]))
-            .collect::<Vec<_>>()
-    );
-    let e = subspace::bottom_eigenvalue(w, &d0, v, &g, kp);
-    (d0, lower, e, 0.0)
+    let u = 0.5 * f64::EPSILON;
+    let m = (n + 1) as f64 * u;
+    1.01 * n as f64 * m / (1.0 - m) * max_diag
 }
