@@ -501,3 +501,84 @@ fn small_problems_agree_with_a_barrier_method() {
         }
     }
 }
+
+#[test]
+fn storage_follows_density_and_transpose_agrees() {
+    let all = cases();
+    let grid = all.iter().find(|c| c.name == "grid20_open").unwrap();
+    let goe = all.iter().find(|c| c.name == "goe784").unwrap();
+    assert!(
+        SymmetricMatrix::from_row_major(grid.n, grid.n, &grid.w)
+            .unwrap()
+            .is_sparse()
+    );
+    assert!(
+        !SymmetricMatrix::from_row_major(goe.n, goe.n, &goe.w)
+            .unwrap()
+            .is_sparse()
+    );
+    let small = all.iter().find(|c| c.n == 100).unwrap();
+    let m = nalgebra_free_transpose(small.n, &small.w);
+    let a = SymmetricMatrix::from_row_major(small.n, small.n, &small.w).unwrap();
+    let b = SymmetricMatrix::from_row_major(small.n, small.n, &m).unwrap();
+    assert_eq!(
+        a.to_dense(),
+        b.to_dense(),
+        "a symmetric matrix equals its transpose"
+    );
+}
+
+fn nalgebra_free_transpose(n: usize, w: &[f64]) -> Vec<f64> {
+    let mut t = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            t[j * n + i] = w[i * n + j];
+        }
+    }
+    t
+}
+
+#[test]
+fn scaling_w_scales_d() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "spin_glass400_mixed_diag")
+        .unwrap();
+    for c in [1e-6, 1e6] {
+        let scaled: Vec<f64> = case.w.iter().map(|x| c * x).collect();
+        let w = SymmetricMatrix::from_row_major(case.n, case.n, &scaled).unwrap();
+        let sol = solve_diagonal_sdp(&w, &SdpOptions::with_rel_gap(1e-4)).unwrap();
+        let optimum = c * case.optimal;
+        assert!(sol.lower_bound <= optimum * (1.0 + 1e-9));
+        assert!(sol.trace - optimum <= 1e-4 * optimum, "scale {c}");
+        assert_feasible(case.n, &scaled, &sol);
+    }
+}
+
+#[test]
+fn caps_and_small_ranks_stay_feasible_and_honest() {
+    let case = cases()
+        .into_iter()
+        .find(|c| c.name == "rotated_gaussian100_k10")
+        .unwrap();
+    let w = SymmetricMatrix::from_row_major(case.n, case.n, &case.w).unwrap();
+    let mut opts = SdpOptions::with_rel_gap(1e-8);
+    opts.time_limit = Some(std::time::Duration::ZERO);
+    let sol = solve_diagonal_sdp(&w, &opts).unwrap();
+    assert_eq!(sol.iterations, 0);
+    assert_feasible(case.n, &case.w, &sol);
+    assert!(sol.lower_bound <= case.optimal && sol.trace >= case.lower);
+    for rank in [1, 2] {
+        let mut opts = SdpOptions::with_rel_gap(1e-8);
+        opts.rank = Some(rank);
+        opts.max_sweeps = 60;
+        let sol = solve_diagonal_sdp(&w, &opts).unwrap();
+        assert_feasible(case.n, &case.w, &sol);
+        assert!(
+            sol.lower_bound <= case.optimal * (1.0 + 1e-9),
+            "rank {rank}"
+        );
+        assert!(sol.trace >= case.lower * (1.0 - 1e-9), "rank {rank}");
+        assert!(sol.rel_gap >= (sol.trace - case.optimal) / sol.trace - 1e-12);
+    }
+}

@@ -399,3 +399,85 @@ pub(crate) fn gemm<T: nalgebra::RealField + Copy>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lcg(state: &mut u64) -> f64 {
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+    }
+
+    #[test]
+    fn nalgebra_input_matches_row_major() {
+        let n = 7;
+        let mut s = 3;
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let x = lcg(&mut s);
+                a[i * n + j] = x;
+                a[j * n + i] = x;
+            }
+        }
+        let m = nalgebra::DMatrix::from_row_slice(n, n, &a);
+        let x = SymmetricMatrix::from_nalgebra(&m).unwrap();
+        assert_eq!(x.to_dense(), a);
+        assert!(!x.is_sparse());
+        assert_eq!(x.get(2, 5), a[2 * n + 5]);
+        assert_eq!(x.get(9, 0), 0.0);
+    }
+
+    #[test]
+    fn gemm_agrees_with_nalgebra_for_all_shapes() {
+        let mut s = 11;
+        for (m, k, n) in [(1, 1, 1), (3, 9, 2), (7, 4, 8), (9, 9, 9), (12, 6, 3)] {
+            let a: Vec<f64> = (0..m * k).map(|_| lcg(&mut s)).collect();
+            let b: Vec<f64> = (0..k * n).map(|_| lcg(&mut s)).collect();
+            let mut c: Vec<f64> = (0..m * n).map(|_| lcg(&mut s)).collect();
+            let expected = 2.0
+                * nalgebra::DMatrix::from_row_slice(m, k, &a)
+                * nalgebra::DMatrix::from_row_slice(k, n, &b)
+                + 0.5 * nalgebra::DMatrix::from_row_slice(m, n, &c);
+            gemm(2.0, &a, (k, 1), &b, (n, 1), 0.5, &mut c, n, (m, k, n));
+            for i in 0..m {
+                for j in 0..n {
+                    assert!(
+                        (c[i * n + j] - expected[(i, j)]).abs() < 1e-14,
+                        "{m}x{k}x{n}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_product_matches_dense() {
+        let n = 40;
+        let mut s = 5;
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            a[i * n + i] = lcg(&mut s);
+            let j = (i * 7 + 3) % n;
+            if j != i {
+                let x = lcg(&mut s);
+                a[i * n + j] = x;
+                a[j * n + i] = x;
+            }
+        }
+        let sparse = SymmetricMatrix::from_row_major(n, n, &a).unwrap();
+        assert!(sparse.is_sparse());
+        let x: Vec<f64> = (0..n * 3).map(|_| lcg(&mut s)).collect();
+        let mut y = vec![0.0; n * 3];
+        sparse.mul_block(&x, 3, &mut y);
+        for i in 0..n {
+            for c in 0..3 {
+                let e: f64 = (0..n).map(|j| a[i * n + j] * x[j * 3 + c]).sum();
+                assert!((y[i * 3 + c] - e).abs() < 1e-14);
+            }
+        }
+    }
+}

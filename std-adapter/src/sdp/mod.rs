@@ -5,22 +5,33 @@
 //!
 //! The problem is the dual of `max ⟨−W, X⟩  s.t.  diag(X) ≤ 1, X ⪰ 0` (the multipliers of
 //! `X_ii ≤ 1` are the `d_i ≥ 0`). The solver runs low-rank coordinate ascent on that primal
-//! (`X = V Vᵀ`, rows of `V` in the unit ball, rank `⌈√(2n)⌉`: the "mixing method"), reads
-//! `d` off its fixed point, and at checkpoints certifies the pair:
+//! (`X = V Vᵀ`, rows of `V` in the unit ball, rank `⌈√(2n)⌉`, over-relaxed: the "mixing
+//! method"), reads `d₀` off its fixed point (`d₀_i = max(0, |g_i| − W_ii)`), and at checkpoints
+//! certifies a pair of bounds:
 //!
 //! * **lower bound**: `⟨−W, V Vᵀ⟩` for the current `V`, a feasible primal point, bounds the
 //!   optimum from below (weak duality);
-//! * **upper bound**: a Cholesky factorisation of `W + diag(d)` that raises each pivot below a
-//!   small threshold returns `E ≥ 0` with `W + diag(d + E)` positive definite, so `d + E` is
-//!   feasible and its trace bounds the optimum from above.
+//! * **upper bound**: `d = d₀ + s·1 + ρ·1`, where the shift `s ≥ −λ_min(W + diag d₀)` comes
+//!   from a Rayleigh–Ritz estimate on `span(V, (W + D₀) V)` plus a margin, is proved by a
+//!   Cholesky factorisation of `W + diag(d₀ + s)` that runs to completion, and `ρ` is the
+//!   factorisation's rounding-error bound (`≈ n² ε max_i (W_ii + d_i)`), so `W + diag(d)` is
+//!   positive semidefinite; `Σ d` bounds the optimum from above.
 //!
 //! The reported `rel_gap = (trace − lower_bound) / trace` is therefore a certified bound on the
-//! relative sub-optimality of the returned `d`, which is always feasible: every returned `d`
-//! comes out of a successful factorisation (`λ_min(W + diag d) ≥ −1e-9 · max|W_ij|` up to the
-//! factorisation's rounding, about `n · 1e-16 · max_i (W_ii + d_i)`).
+//! relative sub-optimality of the returned `d`, which is always feasible. Sparse matrices
+//! keep every sweep at `O(nnz · k)` and are factorised in a reverse Cuthill–McKee order that
+//! confines fill to an envelope.
 //!
 //! Special cases are exact: a diagonal `W` gives `d_i = max(0, −W_ii)`; a positive
-//! semidefinite `W` (checked by a Cholesky factorisation first) gives `d = 0`.
+//! semidefinite `W` (checked by a Cholesky factorisation of `W + 5e-10 · max|W_ij| · I` first)
+//! gives `d = 0`.
+//!
+//! # Performance
+//!
+//! Single-threaded, to a certified gap of `1e-3`: a few milliseconds at `n = 400` (grid and
+//! spin glass), tens of milliseconds for a dense `n = 784`, about a tenth of a second for a
+//! sparse `n = 2000` (see the `sdp` benchmark). The cost per sweep is one pass over `W` times
+//! the rank; a certificate costs one Cholesky factorisation.
 //!
 //! # Examples
 //!
@@ -43,7 +54,7 @@
 //!
 //! # References
 //!
-//! * Sun et al., "Any-scale balanced samplers for discrete space", ICLR 2023, eq. (19).
+//! * Sun et al., "Any-scale Balanced Samplers for Discrete Spaces", ICLR 2023, eq. (19).
 //! * Wang, Chang, Kolter, "The mixing method: low-rank coordinate descent for semidefinite
 //!   programming with diagonal constraints", 2017.
 
@@ -66,14 +77,16 @@ use mixing::Mixing;
 #[non_exhaustive]
 pub struct SdpOptions {
     /// Stop once the certified relative gap `(trace − lower_bound) / trace` is at most this
-    /// (`> 0`; default `1e-3`).
+    /// (in `(0, 1)`; default `1e-3`). Gaps of `1e-5` and above run the dense sweeps' block
+    /// products in single precision.
     pub rel_gap: f64,
     /// Cap on the number of coordinate-ascent sweeps (default 20 000).
     pub max_sweeps: usize,
     /// Optional wall-clock cap; the best certified answer so far is returned when it passes.
     pub time_limit: Option<Duration>,
-    /// Rank of the factor `V`; `None` for `⌈√(2n)⌉` (enough for the global optimum by the
-    /// Barvinok–Pataki bound).
+    /// Rank of the factor `V`; `None` for `⌈√(2n)⌉`, enough to hold an optimal `X` (one of
+    /// rank `r` with `r(r+1)/2 ≤ n` always exists: Barvinok–Pataki). A smaller rank can stall
+    /// above the optimum; the certificate stays honest and `converged` says so.
     pub rank: Option<usize>,
     /// Over-relaxation factor `ω` in `[1, 2)` (default 1.7).
     pub over_relaxation: f64,
@@ -131,8 +144,11 @@ pub struct SdpSolution {
     pub lower_bound: f64,
     /// `(trace − lower_bound) / trace` (0 when both are 0): the certified relative gap.
     pub rel_gap: f64,
-    /// A lower bound on `λ_min(W + diag d)` from the certification: `−ρ`, where `ρ` bounds
-    /// the rounding of the factorisation (0 for the exact special cases).
+    /// A certified lower bound on `λ_min(W + diag d)`: 0 for a solve (the rounding bound is
+    /// already in `d`), `min_i max(W_ii, 0)` exactly for a diagonal `W`, and
+    /// `−(5e-10 · max|W_ij| + ρ)` for a positive semidefinite `W` answered with `d = 0`. Never
+    /// below `−1e-9 · max|W_ij|` for `n` up to about 2000 (beyond, the rigorous rounding bound
+    /// of the `d = 0` check grows past it, while its realistic size stays near `√n ε`).
     pub lambda_min: f64,
     /// Coordinate-ascent sweeps run.
     pub iterations: usize,
@@ -246,8 +262,8 @@ const FEAS_TOL: f64 = 1e-9;
 ///
 /// # Errors
 ///
-/// [`SdpError::InvalidOption`] for a `rel_gap` that is not a positive number, an
-/// `over_relaxation` outside `[1, 2)`, or a rank of 0.
+/// [`SdpError::InvalidOption`] for a `rel_gap` outside `(0, 1)`, an `over_relaxation`
+/// outside `[1, 2)`, or a rank of 0.
 pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpSolution, SdpError> {
     let start = Instant::now();
     if !(opts.rel_gap > 0.0 && opts.rel_gap < 1.0) {

@@ -259,3 +259,54 @@ pub(crate) fn apply(w: &SymmetricMatrix, d: &[f64], x: &[f64], cols: usize, y: &
         yi.iter_mut().zip(xi).for_each(|(o, &v)| *o += di * v);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ritz_value_bounds_the_smallest_eigenvalue_from_above() {
+        let n = 60;
+        let kp = 8;
+        let mut s = 17u64;
+        let mut next = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let x = next();
+                a[i * n + j] = x;
+                a[j * n + i] = x;
+            }
+        }
+        let d: Vec<f64> = (0..n).map(|_| next().abs()).collect();
+        let w = SymmetricMatrix::from_row_major(n, n, &a).unwrap();
+        let v: Vec<f64> = (0..n * kp).map(|_| next()).collect();
+        let mut av = vec![0.0; n * kp];
+        apply(&w, &d, &v, kp, &mut av);
+        let theta = bottom_eigenvalue(&w, &d, &v, &av, kp);
+        let mut m = nalgebra::DMatrix::from_row_slice(n, n, &a);
+        for i in 0..n {
+            m[(i, i)] += d[i];
+        }
+        let exact = m.symmetric_eigenvalues().min();
+        assert!(theta >= exact - 1e-12, "{theta} < {exact}");
+        // With a random 8-column start and two Krylov blocks plus a residual step the estimate
+        // is close, though not exact.
+        assert!(theta - exact < 0.5 * exact.abs(), "{theta} vs {exact}");
+        // A start containing the bottom eigenvector makes it exact.
+        let eig = m.clone().symmetric_eigen();
+        let k = eig.eigenvalues.imin();
+        let mut v2 = v.clone();
+        for i in 0..n {
+            v2[i * kp] = eig.eigenvectors[(i, k)];
+        }
+        apply(&w, &d, &v2, kp, &mut av);
+        let theta2 = bottom_eigenvalue(&w, &d, &v2, &av, kp);
+        assert!((theta2 - exact).abs() < 1e-10);
+    }
+}
