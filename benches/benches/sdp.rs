@@ -69,8 +69,10 @@ fn bench_sdp(c: &mut Criterion) {
     let mut group = c.benchmark_group("sdp_gap_1e-3");
     group.sample_size(10);
     let opts = SdpOptions::with_rel_gap(1e-3);
-    let mut cases: Vec<(String, SymmetricMatrix)> =
-        CASES.iter().map(|&n| (n.to_owned(), reference(n))).collect();
+    let mut cases: Vec<(String, SymmetricMatrix)> = CASES
+        .iter()
+        .map(|&n| (n.to_owned(), reference(n)))
+        .collect();
     cases.push(("ba4_sparse2000".to_owned(), barabasi_albert(2000, 4, 42)));
     for (name, w) in &cases {
         group.bench_function(name.as_str(), |b| {
