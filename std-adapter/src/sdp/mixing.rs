@@ -77,6 +77,13 @@ impl Mixing {
         }
     }
 
+    /// Back to double-precision products (the `f32` floor would stall the solve).
+    pub(crate) fn use_double_precision(&mut self) {
+        self.w32 = None;
+        self.v32 = Vec::new();
+        self.g32 = Vec::new();
+    }
+
     fn sync_shadow(&mut self) {
         if self.w32.is_some() {
             self.v32 = self.v.iter().map(|&x| x as f32).collect();
