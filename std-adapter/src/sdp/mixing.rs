@@ -33,11 +33,6 @@ pub(crate) struct Mixing {
     v: Vec<f64>,
     gbuf: Vec<f64>,
     old: Vec<f64>,
-    /// Single-precision copies for the dense block products (see
-    /// [`Mixing::use_single_precision`]): `W`, the shadow of `V`, and the product block.
-    w32: Option<Vec<f32>>,
-    v32: Vec<f32>,
-    g32: Vec<f32>,
 }
 
 impl Mixing {
@@ -60,34 +55,6 @@ impl Mixing {
             v,
             gbuf: vec![0.0; SWEEP_BLOCK * kp],
             old: vec![0.0; SWEEP_BLOCK * kp],
-            w32: None,
-            v32: Vec::new(),
-            g32: Vec::new(),
-        }
-    }
-
-    /// Computes the dense block products `W_B V` of the sweeps in single precision: half the
-    /// memory traffic and twice the SIMD width on the dominant cost. Only the search runs in
-    /// `f32`; rows, bounds and certificates stay `f64`, so the only effect is a floor of
-    /// about `1e-7` on the relative accuracy of `V`, far below the gaps this is used for.
-    pub(crate) fn use_single_precision(&mut self, w: &SymmetricMatrix) {
-        if let Repr::Dense(a) = w.repr() {
-            self.w32 = Some(a.iter().map(|&x| x as f32).collect());
-            self.sync_shadow();
-        }
-    }
-
-    /// Back to double-precision products (the `f32` floor would stall the solve).
-    pub(crate) fn use_double_precision(&mut self) {
-        self.w32 = None;
-        self.v32 = Vec::new();
-        self.g32 = Vec::new();
-    }
-
-    fn sync_shadow(&mut self) {
-        if self.w32.is_some() {
-            self.v32 = self.v.iter().map(|&x| x as f32).collect();
-            self.g32 = vec![0.0; SWEEP_BLOCK * self.kp];
         }
     }
 
@@ -120,34 +87,17 @@ impl Mixing {
                     let e = (s + SWEEP_BLOCK).min(n);
                     let rows = e - s;
                     // G_B = W[s..e, :] V with the rows before s already updated.
-                    if let Some(a32) = &self.w32 {
-                        gemm(
-                            1.0f32,
-                            &a32[s * n..e * n],
-                            (n, 1),
-                            &self.v32,
-                            (kp, 1),
-                            0.0,
-                            &mut self.g32[..rows * kp],
-                            kp,
-                            (rows, n, kp),
-                        );
-                        for (x, &y) in self.gbuf[..rows * kp].iter_mut().zip(&self.g32) {
-                            *x = f64::from(y);
-                        }
-                    } else {
-                        gemm(
-                            1.0,
-                            &a[s * n..e * n],
-                            (n, 1),
-                            &self.v,
-                            (kp, 1),
-                            0.0,
-                            &mut self.gbuf[..rows * kp],
-                            kp,
-                            (rows, n, kp),
-                        );
-                    }
+                    gemm(
+                        1.0,
+                        &a[s * n..e * n],
+                        (n, 1),
+                        &self.v,
+                        (kp, 1),
+                        0.0,
+                        &mut self.gbuf[..rows * kp],
+                        kp,
+                        (rows, n, kp),
+                    );
                     self.old[..rows * kp].copy_from_slice(&self.v[s * kp..e * kp]);
                     for r in 0..rows {
                         let i = s + r;
@@ -168,13 +118,7 @@ impl Mixing {
                                 }
                             }
                         }
-                        let row = &mut self.v[i * kp..(i + 1) * kp];
-                        gain += update_row(row, g, diag[i], omega);
-                        if self.w32.is_some() {
-                            for (x, &y) in self.v32[i * kp..(i + 1) * kp].iter_mut().zip(&*row) {
-                                *x = y as f32;
-                            }
-                        }
+                        gain += update_row(&mut self.v[i * kp..(i + 1) * kp], g, diag[i], omega);
                     }
                     s = e;
                 }
@@ -273,7 +217,6 @@ impl Mixing {
         self.kp = new_kp;
         self.gbuf = vec![0.0; SWEEP_BLOCK * new_kp];
         self.old = vec![0.0; SWEEP_BLOCK * new_kp];
-        self.sync_shadow();
     }
 
     pub(crate) fn stride(&self) -> usize {

@@ -77,8 +77,7 @@ use mixing::Mixing;
 #[non_exhaustive]
 pub struct SdpOptions {
     /// Stop once the certified relative gap `(trace − lower_bound) / trace` is at most this
-    /// (in `(0, 1)`; default `1e-3`). Gaps of `1e-5` and above run the dense sweeps' block
-    /// products in single precision.
+    /// (in `(0, 1)`; default `1e-3`).
     pub rel_gap: f64,
     /// Cap on the number of coordinate-ascent sweeps (default 20 000).
     pub max_sweeps: usize,
@@ -250,9 +249,6 @@ impl std::error::Error for SdpError {}
 /// are dead (components below about `1e-7`) and are dropped.
 const DEAD_DIRECTION: f64 = 1e-14;
 
-/// Requested gaps at or above this run the dense sweeps' block products in `f32`.
-const SINGLE_PRECISION_GAP: f64 = 1e-5;
-
 /// The feasibility tolerance relative to `max|W_ij|`.
 const FEAS_TOL: f64 = 1e-9;
 
@@ -318,9 +314,6 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
         .unwrap_or_else(|| ((2.0 * nf).sqrt().ceil() as usize).max(1))
         .min(n);
     let mut mix = Mixing::new(n, rank, opts.seed);
-    if opts.rel_gap >= SINGLE_PRECISION_GAP {
-        mix.use_single_precision(w);
-    }
     let mut kp = mix.stride();
     let mut g = vec![0.0; n * kp];
     let mut d0 = vec![0.0; n];
@@ -354,11 +347,6 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
             }
             let lower = mix.bound_and_dual(w, &mut g, &mut d0);
             best_lower = best_lower.max(lower);
-            // Single-precision products leave errors of about 1e-7 · max|W| in each d_i; when
-            // the trace excess the gap allows per coordinate nears that, switch to f64.
-            if opts.rel_gap * best_lower.max(0.0) < 1e-5 * nf * w.max_abs() {
-                mix.use_double_precision();
-            }
             // (W + D0) V = G + D0 V: the Krylov block for the Ritz estimate.
             let v = mix.factor();
             for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
