@@ -3,16 +3,17 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
-pub mod continuous;
-
 pub use langevin_core as core_kernels;
 
 pub mod binary;
+pub mod continuous;
 pub mod diagnostics;
 pub mod discrete_models;
 pub mod model_file;
 pub mod npy;
 pub mod plot;
+pub mod quadratic_fit;
+pub mod sdp;
 pub mod seeding;
 pub mod timing;
 pub mod zoo;
