@@ -1,9 +1,11 @@
 //! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
 //! or, with no arguments, run a demonstration.
 
+mod continuous;
 mod demo;
 mod output;
 mod sample;
+mod sdp;
 // Model generators, benchmarks and the progress bar.
 mod bench;
 mod model;
@@ -24,6 +26,11 @@ struct Cli {
 enum Command {
     /// Sample a discrete model file.
     Sample(sample::SampleArgs),
+    /// Sample a continuous posterior that is a sum over data with a stochastic-gradient
+    /// Langevin integrator.
+    SampleContinuous(continuous::ContinuousArgs),
+    /// Solve the diagonal SDP `min Σ d_i s.t. d ≥ 0, W + diag(d) ⪰ 0` (SDP-lite).
+    Sdp(sdp::SdpArgs),
     /// Run the built-in demonstration (also what `langevin` with no arguments does).
     Demo(demo::DemoArgs),
     /// Write a model file from a seeded generator (Ising, RBM, lattice Gaussian, ...).
@@ -72,6 +79,8 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
+        Some(Command::SampleContinuous(args)) => continuous::run_continuous(&args),
+        Some(Command::Sdp(args)) => sdp::run(&args),
         Some(Command::Model(args)) => model::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
