@@ -221,7 +221,7 @@ impl ModelDoc {
                 let path = self.base.join(name);
                 let arr = crate::npy::read_npy(&path)
                     .map_err(|e| self.err(field, format!("cannot load {}: {e}", path.display())))?;
-                let data = npy_to_f64(arr.data);
+                let data = arr.data.to_f64();
                 (arr.shape, data)
             }
             _ => {
@@ -280,18 +280,5 @@ fn short(v: &Value) -> String {
         format!("{}…", s.chars().take(40).collect::<String>())
     } else {
         s
-    }
-}
-
-/// Any numeric `.npy` payload as doubles.
-fn npy_to_f64(data: crate::npy::NpyData) -> Vec<f64> {
-    use crate::npy::NpyData;
-    match data {
-        NpyData::F64(v) => v,
-        NpyData::F32(v) => v.into_iter().map(f64::from).collect(),
-        NpyData::U8(v) => v.into_iter().map(f64::from).collect(),
-        NpyData::U16(v) => v.into_iter().map(f64::from).collect(),
-        NpyData::I32(v) => v.into_iter().map(f64::from).collect(),
-        NpyData::I64(v) => v.into_iter().map(|x| x as f64).collect(),
     }
 }

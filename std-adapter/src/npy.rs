@@ -52,6 +52,18 @@ pub enum NpyData {
 }
 
 impl NpyData {
+    /// The elements as doubles (exact for every supported dtype but `<i8` beyond 2^53).
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            NpyData::F64(v) => v.clone(),
+            NpyData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        }
+    }
+
     /// Number of elements.
     pub fn len(&self) -> usize {
         match self {
