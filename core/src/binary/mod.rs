@@ -28,8 +28,10 @@
 
 mod chain;
 mod kernel;
+mod lattice;
 mod proposal;
 
 pub use chain::{BinaryChain, ChainBuffers, ChainStorage, InitError};
 pub use kernel::{BinaryKernel, Dmala, Dula, Rejection, StepError, StepReport};
+pub use lattice::{LatticeDmala, LatticeDula, LatticeProposal};
 pub use proposal::{FlipProposal, LANES};

@@ -1,0 +1,526 @@
+//! DULA and DMALA specialised to the nearest-neighbour Ising lattice.
+//!
+//! On an [`IsingLattice`] the flip logit of site `i` depends only on its spin and its neighbour
+//! sum `n_i ∈ {−4, …, 4}`: 18 classes. [`LatticeProposal`] tabulates, per class, a 16-bit flip
+//! threshold and the exact log-probabilities of the quantised flip probability, so a step
+//! evaluates no transcendental function:
+//!
+//! 1. the class of every site is computed from the state with byte arithmetic on whole rows;
+//! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
+//! 3. `U(x') − U(x)`, `log q(x | x') − log q(x' | x)` and, on acceptance, the state and the
+//!    chain's cached gradient are updated from the flipped sites and their neighbours only: a site
+//!    that neither flips nor has a flipped neighbour keeps its class, and its stay terms cancel.
+//!
+//! # Quantisation
+//!
+//! A site of class `k` flips with probability exactly `t_k / 2^16`, where
+//! `t_k = round(sigmoid(l_k) · 2^16)` clamped to `[1, 2^16 − 1]`, and `l_k` is the logit of the
+//! generic [`FlipProposal`](super::FlipProposal) (in `f64`). The Metropolis test uses
+//! `ln(t_k / 2^16)` and `ln(1 − t_k / 2^16)`, the log-probabilities of the proposal actually
+//! drawn, so [`LatticeDmala`] leaves the Ising distribution exactly invariant. Its proposal differs
+//! from the generic one by at most `2^−17` per site and flip probability, and never goes below
+//! `2^−16`: at steps so small that the generic proposal flips a site less often than that,
+//! [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose bias
+//! vanishes as the step shrinks; use the generic kernels there.
+
+use super::chain::BinaryChain;
+use super::kernel::StepReport;
+use super::proposal::FlipProposal;
+use crate::error::{LenError, ParamError};
+use crate::models::{IsingLattice, LatticeDims};
+use crate::random::open_unit_f64;
+use rand_core::Rng;
+
+/// Random bits per site.
+const SITE_BITS: u32 = 16;
+/// Sites served by one `next_u64`.
+const SITES_PER_WORD: usize = 4;
+/// `2^16`: the denominator of the quantised flip probabilities.
+const SCALE: f64 = 65_536.0;
+
+// A site's class byte (kept in the chain's proposal buffer during a step):
+// bits 0–3 `m = n + 4`, the neighbour sum shifted to 0..=8, with an absent neighbour (open
+// boundary) counted as spin 0; bit 4 the site's value `x`; bit 5 set when the proposal flips
+// the site; bit 6 a mark used to visit each affected site once.
+const M_MASK: u8 = 0x0f;
+const X_BIT: u8 = 0x10;
+const CLASS_MASK: u8 = 0x1f;
+const FLIP_BIT: u8 = 0x20;
+const TERM_MASK: u8 = 0x3f;
+const MARK_BIT: u8 = 0x40;
+/// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
+/// one.
+const ABSENT: u8 = 1;
+
+/// The flip proposal of [`FlipProposal`](super::FlipProposal) on an [`IsingLattice`], with flip
+/// probabilities quantised to `t / 2^16` and tabulated per class (see the [module
+/// docs](self)).
+///
+/// # Examples
+///
+/// ```
+/// use langevin_core::binary::{BinaryChain, ChainStorage, LatticeDmala, LatticeProposal};
+/// use langevin_core::models::{ConstDims, IsingLattice};
+/// use rand_core::SeedableRng;
+///
+/// let mut model = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.0, true).unwrap();
+/// let mut storage = ChainStorage::<64>::new([0; 64]);
+/// let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+/// let kernel = LatticeDmala::new(LatticeProposal::new(&model, 0.3, 0.5).unwrap());
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// for _ in 0..100 {
+///     kernel.step(&mut chain, &mut rng).unwrap();
+/// }
+/// assert!(chain.state().iter().all(|&x| x <= 1));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct LatticeProposal<D: LatticeDims> {
+    model: IsingLattice<D>,
+    step: f64,
+    balance: f64,
+    /// Flip thresholds by class (`class & CLASS_MASK`); 0 for classes that cannot occur.
+    threshold: [u16; 32],
+    /// `ln q` of a site's move by `class & TERM_MASK`: `ln(t/2^16)` with the flip bit,
+    /// `ln(1 − t/2^16)` without.
+    log_term: [f64; 64],
+}
+
+impl<D: LatticeDims> LatticeProposal<D> {
+    /// The proposal with step `a` and balance `b` on `model`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`FlipProposal::new`].
+    pub fn new(model: &IsingLattice<D>, step: f64, balance: f64) -> Result<Self, ParamError> {
+        FlipProposal::new(step, balance)?;
+        let (coupling, field) = (f64::from(model.coupling()), f64::from(model.field()));
+        let mut threshold = [0u16; 32];
+        let mut log_term = [0.0f64; 64];
+        for m in 0..=8u8 {
+            for x in 0..=1u8 {
+                let class = usize::from(m | (x * X_BIT));
+                let n = f64::from(m) - 4.0;
+                let grad = 2.0 * (coupling * n + field);
+                let logit = balance * grad * (1.0 - 2.0 * f64::from(x)) - 0.5 / step;
+                let t = libm::round(crate::math::sigmoid(logit) * SCALE).clamp(1.0, SCALE - 1.0);
+                if let Some(slot) = threshold.get_mut(class) {
+                    *slot = t as u16;
+                }
+                if let Some(slot) = log_term.get_mut(class) {
+                    *slot = libm::log((SCALE - t) / SCALE);
+                }
+                if let Some(slot) = log_term.get_mut(class | usize::from(FLIP_BIT)) {
+                    *slot = libm::log(t / SCALE);
+                }
+            }
+        }
+        Ok(Self {
+            model: *model,
+            step,
+            balance,
+            threshold,
+            log_term,
+        })
+    }
+
+    /// The model.
+    pub fn model(&self) -> &IsingLattice<D> {
+        &self.model
+    }
+
+    /// The step `a`.
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+
+    /// The balance `b`.
+    pub fn balance(&self) -> f64 {
+        self.balance
+    }
+
+    /// The probability that site `i` of state `x` flips: a multiple of `2^−16` in
+    /// `[2^−16, 1 − 2^−16]`. `None` if `i` is out of range.
+    pub fn flip_probability(&self, x: &[u8], i: usize) -> Option<f64> {
+        let class = self.class_at(x, i)?;
+        let t = self.threshold.get(usize::from(class)).copied()?;
+        Some(f64::from(t) / SCALE)
+    }
+
+    /// `log q(to | from)`, summed over all sites in `f64` (a reference for tests; a step never
+    /// calls it).
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] unless `from` and `to` have the model's dimension.
+    pub fn log_q(&self, from: &[u8], to: &[u8]) -> Result<f64, LenError> {
+        let d = self.dim();
+        LenError::check("from", d, from.len())?;
+        LenError::check("to", d, to.len())?;
+        let mut total = 0.0;
+        for (i, (&a, &b)) in from.iter().zip(to).enumerate() {
+            let flip = if a != b { FLIP_BIT } else { 0 };
+            let class = self.class_at(from, i).unwrap_or(0) | flip;
+            total += self
+                .log_term
+                .get(usize::from(class))
+                .copied()
+                .unwrap_or(0.0);
+        }
+        Ok(total)
+    }
+
+    fn dim(&self) -> usize {
+        let dims = self.model.dims();
+        dims.rows() * dims.cols()
+    }
+
+    /// The class byte of site `i`, computed from its neighbours.
+    fn class_at(&self, x: &[u8], i: usize) -> Option<u8> {
+        let xi = *x.get(i)?;
+        let m = self.model.neighbours(i).iter().fold(0u8, |m, j| {
+            m + j.and_then(|j| x.get(j)).map_or(ABSENT, |&xj| (xj & 1) << 1)
+        });
+        Some(m | ((xi & 1) * X_BIT))
+    }
+
+    /// Writes the class byte of every site of `x` into `class`, a row at a time.
+    #[inline(always)]
+    fn fill_classes(&self, x: &[u8], class: &mut [u8]) {
+        let dims = self.model.dims();
+        let (rows, cols) = (dims.rows(), dims.cols());
+        let (wrap_rows, wrap_cols) = self.model.wraps();
+        let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
+        for (r, (row, out)) in x
+            .chunks_exact(cols)
+            .zip(class.chunks_exact_mut(cols))
+            .enumerate()
+        {
+            let up = match r {
+                0 if wrap_rows => row_at(rows - 1),
+                0 => None,
+                _ => row_at(r - 1),
+            };
+            let down = match r + 1 {
+                n if n < rows => row_at(n),
+                _ if wrap_rows => row_at(0),
+                _ => None,
+            };
+            vertical(row, up, down, out);
+            horizontal(row, out, wrap_cols);
+        }
+    }
+
+    /// Draws the flips: writes the flipped indices to the front of `flipped` and returns their
+    /// number. Site `i` uses bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
+    #[inline(always)]
+    fn draw<R: Rng + ?Sized>(&self, class: &[u8], flipped: &mut [u32], rng: &mut R) -> usize {
+        let mut count = 0usize;
+        for (c, chunk) in class.chunks(SITES_PER_WORD).enumerate() {
+            let word = rng.next_u64();
+            for (j, &k) in chunk.iter().enumerate() {
+                let r = (word >> (SITE_BITS as usize * j)) as u16;
+                let t = self
+                    .threshold
+                    .get(usize::from(k & CLASS_MASK))
+                    .copied()
+                    .unwrap_or(0);
+                if let Some(slot) = flipped.get_mut(count) {
+                    *slot = (c * SITES_PER_WORD + j) as u32;
+                }
+                count += usize::from(r < t);
+            }
+        }
+        count
+    }
+
+    /// The site itself followed by its up to four neighbours.
+    #[inline(always)]
+    fn around(&self, i: usize) -> [Option<usize>; 5] {
+        let [a, b, c, d] = self.model.neighbours(i);
+        [Some(i), a, b, c, d]
+    }
+
+    /// Updates the class bytes to the proposed state: each flipped site toggles its value bit,
+    /// and each of its neighbours' `m` moves by ±2. Returns `Σ_i δ_i` over flipped sites, in
+    /// units of 2 (`+1` per site going up).
+    #[inline(always)]
+    fn apply_to_classes(&self, x: &[u8], class: &mut [u8], flipped: &[u32]) -> i64 {
+        let mut ups = 0i64;
+        for &i in flipped {
+            let i = i as usize;
+            let up = x.get(i).copied().unwrap_or(0) == 0;
+            ups += if up { 1 } else { -1 };
+            if let Some(k) = class.get_mut(i) {
+                *k ^= X_BIT;
+            }
+            for j in self.model.neighbours(i).into_iter().flatten() {
+                if let Some(k) = class.get_mut(j) {
+                    *k = if up {
+                        k.wrapping_add(2)
+                    } else {
+                        k.wrapping_sub(2)
+                    };
+                }
+            }
+        }
+        ups
+    }
+
+    /// `Σ_i (−s_i) n_i` over flipped sites, with `s_i` the spin before the move and `n_i` the
+    /// neighbour sum held in the class bytes; the value bit must be `x_before ^ toggled`.
+    #[inline(always)]
+    fn pair_sum(class: &[u8], flipped: &[u32], toggled: bool) -> i64 {
+        flipped
+            .iter()
+            .map(|&i| {
+                let k = class.get(i as usize).copied().unwrap_or(0);
+                let n = i64::from(k & M_MASK) - 4;
+                let up_now = k & X_BIT != 0;
+                // −s_before is +1 when the site was down before the move.
+                if up_now == toggled { n } else { -n }
+            })
+            .sum()
+    }
+
+    /// `ΔU = J Σ (−s_i)(n_i + n'_i) + h Σ δ_i` from the integer sums (both-flipped bonds do not
+    /// change).
+    #[inline(always)]
+    fn delta_u(&self, pair: i64, ups: i64) -> f64 {
+        f64::from(self.model.coupling()) * pair as f64
+            + f64::from(self.model.field()) * (2 * ups) as f64
+    }
+
+    /// On acceptance: toggles the flipped sites of the state and refreshes the gradient of every
+    /// affected site from the updated class bytes, as the model computes it.
+    #[inline(always)]
+    fn adopt(&self, x: &mut [u8], grad: &mut [f32], class: &[u8], flipped: &[u32]) {
+        let (coupling, field) = (self.model.coupling(), self.model.field());
+        for &i in flipped {
+            let i = i as usize;
+            if let Some(v) = x.get_mut(i) {
+                *v ^= 1;
+            }
+            for j in self.around(i).into_iter().flatten() {
+                if let (Some(g), Some(&k)) = (grad.get_mut(j), class.get(j)) {
+                    let n = f32::from(k & M_MASK) - 4.0;
+                    *g = 2.0 * (coupling * n + field);
+                }
+            }
+        }
+    }
+
+    /// `log q(x | x') − log q(x' | x)` over the flipped sites and their neighbours, updating the
+    /// class bytes to the proposed state on the way; also returns `Σ (−s_i)(n_i + n'_i)` and the
+    /// signed flip count.
+    #[inline(always)]
+    fn log_q_ratio(&self, x: &[u8], class: &mut [u8], flipped: &[u32]) -> (f64, i64, i64) {
+        for &i in flipped {
+            if let Some(k) = class.get_mut(i as usize) {
+                *k |= FLIP_BIT;
+            }
+        }
+        let mut ratio = 0.0f64;
+        for &i in flipped {
+            for j in self.around(i as usize).into_iter().flatten() {
+                if let Some(k) = class.get_mut(j) {
+                    if *k & MARK_BIT == 0 {
+                        ratio -= self.term(*k);
+                        *k |= MARK_BIT;
+                    }
+                }
+            }
+        }
+        let mut pair = Self::pair_sum(class, flipped, false);
+        let ups = self.apply_to_classes(x, class, flipped);
+        pair += Self::pair_sum(class, flipped, true);
+        for &i in flipped {
+            for j in self.around(i as usize).into_iter().flatten() {
+                if let Some(k) = class.get_mut(j) {
+                    if *k & MARK_BIT != 0 {
+                        *k &= !MARK_BIT;
+                        ratio += self.term(*k);
+                    }
+                }
+            }
+        }
+        (ratio, pair, ups)
+    }
+
+    #[inline(always)]
+    fn term(&self, class: u8) -> f64 {
+        self.log_term
+            .get(usize::from(class & TERM_MASK))
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
+/// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`.
+#[inline(always)]
+fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8]) {
+    match (up, down) {
+        (Some(u), Some(d)) => {
+            for (((o, &x), &xu), &xd) in out.iter_mut().zip(row).zip(u).zip(d) {
+                *o = (x << 4) + ((xu + xd) << 1);
+            }
+        }
+        (Some(v), None) | (None, Some(v)) => {
+            for ((o, &x), &xv) in out.iter_mut().zip(row).zip(v) {
+                *o = (x << 4) + (xv << 1) + ABSENT;
+            }
+        }
+        (None, None) => {
+            for (o, &x) in out.iter_mut().zip(row) {
+                *o = (x << 4) + 2 * ABSENT;
+            }
+        }
+    }
+}
+
+/// Adds the horizontal neighbours' `s + 1` to the class bytes of one row.
+#[inline(always)]
+fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
+    let cols = row.len();
+    if let (Some(inner), Some(right)) = (out.get_mut(1..cols.saturating_sub(1)), row.get(2..)) {
+        for ((o, &l), &r) in inner.iter_mut().zip(row).zip(right) {
+            *o += (l + r) << 1;
+        }
+    }
+    let first = row.first().map_or(ABSENT, |&v| v << 1);
+    let last = row.last().map_or(ABSENT, |&v| v << 1);
+    if cols == 1 {
+        if let Some(o) = out.first_mut() {
+            *o += 2 * ABSENT;
+        }
+        return;
+    }
+    let second = row.get(1).map_or(ABSENT, |&v| v << 1);
+    let before_last = row.get(cols - 2).map_or(ABSENT, |&v| v << 1);
+    let (wrap_first, wrap_last) = if wrap {
+        (last, first)
+    } else {
+        (ABSENT, ABSENT)
+    };
+    if let Some(o) = out.first_mut() {
+        *o += wrap_first + second;
+    }
+    if let Some(o) = out.last_mut() {
+        *o += before_last + wrap_last;
+    }
+}
+
+/// The unadjusted kernel with the tabulated lattice proposal: every proposal is accepted.
+///
+/// Like [`Dula`](super::Dula) on the same model, with the proposal quantised as the [module
+/// docs](self) describe.
+#[derive(Clone, Copy, Debug)]
+pub struct LatticeDula<D: LatticeDims> {
+    proposal: LatticeProposal<D>,
+}
+
+/// The Metropolis-adjusted kernel with the tabulated lattice proposal: exact for every step and
+/// balance.
+#[derive(Clone, Copy, Debug)]
+pub struct LatticeDmala<D: LatticeDims> {
+    proposal: LatticeProposal<D>,
+}
+
+impl<D: LatticeDims> LatticeDula<D> {
+    /// The unadjusted kernel with this proposal.
+    pub fn new(proposal: LatticeProposal<D>) -> Self {
+        Self { proposal }
+    }
+
+    /// The proposal.
+    pub fn proposal(&self) -> &LatticeProposal<D> {
+        &self.proposal
+    }
+
+    /// Advances `chain`, which must have been started on the proposal's model, by one step.
+    /// Consumes `⌈d/4⌉` words of `rng`. The chain's log-density and gradient are updated as the
+    /// model would compute them.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] if the chain's dimension is not the model's; the chain is unchanged then.
+    pub fn step<R: Rng + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, LenError> {
+        let p = &self.proposal;
+        LenError::check("chain", p.dim(), chain.dim())?;
+        p.fill_classes(chain.x, chain.x_proposal);
+        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
+        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
+        if flips > 0 {
+            let class = &mut *chain.x_proposal;
+            let mut pair = LatticeProposal::<D>::pair_sum(class, flipped, false);
+            let ups = p.apply_to_classes(chain.x, class, flipped);
+            pair += LatticeProposal::<D>::pair_sum(class, flipped, true);
+            p.adopt(chain.x, chain.grad, class, flipped);
+            chain.log_density += p.delta_u(pair, ups);
+        }
+        Ok(StepReport {
+            accepted: true,
+            proposed_flips: flips as u32,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: u32::from(flips > 0),
+        })
+    }
+}
+
+impl<D: LatticeDims> LatticeDmala<D> {
+    /// The Metropolis-adjusted kernel with this proposal.
+    pub fn new(proposal: LatticeProposal<D>) -> Self {
+        Self { proposal }
+    }
+
+    /// The proposal.
+    pub fn proposal(&self) -> &LatticeProposal<D> {
+        &self.proposal
+    }
+
+    /// Advances `chain`, which must have been started on the proposal's model, by one step.
+    /// Consumes `⌈d/4⌉ + 1` words of `rng`. The chain's log-density and gradient are updated as
+    /// the model would compute them.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] if the chain's dimension is not the model's; the chain is unchanged then.
+    pub fn step<R: Rng + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, LenError> {
+        let p = &self.proposal;
+        LenError::check("chain", p.dim(), chain.dim())?;
+        p.fill_classes(chain.x, chain.x_proposal);
+        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
+        let u = open_unit_f64(rng);
+        let mut report = StepReport {
+            accepted: true,
+            proposed_flips: flips as u32,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        if flips == 0 {
+            return Ok(report);
+        }
+        report.evaluations = 1;
+        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
+        let class = &mut *chain.x_proposal;
+        let (log_q_ratio, pair, ups) = p.log_q_ratio(chain.x, class, flipped);
+        let delta_u = p.delta_u(pair, ups);
+        report.log_accept_ratio = delta_u + log_q_ratio;
+        // `ln u < 0` always: skip the logarithm when the ratio is not negative.
+        report.accepted = report.log_accept_ratio >= 0.0 || libm::log(u) < report.log_accept_ratio;
+        if report.accepted {
+            p.adopt(chain.x, chain.grad, class, flipped);
+            chain.log_density += delta_u;
+        }
+        Ok(report)
+    }
+}
