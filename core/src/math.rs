@@ -49,7 +49,7 @@ impl FlipMath for Libm {
 pub struct Fast;
 
 /// `ln 2` split so that `k · LN2_HI` is exact for `|k| < 2^15` (9 significant bits).
-const LN2_HI: f32 = 0.693_359_375;
+const LN2_HI: f32 = 355.0 / 512.0;
 /// `ln 2 − LN2_HI` (Cody–Waite).
 const LN2_LO: f32 = -2.121_944_4e-4;
 /// `1.5 · 2^23`: adding and subtracting it rounds an `f32` of magnitude below `2^22` to the

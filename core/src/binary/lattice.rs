@@ -44,10 +44,9 @@ const SCALE: f64 = 65_536.0;
 // the site; bit 6 a mark used to visit each affected site once.
 const M_MASK: u8 = 0x0f;
 const X_BIT: u8 = 0x10;
-const CLASS_MASK: u8 = 0x1f;
 const FLIP_BIT: u8 = 0x20;
-const TERM_MASK: u8 = 0x3f;
 const MARK_BIT: u8 = 0x40;
+const TERM_MASK: u8 = 0x7f;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
@@ -78,11 +77,15 @@ pub struct LatticeProposal<D: LatticeDims> {
     model: IsingLattice<D>,
     step: f64,
     balance: f64,
-    /// Flip thresholds by class (`class & CLASS_MASK`); 0 for classes that cannot occur.
-    threshold: [u16; 32],
-    /// `ln q` of a site's move by `class & TERM_MASK`: `ln(t/2^16)` with the flip bit,
-    /// `ln(1 − t/2^16)` without.
-    log_term: [f64; 64],
+    /// Flip thresholds indexed by the whole class byte (so a lookup needs no mask and no bounds
+    /// check); 0 for classes that cannot occur.
+    threshold: [u16; 256],
+    /// `ln q` of a site's move by `class & TERM_MASK`, nonzero only with the mark bit:
+    /// `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without. Reading it at `class` counts
+    /// marked sites only, at `class ^ MARK_BIT` unmarked ones, without a branch.
+    log_term: [f64; 128],
+    /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it.
+    grad: [f32; 16],
 }
 
 impl<D: LatticeDims> LatticeProposal<D> {
@@ -94,22 +97,27 @@ impl<D: LatticeDims> LatticeProposal<D> {
     pub fn new(model: &IsingLattice<D>, step: f64, balance: f64) -> Result<Self, ParamError> {
         FlipProposal::new(step, balance)?;
         let (coupling, field) = (f64::from(model.coupling()), f64::from(model.field()));
-        let mut threshold = [0u16; 32];
-        let mut log_term = [0.0f64; 64];
+        let mut threshold = [0u16; 256];
+        let mut log_term = [0.0f64; 128];
+        let mut grad = [0.0f32; 16];
         for m in 0..=8u8 {
+            let n = f64::from(m) - 4.0;
+            if let Some(slot) = grad.get_mut(usize::from(m)) {
+                *slot = 2.0 * (model.coupling() * (n as f32) + model.field());
+            }
             for x in 0..=1u8 {
                 let class = usize::from(m | (x * X_BIT));
-                let n = f64::from(m) - 4.0;
-                let grad = 2.0 * (coupling * n + field);
-                let logit = balance * grad * (1.0 - 2.0 * f64::from(x)) - 0.5 / step;
+                let g = 2.0 * (coupling * n + field);
+                let logit = balance * g * (1.0 - 2.0 * f64::from(x)) - 0.5 / step;
                 let t = libm::round(crate::math::sigmoid(logit) * SCALE).clamp(1.0, SCALE - 1.0);
                 if let Some(slot) = threshold.get_mut(class) {
                     *slot = t as u16;
                 }
-                if let Some(slot) = log_term.get_mut(class) {
+                let marked = class | usize::from(MARK_BIT);
+                if let Some(slot) = log_term.get_mut(marked) {
                     *slot = libm::log((SCALE - t) / SCALE);
                 }
-                if let Some(slot) = log_term.get_mut(class | usize::from(FLIP_BIT)) {
+                if let Some(slot) = log_term.get_mut(marked | usize::from(FLIP_BIT)) {
                     *slot = libm::log(t / SCALE);
                 }
             }
@@ -120,6 +128,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
             balance,
             threshold,
             log_term,
+            grad,
         })
     }
 
@@ -159,12 +168,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
         let mut total = 0.0;
         for (i, (&a, &b)) in from.iter().zip(to).enumerate() {
             let flip = if a != b { FLIP_BIT } else { 0 };
-            let class = self.class_at(from, i).unwrap_or(0) | flip;
-            total += self
-                .log_term
-                .get(usize::from(class))
-                .copied()
-                .unwrap_or(0.0);
+            total += self.term(self.class_at(from, i).unwrap_or(0) | flip | MARK_BIT);
         }
         Ok(total)
     }
@@ -183,18 +187,60 @@ impl<D: LatticeDims> LatticeProposal<D> {
         Some(m | ((xi & 1) * X_BIT))
     }
 
-    /// Writes the class byte of every site of `x` into `class`, a row at a time.
+    /// Writes the class byte of every site of `x` into `class`: the inner rows in one flat pass
+    /// (then their first and last columns corrected), the first and last rows one at a time.
     #[inline(always)]
     fn fill_classes(&self, x: &[u8], class: &mut [u8]) {
         let dims = self.model.dims();
         let (rows, cols) = (dims.rows(), dims.cols());
+        let d = rows * cols;
         let (wrap_rows, wrap_cols) = self.model.wraps();
+        if rows >= 3 {
+            let inner = (
+                class.get_mut(cols..d - cols),
+                x.get(cols..d - cols),
+                x.get(..d - 2 * cols),
+                x.get(2 * cols..),
+                x.get(cols - 1..d - cols - 1),
+                x.get(cols + 1..d - cols + 1),
+            );
+            if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
+                for (((((o, &c), &u), &dn), &l), &r) in out
+                    .iter_mut()
+                    .zip(mid)
+                    .zip(up)
+                    .zip(down)
+                    .zip(left)
+                    .zip(right)
+                {
+                    *o = (c << 4) + ((u + dn + l + r) << 1);
+                }
+            }
+            // The flat pass took the previous row's last site as the left neighbour of column
+            // 0, and the next row's first as the right neighbour of the last column.
+            let first_col = class.get_mut(cols..d - cols).unwrap_or(&mut []);
+            for (r, out) in first_col.chunks_exact_mut(cols).enumerate() {
+                let start = (r + 1) * cols;
+                let at = |i: usize| x.get(i).map_or(0, |&v| v << 1);
+                let (left, right) = if wrap_cols {
+                    (at(start + cols - 1), at(start))
+                } else {
+                    (ABSENT, ABSENT)
+                };
+                if let Some(o) = out.first_mut() {
+                    *o = o.wrapping_sub(at(start - 1)).wrapping_add(left);
+                }
+                if let Some(o) = out.last_mut() {
+                    *o = o.wrapping_sub(at(start + cols)).wrapping_add(right);
+                }
+            }
+        }
         let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
-        for (r, (row, out)) in x
-            .chunks_exact(cols)
-            .zip(class.chunks_exact_mut(cols))
-            .enumerate()
-        {
+        for r in [0, rows - 1] {
+            let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols))
+            else {
+                continue;
+            };
             let up = match r {
                 0 if wrap_rows => row_at(rows - 1),
                 0 => None,
@@ -210,140 +256,194 @@ impl<D: LatticeDims> LatticeProposal<D> {
         }
     }
 
-    /// Draws the flips: writes the flipped indices to the front of `flipped` and returns their
-    /// number. Site `i` uses bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
+    /// Draws the flips: writes the flipped indices to the front of `flipped`, sets their flip
+    /// bits, and returns their number. Site `i` uses bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th
+    /// word.
     #[inline(always)]
-    fn draw<R: Rng + ?Sized>(&self, class: &[u8], flipped: &mut [u32], rng: &mut R) -> usize {
+    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], flipped: &mut [u32], rng: &mut R) -> usize {
+        // The flips of a block of 64 sites are shifted into a bit mask, first site in the top
+        // bit (`mask + mask + carry`: no other dependency between sites), then listed in order.
+        const BLOCK: usize = 64;
+        let d = class.len();
         let mut count = 0usize;
-        for (c, chunk) in class.chunks(SITES_PER_WORD).enumerate() {
-            let word = rng.next_u64();
-            for (j, &k) in chunk.iter().enumerate() {
-                let r = (word >> (SITE_BITS as usize * j)) as u16;
-                let t = self
-                    .threshold
-                    .get(usize::from(k & CLASS_MASK))
-                    .copied()
-                    .unwrap_or(0);
-                if let Some(slot) = flipped.get_mut(count) {
-                    *slot = (c * SITES_PER_WORD + j) as u32;
+        for base in (0..d).step_by(BLOCK) {
+            let block = class.get(base..d.min(base + BLOCK)).unwrap_or(&[]);
+            let len = block.len();
+            let mut mask = 0u64;
+            let mut quads = block.chunks_exact(SITES_PER_WORD);
+            for quad in &mut quads {
+                let word = rng.next_u64();
+                if let &[k0, k1, k2, k3] = quad {
+                    mask = mask.wrapping_add(mask) + self.flip(word, k0);
+                    mask = mask.wrapping_add(mask) + self.flip(word >> SITE_BITS, k1);
+                    mask = mask.wrapping_add(mask) + self.flip(word >> (2 * SITE_BITS), k2);
+                    mask = mask.wrapping_add(mask) + self.flip(word >> (3 * SITE_BITS), k3);
                 }
-                count += usize::from(r < t);
+            }
+            let rest = quads.remainder();
+            if !rest.is_empty() {
+                let mut word = rng.next_u64();
+                for &k in rest {
+                    mask = mask.wrapping_add(mask) + self.flip(word, k);
+                    word >>= SITE_BITS;
+                }
+            }
+            // Align the first site of a short block with the top bit.
+            mask <<= BLOCK - len;
+            while mask != 0 {
+                let i = base + mask.leading_zeros() as usize;
+                if let Some(slot) = flipped.get_mut(count) {
+                    *slot = i as u32;
+                }
+                if let Some(k) = class.get_mut(i) {
+                    *k |= FLIP_BIT;
+                }
+                count += 1;
+                mask &= u64::MAX >> 1 >> (i - base);
             }
         }
         count
     }
 
-    /// The site itself followed by its up to four neighbours.
+    /// 1 if the low 16 bits of `r` are below the threshold of class `k`, else 0.
     #[inline(always)]
-    fn around(&self, i: usize) -> [Option<usize>; 5] {
-        let [a, b, c, d] = self.model.neighbours(i);
-        [Some(i), a, b, c, d]
+    fn flip(&self, r: u64, k: u8) -> u64 {
+        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
+        u64::from((r as u16) < t)
     }
 
-    /// Updates the class bytes to the proposed state: each flipped site toggles its value bit,
-    /// and each of its neighbours' `m` moves by ±2. Returns `Σ_i δ_i` over flipped sites, in
-    /// units of 2 (`+1` per site going up).
+    /// Site `i` followed by its four neighbours (left, right, up, down), an absent neighbour
+    /// (open boundary) replaced by `i` itself, and which of the four are present (1) or not (0).
     #[inline(always)]
-    fn apply_to_classes(&self, x: &[u8], class: &mut [u8], flipped: &[u32]) -> i64 {
-        let mut ups = 0i64;
+    fn around(&self, i: usize) -> ([usize; 5], [u8; 4]) {
+        let dims = self.model.dims();
+        let (rows, cols) = (dims.rows(), dims.cols());
+        let (wrap_rows, wrap_cols) = self.model.wraps();
+        // Indices fit in a u32 (checked by the model); a 32-bit division is the cheaper one.
+        let r = (i as u32 / cols as u32) as usize;
+        let c = i - r * cols;
+        let (left, has_left) = match c {
+            0 if wrap_cols => (i + cols - 1, 1),
+            0 => (i, 0),
+            _ => (i - 1, 1),
+        };
+        let (right, has_right) = match c + 1 {
+            n if n < cols => (i + 1, 1),
+            _ if wrap_cols => (i + 1 - cols, 1),
+            _ => (i, 0),
+        };
+        let (up, has_up) = match r {
+            0 if wrap_rows => (i + (rows - 1) * cols, 1),
+            0 => (i, 0),
+            _ => (i - cols, 1),
+        };
+        let (down, has_down) = match r + 1 {
+            n if n < rows => (i + cols, 1),
+            _ if wrap_rows => (c, 1),
+            _ => (i, 0),
+        };
+        (
+            [i, left, right, up, down],
+            [has_left, has_right, has_up, has_down],
+        )
+    }
+
+    /// Flips the proposed sites one after another in the class bytes (toggling each one's
+    /// value bit and moving its neighbours' `m` by ±2) and returns `(ratio, pair, ups)`:
+    /// `pair = Σ_i (−s_i) ñ_i` with `ñ_i` the neighbour sum when `i` flips in this sequence,
+    /// and `ups = Σ_i (−s_i)`, so that `ΔU = 2J·pair + 2h·ups` exactly. With `METROPOLIS`,
+    /// `ratio` is minus the forward log-probability of the move at every site around a flip,
+    /// each read (and marked) before any flip touches it.
+    #[inline(always)]
+    fn apply_flips<const METROPOLIS: bool>(
+        &self,
+        class: &mut [u8],
+        flipped: &[u32],
+    ) -> (f64, i64, i64) {
+        // One accumulator per position around a flip: five short dependency chains.
+        let mut ratio = [0.0f64; 5];
+        let (mut pair, mut ups) = (0i64, 0i64);
         for &i in flipped {
             let i = i as usize;
-            let up = x.get(i).copied().unwrap_or(0) == 0;
-            ups += if up { 1 } else { -1 };
-            if let Some(k) = class.get_mut(i) {
-                *k ^= X_BIT;
+            let (sites, present) = self.around(i);
+            if METROPOLIS {
+                for (acc, &j) in ratio.iter_mut().zip(&sites) {
+                    if let Some(k) = class.get_mut(j) {
+                        *acc -= self.term(*k ^ MARK_BIT);
+                        *k |= MARK_BIT;
+                    }
+                }
             }
-            for j in self.model.neighbours(i).into_iter().flatten() {
+            let Some(k) = class.get_mut(i) else {
+                continue;
+            };
+            let n = i64::from(*k & M_MASK) - 4;
+            let up = *k & X_BIT == 0;
+            *k ^= X_BIT;
+            // −s_i is +1 for a site going up.
+            let sign = if up { 1 } else { -1 };
+            pair += sign * n;
+            ups += sign;
+            let neighbours = sites.get(1..).unwrap_or(&[]);
+            for (&j, &p) in neighbours.iter().zip(&present) {
                 if let Some(k) = class.get_mut(j) {
                     *k = if up {
-                        k.wrapping_add(2)
+                        k.wrapping_add(2 * p)
                     } else {
-                        k.wrapping_sub(2)
+                        k.wrapping_sub(2 * p)
                     };
                 }
             }
         }
-        ups
+        let [a, b, c, d, e] = ratio;
+        (((a + b) + (c + d)) + e, pair, ups)
     }
 
-    /// `Σ_i (−s_i) n_i` over flipped sites, with `s_i` the spin before the move and `n_i` the
-    /// neighbour sum held in the class bytes; the value bit must be `x_before ^ toggled`.
+    /// Adds the reverse log-probability of the move at every marked site around a flip, and
+    /// clears the marks.
     #[inline(always)]
-    fn pair_sum(class: &[u8], flipped: &[u32], toggled: bool) -> i64 {
-        flipped
-            .iter()
-            .map(|&i| {
-                let k = class.get(i as usize).copied().unwrap_or(0);
-                let n = i64::from(k & M_MASK) - 4;
-                let up_now = k & X_BIT != 0;
-                // −s_before is +1 when the site was down before the move.
-                if up_now == toggled { n } else { -n }
-            })
-            .sum()
+    fn reverse_terms(&self, class: &mut [u8], flipped: &[u32]) -> f64 {
+        let mut ratio = [0.0f64; 5];
+        for &i in flipped {
+            let (sites, _) = self.around(i as usize);
+            for (acc, &j) in ratio.iter_mut().zip(&sites) {
+                if let Some(k) = class.get_mut(j) {
+                    *acc += self.term(*k);
+                    *k &= !MARK_BIT;
+                }
+            }
+        }
+        let [a, b, c, d, e] = ratio;
+        ((a + b) + (c + d)) + e
     }
 
-    /// `ΔU = J Σ (−s_i)(n_i + n'_i) + h Σ δ_i` from the integer sums (both-flipped bonds do not
-    /// change).
+    /// `ΔU = 2J·pair + 2h·ups` (see [`apply_flips`](Self::apply_flips)).
     #[inline(always)]
     fn delta_u(&self, pair: i64, ups: i64) -> f64 {
-        f64::from(self.model.coupling()) * pair as f64
+        f64::from(self.model.coupling()) * (2 * pair) as f64
             + f64::from(self.model.field()) * (2 * ups) as f64
     }
 
     /// On acceptance: toggles the flipped sites of the state and refreshes the gradient of every
-    /// affected site from the updated class bytes, as the model computes it.
+    /// affected site from the updated class bytes.
     #[inline(always)]
     fn adopt(&self, x: &mut [u8], grad: &mut [f32], class: &[u8], flipped: &[u32]) {
-        let (coupling, field) = (self.model.coupling(), self.model.field());
         for &i in flipped {
             let i = i as usize;
             if let Some(v) = x.get_mut(i) {
                 *v ^= 1;
             }
-            for j in self.around(i).into_iter().flatten() {
+            let (sites, _) = self.around(i);
+            for j in sites {
                 if let (Some(g), Some(&k)) = (grad.get_mut(j), class.get(j)) {
-                    let n = f32::from(k & M_MASK) - 4.0;
-                    *g = 2.0 * (coupling * n + field);
+                    *g = self
+                        .grad
+                        .get(usize::from(k & M_MASK))
+                        .copied()
+                        .unwrap_or(0.0);
                 }
             }
         }
-    }
-
-    /// `log q(x | x') − log q(x' | x)` over the flipped sites and their neighbours, updating the
-    /// class bytes to the proposed state on the way; also returns `Σ (−s_i)(n_i + n'_i)` and the
-    /// signed flip count.
-    #[inline(always)]
-    fn log_q_ratio(&self, x: &[u8], class: &mut [u8], flipped: &[u32]) -> (f64, i64, i64) {
-        for &i in flipped {
-            if let Some(k) = class.get_mut(i as usize) {
-                *k |= FLIP_BIT;
-            }
-        }
-        let mut ratio = 0.0f64;
-        for &i in flipped {
-            for j in self.around(i as usize).into_iter().flatten() {
-                if let Some(k) = class.get_mut(j) {
-                    if *k & MARK_BIT == 0 {
-                        ratio -= self.term(*k);
-                        *k |= MARK_BIT;
-                    }
-                }
-            }
-        }
-        let mut pair = Self::pair_sum(class, flipped, false);
-        let ups = self.apply_to_classes(x, class, flipped);
-        pair += Self::pair_sum(class, flipped, true);
-        for &i in flipped {
-            for j in self.around(i as usize).into_iter().flatten() {
-                if let Some(k) = class.get_mut(j) {
-                    if *k & MARK_BIT != 0 {
-                        *k &= !MARK_BIT;
-                        ratio += self.term(*k);
-                    }
-                }
-            }
-        }
-        (ratio, pair, ups)
     }
 
     #[inline(always)]
@@ -455,9 +555,7 @@ impl<D: LatticeDims> LatticeDula<D> {
         let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
         if flips > 0 {
             let class = &mut *chain.x_proposal;
-            let mut pair = LatticeProposal::<D>::pair_sum(class, flipped, false);
-            let ups = p.apply_to_classes(chain.x, class, flipped);
-            pair += LatticeProposal::<D>::pair_sum(class, flipped, true);
+            let (_, pair, ups) = p.apply_flips::<false>(class, flipped);
             p.adopt(chain.x, chain.grad, class, flipped);
             chain.log_density += p.delta_u(pair, ups);
         }
@@ -512,7 +610,8 @@ impl<D: LatticeDims> LatticeDmala<D> {
         report.evaluations = 1;
         let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
         let class = &mut *chain.x_proposal;
-        let (log_q_ratio, pair, ups) = p.log_q_ratio(chain.x, class, flipped);
+        let (forward, pair, ups) = p.apply_flips::<true>(class, flipped);
+        let log_q_ratio = forward + p.reverse_terms(class, flipped);
         let delta_u = p.delta_u(pair, ups);
         report.log_accept_ratio = delta_u + log_q_ratio;
         // `ln u < 0` always: skip the logarithm when the ratio is not negative.
