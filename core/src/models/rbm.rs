@@ -97,8 +97,29 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         self.c.len()
     }
 
-    /// `U` and `∇U` from the pre-activations `pre` and the state `x`.
-    fn finish(&self, pre: &[f64], x: &[u8], grad: &mut [f32]) -> f64 {
+    /// `softplus(p)` and `sigmoid(p)` in `f32` through `M`, from one `exp`.
+    #[inline(always)]
+    fn hidden_terms(p: f64) -> (f32, f32) {
+        let p = p as f32;
+        let e = M::exp(-p.abs());
+        let softplus = p.max(0.0) + M::ln_1p(e);
+        let inv = 1.0 / (1.0 + e);
+        (softplus, if p >= 0.0 { inv } else { e * inv })
+    }
+
+    /// `U` and `∇U` at `x`. `W` is read once, [`ROWS`] rows at a time: `pre_block(j, rows, pre)`
+    /// writes the pre-activations of the hidden units `j..` whose rows are `rows` into `pre`
+    /// (a block of `pre_out`), then the rows' contributions to the gradient are added in one
+    /// pass over the coordinates. Every sum is formed in the same order as a row-by-row
+    /// evaluation.
+    #[inline(always)]
+    fn evaluate(
+        &self,
+        x: &[u8],
+        grad: &mut [f32],
+        pre_out: &mut [f64],
+        mut pre_block: impl FnMut(usize, &[f32], &mut [f64]),
+    ) -> f64 {
         let v = self.b.len();
         grad.copy_from_slice(self.b);
         let mut u: f64 = x
@@ -106,19 +127,135 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             .zip(self.b)
             .map(|(&xi, &bi)| f64::from(xi) * f64::from(bi))
             .sum();
-        for (j, &p) in pre.iter().enumerate() {
-            let p = p as f32;
-            let e = M::exp(-p.abs());
-            let softplus = p.max(0.0) + M::ln_1p(e);
-            let inv = 1.0 / (1.0 + e);
-            let sigma = if p >= 0.0 { inv } else { e * inv };
-            u += f64::from(softplus);
-            let row = self.w.get(j * v..(j + 1) * v).unwrap_or(&[]);
-            for (g, &w) in grad.iter_mut().zip(row) {
-                *g += sigma * w;
+        for (k, (pre, rows)) in pre_out
+            .chunks_mut(ROWS)
+            .zip(self.w.chunks(ROWS * v))
+            .enumerate()
+        {
+            pre_block(k * ROWS, rows, pre);
+            let mut sigma = [0f32; ROWS];
+            for (s, &p) in sigma.iter_mut().zip(pre.iter()) {
+                let (softplus, sig) = Self::hidden_terms(p);
+                u += f64::from(softplus);
+                *s = sig;
             }
+            accumulate_rows(grad, rows, &sigma, v);
         }
         u
+    }
+}
+
+/// Adds `(x'_i − x_i) · W_ji` to the pre-activation `pre[r]` of each row `r` of `rows` (of
+/// length `v`) for every flipped `i`, in flip order: the sums of a column-by-column update,
+/// read from the rows (which the gradient pass streams next) with one chain per row.
+#[inline(always)]
+fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_>) {
+    let mut it = rows.chunks_exact(v);
+    let full = (
+        <&mut [f64; ROWS]>::try_from(&mut *pre),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+    );
+    if let (
+        Ok(acc),
+        Some(r0),
+        Some(r1),
+        Some(r2),
+        Some(r3),
+        Some(r4),
+        Some(r5),
+        Some(r6),
+        Some(r7),
+    ) = full
+    {
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7];
+        let mut h = *acc;
+        for &i in mv.flipped {
+            let i = i as usize;
+            // The move flips i, so x'_i − x_i is +1 when x'_i = 1 and −1 otherwise; ±w is
+            // exact, and h − w is h + (−w).
+            let up = mv.to.get(i).is_some_and(|&t| t != 0);
+            for (hr, row) in h.iter_mut().zip(&rows) {
+                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                *hr = if up { *hr + w } else { *hr - w };
+            }
+        }
+        *acc = h;
+    } else {
+        for (p, row) in pre.iter_mut().zip(rows.chunks_exact(v)) {
+            for &i in mv.flipped {
+                let i = i as usize;
+                let up = mv.to.get(i).is_some_and(|&t| t != 0);
+                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                *p = if up { *p + w } else { *p - w };
+            }
+        }
+    }
+}
+
+/// Hidden units whose rows of `W` are read together.
+const ROWS: usize = 8;
+
+/// `grad += Σ_r sigma_r · row_r` over the rows in `rows` (each of length `v`), adding the rows
+/// to each coordinate in order, as a row-by-row loop would. A full block of [`ROWS`] rows is
+/// one pass over `grad`.
+#[inline(always)]
+fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize) {
+    let mut it = rows.chunks_exact(v);
+    if let (
+        [s0, s1, s2, s3, s4, s5, s6, s7],
+        Some(r0),
+        Some(r1),
+        Some(r2),
+        Some(r3),
+        Some(r4),
+        Some(r5),
+        Some(r6),
+        Some(r7),
+    ) = (
+        sigma,
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+    ) {
+        let rows = r0
+            .iter()
+            .zip(r1)
+            .zip(r2)
+            .zip(r3)
+            .zip(r4)
+            .zip(r5)
+            .zip(r6)
+            .zip(r7);
+        for (g, (((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)) in grad.iter_mut().zip(rows) {
+            let mut t = *g;
+            t += s0 * w0;
+            t += s1 * w1;
+            t += s2 * w2;
+            t += s3 * w3;
+            t += s4 * w4;
+            t += s5 * w5;
+            t += s6 * w6;
+            t += s7 * w7;
+            *g = t;
+        }
+    } else {
+        for (row, &s) in rows.chunks_exact(v).zip(sigma) {
+            for (g, &w) in grad.iter_mut().zip(row) {
+                *g += s * w;
+            }
+        }
     }
 }
 
@@ -131,17 +268,18 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let v = self.b.len();
-        for (j, (h, &cj)) in self.hidden.iter_mut().zip(self.c).enumerate() {
-            let row = self.w.get(j * v..(j + 1) * v).unwrap_or(&[]);
-            *h = f64::from(cj)
-                + row
-                    .iter()
-                    .zip(x)
-                    .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
-                    .sum::<f64>();
-        }
         let pre = core::mem::take(&mut self.hidden);
-        let u = self.finish(pre, x, grad);
+        let u = self.evaluate(x, grad, pre, |first, rows, pre| {
+            let c = self.c.get(first..).unwrap_or(&[]);
+            for ((p, row), &cj) in pre.iter_mut().zip(rows.chunks_exact(v)).zip(c) {
+                *p = f64::from(cj)
+                    + row
+                        .iter()
+                        .zip(x)
+                        .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
+                        .sum::<f64>();
+            }
+        });
         self.hidden = pre;
         Ok(u)
     }
@@ -152,20 +290,16 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let v = self.b.len();
-        self.hidden_proposal.copy_from_slice(self.hidden);
-        for &i in mv.flipped {
-            let i = i as usize;
-            let (Some(&from), Some(&to)) = (mv.from.get(i), mv.to.get(i)) else {
-                continue;
-            };
-            let delta = f64::from(to) - f64::from(from);
-            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
-            for (h, &w) in self.hidden_proposal.iter_mut().zip(column) {
-                *h += delta * f64::from(w);
-            }
-        }
+        let current = core::mem::take(&mut self.hidden);
         let pre = core::mem::take(&mut self.hidden_proposal);
-        let u = self.finish(pre, mv.to, grad);
+        let u = self.evaluate(mv.to, grad, pre, |first, rows, pre| {
+            let start = current.get(first..).unwrap_or(&[]);
+            for (p, &h) in pre.iter_mut().zip(start) {
+                *p = h;
+            }
+            add_flipped_columns(pre, rows, v, mv);
+        });
+        self.hidden = current;
         self.hidden_proposal = pre;
         Ok(u)
     }
