@@ -30,6 +30,8 @@ use core::convert::Infallible;
 #[derive(Debug)]
 pub struct Rbm<'a, M: FlipMath = Libm> {
     w: &'a [f32],
+    /// `Wᵀ` (`V × H`, row-major), if attached.
+    wt: Option<&'a [f32]>,
     b: &'a [f32],
     c: &'a [f32],
     hidden: &'a mut [f64],
@@ -84,6 +86,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         let (hidden, hidden_proposal) = cache.split_at_mut(h);
         Ok(Self {
             w,
+            wt: None,
             b,
             c,
             hidden,
@@ -95,6 +98,43 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
     /// Number of hidden units `H`.
     pub fn hidden_units(&self) -> usize {
         self.c.len()
+    }
+
+    /// Attaches `Wᵀ` (`V × H`, row-major: `wt[i·H + j] = W[j·V + i]`), a copy of `W` laid out
+    /// by visible unit. A move then updates the hidden pre-activations from the flipped units'
+    /// contiguous rows of `Wᵀ` instead of picking one entry out of every row of `W`: the same
+    /// sums (the same values, bit for bit), much faster when many units flip, for `4·H·V`
+    /// more bytes of memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Len`] if `wt` does not have `H·V` entries; [`ParamError::OutOfRange`]
+    /// (named `"Wt"`, with the offending index) if it is not the transpose of `W`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::models::Rbm;
+    /// let (w, wt, b, c) = ([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0], [0.0f32; 3], [0.0f32; 2]);
+    /// let mut cache = [0.0f64; 4];
+    /// assert!(Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt).is_ok());
+    /// ```
+    pub fn with_transpose(mut self, wt: &'a [f32]) -> Result<Self, ParamError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        LenError::check("Wt", self.w.len(), wt.len())?;
+        if h > 0 {
+            for (i, column) in wt.chunks_exact(h).enumerate() {
+                let w_column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+                if let Some(j) = column.iter().zip(w_column).position(|(a, b)| a != b) {
+                    return Err(ParamError::OutOfRange {
+                        name: "Wt",
+                        value: (i * h + j) as f64,
+                    });
+                }
+            }
+        }
+        self.wt = Some(wt);
+        Ok(self)
     }
 
     /// `softplus(p)` and `sigmoid(p)` in `f32` through `M`, from one `exp`.
@@ -133,11 +173,22 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             .enumerate()
         {
             pre_block(k * ROWS, rows, pre);
+            // The block's terms lane by lane (so that they vectorise), then summed in order.
+            let mut p = [0f64; ROWS];
+            for (a, &b) in p.iter_mut().zip(pre.iter()) {
+                *a = b;
+            }
+            let mut softplus = [0f32; ROWS];
             let mut sigma = [0f32; ROWS];
-            for (s, &p) in sigma.iter_mut().zip(pre.iter()) {
-                let (softplus, sig) = Self::hidden_terms(p);
-                u += f64::from(softplus);
-                *s = sig;
+            for ((sp, s), &p) in softplus.iter_mut().zip(sigma.iter_mut()).zip(&p) {
+                (*sp, *s) = Self::hidden_terms(p);
+            }
+            for &sp in softplus.iter().take(pre.len()) {
+                u += f64::from(sp);
+            }
+            // Padding lanes of a short block add nothing to the gradient.
+            for s in sigma.iter_mut().skip(pre.len()) {
+                *s = 0.0;
             }
             accumulate_rows(grad, rows, &sigma, v);
         }
@@ -292,13 +343,34 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         let v = self.b.len();
         let current = core::mem::take(&mut self.hidden);
         let pre = core::mem::take(&mut self.hidden_proposal);
-        let u = self.evaluate(mv.to, grad, pre, |first, rows, pre| {
-            let start = current.get(first..).unwrap_or(&[]);
-            for (p, &h) in pre.iter_mut().zip(start) {
-                *p = h;
+        let u = if let Some(wt) = self.wt {
+            // Each flip adds ±(its row of Wᵀ), in flip order: the sums of the other branch.
+            pre.copy_from_slice(current);
+            let h = current.len();
+            for &i in mv.flipped {
+                let i = i as usize;
+                let column = wt.get(i * h..(i + 1) * h).unwrap_or(&[]);
+                let up = mv.to.get(i).is_some_and(|&t| t != 0);
+                if up {
+                    for (p, &w) in pre.iter_mut().zip(column) {
+                        *p += f64::from(w);
+                    }
+                } else {
+                    for (p, &w) in pre.iter_mut().zip(column) {
+                        *p -= f64::from(w);
+                    }
+                }
             }
-            add_flipped_columns(pre, rows, v, mv);
-        });
+            self.evaluate(mv.to, grad, pre, |_, _, _| {})
+        } else {
+            self.evaluate(mv.to, grad, pre, |first, rows, pre| {
+                let start = current.get(first..).unwrap_or(&[]);
+                for (p, &h) in pre.iter_mut().zip(start) {
+                    *p = h;
+                }
+                add_flipped_columns(pre, rows, v, mv);
+            })
+        };
         self.hidden = current;
         self.hidden_proposal = pre;
         Ok(u)
@@ -306,5 +378,97 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
 
     fn commit(&mut self) {
         core::mem::swap(&mut self.hidden, &mut self.hidden_proposal);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Fast;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A small deterministic RBM: `W` (`H × V`), its transpose, `b`, `c`.
+    fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.013)
+            .collect();
+        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b = (0..v).map(|i| (i as f32 * 0.7).sin() * 0.4).collect();
+        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        (w, wt, b, c)
+    }
+
+    /// Moves through a sequence of states (flipping a varying set each time), checking the
+    /// incremental evaluation against a fresh one and the transposed path against the plain
+    /// one, bit for bit. `H = 13` leaves a short final block of rows.
+    #[test]
+    fn incremental_and_transposed_paths_agree() {
+        let (v, h) = (23, 13);
+        let (w, wt, b, c) = params(v, h);
+        let (mut cache_a, mut cache_b, mut cache_f) =
+            (vec![0.0; 2 * h], vec![0.0; 2 * h], vec![0.0; 2 * h]);
+        let mut plain = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_a).unwrap();
+        let mut transposed = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_b)
+            .unwrap()
+            .with_transpose(&wt)
+            .unwrap();
+        let mut fresh = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_f).unwrap();
+        let mut x: Vec<u8> = (0..v).map(|i| (i % 3 == 0) as u8).collect();
+        let (mut ga, mut gb, mut gf) = (vec![0.0; v], vec![0.0; v], vec![0.0; v]);
+        let mut u = plain.log_density_and_grad(&x, &mut ga).unwrap();
+        transposed.log_density_and_grad(&x, &mut gb).unwrap();
+        for step in 0..40usize {
+            let flipped: Vec<u32> = (0..v as u32)
+                .filter(|&i| (i as usize * 7 + step) % 5 == 0)
+                .collect();
+            let mut y = x.clone();
+            for &i in &flipped {
+                y[i as usize] ^= 1;
+            }
+            let mv = FlipMove {
+                from: &x,
+                to: &y,
+                flipped: &flipped,
+                from_log_density: u,
+                from_grad: &ga,
+            };
+            let mut ga2 = vec![0.0; v];
+            let ua = plain.log_density_and_grad_after(&mv, &mut ga2).unwrap();
+            let ub = transposed.log_density_and_grad_after(&mv, &mut gb).unwrap();
+            assert_eq!(ua.to_bits(), ub.to_bits());
+            assert_eq!(ga2, gb);
+            let uf = fresh.log_density_and_grad(&y, &mut gf).unwrap();
+            assert!((ua - uf).abs() < 1e-5 * (1.0 + uf.abs()), "{ua} vs {uf}");
+            for (a, f) in ga2.iter().zip(&gf) {
+                assert!((a - f).abs() < 1e-5 * (1.0 + f.abs()));
+            }
+            if step % 3 != 2 {
+                plain.commit();
+                transposed.commit();
+                x = y;
+                u = ua;
+                ga = ga2;
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_is_checked() {
+        let (v, h) = (5, 3);
+        let (w, mut wt, b, c) = params(v, h);
+        let mut cache = vec![0.0; 2 * h];
+        assert!(matches!(
+            Rbm::new(&w, &b, &c, &mut cache)
+                .unwrap()
+                .with_transpose(&wt[1..]),
+            Err(ParamError::Len(_))
+        ));
+        wt[7] += 1.0;
+        let mut cache = vec![0.0; 2 * h];
+        assert!(matches!(
+            Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt),
+            Err(ParamError::OutOfRange { name: "Wt", value }) if value == 7.0
+        ));
     }
 }
