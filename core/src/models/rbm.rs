@@ -420,7 +420,7 @@ mod tests {
         transposed.log_density_and_grad(&x, &mut gb).unwrap();
         for step in 0..40usize {
             let flipped: Vec<u32> = (0..v as u32)
-                .filter(|&i| (i as usize * 7 + step) % 5 == 0)
+                .filter(|&i| (i as usize * 7 + step).is_multiple_of(5))
                 .collect();
             let mut y = x.clone();
             for &i in &flipped {
