@@ -200,9 +200,11 @@ fn lattices(c: &mut Criterion) {
     lattice_case::<100, 100>(c, 2_000);
 }
 
-/// RBM parameters from a fixed seed: weights uniform in `±0.1`, biases uniform in `±0.5`.
+/// RBM parameters from a fixed seed: weights uniform in `±0.1`, biases uniform in `±0.5`; `wt`
+/// is the transpose of `w`, for [`Rbm::with_transpose`].
 struct RbmParams {
     w: Vec<f32>,
+    wt: Vec<f32>,
     b: Vec<f32>,
     c: Vec<f32>,
 }
@@ -218,12 +220,20 @@ impl RbmParams {
         let w = uniform(0.1, RBM_VISIBLE * RBM_HIDDEN);
         let b = uniform(0.5, RBM_VISIBLE);
         let c = uniform(0.5, RBM_HIDDEN);
-        Box::leak(Box::new(Self { w, b, c }))
+        let wt = (0..RBM_VISIBLE * RBM_HIDDEN)
+            .map(|k| w[(k % RBM_HIDDEN) * RBM_VISIBLE + k / RBM_HIDDEN])
+            .collect();
+        Box::leak(Box::new(Self { w, wt, b, c }))
     }
 
-    fn model<M: FlipMath>(&'static self) -> Rbm<'static, M> {
+    fn model<M: FlipMath>(&'static self, transposed: bool) -> Rbm<'static, M> {
         let cache = Box::leak(vec![0.0f64; 2 * RBM_HIDDEN].into_boxed_slice());
-        Rbm::<M>::with_math(&self.w, &self.b, &self.c, cache).expect("rbm")
+        let rbm = Rbm::<M>::with_math(&self.w, &self.b, &self.c, cache).expect("rbm");
+        if transposed {
+            rbm.with_transpose(&self.wt).expect("transpose")
+        } else {
+            rbm
+        }
     }
 }
 
@@ -232,6 +242,7 @@ impl RbmParams {
 fn rbm_many<M: FlipMath + 'static, K: BinaryKernel>(
     group: &mut Group<'_>,
     p: &'static RbmParams,
+    transposed: bool,
     id: &str,
     mut kernel: K,
 ) {
@@ -242,7 +253,7 @@ fn rbm_many<M: FlipMath + 'static, K: BinaryKernel>(
             let mut chains = Vec::new();
             let mut rngs = Vec::new();
             for n in 0..RBM_CHAINS {
-                let (model, chain, _) = start(p.model::<M>(), 100 + n as u64);
+                let (model, chain, _) = start(p.model::<M>(transposed), 100 + n as u64);
                 chains.push((model, chain));
                 rng.jump();
                 rngs.push(rng.clone());
@@ -270,25 +281,53 @@ fn rbm_many<M: FlipMath + 'static, K: BinaryKernel>(
 }
 
 fn rbm_math<M: FlipMath + 'static>(c: &mut Criterion, p: &'static RbmParams, math: &str) {
+    let kernels = || {
+        let dula = Dula::new(FlipProposal::<M>::with_math(RBM_STEP_DULA, 0.5).expect("proposal"));
+        let dmala =
+            Dmala::new(FlipProposal::<M>::with_math(RBM_STEP_DMALA, 0.5).expect("proposal"));
+        (dula, dmala)
+    };
     let mut group = c.benchmark_group(format!("rbm_{RBM_VISIBLE}x{RBM_HIDDEN}"));
     group.throughput(Throughput::Elements(RBM_VISIBLE as u64));
-    let model = || p.model::<M>();
-    generic_kernels::<M, _>(
-        &mut group,
-        math,
-        &model,
-        2_000,
-        RBM_STEP_DULA,
-        RBM_STEP_DMALA,
-    );
+    for (transposed, layout) in [(false, "generic"), (true, "generic+wt")] {
+        let model = || p.model::<M>(transposed);
+        let (dula, dmala) = kernels();
+        generic(
+            &mut group,
+            &format!("dula/{layout}-{math}"),
+            model,
+            dula,
+            2_000,
+        );
+        generic(
+            &mut group,
+            &format!("dmala/{layout}-{math}"),
+            model,
+            dmala,
+            2_000,
+        );
+    }
     group.finish();
 
     let mut group = c.benchmark_group(format!("rbm_{RBM_VISIBLE}x{RBM_HIDDEN}_{RBM_CHAINS}chains"));
     group.throughput(Throughput::Elements(RBM_VISIBLE as u64));
-    let dula = Dula::new(FlipProposal::<M>::with_math(RBM_STEP_DULA, 0.5).expect("proposal"));
-    let dmala = Dmala::new(FlipProposal::<M>::with_math(RBM_STEP_DMALA, 0.5).expect("proposal"));
-    rbm_many::<M, _>(&mut group, p, &format!("dula/generic-{math}"), dula);
-    rbm_many::<M, _>(&mut group, p, &format!("dmala/generic-{math}"), dmala);
+    for (transposed, layout) in [(false, "generic"), (true, "generic+wt")] {
+        let (dula, dmala) = kernels();
+        rbm_many::<M, _>(
+            &mut group,
+            p,
+            transposed,
+            &format!("dula/{layout}-{math}"),
+            dula,
+        );
+        rbm_many::<M, _>(
+            &mut group,
+            p,
+            transposed,
+            &format!("dmala/{layout}-{math}"),
+            dmala,
+        );
+    }
     group.finish();
 }
 

@@ -272,12 +272,10 @@ impl<D: LatticeDims> LatticeProposal<D> {
             let mut mask = 0u64;
             let mut quads = block.chunks_exact(SITES_PER_WORD);
             for quad in &mut quads {
-                let word = rng.next_u64();
-                if let &[k0, k1, k2, k3] = quad {
-                    mask = mask.wrapping_add(mask) + self.flip(word, k0);
-                    mask = mask.wrapping_add(mask) + self.flip(word >> SITE_BITS, k1);
-                    mask = mask.wrapping_add(mask) + self.flip(word >> (2 * SITE_BITS), k2);
-                    mask = mask.wrapping_add(mask) + self.flip(word >> (3 * SITE_BITS), k3);
+                let mut word = rng.next_u64();
+                for &k in quad {
+                    mask = mask.wrapping_add(mask) + self.flip(word, k);
+                    word >>= SITE_BITS;
                 }
             }
             let rest = quads.remainder();
@@ -360,37 +358,45 @@ impl<D: LatticeDims> LatticeProposal<D> {
         class: &mut [u8],
         flipped: &[u32],
     ) -> (f64, i64, i64) {
-        // One accumulator per position around a flip: five short dependency chains.
+        // One accumulator per position around a flip: five short dependency chains. Each
+        // site's byte is read and written once per visit: its forward term is taken on the
+        // first visit, before any flip has touched it.
         let mut ratio = [0.0f64; 5];
         let (mut pair, mut ups) = (0i64, 0i64);
         for &i in flipped {
             let i = i as usize;
-            let (sites, present) = self.around(i);
-            if METROPOLIS {
-                for (acc, &j) in ratio.iter_mut().zip(&sites) {
-                    if let Some(k) = class.get_mut(j) {
-                        *acc -= self.term(*k ^ MARK_BIT);
-                        *k |= MARK_BIT;
-                    }
-                }
-            }
-            let Some(k) = class.get_mut(i) else {
+            let ([own, neighbours @ ..], present) = self.around(i);
+            let [own_ratio, neighbour_ratios @ ..] = &mut ratio;
+            let Some(k) = class.get_mut(own) else {
                 continue;
             };
-            let n = i64::from(*k & M_MASK) - 4;
-            let up = *k & X_BIT == 0;
-            *k ^= X_BIT;
+            let mut kv = *k;
+            if METROPOLIS {
+                *own_ratio -= self.term(kv ^ MARK_BIT);
+                kv |= MARK_BIT;
+            }
+            let n = i64::from(kv & M_MASK) - 4;
+            let up = kv & X_BIT == 0;
+            *k = kv ^ X_BIT;
             // −s_i is +1 for a site going up.
             let sign = if up { 1 } else { -1 };
             pair += sign * n;
             ups += sign;
-            let neighbours = sites.get(1..).unwrap_or(&[]);
-            for (&j, &p) in neighbours.iter().zip(&present) {
+            for ((&j, &p), acc) in neighbours
+                .iter()
+                .zip(&present)
+                .zip(neighbour_ratios.iter_mut())
+            {
                 if let Some(k) = class.get_mut(j) {
+                    let mut kv = *k;
+                    if METROPOLIS {
+                        *acc -= self.term(kv ^ MARK_BIT);
+                        kv |= MARK_BIT;
+                    }
                     *k = if up {
-                        k.wrapping_add(2 * p)
+                        kv.wrapping_add(2 * p)
                     } else {
-                        k.wrapping_sub(2 * p)
+                        kv.wrapping_sub(2 * p)
                     };
                 }
             }
