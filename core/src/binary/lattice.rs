@@ -1,15 +1,19 @@
 //! DULA and DMALA specialised to the nearest-neighbour Ising lattice.
 //!
-//! On an [`IsingLattice`] the flip logit of site `i` depends only on its spin and its neighbour
-//! sum `n_i ∈ {−4, …, 4}`: 18 classes. [`LatticeProposal`] tabulates, per class, a 16-bit flip
-//! threshold and the exact log-probabilities of the quantised flip probability, so a step
-//! evaluates no transcendental function:
+//! On an [`IsingLattice`] (one coupling `J`, one field `h`) the flip logit of site `i` depends
+//! only on its value and its neighbour sum `n_i ∈ {−4, …, 4}`: 18 classes. [`LatticeProposal`]
+//! tabulates, per class, a 16-bit flip threshold and the exact log-probabilities of the
+//! quantised flip probability, so a step evaluates no transcendental function:
 //!
-//! 1. the class of every site is computed from the state with byte arithmetic on whole rows;
+//! 1. the class of every site is computed from the state with byte arithmetic on whole rows
+//!    (into the chain's proposal buffer, so nothing is cached between steps);
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
 //! 3. `U(x') − U(x)`, `log q(x | x') − log q(x' | x)` and, on acceptance, the state and the
-//!    chain's cached gradient are updated from the flipped sites and their neighbours only: a site
-//!    that neither flips nor has a flipped neighbour keeps its class, and its stay terms cancel.
+//!    chain's cached gradient are updated from the flipped sites and their neighbours only: a
+//!    site that neither flips nor has a flipped neighbour keeps its class, so its two stay terms
+//!    are equal and cancel.
+//!
+//! A step costs `O(d)` for the classes and the draw, and `O(flips)` for the rest.
 //!
 //! # Quantisation
 //!
@@ -22,6 +26,12 @@
 //! `2^−16`: at steps so small that the generic proposal flips a site less often than that,
 //! [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose bias
 //! vanishes as the step shrinks; use the generic kernels there.
+//!
+//! # Random stream
+//!
+//! Site `i` uses bits `16·(i mod 4) .. 16·(i mod 4) + 16` of the `⌊i/4⌋`-th `next_u64` of a
+//! step; [`LatticeDmala`] then draws one more word for its Metropolis test. The draws are not
+//! those of the generic kernels (which use 32 bits per coordinate).
 
 use super::chain::BinaryChain;
 use super::kernel::StepReport;

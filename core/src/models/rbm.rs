@@ -15,6 +15,11 @@ use core::convert::Infallible;
 /// function of the state. `softplus` and `sigmoid` are evaluated in `f32` through `M` and summed
 /// in `f64`.
 ///
+/// An evaluation reads `W` once, eight rows at a time (their pre-activations, then their share of
+/// the gradient in one pass over the coordinates), so its cost is one stream of `W` through the
+/// cache. A move picks the flipped columns' entries out of those rows; with
+/// [`with_transpose`](Self::with_transpose) it reads them as contiguous rows of `Wᵀ` instead.
+///
 /// # Examples
 ///
 /// ```
