@@ -15,23 +15,7 @@
 //!
 //! A step costs `O(d)` for the classes and the draw, and `O(flips)` for the rest.
 //!
-//! # Quantisation
-//!
-//! A site of class `k` flips with probability exactly `t_k / 2^16`, where
-//! `t_k = round(sigmoid(l_k) · 2^16)` clamped to `[1, 2^16 − 1]`, and `l_k` is the logit of the
-//! generic [`FlipProposal`](super::FlipProposal) (in `f64`). The Metropolis test uses
-//! `ln(t_k / 2^16)` and `ln(1 − t_k / 2^16)`, the log-probabilities of the proposal actually
-//! drawn, so [`LatticeDmala`] leaves the Ising distribution exactly invariant. Its proposal differs
-//! from the generic one by at most `2^−17` per site and flip probability, and never goes below
-//! `2^−16`: at steps so small that the generic proposal flips a site less often than that,
-//! [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose bias
-//! vanishes as the step shrinks; use the generic kernels there.
-//!
-//! # Random stream
-//!
-//! Site `i` uses bits `16·(i mod 4) .. 16·(i mod 4) + 16` of the `⌊i/4⌋`-th `next_u64` of a
-//! step; [`LatticeDmala`] then draws one more word for its Metropolis test. The draws are not
-//! those of the generic kernels (which use 32 bits per coordinate).
+//! See [`LatticeProposal`] for the quantisation and the random stream.
 
 use super::chain::BinaryChain;
 use super::kernel::StepReport;
@@ -62,8 +46,26 @@ const TERM_MASK: u8 = 0x7f;
 const ABSENT: u8 = 1;
 
 /// The flip proposal of [`FlipProposal`](super::FlipProposal) on an [`IsingLattice`], with flip
-/// probabilities quantised to `t / 2^16` and tabulated per class (see the [module
-/// docs](self)).
+/// probabilities quantised to `t / 2^16` and tabulated per class: the proposal of
+/// [`LatticeDula`] and [`LatticeDmala`].
+///
+/// # Quantisation
+///
+/// A site of class `k` flips with probability exactly `t_k / 2^16`, where
+/// `t_k = round(sigmoid(l_k) · 2^16)` clamped to `[1, 2^16 − 1]`, and `l_k` is the logit of the
+/// generic [`FlipProposal`](super::FlipProposal) (in `f64`). The Metropolis test uses
+/// `ln(t_k / 2^16)` and `ln(1 − t_k / 2^16)`, the log-probabilities of the proposal actually
+/// drawn, so [`LatticeDmala`] leaves the Ising distribution exactly invariant. Its proposal differs
+/// from the generic one by at most about `2^−17` per site and flip probability, and never goes below
+/// `2^−16`: at steps so small that the generic proposal flips a site less often than that,
+/// [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose bias
+/// vanishes as the step shrinks; use the generic kernels there.
+///
+/// # Random stream
+///
+/// Site `i` uses bits `16·(i mod 4) .. 16·(i mod 4) + 16` of the `⌊i/4⌋`-th `next_u64` of a
+/// step; [`LatticeDmala`] then draws one more word for its Metropolis test. The draws are not
+/// those of the generic kernels (which use 32 bits per coordinate).
 ///
 /// # Examples
 ///
@@ -527,8 +529,8 @@ fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
 
 /// The unadjusted kernel with the tabulated lattice proposal: every proposal is accepted.
 ///
-/// Like [`Dula`](super::Dula) on the same model, with the proposal quantised as the [module
-/// docs](self) describe.
+/// Like [`Dula`](super::Dula) on the same model, with the proposal quantised as
+/// [`LatticeProposal`] describes.
 #[derive(Clone, Copy, Debug)]
 pub struct LatticeDula<D: LatticeDims> {
     proposal: LatticeProposal<D>,
