@@ -120,7 +120,10 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
     ///
     /// ```
     /// use langevin_core::models::Rbm;
-    /// let (w, wt, b, c) = ([1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0], [0.0f32; 3], [0.0f32; 2]);
+    /// // W is 2 × 3; Wᵀ is 3 × 2.
+    /// let w = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let wt = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0];
+    /// let (b, c) = ([0.0f32; 3], [0.0f32; 2]);
     /// let mut cache = [0.0f64; 4];
     /// assert!(Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt).is_ok());
     /// ```
