@@ -57,9 +57,9 @@ const ABSENT: u8 = 1;
 /// `ln(t_k / 2^16)` and `ln(1 − t_k / 2^16)`, the log-probabilities of the proposal actually
 /// drawn, so [`LatticeDmala`] leaves the Ising distribution exactly invariant. Its proposal
 /// differs from the generic one by at most about `2^−17` per site and flip probability, and never
-/// goes below `2^−16`: at steps so small that the generic proposal flips a site less often than that,
-/// [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose bias
-/// vanishes as the step shrinks; use the generic kernels there.
+/// goes below `2^−16`: at steps so small that the generic proposal flips a site less often than
+/// that, [`LatticeDula`] (which has no correction) is no longer close to the generic DULA, whose
+/// bias vanishes as the step shrinks; use the generic kernels there.
 ///
 /// # Random stream
 ///
