@@ -1,6 +1,14 @@
 //! Per-step time of the binary kernels: DULA and DMALA on the lattice Ising model and an RBM,
 //! `Libm` against `Fast` math, the generic kernels against the specialised lattice kernels.
 //!
+//! Groups: `ising_{5x5,20x20,100x100}` (periodic, `J = 0.4407`, `h = 0`, step 0.2) with
+//! `{dula,dmala}/generic-{libm,fast}` (the generic kernels), `{dula,dmala}/lattice` (the
+//! tabulated lattice kernels, which evaluate no `exp` or `ln`, so have no math variant) and
+//! `rng-only/lattice` (the `⌈d/4⌉` Xoshiro256++ words a lattice step draws, alone);
+//! `rbm_784x500` (one chain) and `rbm_784x500_100chains` (100 independent chains stepped
+//! round-robin) with `{dula,dmala}/{generic,generic+wt}-{libm,fast}`, `+wt` being the model
+//! with its transposed weights attached.
+//!
 //! Every benchmark times one chain-step per iteration and declares `d` elements of throughput,
 //! so criterion's time is ns per step and its element rate gives ns per coordinate-step. Each
 //! chain is burnt in first (in the setup, which runs only when the benchmark is selected) and
