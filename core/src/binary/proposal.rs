@@ -258,7 +258,12 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
             let bits = draw_bits(rng, n);
             let mut flips = [0u8; BLOCK];
             let mut terms = [0f32; BLOCK];
-            let lane = |l: f32, r: u32| {
+            for (((f, t), &l), &r) in flips
+                .iter_mut()
+                .zip(terms.iter_mut())
+                .zip(&logits)
+                .zip(&bits)
+            {
                 let (p_flip, ln_flip, ln_stay) = if LOG_Q {
                     let odds = FlipOdds::new::<M>(l);
                     (odds.p_flip, odds.ln_flip, odds.ln_stay)
@@ -266,25 +271,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
                     (p_flip::<M>(l), 0.0, 0.0)
                 };
                 let flip = below(r, p_flip);
-                (u8::from(flip), if flip { ln_flip } else { ln_stay })
-            };
-            // The two halves of the block in one loop: two independent dependency chains per
-            // iteration keep the floating-point units busy.
-            let (f_lo, f_hi) = flips.split_at_mut(BLOCK / 2);
-            let (t_lo, t_hi) = terms.split_at_mut(BLOCK / 2);
-            let (l_lo, l_hi) = logits.split_at(BLOCK / 2);
-            let (b_lo, b_hi) = bits.split_at(BLOCK / 2);
-            let lo = f_lo
-                .iter_mut()
-                .zip(t_lo.iter_mut())
-                .zip(l_lo.iter().zip(b_lo));
-            let hi = f_hi
-                .iter_mut()
-                .zip(t_hi.iter_mut())
-                .zip(l_hi.iter().zip(b_hi));
-            for (((fa, ta), (&la, &ra)), ((fb, tb), (&lb, &rb))) in lo.zip(hi) {
-                (*fa, *ta) = lane(la, ra);
-                (*fb, *tb) = lane(lb, rb);
+                *f = u8::from(flip);
+                *t = if flip { ln_flip } else { ln_stay };
             }
             for ((o, &xi), &f) in nc.iter_mut().zip(&xs).zip(&flips) {
                 *o = xi ^ f;
