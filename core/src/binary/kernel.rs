@@ -192,8 +192,14 @@ where
     R: Rng + ?Sized,
 {
     LenError::check("target", chain.dim(), target.dim())?;
-    let (flips, log_q_forward) =
-        proposal.propose(chain.x, chain.grad, chain.x_proposal, chain.flipped, rng)?;
+    let (flips, log_q_forward) = if metropolis {
+        proposal.propose(chain.x, chain.grad, chain.x_proposal, chain.flipped, rng)?
+    } else {
+        // DULA never uses the forward log q.
+        let flips =
+            proposal.propose_flips(chain.x, chain.grad, chain.x_proposal, chain.flipped, rng)?;
+        (flips, 0.0)
+    };
     let log_u = libm::log(open_unit_f64(rng));
     let mut report = StepReport {
         accepted: true,

@@ -4,6 +4,9 @@
 //!   `l_i = b·g_i·(1 − 2x_i) − 1/(2a_i)` and evaluates the exact `log q` of a move.
 //! * [`Dula`] applies it without correction (one gradient per step, biased for `a > 0`);
 //!   [`Dmala`] adds a Metropolis–Hastings test (exact for every `a`, `b`).
+//! * [`LatticeDula`] and [`LatticeDmala`] are the same kernels specialised to the Ising lattice
+//!   through a tabulated, quantised [`LatticeProposal`]: no transcendental functions, and
+//!   `O(flips)` bookkeeping.
 //! * [`BinaryChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`ChainStorage`] is a fixed-size owner of those buffers for firmware.
 //!
@@ -28,8 +31,10 @@
 
 mod chain;
 mod kernel;
+mod lattice;
 mod proposal;
 
 pub use chain::{BinaryChain, ChainBuffers, ChainStorage, InitError};
 pub use kernel::{BinaryKernel, Dmala, Dula, Rejection, StepError, StepReport};
+pub use lattice::{LatticeDmala, LatticeDula, LatticeProposal};
 pub use proposal::{FlipProposal, LANES};

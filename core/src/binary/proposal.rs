@@ -11,8 +11,11 @@ pub const LANES: usize = 8;
 /// Coordinates summed per lane in `f32` before the lane sums are folded into an `f64` total.
 const BLOCK_CHUNKS: usize = 32;
 
-/// `2^32` as an `f32` (exact).
-const TWO_POW_32: f32 = 4_294_967_296.0;
+/// Coordinates handled together by the hot loops (a multiple of [`LANES`]).
+const BLOCK: usize = 64;
+
+/// `2^16` as an `f32` (exact).
+const TWO_POW_16: f32 = 65_536.0;
 
 /// The balanced proposal family on binary states, DESIGN §3: each coordinate flips
 /// independently with probability `sigmoid(l_i)`,
@@ -149,18 +152,42 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
         flipped: &mut [u32],
         rng: &mut R,
     ) -> Result<(usize, f64), LenError> {
+        self.check_propose(x, grad, x_new, flipped)?;
+        Ok(self.propose_with::<R, true>(x, grad, x_new, flipped, rng))
+    }
+
+    /// Like [`propose`](Self::propose) without evaluating `log q` (for unadjusted kernels):
+    /// draws the same move from the same random words.
+    ///
+    /// # Errors
+    ///
+    /// As for [`propose`](Self::propose).
+    pub(crate) fn propose_flips<R: Rng + ?Sized>(
+        &self,
+        x: &[u8],
+        grad: &[f32],
+        x_new: &mut [u8],
+        flipped: &mut [u32],
+        rng: &mut R,
+    ) -> Result<usize, LenError> {
+        self.check_propose(x, grad, x_new, flipped)?;
+        Ok(self
+            .propose_with::<R, false>(x, grad, x_new, flipped, rng)
+            .0)
+    }
+
+    fn check_propose(
+        &self,
+        x: &[u8],
+        grad: &[f32],
+        x_new: &[u8],
+        flipped: &[u32],
+    ) -> Result<(), LenError> {
         let d = x.len();
         LenError::check("grad", d, grad.len())?;
         LenError::check("proposal", d, x_new.len())?;
         LenError::check("flipped", d, flipped.len())?;
-        self.check_dim(d)?;
-        Ok(match self.precond {
-            None => self.propose_with(x, grad, x_new, flipped, rng, |_| self.half_inv_step),
-            Some(p) => self.propose_with(x, grad, x_new, flipped, rng, |i| {
-                let pi = p.get(i).copied().unwrap_or(1.0);
-                self.half_inv_step / (pi * pi)
-            }),
-        })
+        self.check_dim(d)
     }
 
     /// `log q(to | from)` with gradient `grad_from` at `from`.
@@ -173,101 +200,169 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
         LenError::check("grad", d, grad_from.len())?;
         LenError::check("to", d, to.len())?;
         self.check_dim(d)?;
-        Ok(match self.precond {
-            None => self.log_q_with(from, grad_from, to, |_| self.half_inv_step),
-            Some(p) => self.log_q_with(from, grad_from, to, |i| {
-                let pi = p.get(i).copied().unwrap_or(1.0);
-                self.half_inv_step / (pi * pi)
-            }),
-        })
+        let mut total = LogSum::default();
+        let blocks = from
+            .chunks(BLOCK)
+            .zip(grad_from.chunks(BLOCK))
+            .zip(to.chunks(BLOCK));
+        for (b, ((fc, gc), tc)) in blocks.enumerate() {
+            let xs = padded(fc, 0);
+            let logits = self.logits(b, &xs, &padded(gc, 0.0));
+            let ys = padded(tc, 0);
+            let mut terms = [0f32; BLOCK];
+            for (t, (&l, (&xi, &yi))) in terms.iter_mut().zip(logits.iter().zip(xs.iter().zip(&ys)))
+            {
+                let (ln_flip, ln_stay) = FlipOdds::logs::<M>(l);
+                *t = if xi != yi { ln_flip } else { ln_stay };
+            }
+            total.add_block(&terms, fc.len());
+        }
+        Ok(total.finish())
     }
 
+    /// The flip logits of block `b`: `l_i = b · g_i · (1 − 2x_i) − 1/(2a_i)`.
     #[inline(always)]
-    fn logit(&self, x: u8, g: f32, half_inv_step: f32) -> f32 {
-        // 1 − 2x is +1 for x = 0 and −1 for x = 1.
-        let sign = 1.0 - 2.0 * f32::from(x);
-        self.balance * g * sign - half_inv_step
+    fn logits(&self, b: usize, x: &[u8; BLOCK], g: &[f32; BLOCK]) -> [f32; BLOCK] {
+        let half_inv_step = match self.precond {
+            None => [self.half_inv_step; BLOCK],
+            Some(p) => padded(p.get(b * BLOCK..).unwrap_or(&[]), 1.0)
+                .map(|pi| self.half_inv_step / (pi * pi)),
+        };
+        let mut l = [0f32; BLOCK];
+        for (((l, &xi), &gi), &h) in l.iter_mut().zip(x).zip(g).zip(&half_inv_step) {
+            // 1 − 2x is +1 for x = 0 and −1 for x = 1.
+            let sign = 1.0 - 2.0 * f32::from(xi);
+            *l = self.balance * gi * sign - h;
+        }
+        l
     }
 
+    /// The draw, in blocks of `BLOCK` coordinates held in fixed-size arrays: each stage is a
+    /// simple loop over the block without branches, which the compiler vectorises. The last,
+    /// short block is padded and its padding lanes are ignored.
     #[inline(always)]
-    fn propose_with<R: Rng + ?Sized>(
+    fn propose_with<R: Rng + ?Sized, const LOG_Q: bool>(
         &self,
         x: &[u8],
         grad: &[f32],
         x_new: &mut [u8],
         flipped: &mut [u32],
         rng: &mut R,
-        half_inv_step: impl Fn(usize) -> f32,
     ) -> (usize, f64) {
         let mut count = 0usize;
         let mut total = LogSum::default();
-        let mut bits = [0u32; LANES];
-        let mut flips = [0u8; LANES];
-        let mut terms = [0f32; LANES];
-        let chunks = x
-            .chunks(LANES)
-            .zip(grad.chunks(LANES))
-            .zip(x_new.chunks_mut(LANES));
-        for (c, ((xc, gc), nc)) in chunks.enumerate() {
-            let base = c * LANES;
-            fill_bits(rng, &mut bits, xc.len());
-            for (j, (((&xi, &gi), ni), (&r, (f, t)))) in xc
-                .iter()
-                .zip(gc)
-                .zip(nc.iter_mut())
-                .zip(bits.iter().zip(flips.iter_mut().zip(terms.iter_mut())))
-                .enumerate()
+        let blocks = x
+            .chunks(BLOCK)
+            .zip(grad.chunks(BLOCK))
+            .zip(x_new.chunks_mut(BLOCK));
+        for (b, ((xc, gc), nc)) in blocks.enumerate() {
+            let n = xc.len();
+            let xs = padded(xc, 0);
+            let logits = self.logits(b, &xs, &padded(gc, 0.0));
+            let bits = draw_bits(rng, n);
+            let mut flips = [0u8; BLOCK];
+            let mut terms = [0f32; BLOCK];
+            for (((f, t), &l), &r) in flips
+                .iter_mut()
+                .zip(terms.iter_mut())
+                .zip(&logits)
+                .zip(&bits)
             {
-                let odds = FlipOdds::new::<M>(self.logit(xi, gi, half_inv_step(base + j)));
-                let threshold = (odds.p_flip * TWO_POW_32) as u32;
-                let flip = r < threshold;
-                *ni = xi ^ u8::from(flip);
+                let (p_flip, ln_flip, ln_stay) = if LOG_Q {
+                    let odds = FlipOdds::new::<M>(l);
+                    (odds.p_flip, odds.ln_flip, odds.ln_stay)
+                } else {
+                    (p_flip::<M>(l), 0.0, 0.0)
+                };
+                let flip = below(r, p_flip);
                 *f = u8::from(flip);
-                *t = if flip { odds.ln_flip } else { odds.ln_stay };
+                *t = if flip { ln_flip } else { ln_stay };
             }
-            total.add_chunk(&terms, xc.len());
-            for (j, &f) in flips.iter().take(xc.len()).enumerate() {
+            for ((o, &xi), &f) in nc.iter_mut().zip(&xs).zip(&flips) {
+                *o = xi ^ f;
+            }
+            if LOG_Q {
+                total.add_block(&terms, n);
+            }
+            // One bit per coordinate: eight 0/1 bytes at a time, packed by a multiplication.
+            let mut mask = 0u64;
+            for (k, eight) in flips.chunks_exact(8).enumerate() {
+                let bytes = u64::from_le_bytes(<[u8; 8]>::try_from(eight).unwrap_or([0; 8]));
+                mask |= (bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+            }
+            // Padding lanes never count as flips.
+            mask &= u64::MAX >> (BLOCK - n);
+            let base = b * BLOCK;
+            while mask != 0 {
                 if let Some(slot) = flipped.get_mut(count) {
-                    *slot = (base + j) as u32;
+                    *slot = (base + mask.trailing_zeros() as usize) as u32;
                 }
-                count += usize::from(f);
+                count += 1;
+                mask &= mask - 1;
             }
         }
         (count, total.finish())
     }
+}
 
-    #[inline(always)]
-    fn log_q_with(
-        &self,
-        from: &[u8],
-        grad_from: &[f32],
-        to: &[u8],
-        half_inv_step: impl Fn(usize) -> f32,
-    ) -> f64 {
-        let mut total = LogSum::default();
-        let mut terms = [0f32; LANES];
-        let chunks = from
-            .chunks(LANES)
-            .zip(grad_from.chunks(LANES))
-            .zip(to.chunks(LANES));
-        for (c, ((fc, gc), tc)) in chunks.enumerate() {
-            let base = c * LANES;
-            for (j, (((&xi, &gi), &yi), t)) in
-                fc.iter().zip(gc).zip(tc).zip(terms.iter_mut()).enumerate()
-            {
-                let (ln_flip, ln_stay) =
-                    FlipOdds::logs::<M>(self.logit(xi, gi, half_inv_step(base + j)));
-                *t = if xi != yi { ln_flip } else { ln_stay };
+/// Whether `r < ⌊p · 2^32⌋` (the bound saturating at `2^32 − 1`; NaN never draws), as
+/// `(p * 2^32) as u32` would decide it for `p ≤ 1`, but through exact `f32` and `i32` steps that
+/// vectorise (no float-to-integer conversion): `p · 2^16` is split into its integer part (the
+/// bound's top 16 bits) and `2^16` times its fraction (the low 16 bits).
+#[inline(always)]
+fn below(r: u32, p: f32) -> bool {
+    const TOP: i32 = 1 << 16;
+    // `p >= 0` is false for NaN: such a coordinate never flips.
+    let p = if p >= 0.0 { p } else { 0.0 };
+    let scaled = p * TWO_POW_16;
+    let hi = floor_small(scaled);
+    let lo = floor_small((scaled - hi as f32) * TWO_POW_16);
+    let (hi, lo) = if hi >= TOP {
+        (TOP - 1, TOP - 1)
+    } else {
+        (hi, lo)
+    };
+    let (r_hi, r_lo) = ((r >> 16) as i32, (r & 0xffff) as i32);
+    (r_hi < hi) | ((r_hi == hi) & (r_lo < lo))
+}
+
+/// `⌊y⌋` for `0 ≤ y < 2^22`: adding `1.5 · 2^23` rounds `y` to an integer held in the low
+/// mantissa bits; one correction turns the rounding into a floor. Every step is exact.
+#[inline(always)]
+fn floor_small(y: f32) -> i32 {
+    const ROUND: f32 = 12_582_912.0;
+    let k = (y + ROUND).to_bits().wrapping_sub(ROUND.to_bits()) as i32;
+    k - i32::from(k as f32 > y)
+}
+
+/// `sigmoid(l)` exactly as [`FlipOdds::new`] computes it, without the logarithm.
+#[inline(always)]
+fn p_flip<M: FlipMath>(l: f32) -> f32 {
+    let e = M::exp(-l.abs());
+    let inv = 1.0 / (1.0 + e);
+    if l >= 0.0 { inv } else { e * inv }
+}
+
+/// The first `BLOCK` entries of `src` as an array, padded with `pad` if it is shorter.
+#[inline(always)]
+fn padded<T: Copy>(src: &[T], pad: T) -> [T; BLOCK] {
+    match src.get(..BLOCK).map(<[T; BLOCK]>::try_from) {
+        Some(Ok(a)) => a,
+        _ => {
+            let mut a = [pad; BLOCK];
+            for (d, &s) in a.iter_mut().zip(src) {
+                *d = s;
             }
-            total.add_chunk(&terms, fc.len());
+            a
         }
-        total.finish()
     }
 }
 
-/// Fills the first `n` entries of `bits` with 32-bit draws, two per `next_u64`.
+/// `BLOCK` 32-bit draws, two per `next_u64` (low half first); only the first `n` are drawn,
+/// the rest are 0.
 #[inline(always)]
-fn fill_bits<R: Rng + ?Sized>(rng: &mut R, bits: &mut [u32; LANES], n: usize) {
+fn draw_bits<R: Rng + ?Sized>(rng: &mut R, n: usize) -> [u32; BLOCK] {
+    let mut bits = [0u32; BLOCK];
     for pair in bits.chunks_exact_mut(2).take(n.div_ceil(2)) {
         let r = rng.next_u64();
         if let [lo, hi] = pair {
@@ -275,6 +370,7 @@ fn fill_bits<R: Rng + ?Sized>(rng: &mut R, bits: &mut [u32; LANES], n: usize) {
             *hi = (r >> 32) as u32;
         }
     }
+    bits
 }
 
 /// A sum of `f32` terms accumulated lane by lane and folded into `f64` every
@@ -296,6 +392,21 @@ impl LogSum {
         self.chunks += 1;
         if self.chunks == BLOCK_CHUNKS {
             self.fold();
+        }
+    }
+
+    /// Adds the first `n` terms of a block, `LANES` at a time (the same sums as adding them
+    /// chunk by chunk).
+    #[inline(always)]
+    fn add_block(&mut self, terms: &[f32; BLOCK], n: usize) {
+        for (k, chunk) in terms
+            .chunks_exact(LANES)
+            .enumerate()
+            .take(n.div_ceil(LANES))
+        {
+            if let Ok(chunk) = <&[f32; LANES]>::try_from(chunk) {
+                self.add_chunk(chunk, n - k * LANES);
+            }
         }
     }
 
@@ -361,6 +472,38 @@ mod tests {
                 assert!((lq - r).abs() <= 1e-5 * (1.0 + r.abs()), "{lq} vs {r}");
             }
         }
+    }
+
+    #[test]
+    fn below_matches_the_saturating_cast() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut ps: Vec<f32> = vec![
+            0.0,
+            1.0,
+            f32::MIN_POSITIVE,
+            1e-45,
+            0.5,
+            1.0 - f32::EPSILON / 2.0,
+        ];
+        ps.extend((0..200_000).map(|_| f32::from_bits(rng.next_u32() % 0x3f80_0001)));
+        ps.extend((0..1000).map(|k| k as f32 / 2f32.powi(32)));
+        for p in ps {
+            let t = (p * 4_294_967_296.0) as u32;
+            for r in [
+                0,
+                1,
+                t.wrapping_sub(1),
+                t,
+                t.wrapping_add(1),
+                u32::MAX - 1,
+                u32::MAX,
+            ] {
+                assert_eq!(below(r, p), r < t, "p = {p:e}, r = {r}, t = {t}");
+            }
+            let r = rng.next_u32();
+            assert_eq!(below(r, p), r < t);
+        }
+        assert!(!below(0, f32::NAN));
     }
 
     #[test]

@@ -131,7 +131,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
                 continue;
             };
             let delta = f64::from(to) - f64::from(from);
-            let column = self.x.get(j..).unwrap_or(&[]).iter().step_by(d);
+            let column = self.x.get(j..).unwrap_or(&[]).iter().step_by(d.max(1));
             for (v, &xij) in self.linear_proposal.iter_mut().zip(column) {
                 *v += delta * f64::from(xij);
             }

@@ -151,7 +151,7 @@ impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {
         let d = self.b.len();
         // x is already flipped: δ = x_i − old = 2x_i − 1.
         let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
-        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d);
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d.max(1));
         let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
         for ((g, &w_ij), &w_ji) in self.grad.iter_mut().zip(row).zip(column) {
             *g += delta * (f64::from(w_ij) + f64::from(w_ji));

@@ -15,6 +15,11 @@ use core::convert::Infallible;
 /// function of the state. `softplus` and `sigmoid` are evaluated in `f32` through `M` and summed
 /// in `f64`.
 ///
+/// An evaluation reads `W` once, eight rows at a time (their pre-activations, then their share of
+/// the gradient in one pass over the coordinates), so its cost is one stream of `W` through the
+/// cache. A move picks the flipped columns' entries out of those rows; with
+/// [`with_transpose`](Self::with_transpose) it reads them as contiguous rows of `Wᵀ` instead.
+///
 /// # Examples
 ///
 /// ```
@@ -30,6 +35,8 @@ use core::convert::Infallible;
 #[derive(Debug)]
 pub struct Rbm<'a, M: FlipMath = Libm> {
     w: &'a [f32],
+    /// `Wᵀ` (`V × H`, row-major), if attached.
+    wt: Option<&'a [f32]>,
     b: &'a [f32],
     c: &'a [f32],
     hidden: &'a mut [f64],
@@ -84,6 +91,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         let (hidden, hidden_proposal) = cache.split_at_mut(h);
         Ok(Self {
             w,
+            wt: None,
             b,
             c,
             hidden,
@@ -97,8 +105,69 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         self.c.len()
     }
 
-    /// `U` and `∇U` from the pre-activations `pre` and the state `x`.
-    fn finish(&self, pre: &[f64], x: &[u8], grad: &mut [f32]) -> f64 {
+    /// Attaches `Wᵀ` (`V × H`, row-major: `wt[i·H + j] = W[j·V + i]`), a copy of `W` laid out
+    /// by visible unit. A move then updates the hidden pre-activations from the flipped units'
+    /// contiguous rows of `Wᵀ` instead of picking one entry out of every row of `W`: the same
+    /// sums (the same values, bit for bit), much faster when many units flip, for `4·H·V`
+    /// more bytes of memory.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Len`] if `wt` does not have `H·V` entries; [`ParamError::OutOfRange`]
+    /// (named `"Wt"`, with the offending index) if it is not the transpose of `W`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::models::Rbm;
+    /// // W is 2 × 3; Wᵀ is 3 × 2.
+    /// let w = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let wt = [1.0f32, 4.0, 2.0, 5.0, 3.0, 6.0];
+    /// let (b, c) = ([0.0f32; 3], [0.0f32; 2]);
+    /// let mut cache = [0.0f64; 4];
+    /// assert!(Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt).is_ok());
+    /// ```
+    pub fn with_transpose(mut self, wt: &'a [f32]) -> Result<Self, ParamError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        LenError::check("Wt", self.w.len(), wt.len())?;
+        if h > 0 {
+            for (i, column) in wt.chunks_exact(h).enumerate() {
+                let w_column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
+                if let Some(j) = column.iter().zip(w_column).position(|(a, b)| a != b) {
+                    return Err(ParamError::OutOfRange {
+                        name: "Wt",
+                        value: (i * h + j) as f64,
+                    });
+                }
+            }
+        }
+        self.wt = Some(wt);
+        Ok(self)
+    }
+
+    /// `softplus(p)` and `sigmoid(p)` in `f32` through `M`, from one `exp`.
+    #[inline(always)]
+    fn hidden_terms(p: f64) -> (f32, f32) {
+        let p = p as f32;
+        let e = M::exp(-p.abs());
+        let softplus = p.max(0.0) + M::ln_1p(e);
+        let inv = 1.0 / (1.0 + e);
+        (softplus, if p >= 0.0 { inv } else { e * inv })
+    }
+
+    /// `U` and `∇U` at `x`. `W` is read once, [`ROWS`] rows at a time: `pre_block(j, rows, pre)`
+    /// writes the pre-activations of the hidden units `j..` whose rows are `rows` into `pre`
+    /// (a block of `pre_out`), then the rows' contributions to the gradient are added in one
+    /// pass over the coordinates. Every sum is formed in the same order as a row-by-row
+    /// evaluation.
+    #[inline(always)]
+    fn evaluate(
+        &self,
+        x: &[u8],
+        grad: &mut [f32],
+        pre_out: &mut [f64],
+        mut pre_block: impl FnMut(usize, &[f32], &mut [f64]),
+    ) -> f64 {
         let v = self.b.len();
         for (g, &b) in grad.iter_mut().zip(self.b) {
             *g = b;
@@ -108,19 +177,146 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             .zip(self.b)
             .map(|(&xi, &bi)| f64::from(xi) * f64::from(bi))
             .sum();
-        for (j, &p) in pre.iter().enumerate() {
-            let p = p as f32;
-            let e = M::exp(-p.abs());
-            let softplus = p.max(0.0) + M::ln_1p(e);
-            let inv = 1.0 / (1.0 + e);
-            let sigma = if p >= 0.0 { inv } else { e * inv };
-            u += f64::from(softplus);
-            let row = self.w.get(j * v..(j + 1) * v).unwrap_or(&[]);
-            for (g, &w) in grad.iter_mut().zip(row) {
-                *g += sigma * w;
+        for (k, (pre, rows)) in pre_out
+            .chunks_mut(ROWS)
+            .zip(self.w.chunks(ROWS * v))
+            .enumerate()
+        {
+            pre_block(k * ROWS, rows, pre);
+            // The block's terms lane by lane (so that they vectorise), then summed in order.
+            let mut p = [0f64; ROWS];
+            for (a, &b) in p.iter_mut().zip(pre.iter()) {
+                *a = b;
             }
+            let mut softplus = [0f32; ROWS];
+            let mut sigma = [0f32; ROWS];
+            for ((sp, s), &p) in softplus.iter_mut().zip(sigma.iter_mut()).zip(&p) {
+                (*sp, *s) = Self::hidden_terms(p);
+            }
+            for &sp in softplus.iter().take(pre.len()) {
+                u += f64::from(sp);
+            }
+            // Padding lanes of a short block add nothing to the gradient.
+            for s in sigma.iter_mut().skip(pre.len()) {
+                *s = 0.0;
+            }
+            accumulate_rows(grad, rows, &sigma, v);
         }
         u
+    }
+}
+
+/// Adds `(x'_i − x_i) · W_ji` to the pre-activation `pre[r]` of each row `r` of `rows` (of
+/// length `v`) for every flipped `i`, in flip order: the sums of a column-by-column update,
+/// read from the rows (which the gradient pass streams next) with one chain per row.
+#[inline(always)]
+fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_>) {
+    let mut it = rows.chunks_exact(v);
+    let full = (
+        <&mut [f64; ROWS]>::try_from(&mut *pre),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+    );
+    if let (
+        Ok(acc),
+        Some(r0),
+        Some(r1),
+        Some(r2),
+        Some(r3),
+        Some(r4),
+        Some(r5),
+        Some(r6),
+        Some(r7),
+    ) = full
+    {
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7];
+        let mut h = *acc;
+        for &i in mv.flipped {
+            let i = i as usize;
+            // The move flips i, so x'_i − x_i is +1 when x'_i = 1 and −1 otherwise; ±w is
+            // exact, and h − w is h + (−w).
+            let up = mv.to.get(i).is_some_and(|&t| t != 0);
+            for (hr, row) in h.iter_mut().zip(&rows) {
+                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                *hr = if up { *hr + w } else { *hr - w };
+            }
+        }
+        *acc = h;
+    } else {
+        for (p, row) in pre.iter_mut().zip(rows.chunks_exact(v)) {
+            for &i in mv.flipped {
+                let i = i as usize;
+                let up = mv.to.get(i).is_some_and(|&t| t != 0);
+                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                *p = if up { *p + w } else { *p - w };
+            }
+        }
+    }
+}
+
+/// Hidden units whose rows of `W` are read together.
+const ROWS: usize = 8;
+
+/// `grad += Σ_r sigma_r · row_r` over the rows in `rows` (each of length `v`), adding the rows
+/// to each coordinate in order, as a row-by-row loop would. A full block of [`ROWS`] rows is
+/// one pass over `grad`.
+#[inline(always)]
+fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize) {
+    let mut it = rows.chunks_exact(v);
+    if let (
+        [s0, s1, s2, s3, s4, s5, s6, s7],
+        Some(r0),
+        Some(r1),
+        Some(r2),
+        Some(r3),
+        Some(r4),
+        Some(r5),
+        Some(r6),
+        Some(r7),
+    ) = (
+        sigma,
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+        it.next(),
+    ) {
+        let rows = r0
+            .iter()
+            .zip(r1)
+            .zip(r2)
+            .zip(r3)
+            .zip(r4)
+            .zip(r5)
+            .zip(r6)
+            .zip(r7);
+        for (g, (((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)) in grad.iter_mut().zip(rows) {
+            let mut t = *g;
+            t += s0 * w0;
+            t += s1 * w1;
+            t += s2 * w2;
+            t += s3 * w3;
+            t += s4 * w4;
+            t += s5 * w5;
+            t += s6 * w6;
+            t += s7 * w7;
+            *g = t;
+        }
+    } else {
+        for (row, &s) in rows.chunks_exact(v).zip(sigma) {
+            for (g, &w) in grad.iter_mut().zip(row) {
+                *g += s * w;
+            }
+        }
     }
 }
 
@@ -133,17 +329,18 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let v = self.b.len();
-        for (j, (h, &cj)) in self.hidden.iter_mut().zip(self.c).enumerate() {
-            let row = self.w.get(j * v..(j + 1) * v).unwrap_or(&[]);
-            *h = f64::from(cj)
-                + row
-                    .iter()
-                    .zip(x)
-                    .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
-                    .sum::<f64>();
-        }
         let pre = core::mem::take(&mut self.hidden);
-        let u = self.finish(pre, x, grad);
+        let u = self.evaluate(x, grad, pre, |first, rows, pre| {
+            let c = self.c.get(first..).unwrap_or(&[]);
+            for ((p, row), &cj) in pre.iter_mut().zip(rows.chunks_exact(v)).zip(c) {
+                *p = f64::from(cj)
+                    + row
+                        .iter()
+                        .zip(x)
+                        .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
+                        .sum::<f64>();
+            }
+        });
         self.hidden = pre;
         Ok(u)
     }
@@ -154,22 +351,39 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let v = self.b.len();
-        for (p, &h) in self.hidden_proposal.iter_mut().zip(self.hidden.iter()) {
-            *p = h;
-        }
-        for &i in mv.flipped {
-            let i = i as usize;
-            let (Some(&from), Some(&to)) = (mv.from.get(i), mv.to.get(i)) else {
-                continue;
-            };
-            let delta = f64::from(to) - f64::from(from);
-            let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
-            for (h, &w) in self.hidden_proposal.iter_mut().zip(column) {
-                *h += delta * f64::from(w);
-            }
-        }
+        let current = core::mem::take(&mut self.hidden);
         let pre = core::mem::take(&mut self.hidden_proposal);
-        let u = self.finish(pre, mv.to, grad);
+        let u = if let Some(wt) = self.wt {
+            // Each flip adds ±(its row of Wᵀ), in flip order: the sums of the other branch.
+            for (p, &c) in pre.iter_mut().zip(current.iter()) {
+                *p = c;
+            }
+            let h = current.len();
+            for &i in mv.flipped {
+                let i = i as usize;
+                let column = wt.get(i * h..(i + 1) * h).unwrap_or(&[]);
+                let up = mv.to.get(i).is_some_and(|&t| t != 0);
+                if up {
+                    for (p, &w) in pre.iter_mut().zip(column) {
+                        *p += f64::from(w);
+                    }
+                } else {
+                    for (p, &w) in pre.iter_mut().zip(column) {
+                        *p -= f64::from(w);
+                    }
+                }
+            }
+            self.evaluate(mv.to, grad, pre, |_, _, _| {})
+        } else {
+            self.evaluate(mv.to, grad, pre, |first, rows, pre| {
+                let start = current.get(first..).unwrap_or(&[]);
+                for (p, &h) in pre.iter_mut().zip(start) {
+                    *p = h;
+                }
+                add_flipped_columns(pre, rows, v, mv);
+            })
+        };
+        self.hidden = current;
         self.hidden_proposal = pre;
         Ok(u)
     }
@@ -184,7 +398,7 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
         // ΔU = δ b_i + Σ_j [softplus(p_j + δ W_ji) − softplus(p_j)] from the cached p = Wx + c.
         let v = self.b.len();
         let delta = 1.0 - 2.0 * f64::from(x.get(i).copied().unwrap_or(0));
-        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
         let hidden: f64 = self
             .hidden
             .iter()
@@ -199,9 +413,101 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
     fn commit_flip(&mut self, x: &[u8], i: usize) {
         let v = self.b.len();
         let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
-        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v);
+        let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
         for (h, &w) in self.hidden.iter_mut().zip(column) {
             *h += delta * f64::from(w);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Fast;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// A small deterministic RBM: `W` (`H × V`), its transpose, `b`, `c`.
+    fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.013)
+            .collect();
+        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b = (0..v).map(|i| (i as f32 * 0.7).sin() * 0.4).collect();
+        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        (w, wt, b, c)
+    }
+
+    /// Moves through a sequence of states (flipping a varying set each time), checking the
+    /// incremental evaluation against a fresh one and the transposed path against the plain
+    /// one, bit for bit. `H = 13` leaves a short final block of rows.
+    #[test]
+    fn incremental_and_transposed_paths_agree() {
+        let (v, h) = (23, 13);
+        let (w, wt, b, c) = params(v, h);
+        let (mut cache_a, mut cache_b, mut cache_f) =
+            (vec![0.0; 2 * h], vec![0.0; 2 * h], vec![0.0; 2 * h]);
+        let mut plain = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_a).unwrap();
+        let mut transposed = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_b)
+            .unwrap()
+            .with_transpose(&wt)
+            .unwrap();
+        let mut fresh = Rbm::<Fast>::with_math(&w, &b, &c, &mut cache_f).unwrap();
+        let mut x: Vec<u8> = (0..v).map(|i| (i % 3 == 0) as u8).collect();
+        let (mut ga, mut gb, mut gf) = (vec![0.0; v], vec![0.0; v], vec![0.0; v]);
+        let mut u = plain.log_density_and_grad(&x, &mut ga).unwrap();
+        transposed.log_density_and_grad(&x, &mut gb).unwrap();
+        for step in 0..40usize {
+            let flipped: Vec<u32> = (0..v as u32)
+                .filter(|&i| (i as usize * 7 + step).is_multiple_of(5))
+                .collect();
+            let mut y = x.clone();
+            for &i in &flipped {
+                y[i as usize] ^= 1;
+            }
+            let mv = FlipMove {
+                from: &x,
+                to: &y,
+                flipped: &flipped,
+                from_log_density: u,
+                from_grad: &ga,
+            };
+            let mut ga2 = vec![0.0; v];
+            let ua = plain.log_density_and_grad_after(&mv, &mut ga2).unwrap();
+            let ub = transposed.log_density_and_grad_after(&mv, &mut gb).unwrap();
+            assert_eq!(ua.to_bits(), ub.to_bits());
+            assert_eq!(ga2, gb);
+            let uf = fresh.log_density_and_grad(&y, &mut gf).unwrap();
+            assert!((ua - uf).abs() < 1e-5 * (1.0 + uf.abs()), "{ua} vs {uf}");
+            for (a, f) in ga2.iter().zip(&gf) {
+                assert!((a - f).abs() < 1e-5 * (1.0 + f.abs()));
+            }
+            if step % 3 != 2 {
+                plain.commit();
+                transposed.commit();
+                x = y;
+                u = ua;
+                ga = ga2;
+            }
+        }
+    }
+
+    #[test]
+    fn transpose_is_checked() {
+        let (v, h) = (5, 3);
+        let (w, mut wt, b, c) = params(v, h);
+        let mut cache = vec![0.0; 2 * h];
+        assert!(matches!(
+            Rbm::new(&w, &b, &c, &mut cache)
+                .unwrap()
+                .with_transpose(&wt[1..]),
+            Err(ParamError::Len(_))
+        ));
+        wt[7] += 1.0;
+        let mut cache = vec![0.0; 2 * h];
+        assert!(matches!(
+            Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt),
+            Err(ParamError::OutOfRange { name: "Wt", value }) if value == 7.0
+        ));
     }
 }
