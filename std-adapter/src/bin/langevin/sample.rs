@@ -5,7 +5,7 @@
 
 mod exact;
 mod labels;
-mod pictures;
+pub(crate) mod pictures;
 
 use crate::CliError;
 use crate::output::{json_bytes, npy_bytes, write_atomically};

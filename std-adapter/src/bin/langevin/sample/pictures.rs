@@ -129,37 +129,77 @@ pub fn labels(
     )?];
     if run.domain == LabelDomain::Ordinal && d == 2 && s <= MAX_HEATMAP_SIDE {
         let out = path.with_extension("heatmap.png");
-        let (counts, target) = heat(model, &chains, s);
-        files.push(render(&out, |p| {
-            heatmap_pair(
-                p,
-                &title(args, &sampler, "Visited states against the target"),
-                &counts,
-                &target,
-                s,
-                s,
-            )
-        })?);
+        let heat = Heat::new(model.log_density_fn(), &chains, s);
+        let what = title(args, &sampler, "Visits against the target");
+        files.push(render(&out, |p| heat.draw(p, &what))?);
     }
     Ok(files)
 }
 
-/// Visit counts and `exp(U − max U)` on the `S × S` grid of a 2-D ordinal model (row `x_0`,
-/// column `x_1`).
-pub fn heat(model: &LabelModel, chains: &[&[u16]], s: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut counts = vec![0.0; s * s];
-    for chain in chains {
-        for x in chain.chunks_exact(2) {
-            counts[usize::from(x[0]) * s + usize::from(x[1])] += 1.0;
+/// Target cells per heat-map side before cells are pooled into blocks.
+const HEATMAP_CELLS: usize = 90;
+
+/// A 2-D ordinal model's visits and target on its `S × S` lattice, pooled into square blocks
+/// of `block` values a side so that both maps stay readable (and their distance is not all
+/// sampling noise) on wide lattices.
+#[derive(Debug)]
+pub struct Heat {
+    /// Visit counts per block, `side × side`, row `x_0`, column `x_1`.
+    pub counts: Vec<f64>,
+    /// `Σ exp(U − max U)` per block.
+    pub target: Vec<f64>,
+    /// Blocks per side.
+    pub side: usize,
+    /// Lattice values per block side.
+    pub block: usize,
+}
+
+impl Heat {
+    /// Pools the draws of `chains` (pairs) and the target `u` over `{0..S−1}²`.
+    pub fn new(mut u: impl FnMut(&[u16]) -> f64, chains: &[&[u16]], s: usize) -> Self {
+        let block = s.div_ceil(HEATMAP_CELLS).max(1);
+        let side = s.div_ceil(block);
+        let cell = |a: usize, b: usize| (a / block) * side + b / block;
+        let mut counts = vec![0.0; side * side];
+        for chain in chains {
+            for x in chain.chunks_exact(2) {
+                counts[cell(usize::from(x[0]), usize::from(x[1]))] += 1.0;
+            }
+        }
+        let log: Vec<f64> = (0..s * s)
+            .map(|k| u(&[(k / s) as u16, (k % s) as u16]))
+            .collect();
+        let top = log.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut target = vec![0.0; side * side];
+        for (k, v) in log.iter().enumerate() {
+            target[cell(k / s, k % s)] += (v - top).exp();
+        }
+        Self {
+            counts,
+            target,
+            side,
+            block,
         }
     }
-    let mut u = model.log_density_fn();
-    let mut target: Vec<f64> = (0..s * s)
-        .map(|k| u(&[(k / s) as u16, (k % s) as u16]))
-        .collect();
-    let top = target.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    for v in &mut target {
-        *v = (*v - top).exp();
+
+    /// A note for the title when cells are pooled.
+    pub fn pooling(&self) -> String {
+        if self.block > 1 {
+            format!(" (blocks of {b}x{b} values)", b = self.block)
+        } else {
+            String::new()
+        }
     }
-    (counts, target)
+
+    /// Writes the pair of maps.
+    pub fn draw(&self, path: &Path, title: &str) -> Result<(), PlotError> {
+        heatmap_pair(
+            path,
+            &format!("{title}{}", self.pooling()),
+            &self.counts,
+            &self.target,
+            self.side,
+            self.side,
+        )
+    }
 }
