@@ -39,10 +39,21 @@ fn expect(line: &str, parts: &[&str]) {
 #[test]
 fn unknown_kind() {
     let s = Scratch::new("kind");
+    s.write("clock.json", r#"{"kind": "clock", "q": 3}"#);
+    expect(
+        &sample_fails(&s, "clock.json", &[]),
+        &[
+            "clock.json",
+            "`kind`",
+            "unknown model kind `clock`",
+            "potts",
+        ],
+    );
+    // A known kind with its fields missing names the first missing field.
     s.write("potts.json", r#"{"kind": "potts", "q": 3}"#);
     expect(
         &sample_fails(&s, "potts.json", &[]),
-        &["potts.json", "`kind`", "unknown model kind `potts`"],
+        &["potts.json", "`states`", "missing"],
     );
     s.write("nokind.json", r#"{"W": [[0]]}"#);
     expect(
