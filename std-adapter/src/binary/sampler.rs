@@ -159,6 +159,14 @@ impl SamplerSpec {
             Self::Gibbs { scan } => AnyBinaryKernel::Gibbs(Gibbs::new(scan)),
             Self::Gwg => AnyBinaryKernel::Gwg(Gwg),
             Self::Rwm { rate } => {
+                if let Some(p) = rate
+                    && !(p > 0.0 && p < 1.0)
+                {
+                    return Err(ParamError::OutOfRange {
+                        name: "flip rate",
+                        value: p,
+                    });
+                }
                 let initial = rate.unwrap_or(1.0 / shape.dim.max(2) as f64);
                 AnyBinaryKernel::Rwm(TunedRandomWalk::new(
                     initial,
@@ -175,12 +183,12 @@ impl SamplerSpec {
             Self::Acs {
                 a_ceil,
                 fixed_steps,
-            } => AnyBinaryKernel::Acs(AcsTuner::new(acs_settings(
+            } => AnyBinaryKernel::Acs(Box::new(AcsTuner::new(acs_settings(
                 a_ceil,
                 fixed_steps,
                 shape,
                 None,
-            ))?),
+            ))?)),
         })
     }
 }
@@ -217,7 +225,7 @@ pub(crate) fn acs_settings(
 /// [`AnyBinaryKernel::Gibbs`] steps a whole sweep through the target's ordinary evaluations;
 /// [`run_chains`](super::run_chains) uses the models' single-flip fast path instead where they
 /// have one.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub enum AnyBinaryKernel {
     /// See [`Dula`].
     Dula(Dula<'static, crate::FlipMathImpl>),
@@ -231,8 +239,8 @@ pub enum AnyBinaryKernel {
     Rwm(TunedRandomWalk),
     /// See [`AbTuner`].
     Ab(AbTuner),
-    /// See [`AcsTuner`].
-    Acs(AcsTuner),
+    /// See [`AcsTuner`] (boxed: it holds a whole schedule).
+    Acs(Box<AcsTuner>),
 }
 
 impl AnyBinaryKernel {
@@ -324,7 +332,7 @@ impl BinaryKernel for AnyBinaryKernel {
             Self::Gwg(k) => BinaryKernel::step(k, target, chain, rng),
             Self::Rwm(k) => BinaryKernel::step(k, target, chain, rng),
             Self::Ab(k) => BinaryKernel::step(k, target, chain, rng),
-            Self::Acs(k) => BinaryKernel::step(k, target, chain, rng),
+            Self::Acs(k) => BinaryKernel::step(&mut **k, target, chain, rng),
         }
     }
 }

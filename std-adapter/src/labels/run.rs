@@ -247,7 +247,6 @@ fn run_ordinal(
         (None, LabelSamplerSpec::Gibbs { scan }) => {
             // The chain's start evaluation established the model's state at x.
             let x = chain.state().to_vec();
-            drop(chain);
             let mut driver = GibbsDriver {
                 previous: x.clone(),
                 x,
@@ -296,7 +295,6 @@ fn run_categorical(
         }
         (None, LabelSamplerSpec::Gibbs { scan }) => {
             let x = chain.state().to_vec();
-            drop(chain);
             let mut driver = GibbsDriver {
                 previous: x.clone(),
                 x,

@@ -166,12 +166,12 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
                 window,
-            } => AnyOrdinalKernel::Acs(AcsTuner::new(acs_settings(
+            } => AnyOrdinalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
                 a_ceil,
                 fixed_steps,
                 shape,
                 window,
-            ))?),
+            ))?)),
             Self::Gibbs { .. } | Self::Gwg => return Ok(None),
         }))
     }
@@ -203,48 +203,47 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
                 ..
-            } => AnyCategoricalKernel::Acs(AcsTuner::new(acs_settings(
+            } => AnyCategoricalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
                 a_ceil,
                 fixed_steps,
                 shape,
                 None,
-            ))?),
+            ))?)),
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
 
-    /// Checks the parameters for a run of this shape on a model of this domain.
+    /// Checks the parameters for a run of this shape on a model of this domain (see
+    /// [`check_domain`](Self::check_domain) for whether the sampler applies at all).
     ///
     /// # Errors
     ///
-    /// A one-line message.
-    pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), String> {
-        self.check_domain(domain)?;
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), ParamError> {
         match domain {
             LabelDomain::Ordinal => self.ordinal_kernel(shape).map(|_| ()),
             LabelDomain::Categorical => self.categorical_kernel(shape).map(|_| ()),
         }
-        .map_err(|e| e.to_string())
     }
 }
 
 /// The ordinal kernels with a cached chain.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum AnyOrdinalKernel {
     Dula(ordinal::Dula<'static>),
     Dmala(ordinal::Dmala<'static>),
     Ab(AbTuner),
-    Acs(AcsTuner),
+    Acs(Box<AcsTuner>),
 }
 
 /// The categorical kernels with a cached chain.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum AnyCategoricalKernel {
     Dula(categorical::Dula<'static>),
     Dmala(categorical::Dmala<'static>),
     Gwg(Gwg),
     Ab(AbTuner),
-    Acs(AcsTuner),
+    Acs(Box<AcsTuner>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -279,7 +278,7 @@ impl Tuning for AnyOrdinalKernel {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
         match self {
             Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(k)),
+            Self::Acs(k) => (None, Some(&**k)),
             _ => (None, None),
         }
     }
@@ -295,7 +294,7 @@ impl Tuning for AnyCategoricalKernel {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
         match self {
             Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(k)),
+            Self::Acs(k) => (None, Some(&**k)),
             _ => (None, None),
         }
     }
@@ -322,7 +321,7 @@ impl OrdinalKernel for AnyOrdinalKernel {
             Self::Dula(k) => OrdinalKernel::step(k, target, chain, rng),
             Self::Dmala(k) => OrdinalKernel::step(k, target, chain, rng),
             Self::Ab(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => OrdinalKernel::step(k, target, chain, rng),
+            Self::Acs(k) => OrdinalKernel::step(&mut **k, target, chain, rng),
         }
     }
 }
@@ -343,7 +342,7 @@ impl CategoricalKernel for AnyCategoricalKernel {
             Self::Dmala(k) => CategoricalKernel::step(k, target, chain, rng),
             Self::Gwg(k) => CategoricalKernel::step(k, target, chain, rng),
             Self::Ab(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => CategoricalKernel::step(k, target, chain, rng),
+            Self::Acs(k) => CategoricalKernel::step(&mut **k, target, chain, rng),
         }
     }
 }

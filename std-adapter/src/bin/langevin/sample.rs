@@ -15,6 +15,7 @@ use langevin_std::binary::{
     BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, RunShape, SamplerSpec, diagnose,
     run_chains,
 };
+use langevin_std::core_kernels::ParamError;
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::model_file::ModelDoc;
@@ -255,7 +256,7 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     let spec = binary_spec(args)?;
     let config = run_config(args);
     spec.kernel_for(&config.shape(model.dim()))
-        .map_err(|e| CliError(format!("{}: {e}", spec.name())))?;
+        .map_err(|e| param_error(spec.name(), &e))?;
     let d = model.dim();
     if args.exact {
         exact::check_size(d, 2)?;
@@ -374,6 +375,19 @@ fn ns_per_step(wall: std::time::Duration, steps: u64) -> f64 {
         0.0
     } else {
         wall.as_nanos() as f64 / steps as f64
+    }
+}
+
+/// A parameter error of a sampler for this run, in words.
+fn param_error(sampler: &str, e: &ParamError) -> CliError {
+    match *e {
+        ParamError::OutOfRange {
+            name: "tuning budget (steps)",
+            value,
+        } => CliError(format!(
+            "{sampler}: the run is too short to tune: a tenth of burn-in plus steps is {value} steps, too few for one round of each search (use at least a few thousand steps)"
+        )),
+        _ => CliError(format!("{sampler}: {e}")),
     }
 }
 

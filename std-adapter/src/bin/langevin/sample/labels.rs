@@ -1,8 +1,8 @@
 //! `langevin sample` on ordinal and categorical models.
 
 use super::{
-    SampleArgs, SamplerName, Summary, csv_bytes, exact, finish, fixed_steps, ns_per_step, pictures,
-    plot_names, run_config,
+    SampleArgs, SamplerName, Summary, csv_bytes, exact, finish, fixed_steps, ns_per_step,
+    param_error, pictures, plot_names, run_config,
 };
 use crate::CliError;
 use crate::output::npy_bytes;
@@ -66,7 +66,7 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
     let (d, s) = (model.dim(), model.states());
     spec.check_domain(domain).map_err(CliError)?;
     spec.validate(domain, &config.shape(d))
-        .map_err(|e| CliError(format!("{}: {e}", spec.name())))?;
+        .map_err(|e| param_error(spec.name(), &e))?;
     if args.exact {
         exact::check_size(d, s)?;
     }
