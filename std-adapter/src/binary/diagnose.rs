@@ -165,3 +165,24 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
         ess_per_10k_evals: ess_statistic * 1e4 / evaluations.max(1) as f64,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_measure_distance_to_the_reference() {
+        let chain: [u16; 4] = [0, 3, 2, 2];
+        let reference = [1u16, 3];
+        assert_eq!(
+            Statistic::Hamming.series(&chain, &reference),
+            vec![1.0, 2.0]
+        );
+        assert_eq!(
+            Statistic::Manhattan.series(&chain, &reference),
+            vec![1.0, 2.0]
+        );
+        let chain: [u16; 2] = [5, 0];
+        assert_eq!(Statistic::Manhattan.series(&chain, &reference), vec![7.0]);
+    }
+}

@@ -9,7 +9,8 @@ pub use diagnose::{BinaryDiagnostics, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, ChainResult, RunConfig, RunError, run_chains};
 pub(crate) use run::{
-    ChainDriver, drive, in_parallel, means, total_evaluations, total_stats, total_steps, tuned,
+    ChainDriver, drive, in_parallel, mean_jump, means, total_evaluations, total_stats, total_steps,
+    tuned,
 };
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,

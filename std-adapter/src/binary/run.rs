@@ -116,6 +116,12 @@ impl BinaryRun {
         means(&self.chains, self.dim)
     }
 
+    /// Mean Hamming distance between consecutive states of the kept phase (the accepted flips
+    /// per step, except that a Gibbs sweep flipping a site twice moves it not at all).
+    pub fn mean_jump(&self) -> f64 {
+        mean_jump(&self.chains)
+    }
+
     /// The tuned parameters of every chain (`None` for fixed samplers).
     pub fn tuned(&self) -> Option<serde_json::Value> {
         tuned(&self.chains)
@@ -158,6 +164,14 @@ pub(crate) fn means<T: Copy + Into<u64>>(chains: &[ChainResult<T>], dim: usize) 
     sums.iter()
         .map(|&s| if n == 0 { 0.0 } else { s as f64 / n as f64 })
         .collect()
+}
+
+pub(crate) fn mean_jump<T>(chains: &[ChainResult<T>]) -> f64 {
+    let steps = total_stats(chains).steps;
+    if steps == 0 {
+        return 0.0;
+    }
+    chains.iter().map(|c| c.jump).sum::<u64>() as f64 / steps as f64
 }
 
 /// The tuned parameters per chain as a JSON array, or `None` if no chain has any.
@@ -345,11 +359,16 @@ struct KernelDriver<'c, 't> {
     target: ModelTarget<'t>,
     kernel: AnyBinaryKernel,
     rng: Xoshiro256PlusPlus,
+    /// The state before a Gibbs sweep (a sweep may flip a site twice).
+    previous: Option<Vec<u8>>,
 }
 
 impl ChainDriver for KernelDriver<'_, '_> {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        if let Some(p) = &mut self.previous {
+            p.copy_from_slice(self.chain.state());
+        }
         let r = BinaryKernel::step(
             &mut self.kernel,
             &mut self.target,
@@ -357,7 +376,11 @@ impl ChainDriver for KernelDriver<'_, '_> {
             &mut self.rng,
         )
         .map_err(|e| RunError::Model(e.to_string()))?;
-        Ok((r, u64::from(r.accepted_flips())))
+        let jump = match &self.previous {
+            Some(p) => hamming(p, self.chain.state()),
+            None => u64::from(r.accepted_flips()),
+        };
+        Ok((r, jump))
     }
     fn state(&self) -> &[u8] {
         self.chain.state()
@@ -376,9 +399,15 @@ impl ChainDriver for KernelDriver<'_, '_> {
     }
 }
 
+/// Coordinates where two states differ.
+fn hamming(a: &[u8], b: &[u8]) -> u64 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
+
 /// Gibbs sweeps on a raw state through the model's single-flip fast path.
 struct FastGibbs<'m, T> {
     x: Vec<u8>,
+    previous: Vec<u8>,
     target: &'m mut T,
     gibbs: Gibbs,
     rng: Xoshiro256PlusPlus,
@@ -387,6 +416,7 @@ struct FastGibbs<'m, T> {
 impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        self.previous.copy_from_slice(&self.x);
         let mut sweep = SweepReport::default();
         for _ in 0..self.x.len() {
             let changed = self
@@ -395,8 +425,7 @@ impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
                 .map_err(|e| RunError::Model(e.to_string()))?;
             sweep.add_update(changed, 1);
         }
-        let r = sweep.report();
-        Ok((r, u64::from(r.proposed_flips)))
+        Ok((sweep.report(), hamming(&self.previous, &self.x)))
     }
     fn state(&self) -> &[u8] {
         &self.x
@@ -433,6 +462,7 @@ fn fast_gibbs<T: FlipDelta>(
         )));
     }
     let mut driver = FastGibbs {
+        previous: x.clone(),
         x,
         target,
         gibbs: Gibbs::new(scan),
@@ -485,11 +515,13 @@ fn run_one(
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
     // ACS may need more steps than the burn-in; its plan never exceeds its budget.
     let cap = shape.burn_in.saturating_add(shape.steps);
+    let previous = matches!(kernel, AnyBinaryKernel::Gibbs(_)).then(|| vec![0; d]);
     let mut driver = KernelDriver {
         chain,
         target,
         kernel,
         rng,
+        previous,
     };
     drive(&mut driver, config, cap, progress)
 }

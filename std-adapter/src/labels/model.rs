@@ -338,3 +338,54 @@ impl OrdinalConditional for OrdinalModel {
         dispatch!(self, m => m.commit_change(x, i, old))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> LabelModel {
+        let doc = ModelDoc::parse(text, std::path::PathBuf::new()).unwrap();
+        LabelModel::from_doc(&doc).unwrap().unwrap()
+    }
+
+    #[test]
+    fn mixture_distances_follow_the_model_file_definition() {
+        // U(x) = ln Σ_k exp(−dist(x, μ_k) / τ), dist = |x − μ|₂ or its square.
+        let x = [3u16, 7];
+        let modes = [[2.0, 2.0], [8.0, 5.0]];
+        let tau = 2.5;
+        for (distance, square) in [("l2", false), ("squared", true)] {
+            let m = load(&format!(
+                r#"{{"kind": "lattice_mixture", "states": 10, "modes": [[2, 2], [8, 5]],
+                    "scale": {tau}, "distance": "{distance}"}}"#
+            ));
+            let expected = modes
+                .iter()
+                .map(|mu| {
+                    let r2 = (3.0 - mu[0]) * (3.0 - mu[0]) + (7.0 - mu[1]) * (7.0 - mu[1]);
+                    let dist = if square { r2 } else { f64::sqrt(r2) };
+                    (-dist / tau).exp()
+                })
+                .sum::<f64>()
+                .ln();
+            assert!((m.log_density(&x) - expected).abs() < 1e-12, "{distance}");
+            assert_eq!((m.dim(), m.states(), m.kind()), (2, 10, "lattice_mixture"));
+        }
+    }
+
+    #[test]
+    fn kinds_and_domains() {
+        let q = load(r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1]], "mu": [1]}"#);
+        assert_eq!(q.domain(), LabelDomain::Ordinal);
+        // −½(2 − 1)² with b = 0.
+        assert_eq!(q.log_density(&[2]), -0.5);
+        let p = load(r#"{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1, 0.75]]}"#);
+        assert_eq!(p.domain(), LabelDomain::Categorical);
+        assert_eq!(
+            (p.log_density(&[1, 1]), p.log_density(&[0, 2])),
+            (0.75, 0.0)
+        );
+        let doc = ModelDoc::parse(r#"{"kind": "rbm"}"#, std::path::PathBuf::new()).unwrap();
+        assert!(LabelModel::from_doc(&doc).unwrap().is_none());
+    }
+}

@@ -4,8 +4,8 @@ use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
 use crate::binary::{
     BinaryDiagnostics, ChainDriver, ChainResult, RunConfig, RunError, RunShape, Statistic,
-    SweepReport, diagnose_draws, drive, in_parallel, means, total_evaluations, total_stats,
-    total_steps, tuned,
+    SweepReport, diagnose_draws, drive, in_parallel, mean_jump, means, total_evaluations,
+    total_stats, total_steps, tuned,
 };
 use crate::diagnostics::DiagError;
 use crate::discrete_models::Potts;
@@ -70,11 +70,7 @@ impl LabelRun {
 
     /// Mean distance moved per kept step: L1 (ordinal) or changed labels (categorical).
     pub fn mean_jump(&self) -> f64 {
-        let steps = self.stats().steps;
-        if steps == 0 {
-            return 0.0;
-        }
-        self.chains.iter().map(|c| c.jump).sum::<u64>() as f64 / steps as f64
+        mean_jump(&self.chains)
     }
 
     /// Per-coordinate mean of the kept draws.

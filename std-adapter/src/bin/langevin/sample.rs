@@ -12,8 +12,8 @@ use crate::output::{json_bytes, npy_bytes, write_atomically};
 use crate::progress;
 use clap::{Args, ValueEnum};
 use langevin_std::binary::{
-    BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, RunShape, SamplerSpec, diagnose,
-    run_chains,
+    ACS_BUDGET_FRACTION, BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, RunShape,
+    SamplerSpec, diagnose, run_chains,
 };
 use langevin_std::core_kernels::ParamError;
 use langevin_std::core_kernels::baselines::Scan;
@@ -261,7 +261,7 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     if args.exact {
         exact::check_size(d, 2)?;
     }
-    let total = (config.burn_in + config.steps).saturating_mul(config.chains as u64);
+    let total = progress_total(args, &config);
     let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
         run_chains(model, &spec, &config, p)
     })?;
@@ -305,7 +305,7 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
         mean_accepted_flips: Some(stats.mean_accepted_flips()),
         mean_proposed_changes: None,
         mean_accepted_changes: None,
-        mean_jump: stats.mean_accepted_flips(),
+        mean_jump: run.mean_jump(),
         invalid_proposals: stats.invalid,
         evals: run.evaluations(),
         wall_time_s: run.wall_time.as_secs_f64(),
@@ -367,6 +367,21 @@ fn run_config(args: &SampleArgs) -> RunConfig {
         seed: args.seed,
         threads: args.threads.unwrap_or_else(default_threads).max(1),
     }
+}
+
+/// Steps the progress bar expects: ACS may extend the burn-in to its tuning budget.
+fn progress_total(args: &SampleArgs, config: &RunConfig) -> u64 {
+    let run = config.burn_in.saturating_add(config.steps);
+    let burn_in = if args.sampler == SamplerName::Acs {
+        config
+            .burn_in
+            .max((run as f64 * ACS_BUDGET_FRACTION) as u64)
+    } else {
+        config.burn_in
+    };
+    burn_in
+        .saturating_add(config.steps)
+        .saturating_mul(config.chains as u64)
 }
 
 /// Wall nanoseconds per step, over all chains' steps.

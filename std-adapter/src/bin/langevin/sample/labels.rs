@@ -2,7 +2,7 @@
 
 use super::{
     SampleArgs, SamplerName, Summary, csv_bytes, exact, finish, fixed_steps, ns_per_step,
-    param_error, pictures, plot_names, run_config,
+    param_error, pictures, plot_names, progress_total, run_config,
 };
 use crate::CliError;
 use crate::output::npy_bytes;
@@ -70,7 +70,7 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
     if args.exact {
         exact::check_size(d, s)?;
     }
-    let total = (config.burn_in + config.steps).saturating_mul(config.chains as u64);
+    let total = progress_total(args, &config);
     let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
         run_label_chains(model, &spec, &config, &LabelStart::Uniform, p)
     })?;
