@@ -9,6 +9,7 @@ pub mod binary;
 pub mod continuous;
 pub mod diagnostics;
 pub mod discrete_models;
+pub mod labels;
 pub mod model_file;
 pub mod npy;
 pub mod plot;

@@ -39,10 +39,21 @@ fn expect(line: &str, parts: &[&str]) {
 #[test]
 fn unknown_kind() {
     let s = Scratch::new("kind");
+    s.write("clock.json", r#"{"kind": "clock", "q": 3}"#);
+    expect(
+        &sample_fails(&s, "clock.json", &[]),
+        &[
+            "clock.json",
+            "`kind`",
+            "unknown model kind `clock`",
+            "potts",
+        ],
+    );
+    // A known kind with its fields missing names the first missing field.
     s.write("potts.json", r#"{"kind": "potts", "q": 3}"#);
     expect(
         &sample_fails(&s, "potts.json", &[]),
-        &["potts.json", "`kind`", "unknown model kind `potts`"],
+        &["potts.json", "`states`", "missing"],
     );
     s.write("nokind.json", r#"{"W": [[0]]}"#);
     expect(
@@ -397,4 +408,164 @@ fn model_and_bench_bad_inputs() {
         &fails(&s.0, &["bench", "--model", "m.json", "--repeats", "0"]),
         &["--repeats"],
     );
+}
+
+#[test]
+fn label_models_and_samplers() {
+    let s = Scratch::new("labels-bad");
+    s.write("ord.json", common::ORDINAL);
+    s.write("potts.json", common::POTTS);
+    s.write("m.json", QUADRATIC);
+    // A sampler the model's domain does not have.
+    expect(
+        &sample_fails(&s, "potts.json", &["--sampler", "rwm"]),
+        &["rwm", "categorical", "gwg"],
+    );
+    expect(
+        &sample_fails(&s, "ord.json", &["--sampler", "rwm"]),
+        &["rwm", "ordinal"],
+    );
+    expect(
+        &sample_fails(&s, "ord.json", &["--sampler", "gwg"]),
+        &["gwg", "ordinal"],
+    );
+    // Windows are for ordinal models, and at least 1.
+    expect(
+        &sample_fails(&s, "m.json", &["--window", "2"]),
+        &["--window", "ordinal"],
+    );
+    expect(
+        &sample_fails(&s, "potts.json", &["--window", "2"]),
+        &["--window", "ordinal"],
+    );
+    expect(
+        &sample_fails(&s, "ord.json", &["--window", "0"]),
+        &["--window"],
+    );
+    // Sampler parameters.
+    expect(
+        &sample_fails(&s, "m.json", &["--sampler", "rwm", "--rate", "0"]),
+        &["flip rate"],
+    );
+    expect(
+        &sample_fails(&s, "m.json", &["--sampler", "rwm", "--rate", "1"]),
+        &["flip rate"],
+    );
+    expect(
+        &sample_fails(&s, "ord.json", &["--sampler", "dmala", "--step", "nan"]),
+        &["step"],
+    );
+    expect(
+        &sample_fails(&s, "potts.json", &["--sampler", "ab", "--balance", "1.5"]),
+        &["balance"],
+    );
+    expect(
+        &sample_fails(&s, "ord.json", &["--sampler", "acs", "--a-ceil", "-1"]),
+        &["step"],
+    );
+    expect(
+        &sample_fails(
+            &s,
+            "m.json",
+            &["--sampler", "acs", "--a-max", "0.5", "--a-min", "2"],
+        ),
+        &["a_min"],
+    );
+    expect(
+        &sample_fails(&s, "m.json", &["--sampler", "acs", "--a-max", "2"]),
+        &["--a-min"],
+    );
+    // ACS needs a run long enough for one round of every search within a tenth of it.
+    expect(
+        &sample_fails(&s, "potts.json", &["--sampler", "acs", "--burn-in", "10"]),
+        &["acs", "too short to tune"],
+    );
+}
+
+#[test]
+fn label_model_files() {
+    let s = Scratch::new("label-files");
+    let cases: [(&str, &str, &[&str]); 15] = [
+        (
+            "s0.json",
+            r#"{"kind": "ordinal_quadratic", "states": 0, "A": [[1]], "mu": [0]}"#,
+            &["`states`", "found 0"],
+        ),
+        (
+            "s1.json",
+            r#"{"kind": "potts", "states": 1, "n": 3}"#,
+            &["`states`", "found 1"],
+        ),
+        (
+            "sbig.json",
+            r#"{"kind": "lattice_mixture", "states": 70000, "modes": [[1, 1]], "scale": 1}"#,
+            &["`states`", "70000"],
+        ),
+        (
+            "sneg.json",
+            r#"{"kind": "potts", "states": -3, "n": 3}"#,
+            &["`states`"],
+        ),
+        (
+            "mode.json",
+            r#"{"kind": "lattice_mixture", "states": 10, "modes": [[1, 1], [3, 10]], "scale": 1}"#,
+            &["`modes`", "mode 1", "outside"],
+        ),
+        (
+            "edge.json",
+            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[0, 7, 1]]}"#,
+            &["`edges`", "node 7"],
+        ),
+        (
+            "loop.json",
+            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[1, 1, 1]]}"#,
+            &["`edges`", "itself"],
+        ),
+        (
+            "triple.json",
+            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[0, 1]]}"#,
+            &["`edges`"],
+        ),
+        (
+            "field.json",
+            r#"{"kind": "potts", "states": 3, "n": 2, "field": [[0, 0], [0, 0]]}"#,
+            &["`field`", "2 × 3"],
+        ),
+        (
+            "a.json",
+            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1, 0]], "mu": [0, 0]}"#,
+            &["`A`"],
+        ),
+        (
+            "b.json",
+            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1]], "mu": [0], "b": [1, 2]}"#,
+            &["`b`"],
+        ),
+        (
+            "nan.json",
+            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1e999]], "mu": [0]}"#,
+            &["nan.json"],
+        ),
+        (
+            "dist.json",
+            r#"{"kind": "lattice_mixture", "states": 10, "modes": [[1, 1]], "scale": 1, "distance": "l1"}"#,
+            &["`distance`"],
+        ),
+        (
+            "sigma.json",
+            r#"{"kind": "quartic_mixture", "dim": 2, "states": 5, "components": 1, "sigma": -1, "seed": 0}"#,
+            &["`sigma`"],
+        ),
+        (
+            "n0.json",
+            r#"{"kind": "potts", "states": 3, "n": 0}"#,
+            &["`n`", "dimension 0"],
+        ),
+    ];
+    for (name, json, parts) in cases {
+        s.write(name, json);
+        let line = sample_fails(&s, name, &[]);
+        expect(&line, parts);
+        assert!(line.contains(name), "{line}");
+    }
 }

@@ -75,3 +75,74 @@ fn thread_count_does_not_change_the_samples() {
         }
     }
 }
+
+#[test]
+fn tuned_and_label_samplers_are_thread_count_invariant() {
+    let scratch = Scratch::new("threads-tuned");
+    scratch.write("potts.json", common::POTTS);
+    scratch.write("mix.json", common::MIXTURE);
+    ok(
+        &scratch.0,
+        &[
+            "model",
+            "ising-lattice",
+            "--rows",
+            "6",
+            "--cols",
+            "6",
+            "--coupling",
+            "0.4",
+            "--out",
+            "lat.json",
+        ],
+    );
+    let cases: [(&str, &[&str]); 7] = [
+        ("lat.json", &["ab"]),
+        ("lat.json", &["acs"]),
+        ("lat.json", &["rwm"]),
+        ("lat.json", &["gibbs", "--scan", "random"]),
+        ("potts.json", &["acs"]),
+        ("potts.json", &["gwg"]),
+        ("mix.json", &["ab", "--window", "20"]),
+    ];
+    for (k, (model, sampler)) in cases.iter().enumerate() {
+        let runs: Vec<(Vec<u8>, serde_json::Value)> = ["1", "2", "3"]
+            .iter()
+            .map(|threads| {
+                let (out, sum) = (format!("{k}-{threads}.npy"), format!("{k}-{threads}.json"));
+                let mut args = vec![
+                    "sample",
+                    model,
+                    "--chains",
+                    "5",
+                    "--steps",
+                    "1500",
+                    "--burn-in",
+                    "400",
+                    "--seed",
+                    "8",
+                    "--threads",
+                    threads,
+                    "--out",
+                    &out,
+                    "--summary",
+                    &sum,
+                    "--quiet",
+                    "--sampler",
+                ];
+                args.insert(1, "--model");
+                args.extend(*sampler);
+                ok(&scratch.0, &args);
+                (
+                    std::fs::read(scratch.path(&out)).unwrap(),
+                    common::summary(&scratch.path(&sum)),
+                )
+            })
+            .collect();
+        for r in &runs[1..] {
+            assert_eq!(runs[0].0, r.0, "{model} {sampler:?}: draws differ");
+            assert_eq!(runs[0].1["tuned"], r.1["tuned"], "{model} {sampler:?}");
+            assert_eq!(runs[0].1["evals"], r.1["evals"], "{model} {sampler:?}");
+        }
+    }
+}

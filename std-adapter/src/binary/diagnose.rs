@@ -1,16 +1,19 @@
-//! Convergence diagnostics of a binary run, as reported in summaries and the demo.
+//! Convergence diagnostics of a run, as reported in summaries and the demo: binary runs and,
+//! through [`diagnose_draws`], label runs.
 
 use super::run::BinaryRun;
 use crate::diagnostics::{
-    DiagError, DrawArray, discs_ess, ess, ess_per_coordinate, hamming_series, random_reference,
-    rhat,
+    DiagError, DiscreteValue, DrawArray, ess, ess_per_coordinate, random_reference, rhat,
 };
 use serde::Serialize;
+use std::time::Duration;
 
-/// Effective sample sizes and R-hat of a binary run.
+/// Effective sample sizes and R-hat of a run.
 ///
-/// The summary statistic is the DISCS one: the Hamming distance of each draw to a fixed reference
-/// state drawn uniformly at random (seeded), so runs are comparable across samplers.
+/// The summary statistic is the DISCS one: the distance of each draw to a fixed reference
+/// state drawn uniformly at random (seeded), so runs are comparable across samplers: the
+/// Hamming distance for binary and categorical states, the L1 distance `Σ|x_i − r_i|` for
+/// ordinal ones (where two values rarely coincide, so a Hamming count barely moves).
 /// `ess_per_second` and `ess_per_10k_evals` use [`BinaryDiagnostics::ess_statistic`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct BinaryDiagnostics {
@@ -20,7 +23,7 @@ pub struct BinaryDiagnostics {
     pub ess_median: f64,
     /// Coordinates that never changed (their ESS is undefined and left out).
     pub ess_undefined: usize,
-    /// Multi-chain ESS of the Hamming-distance statistic over all kept draws.
+    /// Multi-chain ESS of the distance statistic over all kept draws.
     pub ess_statistic: f64,
     /// DISCS ESS: the statistic's single-chain ESS over each chain's second half, averaged.
     pub ess_discs: f64,
@@ -32,40 +35,121 @@ pub struct BinaryDiagnostics {
     pub ess_per_10k_evals: f64,
 }
 
+/// The distance a run's summary statistic measures to the reference state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Statistic {
+    /// Coordinates that differ (binary and categorical states).
+    Hamming,
+    /// `Σ|x_i − r_i|` (ordinal states).
+    Manhattan,
+}
+
+impl Statistic {
+    /// The series of distances of the draws of one chain (flat, `draws × dim`) to `reference`.
+    pub fn series<T: DiscreteValue>(self, chain: &[T], reference: &[T]) -> Vec<f64> {
+        let d = reference.len().max(1);
+        chain
+            .chunks_exact(d)
+            .map(|x| match self {
+                Statistic::Hamming => {
+                    x.iter().zip(reference).filter(|(a, b)| a != b).count() as f64
+                }
+                Statistic::Manhattan => x
+                    .iter()
+                    .zip(reference)
+                    .map(|(&a, &b)| (f64::from(a.into()) - f64::from(b.into())).abs())
+                    .sum(),
+            })
+            .collect()
+    }
+
+    /// The reference state of a run with master seed `seed`.
+    ///
+    /// # Errors
+    ///
+    /// [`DiagError::InvalidNumStates`] for a number of states the value type cannot hold.
+    pub fn reference<T: DiscreteValue>(
+        dim: usize,
+        states: usize,
+        seed: u64,
+    ) -> Result<Vec<T>, DiagError> {
+        random_reference(dim, states, seed)
+    }
+}
+
 /// Computes [`BinaryDiagnostics`]; `seed` fixes the reference state.
 ///
 /// # Errors
 ///
 /// [`DiagError`] when there are too few kept draws (fewer than 8 per chain).
 pub fn diagnose(run: &BinaryRun, seed: u64) -> Result<BinaryDiagnostics, DiagError> {
-    let chains = run.chains.len();
-    let d = run.dim;
-    let draws = run.chains.first().map_or(0, |c| c.draws.len() / d.max(1));
-    let samples = run.samples();
-    let array = DrawArray::new(&samples, chains, draws, d)?;
+    let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
+    diagnose_draws(
+        &chains,
+        run.dim,
+        2,
+        Statistic::Hamming,
+        run.evaluations(),
+        run.wall_time,
+        seed,
+    )
+}
+
+/// [`BinaryDiagnostics`] of any discrete draws: `chains` holds each chain's kept draws
+/// (`draws × dim`, equal lengths) over `states` values per coordinate; `evaluations` and
+/// `wall_time` are the run's, `seed` fixes the reference state.
+///
+/// # Errors
+///
+/// [`DiagError`] when there are too few kept draws (fewer than 8 per chain) or the chains do
+/// not fit the shape.
+pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
+    chains: &[&[T]],
+    dim: usize,
+    states: usize,
+    statistic: Statistic,
+    evaluations: u64,
+    wall_time: Duration,
+    seed: u64,
+) -> Result<BinaryDiagnostics, DiagError> {
+    let draws = chains.first().map_or(0, |c| c.len() / dim.max(1));
+    let samples: Vec<T> = chains.iter().flat_map(|c| c.iter().copied()).collect();
+    let array = DrawArray::new(&samples, chains.len(), draws, dim)?;
     let per_coordinate = ess_per_coordinate(&array)?;
-    let reference: Vec<u8> = random_reference(d, 2, seed)?;
-    let series: Vec<Vec<f64>> = run
-        .chains
+    let reference: Vec<T> = Statistic::reference(dim, states, seed)?;
+    let series: Vec<Vec<f64>> = chains
         .iter()
-        .map(|c| hamming_series(&c.draws, d, &reference))
-        .collect::<Result<_, _>>()?;
+        .map(|c| statistic.series(c, &reference))
+        .collect();
     let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
     let ess_statistic = match ess(&views) {
         Err(DiagError::ZeroVariance) => 0.0,
         other => other?,
     };
-    let chain_views: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
-    let ess_discs = discs_ess(&chain_views, d, &reference).map_or(f64::NAN, |r| r.mean);
+    // DISCS: each chain's second half on its own, averaged over the chains where it varies.
+    let mut halves = Vec::with_capacity(views.len());
+    for s in &views {
+        let half = s.get(s.len() / 2..).unwrap_or(&[]);
+        match ess(&[half]) {
+            Ok(e) => halves.push(e),
+            Err(DiagError::ZeroVariance) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let ess_discs = if halves.is_empty() {
+        f64::NAN
+    } else {
+        halves.iter().sum::<f64>() / halves.len() as f64
+    };
     let mut rhat_max = rhat(&views).map_or(f64::NAN, |r| r.max());
-    for i in 0..d {
-        let coordinate: Vec<Vec<f64>> = (0..chains).map(|c| array.coordinate(c, i)).collect();
+    for i in 0..dim {
+        let coordinate: Vec<Vec<f64>> = (0..chains.len()).map(|c| array.coordinate(c, i)).collect();
         let v: Vec<&[f64]> = coordinate.iter().map(Vec::as_slice).collect();
         if let Ok(r) = rhat(&v) {
             rhat_max = rhat_max.max(r.max());
         }
     }
-    let seconds = run.wall_time.as_secs_f64();
+    let seconds = wall_time.as_secs_f64();
     Ok(BinaryDiagnostics {
         ess_min: per_coordinate.min,
         ess_median: per_coordinate.median,
@@ -78,6 +162,27 @@ pub fn diagnose(run: &BinaryRun, seed: u64) -> Result<BinaryDiagnostics, DiagErr
         } else {
             0.0
         },
-        ess_per_10k_evals: ess_statistic * 1e4 / run.evaluations().max(1) as f64,
+        ess_per_10k_evals: ess_statistic * 1e4 / evaluations.max(1) as f64,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_measure_distance_to_the_reference() {
+        let chain: [u16; 4] = [0, 3, 2, 2];
+        let reference = [1u16, 3];
+        assert_eq!(
+            Statistic::Hamming.series(&chain, &reference),
+            vec![1.0, 2.0]
+        );
+        assert_eq!(
+            Statistic::Manhattan.series(&chain, &reference),
+            vec![1.0, 2.0]
+        );
+        let chain: [u16; 2] = [5, 0];
+        assert_eq!(Statistic::Manhattan.series(&chain, &reference), vec![7.0]);
+    }
 }

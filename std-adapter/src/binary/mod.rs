@@ -5,7 +5,14 @@ mod model;
 mod run;
 mod sampler;
 
-pub use diagnose::{BinaryDiagnostics, diagnose};
+pub use diagnose::{BinaryDiagnostics, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, ChainResult, RunConfig, RunError, run_chains};
-pub use sampler::{AnyBinaryKernel, SamplerSpec};
+pub(crate) use run::{
+    ChainDriver, drive, in_parallel, mean_jump, means, total_evaluations, total_stats, total_steps,
+    tuned,
+};
+pub use sampler::{
+    ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
+};
+pub(crate) use sampler::{SweepReport, ab_json, ab_settings, acs_json, acs_settings};

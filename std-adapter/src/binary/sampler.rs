@@ -2,12 +2,41 @@
 
 use langevin_core::BinaryTarget;
 use langevin_core::ParamError;
+use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, StepError, StepReport,
+    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, Rejection, StepError, StepReport,
 };
+use langevin_core::tuning::{AbSettings, AbTuner, AcsReport, AcsSettings, AcsTuner};
 use rand_core::Rng;
+use serde_json::{Value, json};
+
+/// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
+/// high-dimensional random walks).
+pub const RWM_TARGET_ACCEPTANCE: f64 = 0.234;
+
+/// The fraction of a run (burn-in and kept steps) ACS may spend tuning.
+pub const ACS_BUDGET_FRACTION: f64 = 0.1;
 
 /// A binary sampler and its parameters, as chosen on the command line.
+///
+/// # Steps
+///
+/// One step of every sampler but Gibbs is one proposal (and its test). One **Gibbs** step is a
+/// whole sweep of `d` single-site updates (systematic: sites `0..d` in order; random: `d`
+/// uniformly drawn sites), so that a step touches every coordinate once on average, as a
+/// DULA/DMALA step does, and per-step costs and kept draws compare across samplers. Each site
+/// update counts as one target evaluation (it prices one flip), so a sweep costs `d`.
+///
+/// # Tuned samplers
+///
+/// Tuning happens during the burn-in, and the kernel is fixed afterwards, so every kept draw
+/// comes from one exact, time-homogeneous kernel (ACS: one fixed cyclical schedule):
+///
+/// * **rwm**: the flip rate starts at `rate` (default `1/d`) and follows a Robbins–Monro
+///   recursion toward acceptance [`RWM_TARGET_ACCEPTANCE`] for the whole burn-in;
+/// * **ab**: [`AbTuner`] from `(step, balance)` with the burn-in as its budget;
+/// * **acs**: [`AcsTuner`] with the budget [`ACS_BUDGET_FRACTION`] of burn-in plus kept steps;
+///   its tuning is taken first, and the burn-in is extended to cover it when it is shorter.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SamplerSpec {
@@ -25,6 +54,54 @@ pub enum SamplerSpec {
         /// Balance `b`.
         balance: f64,
     },
+    /// Single-site Gibbs; one step is one sweep of `d` updates.
+    Gibbs {
+        /// Site order.
+        scan: Scan,
+    },
+    /// Gibbs-with-gradients, one flip per step.
+    Gwg,
+    /// Random-walk Metropolis with independent flips, rate tuned during burn-in.
+    Rwm {
+        /// Initial flip rate (`None`: `1/d`).
+        rate: Option<f64>,
+    },
+    /// The any-scale balanced sampler (first order), `(a, b)` tuned during burn-in.
+    Ab {
+        /// Initial step `a`.
+        step: f64,
+        /// Initial balance `b`.
+        balance: f64,
+    },
+    /// Automatic cyclical scheduling.
+    Acs {
+        /// Where the search for the largest step starts.
+        a_ceil: f64,
+        /// `(a_max, a_min)` to use instead of searching for them.
+        fixed_steps: Option<(f64, f64)>,
+    },
+}
+
+/// The run a kernel is made for: tuned samplers size their tuning from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunShape {
+    /// The dimension `d`.
+    pub dim: usize,
+    /// Burn-in steps.
+    pub burn_in: u64,
+    /// Kept-phase steps.
+    pub steps: u64,
+}
+
+impl Default for RunShape {
+    /// A nominal run: `d = 100`, 1,000 burn-in and 10,000 kept steps.
+    fn default() -> Self {
+        Self {
+            dim: 100,
+            burn_in: 1_000,
+            steps: 10_000,
+        }
+    }
 }
 
 impl SamplerSpec {
@@ -33,22 +110,45 @@ impl SamplerSpec {
         match self {
             Self::Dula { .. } => "dula",
             Self::Dmala { .. } => "dmala",
+            Self::Gibbs { .. } => "gibbs",
+            Self::Gwg => "gwg",
+            Self::Rwm { .. } => "rwm",
+            Self::Ab { .. } => "ab",
+            Self::Acs { .. } => "acs",
         }
     }
 
-    /// `(step, balance)` where the sampler has them.
+    /// `(step, balance)` where the sampler has them (AB: the initial ones); NaN for Gibbs,
+    /// GWG, RWM and ACS (written as `null` in JSON).
     pub fn step_balance(&self) -> (f64, f64) {
         match *self {
-            Self::Dula { step, balance } | Self::Dmala { step, balance } => (step, balance),
+            Self::Dula { step, balance }
+            | Self::Dmala { step, balance }
+            | Self::Ab { step, balance } => (step, balance),
+            _ => (f64::NAN, f64::NAN),
         }
     }
 
-    /// A fresh kernel for one chain.
+    /// Whether the sampler adapts its parameters during the burn-in.
+    pub fn is_tuned(&self) -> bool {
+        matches!(self, Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. })
+    }
+
+    /// A fresh kernel for one chain of a nominal run ([`RunShape::default`]).
     ///
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters.
     pub fn kernel(&self) -> Result<AnyBinaryKernel, ParamError> {
+        self.kernel_for(&RunShape::default())
+    }
+
+    /// A fresh kernel for one chain of a run of this shape.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn kernel_for(&self, shape: &RunShape) -> Result<AnyBinaryKernel, ParamError> {
         Ok(match *self {
             Self::Dula { step, balance } => {
                 AnyBinaryKernel::Dula(Dula::new(FlipProposal::with_math(step, balance)?))
@@ -56,17 +156,156 @@ impl SamplerSpec {
             Self::Dmala { step, balance } => {
                 AnyBinaryKernel::Dmala(Dmala::new(FlipProposal::with_math(step, balance)?))
             }
+            Self::Gibbs { scan } => AnyBinaryKernel::Gibbs(Gibbs::new(scan)),
+            Self::Gwg => AnyBinaryKernel::Gwg(Gwg),
+            Self::Rwm { rate } => {
+                if let Some(p) = rate
+                    && !(p > 0.0 && p < 1.0)
+                {
+                    return Err(ParamError::OutOfRange {
+                        name: "flip rate",
+                        value: p,
+                    });
+                }
+                let initial = rate.unwrap_or(1.0 / shape.dim.max(2) as f64);
+                AnyBinaryKernel::Rwm(TunedRandomWalk::new(
+                    initial,
+                    shape.burn_in,
+                    RWM_TARGET_ACCEPTANCE,
+                )?)
+            }
+            Self::Ab { step, balance } => AnyBinaryKernel::Ab(AbTuner::new(ab_settings(
+                step,
+                balance,
+                shape.burn_in,
+                None,
+            ))?),
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+            } => AnyBinaryKernel::Acs(Box::new(AcsTuner::new(acs_settings(
+                a_ceil,
+                fixed_steps,
+                shape,
+                None,
+            ))?)),
         })
     }
 }
 
+/// AB's settings: the paper's defaults, started at `(step, balance)`, budget `budget` steps.
+pub(crate) fn ab_settings(step: f64, balance: f64, budget: u64, window: Option<u16>) -> AbSettings {
+    let mut s = AbSettings::default();
+    s.step = step;
+    s.balance = balance;
+    s.budget = budget;
+    s.window = window;
+    s
+}
+
+/// ACS's settings: the paper's defaults, searching from `a_ceil` (or with fixed steps), the
+/// budget a tenth of the whole run.
+pub(crate) fn acs_settings(
+    a_ceil: f64,
+    fixed_steps: Option<(f64, f64)>,
+    shape: &RunShape,
+    window: Option<u16>,
+) -> AcsSettings {
+    let mut s = AcsSettings::default();
+    s.a_ceil = a_ceil;
+    s.fixed_steps = fixed_steps;
+    s.total_steps = shape.burn_in.saturating_add(shape.steps);
+    s.budget_fraction = ACS_BUDGET_FRACTION;
+    s.window = window;
+    s
+}
+
 /// Any of the binary kernels, dispatched by a `match` per step.
-#[derive(Clone, Copy, Debug)]
+///
+/// [`AnyBinaryKernel::Gibbs`] steps a whole sweep through the target's ordinary evaluations;
+/// [`run_chains`](super::run_chains) uses the models' single-flip fast path instead where they
+/// have one.
+#[derive(Clone, Debug)]
 pub enum AnyBinaryKernel {
     /// See [`Dula`].
     Dula(Dula<'static, crate::FlipMathImpl>),
     /// See [`Dmala`].
     Dmala(Dmala<'static, crate::FlipMathImpl>),
+    /// See [`Gibbs`]; one step is a sweep of `d` updates.
+    Gibbs(Gibbs),
+    /// See [`Gwg`].
+    Gwg(Gwg),
+    /// See [`TunedRandomWalk`].
+    Rwm(TunedRandomWalk),
+    /// See [`AbTuner`].
+    Ab(AbTuner),
+    /// See [`AcsTuner`] (boxed: it holds a whole schedule).
+    Acs(Box<AcsTuner>),
+}
+
+impl AnyBinaryKernel {
+    /// Whether the kernel is still adapting (its steps must be discarded).
+    pub fn is_tuning(&self) -> bool {
+        match self {
+            Self::Rwm(k) => !k.is_frozen(),
+            Self::Ab(k) => !k.is_frozen(),
+            Self::Acs(k) => !k.is_frozen(),
+            _ => false,
+        }
+    }
+
+    /// Ends adaptation where the kernel allows it (AB); ACS ends by its own plan, RWM after
+    /// its burn-in.
+    pub fn stop_tuning(&mut self) {
+        if let Self::Ab(k) = self {
+            k.freeze();
+        }
+    }
+
+    /// The parameters a tuned kernel settled on, as JSON (`None` for fixed kernels).
+    pub fn tuned(&self) -> Option<Value> {
+        match self {
+            Self::Rwm(k) => Some(json!({
+                "rate": k.rate(),
+                "flip_probability": k.kernel().flip_probability(),
+                "target_acceptance": RWM_TARGET_ACCEPTANCE,
+                "frozen": k.is_frozen(),
+            })),
+            Self::Ab(k) => Some(ab_json(k)),
+            Self::Acs(k) => Some(acs_json(&k.report())),
+            _ => None,
+        }
+    }
+}
+
+/// AB's report as JSON.
+pub(crate) fn ab_json(k: &AbTuner) -> Value {
+    let r = k.report();
+    json!({
+        "step": r.step,
+        "balance": r.balance,
+        "probe_rate": r.rate,
+        "tuning_steps": r.tuning_steps,
+        "rounds": r.rounds,
+        "frozen": r.frozen,
+    })
+}
+
+/// ACS's report as JSON: the whole cycle of steps and balances.
+pub(crate) fn acs_json(r: &AcsReport) -> Value {
+    let s = &r.schedule;
+    let cycle = u64::from(s.cycle());
+    let (steps, balances): (Vec<f64>, Vec<f64>) = (0..cycle).map(|k| s.at(k)).unzip();
+    json!({
+        "a_max": s.a_max(),
+        "a_min": s.a_min(),
+        "cycle": cycle,
+        "steps": steps,
+        "balances": balances,
+        "tuning_steps": r.tuning_steps,
+        "budget": r.budget,
+        "frozen": r.frozen,
+    })
 }
 
 impl BinaryKernel for AnyBinaryKernel {
@@ -83,6 +322,53 @@ impl BinaryKernel for AnyBinaryKernel {
         match self {
             Self::Dula(k) => k.step(target, chain, rng),
             Self::Dmala(k) => k.step(target, chain, rng),
+            Self::Gibbs(k) => {
+                let mut sweep = SweepReport::default();
+                for _ in 0..chain.dim() {
+                    sweep.add(&BinaryKernel::step(k, target, chain, rng)?);
+                }
+                Ok(sweep.report())
+            }
+            Self::Gwg(k) => BinaryKernel::step(k, target, chain, rng),
+            Self::Rwm(k) => BinaryKernel::step(k, target, chain, rng),
+            Self::Ab(k) => BinaryKernel::step(k, target, chain, rng),
+            Self::Acs(k) => BinaryKernel::step(&mut **k, target, chain, rng),
+        }
+    }
+}
+
+/// A sweep of single-site updates summed into one step report: always "accepted" (Gibbs never
+/// rejects), `proposed_flips` = coordinates that changed, evaluations summed, the first
+/// invalid update's reason kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SweepReport {
+    changed: u32,
+    evaluations: u32,
+    rejection: Option<Rejection>,
+}
+
+impl SweepReport {
+    /// Adds one single-site update.
+    pub(crate) fn add(&mut self, r: &StepReport) {
+        self.changed += r.accepted_flips();
+        self.evaluations += r.evaluations;
+        self.rejection = self.rejection.or(r.rejection);
+    }
+
+    /// Adds one update of the fast path: whether it changed the coordinate, what it cost.
+    pub(crate) fn add_update(&mut self, changed: bool, evaluations: u32) {
+        self.changed += u32::from(changed);
+        self.evaluations += evaluations;
+    }
+
+    /// The sweep as one step.
+    pub(crate) fn report(&self) -> StepReport {
+        StepReport {
+            accepted: true,
+            proposed_flips: self.changed,
+            log_accept_ratio: 0.0,
+            rejection: self.rejection,
+            evaluations: self.evaluations,
         }
     }
 }

@@ -185,3 +185,35 @@ pub fn samples(path: &Path) -> (Vec<usize>, Vec<u8>) {
         other => panic!("samples have dtype {}", other.descr()),
     }
 }
+
+/// Small label models: ordinal (S = 5, d = 3), Potts (S = 3, n = 4), a lattice mixture with
+/// more than 256 values (S = 300, d = 2, 4 modes) and a quartic mixture (S = 7, d = 3).
+pub const ORDINAL: &str = r#"{"kind": "ordinal_quadratic", "states": 5,
+  "A": [[0.5, 0.125, 0], [0.125, 0.375, -0.125], [0, -0.125, 0.75]],
+  "mu": [2, 1.5, 3], "b": [0.25, 0, -0.125]}"#;
+
+pub const POTTS: &str = r#"{"kind": "potts", "states": 3, "n": 4,
+  "edges": [[0, 1, 0.5], [1, 2, -0.25], [2, 3, 0.75], [3, 0, 0.25]],
+  "field": [[0, 0.25, -0.125], [0.125, 0, 0], [0, 0, 0.5], [-0.25, 0.125, 0]]}"#;
+
+pub const MIXTURE: &str = r#"{"kind": "lattice_mixture", "states": 300,
+  "modes": [[100, 100], [100, 200], [200, 100], [200, 200]], "scale": 8}"#;
+
+pub const QUARTIC: &str = r#"{"kind": "quartic_mixture", "dim": 3, "states": 7,
+  "components": 2, "sigma": 1.5, "seed": 4}"#;
+
+/// Reads a `(chains, draws, d)` label sample file: its shape, its dtype and its values.
+pub fn label_samples(path: &Path) -> (Vec<usize>, &'static str, Vec<i64>) {
+    let array = langevin_std::npy::read_npy(path).unwrap();
+    let (dtype, values) = match array.data {
+        NpyData::U8(v) => ("u8", v.into_iter().map(i64::from).collect()),
+        NpyData::I32(v) => ("i32", v.into_iter().map(i64::from).collect()),
+        other => panic!("samples have dtype {}", other.descr()),
+    };
+    (array.shape, dtype, values)
+}
+
+/// Parses a summary file.
+pub fn summary(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}

@@ -1,29 +1,44 @@
-//! The built-in demonstration: every binary sampler side by side on the 20×20 critical Ising
-//! model, where exact marginals are known by symmetry (P(x_i = 1) = ½).
+//! The built-in demonstration.
+//!
+//! 1. Every binary sampler side by side on the 20×20 critical Ising model, where exact
+//!    marginals are known by symmetry (P(x_i = 1) = ½).
+//! 2. The 25-mode lattice mixture of the cyclical-scheduling paper, every chain started in one
+//!    mode: ACS against DMALA with its step tuned to acceptance 0.574, counting modes visited.
 
 use crate::CliError;
 use crate::sample::default_threads;
+use crate::sample::pictures::Heat;
 use clap::Args;
+use langevin_core::baselines::Scan;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_std::binary::{BinaryModel, RunConfig, SamplerSpec, diagnose, run_chains};
-use langevin_std::diagnostics::{hamming_series, random_reference};
+use langevin_std::binary::{
+    BinaryModel, BinaryRun, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
+};
+use langevin_std::discrete_models::LatticeMixture;
+use langevin_std::labels::{
+    LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
+};
 use langevin_std::plot::{AxisScale, bar_chart, trace_and_acf};
 use std::path::PathBuf;
 
 /// Arguments of `langevin demo`.
 #[derive(Args, Debug, Clone)]
 pub struct DemoArgs {
-    /// Steps per chain after burn-in.
-    #[arg(long, default_value_t = 20_000)]
+    /// Steps per chain after burn-in on the Ising model (a tenth as many burn-in first).
+    #[arg(long, default_value_t = 10_000)]
     pub steps: u64,
+    /// Steps per chain on the lattice mixture.
+    #[arg(long = "mixture-steps", default_value_t = 20_000)]
+    pub mixture_steps: u64,
     /// Chains per sampler.
     #[arg(long, default_value_t = 4)]
     pub chains: usize,
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where to write the picture (ESS per second of each sampler, and the trace and
-    /// autocorrelation of the statistic under the last sampler).
+    /// Where to write the pictures: this file (ESS per second of each sampler), and beside
+    /// it `.trace.png` (the best sampler's trace and autocorrelation) and `.mixture.png`
+    /// (the mixture: ACS's visits against the target).
     #[arg(long, default_value = "langevin-demo.png")]
     pub plot: PathBuf,
 }
@@ -31,7 +46,8 @@ pub struct DemoArgs {
 impl Default for DemoArgs {
     fn default() -> Self {
         Self {
-            steps: 20_000,
+            steps: 10_000,
+            mixture_steps: 20_000,
             chains: 4,
             seed: 0,
             plot: PathBuf::from("langevin-demo.png"),
@@ -41,8 +57,82 @@ impl Default for DemoArgs {
 
 const SIDE: usize = 20;
 const CRITICAL_COUPLING: f32 = 0.4407;
+/// The mixture's start: the mode at (75, 75).
+const START: [u16; 2] = [75, 75];
+/// A mode counts as visited within this Euclidean distance of its centre (75 % of its mass).
+const VISIT_RADIUS: f64 = 10.0;
+/// ACS's steps on the mixture, set by hand as in the paper's experiment (the automatic search
+/// aims at acceptance ½, which mode-hopping jumps on a wide lattice never reach).
+const MIXTURE_STEPS: (f64, f64) = (1575.0, 3.0);
 
 pub fn run(args: &DemoArgs) -> Result<(), CliError> {
+    // ACS tunes within a tenth of the run: a thousand steps leave it one round of each search.
+    if args.chains == 0 || args.steps < 1_000 || args.mixture_steps < 1_000 {
+        return Err(CliError(
+            "the demo needs at least one chain and 1000 steps per part".into(),
+        ));
+    }
+    let threads = default_threads();
+    let ising = ising_table(args, threads)?;
+    let mixture = mixture_section(args, threads)?;
+    let trace_path = args.plot.with_extension("trace.png");
+    let mixture_path = args.plot.with_extension("mixture.png");
+    let labels: Vec<&str> = ising.labels.iter().map(String::as_str).collect();
+    bar_chart(
+        &args.plot,
+        "ESS per second, 20x20 critical Ising",
+        &labels,
+        &ising.ess_per_second,
+        AxisScale::Log,
+    )?;
+    trace_and_acf(
+        &trace_path,
+        &format!(
+            "Hamming distance to a reference state, {}",
+            ising.best_label
+        ),
+        &ising.best_traces,
+        200,
+    )?;
+    mixture.draw(
+        &mixture_path,
+        "25-mode lattice mixture: ACS visits against the target",
+    )?;
+    println!("\nWrote");
+    println!("  {}  ESS per second by sampler", args.plot.display());
+    println!(
+        "  {}  trace and autocorrelation ({})",
+        trace_path.display(),
+        ising.best_label
+    );
+    println!(
+        "  {}  ACS's visits on the mixture against the target",
+        mixture_path.display()
+    );
+    println!("\nTry next:");
+    for line in [
+        "langevin model ising-lattice --rows 20 --cols 20 --coupling 0.4407 --out ising.json",
+        "langevin sample --model ising.json --sampler gibbs --out samples.npy --summary summary.json --plot trace.png",
+        "langevin model ising-lattice --rows 4 --cols 5 --coupling 0.3 --out small.json",
+        "langevin sample --model small.json --sampler ab --exact    # marginal RMSE against enumeration",
+        "langevin model lattice-mixture --out mixture.json",
+        "langevin sample --model mixture.json --sampler acs --a-max 1575 --a-min 3 --steps 20000 --plot mixture.png",
+        "langevin sample --help    # every sampler and option; README.md describes the model files",
+    ] {
+        println!("  {line}");
+    }
+    Ok(())
+}
+
+/// What the Ising part hands to the pictures.
+struct IsingOutcome {
+    labels: Vec<String>,
+    ess_per_second: Vec<f64>,
+    best_label: String,
+    best_traces: Vec<Vec<f64>>,
+}
+
+fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError> {
     let lattice = IsingLattice::with_dims(
         Dims {
             rows: SIDE,
@@ -57,16 +147,12 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         steps: args.steps,
         burn_in: args.steps / 10,
         thin: 1,
-        chains: args.chains.max(1),
+        chains: args.chains,
         seed: args.seed,
-        threads: default_threads(),
+        threads,
     };
     let samplers = [
         SamplerSpec::Dula {
-            step: 0.1,
-            balance: 0.5,
-        },
-        SamplerSpec::Dula {
             step: 0.2,
             balance: 0.5,
         },
@@ -78,103 +164,245 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             step: 0.2,
             balance: 0.5,
         },
-        SamplerSpec::Dmala {
-            step: 0.4,
+        SamplerSpec::Gibbs {
+            scan: Scan::Systematic,
+        },
+        SamplerSpec::Gwg,
+        SamplerSpec::Rwm { rate: None },
+        SamplerSpec::Ab {
+            step: 0.1,
             balance: 0.5,
+        },
+        SamplerSpec::Acs {
+            a_ceil: 5.0,
+            fixed_steps: None,
         },
     ];
     println!(
-        "langevin demo: {SIDE}×{SIDE} periodic Ising at the critical coupling J = {CRITICAL_COUPLING}, h = 0 (d = {})",
+        "langevin demo, part 1: {SIDE}×{SIDE} periodic Ising at the critical coupling J = {CRITICAL_COUPLING}, h = 0 (d = {})",
         SIDE * SIDE
     );
     println!(
-        "{} chains × {} steps after {} burn-in per sampler, seed {}, {} threads\n",
+        "{} chains × {} steps after {} burn-in per sampler (tuned samplers tune there), seed {}, {} threads\n",
         config.chains, config.steps, config.burn_in, config.seed, config.threads
     );
     println!(
-        "{:<8}{:>6}{:>9}{:>10}{:>11}{:>10}{:>10}{:>10}{:>8}{:>12}",
-        "sampler",
-        "step",
-        "balance",
-        "accept",
-        "flips/step",
-        "ns/step",
-        "ESS",
-        "ESS/s",
-        "R-hat",
-        "mean error"
+        "{:<8}{:<18}{:>7}{:>8}{:>9}{:>8}{:>8}{:>7}{:>7}",
+        "sampler", "parameters", "accept", "flips", "ns/step", "ESS", "ESS/s", "R-hat", "error"
     );
-    let mut labels = Vec::new();
-    let mut ess_per_second = Vec::new();
-    let mut traces = Vec::new();
-    let mut best = 0;
+    let mut outcome = IsingOutcome {
+        labels: Vec::new(),
+        ess_per_second: Vec::new(),
+        best_label: String::new(),
+        best_traces: Vec::new(),
+    };
     for spec in &samplers {
         let run = run_chains(&model, spec, &config, None)?;
         let stats = run.stats();
         let diag = diagnose(&run, config.seed)?;
-        let total_steps = config.chains as f64 * (config.steps + config.burn_in) as f64;
-        let ns = run.wall_time.as_nanos() as f64 / total_steps;
+        let ns = run.wall_time.as_nanos() as f64 / run.steps_taken().max(1) as f64;
         // Exact marginals are ½ by the spin-flip symmetry of the zero-field model.
         let error = run
             .means()
             .iter()
             .map(|m| (m - 0.5).abs())
             .fold(0.0, f64::max);
-        let (step, balance) = spec.step_balance();
-        if ess_per_second.iter().all(|&e| e <= diag.ess_per_second) {
-            let reference: Vec<u8> = random_reference(run.dim, 2, config.seed)?;
-            best = labels.len();
-            traces = run
+        let label = short_label(spec);
+        if outcome
+            .ess_per_second
+            .iter()
+            .all(|&e| e <= diag.ess_per_second)
+        {
+            let reference: Vec<u8> = Statistic::reference(run.dim, 2, config.seed)?;
+            outcome.best_label = label.clone();
+            outcome.best_traces = run
                 .chains
                 .iter()
-                .map(|c| hamming_series(&c.draws, run.dim, &reference))
-                .collect::<Result<Vec<_>, _>>()?;
+                .map(|c| Statistic::Hamming.series(&c.draws, &reference))
+                .collect();
         }
-        labels.push(format!("{} a={step}", spec.name()));
-        ess_per_second.push(diag.ess_per_second);
         println!(
-            "{:<8}{:>6}{:>9}{:>10.3}{:>11.2}{:>10.0}{:>10.0}{:>10.0}{:>8.3}{:>12.3}",
+            "{:<8}{:<18}{:>7.3}{:>8.2}{:>9.0}{:>8.0}{:>8.0}{:>7}{:>7.3}",
             spec.name(),
-            step,
-            balance,
+            parameters(spec, &run),
             stats.acceptance_rate(),
-            stats.mean_proposed_flips(),
+            stats.mean_accepted_flips(),
             ns,
             diag.ess_statistic,
             diag.ess_per_second,
-            diag.rhat_max,
+            rhat(diag.rhat_max),
             error
         );
+        outcome.labels.push(label);
+        outcome.ess_per_second.push(diag.ess_per_second);
     }
-    let label_refs: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let trace_path = args.plot.with_extension("trace.png");
-    bar_chart(
-        &args.plot,
-        "ESS per second, 20x20 critical Ising",
-        &label_refs,
-        &ess_per_second,
-        AxisScale::Log,
-    )?;
-    let best_label = labels.get(best).map_or("", String::as_str);
-    trace_and_acf(
-        &trace_path,
-        &format!("Hamming distance to a reference state, {best_label}"),
-        &traces,
-        200,
-    )?;
     println!(
-        "\nWrote {} (ESS per second by sampler) and {} (trace and autocorrelation, {best_label}).",
-        args.plot.display(),
-        trace_path.display()
+        "\nflips: accepted flips per step. A gibbs step is a sweep of all {} sites, so compare",
+        SIDE * SIDE
+    );
+    println!("ESS per second across samplers, not per step. ns/step: wall time over all chains'");
+    println!("steps. ESS: multi-chain ESS of the Hamming distance to a fixed random state.");
+    println!("error: largest |P̂(x_i = 1) − ½| over the sites (exact value ½ by symmetry).");
+    println!("dula has no Metropolis test: it is fast but biased for a > 0. Parameters after →");
+    println!(
+        "are those tuned during burn-in (chain 0; acs: its cycle's largest and smallest step)."
+    );
+    Ok(outcome)
+}
+
+/// R-hat for the table: `>100` for chains that disagree completely (or never moved).
+fn rhat(r: f64) -> String {
+    if r < 100.0 {
+        format!("{r:.2}")
+    } else {
+        ">100".into()
+    }
+}
+
+/// A label for the bar chart.
+fn short_label(spec: &SamplerSpec) -> String {
+    match *spec {
+        SamplerSpec::Dula { step, .. } | SamplerSpec::Dmala { step, .. } => {
+            format!("{} a={step}", spec.name())
+        }
+        _ => spec.name().to_string(),
+    }
+}
+
+/// The sampler's parameters, tuned ones as chain 0 ended its burn-in.
+fn parameters(spec: &SamplerSpec, run: &BinaryRun) -> String {
+    let tuned = run.chains.first().and_then(|c| c.tuned.as_ref());
+    let f = |k: &str| {
+        tuned
+            .and_then(|t| t.get(k))
+            .and_then(serde_json::Value::as_f64)
+            .unwrap_or(f64::NAN)
+    };
+    match *spec {
+        SamplerSpec::Dula { step, balance } | SamplerSpec::Dmala { step, balance } => {
+            format!("a={step} b={balance}")
+        }
+        SamplerSpec::Gibbs { .. } => "systematic sweep".into(),
+        SamplerSpec::Gwg => "one flip".into(),
+        SamplerSpec::Rwm { .. } => format!("rate → {:.4}", f("rate")),
+        SamplerSpec::Ab { .. } => format!("→ a={:.3} b={:.2}", f("step"), f("balance")),
+        SamplerSpec::Acs { .. } => format!("→ a {:.2}…{:.2}", f("a_max"), f("a_min")),
+        _ => String::new(),
+    }
+}
+
+fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
+    let mixture = LatticeMixture::twenty_five_modes();
+    let model = LabelModel::Ordinal(OrdinalModel::Mixture(mixture.clone()));
+    let start = LabelStart::Fixed(START.to_vec());
+    println!(
+        "\nlangevin demo, part 2: the 25-mode lattice mixture on {{0..449}}² (modes 75 apart, τ = 3.75),"
     );
     println!(
-        "\nESS: multi-chain effective sample size of the Hamming distance to a fixed random state."
+        "every chain started in the mode at (75, 75); {} chains × {} steps each.\n",
+        args.chains, args.mixture_steps
     );
-    println!("mean error: largest |P̂(x_i = 1) − ½| over the sites (exact value ½ by symmetry).");
-    println!("\nTry next:");
+    // DMALA's step: acceptance closest to 0.574 on the grid a = 2^(j/2), one short chain each
+    // (the paper's baseline protocol).
+    let pilot = RunConfig {
+        steps: 1_000,
+        burn_in: 0,
+        thin: 1,
+        chains: 1,
+        seed: args.seed,
+        threads: 1,
+    };
+    let mut best = (f64::INFINITY, 1.0);
+    for j in 0..24 {
+        let a = 2f64.powf(f64::from(j) / 2.0);
+        let spec = LabelSamplerSpec::Dmala {
+            step: a,
+            balance: 0.5,
+            window: None,
+        };
+        let run = run_label_chains(&model, &spec, &pilot, &start, None)?;
+        let gap = (run.stats().acceptance_rate() - 0.574).abs();
+        if gap < best.0 {
+            best = (gap, a);
+        }
+    }
+    let config = RunConfig {
+        steps: args.mixture_steps,
+        burn_in: 0,
+        thin: 1,
+        chains: args.chains,
+        seed: args.seed,
+        threads,
+    };
+    let samplers = [
+        (
+            format!("dmala a={:.1}", best.1),
+            LabelSamplerSpec::Dmala {
+                step: best.1,
+                balance: 0.5,
+                window: None,
+            },
+        ),
+        (
+            format!("acs a={:.0}…{:.0}", MIXTURE_STEPS.0, MIXTURE_STEPS.1),
+            LabelSamplerSpec::Acs {
+                a_ceil: MIXTURE_STEPS.0,
+                fixed_steps: Some(MIXTURE_STEPS),
+                window: None,
+            },
+        ),
+    ];
     println!(
-        "  langevin sample --model model.json --sampler dmala --step 0.2 --steps 10000 --out samples.npy --summary summary.json"
+        "{:<16}{:>8}{:>10}{:>18}{:>12}",
+        "sampler", "accept", "L1 jump", "modes per chain", "all chains"
     );
-    println!("  langevin --help");
-    Ok(())
+    let mut acs_run = None;
+    for (label, spec) in &samplers {
+        let run = run_label_chains(&model, spec, &config, &start, None)?;
+        let per_chain: Vec<usize> = run
+            .chains
+            .iter()
+            .map(|c| visited(&mixture, &[c.draws.as_slice()]).len())
+            .collect();
+        let all: Vec<&[u16]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
+        let union = visited(&mixture, &all).len();
+        let (lo, hi) = (
+            per_chain.iter().min().copied().unwrap_or(0),
+            per_chain.iter().max().copied().unwrap_or(0),
+        );
+        println!(
+            "{:<16}{:>8.3}{:>10.2}{:>18}{:>12}",
+            label,
+            run.stats().acceptance_rate(),
+            run.mean_jump(),
+            format!("{lo} to {hi} of 25"),
+            format!("{union} of 25")
+        );
+        if matches!(spec, LabelSamplerSpec::Acs { .. }) {
+            acs_run = Some(run);
+        }
+    }
+    println!(
+        "\nA mode is visited when a chain comes within distance {VISIT_RADIUS} of its centre. ACS's cycle"
+    );
+    println!(
+        "starts each period with a huge step (a = {}) that jumps between modes and then settles",
+        MIXTURE_STEPS.0
+    );
+    println!(
+        "with small steps (a = {}); its balances were tuned within 10% of the run.",
+        MIXTURE_STEPS.1
+    );
+    let run: LabelRun = acs_run.ok_or_else(|| CliError("no ACS run".into()))?;
+    let chains: Vec<&[u16]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
+    Ok(Heat::new(|x| mixture.log_density(x), &chains, 450))
+}
+
+/// The modes the draws came near.
+fn visited(mixture: &LatticeMixture, chains: &[&[u16]]) -> std::collections::BTreeSet<usize> {
+    chains
+        .iter()
+        .flat_map(|c| c.chunks_exact(2))
+        .filter_map(|x| mixture.nearest_mode(x, VISIT_RADIUS))
+        .collect()
 }

@@ -1,0 +1,15 @@
+//! Ordinal and categorical models from model files, and many-chain runs of their samplers.
+//!
+//! * [`LabelModel`]: the kinds `ordinal_quadratic`, `lattice_mixture`, `quartic_mixture`
+//!   (ordinal) and `potts` (categorical), read by [`LabelModel::from_doc`];
+//! * [`LabelSamplerSpec`]: DULA, DMALA, Gibbs, GWG (categorical), AB and ACS;
+//! * [`run_label_chains`]: parallel chains, one random stream per chain, as
+//!   [`run_chains`](crate::binary::run_chains) does for binary models.
+
+mod model;
+mod run;
+mod sampler;
+
+pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
+pub use run::{LabelRun, LabelStart, run_label_chains};
+pub use sampler::LabelSamplerSpec;

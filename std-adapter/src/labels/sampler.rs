@@ -1,0 +1,348 @@
+//! Which kernel a label run uses.
+
+use super::model::LabelDomain;
+use crate::binary::{RunShape, ab_json, ab_settings, acs_json, acs_settings};
+use langevin_core::ParamError;
+use langevin_core::baselines::{Gwg, Scan};
+use langevin_core::binary::{StepError, StepReport};
+use langevin_core::categorical::{
+    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalTarget,
+};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget};
+use langevin_core::tuning::{AbTuner, AcsTuner};
+use rand_core::Rng;
+use serde_json::Value;
+
+/// A sampler for ordinal or categorical models and its parameters.
+///
+/// Steps and tuning follow [`SamplerSpec`](crate::binary::SamplerSpec): one Gibbs step is a
+/// sweep of `d` single-site updates (each pricing the `S − 1` other values, counted as `S − 1`
+/// evaluations); AB tunes during the burn-in, ACS within a tenth of the run. The window
+/// `|x'_i − x_i| ≤ w` applies to the ordinal proposals (DULA, DMALA, AB, ACS).
+///
+/// | sampler | ordinal | categorical |
+/// |---|---|---|
+/// | dula, dmala, gibbs, ab, acs | yes | yes |
+/// | gwg | no | yes |
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum LabelSamplerSpec {
+    /// Discrete unadjusted Langevin.
+    Dula {
+        /// Step `a`.
+        step: f64,
+        /// Balance `b`.
+        balance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
+    /// Discrete Metropolis-adjusted Langevin.
+    Dmala {
+        /// Step `a`.
+        step: f64,
+        /// Balance `b`.
+        balance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
+    /// Single-site Gibbs; one step is a sweep.
+    Gibbs {
+        /// Site order.
+        scan: Scan,
+    },
+    /// Gibbs-with-gradients (categorical only).
+    Gwg,
+    /// The any-scale balanced sampler, `(a, b)` tuned during burn-in.
+    Ab {
+        /// Initial step.
+        step: f64,
+        /// Initial balance.
+        balance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
+    /// Automatic cyclical scheduling.
+    Acs {
+        /// Where the search for the largest step starts.
+        a_ceil: f64,
+        /// `(a_max, a_min)` to use instead of searching.
+        fixed_steps: Option<(f64, f64)>,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
+}
+
+impl LabelSamplerSpec {
+    /// The name as the command line spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Dula { .. } => "dula",
+            Self::Dmala { .. } => "dmala",
+            Self::Gibbs { .. } => "gibbs",
+            Self::Gwg => "gwg",
+            Self::Ab { .. } => "ab",
+            Self::Acs { .. } => "acs",
+        }
+    }
+
+    /// `(step, balance)` where the sampler has them (AB: initial); NaN otherwise.
+    pub fn step_balance(&self) -> (f64, f64) {
+        match *self {
+            Self::Dula { step, balance, .. }
+            | Self::Dmala { step, balance, .. }
+            | Self::Ab { step, balance, .. } => (step, balance),
+            _ => (f64::NAN, f64::NAN),
+        }
+    }
+
+    /// The ordinal window, if any.
+    pub fn window(&self) -> Option<u16> {
+        match *self {
+            Self::Dula { window, .. }
+            | Self::Dmala { window, .. }
+            | Self::Ab { window, .. }
+            | Self::Acs { window, .. } => window,
+            _ => None,
+        }
+    }
+
+    /// Checks that the sampler applies to the domain.
+    ///
+    /// # Errors
+    ///
+    /// A one-line message for GWG on an ordinal model or a window on a categorical one.
+    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), String> {
+        match (self, domain) {
+            (Self::Gwg, LabelDomain::Ordinal) => Err(
+                "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab or acs)"
+                    .into(),
+            ),
+            (_, LabelDomain::Categorical) if self.window().is_some() => {
+                Err("--window applies to ordinal models only".into())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
+    /// model's conditional) and GWG.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    pub(crate) fn ordinal_kernel(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<AnyOrdinalKernel>, ParamError> {
+        let proposal = |step, balance, window: Option<u16>| {
+            let p = OrdinalProposal::new(step, balance)?;
+            match window {
+                Some(w) => p.windowed(w),
+                None => Ok(p),
+            }
+        };
+        Ok(Some(match *self {
+            Self::Dula {
+                step,
+                balance,
+                window,
+            } => AnyOrdinalKernel::Dula(ordinal::Dula::new(proposal(step, balance, window)?)),
+            Self::Dmala {
+                step,
+                balance,
+                window,
+            } => AnyOrdinalKernel::Dmala(ordinal::Dmala::new(proposal(step, balance, window)?)),
+            Self::Ab {
+                step,
+                balance,
+                window,
+            } => AnyOrdinalKernel::Ab(AbTuner::new(ab_settings(
+                step,
+                balance,
+                shape.burn_in,
+                window,
+            ))?),
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+                window,
+            } => AnyOrdinalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
+                a_ceil,
+                fixed_steps,
+                shape,
+                window,
+            ))?)),
+            Self::Gibbs { .. } | Self::Gwg => return Ok(None),
+        }))
+    }
+
+    /// A fresh categorical kernel for a run of this shape; `None` for Gibbs.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    pub(crate) fn categorical_kernel(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<AnyCategoricalKernel>, ParamError> {
+        Ok(Some(match *self {
+            Self::Dula { step, balance, .. } => AnyCategoricalKernel::Dula(categorical::Dula::new(
+                CategoricalProposal::new(step, balance)?,
+            )),
+            Self::Dmala { step, balance, .. } => AnyCategoricalKernel::Dmala(
+                categorical::Dmala::new(CategoricalProposal::new(step, balance)?),
+            ),
+            Self::Gwg => AnyCategoricalKernel::Gwg(Gwg),
+            Self::Ab { step, balance, .. } => AnyCategoricalKernel::Ab(AbTuner::new(ab_settings(
+                step,
+                balance,
+                shape.burn_in,
+                None,
+            ))?),
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+                ..
+            } => AnyCategoricalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
+                a_ceil,
+                fixed_steps,
+                shape,
+                None,
+            ))?)),
+            Self::Gibbs { .. } => return Ok(None),
+        }))
+    }
+
+    /// Checks the parameters for a run of this shape on a model of this domain (see
+    /// [`check_domain`](Self::check_domain) for whether the sampler applies at all).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), ParamError> {
+        match domain {
+            LabelDomain::Ordinal => self.ordinal_kernel(shape).map(|_| ()),
+            LabelDomain::Categorical => self.categorical_kernel(shape).map(|_| ()),
+        }
+    }
+}
+
+/// The ordinal kernels with a cached chain.
+#[derive(Clone, Debug)]
+pub(crate) enum AnyOrdinalKernel {
+    Dula(ordinal::Dula<'static>),
+    Dmala(ordinal::Dmala<'static>),
+    Ab(AbTuner),
+    Acs(Box<AcsTuner>),
+}
+
+/// The categorical kernels with a cached chain.
+#[derive(Clone, Debug)]
+pub(crate) enum AnyCategoricalKernel {
+    Dula(categorical::Dula<'static>),
+    Dmala(categorical::Dmala<'static>),
+    Gwg(Gwg),
+    Ab(AbTuner),
+    Acs(Box<AcsTuner>),
+}
+
+/// What both kernel enums tell the run loop about tuning.
+pub(crate) trait Tuning {
+    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
+    fn ab_mut(&mut self) -> Option<&mut AbTuner>;
+
+    fn is_tuning(&self) -> bool {
+        match self.tuner() {
+            (Some(ab), _) => !ab.is_frozen(),
+            (_, Some(acs)) => !acs.is_frozen(),
+            _ => false,
+        }
+    }
+
+    fn stop_tuning(&mut self) {
+        if let Some(ab) = self.ab_mut() {
+            ab.freeze();
+        }
+    }
+
+    fn tuned(&self) -> Option<Value> {
+        match self.tuner() {
+            (Some(ab), _) => Some(ab_json(ab)),
+            (_, Some(acs)) => Some(acs_json(&acs.report())),
+            _ => None,
+        }
+    }
+}
+
+impl Tuning for AnyOrdinalKernel {
+    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+        match self {
+            Self::Ab(k) => (Some(k), None),
+            Self::Acs(k) => (None, Some(&**k)),
+            _ => (None, None),
+        }
+    }
+    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+        match self {
+            Self::Ab(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+impl Tuning for AnyCategoricalKernel {
+    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+        match self {
+            Self::Ab(k) => (Some(k), None),
+            Self::Acs(k) => (None, Some(&**k)),
+            _ => (None, None),
+        }
+    }
+    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+        match self {
+            Self::Ab(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+impl OrdinalKernel for AnyOrdinalKernel {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut OrdinalChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: OrdinalTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        match self {
+            Self::Dula(k) => OrdinalKernel::step(k, target, chain, rng),
+            Self::Dmala(k) => OrdinalKernel::step(k, target, chain, rng),
+            Self::Ab(k) => OrdinalKernel::step(k, target, chain, rng),
+            Self::Acs(k) => OrdinalKernel::step(&mut **k, target, chain, rng),
+        }
+    }
+}
+
+impl CategoricalKernel for AnyCategoricalKernel {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut CategoricalChain<'_>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: CategoricalTarget + ?Sized,
+        R: Rng + ?Sized,
+    {
+        match self {
+            Self::Dula(k) => CategoricalKernel::step(k, target, chain, rng),
+            Self::Dmala(k) => CategoricalKernel::step(k, target, chain, rng),
+            Self::Gwg(k) => CategoricalKernel::step(k, target, chain, rng),
+            Self::Ab(k) => CategoricalKernel::step(k, target, chain, rng),
+            Self::Acs(k) => CategoricalKernel::step(&mut **k, target, chain, rng),
+        }
+    }
+}
