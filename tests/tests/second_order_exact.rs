@@ -164,70 +164,75 @@ fn fixed_u_detailed_balance_by_enumeration() {
     for case in cases(&h, d) {
         let w32: Vec<f32> = case.w.iter().map(|&v| v as f32).collect();
         let d32: Vec<f32> = case.diag.iter().map(|&v| v as f32).collect();
-        let a32 = trick_factor_f32(&case.w, &case.diag, d, case.balance).unwrap();
-        let params = TrickParams::new(&w32, &d32, &a32, case.step, case.balance).unwrap();
-        let (mut scratch, mut cached) = (vec![0.0; scratch_len(d)], vec![0u8; d]);
-        let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached).unwrap();
-        for _ in 0..3 {
-            let u = normals(&mut rng, d, 1.5);
-            let k = states.len();
-            // f[x][y] = log of π(x) N(u; Ax) Q(y|x,u) min(1, r), unnormalised in π.
-            let mut f = vec![f64::NEG_INFINITY; k * k];
-            let mut fwd = vec![0.0; k * k];
-            for (i, x) in states.iter().enumerate() {
-                let mut total = 0.0;
-                for (j, y) in states.iter().enumerate() {
-                    let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                    let reference = log_q_reference(
-                        &w32,
-                        &d32,
-                        &a32,
-                        case.step,
-                        case.balance,
-                        x,
-                        &grads[i],
-                        &u,
-                        y,
-                    );
-                    assert!(
-                        (t.log_q_forward - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
-                        "{}: log Q {} vs reference {}",
-                        case.name,
-                        t.log_q_forward,
-                        reference
-                    );
-                    let gauss = log_gauss(&a32, y, &u) - log_gauss(&a32, x, &u);
-                    assert!((t.log_gauss_ratio - gauss).abs() <= 1e-10 * (1.0 + gauss.abs()));
-                    total += t.log_q_forward.exp();
-                    fwd[i * k + j] = t.log_q_forward;
-                    let log_r = log_pi[j] - log_pi[i] + t.log_gauss_ratio + t.log_q_reverse
-                        - t.log_q_forward;
-                    f[i * k + j] =
-                        log_pi[i] + log_gauss(&a32, x, &u) + t.log_q_forward + log_r.min(0.0);
-                }
-                assert!(
-                    (total - 1.0).abs() < 1e-12,
-                    "{}: Σ_y Q = {total}",
-                    case.name
-                );
-            }
-            let m = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            for i in 0..k {
-                for j in 0..k {
-                    if i == j {
-                        continue;
+        let upper = trick_factor_f32(&case.w, &case.diag, d, case.balance).unwrap();
+        // Any A gives an exact kernel; the transposed (lower-triangular) factor exercises the
+        // general, non-triangular products.
+        let lower: Vec<f32> = (0..d * d).map(|k| upper[(k % d) * d + k / d]).collect();
+        for a32 in [upper, lower] {
+            let params = TrickParams::new(&w32, &d32, &a32, case.step, case.balance).unwrap();
+            let (mut scratch, mut cached) = (vec![0.0; scratch_len(d)], vec![0u8; d]);
+            let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached).unwrap();
+            for _ in 0..3 {
+                let u = normals(&mut rng, d, 1.5);
+                let k = states.len();
+                // f[x][y] = log of π(x) N(u; Ax) Q(y|x,u) min(1, r), unnormalised in π.
+                let mut f = vec![f64::NEG_INFINITY; k * k];
+                let mut fwd = vec![0.0; k * k];
+                for (i, x) in states.iter().enumerate() {
+                    let mut total = 0.0;
+                    for (j, y) in states.iter().enumerate() {
+                        let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
+                        let reference = log_q_reference(
+                            &w32,
+                            &d32,
+                            &a32,
+                            case.step,
+                            case.balance,
+                            x,
+                            &grads[i],
+                            &u,
+                            y,
+                        );
+                        assert!(
+                            (t.log_q_forward - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
+                            "{}: log Q {} vs reference {}",
+                            case.name,
+                            t.log_q_forward,
+                            reference
+                        );
+                        let gauss = log_gauss(&a32, y, &u) - log_gauss(&a32, x, &u);
+                        assert!((t.log_gauss_ratio - gauss).abs() <= 1e-10 * (1.0 + gauss.abs()));
+                        total += t.log_q_forward.exp();
+                        fwd[i * k + j] = t.log_q_forward;
+                        let log_r = log_pi[j] - log_pi[i] + t.log_gauss_ratio + t.log_q_reverse
+                            - t.log_q_forward;
+                        f[i * k + j] =
+                            log_pi[i] + log_gauss(&a32, x, &u) + t.log_q_forward + log_r.min(0.0);
                     }
-                    // The reverse conditional of x → y is the forward one of y → x.
-                    let (lr, lf) = (f[i * k + j], f[j * k + i]);
-                    let diff = ((lr - m).exp() - (lf - m).exp()).abs();
-                    let scale = (lr - m).exp().max((lf - m).exp());
-                    let rel = if scale > 0.0 { diff / scale } else { 0.0 };
-                    worst = worst.max(rel);
                     assert!(
-                        rel < 1e-10,
-                        "{}: detailed balance off by {rel:e} at ({i}, {j})",
+                        (total - 1.0).abs() < 1e-12,
+                        "{}: Σ_y Q = {total}",
                         case.name
                     );
+                }
+                let m = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                for i in 0..k {
+                    for j in 0..k {
+                        if i == j {
+                            continue;
+                        }
+                        // The reverse conditional of x → y is the forward one of y → x.
+                        let (lr, lf) = (f[i * k + j], f[j * k + i]);
+                        let diff = ((lr - m).exp() - (lf - m).exp()).abs();
+                        let scale = (lr - m).exp().max((lf - m).exp());
+                        let rel = if scale > 0.0 { diff / scale } else { 0.0 };
+                        worst = worst.max(rel);
+                        assert!(
+                            rel < 1e-10,
+                            "{}: detailed balance off by {rel:e} at ({i}, {j})",
+                            case.name
+                        );
+                    }
                 }
             }
         }

@@ -38,6 +38,8 @@ pub struct TrickParams<'m> {
     factor: &'m [f32],
     step: f64,
     balance: f64,
+    /// Whether `A` is upper triangular (products then skip the zero half).
+    upper: bool,
 }
 
 impl<'m> TrickParams<'m> {
@@ -102,6 +104,7 @@ impl<'m> TrickParams<'m> {
             factor,
             step,
             balance,
+            upper: is_upper(factor, d),
         })
     }
 
@@ -138,6 +141,7 @@ impl<'m> TrickParams<'m> {
             factor,
             step: self.step,
             balance,
+            upper: is_upper(factor, self.dim),
         })
     }
 
@@ -203,6 +207,14 @@ fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
         return Err(ParamError::Balance(balance));
     }
     Ok(())
+}
+
+/// Whether every entry below the diagonal is zero.
+fn is_upper(factor: &[f32], d: usize) -> bool {
+    factor
+        .chunks_exact(d.max(1))
+        .enumerate()
+        .all(|(i, row)| row.iter().take(i).all(|&v| v == 0.0))
 }
 
 fn check_factor(factor: &[f32], d2: usize) -> Result<(), ParamError> {
@@ -329,11 +341,11 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         }
         self.cache_valid = false;
         let [wx, ax, wy, ay, _, t] = split(self.scratch, d)?;
-        mat_state(p.w, d, x, wx);
-        mat_state(p.factor, d, x, ax);
-        mat_state(p.w, d, y, wy);
-        mat_state(p.factor, d, y, ay);
-        mat_t_vec(p.factor, d, u, t);
+        mat_state(p.w, d, false, x, wx);
+        mat_state(p.factor, d, p.upper, x, ax);
+        mat_state(p.w, d, false, y, wy);
+        mat_state(p.factor, d, p.upper, y, ay);
+        mat_t_vec(p.factor, d, p.upper, u, t);
         Ok(Transition {
             log_q_forward: p.log_q(x, grad_x, wx, t, y),
             log_q_reverse: p.log_q(y, grad_y, wy, t, x),
@@ -363,8 +375,8 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         LenError::check("target", d, target.dim())?;
         let [wx, ax, wy, ay, u, t] = split(self.scratch, d)?;
         if !self.cache_valid || *self.cached_state != *chain.x {
-            mat_state(p.w, d, chain.x, wx);
-            mat_state(p.factor, d, chain.x, ax);
+            mat_state(p.w, d, false, chain.x, wx);
+            mat_state(p.factor, d, p.upper, chain.x, ax);
             self.cached_state.copy_from_slice(chain.x);
             self.cache_valid = true;
         }
@@ -373,7 +385,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         for (ui, &a) in u.iter_mut().zip(ax.iter()) {
             *ui += a;
         }
-        mat_t_vec(p.factor, d, u, t);
+        mat_t_vec(p.factor, d, p.upper, u, t);
         // 2. y coordinatewise, two 32-bit draws per word.
         let mut flips = 0usize;
         let mut log_q_forward = 0.0f64;
@@ -443,8 +455,8 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
             update_symmetric(p.w, d, wx, chain.x_proposal, flipped, wy);
             update_columns(p.factor, d, ax, chain.x_proposal, flipped, ay);
         } else {
-            mat_state(p.w, d, chain.x_proposal, wy);
-            mat_state(p.factor, d, chain.x_proposal, ay);
+            mat_state(p.w, d, false, chain.x_proposal, wy);
+            mat_state(p.factor, d, p.upper, chain.x_proposal, ay);
         }
         let log_q_reverse = p.log_q(chain.x_proposal, chain.grad_proposal, wy, t, chain.x);
         report.log_accept_ratio = (log_density - chain.log_density)
@@ -506,8 +518,10 @@ fn gauss_ratio(u: &[f64], ax: &[f64], ay: &[f64]) -> f64 {
 }
 
 /// `out = M x` for a binary `x` (rows of `M` dotted with `x`), in `f64`.
-fn mat_state(m: &[f32], d: usize, x: &[u8], out: &mut [f64]) {
-    for (row, o) in m.chunks_exact(d.max(1)).zip(out.iter_mut()) {
+fn mat_state(m: &[f32], d: usize, upper: bool, x: &[u8], out: &mut [f64]) {
+    for (i, (row, o)) in m.chunks_exact(d.max(1)).zip(out.iter_mut()).enumerate() {
+        let skip = if upper { i } else { 0 };
+        let (row, x) = (row.get(skip..).unwrap_or(&[]), x.get(skip..).unwrap_or(&[]));
         let mut acc = [0.0f64; 4];
         let mut rc = row.chunks_exact(4);
         let mut xc = x.chunks_exact(4);
@@ -528,9 +542,14 @@ fn mat_state(m: &[f32], d: usize, x: &[u8], out: &mut [f64]) {
 }
 
 /// `out = Mᵀ v` (rows of `M` scaled by `v_i` and summed), in `f64`.
-fn mat_t_vec(m: &[f32], d: usize, v: &[f64], out: &mut [f64]) {
+fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
     out.fill(0.0);
-    for (row, &vi) in m.chunks_exact(d.max(1)).zip(v) {
+    for (i, (row, &vi)) in m.chunks_exact(d.max(1)).zip(v).enumerate() {
+        let skip = if upper { i } else { 0 };
+        let (row, out) = (
+            row.get(skip..).unwrap_or(&[]),
+            out.get_mut(skip..).unwrap_or(&mut []),
+        );
         for (o, &a) in out.iter_mut().zip(row) {
             *o += vi * f64::from(a);
         }
