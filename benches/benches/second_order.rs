@@ -9,7 +9,8 @@
 //!   (`b = ½`, step tuned by the jump-distance rule). One chain per sampler from a uniform random
 //!   state; tuning excluded; `T` kept steps (`LANGEVIN_BENCH_ESS_STEPS`, default 20 000). The
 //!   statistics are the Hamming distance to a fixed random reference state and the
-//!   magnetisation; ESS by Geyer's initial monotone sequence. Skipped when
+//!   magnetisation; ESS by Geyer's initial monotone sequence. `LANGEVIN_BENCH_AB2_TUNE` sets the
+//!   second-order tuning budget (default that of `Ab2Settings`). Skipped when
 //!   `LANGEVIN_BENCH_SKIP_ESS` is set.
 
 use criterion::{BenchmarkId, Criterion};
@@ -185,6 +186,12 @@ fn ess_report() {
             Some(rule) => {
                 let mut settings = Ab2Settings::default();
                 settings.diagonal = rule;
+                if let Some(n) = std::env::var("LANGEVIN_BENCH_AB2_TUNE")
+                    .ok()
+                    .and_then(|s| s.parse().ok())
+                {
+                    settings.second_budget = n;
+                }
                 let mut burn = ChainStats::default();
                 let (mut fitted, report) =
                     tune_chain(&mut model, &mut chain, &mut rng, &settings, &mut burn).unwrap();
