@@ -14,7 +14,6 @@
 //!   `LANGEVIN_BENCH_SKIP_ESS` is set.
 
 use criterion::{BenchmarkId, Criterion};
-use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
 use langevin_core::random::fill_normal;
