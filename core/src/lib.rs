@@ -58,6 +58,7 @@ pub mod math;
 pub mod models;
 pub mod ordinal;
 pub mod random;
+pub mod second_order;
 pub mod stats;
 pub mod target;
 pub mod tuning;

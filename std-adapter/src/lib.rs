@@ -15,6 +15,7 @@ pub mod npy;
 pub mod plot;
 pub mod quadratic_fit;
 pub mod sdp;
+pub mod second_order;
 pub mod seeding;
 pub mod timing;
 pub mod zoo;

@@ -1,0 +1,577 @@
+//! The AB-2 schedule: the any-scale balanced sampler with the second-order (Gaussian integral
+//! trick) kernel of [`langevin_core::second_order`], its quadratic term fitted during burn-in.
+//!
+//! Per chain (DESIGN §4, §6; paper 002 §3.2):
+//!
+//! 1. **first-order burn-in**: the AB-1st kernel (`W = D = 0`) with `(a, b)` tuned by
+//!    [`AbTuner`]; every accepted move contributes a pair `(Δx, Δg)`;
+//! 2. **fit**: `W` by [`fit_symmetric`], `D` by the chosen [`DiagonalRule`] (the diagonal SDP
+//!    for AB-trace, `λ I` for AB-shift), the factor `A₁` with `A₁ᵀA₁ = W + D` by
+//!    [`trick_factor_f32`]; the factor for balance `b` is `√b · A₁`;
+//! 3. **second-order tuning**: the same jump-distance coordinate ascent over `(a, b)` with the
+//!    second-order kernel;
+//! 4. **frozen**: the exact second-order kernel with the final `(a, b)`.
+//!
+//! Every step is an exact MH step, so only the adaptation makes the tuning phases
+//! non-homogeneous; discard them. If the fit or the factorisation fails (say, the chain never
+//! moved), the chain carries on with the first-order kernel and the report says why.
+
+use crate::binary::{BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
+use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
+use crate::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
+use crate::seeding::chain_rngs;
+use langevin_core::ParamError;
+use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, StepError, StepReport};
+use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::stats::ChainStats;
+use langevin_core::target::BinaryTarget;
+use langevin_core::tuning::{AbSettings, AbTuner};
+use nalgebra::DMatrix;
+use rand_core::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// How `D` is chosen once `W` is fitted.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum DiagonalRule {
+    /// AB-trace: `min trace(D)` with `W + D ⪰ 0` (the diagonal SDP).
+    Trace,
+    /// AB-shift: `D = λ I`, `λ = max(ε, −λ_min(W))`.
+    Shift {
+        /// The floor `ε`.
+        eps: f64,
+    },
+    /// AB-1st: no second-order phase (`W = D = A = 0`).
+    FirstOrder,
+}
+
+/// Settings of the AB-2 schedule.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Ab2Settings {
+    /// The first-order burn-in tuner (default: [`AbSettings::default`] with a budget of 2000).
+    pub first: AbSettings,
+    /// Most recent pairs kept for the fit (default 4000).
+    pub max_pairs: usize,
+    /// Steps of second-order `(a, b)` tuning (default 2000).
+    pub second_budget: u64,
+    /// Steps per probe in the second-order tuning (default 100).
+    pub probe_steps: u32,
+    /// Initial relative probe size `γ` of the second-order tuning (default 0.2).
+    pub rate: f64,
+    /// Factor applied to `γ` after a round without change (default 0.9).
+    pub decay: f64,
+    /// The choice of `D` (default AB-trace).
+    pub diagonal: DiagonalRule,
+    /// Options of the diagonal SDP (default: relative gap `1e-3`).
+    pub sdp: SdpOptions,
+}
+
+impl Default for Ab2Settings {
+    fn default() -> Self {
+        let mut first = AbSettings::default();
+        first.budget = 2000;
+        Self {
+            first,
+            max_pairs: 4000,
+            second_budget: 2000,
+            probe_steps: 100,
+            rate: 0.2,
+            decay: 0.9,
+            diagonal: DiagonalRule::Trace,
+            sdp: SdpOptions::default(),
+        }
+    }
+}
+
+/// What the schedule fitted and chose for one chain.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ab2Report {
+    /// `(a, b)` at the end of the first-order burn-in.
+    pub first_order: (f64, f64),
+    /// Pairs used for the fit.
+    pub pairs: usize,
+    /// Relative residual of the fitted `W` (`‖M W − G‖_F / ‖G‖_F`).
+    pub fit_residual: Option<f64>,
+    /// Directions of `W` the burn-in explored.
+    pub explored: usize,
+    /// `trace(D)`.
+    pub trace_d: f64,
+    /// The SDP's certified relative gap (AB-trace only).
+    pub sdp_gap: Option<f64>,
+    /// Final step `a`.
+    pub step: f64,
+    /// Final balance `b`.
+    pub balance: f64,
+    /// Steps spent tuning (both phases).
+    pub tuning_steps: u64,
+    /// Why the chain stayed first order, if it did.
+    pub fallback: Option<String>,
+}
+
+impl Ab2Report {
+    /// The report as JSON (for [`ChainResult::tuned`]).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "sampler": "ab2",
+            "first_order_step": self.first_order.0,
+            "first_order_balance": self.first_order.1,
+            "pairs": self.pairs,
+            "fit_residual": self.fit_residual,
+            "explored": self.explored,
+            "trace_d": self.trace_d,
+            "sdp_gap": self.sdp_gap,
+            "step": self.step,
+            "balance": self.balance,
+            "tuning_steps": self.tuning_steps,
+            "fallback": self.fallback,
+        })
+    }
+}
+
+/// The fitted quadratic model of one chain: `W`, `D` and the unit factor `A₁` (`A₁ᵀA₁ = W + D`,
+/// up to a relative jitter of `1e-12`), plus the factor for the current balance.
+#[derive(Clone, Debug)]
+pub struct Ab2Fitted {
+    /// The dimension.
+    pub dim: usize,
+    /// `W`, `d × d` row-major, symmetric.
+    pub w: Vec<f32>,
+    /// The diagonal of `D`.
+    pub diag: Vec<f32>,
+    /// `A₁`, upper triangular, row-major.
+    pub unit_factor: Vec<f32>,
+    factor: Vec<f32>,
+    factor_balance: f64,
+}
+
+impl Ab2Fitted {
+    /// The first-order model `W = D = A = 0`.
+    pub fn zero(dim: usize) -> Self {
+        Self {
+            dim,
+            w: vec![0.0; dim * dim],
+            diag: vec![0.0; dim],
+            unit_factor: vec![0.0; dim * dim],
+            factor: vec![0.0; dim * dim],
+            factor_balance: 0.0,
+        }
+    }
+
+    /// A model from `W` (symmetric, `f64`) and `D`; factors `W + D`.
+    ///
+    /// # Errors
+    ///
+    /// Any [`crate::quadratic_fit::FitError`] of [`trick_factor_f32`], as text.
+    pub fn new(w: &[f64], diag: &[f64], dim: usize) -> Result<Self, String> {
+        let unit_factor = trick_factor_f32(w, diag, dim, 1.0).map_err(|e| e.to_string())?;
+        Ok(Self {
+            dim,
+            w: w.iter().map(|&v| v as f32).collect(),
+            diag: diag.iter().map(|&v| v as f32).collect(),
+            factor: unit_factor.clone(),
+            unit_factor,
+            factor_balance: 1.0,
+        })
+    }
+
+    /// Kernel parameters for `(a, b)`, rescaling the factor to `√b · A₁` if `b` changed.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for an invalid `a` or `b`.
+    pub fn params(&mut self, step: f64, balance: f64) -> Result<TrickParams<'_>, ParamError> {
+        if balance != self.factor_balance {
+            let s = balance.sqrt() as f32;
+            for (f, &u) in self.factor.iter_mut().zip(&self.unit_factor) {
+                *f = s * u;
+            }
+            self.factor_balance = balance;
+        }
+        TrickParams::new(&self.w, &self.diag, &self.factor, step, balance)
+    }
+}
+
+/// `D = max(ε, −λ_min(W)) I` for a symmetric `W` (`d × d`, row-major).
+///
+/// # Errors
+///
+/// A message for a wrong length or a non-finite `W`.
+pub fn shift_diagonal(w: &[f64], dim: usize, eps: f64) -> Result<Vec<f64>, String> {
+    if w.len() != dim * dim || dim == 0 {
+        return Err(format!("W has {} entries, expected {}", w.len(), dim * dim));
+    }
+    if w.iter().any(|v| !v.is_finite()) {
+        return Err("W is not finite".into());
+    }
+    let m = DMatrix::from_row_slice(dim, dim, w);
+    let m = (&m + m.transpose()) * 0.5;
+    let lambda_min = m.symmetric_eigenvalues().min();
+    Ok(vec![eps.max(-lambda_min); dim])
+}
+
+/// `D` from the diagonal SDP (`min trace D`, `W + D ⪰ 0`); returns `D` and the certified gap.
+///
+/// # Errors
+///
+/// The solver's error, as text.
+pub fn trace_diagonal(w: &[f64], dim: usize, opts: &SdpOptions) -> Result<(Vec<f64>, f64), String> {
+    let m = SymmetricMatrix::from_row_major(dim, dim, w).map_err(|e| e.to_string())?;
+    let sol = solve_diagonal_sdp(&m, opts).map_err(|e| e.to_string())?;
+    Ok((sol.d, sol.rel_gap))
+}
+
+/// The jump-distance coordinate ascent of [`AbTuner`] over `(a, b)`, for any kernel.
+#[derive(Clone, Copy, Debug)]
+struct JumpTuner {
+    step: f64,
+    balance: f64,
+    rate: f64,
+    decay: f64,
+    tune_balance: bool,
+    probe: usize,
+    jumps: [u64; 3],
+    moved: bool,
+}
+
+impl JumpTuner {
+    /// `(a, b)` of probe `k` (0: centre, 1: up, 2: down).
+    fn probe_params(&self, k: usize) -> (f64, f64) {
+        let f = match k {
+            1 => 1.0 + self.rate,
+            2 => 1.0 - self.rate,
+            _ => 1.0,
+        };
+        if self.tune_balance {
+            (self.step, (self.balance * f).clamp(1e-3, 1.0))
+        } else {
+            (self.step * f, self.balance)
+        }
+    }
+
+    /// Books a finished probe; after the third, moves the centre and switches parameter.
+    fn finish_probe(&mut self, jump: u64) {
+        if let Some(j) = self.jumps.get_mut(self.probe) {
+            *j = jump;
+        }
+        self.probe += 1;
+        if self.probe < 3 {
+            return;
+        }
+        let [d0, up, down] = self.jumps;
+        let chosen = if up > d0 && up >= down {
+            1
+        } else if down > d0 && down > up {
+            2
+        } else {
+            0
+        };
+        let (a, b) = self.probe_params(chosen);
+        self.moved |= (a, b) != (self.step, self.balance);
+        (self.step, self.balance) = (a, b);
+        self.probe = 0;
+        self.jumps = [0; 3];
+        if self.tune_balance {
+            // A round is over.
+            if !self.moved {
+                self.rate *= self.decay;
+            }
+            self.moved = false;
+        }
+        self.tune_balance = !self.tune_balance;
+    }
+}
+
+/// Keeps the most recent `cap` pairs `(Δx, Δg)`, `d` entries each.
+struct Pairs {
+    dim: usize,
+    cap: usize,
+    next: usize,
+    dx: Vec<f64>,
+    dg: Vec<f64>,
+}
+
+impl Pairs {
+    fn push(&mut self, x0: &[u8], g0: &[f32], x1: &[u8], g1: &[f32]) {
+        if self.cap == 0 {
+            return;
+        }
+        let row = self.next % self.cap;
+        self.next += 1;
+        if self.dx.len() < self.cap * self.dim {
+            self.dx.resize(self.dx.len() + self.dim, 0.0);
+            self.dg.resize(self.dg.len() + self.dim, 0.0);
+        }
+        let span = row * self.dim..(row + 1) * self.dim;
+        for (((o, &a), &b), (p, (&c, &e))) in self.dx[span.clone()]
+            .iter_mut()
+            .zip(x1)
+            .zip(x0)
+            .zip(self.dg[span].iter_mut().zip(g1.iter().zip(g0)))
+        {
+            *o = f64::from(a) - f64::from(b);
+            *p = f64::from(c) - f64::from(e);
+        }
+    }
+}
+
+/// Why the schedule stopped.
+pub type Ab2Error<E> = StepError<E>;
+
+/// Runs the tuning phases of the AB-2 schedule on `chain` (first-order burn-in, fit, second-order
+/// tuning) and returns the fitted model with the final `(a, b)`. Step totals are added to
+/// `stats`.
+///
+/// # Errors
+///
+/// [`StepError`] from a kernel step; a failed fit is not an error (see [`Ab2Report::fallback`]).
+pub fn tune_chain<T, R>(
+    target: &mut T,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut R,
+    settings: &Ab2Settings,
+    stats: &mut ChainStats,
+) -> Result<(Ab2Fitted, Ab2Report), Ab2Error<T::Error>>
+where
+    T: BinaryTarget + ?Sized,
+    R: Rng + ?Sized,
+{
+    let d = chain.dim();
+    let mut report = Ab2Report::default();
+    let mut tuner = AbTuner::new(settings.first).map_err(param_error)?;
+    let mut pairs = Pairs {
+        dim: d,
+        cap: settings.max_pairs,
+        next: 0,
+        dx: Vec::new(),
+        dg: Vec::new(),
+    };
+    let (mut x0, mut g0) = (vec![0u8; d], vec![0.0f32; d]);
+    while !tuner.is_frozen() {
+        x0.copy_from_slice(chain.state());
+        g0.copy_from_slice(chain.grad());
+        let r = tuner.step(target, chain, rng)?;
+        stats.record(&r);
+        report.tuning_steps += 1;
+        if r.accepted && r.proposed_flips > 0 {
+            pairs.push(&x0, &g0, chain.state(), chain.grad());
+        }
+    }
+    let ab = tuner.report();
+    report.first_order = (ab.step, ab.balance);
+    (report.step, report.balance) = (ab.step, ab.balance);
+    report.pairs = pairs.next.min(pairs.cap);
+    let mut fitted = match fit(&pairs, d, settings, &mut report) {
+        Ok(f) => f,
+        Err(why) => {
+            report.fallback = Some(why);
+            return Ok((Ab2Fitted::zero(d), report));
+        }
+    };
+    let mut jt = JumpTuner {
+        step: ab.step,
+        balance: ab.balance,
+        rate: settings.rate,
+        decay: settings.decay,
+        tune_balance: false,
+        probe: 0,
+        jumps: [0; 3],
+        moved: false,
+    };
+    let mut scratch = vec![0.0f64; scratch_len(d)];
+    let mut cached = vec![0u8; d];
+    let mut spent = 0u64;
+    while spent + u64::from(settings.probe_steps) <= settings.second_budget {
+        let (a, b) = jt.probe_params(jt.probe);
+        let params = fitted.params(a, b).map_err(param_error)?;
+        let mut kernel =
+            AbSecondOrder::new(params, &mut scratch, &mut cached).map_err(StepError::Len)?;
+        let mut jump = 0u64;
+        for _ in 0..settings.probe_steps {
+            let r = kernel.step(target, chain, rng)?;
+            stats.record(&r);
+            jump += u64::from(r.accepted_flips());
+        }
+        spent += u64::from(settings.probe_steps);
+        jt.finish_probe(jump);
+    }
+    report.tuning_steps += spent;
+    (report.step, report.balance) = (jt.step, jt.balance);
+    Ok((fitted, report))
+}
+
+fn param_error<E>(e: ParamError) -> StepError<E> {
+    match e {
+        ParamError::Len(l) => StepError::Len(l),
+        _ => StepError::Len(langevin_core::LenError {
+            buffer: "AB-2 parameters",
+            expected: 0,
+            found: 0,
+        }),
+    }
+}
+
+/// Fits `W`, chooses `D` and factors; fills the fit fields of `report`.
+fn fit(
+    pairs: &Pairs,
+    d: usize,
+    settings: &Ab2Settings,
+    report: &mut Ab2Report,
+) -> Result<Ab2Fitted, String> {
+    if settings.diagonal == DiagonalRule::FirstOrder {
+        return Err("first order requested".into());
+    }
+    if pairs.next == 0 {
+        return Err("no accepted moves during burn-in".into());
+    }
+    let q = fit_symmetric(&pairs.dx, &pairs.dg, d, &FitOptions::default())
+        .map_err(|e| format!("fit: {e}"))?;
+    report.fit_residual = Some(q.residual);
+    report.explored = q.explored;
+    let diag = match settings.diagonal {
+        DiagonalRule::Trace => {
+            let (diag, gap) = trace_diagonal(&q.w, d, &settings.sdp)?;
+            report.sdp_gap = Some(gap);
+            diag
+        }
+        DiagonalRule::Shift { eps } => shift_diagonal(&q.w, d, eps)?,
+        DiagonalRule::FirstOrder => return Err("first order requested".into()),
+    };
+    report.trace_d = diag.iter().sum();
+    Ab2Fitted::new(&q.w, &diag, d).map_err(|e| format!("factor: {e}"))
+}
+
+/// Runs `config.chains` chains of the AB-2 schedule on `model`, like
+/// [`crate::binary::run_chains`]: chain `c` starts uniformly at random from its own stream, runs
+/// the tuning phases of [`tune_chain`] and then `config.burn_in` further frozen steps (all
+/// counted in `burn_in_stats`), then `config.steps` kept steps. Each chain's
+/// [`ChainResult::tuned`] holds its [`Ab2Report`] as JSON. Output does not depend on the thread
+/// count.
+///
+/// # Errors
+///
+/// [`RunError`] for a start where the model is not finite or a failing step.
+pub fn run_ab2_chains(
+    model: &BinaryModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<BinaryRun, RunError> {
+    settings.first.validate().map_err(RunError::Param)?;
+    let streams = chain_rngs(config.seed, config.chains);
+    let next = AtomicUsize::new(0);
+    let threads = config.threads.clamp(1, config.chains.max(1));
+    let start = Instant::now();
+    let mut results: Vec<(usize, Result<ChainResult, RunError>)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let c = next.fetch_add(1, Ordering::Relaxed);
+                        if c >= config.chains {
+                            break done;
+                        }
+                        let rng = streams.get(c).cloned();
+                        done.push((c, run_one(model, settings, config, c, rng, progress)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    let wall_time = start.elapsed();
+    results.sort_by_key(|(c, _)| *c);
+    let chains = results
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(BinaryRun {
+        chains,
+        dim: model.dim(),
+        wall_time,
+    })
+}
+
+fn run_one(
+    model: &BinaryModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    c: usize,
+    rng: Option<Xoshiro256PlusPlus>,
+    progress: Option<&AtomicU64>,
+) -> Result<ChainResult, RunError> {
+    let d = model.dim();
+    let mut rng = rng.ok_or_else(|| RunError::Model(format!("no random stream for chain {c}")))?;
+    let mut cache = vec![0.0f64; model.cache_len()];
+    let mut target = model.target(&mut cache).map_err(RunError::Model)?;
+    let mut x: Vec<u8> = (0..d)
+        .map(|_| u8::from(rng.next_u32() >> 31 == 1))
+        .collect();
+    let (mut grad, mut x_proposal, mut grad_proposal, mut flipped) = (
+        vec![0.0f32; d],
+        vec![0u8; d],
+        vec![0.0f32; d],
+        vec![0u32; d],
+    );
+    let buffers = ChainBuffers {
+        x: &mut x,
+        grad: &mut grad,
+        x_proposal: &mut x_proposal,
+        grad_proposal: &mut grad_proposal,
+        flipped: &mut flipped,
+    };
+    let mut chain = BinaryChain::new(buffers, &mut target)
+        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+    let mut result = ChainResult {
+        draws: Vec::with_capacity(config.kept() * d),
+        log_density: Vec::with_capacity(config.kept()),
+        ..ChainResult::default()
+    };
+    let step_err = |e: StepError<_>| RunError::Model(e.to_string());
+    let (mut fitted, report) = tune_chain(
+        &mut target,
+        &mut chain,
+        &mut rng,
+        settings,
+        &mut result.burn_in_stats,
+    )
+    .map_err(step_err)?;
+    if let Some(p) = progress {
+        p.fetch_add(report.tuning_steps, Ordering::Relaxed);
+    }
+    let params = fitted
+        .params(report.step, report.balance)
+        .map_err(RunError::Param)?;
+    let mut scratch = vec![0.0f64; scratch_len(d)];
+    let mut cached = vec![0u8; d];
+    let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached)
+        .map_err(|e| RunError::Param(e.into()))?;
+    let mut step = |chain: &mut BinaryChain<'_>,
+                    rng: &mut Xoshiro256PlusPlus|
+     -> Result<StepReport, RunError> {
+        kernel.step(&mut target, chain, rng).map_err(step_err)
+    };
+    for _ in 0..config.burn_in {
+        let r = step(&mut chain, &mut rng)?;
+        result.burn_in_stats.record(&r);
+    }
+    let thin = config.thin.max(1);
+    for t in 1..=config.steps {
+        let r = step(&mut chain, &mut rng)?;
+        result.stats.record(&r);
+        if t % thin == 0 {
+            result.draws.extend_from_slice(chain.state());
+            result.log_density.push(chain.log_density());
+        }
+    }
+    if let Some(p) = progress {
+        p.fetch_add(config.burn_in + config.steps, Ordering::Relaxed);
+    }
+    result.tuned = Some(report.to_json());
+    Ok(result)
+}
