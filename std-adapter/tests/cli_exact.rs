@@ -205,6 +205,17 @@ fn exact_samplers_match_enumerated_marginals() {
         &binary,
     );
     check(&scratch, QUADRATIC, "quad-ab", &["ab"], 20, 6, 2, &binary);
+    check(&scratch, QUADRATIC, "quad-ab2", &["ab2"], 20, 6, 2, &binary);
+    check(
+        &scratch,
+        QUADRATIC,
+        "quad-ab2-shift",
+        &["ab2", "--diagonal", "shift"],
+        20,
+        6,
+        2,
+        &binary,
+    );
 }
 
 #[test]

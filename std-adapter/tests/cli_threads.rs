@@ -96,8 +96,9 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
             "lat.json",
         ],
     );
-    let cases: [(&str, &[&str]); 7] = [
+    let cases: [(&str, &[&str]); 8] = [
         ("lat.json", &["ab"]),
+        ("lat.json", &["ab2"]),
         ("lat.json", &["acs"]),
         ("lat.json", &["rwm"]),
         ("lat.json", &["gibbs", "--scan", "random"]),

@@ -20,6 +20,7 @@ use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
+use langevin_std::second_order::{Ab2Settings, DiagonalRule, run_ab2_chains};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -49,6 +50,19 @@ pub enum SamplerName {
     Ab,
     /// Automatic cyclical scheduling: tuned within 10% of the run, then a fixed cycle.
     Acs,
+    /// Any-scale balanced, second order: first-order tuning, a fitted quadratic W, a diagonal D
+    /// (see --diagonal), then the Gaussian-integral-trick kernel with (a, b) tuned again
+    /// (binary models). The tuning phases come before --burn-in.
+    Ab2,
+}
+
+/// How AB-2 chooses the diagonal D that makes W + D positive semidefinite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiagonalName {
+    /// Smallest trace (the diagonal SDP).
+    Trace,
+    /// A multiple of the identity: D = max(ε, −λ_min(W)) I.
+    Shift,
 }
 
 /// Site order of Gibbs.
@@ -86,6 +100,9 @@ pub struct SampleArgs {
     /// Sampler.
     #[arg(long, value_enum, default_value_t = SamplerName::Dmala)]
     pub sampler: SamplerName,
+    /// AB-2's choice of the diagonal D.
+    #[arg(long, value_enum, default_value_t = DiagonalName::Trace)]
+    pub diagonal: DiagonalName,
     /// Step size `a` in x-units (dula, dmala; ab: where tuning starts).
     #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     pub step: f64,
@@ -263,7 +280,11 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     }
     let total = progress_total(args, &config);
     let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
-        run_chains(model, &spec, &config, p)
+        if args.sampler == SamplerName::Ab2 {
+            run_ab2_chains(model, &ab2_settings(args), &config, p)
+        } else {
+            run_chains(model, &spec, &config, p)
+        }
     })?;
     let marginal_rmse = if args.exact {
         let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
@@ -278,7 +299,11 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     let stats = run.stats();
     let (step, balance) = spec.step_balance();
     let summary = Summary {
-        sampler: spec.name(),
+        sampler: if args.sampler == SamplerName::Ab2 {
+            "ab2"
+        } else {
+            spec.name()
+        },
         model: args.model.display().to_string(),
         kind: doc.kind.clone(),
         domain: "binary",
@@ -422,12 +447,25 @@ fn binary_spec(args: &SampleArgs) -> Result<SamplerSpec, CliError> {
         },
         SamplerName::Gwg => SamplerSpec::Gwg,
         SamplerName::Rwm => SamplerSpec::Rwm { rate: args.rate },
-        SamplerName::Ab => SamplerSpec::Ab { step, balance },
+        // AB-2's first phase is the first-order tuner; its own runner takes over from there.
+        SamplerName::Ab | SamplerName::Ab2 => SamplerSpec::Ab { step, balance },
         SamplerName::Acs => SamplerSpec::Acs {
             a_ceil: args.a_ceil,
             fixed_steps: fixed_steps(args),
         },
     })
+}
+
+/// AB-2 settings: the first-order phase starts at `--step`/`--balance`.
+fn ab2_settings(args: &SampleArgs) -> Ab2Settings {
+    let mut settings = Ab2Settings::default();
+    settings.first.step = args.step;
+    settings.first.balance = args.balance;
+    settings.diagonal = match args.diagonal {
+        DiagonalName::Trace => DiagonalRule::Trace,
+        DiagonalName::Shift => DiagonalRule::Shift { eps: 1e-3 },
+    };
+    settings
 }
 
 /// The sampler a name and parameters describe (other parameters at their defaults), with the
@@ -441,7 +479,7 @@ pub fn sampler_spec(name: SamplerName, step: f64, balance: f64) -> Result<Sample
         },
         SamplerName::Gwg => SamplerSpec::Gwg,
         SamplerName::Rwm => SamplerSpec::Rwm { rate: None },
-        SamplerName::Ab => SamplerSpec::Ab { step, balance },
+        SamplerName::Ab | SamplerName::Ab2 => SamplerSpec::Ab { step, balance },
         SamplerName::Acs => SamplerSpec::Acs {
             a_ceil: 5.0,
             fixed_steps: None,

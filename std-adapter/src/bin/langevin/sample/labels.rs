@@ -46,9 +46,14 @@ fn label_spec(args: &SampleArgs, domain: LabelDomain) -> Result<LabelSamplerSpec
             fixed_steps: fixed_steps(args),
             window,
         },
-        SamplerName::Rwm => {
+        SamplerName::Rwm | SamplerName::Ab2 => {
             return Err(CliError(format!(
-                "sampler rwm does not apply to {} models (use {})",
+                "sampler {} does not apply to {} models (use {})",
+                if args.sampler == SamplerName::Rwm {
+                    "rwm"
+                } else {
+                    "ab2"
+                },
                 domain.name(),
                 match domain {
                     LabelDomain::Ordinal => "dula, dmala, gibbs, ab or acs",
