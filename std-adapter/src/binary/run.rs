@@ -483,7 +483,9 @@ fn run_one(
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(RunError::Model)?;
-    let kernel = sampler.kernel_for(shape).map_err(RunError::Param)?;
+    let kernel = sampler
+        .kernel_for_model(model, shape)
+        .map_err(RunError::Param)?;
     let mut x: Vec<u8> = (0..d)
         .map(|_| u8::from(rng.next_u32() >> 31 == 1))
         .collect();

@@ -4,11 +4,15 @@ use langevin_core::BinaryTarget;
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, Rejection, StepError, StepReport,
+    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection,
+    StepError, StepReport,
 };
+use langevin_core::models::Dims;
 use langevin_core::tuning::{AbSettings, AbTuner, AcsReport, AcsSettings, AcsTuner};
 use rand_core::Rng;
 use serde_json::{Value, json};
+
+use super::model::BinaryModel;
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
 /// high-dimensional random walks).
@@ -143,7 +147,29 @@ impl SamplerSpec {
         self.kernel_for(&RunShape::default())
     }
 
-    /// A fresh kernel for one chain of a run of this shape.
+    /// A fresh kernel for one chain of a run of this shape on `model`: like
+    /// [`kernel_for`](Self::kernel_for), but DMALA on an Ising lattice uses the tabulated
+    /// lattice kernel.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn kernel_for_model(
+        &self,
+        model: &BinaryModel,
+        shape: &RunShape,
+    ) -> Result<AnyBinaryKernel, ParamError> {
+        match (self, model) {
+            (&Self::Dmala { step, balance }, BinaryModel::Lattice(lattice)) => {
+                Ok(AnyBinaryKernel::LatticeDmala(Box::new(LatticeDmala::new(
+                    LatticeProposal::new(lattice, step, balance)?,
+                ))))
+            }
+            _ => self.kernel_for(shape),
+        }
+    }
+
+    /// A fresh kernel for one chain of a run of this shape, whatever the model.
     ///
     /// # Errors
     ///
@@ -231,6 +257,10 @@ pub enum AnyBinaryKernel {
     Dula(Dula<'static, crate::FlipMathImpl>),
     /// See [`Dmala`].
     Dmala(Dmala<'static, crate::FlipMathImpl>),
+    /// DMALA on an Ising lattice through its tabulated kernel (see [`LatticeDmala`]): the same
+    /// exact kernel family with flip probabilities quantised to multiples of 2⁻¹⁶, about ten
+    /// times faster than the generic one.
+    LatticeDmala(Box<LatticeDmala<Dims>>),
     /// See [`Gibbs`]; one step is a sweep of `d` updates.
     Gibbs(Gibbs),
     /// See [`Gwg`].
@@ -322,6 +352,8 @@ impl BinaryKernel for AnyBinaryKernel {
         match self {
             Self::Dula(k) => k.step(target, chain, rng),
             Self::Dmala(k) => k.step(target, chain, rng),
+            // The runner starts the chain on the lattice this kernel was built for.
+            Self::LatticeDmala(k) => k.step(chain, rng).map_err(StepError::Len),
             Self::Gibbs(k) => {
                 let mut sweep = SweepReport::default();
                 for _ in 0..chain.dim() {
