@@ -356,7 +356,7 @@ impl<'a> DenseSnapshots<'a> {
     /// Recomputes the running sum from the table (undoing rounding drift).
     pub fn recompute_sum(&mut self) {
         self.sum.fill(0.0);
-        for row in self.table.chunks_exact(self.dim) {
+        for row in self.table.chunks_exact(self.dim.max(1)) {
             add_to(self.sum, row);
         }
     }

@@ -179,7 +179,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             .sum();
         for (k, (pre, rows)) in pre_out
             .chunks_mut(ROWS)
-            .zip(self.w.chunks(ROWS * v))
+            .zip(self.w.chunks((ROWS * v).max(1)))
             .enumerate()
         {
             pre_block(k * ROWS, rows, pre);
@@ -211,7 +211,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
 /// read from the rows (which the gradient pass streams next) with one chain per row.
 #[inline(always)]
 fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_>) {
-    let mut it = rows.chunks_exact(v);
+    let mut it = rows.chunks_exact(v.max(1));
     let full = (
         <&mut [f64; ROWS]>::try_from(&mut *pre),
         it.next(),
@@ -249,7 +249,7 @@ fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_
         }
         *acc = h;
     } else {
-        for (p, row) in pre.iter_mut().zip(rows.chunks_exact(v)) {
+        for (p, row) in pre.iter_mut().zip(rows.chunks_exact(v.max(1))) {
             for &i in mv.flipped {
                 let i = i as usize;
                 let up = mv.to.get(i).is_some_and(|&t| t != 0);
@@ -268,7 +268,7 @@ const ROWS: usize = 8;
 /// one pass over `grad`.
 #[inline(always)]
 fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize) {
-    let mut it = rows.chunks_exact(v);
+    let mut it = rows.chunks_exact(v.max(1));
     if let (
         [s0, s1, s2, s3, s4, s5, s6, s7],
         Some(r0),
@@ -312,7 +312,7 @@ fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize
             *g = t;
         }
     } else {
-        for (row, &s) in rows.chunks_exact(v).zip(sigma) {
+        for (row, &s) in rows.chunks_exact(v.max(1)).zip(sigma) {
             for (g, &w) in grad.iter_mut().zip(row) {
                 *g += s * w;
             }
@@ -332,7 +332,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         let pre = core::mem::take(&mut self.hidden);
         let u = self.evaluate(x, grad, pre, |first, rows, pre| {
             let c = self.c.get(first..).unwrap_or(&[]);
-            for ((p, row), &cj) in pre.iter_mut().zip(rows.chunks_exact(v)).zip(c) {
+            for ((p, row), &cj) in pre.iter_mut().zip(rows.chunks_exact(v.max(1))).zip(c) {
                 *p = f64::from(cj)
                     + row
                         .iter()

@@ -85,7 +85,7 @@ impl<'m> TrickParams<'m> {
         if !w.iter().all(|v| v.is_finite()) {
             return Err(ParamError::NonFinite("W"));
         }
-        for (i, row) in w.chunks_exact(d).enumerate() {
+        for (i, row) in w.chunks_exact(d.max(1)).enumerate() {
             for (j, &wij) in row.iter().enumerate().skip(i + 1) {
                 let wji = w.get(j * d + i).copied().unwrap_or(f32::NAN);
                 if wij != wji {
