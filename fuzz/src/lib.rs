@@ -287,9 +287,12 @@ pub fn valid_params(step: f64, balance: f64) -> bool {
 
 /// Whether a preconditioner must be accepted with `step`.
 pub fn valid_preconditioner(step: f64, p: &[f32]) -> bool {
+    // The f32 per-coordinate penalty 1/(2a) / p² must also be defined (not 0/0 or ∞/∞).
+    let half_inv_step = (0.5 / step) as f32;
     p.iter().all(|&pi| {
         let scaled = step * f64::from(pi) * f64::from(pi);
-        pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
+        let half_inv = half_inv_step / (pi * pi);
+        pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0 && !half_inv.is_nan()
     })
 }
 
