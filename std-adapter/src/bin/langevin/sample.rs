@@ -5,6 +5,7 @@
 
 mod exact;
 mod labels;
+mod mmd;
 pub(crate) mod pictures;
 
 use crate::CliError;
@@ -158,6 +159,10 @@ pub struct SampleArgs {
     /// Enumerate the model (d·log2(S) ≤ 24) and report the RMSE of the sampled marginals.
     #[arg(long)]
     pub exact: bool,
+    /// RBM models: report the MMD (kernel exp(−mean Hamming distance)) between the kept draws
+    /// and block-Gibbs reference draws.
+    #[arg(long)]
+    pub mmd: bool,
     /// Write a PNG: trace and autocorrelation of the distance statistic per chain; also
     /// FILE.heatmap.png for 2-D ordinal models and FILE.images.png for RBMs with a square
     /// visible layer.
@@ -224,6 +229,8 @@ pub struct Summary {
     #[serde(skip_serializing_if = "Option::is_none")]
     marginal_rmse: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    mmd: Option<mmd::MmdReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     tuned: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     plots: Vec<String>,
@@ -278,6 +285,11 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     if args.exact {
         exact::check_size(d, 2)?;
     }
+    if args.mmd && !matches!(model, BinaryModel::Rbm { .. }) {
+        return Err(CliError(
+            "--mmd compares against block-Gibbs draws and needs an rbm model".into(),
+        ));
+    }
     let total = progress_total(args, &config);
     let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
         if args.sampler == SamplerName::Ab2 {
@@ -289,6 +301,11 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
     let marginal_rmse = if args.exact {
         let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
         Some(exact::rmse(&exact::binary(model)?, &chains, d, 2)?)
+    } else {
+        None
+    };
+    let mmd = if args.mmd {
+        Some(mmd::rbm(model, &run, config.seed)?)
     } else {
         None
     };
@@ -338,6 +355,7 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
         statistic: "hamming",
         diagnostics: diagnose(&run, config.seed).ok(),
         marginal_rmse,
+        mmd,
         tuned: run.tuned(),
         plots: plot_names(&files),
         mean: run.means(),
@@ -676,6 +694,12 @@ fn print_table(s: &Summary) {
     }
     if let Some(r) = s.marginal_rmse {
         println!("{:<22}{r:.5} (against exact enumeration)", "marginal RMSE");
+    }
+    if let Some(m) = &s.mmd {
+        println!(
+            "{:<22}{:.3e} (ln {:.2}; {} draws against {} block-Gibbs draws)",
+            "MMD²", m.mmd2, m.log_mmd2, m.draws, m.reference_draws
+        );
     }
     if !s.plots.is_empty() {
         println!("{:<22}{}", "plots", s.plots.join(", "));

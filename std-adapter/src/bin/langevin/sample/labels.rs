@@ -72,6 +72,11 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
     spec.check_domain(domain).map_err(CliError)?;
     spec.validate(domain, &config.shape(d))
         .map_err(|e| param_error(spec.name(), &e))?;
+    if args.mmd {
+        return Err(CliError(
+            "--mmd compares against block-Gibbs draws and needs an rbm model".into(),
+        ));
+    }
     if args.exact {
         exact::check_size(d, s)?;
     }
@@ -130,6 +135,7 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
         },
         diagnostics: run.diagnose(config.seed).ok(),
         marginal_rmse,
+        mmd: None,
         tuned: run.tuned(),
         plots: plot_names(&files),
         mean: run.means(),
