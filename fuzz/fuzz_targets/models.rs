@@ -26,6 +26,11 @@ struct Check<'s> {
 fn close(a: f64, b: f64, tol: Option<f64>) -> bool {
     match tol {
         None => a.to_bits() == b.to_bits(),
+        // An allowed error at the scale of the f32 range means either side may have overflowed
+        // (a sum that cancels huge terms in another order): same sign is all that can be asked.
+        Some(tol) if tol >= f64::from(f32::MAX) / 4.0 && (a.is_infinite() || b.is_infinite()) => {
+            a.signum() == b.signum()
+        }
         Some(tol) => !tol.is_finite() || (a - b).abs() <= tol + f64::from(f32::MIN_POSITIVE),
     }
 }
@@ -103,12 +108,8 @@ where
             (check.u)(t)
         );
         for (i, (&c, &f)) in chain.grad().iter().zip(&g_fresh).enumerate() {
-            // At the edge of the f32 range a different summation order may round to ±MAX in one
-            // evaluation and overflow to ±∞ in the other: both mean "overflowed", same sign.
-            let overflowed = |v: f32| v.abs() >= f32::MAX;
-            let both_overflowed = overflowed(c) && overflowed(f) && c.signum() == f.signum();
             assert!(
-                both_overflowed || close(f64::from(c), f64::from(f), (check.g)(t, i)),
+                close(f64::from(c), f64::from(f), (check.g)(t, i)),
                 "{} step {t}: cached gradient[{i}] {c} vs fresh {f} (tolerance {:?}), state {:?}",
                 check.name,
                 (check.g)(t, i),
