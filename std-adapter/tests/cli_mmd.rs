@@ -13,7 +13,15 @@ fn mmd_ranks_an_exact_sampler_above_a_biased_one() {
     ok(
         &dir,
         &[
-            "model", "rbm", "--visible", "36", "--hidden", "16", "--seed", "3", "--out",
+            "model",
+            "rbm",
+            "--visible",
+            "36",
+            "--hidden",
+            "16",
+            "--seed",
+            "3",
+            "--out",
             "rbm.json",
         ],
     );
@@ -23,8 +31,19 @@ fn mmd_ranks_an_exact_sampler_above_a_biased_one() {
         ok(
             &dir,
             &[
-                "sample", "--model", "rbm.json", "--sampler", sampler, "--step", step,
-                "--steps", "4000", "--mmd", "--quiet", "--summary", &out,
+                "sample",
+                "--model",
+                "rbm.json",
+                "--sampler",
+                sampler,
+                "--step",
+                step,
+                "--steps",
+                "4000",
+                "--mmd",
+                "--quiet",
+                "--summary",
+                &out,
             ],
         );
         let s = summary(&scratch.path(&out));
@@ -35,7 +54,12 @@ fn mmd_ranks_an_exact_sampler_above_a_biased_one() {
         assert_eq!(m["draws"].as_u64(), Some(2000));
         mmd.push(value);
     }
-    assert!(mmd[0] < mmd[1], "dmala {} should beat biased dula {}", mmd[0], mmd[1]);
+    assert!(
+        mmd[0] < mmd[1],
+        "dmala {} should beat biased dula {}",
+        mmd[0],
+        mmd[1]
+    );
 }
 
 #[test]
@@ -46,7 +70,10 @@ fn mmd_needs_an_rbm() {
         "lat.json",
         r#"{"kind": "ising_lattice", "rows": 3, "cols": 3, "coupling": 0.2}"#,
     );
-    let message = fails(&dir, &["sample", "--model", "lat.json", "--mmd", "--out", "x.npy"]);
+    let message = fails(
+        &dir,
+        &["sample", "--model", "lat.json", "--mmd", "--out", "x.npy"],
+    );
     assert!(message.contains("--mmd"), "{message}");
     assert!(!scratch.path("x.npy").exists());
 }

@@ -76,7 +76,8 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let outcome = match cli.command {
+    quiet_on_closed_stdout();
+    let outcome = std::panic::catch_unwind(|| match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         Some(Command::SampleContinuous(args)) => continuous::run_continuous(&args),
@@ -84,6 +85,12 @@ fn main() -> ExitCode {
         Some(Command::Model(args)) => model::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
+    });
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        // The reader went away (`langevin | head`): stop quietly, as other tools do.
+        Err(payload) if is_broken_pipe(payload.as_ref()) => return ExitCode::SUCCESS,
+        Err(payload) => std::panic::resume_unwind(payload),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -92,4 +99,24 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether a panic payload is `println!` failing on a closed stdout.
+fn is_broken_pipe(payload: &(dyn std::any::Any + Send)) -> bool {
+    let text = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("");
+    text.contains("Broken pipe")
+}
+
+/// Keeps the panic message of a closed stdout off stderr; every other panic reports as usual.
+fn quiet_on_closed_stdout() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if !is_broken_pipe(info.payload()) {
+            report(info);
+        }
+    }));
 }
