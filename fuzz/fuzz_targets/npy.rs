@@ -46,7 +46,11 @@ fn run(data: &[u8]) -> Option<(Vec<usize>, (&'static str, Vec<u64>))> {
     let bytes = write(&a);
     let b = read_npy_bytes(&bytes).unwrap_or_else(|e| panic!("re-reading a written array: {e}"));
     assert_eq!(a.shape, b.shape, "shape changed in the round trip");
-    assert_eq!(bits(&a.data), bits(&b.data), "data changed in the round trip");
+    assert_eq!(
+        bits(&a.data),
+        bits(&b.data),
+        "data changed in the round trip"
+    );
     assert_eq!(write(&b), bytes, "a second write gives other bytes");
     Some((a.shape, bits(&a.data)))
 }
