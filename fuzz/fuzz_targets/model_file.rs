@@ -83,9 +83,6 @@ fn run(text: &str) -> Vec<String> {
     }
     let json = Value::Object(doc.fields.clone());
     match DiscreteModel::from_json(&json) {
-        // Its unknown-kind message quotes the kind unescaped, so a kind with a line break
-        // spans lines: only the other messages are held to one line.
-        Err(e) if doc.kind.contains(['\n', '\r']) => out.push(e.to_string()),
         Err(e) => out.push(one_line(&e)),
         Ok(m) => out.push(format!(
             "discrete {}",

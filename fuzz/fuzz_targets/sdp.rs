@@ -37,14 +37,9 @@ fn cholesky_ok(n: usize, m: &[f64], shift: f64) -> bool {
     true
 }
 
-/// Finite entries beyond ±1e100 clamped: larger ones can make the solver's shift search loop
-/// without end.
+/// Entries as given: the solver works at unit scale, so huge and subnormal ones are fair game.
 fn tame(v: f64) -> f64 {
-    if v.is_finite() {
-        v.clamp(-1e100, 1e100)
-    } else {
-        v
-    }
+    v
 }
 
 fn run(data: &[u8]) -> Option<(Vec<u64>, u64, usize)> {
@@ -108,7 +103,7 @@ fn run(data: &[u8]) -> Option<(Vec<u64>, u64, usize)> {
         assert_eq!(sol.trace, sum);
     }
     // Not `>= 0`: the solver can report a NaN gap (a known finding), only a negative one fails.
-    assert!(!(sol.rel_gap < 0.0), "rel_gap {}", sol.rel_gap);
+    assert!(sol.rel_gap >= 0.0, "rel_gap {}", sol.rel_gap);
 
     // W + diag(d), rescaled so its largest entry is 1 (no overflow, no underflow of the shift).
     let wd = m.to_dense();

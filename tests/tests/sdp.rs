@@ -582,3 +582,30 @@ fn caps_and_small_ranks_stay_feasible_and_honest() {
         assert!(sol.rel_gap >= (sol.trace - case.optimal) / sol.trace - 1e-12);
     }
 }
+
+/// Found by fuzzing: a tiny off-diagonal next to a subnormal diagonal once gave a NaN gap.
+#[test]
+fn subnormal_entries_give_a_certified_gap() {
+    let w = [-10.0, 2.2e-308, 2.2e-308, 1.26e-321];
+    let m = SymmetricMatrix::from_row_major(2, 2, &w).unwrap();
+    let sol = solve_diagonal_sdp(&m, &SdpOptions::default()).unwrap();
+    assert!(sol.rel_gap >= 0.0 && sol.rel_gap <= 1e-3, "{sol:?}");
+    assert!(sol.d.iter().all(|x| x.is_finite() && *x >= 0.0), "{sol:?}");
+}
+
+/// Found by fuzzing: entries near 1e300 once sent the certification into an endless loop.
+#[test]
+fn huge_entries_are_solved_at_unit_scale() {
+    let n = 4;
+    let w: Vec<f64> = (0..n * n)
+        .map(|k| {
+            let (i, j) = (k / n, k % n);
+            let (a, b) = (i.min(j), i.max(j));
+            1e300 * ((a * 7 + b * 3) % 5) as f64 - 2e300
+        })
+        .collect();
+    let m = SymmetricMatrix::from_row_major(n, n, &w).unwrap();
+    let sol = solve_diagonal_sdp(&m, &SdpOptions::default()).unwrap();
+    assert!(sol.d.iter().all(|x| x.is_finite() && *x >= 0.0), "{sol:?}");
+    assert!(sol.rel_gap >= 0.0 && sol.rel_gap <= 1e-3, "{sol:?}");
+}

@@ -60,7 +60,7 @@ impl LabelModel {
             Some("potts") => Potts::from_json(value).map(LabelModel::Categorical),
             Some(other) => Err(field_error(
                 "kind",
-                format!("unknown label model kind `{other}`"),
+                format!("unknown label model kind {other:?}"),
             )),
             None => Err(field_error("kind", "missing")),
         }
