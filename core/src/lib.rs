@@ -18,10 +18,16 @@
 //!
 //! * [`target`]: the traits a model implements.
 //! * [`binary`]: the balanced flip proposal and its unadjusted (DULA) and Metropolis-adjusted
-//!   (DMALA) kernels over `{0,1}^d`.
+//!   (DMALA) kernels over `{0,1}^d`, and the tabulated kernels of the Ising lattice.
+//! * [`ordinal`], [`categorical`]: the same family over `{0..S−1}^d` and over one-hot labels.
+//! * [`second_order`]: the any-scale balanced kernel with a quadratic term, through the
+//!   Gaussian integral trick.
+//! * [`tuning`]: adaptive step and balance (AB) and automatic cyclical schedules (ACS).
+//! * [`baselines`]: Gibbs, Gibbs-with-gradients and random-walk Metropolis.
 //! * [`continuous`]: stochastic-gradient Langevin integrators (LMC, SGLD, SGHMC, EWSG, AGLD) for
 //!   potentials that are sums over data.
-//! * [`models`]: lattice Ising, dense binary quadratic and RBM targets with incremental updates.
+//! * [`models`]: lattice and graph Ising, dense binary quadratic, RBM and binary logistic
+//!   regression targets with incremental updates.
 //! * [`math`]: the only place that evaluates transcendental functions.
 //! * [`random`]: uniform and Gaussian draws from a [`rand_core::Rng`].
 //! * [`stats`]: online chain statistics.
