@@ -609,3 +609,27 @@ fn huge_entries_are_solved_at_unit_scale() {
     assert!(sol.d.iter().all(|x| x.is_finite() && *x >= 0.0), "{sol:?}");
     assert!(sol.rel_gap >= 0.0 && sol.rel_gap <= 1e-3, "{sol:?}");
 }
+
+/// Found by fuzzing: a matrix of subnormal entries needs a positive, subnormal d; scaling back
+/// from the unit-scale solve must not round it down to zero.
+#[test]
+fn all_subnormal_matrix_stays_feasible() {
+    let a = 5e-324;
+    let w = [a, a, 0.0, a, a, a, 0.0, a, 1.136e-321];
+    let m = SymmetricMatrix::from_row_major(3, 3, &w).unwrap();
+    let sol = solve_diagonal_sdp(&m, &SdpOptions::default()).unwrap();
+    // W/a + diag(d/a) must be PSD: check the scaled matrix exactly (entries are small integers
+    // times a, and d/a is exact for subnormal d).
+    let s: Vec<f64> = w.iter().map(|x| x / a).collect();
+    let d: Vec<f64> = sol.d.iter().map(|x| x / a).collect();
+    let m = [
+        [s[0] + d[0], s[1], s[2]],
+        [s[3], s[4] + d[1], s[5]],
+        [s[6], s[7], s[8] + d[2]],
+    ];
+    let minor2 = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+    let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    assert!(m[0][0] >= 0.0 && minor2 >= 0.0 && det >= 0.0, "{sol:?}");
+}

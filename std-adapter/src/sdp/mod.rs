@@ -292,10 +292,36 @@ pub fn solve_diagonal_sdp(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpS
     }
     let scaled: Vec<f64> = dense.iter().map(|&x| flush(times_pow2(x, -e))).collect();
     let n = w.dim();
+    // Each row's flushed entries E perturb W by a matrix that `diag(Σ_j |E_ij|)` dominates, so
+    // adding those sums to d keeps W + diag(d) positive semidefinite.
+    let flushed: Vec<f64> = dense
+        .chunks_exact(n.max(1))
+        .zip(scaled.chunks_exact(n.max(1)))
+        .map(|(row, kept)| {
+            row.iter()
+                .zip(kept)
+                .filter(|(_, k)| **k == 0.0)
+                .map(|(x, _)| x.abs())
+                .sum()
+        })
+        .collect();
     let mut sol = solve_unit_scale(&SymmetricMatrix::from_row_major(n, n, &scaled)?, opts)?;
-    sol.d.iter_mut().for_each(|x| *x = times_pow2(*x, e));
-    sol.trace = times_pow2(sol.trace, e);
-    sol.lower_bound = times_pow2(sol.lower_bound, e);
+    for (x, extra) in sol.d.iter_mut().zip(&flushed) {
+        // Round up: a scaled-back entry that lost bits to underflow must not shrink.
+        let mut back = times_pow2(*x, e);
+        while times_pow2(back, -e) < *x {
+            back = back.next_up();
+        }
+        *x = back + extra;
+    }
+    sol.trace = sol.d.iter().sum();
+    // Round the bound down, for the same reason d is rounded up: it must stay a certificate.
+    let scaled_lower = sol.lower_bound;
+    sol.lower_bound = times_pow2(scaled_lower, e);
+    while sol.lower_bound.is_finite() && times_pow2(sol.lower_bound, -e) > scaled_lower {
+        sol.lower_bound = sol.lower_bound.next_down();
+    }
+    sol.rel_gap = relative_gap(sol.trace, sol.lower_bound);
     sol.lambda_min = times_pow2(sol.lambda_min, e);
     for c in &mut sol.history {
         c.trace = times_pow2(c.trace, e);
