@@ -11,6 +11,8 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SECONDS_PER_TARGET=${1:-60}
+# A fixed seed makes a run repeatable (set FUZZ_SEED to explore elsewhere).
+SEED=${FUZZ_SEED:-1}
 shift || true
 
 rustup toolchain list | grep -q '^nightly' ||
@@ -32,7 +34,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$scratch/$t" "corpus/$t"
   log="$scratch/$t.log"
   cargo +nightly fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -print_final_stats=1 >"$log" 2>&1
+    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -seed="$SEED" -print_final_stats=1 >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$log")
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
