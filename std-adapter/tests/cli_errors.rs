@@ -187,6 +187,30 @@ fn non_finite_values() {
     );
     expect(&sample_fails(&s, "inf.json", &[]), &["inf.json"]);
     s.write(
+        "big_lattice.json",
+        r#"{"kind": "ising_lattice", "rows": 2, "cols": 2, "coupling": 1e39}"#,
+    );
+    expect(
+        &sample_fails(&s, "big_lattice.json", &[]),
+        &["`coupling`", "single precision"],
+    );
+    s.write(
+        "big_edge.json",
+        r#"{"kind": "ising", "n": 2, "edges": [[0, 1, 1e300]], "field": [0, 1e40]}"#,
+    );
+    expect(
+        &sample_fails(&s, "big_edge.json", &[]),
+        &["`field`", "entry 1", "single precision"],
+    );
+    s.write(
+        "big_edge.json",
+        r#"{"kind": "ising", "n": 2, "edges": [[0, 1, 1e300]]}"#,
+    );
+    expect(
+        &sample_fails(&s, "big_edge.json", &[]),
+        &["`edges`", "edge 0", "single precision"],
+    );
+    s.write(
         "edge.json",
         r#"{"kind": "ising", "n": 2, "edges": "e.npy"}"#,
     );

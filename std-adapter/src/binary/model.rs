@@ -112,21 +112,18 @@ impl BinaryModel {
                 }
                 let triples: Vec<(f64, f64, f64)> =
                     edges.chunks_exact(3).map(|e| (e[0], e[1], e[2])).collect();
-                Self::ising_graph(n, &triples, &field).map_err(|p| doc.err("edges", p))?
+                let field = to_f32(doc, "field", &field)?;
+                Self::ising_graph(n, &triples, field).map_err(|p| doc.err("edges", p))?
             }
             "ising_lattice" => {
                 let rows = doc.count("rows")?;
                 let cols = doc.count("cols")?;
-                let coupling = doc.number("coupling")?;
-                let field = doc.number_or("field", 0.0)?;
+                let coupling = single(doc, "coupling", doc.number("coupling")?)?;
+                let field = single(doc, "field", doc.number_or("field", 0.0)?)?;
                 let periodic = doc.flag_or("periodic", true)?;
-                let lattice = IsingLattice::with_dims(
-                    Dims { rows, cols },
-                    coupling as f32,
-                    field as f32,
-                    periodic,
-                )
-                .map_err(|e| doc.err("rows", e.to_string()))?;
+                let lattice =
+                    IsingLattice::with_dims(Dims { rows, cols }, coupling, field, periodic)
+                        .map_err(|e| doc.err("rows", e.to_string()))?;
                 Self::Lattice(lattice)
             }
             "rbm" => {
@@ -177,8 +174,13 @@ impl BinaryModel {
     ///
     /// # Errors
     ///
-    /// A message for out-of-range or non-integer node indices, self-loops, non-finite values.
-    pub fn ising_graph(n: usize, edges: &[(f64, f64, f64)], field: &[f64]) -> Result<Self, String> {
+    /// A message for out-of-range or non-integer node indices, self-loops, and couplings that
+    /// are not finite in single precision.
+    pub fn ising_graph(
+        n: usize,
+        edges: &[(f64, f64, f64)],
+        field: Vec<f32>,
+    ) -> Result<Self, String> {
         let mut adjacency: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
         for (k, &(i, j, c)) in edges.iter().enumerate() {
             let node = |v: f64| -> Result<usize, String> {
@@ -194,11 +196,14 @@ impl BinaryModel {
             if i == j {
                 return Err(format!("edge {k} joins node {i} to itself"));
             }
+            let c = c as f32;
             if !c.is_finite() {
-                return Err(format!("edge {k} has a non-finite coupling"));
+                return Err(format!(
+                    "edge {k} has a coupling that is not finite in single precision"
+                ));
             }
-            adjacency[i].push((j as u32, c as f32));
-            adjacency[j].push((i as u32, c as f32));
+            adjacency[i].push((j as u32, c));
+            adjacency[j].push((i as u32, c));
         }
         let mut offsets = Vec::with_capacity(n + 1);
         let mut neighbours = Vec::new();
@@ -215,7 +220,7 @@ impl BinaryModel {
             offsets,
             neighbours,
             couplings,
-            field: field.iter().map(|&h| h as f32).collect(),
+            field,
         })
     }
 
@@ -281,6 +286,16 @@ fn to_f32(doc: &ModelDoc, field: &str, v: &[f64]) -> Result<Vec<f32>, ModelError
             }
         })
         .collect()
+}
+
+/// A scalar field narrowed to single precision, refused if it stops being finite.
+fn single(doc: &ModelDoc, field: &str, x: f64) -> Result<f32, ModelError> {
+    let y = x as f32;
+    if y.is_finite() {
+        Ok(y)
+    } else {
+        Err(doc.err(field, format!("{x} overflows single precision")))
+    }
 }
 
 macro_rules! dispatch {
