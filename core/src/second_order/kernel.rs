@@ -39,7 +39,7 @@ pub struct TrickParams<'m> {
     step: f64,
     balance: f64,
     /// Whether `A` is upper triangular (products then skip the zero half).
-    upper: bool,
+    pub(super) upper: bool,
 }
 
 impl<'m> TrickParams<'m> {
@@ -452,8 +452,9 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         }
         // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates flipped.
         if 2 * flips < d {
-            update_symmetric(p.w, d, wx, chain.x_proposal, flipped, wy);
-            update_columns(p.factor, d, ax, chain.x_proposal, flipped, ay);
+            let pair = (&*chain.x, &*chain.x_proposal);
+            update_symmetric(p.w, d, wx, pair, flipped, wy);
+            update_columns(p.factor, d, ax, pair, flipped, ay);
         } else {
             mat_state(p.w, d, false, chain.x_proposal, wy);
             mat_state(p.factor, d, p.upper, chain.x_proposal, ay);
@@ -490,7 +491,7 @@ impl BinaryKernel for AbSecondOrder<'_, '_> {
     }
 }
 
-fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
+pub(super) fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
     report.accepted = false;
     report.log_accept_ratio = f64::NEG_INFINITY;
     report.rejection = Some(why);
@@ -498,7 +499,7 @@ fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
 }
 
 /// The six scratch vectors of length `d`.
-fn split(scratch: &mut [f64], d: usize) -> Result<[&mut [f64]; 6], LenError> {
+pub(super) fn split(scratch: &mut [f64], d: usize) -> Result<[&mut [f64]; 6], LenError> {
     let err = LenError {
         buffer: "scratch",
         expected: scratch_len(d),
@@ -510,15 +511,21 @@ fn split(scratch: &mut [f64], d: usize) -> Result<[&mut [f64]; 6], LenError> {
 }
 
 /// `log N(u; A y, I) − log N(u; A x, I) = ½|u − A x|² − ½|u − A y|²`.
-fn gauss_ratio(u: &[f64], ax: &[f64], ay: &[f64]) -> f64 {
+pub(super) fn gauss_ratio(u: &[f64], ax: &[f64], ay: &[f64]) -> f64 {
     u.iter()
         .zip(ax.iter().zip(ay))
         .map(|(&u, (&x, &y))| 0.5 * ((u - x) * (u - x) - (u - y) * (u - y)))
         .sum()
 }
 
-/// `out = M x` for a binary `x` (rows of `M` dotted with `x`), in `f64`.
-fn mat_state(m: &[f32], d: usize, upper: bool, x: &[u8], out: &mut [f64]) {
+/// `out = M x` for an integer state `x` (rows of `M` dotted with `x`), in `f64`.
+pub(super) fn mat_state<V: Copy + Into<f64>>(
+    m: &[f32],
+    d: usize,
+    upper: bool,
+    x: &[V],
+    out: &mut [f64],
+) {
     for (i, (row, o)) in m.chunks_exact(d.max(1)).zip(out.iter_mut()).enumerate() {
         let skip = if upper { i } else { 0 };
         let (row, x) = (row.get(skip..).unwrap_or(&[]), x.get(skip..).unwrap_or(&[]));
@@ -527,14 +534,14 @@ fn mat_state(m: &[f32], d: usize, upper: bool, x: &[u8], out: &mut [f64]) {
         let mut xc = x.chunks_exact(4);
         for (r, xs) in (&mut rc).zip(&mut xc) {
             for ((a, &m), &x) in acc.iter_mut().zip(r).zip(xs) {
-                *a += if x == 1 { f64::from(m) } else { 0.0 };
+                *a += f64::from(m) * x.into();
             }
         }
         let tail: f64 = rc
             .remainder()
             .iter()
             .zip(xc.remainder())
-            .map(|(&m, &x)| if x == 1 { f64::from(m) } else { 0.0 })
+            .map(|(&m, &x)| f64::from(m) * x.into())
             .sum();
         let [a, b, c, e] = acc;
         *o = (a + b) + (c + e) + tail;
@@ -542,7 +549,7 @@ fn mat_state(m: &[f32], d: usize, upper: bool, x: &[u8], out: &mut [f64]) {
 }
 
 /// `out = Mᵀ v` (rows of `M` scaled by `v_i` and summed), in `f64`.
-fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
+pub(super) fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
     out.fill(0.0);
     for (i, (row, &vi)) in m.chunks_exact(d.max(1)).zip(v).enumerate() {
         let skip = if upper { i } else { 0 };
@@ -556,27 +563,51 @@ fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
     }
 }
 
-/// `wy = wx + Σ_{j flipped} ±W[j, :]` (`W` symmetric, so rows stand in for columns).
-fn update_symmetric(w: &[f32], d: usize, wx: &[f64], y: &[u8], flipped: &[u32], wy: &mut [f64]) {
+/// `y_j − x_j` as an `f64` (0 for an index beyond either state).
+#[inline(always)]
+fn delta<V: Copy + Into<f64>>(x: &[V], y: &[V], j: usize) -> f64 {
+    match (x.get(j), y.get(j)) {
+        (Some(&a), Some(&b)) => b.into() - a.into(),
+        _ => 0.0,
+    }
+}
+
+/// `wy = wx + Σ_{j changed} (y_j − x_j) W[j, :]` (`W` symmetric, so rows stand in for
+/// columns). For binary states the factor is `±1`, exact.
+pub(super) fn update_symmetric<V: Copy + Into<f64>>(
+    w: &[f32],
+    d: usize,
+    wx: &[f64],
+    (x, y): (&[V], &[V]),
+    changed: &[u32],
+    wy: &mut [f64],
+) {
     wy.copy_from_slice(wx);
-    for &j in flipped {
+    for &j in changed {
         let j = j as usize;
-        let sign = if y.get(j) == Some(&1) { 1.0 } else { -1.0 };
+        let step = delta(x, y, j);
         let row = w.get(j * d..(j + 1) * d).unwrap_or(&[]);
         for (o, &a) in wy.iter_mut().zip(row) {
-            *o += sign * f64::from(a);
+            *o += step * f64::from(a);
         }
     }
 }
 
-/// `ay_i = ax_i + Σ_{j flipped} ±A[i, j]`.
-fn update_columns(a: &[f32], d: usize, ax: &[f64], y: &[u8], flipped: &[u32], ay: &mut [f64]) {
+/// `ay_i = ax_i + Σ_{j changed} (y_j − x_j) A[i, j]`.
+pub(super) fn update_columns<V: Copy + Into<f64>>(
+    a: &[f32],
+    d: usize,
+    ax: &[f64],
+    (x, y): (&[V], &[V]),
+    changed: &[u32],
+    ay: &mut [f64],
+) {
     for (row, (o, &base)) in a.chunks_exact(d.max(1)).zip(ay.iter_mut().zip(ax)) {
         let mut acc = base;
-        for &j in flipped {
+        for &j in changed {
             let j = j as usize;
             let v = f64::from(row.get(j).copied().unwrap_or(0.0));
-            acc += if y.get(j) == Some(&1) { v } else { -v };
+            acc += delta(x, y, j) * v;
         }
         *o = acc;
     }

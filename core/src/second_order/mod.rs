@@ -30,7 +30,15 @@
 //! product `Aᵀu` and, for a proposal that flips `k` coordinates, `W y` and `A y` updated from
 //! the cache in `O(k d)` (or recomputed in full when `k ≥ d/2`): at most about two `d × d`
 //! products. The matrices are `f32`; every product is accumulated in `f64`.
+//!
+//! # Ordinal states
+//!
+//! [`OrdinalAbSecondOrder`] is the same kernel over `{0, …, S−1}^d`: step 2 draws each `y_i`
+//! from the normalised softmax over the `S` values `v` of `v c_i − κ_i v²`; everything else,
+//! `TrickParams` included, is shared.
 
 mod kernel;
+mod ordinal;
 
 pub use kernel::{AbSecondOrder, SCRATCH_PER_DIM, Transition, TrickParams, scratch_len};
+pub use ordinal::{OrdinalAbSecondOrder, ordinal_scratch_len};
