@@ -15,6 +15,13 @@
 //! Every step is an exact MH step, so only the adaptation makes the tuning phases
 //! non-homogeneous; discard them. If the fit or the factorisation fails (say, the chain never
 //! moved), the chain carries on with the first-order kernel and the report says why.
+//!
+//! Ordinal models run the same schedule ([`tune_ordinal_chain`], [`run_ab2_ordinal_chains`])
+//! with the kernel of [`langevin_core::second_order::OrdinalAbSecondOrder`].
+
+mod ordinal;
+
+pub use ordinal::{run_ab2_ordinal_chains, tune_ordinal_chain};
 
 use crate::binary::{BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
 use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
@@ -293,7 +300,7 @@ struct Pairs {
 }
 
 impl Pairs {
-    fn push(&mut self, x0: &[u8], g0: &[f32], x1: &[u8], g1: &[f32]) {
+    fn push<V: Copy + Into<f64>>(&mut self, x0: &[V], g0: &[f32], x1: &[V], g1: &[f32]) {
         if self.cap == 0 {
             return;
         }
@@ -310,7 +317,7 @@ impl Pairs {
             .zip(x0)
             .zip(self.dg[span].iter_mut().zip(g1.iter().zip(g0)))
         {
-            *o = f64::from(a) - f64::from(b);
+            *o = a.into() - b.into();
             *p = f64::from(c) - f64::from(e);
         }
     }

@@ -53,7 +53,7 @@ pub enum SamplerName {
     Acs,
     /// Any-scale balanced, second order: first-order tuning, a fitted quadratic W, a diagonal D
     /// (see --diagonal), then the Gaussian-integral-trick kernel with (a, b) tuned again
-    /// (binary models). The tuning phases come before --burn-in.
+    /// (binary and ordinal models). The tuning phases come before --burn-in.
     Ab2,
 }
 

@@ -1,8 +1,8 @@
 //! `langevin sample` on ordinal and categorical models.
 
 use super::{
-    SampleArgs, SamplerName, Summary, csv_bytes, exact, finish, fixed_steps, ns_per_step,
-    param_error, pictures, plot_names, progress_total, run_config,
+    SampleArgs, SamplerName, Summary, ab2_settings, csv_bytes, exact, finish, fixed_steps,
+    ns_per_step, param_error, pictures, plot_names, progress_total, run_config,
 };
 use crate::CliError;
 use crate::output::npy_bytes;
@@ -12,6 +12,7 @@ use langevin_std::labels::{
 };
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
+use langevin_std::second_order::run_ab2_ordinal_chains;
 use std::path::PathBuf;
 
 /// The label sampler the arguments describe.
@@ -36,24 +37,31 @@ fn label_spec(args: &SampleArgs, domain: LabelDomain) -> Result<LabelSamplerSpec
             scan: args.scan.scan(),
         },
         SamplerName::Gwg => LabelSamplerSpec::Gwg,
+        // AB-2's first phase is the first-order tuner; its own runner takes over from there.
         SamplerName::Ab => LabelSamplerSpec::Ab {
             step,
             balance,
             window,
         },
+        SamplerName::Ab2 if domain == LabelDomain::Ordinal => LabelSamplerSpec::Ab {
+            step,
+            balance,
+            window,
+        },
+        SamplerName::Ab2 => {
+            return Err(CliError(
+                "sampler ab2 needs an ordinal or binary model; this one is categorical (use dula, dmala, gibbs, gwg, ab or acs)"
+                    .into(),
+            ));
+        }
         SamplerName::Acs => LabelSamplerSpec::Acs {
             a_ceil: args.a_ceil,
             fixed_steps: fixed_steps(args),
             window,
         },
-        SamplerName::Rwm | SamplerName::Ab2 => {
+        SamplerName::Rwm => {
             return Err(CliError(format!(
-                "sampler {} does not apply to {} models (use {})",
-                if args.sampler == SamplerName::Rwm {
-                    "rwm"
-                } else {
-                    "ab2"
-                },
+                "sampler rwm does not apply to {} models (use {})",
                 domain.name(),
                 match domain {
                     LabelDomain::Ordinal => "dula, dmala, gibbs, ab or acs",
@@ -81,9 +89,17 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
         exact::check_size(d, s)?;
     }
     let total = progress_total(args, &config);
-    let run = progress::with_progress(spec.name(), total, progress::wanted(args.quiet), |p| {
-        run_label_chains(model, &spec, &config, &LabelStart::Uniform, p)
-    })?;
+    let ab2 = args.sampler == SamplerName::Ab2;
+    let name = if ab2 { "ab2" } else { spec.name() };
+    let run =
+        progress::with_progress(name, total, progress::wanted(args.quiet), |p| match model {
+            LabelModel::Ordinal(m) if ab2 => {
+                let mut settings = ab2_settings(args);
+                settings.first.window = args.window;
+                run_ab2_ordinal_chains(m, &settings, &config, p)
+            }
+            _ => run_label_chains(model, &spec, &config, &LabelStart::Uniform, p),
+        })?;
     let draws: Vec<&[u16]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
     let marginal_rmse = if args.exact {
         Some(exact::rmse(&exact::labels(model)?, &draws, d, s)?)
@@ -97,7 +113,7 @@ pub fn run(args: &SampleArgs, doc: &ModelDoc, model: &LabelModel) -> Result<(), 
     let stats = run.stats();
     let (step, balance) = spec.step_balance();
     let summary = Summary {
-        sampler: spec.name(),
+        sampler: name,
         model: args.model.display().to_string(),
         kind: doc.kind.clone(),
         domain: domain.name(),
