@@ -571,6 +571,7 @@ fn run_one(
     for t in 1..=config.steps {
         let r = step(&mut chain, &mut rng)?;
         result.stats.record(&r);
+        result.jump += u64::from(r.accepted_flips());
         if t % thin == 0 {
             result.draws.extend_from_slice(chain.state());
             result.log_density.push(chain.log_density());

@@ -157,6 +157,7 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
         // The marginal RMSE the command reports: each P̂(x_i = k) has sd ≤ ½/√n.
         let rmse = sm["marginal_rmse"].as_f64().unwrap();
         assert!(rmse < Z * 0.5 / n.sqrt(), "{tag}: marginal RMSE {rmse}");
+        assert!(sm["mean_jump"].as_f64().unwrap() > 0.0, "{tag}: no L1 jump");
         let acceptance = sm["acceptance_rate"].as_f64().unwrap();
         eprintln!(
             "{tag}: fitted-W residual ≤ {residual_max:e}, acceptance {acceptance:.3}, RMSE {rmse:.4}"
@@ -184,4 +185,53 @@ fn ab2_refuses_categorical_models() {
         line.contains("ab2 needs an ordinal or binary model"),
         "{line}"
     );
+}
+
+/// Chains take all their randomness from their own streams: the draws and the tuned parameters
+/// do not depend on the number of threads.
+#[test]
+fn ab2_ordinal_output_does_not_depend_on_threads() {
+    let scratch = Scratch::new("ab2-ordinal-threads");
+    scratch.write("ord.json", ORDINAL);
+    let runs: Vec<(Vec<u8>, serde_json::Value)> = ["1", "3"]
+        .iter()
+        .map(|threads| {
+            let (out, sum) = (format!("{threads}.npy"), format!("{threads}.json"));
+            ok(
+                &scratch.0,
+                &[
+                    "sample",
+                    "--model",
+                    "ord.json",
+                    "--sampler",
+                    "ab2",
+                    "--chains",
+                    "4",
+                    "--steps",
+                    "300",
+                    "--burn-in",
+                    "50",
+                    "--seed",
+                    "5",
+                    "--threads",
+                    threads,
+                    "--out",
+                    &out,
+                    "--summary",
+                    &sum,
+                    "--quiet",
+                ],
+            );
+            (
+                std::fs::read(scratch.path(&out)).unwrap(),
+                summary(&scratch.path(&sum)),
+            )
+        })
+        .collect();
+    assert_eq!(runs[0].0, runs[1].0, "draws differ");
+    assert_eq!(
+        runs[0].1["tuned"], runs[1].1["tuned"],
+        "tuned parameters differ"
+    );
+    assert_eq!(runs[0].1["mean"], runs[1].1["mean"]);
 }
