@@ -485,3 +485,72 @@ fn bad_inputs_are_typed_errors() {
             .is_err()
     );
 }
+
+/// `Wavy` whose log-density is NaN wherever `x_0` is at its last value.
+struct Holed(Wavy);
+
+impl OrdinalTarget for Holed {
+    type Error = std::convert::Infallible;
+    fn dim(&self) -> usize {
+        self.0.dim()
+    }
+    fn states(&self) -> usize {
+        self.0.states()
+    }
+    fn log_density_and_grad(
+        &mut self,
+        x: &[u16],
+        grad: &mut [f32],
+    ) -> Result<f64, std::convert::Infallible> {
+        let u = self.0.log_density_and_grad(x, grad)?;
+        Ok(if usize::from(x[0]) + 1 == self.0.s {
+            f64::NAN
+        } else {
+            u
+        })
+    }
+}
+
+/// Proposals where the target is not finite are rejected and reported, the chain stays valid,
+/// and every step consumes exactly `3⌈d/2⌉ + 1` words of the stream.
+#[test]
+fn non_finite_proposals_are_rejected_and_the_stream_is_fixed() {
+    use langevin_core::binary::Rejection;
+    use rand_core::Rng;
+    let (d, s) = (3, 4);
+    let mut model = Holed(Wavy {
+        theta: vec![2.0, 0.1, -0.3],
+        s,
+    });
+    let w = vec![-0.4, 0.3, 0.0, 0.3, -0.4, 0.0, 0.0, 0.0, -0.4];
+    let diag = shift_diagonal(&w, d, 1e-3).unwrap();
+    let (w32, d32) = (f32s(&w), f32s(&diag));
+    let a32 = trick_factor_f32(&w, &diag, d, 1.0).unwrap();
+    let params = TrickParams::new(&w32, &d32, &a32, 20.0, 1.0).unwrap();
+    let (mut scratch, mut cached) = (vec![0.0; ordinal_scratch_len(d, s)], vec![0u16; d]);
+    let mut kernel = OrdinalAbSecondOrder::new(params, s, &mut scratch, &mut cached).unwrap();
+    let mut buf = LabelBuf::new(&[0, 0, 0], s, d);
+    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    let mut rejected = 0;
+    for _ in 0..500 {
+        let mut shadow = rng.clone();
+        let r = kernel.step(&mut model, &mut chain, &mut rng).unwrap();
+        for _ in 0..3 * d.div_ceil(2) + 1 {
+            shadow.next_u64();
+        }
+        assert_eq!(
+            shadow.next_u64(),
+            rng.clone().next_u64(),
+            "stream consumption"
+        );
+        if r.rejection == Some(Rejection::NonFinite) {
+            rejected += 1;
+            assert!(!r.accepted);
+        }
+        assert!(usize::from(chain.state()[0]) + 1 < s);
+        assert!(chain.log_density().is_finite());
+    }
+    eprintln!("{rejected} non-finite proposals rejected");
+    assert!(rejected > 0, "the hole was never proposed");
+}

@@ -53,8 +53,8 @@ impl Law {
         // The logit is a parabola in v: its integer maximum is the integer nearest the vertex
         // (κ > 0) or an end of the range (κ ≤ 0). Taking the largest of the three candidates
         // covers both without a pass over the values.
-        let vertex = libm::round((c / (2.0 * kappa)).clamp(0.0, last));
-        let vertex = if vertex.is_nan() { 0.0 } else { vertex };
+        // `max` before `min` maps NaN (κ = 0, non-finite c) to 0; no panicking `clamp`.
+        let vertex = libm::round((c / (2.0 * kappa)).max(0.0).min(last));
         let top = Self::logit(c, kappa, 0.0)
             .max(Self::logit(c, kappa, last))
             .max(Self::logit(c, kappa, vertex));
@@ -128,8 +128,8 @@ fn log_q(
 /// `W x` and `A x` of the current state are cached in `f64` and updated from the cache in
 /// `O(k d)` for a proposal that changes `k < d/2` coordinates. A proposal at which the target is
 /// not finite, or returns a recoverable error, is rejected and reported as in
-/// [`crate::ordinal::Dmala`]. A step consumes exactly `2⌈d/2⌉ + ⌈d/2⌉ + 1` words of the random
-/// stream (`d` normals, one 32-bit draw per coordinate, one uniform) and costs `O(d² + d S)`.
+/// [`crate::ordinal::Dmala`]. A step consumes exactly `3⌈d/2⌉ + 1` words of the random stream
+/// (`d` normals, one 32-bit draw per coordinate, one uniform) and costs `O(d² + d S)`.
 ///
 /// # Examples
 ///
