@@ -871,7 +871,7 @@ fn continuous_builders_refuse_non_finite_starts_and_steps_stay_typed() {
     for v in [f64::NAN, -f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let th = [0.0, v];
         let mut w = vec![0.0; 64];
-        let mut idx = vec![0u32; 8];
+        let mut idx = [0u32; 8];
         assert!(bad_start(
             Langevin::new(
                 lmc,
