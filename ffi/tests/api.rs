@@ -947,3 +947,52 @@ fn expected_values_for_the_c_test_come_from_the_rust_api() {
         "c/expected.h is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api"
     );
 }
+
+/// Finite extremes through the C ABI: a coupling whose f32 gradient overflows cannot start;
+/// huge, subnormal and signed-zero couplings and a 1 × 1 lattice run; zero steps do nothing.
+#[test]
+fn extreme_finite_values_through_the_c_abi() {
+    for kind in [LGV_KERNEL_DULA, LGV_KERNEL_DMALA, LGV_KERNEL_AB] {
+        let k = kernel(kind);
+        let mut b = Bufs::new(9);
+        assert_eq!(
+            lattice_status(3, 3, f32::MAX, &k, &mut b),
+            LGV_ERR_NON_FINITE_START
+        );
+        for j in [1e30f32, -1e30, 1e-40, -0.0] {
+            let mut chain = new_chain();
+            let cb = b.c();
+            let mut u = f64::NAN;
+            unsafe {
+                assert_eq!(
+                    lgv_chain_init_ising_lattice(&mut *chain, 3, 3, j, 0.0, true, &cb, &k, 1),
+                    LGV_OK
+                );
+                assert_eq!(lgv_chain_step(&mut *chain, 200, ptr::null_mut()), LGV_OK);
+                assert_eq!(lgv_chain_log_density(&*chain, &mut u), LGV_OK);
+            }
+            assert!(u.is_finite(), "{j}");
+        }
+        let mut one = Bufs::new(1);
+        assert_eq!(lattice_status(1, 1, 0.3, &k, &mut one), LGV_OK, "d = 1");
+    }
+    let mut b = Bufs::new(9);
+    let cb = b.c();
+    let mut chain = new_chain();
+    let mut r = LgvStepReport {
+        accepted: 7,
+        proposed_flips: 7,
+        log_accept_ratio: 7.0,
+        rejection: 7,
+        evaluations: 7,
+    };
+    unsafe {
+        let k = kernel(LGV_KERNEL_DMALA);
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &cb, &k, 1),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_step(&mut *chain, 0, &mut r), LGV_OK);
+    }
+    assert_eq!((r.accepted, r.evaluations), (7, 7), "zero steps write no report");
+}
