@@ -983,3 +983,154 @@ fn continuous_builders_refuse_non_finite_starts_and_steps_stay_typed() {
     assert!(DenseSnapshots::len(2, usize::MAX).is_none());
     assert!(ScalarSnapshots::len(usize::MAX, 3).is_none());
 }
+
+// ---- failing binary targets through the other binary kernels ----
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Trapped {
+    recoverable: bool,
+}
+
+impl std::fmt::Display for Trapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "trapped (recoverable: {})", self.recoverable)
+    }
+}
+
+impl langevin_core::TargetError for Trapped {
+    fn is_recoverable(&self) -> bool {
+        self.recoverable
+    }
+}
+
+/// `U = 0` at the origin with a gradient pushing every bit up; any state with bit `trap` set
+/// gives the configured failure: NaN (trap 0), +∞ (trap 1) or an error.
+#[derive(Debug, Clone, Copy)]
+struct Trap {
+    fault: Fault,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Fault {
+    Nan,
+    Infinite,
+    Recoverable,
+    Fatal,
+}
+
+impl langevin_core::BinaryTarget for Trap {
+    type Error = Trapped;
+    fn dim(&self) -> usize {
+        3
+    }
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Trapped> {
+        grad.fill(40.0);
+        if x.iter().all(|&v| v == 0) {
+            return Ok(0.0);
+        }
+        match self.fault {
+            Fault::Nan => Ok(f64::NAN),
+            Fault::Infinite => Ok(f64::INFINITY),
+            Fault::Recoverable => Err(Trapped { recoverable: true }),
+            Fault::Fatal => Err(Trapped { recoverable: false }),
+        }
+    }
+}
+
+impl langevin_core::baselines::FlipDelta for Trap {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Trapped> {
+        let mut y = [0u8; 3];
+        y.copy_from_slice(x);
+        y[i] ^= 1;
+        langevin_core::BinaryTarget::log_density_and_grad(self, &y, &mut [0.0; 3])
+    }
+}
+
+type StepFn<'k> = dyn FnMut(
+        &mut Trap,
+        &mut BinaryChain<'_>,
+        &mut Xoshiro256PlusPlus,
+    ) -> Result<langevin_core::binary::StepReport, StepError<Trapped>>
+    + 'k;
+
+/// Rows "failing targets" of the second-order kernel, the tuners and the baselines: a NaN or
+/// infinite proposal and a recoverable error are rejected (and reported as such), an
+/// unrecoverable error is returned with the chain unchanged.
+#[test]
+fn failing_binary_targets_through_every_other_binary_kernel() {
+    use langevin_core::binary::Rejection;
+    let zero = [0.0f32; 9];
+    let dz = [0.0f32; 3];
+    for fault in [
+        Fault::Nan,
+        Fault::Infinite,
+        Fault::Recoverable,
+        Fault::Fatal,
+    ] {
+        let mut t = Trap { fault };
+        let params = TrickParams::new(&zero, &dz, &zero, 10.0, 0.9).unwrap();
+        let (mut scratch, mut state) = (vec![0.0f64; scratch_len(3)], vec![0u8; 3]);
+        let mut second = AbSecondOrder::new(params, &mut scratch, &mut state).unwrap();
+        let mut ab = AbTuner::new(AbSettings::default()).unwrap();
+        let mut acs = AcsTuner::new(AcsSettings::default()).unwrap();
+        let mut fixed = Acs::new(AcsSchedule::naive(10.0, 1.0, 0.9, 0.5, 4).unwrap());
+        let mut walk = RandomWalk::new(0.5).unwrap();
+        let mut gibbs = Gibbs::new(Scan::Random);
+        let kernels: [&mut StepFn<'_>; 7] = [
+            &mut |t, c, r| second.step(t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut ab, t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut acs, t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut fixed, t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut walk, t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut Gwg, t, c, r),
+            &mut |t, c, r| BinaryKernel::step(&mut gibbs, t, c, r),
+        ];
+        for (n, k) in kernels.into_iter().enumerate() {
+            let mut buf = BinBuf::new(&[0; 3]);
+            let mut chain = BinaryChain::new(buf.buffers(), &mut t).unwrap();
+            let mut r = rng();
+            let mut failed = 0;
+            for _ in 0..50 {
+                match k(&mut t, &mut chain, &mut r) {
+                    Ok(rep) => {
+                        let why = rep.rejection;
+                        if rep.proposed_flips > 0 {
+                            let want = match fault {
+                                Fault::Nan | Fault::Infinite => Some(Rejection::NonFinite),
+                                _ => Some(Rejection::TargetError),
+                            };
+                            assert_eq!(why, want, "kernel {n} {fault:?}");
+                            assert!(!rep.accepted);
+                            failed += 1;
+                        }
+                    }
+                    Err(e) => {
+                        assert_eq!(fault, Fault::Fatal, "kernel {n}");
+                        assert!(matches!(
+                            e,
+                            StepError::Target(Trapped { recoverable: false })
+                        ));
+                        failed += 1;
+                    }
+                }
+                assert_eq!(chain.state(), &[0, 0, 0], "kernel {n} {fault:?}");
+                assert_eq!(chain.log_density(), 0.0);
+            }
+            assert!(failed > 0, "kernel {n} {fault:?} never proposed a move");
+        }
+        // Gibbs on a raw state: the bit is kept (also for ΔU = +∞), or the fatal error returned
+        // with x unchanged.
+        let mut g = Gibbs::new(Scan::Systematic);
+        let mut x = [0u8; 3];
+        for _ in 0..6 {
+            match g.update_binary(&mut t, &mut x, &mut rng()) {
+                Ok(flipped) => assert!(!flipped && fault != Fault::Fatal, "{fault:?}"),
+                Err(e) => assert!(
+                    fault == Fault::Fatal && matches!(e, StepError::Target(_)),
+                    "{fault:?}"
+                ),
+            }
+            assert_eq!(x, [0, 0, 0], "{fault:?}");
+        }
+    }
+}
