@@ -994,5 +994,9 @@ fn extreme_finite_values_through_the_c_abi() {
         );
         assert_eq!(lgv_chain_step(&mut *chain, 0, &mut r), LGV_OK);
     }
-    assert_eq!((r.accepted, r.evaluations), (7, 7), "zero steps write no report");
+    assert_eq!(
+        (r.accepted, r.evaluations),
+        (7, 7),
+        "zero steps write no report"
+    );
 }
