@@ -1,7 +1,8 @@
 /*
  * C test of the langevin C ABI: links liblangevin_ffi.a, runs the seeded chains of expected.h
  * (computed with the Rust API) and compares hashes of every step's state and log-density bits
- * and the final statistics; then checks the status code of every kind of bad input.
+ * and the final statistics (and, for AB-1st, the bits of the step and balance it chose); then
+ * checks the status code of every kind of bad input.
  * Exit status 0 = pass.
  */
 #include <math.h>
@@ -92,7 +93,7 @@ static void run_expected(const struct expected *e) {
     static struct buffers b;
     static double cache[2 * N];
     LgvChain chain;
-    LgvKernel kernel = {e->kernel, 0.5, 0.5};
+    LgvKernel kernel = {e->kernel, 0.5, 0.5, EXPECTED_AB_BURN_IN};
     size_t d = e->model == MODEL_ISING_8X8 ? 64 : N;
     LgvBuffers v;
     LgvStatus s;
@@ -137,6 +138,20 @@ static void run_expected(const struct expected *e) {
                        st.accepted_flips, st.invalid,  st.evaluations};
     int ok = hs == e->state_hash && hu == e->log_density_hash &&
              memcmp(got, e->stats, sizeof got) == 0;
+    LgvAbParams ab;
+    if (e->kernel == LGV_KERNEL_AB) {
+        uint64_t bits[2];
+        CHECK_STATUS(lgv_chain_ab_params(&chain, &ab), LGV_OK);
+        memcpy(&bits[0], &ab.step, sizeof bits[0]);
+        memcpy(&bits[1], &ab.balance, sizeof bits[1]);
+        ok = ok && ab.frozen == 1 && ab.tuning_steps <= EXPECTED_AB_BURN_IN &&
+             bits[0] == e->ab_bits[0] && bits[1] == e->ab_bits[1];
+        printf("model %d seed %llu: AB-1st chose step %g balance %g after %llu tuning steps\n",
+               e->model, (unsigned long long)e->seed, ab.step, ab.balance,
+               (unsigned long long)ab.tuning_steps);
+    } else {
+        CHECK_STATUS(lgv_chain_ab_params(&chain, &ab), LGV_ERR_WRONG_KERNEL);
+    }
     printf("model %d kernel %u seed %llu: state %016llx log-density %016llx accepted %llu %s\n",
            e->model, e->kernel, (unsigned long long)e->seed, (unsigned long long)hs,
            (unsigned long long)hu, (unsigned long long)st.accepted, ok ? "ok" : "MISMATCH");
@@ -147,7 +162,9 @@ static void run_expected(const struct expected *e) {
 static void bad_inputs(void) {
     static struct buffers b;
     LgvChain chain, zero;
-    LgvKernel ok = {LGV_KERNEL_DMALA, 0.5, 0.5};
+    LgvKernel ok = {LGV_KERNEL_DMALA, 0.5, 0.5, 0};
+    LgvKernel ab = {LGV_KERNEL_AB, 0.5, 0.5, 200};
+    LgvAbParams p;
     LgvBuffers v;
 
     memset(&b, 0, sizeof b);
@@ -180,6 +197,14 @@ static void bad_inputs(void) {
     k.balance = 1.5;
     CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.f, true, &v, &k, 1),
                  LGV_ERR_BALANCE);
+    k = ab;
+    k.step = -1.0;
+    CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.f, true, &v, &k, 1),
+                 LGV_ERR_STEP);
+    k = ab;
+    k.balance = 0.0;
+    CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.f, true, &v, &k, 1),
+                 LGV_ERR_BALANCE);
     k = ok;
     k.kind = 0;
     CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.f, true, &v, &k, 1),
@@ -199,6 +224,22 @@ static void bad_inputs(void) {
     b.x[3] = 0;
 
     CHECK_STATUS(lgv_chain_step(&zero, 1, NULL), LGV_ERR_NOT_INITIALISED);
+    CHECK_STATUS(lgv_chain_ab_params(&zero, &p), LGV_ERR_NOT_INITIALISED);
+
+    /* AB-1st: tuning for 200 steps, then frozen. */
+    CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.1f, true, &v, &ab, 1), LGV_OK);
+    CHECK_STATUS(lgv_chain_ab_params(&chain, NULL), LGV_ERR_NULL);
+    CHECK_STATUS(lgv_chain_ab_params(&chain, (LgvAbParams *)(void *)b.grad), LGV_ERR_OVERLAP);
+    CHECK_STATUS(lgv_chain_step(&chain, 10, NULL), LGV_OK);
+    CHECK_STATUS(lgv_chain_ab_params(&chain, &p), LGV_OK);
+    CHECK(p.tuning_steps == 10 && p.frozen == 0);
+    CHECK_STATUS(lgv_chain_step(&chain, 300, NULL), LGV_OK);
+    CHECK_STATUS(lgv_chain_ab_params(&chain, &p), LGV_OK);
+    CHECK(p.frozen == 1 && p.tuning_steps <= 200 && p.step > 0.0 && p.balance > 0.0 &&
+          p.balance <= 1.0);
+    CHECK_STATUS(lgv_chain_set_kernel(&chain, &ok), LGV_OK);
+    CHECK_STATUS(lgv_chain_ab_params(&chain, &p), LGV_ERR_WRONG_KERNEL);
+    CHECK_STATUS(lgv_chain_release(&chain), LGV_OK);
 
     CHECK_STATUS(lgv_chain_init_ising_lattice(&chain, 3, 3, 0.3f, 0.1f, true, &v, &ok, 1),
                  LGV_OK);
@@ -226,7 +267,7 @@ static void bad_inputs(void) {
                                     1),
                  LGV_ERR_NON_FINITE_PARAMETER);
 
-    for (LgvStatus s = 0; s <= 16; s++) {
+    for (LgvStatus s = 0; s <= LGV_ERR_WRONG_KERNEL; s++) {
         CHECK(lgv_status_name(s) != NULL && lgv_status_name(s)[0] != '\0');
     }
 }

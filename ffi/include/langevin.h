@@ -1,6 +1,6 @@
 /*
- * langevin.h: C ABI of the langevin binary chains (DULA and DMALA on Ising lattice,
- * dense binary quadratic and RBM models), in caller-owned memory.
+ * langevin.h: C ABI of the langevin binary chains (DULA, DMALA and AB-1st on Ising
+ * lattice, dense binary quadratic and RBM models), in caller-owned memory.
  *
  * Generated from ffi/src/lib.rs; do not edit. Regenerate with
  * LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test header
@@ -67,11 +67,24 @@ typedef int32_t LgvStatus;
 /** A parameter was refused for a reason without its own code. */
 #define LGV_ERR_PARAMETER 15
 
+/**
+ * The call needs a different kernel (for example reading the AB-1st parameters of a chain
+ * that runs DULA or DMALA).
+ */
+#define LGV_ERR_WRONG_KERNEL 16
+
 /** The discrete unadjusted Langevin kernel (every valid proposal accepted). */
 #define LGV_KERNEL_DULA 1u
 
 /** The discrete Metropolis-adjusted Langevin kernel. */
 #define LGV_KERNEL_DMALA 2u
+
+/**
+ * AB-1st: the Metropolis-adjusted kernel with its step and balance tuned for `burn_in` steps
+ * (starting from `step` and `balance`), then frozen; afterwards every step is exact DMALA
+ * with the chosen values (read them with `lgv_chain_ab_params`).
+ */
+#define LGV_KERNEL_AB 3u
 
 /** The proposal was valid (accepted or lost the Metropolis test). */
 #define LGV_REJECTION_NONE 0u
@@ -83,7 +96,7 @@ typedef int32_t LgvStatus;
 #define LGV_REJECTION_TARGET_ERROR 2u
 
 /** Size of a chain object in 64-bit words. */
-#define LGV_CHAIN_WORDS 64u
+#define LGV_CHAIN_WORDS 96u
 
 /** Storage for one chain. Treat as opaque; zero-fill it before first use. */
 typedef struct LgvChain {
@@ -118,7 +131,24 @@ typedef struct LgvKernel {
     double step;
     /** Balance `b` in (0, 1]; 0.5 is the discrete Langevin proposal. */
     double balance;
+    /**
+     * `LGV_KERNEL_AB` only: the number of steps during which `step` and `balance` are tuned
+     * (0 runs DMALA with the given values). Ignored by the other kernels.
+     */
+    uint64_t burn_in;
 } LgvKernel;
+
+/** The parameters of an AB-1st chain. */
+typedef struct LgvAbParams {
+    /** The step `a` the next step uses (final once frozen). */
+    double step;
+    /** The balance `b` the next step uses (final once frozen). */
+    double balance;
+    /** Steps spent tuning so far. */
+    uint64_t tuning_steps;
+    /** 1 once tuning is over (the burn-in is spent, or the probe size fell below its minimum). */
+    uint32_t frozen;
+} LgvAbParams;
 
 /** What the last step did. */
 typedef struct LgvStepReport {
@@ -197,13 +227,24 @@ LgvStatus lgv_chain_init_quadratic(LgvChain *chain, const float *w, size_t w_len
 LgvStatus lgv_chain_init_rbm(LgvChain *chain, const float *w, size_t w_len, const float *b, size_t visible, const float *c, size_t hidden, double *cache, size_t cache_len, const LgvBuffers *buffers, const LgvKernel *kernel, uint64_t seed);
 
 /**
- * Replaces the kernel of a live chain (the state and random stream carry on).
+ * Replaces the kernel of a live chain (the state and random stream carry on). An AB-1st
+ * kernel starts tuning afresh from the given step and balance.
  *
  * # Safety
  *
  * `chain` must point to an `LgvChain`, `kernel` to a readable `LgvKernel`.
  */
 LgvStatus lgv_chain_set_kernel(LgvChain *chain, const LgvKernel *kernel);
+
+/**
+ * Writes the step and balance of an AB-1st chain to `out`: during the burn-in those the next
+ * step uses, afterwards the frozen choice. `LGV_ERR_WRONG_KERNEL` for a DULA or DMALA chain.
+ *
+ * # Safety
+ *
+ * `chain` must point to an `LgvChain`; `out` to a writable `LgvAbParams`.
+ */
+LgvStatus lgv_chain_ab_params(const LgvChain *chain, LgvAbParams *out);
 
 /**
  * Restarts the chain's random stream at `Xoshiro256PlusPlus::seed_from_u64(seed)`.

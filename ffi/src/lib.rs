@@ -1,5 +1,6 @@
-//! A C ABI for the binary chains of `langevin-core`: DULA and DMALA on a dense binary quadratic
-//! model, a 2-D Ising lattice or an RBM, in memory the caller owns.
+//! A C ABI for the binary chains of `langevin-core`: DULA, DMALA and AB-1st (DMALA with its
+//! step and balance tuned during a burn-in, then frozen) on a dense binary quadratic model, a
+//! 2-D Ising lattice or an RBM, in memory the caller owns.
 //!
 //! Nothing is allocated. The caller provides the chain object ([`LgvChain`], a block of
 //! `LGV_CHAIN_WORDS` 64-bit words), the chain buffers ([`LgvBuffers`]) and the model arrays; the
@@ -41,11 +42,12 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 use core::ptr;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
-    StepReport,
+    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection,
+    StepError, StepReport,
 };
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::stats::ChainStats;
+use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_core::{BinaryTarget, ParamError};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -89,11 +91,18 @@ pub const LGV_ERR_NON_FINITE_START: LgvStatus = 13;
 pub const LGV_ERR_NOT_INITIALISED: LgvStatus = 14;
 /// A parameter was refused for a reason without its own code.
 pub const LGV_ERR_PARAMETER: LgvStatus = 15;
+/// The call needs a different kernel (for example reading the AB-1st parameters of a chain
+/// that runs DULA or DMALA).
+pub const LGV_ERR_WRONG_KERNEL: LgvStatus = 16;
 
 /// The discrete unadjusted Langevin kernel (every valid proposal accepted).
 pub const LGV_KERNEL_DULA: u32 = 1;
 /// The discrete Metropolis-adjusted Langevin kernel.
 pub const LGV_KERNEL_DMALA: u32 = 2;
+/// AB-1st: the Metropolis-adjusted kernel with its step and balance tuned for `burn_in` steps
+/// (starting from `step` and `balance`), then frozen; afterwards every step is exact DMALA
+/// with the chosen values (read them with `lgv_chain_ab_params`).
+pub const LGV_KERNEL_AB: u32 = 3;
 
 /// The proposal was valid (accepted or lost the Metropolis test).
 pub const LGV_REJECTION_NONE: u32 = 0;
@@ -103,7 +112,7 @@ pub const LGV_REJECTION_NON_FINITE: u32 = 1;
 pub const LGV_REJECTION_TARGET_ERROR: u32 = 2;
 
 /// Size of a chain object in 64-bit words.
-pub const LGV_CHAIN_WORDS: usize = 64;
+pub const LGV_CHAIN_WORDS: usize = 96;
 
 /// Storage for one chain. Treat as opaque; zero-fill it before first use.
 #[repr(C)]
@@ -142,6 +151,23 @@ pub struct LgvKernel {
     pub step: f64,
     /// Balance `b` in (0, 1]; 0.5 is the discrete Langevin proposal.
     pub balance: f64,
+    /// `LGV_KERNEL_AB` only: the number of steps during which `step` and `balance` are tuned
+    /// (0 runs DMALA with the given values). Ignored by the other kernels.
+    pub burn_in: u64,
+}
+
+/// The parameters of an AB-1st chain.
+#[repr(C)]
+#[derive(Debug)]
+pub struct LgvAbParams {
+    /// The step `a` the next step uses (final once frozen).
+    pub step: f64,
+    /// The balance `b` the next step uses (final once frozen).
+    pub balance: f64,
+    /// Steps spent tuning so far.
+    pub tuning_steps: u64,
+    /// 1 once tuning is over (the burn-in is spent, or the probe size fell below its minimum).
+    pub frozen: u32,
 }
 
 /// What the last step did.
@@ -205,6 +231,7 @@ pub extern "C" fn lgv_status_name(status: LgvStatus) -> *const c_char {
         LGV_ERR_NON_FINITE_START => c"non-finite initial state",
         LGV_ERR_NOT_INITIALISED => c"chain not initialised",
         LGV_ERR_PARAMETER => c"invalid parameter",
+        LGV_ERR_WRONG_KERNEL => c"wrong kernel for this call",
         _ => c"unknown status",
     };
     name.as_ptr()
@@ -340,7 +367,8 @@ pub unsafe extern "C" fn lgv_chain_init_rbm(
     )
 }
 
-/// Replaces the kernel of a live chain (the state and random stream carry on).
+/// Replaces the kernel of a live chain (the state and random stream carry on). An AB-1st
+/// kernel starts tuning afresh from the given step and balance.
 ///
 /// # Safety
 ///
@@ -364,6 +392,41 @@ pub unsafe extern "C" fn lgv_chain_set_kernel(
         }
         Err(e) => e,
     }
+}
+
+/// Writes the step and balance of an AB-1st chain to `out`: during the burn-in those the next
+/// step uses, afterwards the frozen choice. `LGV_ERR_WRONG_KERNEL` for a DULA or DMALA chain.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvChain`; `out` to a writable `LgvAbParams`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_chain_ab_params(
+    chain: *const LgvChain,
+    out: *mut LgvAbParams,
+) -> LgvStatus {
+    // SAFETY: forwarded from the caller's contract.
+    let inner = match unsafe { live(chain.cast_mut()) } {
+        Ok(i) => &*i,
+        Err(e) => return e,
+    };
+    let Kind::Ab(tuner) = &inner.kind else {
+        return LGV_ERR_WRONG_KERNEL;
+    };
+    if let Err(e) = inner.check_out(out.cast_const(), 1) {
+        return e;
+    }
+    let (step, balance) = tuner.current();
+    let report = tuner.report();
+    let value = LgvAbParams {
+        step,
+        balance,
+        tuning_steps: report.tuning_steps,
+        frozen: u32::from(report.frozen),
+    };
+    // SAFETY: checked non-null, aligned and apart from the chain's memory.
+    unsafe { out.write(value) };
+    LGV_OK
 }
 
 /// Restarts the chain's random stream at `Xoshiro256PlusPlus::seed_from_u64(seed)`.
@@ -557,10 +620,11 @@ pub unsafe extern "C" fn lgv_chain_release(chain: *mut LgvChain) -> LgvStatus {
 /// Marks an initialised chain object ("LGV_CHN1").
 const MAGIC: u64 = 0x4c47_565f_4348_4e31;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 enum Kind {
     Dula,
     Dmala,
+    Ab(AbTuner),
 }
 
 #[derive(Debug)]
@@ -610,7 +674,7 @@ const _: () = assert!(align_of::<Inner>() <= align_of::<LgvChain>());
 
 impl Inner {
     fn step(&mut self) -> Result<StepReport, LgvStatus> {
-        let (kind, proposal) = (self.kind, self.proposal);
+        let (kind, proposal) = (&mut self.kind, self.proposal);
         match &mut self.model {
             Model::Lattice(m) => step(kind, proposal, m, &mut self.chain, &mut self.rng),
             Model::Quadratic(m) => step(kind, proposal, m, &mut self.chain, &mut self.rng),
@@ -639,7 +703,7 @@ impl Inner {
 }
 
 fn step<T: BinaryTarget<Error = Infallible>>(
-    kind: Kind,
+    kind: &mut Kind,
     proposal: FlipProposal<'static>,
     target: &mut T,
     chain: &mut BinaryChain<'static>,
@@ -648,6 +712,7 @@ fn step<T: BinaryTarget<Error = Infallible>>(
     let r = match kind {
         Kind::Dula => Dula::new(proposal).step(target, chain, rng),
         Kind::Dmala => Dmala::new(proposal).step(target, chain, rng),
+        Kind::Ab(tuner) => tuner.step(target, chain, rng),
     };
     r.map_err(|e| match e {
         StepError::Len(_) => LGV_ERR_LENGTH,
@@ -765,12 +830,21 @@ unsafe fn read_kernel(
     raw_region(kernel, 1, false)?;
     // SAFETY: non-null and aligned; readable by the caller's contract.
     let k = unsafe { ptr::read(kernel) };
+    if !matches!(k.kind, LGV_KERNEL_DULA | LGV_KERNEL_DMALA | LGV_KERNEL_AB) {
+        return Err(LGV_ERR_UNKNOWN_KERNEL);
+    }
+    let proposal = FlipProposal::new(k.step, k.balance).map_err(param_status)?;
     let kind = match k.kind {
         LGV_KERNEL_DULA => Kind::Dula,
         LGV_KERNEL_DMALA => Kind::Dmala,
-        _ => return Err(LGV_ERR_UNKNOWN_KERNEL),
+        _ => {
+            let mut settings = AbSettings::default();
+            settings.step = k.step;
+            settings.balance = k.balance;
+            settings.budget = k.burn_in;
+            Kind::Ab(AbTuner::new(settings).map_err(param_status)?)
+        }
     };
-    let proposal = FlipProposal::new(k.step, k.balance).map_err(param_status)?;
     Ok((kind, proposal))
 }
 

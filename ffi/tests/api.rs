@@ -7,6 +7,7 @@ use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice, Rbm};
 use langevin_core::stats::ChainStats;
+use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_ffi::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -16,6 +17,8 @@ use std::ptr;
 const STEPS: usize = 1000;
 const N: usize = 16;
 const H: usize = 8;
+/// Burn-in of the AB-1st cases: two rounds of 100-step probes, then 400 frozen steps.
+const AB_BURN_IN: u64 = 600;
 
 fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
@@ -54,7 +57,7 @@ enum Model {
     Rbm,
 }
 
-const CASES: [(Model, u32, u64); 10] = [
+const CASES: [(Model, u32, u64); 14] = [
     (Model::Lattice, LGV_KERNEL_DULA, 1),
     (Model::Lattice, LGV_KERNEL_DMALA, 1),
     (Model::Lattice, LGV_KERNEL_DULA, 2),
@@ -65,6 +68,10 @@ const CASES: [(Model, u32, u64); 10] = [
     (Model::Quadratic, LGV_KERNEL_DMALA, 1),
     (Model::Rbm, LGV_KERNEL_DULA, 1),
     (Model::Rbm, LGV_KERNEL_DMALA, 1),
+    (Model::Lattice, LGV_KERNEL_AB, 1),
+    (Model::Lattice, LGV_KERNEL_AB, 2),
+    (Model::Quadratic, LGV_KERNEL_AB, 1),
+    (Model::Rbm, LGV_KERNEL_AB, 1),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +79,8 @@ struct Outcome {
     state_hash: u64,
     log_density_hash: u64,
     stats: [u64; 6],
+    /// AB-1st only: the bits of the final step and balance (zero for DULA and DMALA).
+    ab: [u64; 2],
 }
 
 fn stats_array(s: &ChainStats) -> [u64; 6] {
@@ -88,7 +97,7 @@ fn stats_array(s: &ChainStats) -> [u64; 6] {
 // ---- The Rust API ----
 
 fn rust_run<K: BinaryKernel, T: BinaryTarget, const D: usize>(
-    mut kernel: K,
+    kernel: &mut K,
     target: &mut T,
     seed: u64,
 ) -> Outcome {
@@ -107,14 +116,30 @@ fn rust_run<K: BinaryKernel, T: BinaryTarget, const D: usize>(
         state_hash: hs,
         log_density_hash: hu,
         stats: stats_array(&stats),
+        ab: [0; 2],
     }
+}
+
+fn ab_tuner(burn_in: u64) -> AbTuner {
+    let mut settings = AbSettings::default();
+    settings.step = 0.5;
+    settings.balance = 0.5;
+    settings.budget = burn_in;
+    AbTuner::new(settings).unwrap()
 }
 
 fn rust_kernel<T: BinaryTarget, const D: usize>(target: &mut T, kernel: u32, seed: u64) -> Outcome {
     let p = FlipProposal::new(0.5, 0.5).unwrap();
     match kernel {
-        LGV_KERNEL_DULA => rust_run::<_, _, D>(Dula::new(p), target, seed),
-        _ => rust_run::<_, _, D>(Dmala::new(p), target, seed),
+        LGV_KERNEL_DULA => rust_run::<_, _, D>(&mut Dula::new(p), target, seed),
+        LGV_KERNEL_DMALA => rust_run::<_, _, D>(&mut Dmala::new(p), target, seed),
+        _ => {
+            let mut ab = ab_tuner(AB_BURN_IN);
+            let mut o = rust_run::<_, _, D>(&mut ab, target, seed);
+            let (a, b) = ab.current();
+            o.ab = [a.to_bits(), b.to_bits()];
+            o
+        }
     }
 }
 
@@ -182,7 +207,19 @@ fn kernel(kind: u32) -> LgvKernel {
         kind,
         step: 0.5,
         balance: 0.5,
+        burn_in: AB_BURN_IN,
     }
+}
+
+fn ab_params(chain: &LgvChain) -> LgvAbParams {
+    let mut p = LgvAbParams {
+        step: f64::NAN,
+        balance: f64::NAN,
+        tuning_steps: u64::MAX,
+        frozen: 9,
+    };
+    unsafe { assert_eq!(lgv_chain_ab_params(chain, &mut p), LGV_OK) };
+    p
 }
 
 /// Runs a live chain of dimension `d` for `STEPS` single steps, hashing as the Rust side does.
@@ -216,7 +253,21 @@ fn ffi_hash(chain: &mut LgvChain, d: usize) -> Outcome {
         evaluations: 0,
     };
     unsafe { assert_eq!(lgv_chain_stats(chain, &mut s), LGV_OK) };
+    let mut p = LgvAbParams {
+        step: 0.0,
+        balance: 0.0,
+        tuning_steps: 0,
+        frozen: 0,
+    };
+    let ab = match unsafe { lgv_chain_ab_params(chain, &mut p) } {
+        LGV_OK => [p.step.to_bits(), p.balance.to_bits()],
+        status => {
+            assert_eq!(status, LGV_ERR_WRONG_KERNEL);
+            [0; 2]
+        }
+    };
     Outcome {
+        ab,
         state_hash: hs,
         log_density_hash: hu,
         stats: [
@@ -303,6 +354,113 @@ fn the_c_abi_reproduces_the_rust_api_bit_for_bit() {
     }
 }
 
+/// AB-1st through the C ABI against `AbTuner` through the Rust API, compared after every step:
+/// state, log-density bits, the `(a, b)` the next step uses, the tuning spent and the freeze.
+#[test]
+fn ab_1st_follows_the_rust_tuner_step_for_step() {
+    for (seed, burn_in) in [(11, AB_BURN_IN), (12, 250), (13, 0)] {
+        let mut model = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+        let mut storage = ChainStorage::<64>::new([0; 64]);
+        let mut rust = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut tuner = ab_tuner(burn_in);
+
+        let mut chain = new_chain();
+        let mut b = Bufs::new(64);
+        let cb = b.c();
+        let k = LgvKernel {
+            burn_in,
+            ..kernel(LGV_KERNEL_AB)
+        };
+        unsafe {
+            assert_eq!(
+                lgv_chain_init_ising_lattice(&mut *chain, 8, 8, 0.3, 0.1, true, &cb, &k, seed),
+                LGV_OK
+            );
+        }
+        let mut state = [0u8; 64];
+        let mut moved = false;
+        for t in 0..STEPS {
+            let p = ab_params(&chain);
+            let (a, bal) = tuner.current();
+            assert_eq!(
+                (p.step.to_bits(), p.balance.to_bits()),
+                (a.to_bits(), bal.to_bits()),
+                "seed {seed} step {t}"
+            );
+            let r = tuner.report();
+            assert_eq!(
+                (p.tuning_steps, p.frozen),
+                (r.tuning_steps, u32::from(r.frozen))
+            );
+            moved |= (a, bal) != (0.5, 0.5);
+            let rr = tuner.step(&mut model, &mut rust, &mut rng).unwrap();
+            let mut rc = LgvStepReport {
+                accepted: 9,
+                proposed_flips: 0,
+                log_accept_ratio: 0.0,
+                rejection: 9,
+                evaluations: 9,
+            };
+            let mut u = f64::NAN;
+            unsafe {
+                assert_eq!(lgv_chain_step(&mut *chain, 1, &mut rc), LGV_OK);
+                assert_eq!(lgv_chain_state(&*chain, state.as_mut_ptr(), 64), LGV_OK);
+                assert_eq!(lgv_chain_log_density(&*chain, &mut u), LGV_OK);
+            }
+            assert_eq!(state.as_slice(), rust.state(), "seed {seed} step {t}");
+            assert_eq!(u.to_bits(), rust.log_density().to_bits());
+            assert_eq!(
+                (
+                    rc.accepted,
+                    rc.proposed_flips,
+                    rc.log_accept_ratio.to_bits()
+                ),
+                (
+                    u32::from(rr.accepted),
+                    rr.proposed_flips,
+                    rr.log_accept_ratio.to_bits()
+                )
+            );
+        }
+        let p = ab_params(&chain);
+        assert_eq!(p.frozen, 1, "frozen after the burn-in");
+        assert!(p.tuning_steps <= burn_in);
+        assert!(p.step > 0.0 && p.balance > 0.0 && p.balance <= 1.0);
+        if burn_in == 0 {
+            assert!(
+                !moved && p.tuning_steps == 0,
+                "no burn-in: the given (a, b)"
+            );
+        }
+    }
+}
+
+/// With no burn-in AB-1st is DMALA with the given step and balance, bit for bit.
+#[test]
+fn ab_1st_without_burn_in_is_dmala() {
+    let run = |k: &LgvKernel| {
+        let mut chain = new_chain();
+        let mut b = Bufs::new(64);
+        let cb = b.c();
+        let mut st = [0u8; 64];
+        unsafe {
+            assert_eq!(
+                lgv_chain_init_ising_lattice(&mut *chain, 8, 8, 0.3, 0.1, true, &cb, k, 7),
+                LGV_OK
+            );
+            assert_eq!(lgv_chain_step(&mut *chain, 500, ptr::null_mut()), LGV_OK);
+            assert_eq!(lgv_chain_state(&*chain, st.as_mut_ptr(), 64), LGV_OK);
+        }
+        st
+    };
+    let ab = LgvKernel {
+        burn_in: 0,
+        ..kernel(LGV_KERNEL_AB)
+    };
+    assert_eq!(run(&ab), run(&kernel(LGV_KERNEL_DMALA)));
+}
+
 #[test]
 fn one_call_of_many_steps_equals_many_calls() {
     let mut a = new_chain();
@@ -385,6 +543,7 @@ fn every_refusal_has_its_status() {
             kind: LGV_KERNEL_DULA,
             step,
             balance,
+            burn_in: 0,
         };
         assert_eq!(
             lattice_status(3, 3, 0.3, &k, &mut b),
@@ -392,7 +551,31 @@ fn every_refusal_has_its_status() {
             "step {step} balance {balance}"
         );
     }
-    for kind in [0, 3, u32::MAX] {
+    for (step, balance, burn_in, want) in [
+        (0.0, 0.5, 100, LGV_ERR_STEP),
+        (f64::NAN, 0.5, 100, LGV_ERR_STEP),
+        (-f64::INFINITY, 0.5, 100, LGV_ERR_STEP),
+        (0.5, 0.0, 100, LGV_ERR_BALANCE),
+        (0.5, -0.0, 100, LGV_ERR_BALANCE),
+        (0.5, 1.0 + f64::EPSILON, 100, LGV_ERR_BALANCE),
+        (0.5, f64::NAN, 100, LGV_ERR_BALANCE),
+        (0.5, 1.0, 0, LGV_OK),
+        (1e-30, 1.0, u64::MAX, LGV_OK),
+        (1e30, 1e-30, 1, LGV_OK),
+    ] {
+        let k = LgvKernel {
+            kind: LGV_KERNEL_AB,
+            step,
+            balance,
+            burn_in,
+        };
+        assert_eq!(
+            lattice_status(3, 3, 0.3, &k, &mut b),
+            want,
+            "AB-1st step {step} balance {balance} burn-in {burn_in}"
+        );
+    }
+    for kind in [0, 4, u32::MAX] {
         assert_eq!(
             lattice_status(3, 3, 0.3, &kernel(kind), &mut b),
             LGV_ERR_UNKNOWN_KERNEL
@@ -535,6 +718,53 @@ fn every_refusal_has_its_status() {
             lgv_chain_set_kernel(&mut *chain, &kernel(LGV_KERNEL_DULA)),
             LGV_OK
         );
+        let mut p = LgvAbParams {
+            step: 0.0,
+            balance: 0.0,
+            tuning_steps: 0,
+            frozen: 0,
+        };
+        assert_eq!(
+            lgv_chain_ab_params(&*chain, &mut p),
+            LGV_ERR_WRONG_KERNEL,
+            "a DULA chain has no AB-1st parameters"
+        );
+        assert_eq!(
+            lgv_chain_ab_params(&*fresh, &mut p),
+            LGV_ERR_NOT_INITIALISED
+        );
+        let bad_ab = LgvKernel {
+            balance: 2.0,
+            ..kernel(LGV_KERNEL_AB)
+        };
+        assert_eq!(lgv_chain_set_kernel(&mut *chain, &bad_ab), LGV_ERR_BALANCE);
+        assert_eq!(
+            lgv_chain_ab_params(&*chain, &mut p),
+            LGV_ERR_WRONG_KERNEL,
+            "a refused kernel changes nothing"
+        );
+        let ab = LgvKernel {
+            burn_in: 300,
+            ..kernel(LGV_KERNEL_AB)
+        };
+        assert_eq!(lgv_chain_set_kernel(&mut *chain, &ab), LGV_OK);
+        assert_eq!(lgv_chain_step(&mut *chain, 20, ptr::null_mut()), LGV_OK);
+        assert_eq!(lgv_chain_ab_params(&*chain, ptr::null_mut()), LGV_ERR_NULL);
+        let inside = b.grad.as_mut_ptr().cast::<LgvAbParams>();
+        assert_eq!(lgv_chain_ab_params(&*chain, inside), LGV_ERR_OVERLAP);
+        let mut words = [0u64; 8];
+        let misaligned = words.as_mut_ptr().cast::<u8>().add(1).cast::<LgvAbParams>();
+        assert_eq!(lgv_chain_ab_params(&*chain, misaligned), LGV_ERR_ALIGNMENT);
+        assert_eq!(lgv_chain_ab_params(&*chain, &mut p), LGV_OK);
+        assert_eq!((p.tuning_steps, p.frozen), (20, 0));
+        assert_eq!(lgv_chain_step(&mut *chain, 400, ptr::null_mut()), LGV_OK);
+        assert_eq!(lgv_chain_ab_params(&*chain, &mut p), LGV_OK);
+        assert_eq!(p.frozen, 1);
+        assert!(p.tuning_steps <= 300);
+        assert_eq!(
+            lgv_chain_set_kernel(&mut *chain, &kernel(LGV_KERNEL_DULA)),
+            LGV_OK
+        );
         assert_eq!(lgv_chain_reseed(&mut *chain, 3), LGV_OK);
         let mut g = [0f32; 9];
         assert_eq!(lgv_chain_grad(&*chain, g.as_mut_ptr(), 9), LGV_OK);
@@ -653,7 +883,7 @@ fn every_refusal_has_its_status() {
 
 #[test]
 fn status_names_exist() {
-    for s in 0..=16 {
+    for s in 0..=LGV_ERR_WRONG_KERNEL {
         let name = unsafe { std::ffi::CStr::from_ptr(lgv_status_name(s)) };
         assert!(!name.to_bytes().is_empty());
     }
@@ -670,10 +900,12 @@ fn expected_header() -> String {
          #ifndef LANGEVIN_EXPECTED_H\n#define LANGEVIN_EXPECTED_H\n\n#include <stdint.h>\n\n#include \"langevin.h\"\n\n\
          enum { MODEL_ISING_8X8 = 0, MODEL_QUADRATIC_16 = 1, MODEL_RBM_16X8 = 2 };\n\n\
          struct expected {\n    int model;\n    uint32_t kernel;\n    uint64_t seed;\n    \
-         uint64_t state_hash;\n    uint64_t log_density_hash;\n    uint64_t stats[6];\n};\n\n",
+         uint64_t state_hash;\n    uint64_t log_density_hash;\n    uint64_t stats[6];\n    \
+         /* LGV_KERNEL_AB: the bits of the chosen step and balance (0 otherwise). */\n    \
+         uint64_t ab_bits[2];\n};\n\n",
     );
     s += &format!(
-        "#define EXPECTED_STEPS {STEPS}\n\nstatic const struct expected EXPECTED[] = {{\n"
+        "#define EXPECTED_STEPS {STEPS}\n#define EXPECTED_AB_BURN_IN {AB_BURN_IN}u\n\nstatic const struct expected EXPECTED[] = {{\n"
     );
     for (model, kind, seed) in CASES {
         let o = rust_api(model, kind, seed);
@@ -682,17 +914,19 @@ fn expected_header() -> String {
             Model::Quadratic => "MODEL_QUADRATIC_16",
             Model::Rbm => "MODEL_RBM_16X8",
         };
-        let k = if kind == LGV_KERNEL_DULA {
-            "LGV_KERNEL_DULA"
-        } else {
-            "LGV_KERNEL_DMALA"
+        let k = match kind {
+            LGV_KERNEL_DULA => "LGV_KERNEL_DULA",
+            LGV_KERNEL_DMALA => "LGV_KERNEL_DMALA",
+            _ => "LGV_KERNEL_AB",
         };
         let stats: Vec<String> = o.stats.iter().map(|v| format!("{v}u")).collect();
         s += &format!(
-            "    {{{m}, {k}, {seed}u, 0x{:016x}ull, 0x{:016x}ull, {{{}}}}},\n",
+            "    {{{m}, {k}, {seed}u, 0x{:016x}ull, 0x{:016x}ull, {{{}}}, {{0x{:016x}ull, 0x{:016x}ull}}}},\n",
             o.state_hash,
             o.log_density_hash,
-            stats.join(", ")
+            stats.join(", "),
+            o.ab[0],
+            o.ab[1]
         );
     }
     s += "};\n\n#endif /* LANGEVIN_EXPECTED_H */\n";
@@ -711,5 +945,58 @@ fn expected_values_for_the_c_test_come_from_the_rust_api() {
     assert!(
         committed == text,
         "c/expected.h is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api"
+    );
+}
+
+/// Finite extremes through the C ABI: a coupling whose f32 gradient overflows cannot start;
+/// huge, subnormal and signed-zero couplings and a 1 × 1 lattice run; zero steps do nothing.
+#[test]
+fn extreme_finite_values_through_the_c_abi() {
+    for kind in [LGV_KERNEL_DULA, LGV_KERNEL_DMALA, LGV_KERNEL_AB] {
+        let k = kernel(kind);
+        let mut b = Bufs::new(9);
+        assert_eq!(
+            lattice_status(3, 3, f32::MAX, &k, &mut b),
+            LGV_ERR_NON_FINITE_START
+        );
+        for j in [1e30f32, -1e30, 1e-40, -0.0] {
+            let mut chain = new_chain();
+            let cb = b.c();
+            let mut u = f64::NAN;
+            unsafe {
+                assert_eq!(
+                    lgv_chain_init_ising_lattice(&mut *chain, 3, 3, j, 0.0, true, &cb, &k, 1),
+                    LGV_OK
+                );
+                assert_eq!(lgv_chain_step(&mut *chain, 200, ptr::null_mut()), LGV_OK);
+                assert_eq!(lgv_chain_log_density(&*chain, &mut u), LGV_OK);
+            }
+            assert!(u.is_finite(), "{j}");
+        }
+        let mut one = Bufs::new(1);
+        assert_eq!(lattice_status(1, 1, 0.3, &k, &mut one), LGV_OK, "d = 1");
+    }
+    let mut b = Bufs::new(9);
+    let cb = b.c();
+    let mut chain = new_chain();
+    let mut r = LgvStepReport {
+        accepted: 7,
+        proposed_flips: 7,
+        log_accept_ratio: 7.0,
+        rejection: 7,
+        evaluations: 7,
+    };
+    unsafe {
+        let k = kernel(LGV_KERNEL_DMALA);
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *chain, 3, 3, 0.3, 0.0, true, &cb, &k, 1),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_step(&mut *chain, 0, &mut r), LGV_OK);
+    }
+    assert_eq!(
+        (r.accepted, r.evaluations),
+        (7, 7),
+        "zero steps write no report"
     );
 }

@@ -76,8 +76,8 @@ fn generate(source: &str) -> String {
         .map(|(api, _)| api)
         .expect("API markers in src/lib.rs");
     let mut out = String::from(
-        "/*\n * langevin.h: C ABI of the langevin binary chains (DULA and DMALA on Ising lattice,\n \
-         * dense binary quadratic and RBM models), in caller-owned memory.\n *\n \
+        "/*\n * langevin.h: C ABI of the langevin binary chains (DULA, DMALA and AB-1st on Ising\n \
+         * lattice, dense binary quadratic and RBM models), in caller-owned memory.\n *\n \
          * Generated from ffi/src/lib.rs; do not edit. Regenerate with\n \
          * LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test header\n */\n\
          #ifndef LANGEVIN_H\n#define LANGEVIN_H\n\n\

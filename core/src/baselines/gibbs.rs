@@ -91,7 +91,7 @@ impl Gibbs {
 
     /// One single-site update of the raw binary state `x`, which must be the target's current
     /// state (see [`FlipDelta`]). Flips bit `i` with probability `sigmoid(ΔU)`; returns whether
-    /// it did. A recoverable target error or a NaN `ΔU` keeps the bit.
+    /// it did. A recoverable target error or a NaN or infinite `ΔU` keeps the bit.
     ///
     /// # Errors
     ///
@@ -123,8 +123,8 @@ impl Gibbs {
             Err(e) if e.is_recoverable() => return Ok(false),
             Err(e) => return Err(StepError::Target(e)),
         };
-        // NaN compares false: no flip.
-        let flip = u < crate::math::sigmoid(delta);
+        // A NaN or infinite ΔU keeps the bit (+∞ would move to a state of infinite density).
+        let flip = delta.is_finite() && u < crate::math::sigmoid(delta);
         if flip {
             if let Some(v) = x.get_mut(i) {
                 *v ^= 1;

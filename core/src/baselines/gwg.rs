@@ -90,7 +90,7 @@ impl Gwg {
     }
 
     /// `log` of the probability that a categorical step from `x` (one-hot gradient `grad`, `S`
-    /// labels) picks coordinate `i` and label `k` (`k ≠ x_i`; `−∞` otherwise).
+    /// labels) picks coordinate `i` and label `k` (`k ≠ x_i` and `k < S`; `−∞` otherwise).
     ///
     /// # Errors
     ///
@@ -109,6 +109,10 @@ impl Gwg {
                 expected: x.len(),
                 found: i,
             });
+        }
+        if usize::from(k) >= states {
+            // Not a label: `i·S + k` would name a pair of the next coordinate.
+            return Ok(f64::NEG_INFINITY);
         }
         let target = i * states + usize::from(k);
         let (w, total) = categorical_weights(x, grad, states, None, Some(target));

@@ -180,10 +180,12 @@ impl TunedRandomWalk {
     ///
     /// # Errors
     ///
-    /// As for [`RandomWalk::new`] for `initial`; [`ParamError::OutOfRange`] unless
-    /// `0 < target_acceptance < 1`.
+    /// As for [`RandomWalk::new`] for `initial` (a rate above ½ starts at ½; NaN is refused,
+    /// not capped); [`ParamError::OutOfRange`] unless `0 < target_acceptance < 1`.
     pub fn new(initial: f64, burn_in: u64, target_acceptance: f64) -> Result<Self, ParamError> {
-        let walk = RandomWalk::new(initial.min(0.5))?;
+        // `f64::min` would turn a NaN rate into ½.
+        let capped = if initial > 0.5 { 0.5 } else { initial };
+        let walk = RandomWalk::new(capped)?;
         if !(target_acceptance > 0.0 && target_acceptance < 1.0) {
             return Err(ParamError::OutOfRange {
                 name: "target acceptance",

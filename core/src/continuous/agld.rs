@@ -3,7 +3,7 @@
 
 use super::{
     Access, BatchStream, BuildError, Carver, GlmSumTarget, SgChain, SgStep, StepError, SumTarget,
-    all_finite, check_batch, check_batch_size, check_shape, check_step, check_target,
+    all_finite, check_batch, check_batch_size, check_shape, check_start, check_step, check_target,
     overdamped_move, target_err,
 };
 use crate::error::{LenError, ParamError};
@@ -646,7 +646,7 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
     /// # Errors
     ///
     /// A [`BuildError`] for an empty shape, `n > N`, a store of another shape, partial updates
-    /// with a [`PointSnapshot`], or workspaces of the wrong length.
+    /// with a [`PointSnapshot`], a non-finite `theta0`, or workspaces of the wrong length.
     #[allow(clippy::too_many_arguments, reason = "state, store and two workspaces")]
     pub fn new(
         settings: AgldSettings,
@@ -667,7 +667,7 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
         if settings.update.is_partial() && !S::TABLE {
             return Err(BuildError::SnapshotNeedsTable);
         }
-        LenError::check("theta0", dim, theta0.len())?;
+        check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
         theta.copy_from_slice(theta0);

@@ -3,10 +3,10 @@
 use super::underdamped::check_friction;
 use super::{
     Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_step, check_target,
-    target_err, underdamped_move,
+    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
+    check_target, target_err, underdamped_move,
 };
-use crate::error::{LenError, ParamError};
+use crate::error::ParamError;
 use crate::random;
 use rand_core::Rng;
 
@@ -115,8 +115,8 @@ impl<'a> Ewsg<'a> {
     ///
     /// # Errors
     ///
-    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, `(M + 1) n` beyond `u32`, or a
-    /// workspace of the wrong length.
+    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, `(M + 1) n` beyond `u32`, a non-finite
+    /// `theta0`, or a workspace of the wrong length.
     pub fn new(
         settings: EwsgSettings,
         dim: usize,
@@ -130,7 +130,7 @@ impl<'a> Ewsg<'a> {
         if per_step.is_none_or(|e| e > u64::from(u32::MAX)) {
             return Err(BuildError::TooManyEvaluations);
         }
-        LenError::check("theta0", dim, theta0.len())?;
+        check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
         theta.copy_from_slice(theta0);

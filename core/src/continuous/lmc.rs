@@ -2,10 +2,10 @@
 
 use super::{
     Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_step, check_target,
-    overdamped_move, target_err,
+    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
+    check_target, overdamped_move, target_err,
 };
-use crate::error::{LenError, ParamError};
+use crate::error::ParamError;
 use rand_core::Rng;
 
 /// Settings of [`Langevin`]: step `h`, and the full gradient (LMC) or a minibatch of `n` (SGLD).
@@ -129,7 +129,8 @@ impl<'a> Langevin<'a> {
     ///
     /// # Errors
     ///
-    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, or workspaces of the wrong length.
+    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, a non-finite `theta0`, or workspaces of
+    /// the wrong length.
     pub fn new(
         settings: LangevinSettings,
         dim: usize,
@@ -142,7 +143,7 @@ impl<'a> Langevin<'a> {
         if let Some(n) = settings.batch {
             check_batch(n, terms)?;
         }
-        LenError::check("theta0", dim, theta0.len())?;
+        check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
         theta.copy_from_slice(theta0);

@@ -395,6 +395,16 @@ pub(crate) fn check_shape(dim: usize, terms: usize) -> Result<(), BuildError> {
     Ok(())
 }
 
+/// Checks a starting point: `d` finite entries (a NaN or infinite start could never move).
+pub(crate) fn check_start(dim: usize, theta0: &[f64]) -> Result<(), BuildError> {
+    LenError::check("theta0", dim, theta0.len())?;
+    if theta0.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(ParamError::NonFinite("theta0").into())
+    }
+}
+
 /// Checks a minibatch size against `N` (the settings already checked `n ≥ 1`).
 pub(crate) fn check_batch(batch: usize, terms: usize) -> Result<(), BuildError> {
     if batch > terms {

@@ -3,10 +3,10 @@
 
 use super::{
     Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_step, check_target,
-    target_err, underdamped_move,
+    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
+    check_target, target_err, underdamped_move,
 };
-use crate::error::{LenError, ParamError};
+use crate::error::ParamError;
 use rand_core::Rng;
 
 /// Checks that the friction is finite and `≥ 0`.
@@ -120,7 +120,8 @@ impl<'a> Underdamped<'a> {
     ///
     /// # Errors
     ///
-    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, or workspaces of the wrong length.
+    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, a non-finite `theta0`, or workspaces of
+    /// the wrong length.
     pub fn new(
         settings: UnderdampedSettings,
         dim: usize,
@@ -133,7 +134,7 @@ impl<'a> Underdamped<'a> {
         if let Some(n) = settings.batch {
             check_batch(n, terms)?;
         }
-        LenError::check("theta0", dim, theta0.len())?;
+        check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
         theta.copy_from_slice(theta0);
