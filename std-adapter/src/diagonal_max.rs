@@ -12,24 +12,32 @@
 //!
 //! `f` equals the objective on the feasible set, so `min_{d ≥ 0} f` is the optimum, and `f` is
 //! convex (`λ_max` and `−λ_min = λ_max(−·)` are convex in `d`; sums and `max(0, ·)` keep
-//! convexity). A subgradient is `v∘v − [λ_min < 0] u∘u` with `v`, `u` unit eigenvectors of
-//! `λ_max` and `λ_min`. The solver runs projected subgradient descent (`d ← max(0, d − h g)`)
-//! from the better of the shift point `max(0, −λ_min(W))·1` and an optional start (AB-max
-//! starts from the trace-optimal `d`), with Polyak steps `h = (f(d) − f_lev) / |g|²` towards the
-//! level `f_lev = f_best − ½ (f_best − lower bound)`, and keeps the best feasible point. Each
-//! iteration is one dense symmetric eigendecomposition (nalgebra), `O(n³)`.
+//! convexity). It is minimised over `d ≥ 0` through the smoothing
+//!
+//! `F_μ(d) = μ ln Σ_j e^{λ_j/μ} + μ ln(1 + Σ_j e^{−λ_j/μ})`  (`λ_j` the eigenvalues of `W + D`),
+//!
+//! which overestimates `f` by at most `2 μ ln(n + 1)` and whose gradient,
+//! `diag X − diag Y` with `X = Σ_j softmax(λ/μ)_j v_j v_jᵀ` and
+//! `Y = Σ_j e^{−λ_j/μ}/(1 + Σ_k e^{−λ_k/μ}) · v_j v_jᵀ`, is `2/μ`-Lipschitz (Nesterov's
+//! smoothing of eigenvalue functions). The solver runs accelerated projected gradient
+//! descent (FISTA, step `μ/2`, momentum restarted whenever `F_μ` increases) from the better of
+//! the shift point `max(0, −λ_min(W))·1` and an optional start (AB-max starts from the
+//! trace-optimal `d`), lowering `μ` to an eighth of the certified gap over `ln(n + 1)` as the
+//! gap closes, and keeps the best feasible point seen. One iteration is one dense symmetric
+//! eigendecomposition (nalgebra), `O(n³)`: about 0.1 s at `n = 400`.
 //!
 //! # Accuracy
 //!
 //! The reported gap is certified by weak duality. The dual of the problem is
-//! `max ⟨X − Y, W⟩` over `X, Y ⪰ 0`, `tr X = 1`, `diag Y ≤ diag X`; the solver averages the
-//! iterates' `v vᵀ` into `X̄` and `u uᵀ` into `Ȳ` (over blocks of iterations that double in
-//! length), scales `Ȳ` by the largest `c` with `c·diag Ȳ ≤ diag X̄` and takes
-//! `⟨X̄ − cȲ, W⟩` as a lower bound, next to the trivial bound `λ_max(W)` (adding `D ⪰ 0`
-//! never lowers `λ_max`). It stops when `(λ_max − lower bound) ≤ rel_gap · λ_max` or after
-//! `max_iter` iterations; the answer is then still feasible and at least as good as the
-//! start, only its gap is larger. Eigenvalue multiplicity at the optimum (lattices, symmetric
-//! graphs) makes the subgradient method slow, so expect gaps of a few percent there.
+//! `max ⟨X − Y, W⟩` over `X, Y ⪰ 0`, `tr X = 1`, `diag Y ≤ diag X`; every iteration offers
+//! the smoothing's own `X` and `cY` with the largest `c` such that `c·diag Y ≤ diag X`, at the
+//! cost of `O(n²)` (`⟨X, W⟩ = Σ_j w_j λ_j − Σ_i d_i X_ii`), next to the trivial bound
+//! `λ_max(W)` (adding `D ⪰ 0` never lowers `λ_max`). The solver stops when
+//! `λ_max − bound ≤ rel_gap · λ_max` or after `max_iter` iterations; the answer is then still
+//! feasible and no worse than the start, only less certified. On random dense `W`
+//! (`n = 6 … 30`) the certified gap reaches `1e-3` within about 1000–1500 iterations at
+//! `n ≤ 10` and is 0.3–3 % after 2000 iterations at `n = 16 … 30`; eigenvalue multiplicity at
+//! the optimum slows it further.
 //!
 //! The returned `d` includes a final shift of `max(0, −λ_min) + margin`, with the margin
 //! `16 n ε · max(1, max_i |W_ii + d_i|, max|W_ij|)` raised tenfold until a Cholesky
@@ -124,12 +132,10 @@ impl fmt::Display for MaxEigError {
 
 impl std::error::Error for MaxEigError {}
 
-/// The extreme eigenpairs of `W + diag d`.
+/// The extreme eigenvalues of `W + diag d`.
 struct Extremes {
     max: f64,
     min: f64,
-    v_max: Vec<f64>,
-    v_min: Vec<f64>,
 }
 
 fn extremes(w: &DMatrix<f64>, d: &[f64]) -> Extremes {
@@ -137,21 +143,10 @@ fn extremes(w: &DMatrix<f64>, d: &[f64]) -> Extremes {
     for (i, &di) in d.iter().enumerate() {
         m[(i, i)] += di;
     }
-    let eig = SymmetricEigen::new(m);
-    let (mut imax, mut imin) = (0, 0);
-    for (k, &l) in eig.eigenvalues.iter().enumerate() {
-        if l > eig.eigenvalues[imax] {
-            imax = k;
-        }
-        if l < eig.eigenvalues[imin] {
-            imin = k;
-        }
-    }
+    let eig = m.symmetric_eigenvalues();
     Extremes {
-        max: eig.eigenvalues[imax],
-        min: eig.eigenvalues[imin],
-        v_max: eig.eigenvectors.column(imax).iter().copied().collect(),
-        v_min: eig.eigenvectors.column(imin).iter().copied().collect(),
+        max: eig.max(),
+        min: eig.min(),
     }
 }
 
@@ -160,51 +155,73 @@ fn objective(e: &Extremes) -> f64 {
     e.max + (-e.min).max(0.0)
 }
 
-/// Running averages of `v vᵀ` and `u uᵀ` for the dual bound.
-struct DualAverage {
-    x: DMatrix<f64>,
-    y: DMatrix<f64>,
-    count: usize,
+/// The smoothed objective at one point, its gradient, a dual bound and the exact objective.
+struct Smoothed {
+    /// `μ ln Σ_j e^{λ_j/μ} + μ ln(1 + Σ_j e^{−λ_j/μ})`.
+    value: f64,
+    grad: Vec<f64>,
+    /// `⟨X − cY, W⟩` for the smoothing weights' `X`, `Y` and the largest admissible `c`.
+    bound: f64,
+    /// `f(d) = λ_max + max(0, −λ_min)`.
+    exact: f64,
+    /// `max(0, −λ_min)`.
+    shift: f64,
 }
 
-impl DualAverage {
-    fn new(n: usize) -> Self {
-        Self {
-            x: DMatrix::zeros(n, n),
-            y: DMatrix::zeros(n, n),
-            count: 0,
+/// One eigendecomposition of `W + diag d` and everything the solver needs from it.
+///
+/// With eigenpairs `(λ_j, v_j)`, the weights `w = softmax(λ/μ)` and
+/// `s_j = e^{−λ_j/μ} / (1 + Σ_k e^{−λ_k/μ})` give `X = Σ w_j v_j v_jᵀ` (`tr X = 1`) and
+/// `Y = Σ s_j v_j v_jᵀ`; the gradient is `diag X − diag Y`, and
+/// `⟨X, W⟩ = Σ w_j λ_j − Σ_i d_i X_ii` (likewise for `Y`) costs `O(n²)`.
+fn smoothed(w: &DMatrix<f64>, d: &[f64], mu: f64) -> Smoothed {
+    let n = w.nrows();
+    let mut m = w.clone();
+    for (i, &di) in d.iter().enumerate() {
+        m[(i, i)] += di;
+    }
+    let eig = SymmetricEigen::new(m);
+    let lam = &eig.eigenvalues;
+    let lmax = lam.max();
+    let lmin = lam.min();
+    let shift = (-lmin).max(0.0);
+    let up: Vec<f64> = lam.iter().map(|&l| ((l - lmax) / mu).exp()).collect();
+    let up_sum: f64 = up.iter().sum();
+    // 1 + Σ e^{−λ/μ}, scaled by e^{−shift/μ} for stability.
+    let down: Vec<f64> = lam.iter().map(|&l| ((-l - shift) / mu).exp()).collect();
+    let down_sum: f64 = (-shift / mu).exp() + down.iter().sum::<f64>();
+    let value = lmax + mu * up_sum.ln() + shift + mu * down_sum.ln();
+    let (mut xd, mut yd) = (vec![0.0; n], vec![0.0; n]);
+    let (mut xl, mut yl) = (0.0, 0.0);
+    for (j, v) in eig.eigenvectors.column_iter().enumerate() {
+        let (wj, sj) = (up[j] / up_sum, down[j] / down_sum);
+        xl += wj * lam[j];
+        yl += sj * lam[j];
+        for (i, &vi) in v.iter().enumerate() {
+            let v2 = vi * vi;
+            xd[i] += wj * v2;
+            yd[i] += sj * v2;
         }
     }
-
-    fn add(&mut self, e: &Extremes) {
-        let v = nalgebra::DVector::from_column_slice(&e.v_max);
-        self.x.ger(1.0, &v, &v, 1.0);
-        if e.min < 0.0 {
-            let u = nalgebra::DVector::from_column_slice(&e.v_min);
-            self.y.ger(1.0, &u, &u, 1.0);
-        }
-        self.count += 1;
-    }
-
-    /// `⟨X̄ − cȲ, W⟩` with the largest admissible `c` (or `c = 0` if that is better).
-    fn bound(&self, w: &DMatrix<f64>) -> f64 {
-        if self.count == 0 {
-            return f64::NEG_INFINITY;
-        }
-        let k = self.count as f64;
-        let xw = self.x.dot(w) / k;
-        let yw = self.y.dot(w) / k;
-        if yw >= 0.0 {
-            return xw;
-        }
-        let mut c = f64::INFINITY;
-        for i in 0..w.nrows() {
-            let yi = self.y[(i, i)];
-            if yi > 0.0 {
-                c = c.min(self.x[(i, i)] / yi);
-            }
-        }
-        if c.is_finite() { xw - c * yw } else { xw }
+    let xw = xl - d.iter().zip(&xd).map(|(a, b)| a * b).sum::<f64>();
+    let yw = yl - d.iter().zip(&yd).map(|(a, b)| a * b).sum::<f64>();
+    let c = xd
+        .iter()
+        .zip(&yd)
+        .filter(|&(_, &y)| y > 0.0)
+        .map(|(&x, &y)| x / y)
+        .fold(f64::INFINITY, f64::min);
+    let bound = if yw < 0.0 && c.is_finite() {
+        xw - c * yw
+    } else {
+        xw
+    };
+    Smoothed {
+        value,
+        grad: xd.iter().zip(&yd).map(|(x, y)| x - y).collect(),
+        bound,
+        exact: lmax + shift,
+        shift,
     }
 }
 
@@ -260,49 +277,55 @@ pub fn min_max_eigenvalue(
     }
     let mut best_f = objective(&e);
     let mut best_d: Vec<f64> = d.iter().map(|&x| x + (-e.min).max(0.0)).collect();
-    let mut avg = DualAverage::new(n);
-    let mut block_end = 1usize;
     let mut iterations = 0usize;
     // Below this absolute gap the final margin dominates (an optimum at or near 0).
     let abs_tol = 32.0 * n as f64 * f64::EPSILON * m.iter().fold(1.0f64, |a, v| a.max(v.abs()));
     let gap_met = |f: f64, lb: f64| f - lb <= opts.rel_gap * f.abs() + abs_tol;
-    while iterations < opts.max_iter && !gap_met(best_f, lower) {
-        if opts.time_limit.is_some_and(|t| began.elapsed() >= t) {
+    let log_n = ((n + 1) as f64).ln();
+    let mut mu = (best_f - lower).max(0.0) / (4.0 * log_n);
+    // Accelerated projected gradient (FISTA with adaptive restart) on the smoothed objective.
+    let mut y = d.clone();
+    let mut t = 1.0f64;
+    let mut last = f64::INFINITY;
+    while iterations < opts.max_iter && !gap_met(best_f, lower) && mu > 0.0 {
+        if opts.time_limit.is_some_and(|tl| began.elapsed() >= tl) {
             break;
         }
-        avg.add(&e);
         iterations += 1;
-        if iterations == block_end {
-            lower = lower.max(avg.bound(&m));
-            avg = DualAverage::new(n);
-            block_end *= 2;
+        let sm = smoothed(&m, &y, mu);
+        lower = lower.max(sm.bound);
+        if sm.exact < best_f {
+            best_f = sm.exact;
+            best_d = y.iter().map(|&x| x + sm.shift).collect();
         }
-        let f = objective(&e);
-        let g: Vec<f64> = (0..n)
-            .map(|i| {
-                let up = e.v_max[i] * e.v_max[i];
-                if e.min < 0.0 {
-                    up - e.v_min[i] * e.v_min[i]
-                } else {
-                    up
-                }
-            })
+        // Continuation: the smoothing error is at most 2 μ ln(n + 1); keep it near a quarter
+        // of the certified gap.
+        let wanted = (best_f - lower).max(0.0) / (8.0 * log_n);
+        let restart = sm.value > last || wanted < 0.5 * mu;
+        if wanted < 0.5 * mu {
+            mu = wanted;
+        }
+        let step = 0.5 * mu;
+        let next: Vec<f64> = y
+            .iter()
+            .zip(&sm.grad)
+            .map(|(&yi, &gi)| (yi - step * gi).max(0.0))
             .collect();
-        let g2: f64 = g.iter().map(|x| x * x).sum();
-        if g2 <= 0.0 {
-            break;
+        if restart {
+            t = 1.0;
+            y = next.clone();
+        } else {
+            let t_next = 0.5 * (1.0 + (1.0 + 4.0 * t * t).sqrt());
+            let beta = (t - 1.0) / t_next;
+            y = next
+                .iter()
+                .zip(&d)
+                .map(|(&a, &b)| (a + beta * (a - b)).max(0.0))
+                .collect();
+            t = t_next;
         }
-        let level = best_f - 0.5 * (best_f - lower).max(0.0);
-        let h = (f - level).max(1e-3 * (best_f - lower)).max(0.0) / g2;
-        for (di, gi) in d.iter_mut().zip(&g) {
-            *di = (*di - h * gi).max(0.0);
-        }
-        e = extremes(&m, &d);
-        let f = objective(&e);
-        if f < best_f {
-            best_f = f;
-            best_d = d.iter().map(|&x| x + (-e.min).max(0.0)).collect();
-        }
+        d = next;
+        last = sm.value;
     }
     let d = certify(&m, best_d)?;
     let fin = extremes(&m, &d);
