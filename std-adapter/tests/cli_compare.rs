@@ -45,7 +45,7 @@ fn compare_reports_one_row_per_model_and_sampler() {
             assert!(v.is_finite() && v >= 0.0, "{k}: {r}");
         }
     }
-    assert_eq!(rows[0]["lambda_max"].is_f64(), true, "{}", rows[0]);
+    assert!(rows[0]["lambda_max"].is_f64(), "{}", rows[0]);
     assert_eq!(rows[2]["balance"].as_f64(), Some(0.5));
 }
 

@@ -260,10 +260,8 @@ fn summarise(
     let d = run.dim;
     let chains = run.chains.len().max(1);
     let seconds = run.wall_time.as_secs_f64() * threads.min(chains) as f64 / chains as f64;
-    let single = |series: &[f64]| match ess(&[series]) {
-        Ok(e) => e,
-        Err(_) => 0.0,
-    };
+    // A series that never varies has no ESS to speak of: count it as 0.
+    let single = |series: &[f64]| ess(&[series]).unwrap_or(0.0);
     let (mut h10k, mut hs, mut m10k, mut ms) = (vec![], vec![], vec![], vec![]);
     let (mut lambda, mut gaps, mut steps, mut balances) = (vec![], vec![], vec![], vec![]);
     let mut tuning = 0;
