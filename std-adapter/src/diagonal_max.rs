@@ -64,7 +64,7 @@ use std::time::{Duration, Instant};
 pub struct MaxEigOptions {
     /// Stop when the certified relative gap is at most this (default `1e-3`).
     pub rel_gap: f64,
-    /// Cap on subgradient iterations (default 200).
+    /// Cap on iterations, one eigendecomposition each (default 200).
     pub max_iter: usize,
     /// Optional wall-clock cap (default none).
     pub time_limit: Option<Duration>,

@@ -64,8 +64,8 @@ pub enum DiagonalName {
     Trace,
     /// A multiple of the identity: D = max(ε, −λ_min(W)) I.
     Shift,
-    /// Smallest largest eigenvalue of W + D (projected subgradient, started from the trace
-    /// choice).
+    /// Smallest largest eigenvalue of W + D (accelerated projected gradient on a smoothing,
+    /// started from the trace choice; at most 200 eigendecompositions).
     Max,
     /// First order instead: the discrete Langevin proposal (balance 1/2) with the per-coordinate
     /// step a / (2 D_ii) from the trace choice (D_ii floored at 5% of the mean), step tuned.
