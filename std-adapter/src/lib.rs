@@ -8,6 +8,7 @@ pub use langevin_core as core_kernels;
 pub mod binary;
 pub mod continuous;
 pub mod diagnostics;
+pub mod diagonal_max;
 pub mod discrete_models;
 pub mod labels;
 pub mod model_file;

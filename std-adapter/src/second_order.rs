@@ -6,11 +6,15 @@
 //! 1. **first-order burn-in**: the AB-1st kernel (`W = D = 0`) with `(a, b)` tuned by
 //!    [`AbTuner`]; every accepted move contributes a pair `(Δx, Δg)`;
 //! 2. **fit**: `W` by [`fit_symmetric`], `D` by the chosen [`DiagonalRule`] (the diagonal SDP
-//!    for AB-trace, `λ I` for AB-shift), the factor `A₁` with `A₁ᵀA₁ = W + D` by
-//!    [`trick_factor_f32`]; the factor for balance `b` is `√b · A₁`;
+//!    for AB-trace, `λ I` for AB-shift, [`min_max_eigenvalue`] for AB-max), the factor `A₁`
+//!    with `A₁ᵀA₁ = W + D` by [`trick_factor_f32`]; the factor for balance `b` is `√b · A₁`;
 //! 3. **second-order tuning**: the same jump-distance coordinate ascent over `(a, b)` with the
 //!    second-order kernel;
 //! 4. **frozen**: the exact second-order kernel with the final `(a, b)`.
+//!
+//! The two first-order rules [`DiagonalRule::DlpTrace`] and [`DiagonalRule::Dmala`] replace
+//! phases 3 and 4 by the Metropolis-adjusted flip proposal at balance `½` with a diagonal
+//! preconditioner (see [`dlp_preconditioner`]), tuning only the step.
 //!
 //! Every step is an exact MH step, so only the adaptation makes the tuning phases
 //! non-homogeneous; discard them. If the fit or the factorisation fails (say, the chain never
@@ -23,12 +27,16 @@ mod ordinal;
 
 pub use ordinal::{run_ab2_ordinal_chains, tune_ordinal_chain};
 
+use crate::FlipMathImpl;
 use crate::binary::{BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
+use crate::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
 use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
 use crate::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use crate::seeding::chain_rngs;
 use langevin_core::ParamError;
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, StepError, StepReport};
+use langevin_core::binary::{
+    BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal, StepError, StepReport,
+};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
 use langevin_core::target::BinaryTarget;
@@ -51,6 +59,38 @@ pub enum DiagonalRule {
     },
     /// AB-1st: no second-order phase (`W = D = A = 0`).
     FirstOrder,
+    /// AB-max: `min λ_max(W + D)` with `D ≥ 0`, `W + D ⪰ 0` ([`min_max_eigenvalue`], started
+    /// from the trace-optimal `D`).
+    Max,
+    /// DLP-trace: the first-order kernel `exp(b gᵀ(y−x) − (y−x)ᵀD(y−x)/a)` at `b = ½` with the
+    /// trace-optimal `D` (normalised to mean `½`, entries floored at `floor · ½`), step tuned;
+    /// see [`dlp_preconditioner`].
+    DlpTrace {
+        /// Floor of `D_ii` relative to the mean of `D` (default in the CLI: 0.05).
+        floor: f64,
+    },
+    /// DMALA: the first-order kernel at `b = ½` without a fit (`D = I/2`), step tuned; the
+    /// baseline of the DLP rules.
+    Dmala,
+}
+
+impl DiagonalRule {
+    /// The name the CLI and reports use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Trace => "trace",
+            Self::Shift { .. } => "shift",
+            Self::FirstOrder => "first-order",
+            Self::Max => "max",
+            Self::DlpTrace { .. } => "dlp-trace",
+            Self::Dmala => "dmala",
+        }
+    }
+
+    /// Whether the frozen kernel is the first-order flip proposal at `b = ½`.
+    fn is_dlp(&self) -> bool {
+        matches!(self, Self::DlpTrace { .. } | Self::Dmala)
+    }
 }
 
 /// Settings of the AB-2 schedule.
@@ -73,6 +113,8 @@ pub struct Ab2Settings {
     pub diagonal: DiagonalRule,
     /// Options of the diagonal SDP (default: relative gap `1e-3`).
     pub sdp: SdpOptions,
+    /// Options of the AB-max solver (default: relative gap `1e-3`, 200 iterations).
+    pub max_eig: MaxEigOptions,
 }
 
 impl Default for Ab2Settings {
@@ -88,6 +130,7 @@ impl Default for Ab2Settings {
             decay: 0.9,
             diagonal: DiagonalRule::Trace,
             sdp: SdpOptions::default(),
+            max_eig: MaxEigOptions::default(),
         }
     }
 }
@@ -105,8 +148,16 @@ pub struct Ab2Report {
     pub explored: usize,
     /// `trace(D)`.
     pub trace_d: f64,
-    /// The SDP's certified relative gap (AB-trace only).
+    /// The SDP's certified relative gap (AB-trace, AB-max's start, DLP-trace).
     pub sdp_gap: Option<f64>,
+    /// The rule that chose `D` ([`DiagonalRule::name`]).
+    pub diagonal: &'static str,
+    /// `λ_max(W + D)` (second-order rules).
+    pub lambda_max: Option<f64>,
+    /// AB-max: the solver's certified relative gap.
+    pub max_gap: Option<f64>,
+    /// DLP rules: smallest and largest preconditioner entry `p_i` (`a_i = a p_i²`).
+    pub precond_range: Option<(f64, f64)>,
     /// Final step `a`.
     pub step: f64,
     /// Final balance `b`.
@@ -129,6 +180,10 @@ impl Ab2Report {
             "explored": self.explored,
             "trace_d": self.trace_d,
             "sdp_gap": self.sdp_gap,
+            "diagonal": self.diagonal,
+            "lambda_max": self.lambda_max,
+            "max_gap": self.max_gap,
+            "precond_range": self.precond_range.map(|(lo, hi)| [lo, hi]),
             "step": self.step,
             "balance": self.balance,
             "tuning_steps": self.tuning_steps,
@@ -149,6 +204,9 @@ pub struct Ab2Fitted {
     pub diag: Vec<f32>,
     /// `A₁`, upper triangular, row-major.
     pub unit_factor: Vec<f32>,
+    /// DLP rules: the preconditioner `p` of the frozen first-order kernel (`a_i = a p_i²`,
+    /// balance `½`); `W`, `D` and `A₁` are then zero and unused.
+    pub dlp_preconditioner: Option<Vec<f32>>,
     factor: Vec<f32>,
     factor_balance: f64,
 }
@@ -161,6 +219,7 @@ impl Ab2Fitted {
             w: vec![0.0; dim * dim],
             diag: vec![0.0; dim],
             unit_factor: vec![0.0; dim * dim],
+            dlp_preconditioner: None,
             factor: vec![0.0; dim * dim],
             factor_balance: 0.0,
         }
@@ -179,6 +238,7 @@ impl Ab2Fitted {
             diag: diag.iter().map(|&v| v as f32).collect(),
             factor: unit_factor.clone(),
             unit_factor,
+            dlp_preconditioner: None,
             factor_balance: 1.0,
         })
     }
@@ -229,6 +289,68 @@ pub fn trace_diagonal(w: &[f64], dim: usize, opts: &SdpOptions) -> Result<(Vec<f
     Ok((sol.d, sol.rel_gap))
 }
 
+/// `D` for AB-max: [`min_max_eigenvalue`] started from the trace-optimal `D`; returns `D`,
+/// `λ_max(W + D)`, the solver's certified relative gap and the SDP's gap.
+///
+/// # Errors
+///
+/// The SDP's or the solver's error, as text.
+pub fn max_diagonal(
+    w: &[f64],
+    dim: usize,
+    sdp: &SdpOptions,
+    opts: &MaxEigOptions,
+) -> Result<(Vec<f64>, f64, f64, f64), String> {
+    let (start, sdp_gap) = trace_diagonal(w, dim, sdp)?;
+    let sol = min_max_eigenvalue(w, dim, Some(&start), opts).map_err(|e| e.to_string())?;
+    Ok((sol.d, sol.lambda_max, sol.rel_gap, sdp_gap))
+}
+
+/// The preconditioner that turns the flip proposal into the anisotropic DLP kernel with
+/// diagonal `D`.
+///
+/// The kernel `exp(b gᵀ(y−x) − (y−x)ᵀD(y−x)/a)` on `{0,1}^d` has `(y_i − x_i)² = [flip i]`,
+/// so its flip logit is `b g_i (1 − 2x_i) − D_ii/a`; the flip proposal with preconditioner `p`
+/// has `b g_i (1 − 2x_i) − 1/(2 a p_i²)`. They agree for `p_i = 1/√(2 D_ii)`. The overall scale
+/// of `D` only rescales the step `a`, which is tuned, so `D` is first normalised to mean `½`
+/// (then `a` means the same as DMALA's step on average). A coordinate with `D_ii = 0` would get
+/// an infinite step (a flip probability independent of `a`); entries are therefore floored at
+/// `floor · ½`, i.e. at `floor` times the mean, which caps `p_i` at `1/√floor`. When `D = 0`
+/// (`W ⪰ 0`) the result is `p = 1`: plain DMALA.
+///
+/// # Errors
+///
+/// A message unless `floor` is finite and in `(0, 1]` and `D` is finite and `≥ 0`.
+pub fn dlp_preconditioner(diag: &[f64], floor: f64) -> Result<Vec<f32>, String> {
+    if !(floor > 0.0 && floor <= 1.0) {
+        return Err(format!("the DLP floor must be in (0, 1], got {floor}"));
+    }
+    if diag.iter().any(|v| !(v.is_finite() && *v >= 0.0)) {
+        return Err("D must be finite and ≥ 0".into());
+    }
+    let mean = diag.iter().sum::<f64>() / diag.len().max(1) as f64;
+    if mean <= 0.0 {
+        return Ok(vec![1.0; diag.len()]);
+    }
+    Ok(diag
+        .iter()
+        .map(|&v| {
+            let normalised = (0.5 * v / mean).max(0.5 * floor);
+            (1.0 / (2.0 * normalised).sqrt()) as f32
+        })
+        .collect())
+}
+
+/// `λ_max` of a symmetric `W + D` (`d × d`, row-major).
+fn lambda_max(w: &[f64], diag: &[f64], dim: usize) -> f64 {
+    let mut m = DMatrix::from_row_slice(dim, dim, w);
+    for (i, &v) in diag.iter().enumerate() {
+        m[(i, i)] += v;
+    }
+    let m = (&m + m.transpose()) * 0.5;
+    m.symmetric_eigenvalues().max()
+}
+
 /// The jump-distance coordinate ascent of [`AbTuner`] over `(a, b)`, for any kernel.
 #[derive(Clone, Copy, Debug)]
 struct JumpTuner {
@@ -237,6 +359,8 @@ struct JumpTuner {
     rate: f64,
     decay: f64,
     tune_balance: bool,
+    /// Only the step is tuned (DLP rules).
+    fixed_balance: bool,
     probe: usize,
     jumps: [u64; 3],
     moved: bool,
@@ -279,14 +403,16 @@ impl JumpTuner {
         (self.step, self.balance) = (a, b);
         self.probe = 0;
         self.jumps = [0; 3];
-        if self.tune_balance {
+        if self.tune_balance || self.fixed_balance {
             // A round is over.
             if !self.moved {
                 self.rate *= self.decay;
             }
             self.moved = false;
         }
-        self.tune_balance = !self.tune_balance;
+        if !self.fixed_balance {
+            self.tune_balance = !self.tune_balance;
+        }
     }
 }
 
@@ -376,16 +502,36 @@ where
             return Ok((Ab2Fitted::zero(d), report));
         }
     };
+    let dlp = settings.diagonal.is_dlp();
     let mut jt = JumpTuner {
         step: ab.step,
-        balance: ab.balance,
+        balance: if dlp { 0.5 } else { ab.balance },
         rate: settings.rate,
         decay: settings.decay,
         tune_balance: false,
+        fixed_balance: dlp,
         probe: 0,
         jumps: [0; 3],
         moved: false,
     };
+    if let Some(p) = &fitted.dlp_preconditioner {
+        let mut spent = 0u64;
+        while spent + u64::from(settings.probe_steps) <= settings.second_budget {
+            let (a, b) = jt.probe_params(jt.probe);
+            let kernel = dlp_kernel(a, b, p).map_err(param_error)?;
+            let mut jump = 0u64;
+            for _ in 0..settings.probe_steps {
+                let r = kernel.step(target, chain, rng)?;
+                stats.record(&r);
+                jump += u64::from(r.accepted_flips());
+            }
+            spent += u64::from(settings.probe_steps);
+            jt.finish_probe(jump);
+        }
+        report.tuning_steps += spent;
+        (report.step, report.balance) = (jt.step, jt.balance);
+        return Ok((fitted, report));
+    }
     let mut scratch = vec![0.0f64; scratch_len(d)];
     let mut cached = vec![0u8; d];
     let mut spent = 0u64;
@@ -408,6 +554,13 @@ where
     Ok((fitted, report))
 }
 
+/// The frozen kernel of the DLP rules: DMALA at `(a, b)` with preconditioner `p`.
+fn dlp_kernel(a: f64, b: f64, p: &[f32]) -> Result<Dmala<'_, FlipMathImpl>, ParamError> {
+    Ok(Dmala::new(
+        FlipProposal::<FlipMathImpl>::with_math(a, b)?.preconditioned(p)?,
+    ))
+}
+
 fn param_error<E>(e: ParamError) -> StepError<E> {
     match e {
         ParamError::Len(l) => StepError::Len(l),
@@ -426,8 +579,15 @@ fn fit(
     settings: &Ab2Settings,
     report: &mut Ab2Report,
 ) -> Result<Ab2Fitted, String> {
+    report.diagonal = settings.diagonal.name();
     if settings.diagonal == DiagonalRule::FirstOrder {
         return Err("first order requested".into());
+    }
+    if settings.diagonal == DiagonalRule::Dmala {
+        let mut fitted = Ab2Fitted::zero(d);
+        fitted.dlp_preconditioner = Some(vec![1.0; d]);
+        report.precond_range = Some((1.0, 1.0));
+        return Ok(fitted);
     }
     if pairs.next == 0 {
         return Err("no accepted moves during burn-in".into());
@@ -443,9 +603,32 @@ fn fit(
             diag
         }
         DiagonalRule::Shift { eps } => shift_diagonal(&q.w, d, eps)?,
-        DiagonalRule::FirstOrder => return Err("first order requested".into()),
+        DiagonalRule::Max => {
+            let (diag, _, max_gap, sdp_gap) =
+                max_diagonal(&q.w, d, &settings.sdp, &settings.max_eig)?;
+            report.sdp_gap = Some(sdp_gap);
+            report.max_gap = Some(max_gap);
+            diag
+        }
+        DiagonalRule::DlpTrace { floor } => {
+            let (diag, gap) = trace_diagonal(&q.w, d, &settings.sdp)?;
+            report.sdp_gap = Some(gap);
+            report.trace_d = diag.iter().sum();
+            let p = dlp_preconditioner(&diag, floor)?;
+            let (lo, hi) = p.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &v| {
+                (lo.min(f64::from(v)), hi.max(f64::from(v)))
+            });
+            report.precond_range = Some((lo, hi));
+            let mut fitted = Ab2Fitted::zero(d);
+            fitted.dlp_preconditioner = Some(p);
+            return Ok(fitted);
+        }
+        DiagonalRule::FirstOrder | DiagonalRule::Dmala => {
+            return Err("first order requested".into());
+        }
     };
     report.trace_d = diag.iter().sum();
+    report.lambda_max = Some(lambda_max(&q.w, &diag, d));
     Ab2Fitted::new(&q.w, &diag, d).map_err(|e| format!("factor: {e}"))
 }
 
@@ -551,17 +734,31 @@ fn run_one(
     if let Some(p) = progress {
         p.fetch_add(report.tuning_steps, Ordering::Relaxed);
     }
-    let params = fitted
-        .params(report.step, report.balance)
-        .map_err(RunError::Param)?;
+    let precond = fitted.dlp_preconditioner.take();
     let mut scratch = vec![0.0f64; scratch_len(d)];
     let mut cached = vec![0u8; d];
-    let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached)
-        .map_err(|e| RunError::Param(e.into()))?;
+    let mut kernel = match &precond {
+        Some(p) => {
+            Frozen::Dlp(dlp_kernel(report.step, report.balance, p).map_err(RunError::Param)?)
+        }
+        None => {
+            let params = fitted
+                .params(report.step, report.balance)
+                .map_err(RunError::Param)?;
+            Frozen::Second(
+                AbSecondOrder::new(params, &mut scratch, &mut cached)
+                    .map_err(|e| RunError::Param(e.into()))?,
+            )
+        }
+    };
     let mut step = |chain: &mut BinaryChain<'_>,
                     rng: &mut Xoshiro256PlusPlus|
      -> Result<StepReport, RunError> {
-        kernel.step(&mut target, chain, rng).map_err(step_err)
+        match &mut kernel {
+            Frozen::Dlp(k) => k.step(&mut target, chain, rng),
+            Frozen::Second(k) => k.step(&mut target, chain, rng),
+        }
+        .map_err(step_err)
     };
     for _ in 0..config.burn_in {
         let r = step(&mut chain, &mut rng)?;
@@ -582,4 +779,10 @@ fn run_one(
     }
     result.tuned = Some(report.to_json());
     Ok(result)
+}
+
+/// The kernel of the kept phase.
+enum Frozen<'a> {
+    Second(AbSecondOrder<'a, 'a>),
+    Dlp(Dmala<'a, FlipMathImpl>),
 }

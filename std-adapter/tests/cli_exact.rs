@@ -216,6 +216,18 @@ fn exact_samplers_match_enumerated_marginals() {
         2,
         &binary,
     );
+    for (tag, rule) in [("quad-ab2-max", "max"), ("quad-ab2-dlp", "dlp-trace")] {
+        check(
+            &scratch,
+            QUADRATIC,
+            tag,
+            &["ab2", "--diagonal", rule],
+            20,
+            6,
+            2,
+            &binary,
+        );
+    }
 }
 
 #[test]

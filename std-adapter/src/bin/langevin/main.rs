@@ -8,6 +8,7 @@ mod sample;
 mod sdp;
 // Model generators, benchmarks and the progress bar.
 mod bench;
+mod compare;
 mod model;
 mod progress;
 
@@ -38,6 +39,9 @@ enum Command {
     Model(model::ModelArgs),
     /// Measure a sampler's per-step cost on a model file, next to its ESS per second.
     Bench(bench::BenchArgs),
+    /// Compare AB-trace, AB-shift, AB-max, AB-1st, DLP-trace and DMALA side by side (ESS per
+    /// 10⁴ evaluations and per second) on paper 002's Ising benchmarks.
+    Compare(compare::CompareArgs),
 }
 
 /// A failure reported as one line on stderr with exit status 2.
@@ -84,6 +88,7 @@ fn main() -> ExitCode {
         Some(Command::Sdp(args)) => sdp::run(&args),
         Some(Command::Model(args)) => model::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Compare(args)) => compare::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
     });
     let outcome = match outcome {

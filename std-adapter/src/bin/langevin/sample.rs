@@ -64,6 +64,24 @@ pub enum DiagonalName {
     Trace,
     /// A multiple of the identity: D = max(ε, −λ_min(W)) I.
     Shift,
+    /// Smallest largest eigenvalue of W + D (accelerated projected gradient on a smoothing,
+    /// started from the trace choice; at most 200 eigendecompositions).
+    Max,
+    /// First order instead: the discrete Langevin proposal (balance 1/2) with the per-coordinate
+    /// step a / (2 D_ii) from the trace choice (D_ii floored at 5% of the mean), step tuned.
+    DlpTrace,
+}
+
+impl DiagonalName {
+    /// The schedule's rule.
+    pub fn rule(self) -> DiagonalRule {
+        match self {
+            DiagonalName::Trace => DiagonalRule::Trace,
+            DiagonalName::Shift => DiagonalRule::Shift { eps: 1e-3 },
+            DiagonalName::Max => DiagonalRule::Max,
+            DiagonalName::DlpTrace => DiagonalRule::DlpTrace { floor: 0.05 },
+        }
+    }
 }
 
 /// Site order of Gibbs.
@@ -198,6 +216,9 @@ pub struct Summary {
     balance: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan: Option<&'static str>,
+    /// AB-2's rule for D.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagonal: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     window: Option<u16>,
     dim: usize,
@@ -328,6 +349,7 @@ fn run_binary(args: &SampleArgs, doc: &ModelDoc, model: &BinaryModel) -> Result<
         step,
         balance,
         scan: (args.sampler == SamplerName::Gibbs).then(|| args.scan.name()),
+        diagonal: (args.sampler == SamplerName::Ab2).then(|| args.diagonal.rule().name()),
         window: None,
         dim: d,
         chains: config.chains,
@@ -479,10 +501,7 @@ fn ab2_settings(args: &SampleArgs) -> Ab2Settings {
     let mut settings = Ab2Settings::default();
     settings.first.step = args.step;
     settings.first.balance = args.balance;
-    settings.diagonal = match args.diagonal {
-        DiagonalName::Trace => DiagonalRule::Trace,
-        DiagonalName::Shift => DiagonalRule::Shift { eps: 1e-3 },
-    };
+    settings.diagonal = args.diagonal.rule();
     settings
 }
 
@@ -618,6 +637,9 @@ fn print_table(s: &Summary) {
     }
     if let Some(scan) = s.scan {
         rows.push(("scan", format!("{scan} (one step = one sweep of d sites)")));
+    }
+    if let Some(diagonal) = s.diagonal {
+        rows.push(("diagonal", diagonal.to_string()));
     }
     if let Some(w) = s.window {
         rows.push(("window", w.to_string()));

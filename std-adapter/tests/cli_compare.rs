@@ -1,0 +1,67 @@
+//! `langevin compare`: a tiny run of the side-by-side comparison; names are checked.
+
+mod common;
+
+use common::{Scratch, fails, ok};
+
+#[test]
+fn compare_reports_one_row_per_model_and_sampler() {
+    let scratch = Scratch::new("compare");
+    let out = ok(
+        &scratch.0,
+        &[
+            "compare",
+            "--models",
+            "ising-grid",
+            "--samplers",
+            "dmala,ab-1st,ab-max",
+            "--chains",
+            "2",
+            "--steps",
+            "200",
+            "--tune",
+            "300",
+            "--max-iter",
+            "3",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+        ],
+    );
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["sampler"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ab-max", "ab-1st", "dmala"], "table order");
+    for r in rows {
+        assert_eq!(r["model"], "ising-grid");
+        assert_eq!(r["chains"], 2);
+        assert_eq!(r["tuning_steps"], 600, "{r}");
+        for k in ["ess_hamming_per_10k_evals", "ess_hamming_per_second"] {
+            let v = r[k].as_f64().unwrap();
+            assert!(v.is_finite() && v >= 0.0, "{k}: {r}");
+        }
+    }
+    assert!(rows[0]["lambda_max"].is_f64(), "{}", rows[0]);
+    assert_eq!(rows[2]["balance"].as_f64(), Some(0.5));
+}
+
+#[test]
+fn compare_refuses_unknown_names() {
+    let scratch = Scratch::new("compare-bad");
+    let line = fails(&scratch.0, &["compare", "--models", "ising-cube"]);
+    assert!(
+        line.contains("ising-cube") && line.contains("ising-ba"),
+        "{line}"
+    );
+    let line = fails(&scratch.0, &["compare", "--samplers", "ab-min"]);
+    assert!(
+        line.contains("ab-min") && line.contains("dlp-trace"),
+        "{line}"
+    );
+    let line = fails(&scratch.0, &["compare", "--chains", "0"]);
+    assert!(line.contains("--chains"), "{line}");
+}
