@@ -88,7 +88,7 @@ impl DiagonalRule {
     }
 
     /// Whether the frozen kernel is the first-order flip proposal at `b = ½`.
-    fn is_dlp(&self) -> bool {
+    pub(crate) fn is_dlp(&self) -> bool {
         matches!(self, Self::DlpTrace { .. } | Self::Dmala)
     }
 }

@@ -65,3 +65,43 @@ fn compare_refuses_unknown_names() {
     let line = fails(&scratch.0, &["compare", "--chains", "0"]);
     assert!(line.contains("--chains"), "{line}");
 }
+
+#[test]
+fn compare_runs_the_ordinal_gaussian_without_the_binary_only_rule() {
+    let scratch = Scratch::new("compare-ordinal");
+    let out = ok(
+        &scratch.0,
+        &[
+            "compare",
+            "--models",
+            "gaussian-rotated",
+            "--samplers",
+            "ab-trace,dlp-trace,dmala",
+            "--chains",
+            "2",
+            "--steps",
+            "200",
+            "--tune",
+            "300",
+            "--threads",
+            "1",
+            "--format",
+            "json",
+        ],
+    );
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let rows = rows.as_array().unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["sampler"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ab-trace", "dmala"], "DLP-trace is binary only");
+    for r in rows {
+        assert_eq!(r["model"], "gaussian-rotated");
+        assert_eq!(r["tuning_steps"], 600, "{r}");
+        let v = r["ess_hamming_per_10k_evals"].as_f64().unwrap();
+        assert!(v.is_finite() && v > 0.0, "{r}");
+    }
+    assert!(rows[0]["lambda_max"].is_f64(), "{}", rows[0]);
+    assert_eq!(rows[1]["balance"].as_f64(), Some(0.5));
+}

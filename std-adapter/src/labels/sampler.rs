@@ -9,7 +9,7 @@ use langevin_core::categorical::{
     self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalTarget,
 };
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget};
-use langevin_core::tuning::{AbTuner, AcsTuner};
+use langevin_core::tuning::{AbSettings, AbTuner, AcsTuner};
 use rand_core::Rng;
 use serde_json::Value;
 
@@ -58,6 +58,9 @@ pub enum LabelSamplerSpec {
         step: f64,
         /// Initial balance.
         balance: f64,
+        /// Whether the balance is tuned too; `false` keeps `b` (at `½`: DMALA with its step
+        /// tuned by the same jump-distance rule).
+        tune_balance: bool,
         /// Ordinal window.
         window: Option<u16>,
     },
@@ -155,10 +158,12 @@ impl LabelSamplerSpec {
             Self::Ab {
                 step,
                 balance,
+                tune_balance,
                 window,
-            } => AnyOrdinalKernel::Ab(AbTuner::new(ab_settings(
+            } => AnyOrdinalKernel::Ab(AbTuner::new(label_ab_settings(
                 step,
                 balance,
+                tune_balance,
                 shape.burn_in,
                 window,
             ))?),
@@ -193,9 +198,15 @@ impl LabelSamplerSpec {
                 categorical::Dmala::new(CategoricalProposal::new(step, balance)?),
             ),
             Self::Gwg => AnyCategoricalKernel::Gwg(Gwg),
-            Self::Ab { step, balance, .. } => AnyCategoricalKernel::Ab(AbTuner::new(ab_settings(
+            Self::Ab {
                 step,
                 balance,
+                tune_balance,
+                ..
+            } => AnyCategoricalKernel::Ab(AbTuner::new(label_ab_settings(
+                step,
+                balance,
+                tune_balance,
                 shape.burn_in,
                 None,
             ))?),
@@ -225,6 +236,18 @@ impl LabelSamplerSpec {
             LabelDomain::Categorical => self.categorical_kernel(shape).map(|_| ()),
         }
     }
+}
+
+fn label_ab_settings(
+    step: f64,
+    balance: f64,
+    tune_balance: bool,
+    budget: u64,
+    window: Option<u16>,
+) -> AbSettings {
+    let mut s = ab_settings(step, balance, budget, window);
+    s.tune_balance = tune_balance;
+    s
 }
 
 /// The ordinal kernels with a cached chain.

@@ -73,6 +73,7 @@ where
         rate: settings.rate,
         decay: settings.decay,
         tune_balance: false,
+        fixed_balance: false,
         probe: 0,
         jumps: [0; 3],
         moved: false,
@@ -116,6 +117,12 @@ pub fn run_ab2_ordinal_chains(
     progress: Option<&AtomicU64>,
 ) -> Result<LabelRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
+    if settings.diagonal.is_dlp() {
+        return Err(RunError::Model(format!(
+            "the {} rule is for binary models; use trace, shift or max on an ordinal model",
+            settings.diagonal.name()
+        )));
+    }
     let (d, s) = (model.dim(), model.states());
     let (chains, wall_time) = in_parallel(config, |c, rng| {
         run_one(model.clone(), settings, config, c, rng, progress)

@@ -1,6 +1,6 @@
 //! `langevin compare`: the side-by-side ESS comparison of the any-scale balanced samplers
-//! (AB-trace, AB-shift, AB-max, AB-1st, DLP-trace, DMALA) on paper 002's Ising benchmarks, in
-//! one run.
+//! (AB-trace, AB-shift, AB-max, AB-1st, DLP-trace, DMALA) on paper 002's benchmarks (Ising on a
+//! Barabási–Albert graph and on the critical lattice, the rotated lattice Gaussian), in one run.
 //!
 //! Every sampler gets the same tuning budget per chain (first-order burn-in plus the second
 //! tuning phase of the AB-2 schedule; AB-1st tunes `(a, b)` over the same number of steps) and
@@ -8,23 +8,31 @@
 //! random reference state over the kept draws (single-chain ESS, Geyer's initial monotone
 //! sequence; the DISCS statistic), and of the magnetisation `Σ (2x_i − 1)`; per 10⁴ target
 //! evaluations of the kept phase and per second of the chain's share of the run's CPU time
-//! (tuning, fit and `D` included). The table shows the median over chains.
+//! (tuning, fit and `D` included). The table shows the median over chains. On ordinal models
+//! the distance is `Σ|x_i − r_i|` and the sum statistic `Σ x_i`; DMALA there is the first-order
+//! tuner with `b = ½` fixed (only its step tuned), and DLP-trace applies to binary models only.
 //!
 //! A further model is one more entry of [`MODELS`].
 
 use crate::CliError;
 use crate::sample::{Format, default_threads};
 use clap::Args;
-use langevin_std::binary::{BinaryModel, BinaryRun, RunConfig, SamplerSpec, Statistic};
-use langevin_std::diagnostics::ess;
-use langevin_std::second_order::{Ab2Settings, DiagonalRule, run_ab2_chains};
-use langevin_std::zoo::{BarabasiAlbertSpec, IsingLatticeSpec, ModelSpec};
+use langevin_core::ordinal::OrdinalTarget;
+use langevin_core::stats::ChainStats;
+use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
+use langevin_std::diagnostics::{DiscreteValue, ess};
+use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
+use langevin_std::second_order::{
+    Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains,
+};
+use langevin_std::zoo::{BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec};
 use serde::Serialize;
+use std::time::Duration;
 
 /// Arguments of `langevin compare`.
 #[derive(Args, Debug, Clone)]
 pub struct CompareArgs {
-    /// Models, comma separated (default: all): ising-ba, ising-grid.
+    /// Models, comma separated (default: all): ising-ba, ising-grid, gaussian-rotated.
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
     /// Samplers, comma separated (default: all): ab-trace, ab-shift, ab-max, ab-1st,
@@ -56,8 +64,10 @@ pub struct CompareArgs {
 
 /// A model of the comparison.
 enum CompareModel {
-    /// A binary model, sampled by the AB-2 schedule and the first-order AB tuner.
+    /// A binary model.
     Binary(BinaryModel),
+    /// An ordinal model.
+    Ordinal(OrdinalModel),
 }
 
 /// One row of the model table.
@@ -67,9 +77,7 @@ struct ModelEntry {
     build: fn(u64) -> Result<CompareModel, CliError>,
 }
 
-/// The models, in table order. The 100-d rotated lattice Gaussian over `{0..20}^100` becomes
-/// one more entry (with a `CompareModel` variant for label models) once AB-2 runs on ordinal
-/// states.
+/// The models, in table order.
 const MODELS: &[ModelEntry] = &[
     ModelEntry {
         key: "ising-ba",
@@ -88,6 +96,24 @@ const MODELS: &[ModelEntry] = &[
         key: "ising-grid",
         title: "Ising, 20×20 periodic lattice, J = 0.4407 (critical), h = 0",
         build: |_| binary(IsingLatticeSpec::default().generate()),
+    },
+    ModelEntry {
+        key: "gaussian-rotated",
+        title: "Lattice Gaussian over {0..20}^100, randomly rotated precision, condition 10",
+        build: |seed| {
+            let doc = LatticeGaussianSpec {
+                seed,
+                ..LatticeGaussianSpec::default()
+            }
+            .generate()?
+            .to_doc()?;
+            match LabelModel::from_doc(&doc)? {
+                Some(LabelModel::Ordinal(m)) => Ok(CompareModel::Ordinal(m)),
+                _ => Err(CliError(
+                    "the generator did not give an ordinal model".into(),
+                )),
+            }
+        },
     },
 ];
 
@@ -158,11 +184,39 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     let threads = args.threads.unwrap_or_else(default_threads).max(1);
     let mut rows = Vec::new();
     for entry in &models {
-        let CompareModel::Binary(model) = (entry.build)(args.seed)?;
-        let reference: Vec<u8> = Statistic::reference(model.dim(), 2, args.seed ^ 0x5eed)?;
+        let model = (entry.build)(args.seed)?;
         for &&(name, sampler) in &samplers {
-            let run = run_one(&model, sampler, args, threads)?;
-            rows.push(summarise(entry.key, name, &run, &reference, args, threads));
+            let row = match &model {
+                CompareModel::Binary(m) => {
+                    let reference = Statistic::reference(m.dim(), 2, args.seed ^ 0x5eed)?;
+                    let run = run_binary(m, sampler, args, threads)?;
+                    let runs = Runs {
+                        chains: &run.chains,
+                        dim: run.dim,
+                        wall_time: run.wall_time,
+                        reference: &reference,
+                        statistic: Statistic::Hamming,
+                        spin: true,
+                    };
+                    summarise(entry.key, name, &runs, args, threads)
+                }
+                CompareModel::Ordinal(m) => {
+                    let Some(run) = run_ordinal(m, sampler, args, threads)? else {
+                        continue;
+                    };
+                    let reference = Statistic::reference(m.dim(), m.states(), args.seed ^ 0x5eed)?;
+                    let runs = Runs {
+                        chains: &run.chains,
+                        dim: run.dim,
+                        wall_time: run.wall_time,
+                        reference: &reference,
+                        statistic: Statistic::Manhattan,
+                        spin: false,
+                    };
+                    summarise(entry.key, name, &runs, args, threads)
+                }
+            };
+            rows.push(row);
             if args.format == Format::Table {
                 eprintln!("done: {} / {name}", entry.key);
             }
@@ -201,29 +255,35 @@ fn pick<'a, T>(
         .collect())
 }
 
-fn run_one(
-    model: &BinaryModel,
-    sampler: Sampler,
-    args: &CompareArgs,
-    threads: usize,
-) -> Result<BinaryRun, CliError> {
-    let mut config = RunConfig {
+fn run_config(args: &CompareArgs, threads: usize) -> RunConfig {
+    RunConfig {
         steps: args.steps,
         burn_in: 0,
         thin: 1,
         chains: args.chains,
         seed: args.seed,
         threads,
-    };
+    }
+}
+
+fn ab2_settings(rule: DiagonalRule, args: &CompareArgs) -> Ab2Settings {
+    let mut settings = Ab2Settings::default();
+    settings.diagonal = rule;
+    settings.first.budget = args.tune;
+    settings.second_budget = args.tune;
+    settings.max_eig.max_iter = args.max_iter;
+    settings
+}
+
+fn run_binary(
+    model: &BinaryModel,
+    sampler: Sampler,
+    args: &CompareArgs,
+    threads: usize,
+) -> Result<langevin_std::binary::BinaryRun, CliError> {
+    let mut config = run_config(args, threads);
     Ok(match sampler {
-        Sampler::Ab2(rule) => {
-            let mut settings = Ab2Settings::default();
-            settings.diagonal = rule;
-            settings.first.budget = args.tune;
-            settings.second_budget = args.tune;
-            settings.max_eig.max_iter = args.max_iter;
-            run_ab2_chains(model, &settings, &config, None)?
-        }
+        Sampler::Ab2(rule) => run_ab2_chains(model, &ab2_settings(rule, args), &config, None)?,
         Sampler::AbFirst => {
             config.burn_in = 2 * args.tune;
             let spec = SamplerSpec::Ab {
@@ -233,6 +293,42 @@ fn run_one(
             langevin_std::binary::run_chains(model, &spec, &config, None)?
         }
     })
+}
+
+/// An ordinal run of `sampler`, or `None` for the binary-only DLP-trace.
+fn run_ordinal(
+    model: &OrdinalModel,
+    sampler: Sampler,
+    args: &CompareArgs,
+    threads: usize,
+) -> Result<Option<langevin_std::labels::LabelRun>, CliError> {
+    let mut config = run_config(args, threads);
+    let first_order = |balance, tune_balance| LabelSamplerSpec::Ab {
+        step: 0.1,
+        balance,
+        tune_balance,
+        window: None,
+    };
+    let spec = match sampler {
+        Sampler::Ab2(DiagonalRule::DlpTrace { .. }) => return Ok(None),
+        Sampler::Ab2(DiagonalRule::Dmala) => first_order(0.5, false),
+        Sampler::Ab2(rule) => {
+            let settings = ab2_settings(rule, args);
+            return Ok(Some(run_ab2_ordinal_chains(
+                model, &settings, &config, None,
+            )?));
+        }
+        Sampler::AbFirst => first_order(0.5, true),
+    };
+    config.burn_in = 2 * args.tune;
+    let model = LabelModel::Ordinal(model.clone());
+    Ok(Some(langevin_std::labels::run_label_chains(
+        &model,
+        &spec,
+        &config,
+        &LabelStart::Uniform,
+        None,
+    )?))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -249,11 +345,21 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn summarise(
+/// What [`summarise`] reads of a binary or ordinal run.
+struct Runs<'a, T> {
+    chains: &'a [ChainResult<T>],
+    dim: usize,
+    wall_time: Duration,
+    reference: &'a [T],
+    statistic: Statistic,
+    /// Whether the sum statistic counts spins `2x − 1` (binary) or values (ordinal).
+    spin: bool,
+}
+
+fn summarise<T: DiscreteValue>(
     model: &'static str,
     sampler: &'static str,
-    run: &BinaryRun,
-    reference: &[u8],
+    run: &Runs<'_, T>,
     args: &CompareArgs,
     threads: usize,
 ) -> Row {
@@ -265,12 +371,18 @@ fn summarise(
     let (mut h10k, mut hs, mut m10k, mut ms) = (vec![], vec![], vec![], vec![]);
     let (mut lambda, mut gaps, mut steps, mut balances) = (vec![], vec![], vec![], vec![]);
     let mut tuning = 0;
-    for c in &run.chains {
-        let hamming = Statistic::Hamming.series(&c.draws, reference);
+    let value = |v: T| {
+        let v = f64::from(v.into());
+        if run.spin { 2.0 * v - 1.0 } else { v }
+    };
+    let mut total = ChainStats::default();
+    for c in run.chains {
+        total.merge(&c.stats);
+        let hamming = run.statistic.series(&c.draws, run.reference);
         let magnet: Vec<f64> = c
             .draws
             .chunks_exact(d.max(1))
-            .map(|x| x.iter().map(|&v| 2.0 * f64::from(v) - 1.0).sum())
+            .map(|x| x.iter().map(|&v| value(v)).sum())
             .collect();
         let evals = c.stats.evaluations.max(1) as f64;
         let (eh, em) = (single(&hamming), single(&magnet));
@@ -301,7 +413,7 @@ fn summarise(
         ess_hamming_per_second: median(hs),
         ess_magnetisation_per_10k_evals: median(m10k),
         ess_magnetisation_per_second: median(ms),
-        acceptance_rate: run.stats().acceptance_rate(),
+        acceptance_rate: total.acceptance_rate(),
         seconds_per_chain: seconds,
         lambda_max: (!lambda.is_empty()).then(|| median(lambda)),
         max_gap: (!gaps.is_empty()).then(|| median(gaps)),
@@ -316,7 +428,7 @@ fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads
         args.chains, args.steps, args.tune, args.tune, args.seed, threads
     );
     println!(
-        "ESS: single-chain, Hamming distance to a fixed random reference (H) and magnetisation (M); median over chains"
+        "ESS: single-chain, distance to a fixed random reference (H: Hamming; ordinal: Σ|x − r|) and sum (M: magnetisation; ordinal: Σx); median over chains"
     );
     for entry in models {
         println!("\n{}", entry.title);

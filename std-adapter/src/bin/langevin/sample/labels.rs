@@ -41,11 +41,13 @@ fn label_spec(args: &SampleArgs, domain: LabelDomain) -> Result<LabelSamplerSpec
         SamplerName::Ab => LabelSamplerSpec::Ab {
             step,
             balance,
+            tune_balance: true,
             window,
         },
         SamplerName::Ab2 if domain == LabelDomain::Ordinal => LabelSamplerSpec::Ab {
             step,
             balance,
+            tune_balance: true,
             window,
         },
         SamplerName::Ab2 => {
