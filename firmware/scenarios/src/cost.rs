@@ -7,8 +7,8 @@
 //! * The scripted family is a 64-coordinate target that returns the same gradient everywhere and
 //!   a fixed log-density at every proposal: NaN, ±∞, ±`f32::MAX`, beyond-±700 logits,
 //!   subnormals and −0 reach the kernel exactly as given.
-//! * The ordinal family runs the ordinal DULA and DMALA (step 0.25) on a 64-coordinate lattice Gaussian with
-//!   5 values per coordinate ([`LatticeGauss`]), nominal and with absurd step sizes.
+//! * The ordinal family runs the ordinal DULA and DMALA on a 64-coordinate lattice Gaussian
+//!   with 5 values per coordinate ([`LatticeGauss`]): step 0.25 (nominal), 1e-30 and 1e30.
 
 use crate::targets::{GAUSS_STATES, LatticeGauss};
 use crate::{Failure, Kernel};
