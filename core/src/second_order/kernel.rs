@@ -377,7 +377,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if !self.cache_valid || *self.cached_state != *chain.x {
             mat_state(p.w, d, false, chain.x, wx);
             mat_state(p.factor, d, p.upper, chain.x, ax);
-            self.cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(self.cached_state, chain.x);
             self.cache_valid = true;
         }
         // 1. u = A x + ξ and t = Aᵀu.
@@ -467,9 +467,9 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if report.accepted {
             chain.adopt_proposal(log_density);
             target.commit();
-            wx.copy_from_slice(wy);
-            ax.copy_from_slice(ay);
-            self.cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(wx, wy);
+            crate::slices::copy(ax, ay);
+            crate::slices::copy(self.cached_state, chain.x);
         }
         Ok(report)
     }
@@ -558,7 +558,7 @@ fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
 
 /// `wy = wx + Σ_{j flipped} ±W[j, :]` (`W` symmetric, so rows stand in for columns).
 fn update_symmetric(w: &[f32], d: usize, wx: &[f64], y: &[u8], flipped: &[u32], wy: &mut [f64]) {
-    wy.copy_from_slice(wx);
+    crate::slices::copy(wy, wx);
     for &j in flipped {
         let j = j as usize;
         let sign = if y.get(j) == Some(&1) { 1.0 } else { -1.0 };
