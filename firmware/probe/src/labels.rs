@@ -366,6 +366,11 @@ pub fn ab_methods(ab: &mut AbTuner) {
 
 /// An ACS kernel on an opaque schedule.
 pub fn acs() -> Option<Acs> {
+    let (k, len) = (black_box(5u64), black_box(7u32));
+    black_box((
+        cyclical_step(k, len, black_box(2.0), black_box(0.1)),
+        cyclical_balance(k, len, black_box(0.9), black_box(0.5)),
+    ));
     let balances = [0.9f64, 0.7, 0.5];
     let schedule = if black_box(true) {
         AcsSchedule::new(black_box(2.0), black_box(0.1), black_box(&balances[..]))
