@@ -14,7 +14,9 @@ use langevin_core::ordinal::{
     self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalKernel,
     OrdinalProposal, OrdinalStorage, OrdinalTarget,
 };
-use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_core::tuning::{
+    AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, cyclical_balance, cyclical_step,
+};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Largest `d` and `S` the buffers allow; the lengths actually passed are opaque.
