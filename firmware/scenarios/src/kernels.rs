@@ -90,7 +90,7 @@ pub enum Run {
 
 impl Run {
     /// A short lower-case name.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Run::OrdinalDula => "ordinal-dula",
             Run::OrdinalDmala => "ordinal-dmala",
