@@ -23,7 +23,7 @@ use langevin_firmware::{BOARD, Calibration, SysTickMeter, exit, start_systick};
 use langevin_scenarios::Failure;
 use langevin_scenarios::cost::{COST_CASES, Meter, run_case};
 use langevin_scenarios::golden::{GOLDEN, Hashes, run, run_lattice};
-use langevin_scenarios::kernels::{KERNEL_GOLDEN, run_kernel};
+use langevin_scenarios::kernels::{KERNEL_GOLDEN, Run, run_kernel};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Steps measured per cost case.
@@ -92,11 +92,20 @@ fn main() -> ! {
     // 1b. Golden hashes of every other kernel, with instructions per step.
     for g in KERNEL_GOLDEN {
         let mut meter = SysTickMeter::new(cal);
-        match run_kernel(g.run, g.seed, g.steps, &mut meter) {
+        let result = run_kernel(g.run, g.seed, g.steps, &mut meter);
+        // The same run again, measured whole: its state, buffers and deepest step.
+        let mut whole = SysTickMeter::new(cal);
+        whole.start();
+        let again = whole_run(g.run, g.seed, g.steps, cal);
+        whole.stop();
+        if again != result {
+            fail(2);
+        }
+        match result {
             Ok(h) => {
                 let verdict = if h == g.hashes { "ok" } else { "MISMATCH" };
                 hprintln!(
-                    "golden {} seed {}: state {:#018x} second {:#018x} {}; mean {} instr/step, max {}, stack {} B",
+                    "golden {} seed {}: state {:#018x} second {:#018x} {}; mean {} instr/step, max {}, stack {} B per step, {} B whole run",
                     g.run.name(),
                     g.seed,
                     h.state,
@@ -104,7 +113,8 @@ fn main() -> ! {
                     verdict,
                     meter.mean_instructions(),
                     meter.max_instructions(),
-                    meter.max_stack
+                    meter.max_stack,
+                    whole.max_stack
                 );
                 if h != g.hashes {
                     fail(2);
@@ -204,6 +214,11 @@ fn main() -> ! {
     }
     hprintln!("status {}", status);
     exit(status)
+}
+
+#[inline(never)]
+fn whole_run(run: Run, seed: u64, steps: u32, cal: Calibration) -> Result<Hashes, Failure> {
+    run_kernel(run, seed, steps, &mut SysTickMeter::idle(cal))
 }
 
 #[inline(never)]
