@@ -65,6 +65,7 @@ pub mod models;
 pub mod ordinal;
 pub mod random;
 pub mod second_order;
+mod slices;
 pub mod stats;
 pub mod target;
 pub mod tuning;

@@ -1,6 +1,9 @@
 //! Value stability on the host: the first 1,000 steps of seeded DULA and DMALA chains, pinned as
 //! FNV-1a (64-bit) hashes of the state bytes after every step and, separately, of the
-//! little-endian bytes of `f64::to_bits` of the log-density after every step.
+//! little-endian bytes of `f64::to_bits` of the log-density after every step; and the same for
+//! every other kernel of the core (ordinal, categorical, tabulated lattice, Gibbs, GWG, RWM, the
+//! second-order kernel) and, for the continuous integrators (LMC, SGLD, underdamped, SGHMC,
+//! EWSG, AGLD), hashes of the `f64` bits of `θ` and of the step reports.
 //!
 //! The firmware images check the very same numbers on Cortex-M3 (soft float) and Cortex-M4F
 //! (hardware FPU): libm is pure Rust, Rust does not contract `a*b + c`, and the kernels sum in a
@@ -8,6 +11,7 @@
 //! value-breaking and goes in the changelog, and the firmware table must be updated with it.
 
 use langevin_core::BinaryTarget;
+
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
 use rand_core::SeedableRng;
@@ -165,5 +169,303 @@ fn firmware_pins_the_same_values() {
         .map(|h| u64::from_str_radix(&h.replace('_', ""), 16).unwrap())
         .collect();
     let ours: Vec<u64> = GOLDEN.iter().flat_map(|g| [g.3, g.4]).collect();
+    assert_eq!(pinned, ours);
+}
+
+// Every other kernel. The targets are the firmware's own file, compiled here, so both sides
+// sample the same targets; the drivers below are written independently of the firmware's.
+#[allow(dead_code, reason = "the firmware file also serves other runs")]
+#[path = "../../firmware/scenarios/src/targets.rs"]
+mod targets;
+
+use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::binary::{LatticeDmala, LatticeDula, LatticeProposal};
+use langevin_core::categorical::{
+    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalStorage,
+};
+use langevin_core::continuous::{
+    Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
+    PointSnapshot, ScalarSnapshots, SgStep, SnapshotStore, SnapshotUpdate, Underdamped,
+    UnderdampedSettings,
+};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
+use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use targets::{LatticeGauss, Ridge, RingPotts};
+
+/// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
+/// firmware's `KERNEL_GOLDEN`.
+#[rustfmt::skip]
+const KERNEL_GOLDEN: [(&str, u64, u64); 22] = [
+    ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
+    ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
+    ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
+    ("categorical-dula", 0x2c0c_5b3b_588d_f215, 0xa314_9a1d_df90_08b9),
+    ("categorical-dmala", 0xe534_b7c0_610b_05d6, 0xefdf_2791_897e_b3a8),
+    ("categorical-gibbs", 0xd744_633f_e214_bb97, 0xedd0_1682_5e72_dce0),
+    ("categorical-gwg", 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
+    ("lattice-dula", 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
+    ("lattice-dmala", 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
+    ("gibbs", 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
+    ("gwg", 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
+    ("rwm", 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
+    ("second-order", 0x8580_05ca_15e4_0316, 0x2355_d49b_ed48_9fdb),
+    ("lmc", 0x4a47_7b9c_68e0_6f68, 0x84a3_26f5_8606_9045),
+    ("sgld", 0x7da1_d79d_21a3_5c30, 0x539c_3c87_f2c9_7be5),
+    ("sgld-reshuffle", 0x34de_1750_b72a_5088, 0x539c_3c87_f2c9_7be5),
+    ("underdamped", 0x5b90_f442_93d3_8b3e, 0x84a3_26f5_8606_9045),
+    ("sghmc", 0x5f6c_6224_a57f_4b20, 0x539c_3c87_f2c9_7be5),
+    ("ewsg", 0x3d2a_f485_93cc_8d26, 0xa06f_f65c_55c1_5425),
+    ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
+    ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
+    ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+];
+
+const LABEL_DIM: usize = 8;
+const THETA0: [f64; 4] = [1.0, -1.0, 0.5, 0.0];
+
+fn rng() -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(1)
+}
+
+/// Folds label states as little-endian `u16` and the log-density bits.
+fn fold_labels(h: &mut (u64, u64), x: &[u16], u: f64) {
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    h.0 = fnv1a(h.0, &bytes);
+    h.1 = fnv1a(h.1, &u.to_bits().to_le_bytes());
+}
+
+fn ordinal_run(mut kernel: impl OrdinalKernel) -> (u64, u64) {
+    let mut target = LatticeGauss::<LABEL_DIM>;
+    let mut storage = OrdinalStorage::<LABEL_DIM, 5>::new([0; LABEL_DIM]);
+    let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target).unwrap();
+    let mut rng = rng();
+    let mut h = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        kernel.step(&mut target, &mut chain, &mut rng).unwrap();
+        fold_labels(&mut h, chain.state(), chain.log_density());
+    }
+    h
+}
+
+fn categorical_run(mut kernel: impl CategoricalKernel) -> (u64, u64) {
+    let mut target = RingPotts::<LABEL_DIM>;
+    let mut storage = CategoricalStorage::<LABEL_DIM, 3>::new([0; LABEL_DIM]);
+    let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target).unwrap();
+    let mut rng = rng();
+    let mut h = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        kernel.step(&mut target, &mut chain, &mut rng).unwrap();
+        fold_labels(&mut h, chain.state(), chain.log_density());
+    }
+    h
+}
+
+/// A binary chain on the 8×8 lattice driven by `step`.
+fn lattice_run(
+    mut step: impl FnMut(
+        &mut IsingLattice<ConstDims<8, 8>>,
+        &mut BinaryChain<'_>,
+        &mut Xoshiro256PlusPlus,
+    ),
+) -> (u64, u64) {
+    let mut target = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+    let mut storage = ChainStorage::<64>::new([0; 64]);
+    let mut chain = BinaryChain::new(storage.buffers(), &mut target).unwrap();
+    let mut rng = rng();
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        step(&mut target, &mut chain, &mut rng);
+        hs = fnv1a(hs, chain.state());
+        hu = fnv1a(hu, &chain.log_density().to_bits().to_le_bytes());
+    }
+    (hs, hu)
+}
+
+fn second_order_run() -> (u64, u64) {
+    let (w, diag, a, bias) = targets::second_order_params();
+    let d = diag.len();
+    let mut cache = vec![0.0; 2 * d];
+    let mut target = BinaryQuadratic::new(&w, &bias, &mut cache).unwrap();
+    let params = TrickParams::new(&w, &diag, &a, 0.5, targets::SECOND_BALANCE).unwrap();
+    let (mut scratch, mut cached) = (vec![0.0; scratch_len(d)], vec![0u8; d]);
+    let kernel = AbSecondOrder::new(params, &mut scratch, &mut cached).unwrap();
+    run::<_, _, { targets::SECOND_DIM }>(kernel, &mut target, 1)
+}
+
+/// Folds `θ` bits into the first hash and the step report into the second.
+fn fold_sg(h: &mut (u64, u64), theta: &[f64], r: SgStep) {
+    let bytes: Vec<u8> = theta
+        .iter()
+        .flat_map(|t| t.to_bits().to_le_bytes())
+        .collect();
+    h.0 = fnv1a(h.0, &bytes);
+    let mut rep = Vec::new();
+    rep.extend(r.grad_evals.to_le_bytes());
+    rep.extend(r.index_moves.to_le_bytes());
+    rep.push(u8::from(r.refreshed));
+    h.1 = fnv1a(h.1, &rep);
+}
+
+fn langevin_run(settings: LangevinSettings) -> (u64, u64) {
+    let (d, n) = (4, 16);
+    let mut work = vec![0.0; Langevin::workspace_len(d)];
+    let mut index = vec![0; Langevin::index_len(&settings, n)];
+    let mut chain = Langevin::new(settings, d, n, &THETA0, &mut work, &mut index).unwrap();
+    let (mut rng, mut h) = (rng(), (FNV_OFFSET, FNV_OFFSET));
+    for _ in 0..STEPS {
+        let r = chain.step(&mut Ridge, &mut rng).unwrap();
+        fold_sg(&mut h, chain.theta(), r);
+    }
+    h
+}
+
+fn underdamped_run(settings: UnderdampedSettings) -> (u64, u64) {
+    let (d, n) = (4, 16);
+    let mut work = vec![0.0; Underdamped::workspace_len(d)];
+    let mut index = vec![0; Underdamped::index_len(&settings, n)];
+    let mut chain = Underdamped::new(settings, d, n, &THETA0, &mut work, &mut index).unwrap();
+    let (mut rng, mut h) = (rng(), (FNV_OFFSET, FNV_OFFSET));
+    for _ in 0..STEPS {
+        let r = chain.step(&mut Ridge, &mut rng).unwrap();
+        fold_sg(&mut h, chain.theta(), r);
+    }
+    h
+}
+
+fn ewsg_run() -> (u64, u64) {
+    let settings = EwsgSettings::new(0.05, 1.0)
+        .unwrap()
+        .with_batch(2)
+        .unwrap()
+        .with_index_chain(1);
+    let mut work = vec![0.0; Ewsg::workspace_len(4)];
+    let mut chain = Ewsg::new(settings, 4, 16, &THETA0, &mut work).unwrap();
+    let (mut rng, mut h) = (rng(), (FNV_OFFSET, FNV_OFFSET));
+    for _ in 0..STEPS {
+        let r = chain.step(&mut Ridge, &mut rng).unwrap();
+        fold_sg(&mut h, chain.theta(), r);
+    }
+    h
+}
+
+fn agld_run<S: SnapshotStore<Ridge>>(
+    access: Access,
+    update: SnapshotUpdate,
+    store: S,
+) -> (u64, u64) {
+    let settings = AgldSettings::new(0.01, 4, access, update).unwrap();
+    let mut work = vec![0.0; Agld::<S>::workspace_len(4)];
+    let mut index = vec![0; Agld::<S>::index_len(&settings, 16)];
+    let mut chain = Agld::new(settings, 4, 16, &THETA0, store, &mut work, &mut index).unwrap();
+    let (mut rng, mut h) = (rng(), (FNV_OFFSET, FNV_OFFSET));
+    for _ in 0..STEPS {
+        let r = chain.step(&mut Ridge, &mut rng).unwrap();
+        fold_sg(&mut h, chain.theta(), r);
+    }
+    h
+}
+
+fn compute_kernel(name: &str) -> (u64, u64) {
+    let op = OrdinalProposal::new(1.0, 0.5).unwrap();
+    let cp = CategoricalProposal::new(1.0, 0.5).unwrap();
+    let lattice_proposal = || {
+        let m = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+        LatticeProposal::new(&m, 0.5, 0.5).unwrap()
+    };
+    let mut table = vec![0.0; DenseSnapshots::len(4, 16).unwrap()];
+    match name {
+        "ordinal-dula" => ordinal_run(ordinal::Dula::new(op)),
+        "ordinal-dmala" => ordinal_run(ordinal::Dmala::new(op)),
+        "ordinal-gibbs" => ordinal_run(Gibbs::new(Scan::Random)),
+        "categorical-dula" => categorical_run(categorical::Dula::new(cp)),
+        "categorical-dmala" => categorical_run(categorical::Dmala::new(cp)),
+        "categorical-gibbs" => categorical_run(Gibbs::new(Scan::Random)),
+        "categorical-gwg" => categorical_run(Gwg),
+        "lattice-dula" => {
+            let k = LatticeDula::new(lattice_proposal());
+            lattice_run(|_, c, r| {
+                k.step(c, r).unwrap();
+            })
+        }
+        "lattice-dmala" => {
+            let k = LatticeDmala::new(lattice_proposal());
+            lattice_run(|_, c, r| {
+                k.step(c, r).unwrap();
+            })
+        }
+        "gibbs" => {
+            let mut k = Gibbs::new(Scan::Random);
+            lattice_run(|t, c, r| {
+                BinaryKernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "gwg" => lattice_run(|t, c, r| {
+            BinaryKernel::step(&mut Gwg, t, c, r).unwrap();
+        }),
+        "rwm" => {
+            let mut k = RandomWalk::new(1.0 / 16.0).unwrap();
+            lattice_run(|t, c, r| {
+                BinaryKernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "second-order" => second_order_run(),
+        "lmc" => langevin_run(LangevinSettings::lmc(0.01).unwrap()),
+        "sgld" => langevin_run(LangevinSettings::sgld(0.01, 4).unwrap()),
+        "sgld-reshuffle" => langevin_run(
+            LangevinSettings::sgld(0.01, 4)
+                .unwrap()
+                .with_access(Access::Reshuffle),
+        ),
+        "underdamped" => underdamped_run(UnderdampedSettings::full(0.05, 1.0).unwrap()),
+        "sghmc" => underdamped_run(
+            UnderdampedSettings::sghmc(0.05, 1.0, 4)
+                .unwrap()
+                .with_access(Access::Cyclic),
+        ),
+        "ewsg" => ewsg_run(),
+        "agld-svrg" => {
+            let mut point = vec![0.0; PointSnapshot::len(4)];
+            let store = PointSnapshot::new(4, 16, &mut point).unwrap();
+            agld_run(Access::Random, SnapshotUpdate::Total { period: 16 }, store)
+        }
+        "agld-saga" => {
+            let store = DenseSnapshots::new(4, 16, &mut table).unwrap();
+            agld_run(Access::Reshuffle, SnapshotUpdate::Partial, store)
+        }
+        "agld-tmu" => {
+            let mut scalars = vec![0.0; ScalarSnapshots::len(4, 16).unwrap()];
+            let store = ScalarSnapshots::new(4, 16, &mut scalars).unwrap();
+            agld_run(Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }, store)
+        }
+        other => panic!("unknown run {other}"),
+    }
+}
+
+#[test]
+fn every_kernel_golden_hashes_hold_on_the_host() {
+    let mut bad = Vec::new();
+    for (name, state, second) in KERNEL_GOLDEN {
+        let got = compute_kernel(name);
+        if got != (state, second) {
+            bad.push(format!("{name}: got ({:#018x}, {:#018x})", got.0, got.1));
+        }
+    }
+    assert!(bad.is_empty(), "value-breaking change:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn firmware_pins_the_same_kernel_values() {
+    let text = include_str!("../../firmware/scenarios/src/kernels.rs");
+    let table = text
+        .split("pub const KERNEL_GOLDEN")
+        .nth(1)
+        .and_then(|t| t.split("];").next())
+        .expect("firmware kernel golden table");
+    let pinned: Vec<u64> = table
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter_map(|w| w.strip_prefix("0x"))
+        .map(|h| u64::from_str_radix(&h.replace('_', ""), 16).unwrap())
+        .collect();
+    let ours: Vec<u64> = KERNEL_GOLDEN.iter().flat_map(|g| [g.1, g.2]).collect();
     assert_eq!(pinned, ours);
 }

@@ -302,7 +302,7 @@ impl Gibbs {
         let i = self.site(d, rng);
         let u = unit_f64(rng);
         let old = chain.x.get(i).copied().unwrap_or(0);
-        chain.x_proposal.copy_from_slice(chain.x);
+        crate::slices::copy(chain.x_proposal, chain.x);
         if let Some(c) = chain.changed.first_mut() {
             *c = i as u32;
         }
@@ -445,7 +445,7 @@ impl BinaryKernel for Gibbs {
         LenError::check("target", d, target.dim())?;
         let i = self.site(d, rng);
         let u = unit_f64(rng);
-        chain.x_proposal.copy_from_slice(chain.x);
+        crate::slices::copy(chain.x_proposal, chain.x);
         if let Some(v) = chain.x_proposal.get_mut(i) {
             *v ^= 1;
         }

@@ -215,7 +215,7 @@ impl BinaryKernel for Gwg {
         if !log_q_forward.is_finite() {
             return Ok(rejected(report, Rejection::NonFinite));
         }
-        chain.x_proposal.copy_from_slice(chain.x);
+        crate::slices::copy(chain.x_proposal, chain.x);
         if let Some(v) = chain.x_proposal.get_mut(i) {
             *v ^= 1;
         }
@@ -283,9 +283,10 @@ impl CategoricalKernel for Gwg {
         if !log_q_forward.is_finite() {
             return Ok(rejected(report, Rejection::NonFinite));
         }
-        let (i, k) = (p / s, (p % s) as u16);
+        // `s ≥ 2` for a valid chain; `max(1)` keeps the division total.
+        let (i, k) = (p / s.max(1), (p % s.max(1)) as u16);
         let old = chain.x.get(i).copied().unwrap_or(0);
-        chain.x_proposal.copy_from_slice(chain.x);
+        crate::slices::copy(chain.x_proposal, chain.x);
         if let Some(v) = chain.x_proposal.get_mut(i) {
             *v = k;
         }

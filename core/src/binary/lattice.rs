@@ -231,7 +231,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
             // The flat pass took the previous row's last site as the left neighbour of column
             // 0, and the next row's first as the right neighbour of the last column.
             let first_col = class.get_mut(cols..d - cols).unwrap_or(&mut []);
-            for (r, out) in first_col.chunks_exact_mut(cols).enumerate() {
+            for (r, out) in first_col.chunks_exact_mut(cols.max(1)).enumerate() {
                 let start = (r + 1) * cols;
                 let at = |i: usize| x.get(i).map_or(0, |&v| v << 1);
                 let (left, right) = if wrap_cols {

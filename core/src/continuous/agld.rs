@@ -259,8 +259,8 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for PointSnapshot<'_> {
         if !all_finite(out) {
             return Err(StepError::NonFiniteGradient);
         }
-        self.full.copy_from_slice(out);
-        self.point.copy_from_slice(theta);
+        crate::slices::copy(self.full, out);
+        crate::slices::copy(self.point, theta);
         Ok(self.terms as u32)
     }
 
@@ -276,8 +276,7 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for PointSnapshot<'_> {
     ) -> Result<u32, StepError<T::Error>> {
         add_to(out, self.full);
         let mut evals = 0u32;
-        for run in batch.chunk_by(|a, b| a == b) {
-            let Some(&i) = run.first() else { continue };
+        for (i, run) in crate::slices::runs(batch) {
             let i = i as usize;
             scratch.fill(0.0);
             target
@@ -290,7 +289,7 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for PointSnapshot<'_> {
             if !all_finite(scratch) {
                 return Err(StepError::NonFiniteGradient);
             }
-            let c = run.len() as f64 * weight;
+            let c = run as f64 * weight;
             for (o, &t) in out.iter_mut().zip(scratch.iter()) {
                 *o += c * t;
             }
@@ -381,19 +380,19 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for DenseSnapshots<'_> {
         scratch: &mut [f64],
     ) -> Result<u32, StepError<T::Error>> {
         let mut failed = None;
-        for (i, row) in self.table.chunks_exact_mut(self.dim).enumerate() {
+        for (i, row) in self.table.chunks_exact_mut(self.dim.max(1)).enumerate() {
             if let Err(e) = term_grad_checked(target, i, theta, scratch) {
                 failed = Some(e);
                 break;
             }
-            row.copy_from_slice(scratch);
+            crate::slices::copy(row, scratch);
             add_to(out, scratch);
         }
         if let Some(e) = failed {
             self.recompute_sum();
             return Err(e);
         }
-        self.sum.copy_from_slice(out);
+        crate::slices::copy(self.sum, out);
         Ok(self.terms as u32)
     }
 
@@ -410,8 +409,7 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for DenseSnapshots<'_> {
         add_to(out, self.sum);
         let d = self.dim;
         let mut evals = 0u32;
-        for run in batch.chunk_by(|a, b| a == b) {
-            let Some(&i) = run.first() else { continue };
+        for (i, run) in crate::slices::runs(batch) {
             let i = i as usize;
             term_grad_checked(target, i, theta, scratch)?;
             evals += 1;
@@ -419,7 +417,7 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for DenseSnapshots<'_> {
             let Some(row) = self.table.get_mut(start..start + d) else {
                 continue;
             };
-            let c = run.len() as f64 * weight;
+            let c = run as f64 * weight;
             if update {
                 for ((o, s), (a, &t)) in out
                     .iter_mut()
@@ -531,7 +529,7 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
             }
             target.add_term_data(i, s, out);
         }
-        self.sum.copy_from_slice(out);
+        crate::slices::copy(self.sum, out);
         target
             .add_shared_grad(theta, self.terms as f64, out)
             .map_err(target_err)?;
@@ -550,8 +548,7 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
     ) -> Result<u32, StepError<T::Error>> {
         add_to(out, self.sum);
         let mut evals = 0u32;
-        for run in batch.chunk_by(|a, b| a == b) {
-            let Some(&i) = run.first() else { continue };
+        for (i, run) in crate::slices::runs(batch) {
             let i = i as usize;
             let s = target.term_scalar(i, theta).map_err(target_err)?;
             evals += 1;
@@ -562,7 +559,7 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
                 continue;
             };
             let delta = s - *slot;
-            target.add_term_data(i, run.len() as f64 * weight * delta, out);
+            target.add_term_data(i, run as f64 * weight * delta, out);
             if update {
                 target.add_term_data(i, delta, self.sum);
                 *slot = s;
@@ -745,7 +742,7 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
                 .refresh(target, self.theta, self.grad, self.scratch)?
         } else {
             self.stream.fill(rng, self.batch);
-            self.batch.sort_unstable();
+            crate::slices::sort(self.batch);
             let weight = self.terms as f64 / self.settings.batch as f64;
             self.store.estimate(
                 target,

@@ -533,7 +533,7 @@ pub(crate) fn overdamped_move<R: rand_core::Rng + ?Sized>(
     if !all_finite(next) {
         return Err(NonFiniteState);
     }
-    theta.copy_from_slice(next);
+    crate::slices::copy(theta, next);
     Ok(())
 }
 
@@ -565,7 +565,7 @@ pub(crate) fn underdamped_move<R: rand_core::Rng + ?Sized>(
     for (t, &r) in theta.iter_mut().zip(momentum.iter()) {
         *t += step * r;
     }
-    momentum.copy_from_slice(next);
+    crate::slices::copy(momentum, next);
     Ok(())
 }
 

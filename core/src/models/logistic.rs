@@ -124,7 +124,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let d = self.cols();
-        self.linear_proposal.copy_from_slice(self.linear);
+        crate::slices::copy(self.linear_proposal, self.linear);
         for &j in mv.flipped {
             let j = j as usize;
             let (Some(&from), Some(&to)) = (mv.from.get(j), mv.to.get(j)) else {

@@ -343,7 +343,7 @@ impl<'a, K: Domain> LabelChain<'a, K> {
             return Err(InitError::States(target.states()));
         }
         check_states(x, self.states)?;
-        self.x_proposal.copy_from_slice(x);
+        crate::slices::copy(self.x_proposal, x);
         let outcome = target.eval(self.x_proposal, self.grad_proposal);
         let restore = |chain: &mut Self, target: &mut E| {
             // Re-establish the old state in the target; it was valid before.

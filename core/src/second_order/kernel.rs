@@ -377,7 +377,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if !self.cache_valid || *self.cached_state != *chain.x {
             mat_state(p.w, d, false, chain.x, wx);
             mat_state(p.factor, d, p.upper, chain.x, ax);
-            self.cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(self.cached_state, chain.x);
             self.cache_valid = true;
         }
         // 1. u = A x + ξ and t = Aᵀu.
@@ -468,9 +468,9 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if report.accepted {
             chain.adopt_proposal(log_density);
             target.commit();
-            wx.copy_from_slice(wy);
-            ax.copy_from_slice(ay);
-            self.cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(wx, wy);
+            crate::slices::copy(ax, ay);
+            crate::slices::copy(self.cached_state, chain.x);
         }
         Ok(report)
     }
@@ -582,7 +582,7 @@ pub(super) fn update_symmetric<V: Copy + Into<f64>>(
     changed: &[u32],
     wy: &mut [f64],
 ) {
-    wy.copy_from_slice(wx);
+    crate::slices::copy(wy, wx);
     for &j in changed {
         let j = j as usize;
         let step = delta(x, y, j);

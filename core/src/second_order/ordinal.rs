@@ -343,7 +343,7 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         if !valid {
             mat_state(p.w(), d, false, chain.x, wx);
             mat_state(p.factor(), d, p.upper, chain.x, ax);
-            cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(cached_state, chain.x);
             self.cache_valid = true;
         }
         // 1. u = A x + ξ and t = Aᵀu.
@@ -454,9 +454,9 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         if report.accepted {
             chain.adopt_proposal(log_density);
             target.commit();
-            wx.copy_from_slice(wy);
-            ax.copy_from_slice(ay);
-            cached_state.copy_from_slice(chain.x);
+            crate::slices::copy(wx, wy);
+            crate::slices::copy(ax, ay);
+            crate::slices::copy(cached_state, chain.x);
             Ok((report, jump))
         } else {
             Ok((report, 0))

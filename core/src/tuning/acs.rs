@@ -557,7 +557,9 @@ impl Plan {
         let rounds = if fixed {
             0
         } else {
-            left.saturating_sub(balance) / (2 * round)
+            left.saturating_sub(balance)
+                .checked_div(2 * round)
+                .unwrap_or(0)
         };
         if balance > left || (rounds == 0 && !fixed) {
             return Err(ParamError::OutOfRange {
@@ -789,7 +791,7 @@ impl AcsTuner {
     pub fn action(&self) -> AcsAction {
         let s = &self.settings;
         let candidate = |t: &Self| {
-            let idx = (t.done / t.plan.per_estimate) as usize;
+            let idx = (t.done / t.plan.per_estimate.max(1)) as usize;
             t.candidates.get(idx).copied().unwrap_or(0.0)
         };
         let (step, balance, adjusted) = match self.phase {
@@ -841,7 +843,7 @@ impl AcsTuner {
             }
             Phase::Unadjusted | Phase::Adjusted => self.done += 1,
             Phase::AlphaMin | Phase::AlphaMax | Phase::Balance => {
-                let idx = (self.done / self.plan.per_estimate) as usize;
+                let idx = (self.done / self.plan.per_estimate.max(1)) as usize;
                 if let Some(sum) = self.sums.get_mut(idx) {
                     *sum += acceptance;
                 }

@@ -1,7 +1,9 @@
-//! Link-time proof that no public entry point of the binary core can reach a panic.
+//! Link-time proof that no public entry point of the core can reach a panic.
 //!
-//! Every public step function (and the constructors, models, proposal, math, random and
-//! statistics functions around it) is called with inputs the optimiser cannot see through
+//! Every public step function of every domain (binary, tabulated lattice, ordinal, categorical,
+//! second order, the tuners, the baselines, the continuous integrators under every data access
+//! and snapshot store) and the constructors, models, proposals, math, random and statistics
+//! functions around them are called with inputs the optimiser cannot see through
 //! (`black_box`), so no panic path can be folded away by constant propagation. The panic handler
 //! calls `panic_is_reachable`, a symbol defined nowhere: if any panic survives optimisation, the
 //! link fails. With the `locate` feature the handler is an ordinary loop, so the image links and
@@ -18,7 +20,7 @@ use cortex_m_rt::entry;
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal};
 use langevin_core::math::{FlipOdds, Libm, sigmoid, softplus};
 use langevin_core::models::{
-    BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, LatticeDims, Rbm,
+    BinaryLogistic, BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, LatticeDims, Rbm,
 };
 use langevin_core::random::{fill_normal, index, normal_pair, open_unit_f64, shuffle, unit_f64};
 use langevin_core::stats::{ChainStats, RunningMeans};
@@ -26,11 +28,14 @@ use langevin_core::{BinaryTarget, FlipMove, LenError, TargetError};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+mod labels;
+mod more;
+
 /// Largest dimension the probe's buffers allow; the lengths actually passed are opaque.
 const MAX: usize = 64;
 
 /// Buffers of opaque lengths, each at most `MAX`.
-struct Bufs {
+pub(crate) struct Bufs {
     x: [u8; MAX],
     grad: [f32; MAX],
     x_proposal: [u8; MAX],
@@ -61,10 +66,10 @@ impl Bufs {
 }
 
 /// A target whose dimension, values and errors are all opaque.
-struct Opaque;
+pub(crate) struct Opaque;
 
 #[derive(Debug)]
-struct OpaqueError(bool);
+pub(crate) struct OpaqueError(pub(crate) bool);
 
 impl fmt::Display for OpaqueError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -206,6 +211,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
         black_box((m.coupling(), m.field(), m.dims().rows(), m.wraps()));
         black_box(m.neighbours(black_box(3)));
         exercise(&mut m, rng);
+        more::binary_baselines(&mut m, rng);
     }
     let dims = Dims {
         rows: black_box(8),
@@ -216,6 +222,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
     {
         black_box(m.neighbours(black_box(3)));
         exercise(&mut m, rng);
+        more::binary_baselines(&mut m, rng);
     }
 
     let offsets = black_box(&[0u32, 1, 2][..]);
@@ -225,6 +232,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
     if let Ok(mut m) = IsingGraph::new(offsets, neighbours, couplings, field) {
         black_box(m.edges(black_box(1)).count());
         exercise(&mut m, rng);
+        more::binary_baselines(&mut m, rng);
     }
 
     let w = [0.25f32; MAX * MAX];
@@ -236,6 +244,8 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
         black_box(&mut cache[..]),
     ) {
         exercise(&mut m, rng);
+        more::binary_baselines(&mut m, rng);
+        more::second_order(&mut m, rng);
     }
 
     let c = [0.0f32; 16];
@@ -248,6 +258,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
     ) {
         black_box(m.hidden_units());
         exercise(&mut m, rng);
+        more::binary_baselines(&mut m, rng);
     }
     let mut hidden = [0.0f64; 32];
     if let Ok(mut m) = Rbm::<Libm>::with_math(
@@ -259,7 +270,19 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
         exercise(&mut m, rng);
     }
 
+    let y = [1.0f32, 0.0, 1.0, 0.0];
+    let mut linear = [0.0f64; 8];
+    if let Ok(mut m) = BinaryLogistic::new(
+        black_box(&w[..]),
+        black_box(&y[..]),
+        black_box(&mut linear[..]),
+    ) {
+        exercise(&mut m, rng);
+    }
+
     exercise(&mut Opaque, rng);
+    more::binary_baselines(&mut Opaque, rng);
+    more::second_order(&mut Opaque, rng);
     let _: Option<Infallible> = None;
 }
 
@@ -289,6 +312,10 @@ fn helpers(rng: &mut Xoshiro256PlusPlus) {
 fn main() -> ! {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(black_box(1));
     models(&mut rng);
+    more::lattices(&mut rng);
+    labels::ordinal(&mut rng);
+    labels::categorical(&mut rng);
+    more::continuous(&mut rng);
     helpers(&mut rng);
     loop {
         black_box(());

@@ -7,13 +7,17 @@
 //! * The scripted family is a 64-coordinate target that returns the same gradient everywhere and
 //!   a fixed log-density at every proposal: NaN, ±∞, ±`f32::MAX`, beyond-±700 logits,
 //!   subnormals and −0 reach the kernel exactly as given.
+//! * The ordinal family runs the ordinal DULA and DMALA on a 64-coordinate lattice Gaussian
+//!   with 5 values per coordinate ([`LatticeGauss`]): step 0.25 (nominal), 1e-30 and 1e30.
 
+use crate::targets::{GAUSS_STATES, LatticeGauss};
 use crate::{Failure, Kernel};
 use core::convert::Infallible;
 use langevin_core::binary::{
     BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal, StepError, StepReport,
 };
 use langevin_core::models::{ConstDims, IsingLattice};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
 use langevin_core::{BinaryTarget, FlipMove};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -59,6 +63,8 @@ pub enum Setup {
         /// Log-density at every proposal.
         log_density: f64,
     },
+    /// The ordinal kernel of the case's kind on [`LatticeGauss`] with `COST_DIM` coordinates.
+    Ordinal,
 }
 
 /// One cost case.
@@ -169,9 +175,36 @@ const fn family(k: Kernel, o: usize) -> [CostCase; PER_KERNEL] {
 
 const PER_KERNEL: usize = 22;
 
-/// Every cost case: the DMALA family, then the DULA family.
-pub const COST_CASES: [CostCase; 2 * PER_KERNEL] =
-    concat(family(Kernel::Dmala, 0), family(Kernel::Dula, PER_KERNEL));
+const fn ordinal(name: &'static str, kernel: Kernel, step: f64, base: usize) -> CostCase {
+    CostCase {
+        name,
+        kernel,
+        setup: Setup::Ordinal,
+        step,
+        balance: 0.5,
+        baseline: base,
+    }
+}
+
+/// Ordinal cases of one kernel, starting at index `o` of [`COST_CASES`].
+const fn ordinal_family(k: Kernel, o: usize) -> [CostCase; PER_ORDINAL] {
+    [
+        ordinal("ordinal", k, 0.25, o),
+        ordinal("ordinal a=1e-30", k, 1e-30, o),
+        ordinal("ordinal a=1e30", k, 1e30, o),
+    ]
+}
+
+const PER_ORDINAL: usize = 3;
+
+/// Every cost case: the binary DMALA family, the binary DULA family, then the ordinal DMALA and
+/// DULA cases.
+pub const COST_CASES: [CostCase; 2 * PER_KERNEL + 2 * PER_ORDINAL] = concat(
+    family(Kernel::Dmala, 0),
+    family(Kernel::Dula, PER_KERNEL),
+    ordinal_family(Kernel::Dmala, 2 * PER_KERNEL),
+    ordinal_family(Kernel::Dula, 2 * PER_KERNEL + PER_ORDINAL),
+);
 
 #[allow(
     clippy::indexing_slicing,
@@ -180,13 +213,21 @@ pub const COST_CASES: [CostCase; 2 * PER_KERNEL] =
 const fn concat(
     a: [CostCase; PER_KERNEL],
     b: [CostCase; PER_KERNEL],
-) -> [CostCase; 2 * PER_KERNEL] {
-    let mut out = [a[0]; 2 * PER_KERNEL];
+    c: [CostCase; PER_ORDINAL],
+    d: [CostCase; PER_ORDINAL],
+) -> [CostCase; 2 * PER_KERNEL + 2 * PER_ORDINAL] {
+    let mut out = [a[0]; 2 * PER_KERNEL + 2 * PER_ORDINAL];
     let mut i = 0;
     while i < PER_KERNEL {
         out[i] = a[i];
         out[PER_KERNEL + i] = b[i];
         i += 1;
+    }
+    let mut j = 0;
+    while j < PER_ORDINAL {
+        out[2 * PER_KERNEL + j] = c[j];
+        out[2 * PER_KERNEL + PER_ORDINAL + j] = d[j];
+        j += 1;
     }
     out
 }
@@ -243,6 +284,9 @@ pub struct Outcome {
 ///
 /// A [`Failure`] if the case's parameters are refused or a step fails.
 pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<Outcome, Failure> {
+    if case.setup == Setup::Ordinal {
+        return run_ordinal(case, steps, meter);
+    }
     let proposal = FlipProposal::new(case.step, case.balance).map_err(|_| Failure::Param)?;
     let mut storage = ChainStorage::<COST_DIM>::new([0; COST_DIM]);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
@@ -284,7 +328,49 @@ pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<
                 meter,
             )
         }
+        Setup::Ordinal => Err(Failure::Param),
     }
+}
+
+fn run_ordinal<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<Outcome, Failure> {
+    let proposal = OrdinalProposal::new(case.step, case.balance).map_err(|_| Failure::Param)?;
+    let mut target = LatticeGauss::<COST_DIM>;
+    let mut storage = OrdinalStorage::<COST_DIM, GAUSS_STATES>::new([0; COST_DIM]);
+    let mut chain =
+        OrdinalChain::new_ordinal(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut out = Outcome::default();
+    let mut dula = ordinal::Dula::new(proposal);
+    let mut dmala = ordinal::Dmala::new(proposal);
+    for _ in 0..steps {
+        meter.start();
+        let report = match case.kernel {
+            Kernel::Dula => metered_step_ordinal(&mut dula, &mut target, &mut chain, &mut rng),
+            Kernel::Dmala => metered_step_ordinal(&mut dmala, &mut target, &mut chain, &mut rng),
+        };
+        meter.stop();
+        let report = report.map_err(|_| Failure::Step)?;
+        out.steps += 1;
+        out.accepted += u32::from(report.accepted);
+        out.flips += report.accepted_flips();
+    }
+    Ok(out)
+}
+
+/// One ordinal kernel step, never inlined (see [`metered_step`]).
+#[inline(never)]
+pub fn metered_step_ordinal<K, T, R>(
+    kernel: &mut K,
+    target: &mut T,
+    chain: &mut OrdinalChain<'_>,
+    rng: &mut R,
+) -> Result<StepReport, StepError<T::Error>>
+where
+    K: OrdinalKernel,
+    T: ordinal::OrdinalTarget + ?Sized,
+    R: Rng + ?Sized,
+{
+    kernel.step(target, chain, rng)
 }
 
 fn with_kernel<T: BinaryTarget, M: Meter>(

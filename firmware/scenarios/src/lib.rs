@@ -22,7 +22,9 @@
 
 pub mod cost;
 pub mod golden;
+pub mod kernels;
 pub mod models;
+pub mod targets;
 
 use core::fmt;
 

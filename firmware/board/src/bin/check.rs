@@ -1,7 +1,9 @@
 //! The firmware check, run under QEMU with semihosting and `-icount shift=7`:
 //!
 //! 1. the golden hashes of every pinned run (DULA and DMALA on the 8×8 Ising lattice for seeds
-//!    1, 2, 3, and on the small quadratic, RBM and graph models);
+//!    1, 2, 3, and on the small quadratic, RBM and graph models), then of every other kernel
+//!    (ordinal, categorical, tabulated lattice, baselines, second order, continuous
+//!    integrators) with its instructions per step and stack high-water mark;
 //! 2. per-step instruction counts of every cost case; the extreme cases of the bounded family
 //!    (see `CostCase::is_bounded`) cost at most 1.25× their nominal case, in mean and in maximum;
 //! 3. the per-step stack high-water mark (at most 2 KiB) and the RAM of a d = 64 chain's state
@@ -21,6 +23,7 @@ use langevin_firmware::{BOARD, Calibration, SysTickMeter, exit, start_systick};
 use langevin_scenarios::Failure;
 use langevin_scenarios::cost::{COST_CASES, Meter, run_case};
 use langevin_scenarios::golden::{GOLDEN, Hashes, run, run_lattice};
+use langevin_scenarios::kernels::{KERNEL_GOLDEN, Run, run_kernel};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Steps measured per cost case.
@@ -85,6 +88,44 @@ fn main() -> ! {
         cal.ticks_per_1000,
         cal.overhead
     );
+
+    // 1b. Golden hashes of every other kernel, with instructions per step.
+    for g in KERNEL_GOLDEN {
+        let mut meter = SysTickMeter::new(cal);
+        let result = run_kernel(g.run, g.seed, g.steps, &mut meter);
+        // The same run again, measured whole: its state, buffers and deepest step.
+        let mut whole = SysTickMeter::new(cal);
+        whole.start();
+        let again = whole_run(g.run, g.seed, g.steps, cal);
+        whole.stop();
+        if again != result {
+            fail(2);
+        }
+        match result {
+            Ok(h) => {
+                let verdict = if h == g.hashes { "ok" } else { "MISMATCH" };
+                hprintln!(
+                    "golden {} seed {}: state {:#018x} second {:#018x} {}; mean {} instr/step, max {}, stack {} B per step, {} B whole run",
+                    g.run.name(),
+                    g.seed,
+                    h.state,
+                    h.log_density,
+                    verdict,
+                    meter.mean_instructions(),
+                    meter.max_instructions(),
+                    meter.max_stack,
+                    whole.max_stack
+                );
+                if h != g.hashes {
+                    fail(2);
+                }
+            }
+            Err(e) => {
+                hprintln!("golden {}: run failed: {}", g.run.name(), e);
+                fail(6);
+            }
+        }
+    }
     let mut nominal = [(0u64, 0u64); COST_CASES.len()];
     let mut max_stack = 0u32;
     for (i, case) in COST_CASES.iter().enumerate() {
@@ -173,6 +214,11 @@ fn main() -> ! {
     }
     hprintln!("status {}", status);
     exit(status)
+}
+
+#[inline(never)]
+fn whole_run(run: Run, seed: u64, steps: u32, cal: Calibration) -> Result<Hashes, Failure> {
+    run_kernel(run, seed, steps, &mut SysTickMeter::idle(cal))
 }
 
 #[inline(never)]

@@ -1,0 +1,439 @@
+//! The label domains: ordinal and categorical chains, proposals and kernels, the label
+//! baselines (Gibbs, GWG) and the tuners as label kernels, on a target whose dimension, number
+//! of values, outputs and errors are all opaque.
+
+use crate::OpaqueError;
+use core::hint::black_box;
+use langevin_core::baselines::{Gibbs, Gwg, Scan};
+use langevin_core::binary::{StepError, StepReport};
+use langevin_core::categorical::{
+    self, CategoricalChain, CategoricalConditional, CategoricalKernel, CategoricalProposal,
+    CategoricalStorage, CategoricalTarget,
+};
+use langevin_core::ordinal::{
+    self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalKernel,
+    OrdinalProposal, OrdinalStorage, OrdinalTarget,
+};
+use langevin_core::tuning::{
+    AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, cyclical_balance, cyclical_step,
+};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Largest `d` and `S` the buffers allow; the lengths actually passed are opaque.
+const D: usize = 16;
+const S: usize = 8;
+
+/// A label target whose every answer is opaque.
+pub(crate) struct OpaqueLabels;
+
+impl OpaqueLabels {
+    fn eval(x: &[u16], grad: &mut [f32]) -> Result<f64, OpaqueError> {
+        black_box(x);
+        for g in grad.iter_mut() {
+            *g = black_box(0.0);
+        }
+        if black_box(false) {
+            return Err(OpaqueError(black_box(true)));
+        }
+        Ok(black_box(0.0))
+    }
+
+    fn cond(x: &[u16], i: usize, out: &mut [f64]) -> Result<(), OpaqueError> {
+        black_box((x, i));
+        for o in out.iter_mut() {
+            *o = black_box(0.0);
+        }
+        if black_box(false) {
+            return Err(OpaqueError(black_box(true)));
+        }
+        Ok(())
+    }
+}
+
+impl OrdinalTarget for OpaqueLabels {
+    type Error = OpaqueError;
+    fn dim(&self) -> usize {
+        black_box(D)
+    }
+    fn states(&self) -> usize {
+        black_box(S)
+    }
+    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, OpaqueError> {
+        Self::eval(x, grad)
+    }
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &LabelMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, OpaqueError> {
+        black_box(mv);
+        Self::eval(mv.to, grad)
+    }
+    fn commit(&mut self) {
+        black_box(());
+    }
+}
+
+impl OrdinalConditional for OpaqueLabels {
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), OpaqueError> {
+        Self::cond(x, i, out)
+    }
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+        black_box((x, i, old));
+    }
+}
+
+impl CategoricalTarget for OpaqueLabels {
+    type Error = OpaqueError;
+    fn dim(&self) -> usize {
+        black_box(D)
+    }
+    fn states(&self) -> usize {
+        black_box(S)
+    }
+    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, OpaqueError> {
+        Self::eval(x, grad)
+    }
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &LabelMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, OpaqueError> {
+        black_box(mv);
+        Self::eval(mv.to, grad)
+    }
+    fn commit(&mut self) {
+        black_box(());
+    }
+}
+
+impl CategoricalConditional for OpaqueLabels {
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), OpaqueError> {
+        Self::cond(x, i, out)
+    }
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+        black_box((x, i, old));
+    }
+}
+
+/// Label buffers of opaque lengths.
+struct Bufs {
+    x: [u16; D],
+    grad: [f32; D * S],
+    x_proposal: [u16; D],
+    grad_proposal: [f32; D * S],
+    changed: [u32; D],
+    scratch: [f64; S],
+}
+
+impl Bufs {
+    const fn new() -> Self {
+        Self {
+            x: [0; D],
+            grad: [0.0; D * S],
+            x_proposal: [0; D],
+            grad_proposal: [0.0; D * S],
+            changed: [0; D],
+            scratch: [0.0; S],
+        }
+    }
+
+    fn buffers(&mut self) -> LabelBuffers<'_> {
+        LabelBuffers {
+            x: black_box(&mut self.x[..]),
+            grad: black_box(&mut self.grad[..]),
+            x_proposal: black_box(&mut self.x_proposal[..]),
+            grad_proposal: black_box(&mut self.grad_proposal[..]),
+            changed: black_box(&mut self.changed[..]),
+            scratch: black_box(&mut self.scratch[..]),
+        }
+    }
+}
+
+fn seen(r: Result<StepReport, StepError<OpaqueError>>) {
+    if let Ok(r) = r {
+        black_box((r.accepted, r.accepted_flips(), r.log_accept_ratio));
+    }
+}
+
+/// Every ordinal entry point.
+#[inline(never)]
+pub fn ordinal(rng: &mut Xoshiro256PlusPlus) {
+    let t = &mut OpaqueLabels;
+    let Ok(p) = OrdinalProposal::new(black_box(0.5), black_box(0.5)) else {
+        return;
+    };
+    let windowed = p.windowed(black_box(2));
+    let pre = [1.0f32; D];
+    let preconditioned = p.preconditioned(black_box(&pre[..]));
+    black_box((p.step(), p.balance(), p.window(), p.preconditioner()));
+
+    let mut s = Bufs::new();
+    let b = s.buffers();
+    let states = black_box(S);
+    if let Ok(dr) = p.propose(b.x, b.grad, states, b.x_proposal, b.changed, rng) {
+        black_box(dr);
+    }
+    black_box(p.log_q(b.x, b.grad, states, b.x_proposal).is_ok());
+    for q in [windowed, preconditioned].into_iter().flatten() {
+        black_box(
+            q.propose(b.x, b.grad, states, b.x_proposal, b.changed, rng)
+                .is_ok(),
+        );
+        black_box(q.log_q(b.x, b.grad, states, b.x_proposal).is_ok());
+    }
+
+    let mut bufs = Bufs::new();
+    let Ok(mut chain) = OrdinalChain::new_ordinal(bufs.buffers(), t) else {
+        return;
+    };
+    let mut storage = OrdinalStorage::<4, 5>::new(black_box([0, 1, 2, 3]));
+    black_box(OrdinalChain::new_ordinal(storage.buffers(), t).is_ok());
+    ordinal_kernels(p, t, &mut chain, rng);
+    for q in [windowed, preconditioned].into_iter().flatten() {
+        ordinal_kernels(q, t, &mut chain, rng);
+    }
+    let mut gibbs = Gibbs::new(black_box(Scan::Random));
+    let mut systematic = Gibbs::new(black_box(Scan::Systematic));
+    black_box(gibbs.scan());
+    for g in [&mut gibbs, &mut systematic] {
+        seen(OrdinalKernel::step(g, t, &mut chain, rng));
+    }
+    let mut raw = Bufs::new();
+    let r = raw.buffers();
+    black_box(gibbs.update_ordinal(t, r.x, r.scratch, rng).is_ok());
+    black_box(systematic.sweep_ordinal(t, r.x, r.scratch, rng).is_ok());
+    tuners_ordinal(t, &mut chain, rng);
+    let reset_to = [0u16; D];
+    black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
+    black_box((
+        chain.dim(),
+        chain.states(),
+        chain.state(),
+        chain.grad(),
+        chain.log_density(),
+    ));
+}
+
+fn ordinal_kernels(
+    p: OrdinalProposal<'_>,
+    t: &mut OpaqueLabels,
+    chain: &mut OrdinalChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    let mut dula = ordinal::Dula::new(p);
+    let mut dmala = ordinal::Dmala::new(p);
+    black_box((dula.proposal().step(), dmala.proposal().step()));
+    for _ in 0..black_box(2) {
+        seen(dula.step(t, chain, rng));
+        seen(dmala.step(t, chain, rng));
+        if let Ok((r, jump)) = dmala.step_with_jump(t, chain, rng) {
+            black_box((r.accepted, jump));
+        }
+        seen(OrdinalKernel::step(&mut dula, t, chain, rng));
+        seen(OrdinalKernel::step(&mut dmala, t, chain, rng));
+    }
+}
+
+fn tuners_ordinal(
+    t: &mut OpaqueLabels,
+    chain: &mut OrdinalChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    if let Some(mut ab) = ab_tuner() {
+        seen(OrdinalKernel::step(&mut ab, t, chain, rng));
+        ab_methods(&mut ab);
+    }
+    if let Some(mut acs) = acs() {
+        seen(OrdinalKernel::step(&mut acs, t, chain, rng));
+    }
+    if let Some(mut tuner) = acs_tuner() {
+        seen(OrdinalKernel::step(&mut tuner, t, chain, rng));
+    }
+}
+
+/// Every categorical entry point.
+#[inline(never)]
+pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
+    let t = &mut OpaqueLabels;
+    let Ok(p) = CategoricalProposal::new(black_box(0.5), black_box(0.5)) else {
+        return;
+    };
+    let pre = [1.0f32; D];
+    let preconditioned = p.preconditioned(black_box(&pre[..]));
+    black_box((p.step(), p.balance(), p.preconditioner()));
+
+    let mut s = Bufs::new();
+    let b = s.buffers();
+    let states = black_box(S);
+    black_box(
+        p.propose(b.x, b.grad, states, b.x_proposal, b.changed, b.scratch, rng)
+            .is_ok(),
+    );
+    black_box(p.log_q(b.x, b.grad, states, b.x_proposal).is_ok());
+    if let Ok(q) = preconditioned {
+        black_box(
+            q.propose(b.x, b.grad, states, b.x_proposal, b.changed, b.scratch, rng)
+                .is_ok(),
+        );
+        black_box(q.log_q(b.x, b.grad, states, b.x_proposal).is_ok());
+    }
+    black_box(Gwg::log_pick_categorical(b.x, b.grad, states, black_box(3), black_box(1)).is_ok());
+
+    let mut bufs = Bufs::new();
+    let Ok(mut chain) = CategoricalChain::new_categorical(bufs.buffers(), t) else {
+        return;
+    };
+    let mut storage = CategoricalStorage::<4, 3>::new(black_box([0, 1, 2, 0]));
+    black_box(CategoricalChain::new_categorical(storage.buffers(), t).is_ok());
+    categorical_kernels(p, t, &mut chain, rng);
+    if let Ok(q) = preconditioned {
+        categorical_kernels(q, t, &mut chain, rng);
+    }
+    let mut gibbs = Gibbs::new(black_box(Scan::Random));
+    let mut systematic = Gibbs::new(black_box(Scan::Systematic));
+    for g in [&mut gibbs, &mut systematic] {
+        seen(CategoricalKernel::step(g, t, &mut chain, rng));
+    }
+    seen(CategoricalKernel::step(&mut Gwg, t, &mut chain, rng));
+    let mut raw = Bufs::new();
+    let r = raw.buffers();
+    black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());
+    black_box(systematic.sweep_categorical(t, r.x, r.scratch, rng).is_ok());
+    if let Some(mut ab) = ab_tuner() {
+        seen(CategoricalKernel::step(&mut ab, t, &mut chain, rng));
+    }
+    if let Some(mut acs) = acs() {
+        seen(CategoricalKernel::step(&mut acs, t, &mut chain, rng));
+    }
+    if let Some(mut tuner) = acs_tuner() {
+        seen(CategoricalKernel::step(&mut tuner, t, &mut chain, rng));
+    }
+    let reset_to = [0u16; D];
+    black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
+    black_box((
+        chain.dim(),
+        chain.states(),
+        chain.state(),
+        chain.grad(),
+        chain.log_density(),
+    ));
+}
+
+fn categorical_kernels(
+    p: CategoricalProposal<'_>,
+    t: &mut OpaqueLabels,
+    chain: &mut CategoricalChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    let mut dula = categorical::Dula::new(p);
+    let mut dmala = categorical::Dmala::new(p);
+    black_box((dula.proposal().step(), dmala.proposal().step()));
+    for _ in 0..black_box(2) {
+        seen(dula.step(t, chain, rng));
+        seen(dmala.step(t, chain, rng));
+        if let Ok((r, jump)) = dmala.step_with_jump(t, chain, rng) {
+            black_box((r.accepted, jump));
+        }
+        seen(CategoricalKernel::step(&mut dula, t, chain, rng));
+        seen(CategoricalKernel::step(&mut dmala, t, chain, rng));
+    }
+}
+
+/// An AB tuner with opaque settings.
+pub fn ab_tuner() -> Option<AbTuner> {
+    let mut s = AbSettings::default();
+    s.step = black_box(s.step);
+    s.balance = black_box(s.balance);
+    s.rate = black_box(s.rate);
+    s.decay = black_box(s.decay);
+    s.probe_steps = black_box(s.probe_steps);
+    s.budget = black_box(s.budget);
+    s.min_rate = black_box(s.min_rate);
+    s.tune_step = black_box(s.tune_step);
+    s.tune_balance = black_box(s.tune_balance);
+    s.window = black_box(s.window);
+    black_box(s.validate().is_ok());
+    AbTuner::new(s).ok()
+}
+
+/// The AB tuner's methods besides its steps.
+pub fn ab_methods(ab: &mut AbTuner) {
+    black_box((ab.is_frozen(), ab.report(), ab.current()));
+    if black_box(false) {
+        ab.freeze();
+    }
+    black_box(ab.current());
+}
+
+/// An ACS kernel on an opaque schedule.
+pub fn acs() -> Option<Acs> {
+    let (k, len) = (black_box(5u64), black_box(7u32));
+    black_box((
+        cyclical_step(k, len, black_box(2.0), black_box(0.1)),
+        cyclical_balance(k, len, black_box(0.9), black_box(0.5)),
+    ));
+    let balances = [0.9f64, 0.7, 0.5];
+    let schedule = if black_box(true) {
+        AcsSchedule::new(black_box(2.0), black_box(0.1), black_box(&balances[..]))
+    } else {
+        AcsSchedule::naive(
+            black_box(2.0),
+            black_box(0.1),
+            black_box(0.9),
+            black_box(0.5),
+            black_box(7),
+        )
+    }
+    .ok()?;
+    black_box((
+        schedule.at(black_box(5)),
+        schedule.a_max(),
+        schedule.a_min(),
+        schedule.cycle(),
+        schedule.balances(),
+    ));
+    let acs = Acs::new(schedule).with_window(black_box(3));
+    black_box((acs.schedule().cycle(), acs.position()));
+    Some(acs)
+}
+
+/// An ACS tuner with opaque settings, its methods exercised.
+pub fn acs_tuner() -> Option<AcsTuner> {
+    let mut s = AcsSettings::default();
+    s.a_ceil = black_box(s.a_ceil);
+    s.a_floor = black_box(s.a_floor);
+    s.b_max = black_box(s.b_max);
+    s.b_min = black_box(s.b_min);
+    s.target = black_box(s.target);
+    s.zeta = black_box(s.zeta);
+    s.cycle = black_box(s.cycle);
+    s.total_steps = black_box(s.total_steps);
+    s.budget_fraction = black_box(s.budget_fraction);
+    s.steps_per_estimate = black_box(s.steps_per_estimate);
+    s.step_candidates = black_box(s.step_candidates);
+    s.balance_candidates = black_box(s.balance_candidates);
+    s.burn_in_unadjusted = black_box(s.burn_in_unadjusted);
+    s.burn_in_adjusted = black_box(s.burn_in_adjusted);
+    s.window = black_box(s.window);
+    s.fixed_steps = black_box(s.fixed_steps);
+    black_box((s.budget(), s.validate().is_ok()));
+    let mut tuner = AcsTuner::new(s).ok()?;
+    black_box((
+        tuner.planned_steps(),
+        tuner.is_frozen(),
+        tuner.report(),
+        tuner.settings().cycle,
+        tuner.action(),
+    ));
+    let report = StepReport {
+        accepted: black_box(true),
+        proposed_flips: black_box(3),
+        log_accept_ratio: black_box(-0.5),
+        rejection: None,
+        evaluations: black_box(1),
+    };
+    tuner.observe(AcsTuner::acceptance_probability(black_box(&report)));
+    tuner.observe(black_box(0.4));
+    Some(tuner)
+}

@@ -1,0 +1,544 @@
+//! Golden hashes of every other kernel of the core: the ordinal and categorical kernels, the
+//! tabulated lattice kernels, the baselines, the second-order kernel and the continuous
+//! integrators, each on a small fixed target of [`crate::targets`].
+//!
+//! Discrete runs hash the state after every step (labels as little-endian `u16`) and the
+//! log-density bits, as [`crate::golden`] does. Continuous runs hash the little-endian bytes of
+//! `f64::to_bits` of every coordinate of `θ` after every step and, in place of a log-density,
+//! the step report (`grad_evals` and `index_moves` as little-endian `u32`, then `refreshed` as a
+//! byte). Every step call is bracketed by a [`Meter`], so the boards report instructions per
+//! step for each kernel.
+
+use crate::Failure;
+use crate::cost::Meter;
+use crate::golden::{FNV_OFFSET, Hashes, fnv1a};
+use crate::targets::{
+    GAUSS_STATES, LatticeGauss, POTTS_STATES, RIDGE_DIM, RIDGE_TERMS, Ridge, RingPotts,
+    SECOND_BALANCE, SECOND_DIM, second_order_params,
+};
+use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::binary::{
+    BinaryChain, BinaryKernel, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
+};
+use langevin_core::categorical::{
+    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalStorage,
+};
+use langevin_core::continuous::{
+    Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
+    PointSnapshot, ScalarSnapshots, SgStep, SnapshotUpdate, Underdamped, UnderdampedSettings,
+};
+use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
+use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Coordinates of the ordinal and categorical golden runs.
+pub const LABEL_DIM: usize = 8;
+
+/// The runs of this module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// Ordinal DULA, step 1, balance 0.5, on [`LatticeGauss`] (`d = 8`, `S = 5`).
+    OrdinalDula,
+    /// Ordinal DMALA, step 1, balance 0.5, on the same.
+    OrdinalDmala,
+    /// Gibbs (random scan) as an ordinal kernel on the same.
+    OrdinalGibbs,
+    /// Categorical DULA, step 1, balance 0.5, on [`RingPotts`] (`d = 8`, `S = 3`).
+    CategoricalDula,
+    /// Categorical DMALA, step 1, balance 0.5, on the same.
+    CategoricalDmala,
+    /// Gibbs (random scan) as a categorical kernel on the same.
+    CategoricalGibbs,
+    /// Gibbs-with-gradients as a categorical kernel on the same.
+    CategoricalGwg,
+    /// The tabulated DULA on the 8×8 Ising lattice (coupling 0.3, field 0.1), step 0.5,
+    /// balance 0.5.
+    LatticeDula,
+    /// The tabulated DMALA on the same.
+    LatticeDmala,
+    /// Gibbs (random scan) as a binary kernel on the 8×8 lattice.
+    Gibbs,
+    /// Gibbs-with-gradients on the 8×8 lattice.
+    Gwg,
+    /// Random-walk Metropolis, flip rate 1/16, on the 8×8 lattice.
+    RandomWalk,
+    /// The any-scale second-order kernel on the binary quadratic of
+    /// [`second_order_params`], step 0.5.
+    SecondOrder,
+    /// Full-gradient LMC, step 0.01, on [`Ridge`].
+    Lmc,
+    /// SGLD, step 0.01, minibatch 4, random access.
+    Sgld,
+    /// SGLD, step 0.01, minibatch 4, reshuffled access.
+    SgldReshuffle,
+    /// Full-gradient underdamped Langevin, step 0.05, friction 1.
+    Underdamped,
+    /// SGHMC, step 0.05, friction 1, minibatch 4, cyclic access.
+    Sghmc,
+    /// EWSG, step 0.05, friction 1, minibatch 2, one index move.
+    Ewsg,
+    /// AGLD with total updates every 16 steps (SVRG-LD), a point snapshot, random access,
+    /// step 0.01, minibatch 4.
+    AgldSvrg,
+    /// AGLD with partial updates (SAGA-LD), a dense table, reshuffled access.
+    AgldSaga,
+    /// AGLD with mixed updates every 16 steps (TMU), scalar snapshots, cyclic access.
+    AgldTmu,
+}
+
+impl Run {
+    /// A short lower-case name.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Run::OrdinalDula => "ordinal-dula",
+            Run::OrdinalDmala => "ordinal-dmala",
+            Run::OrdinalGibbs => "ordinal-gibbs",
+            Run::CategoricalDula => "categorical-dula",
+            Run::CategoricalDmala => "categorical-dmala",
+            Run::CategoricalGibbs => "categorical-gibbs",
+            Run::CategoricalGwg => "categorical-gwg",
+            Run::LatticeDula => "lattice-dula",
+            Run::LatticeDmala => "lattice-dmala",
+            Run::Gibbs => "gibbs",
+            Run::Gwg => "gwg",
+            Run::RandomWalk => "rwm",
+            Run::SecondOrder => "second-order",
+            Run::Lmc => "lmc",
+            Run::Sgld => "sgld",
+            Run::SgldReshuffle => "sgld-reshuffle",
+            Run::Underdamped => "underdamped",
+            Run::Sghmc => "sghmc",
+            Run::Ewsg => "ewsg",
+            Run::AgldSvrg => "agld-svrg",
+            Run::AgldSaga => "agld-saga",
+            Run::AgldTmu => "agld-tmu",
+        }
+    }
+}
+
+/// A pinned run of this module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelGolden {
+    /// The kernel and target.
+    pub run: Run,
+    /// The seed of `Xoshiro256PlusPlus::seed_from_u64`.
+    pub seed: u64,
+    /// Steps hashed.
+    pub steps: u32,
+    /// The expected hashes.
+    pub hashes: Hashes,
+}
+
+const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
+    KernelGolden {
+        run,
+        seed: 1,
+        steps: 1000,
+        hashes: Hashes {
+            state,
+            log_density: second,
+        },
+    }
+}
+
+/// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
+/// The host test of the workspace computes the same runs and checks this table.
+#[rustfmt::skip]
+pub const KERNEL_GOLDEN: [KernelGolden; 22] = [
+    k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
+    k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
+    k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
+    k(Run::CategoricalDula, 0x2c0c_5b3b_588d_f215, 0xa314_9a1d_df90_08b9),
+    k(Run::CategoricalDmala, 0xe534_b7c0_610b_05d6, 0xefdf_2791_897e_b3a8),
+    k(Run::CategoricalGibbs, 0xd744_633f_e214_bb97, 0xedd0_1682_5e72_dce0),
+    k(Run::CategoricalGwg, 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
+    k(Run::LatticeDula, 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
+    k(Run::LatticeDmala, 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
+    k(Run::Gibbs, 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
+    k(Run::Gwg, 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
+    k(Run::RandomWalk, 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
+    k(Run::SecondOrder, 0x8580_05ca_15e4_0316, 0x2355_d49b_ed48_9fdb),
+    k(Run::Lmc, 0x4a47_7b9c_68e0_6f68, 0x84a3_26f5_8606_9045),
+    k(Run::Sgld, 0x7da1_d79d_21a3_5c30, 0x539c_3c87_f2c9_7be5),
+    k(Run::SgldReshuffle, 0x34de_1750_b72a_5088, 0x539c_3c87_f2c9_7be5),
+    k(Run::Underdamped, 0x5b90_f442_93d3_8b3e, 0x84a3_26f5_8606_9045),
+    k(Run::Sghmc, 0x5f6c_6224_a57f_4b20, 0x539c_3c87_f2c9_7be5),
+    k(Run::Ewsg, 0x3d2a_f485_93cc_8d26, 0xa06f_f65c_55c1_5425),
+    k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
+    k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
+    k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+];
+
+/// Initial position of the continuous runs.
+pub const THETA0: [f64; RIDGE_DIM] = [1.0, -1.0, 0.5, 0.0];
+
+/// Runs `steps` steps of `run` with `seed` and hashes them, bracketing every step call with
+/// `meter`.
+///
+/// # Errors
+///
+/// A [`Failure`] if a constructor or a step refuses; none is expected.
+pub fn run_kernel<M: Meter>(
+    run: Run,
+    seed: u64,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let rng = &mut rng;
+    match run {
+        Run::OrdinalDula | Run::OrdinalDmala | Run::OrdinalGibbs => {
+            let mut target = LatticeGauss::<LABEL_DIM>;
+            let mut storage = OrdinalStorage::<LABEL_DIM, GAUSS_STATES>::new([0; LABEL_DIM]);
+            let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target)
+                .map_err(|_| Failure::Init)?;
+            let p = OrdinalProposal::new(1.0, 0.5).map_err(|_| Failure::Param)?;
+            let ctx = &mut (&mut chain, &mut target, rng);
+            match run {
+                Run::OrdinalDula => ordinal_loop(ordinal::Dula::new(p), ctx, steps, meter),
+                Run::OrdinalDmala => ordinal_loop(ordinal::Dmala::new(p), ctx, steps, meter),
+                _ => ordinal_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
+            }
+        }
+        Run::CategoricalDula
+        | Run::CategoricalDmala
+        | Run::CategoricalGibbs
+        | Run::CategoricalGwg => {
+            let mut target = RingPotts::<LABEL_DIM>;
+            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
+            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
+                .map_err(|_| Failure::Init)?;
+            let p = CategoricalProposal::new(1.0, 0.5).map_err(|_| Failure::Param)?;
+            let ctx = &mut (&mut chain, &mut target, rng);
+            match run {
+                Run::CategoricalDula => {
+                    categorical_loop(categorical::Dula::new(p), ctx, steps, meter)
+                }
+                Run::CategoricalDmala => {
+                    categorical_loop(categorical::Dmala::new(p), ctx, steps, meter)
+                }
+                Run::CategoricalGibbs => {
+                    categorical_loop(Gibbs::new(Scan::Random), ctx, steps, meter)
+                }
+                _ => categorical_loop(Gwg, ctx, steps, meter),
+            }
+        }
+        Run::LatticeDula | Run::LatticeDmala | Run::Gibbs | Run::Gwg | Run::RandomWalk => {
+            let mut target =
+                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<64>::new([0; 64]);
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let lattice = LatticeProposal::new(&target, 0.5, 0.5).map_err(|_| Failure::Param)?;
+            let ctx = &mut (&mut chain, &mut target, rng);
+            match run {
+                Run::LatticeDula => {
+                    let k = LatticeDula::new(lattice);
+                    hash_loop(ctx, steps, meter, |c| ok(k.step(c.0, c.2)), fold_binary)
+                }
+                Run::LatticeDmala => {
+                    let k = LatticeDmala::new(lattice);
+                    hash_loop(ctx, steps, meter, |c| ok(k.step(c.0, c.2)), fold_binary)
+                }
+                Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
+                Run::Gwg => binary_loop(Gwg, ctx, steps, meter),
+                _ => {
+                    let k = RandomWalk::new(1.0 / 16.0).map_err(|_| Failure::Param)?;
+                    binary_loop(k, ctx, steps, meter)
+                }
+            }
+        }
+        Run::SecondOrder => {
+            let (w, diag, a, bias) = second_order_params();
+            let mut cache = [0.0f64; 2 * SECOND_DIM];
+            let mut target =
+                BinaryQuadratic::new(&w, &bias, &mut cache).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<SECOND_DIM>::new([0; SECOND_DIM]);
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let params =
+                TrickParams::new(&w, &diag, &a, 0.5, SECOND_BALANCE).map_err(|_| Failure::Param)?;
+            let mut scratch = [0.0f64; scratch_len(SECOND_DIM)];
+            let mut cached = [0u8; SECOND_DIM];
+            let kernel = AbSecondOrder::new(params, &mut scratch, &mut cached)
+                .map_err(|_| Failure::Param)?;
+            binary_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
+        }
+        Run::Lmc | Run::Sgld | Run::SgldReshuffle => {
+            let settings = match run {
+                Run::Lmc => LangevinSettings::lmc(0.01),
+                Run::Sgld => LangevinSettings::sgld(0.01, 4),
+                _ => LangevinSettings::sgld(0.01, 4).map(|s| s.with_access(Access::Reshuffle)),
+            }
+            .map_err(|_| Failure::Param)?;
+            let mut work = [0.0f64; Langevin::workspace_len(RIDGE_DIM)];
+            let mut index = [0u32; RIDGE_TERMS];
+            let index = index
+                .get_mut(..Langevin::index_len(&settings, RIDGE_TERMS))
+                .ok_or(Failure::Param)?;
+            let mut chain =
+                Langevin::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work, index)
+                    .map_err(|_| Failure::Init)?;
+            sg_loop(
+                &mut (&mut chain, Ridge, rng, SgStep::default()),
+                steps,
+                meter,
+                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
+                |c| c.theta(),
+            )
+        }
+        Run::Underdamped | Run::Sghmc => {
+            let settings = match run {
+                Run::Underdamped => UnderdampedSettings::full(0.05, 1.0),
+                _ => {
+                    UnderdampedSettings::sghmc(0.05, 1.0, 4).map(|s| s.with_access(Access::Cyclic))
+                }
+            }
+            .map_err(|_| Failure::Param)?;
+            let mut work = [0.0f64; Underdamped::workspace_len(RIDGE_DIM)];
+            let mut index = [0u32; RIDGE_TERMS];
+            let index = index
+                .get_mut(..Underdamped::index_len(&settings, RIDGE_TERMS))
+                .ok_or(Failure::Param)?;
+            let mut chain =
+                Underdamped::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work, index)
+                    .map_err(|_| Failure::Init)?;
+            sg_loop(
+                &mut (&mut chain, Ridge, rng, SgStep::default()),
+                steps,
+                meter,
+                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
+                |c| c.theta(),
+            )
+        }
+        Run::Ewsg => {
+            let settings = EwsgSettings::new(0.05, 1.0)
+                .and_then(|s| s.with_batch(2))
+                .map_err(|_| Failure::Param)?
+                .with_index_chain(1);
+            let mut work = [0.0f64; Ewsg::workspace_len(RIDGE_DIM)];
+            let mut chain = Ewsg::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work)
+                .map_err(|_| Failure::Init)?;
+            sg_loop(
+                &mut (&mut chain, Ridge, rng, SgStep::default()),
+                steps,
+                meter,
+                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
+                |c| c.theta(),
+            )
+        }
+        Run::AgldSvrg | Run::AgldSaga | Run::AgldTmu => {
+            let (access, update) = match run {
+                Run::AgldSvrg => (Access::Random, SnapshotUpdate::Total { period: 16 }),
+                Run::AgldSaga => (Access::Reshuffle, SnapshotUpdate::Partial),
+                _ => (Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }),
+            };
+            let settings =
+                AgldSettings::new(0.01, 4, access, update).map_err(|_| Failure::Param)?;
+            let mut work = [0.0f64; 4 * RIDGE_DIM];
+            let mut index = [0u32; 4 + RIDGE_TERMS];
+            let n = Agld::<PointSnapshot<'_>>::index_len(&settings, RIDGE_TERMS);
+            let index = index.get_mut(..n).ok_or(Failure::Param)?;
+            let mut table = [0.0f64; (RIDGE_TERMS + 1) * RIDGE_DIM];
+            match run {
+                Run::AgldSvrg => {
+                    let buf = table
+                        .get_mut(..PointSnapshot::len(RIDGE_DIM))
+                        .ok_or(Failure::Param)?;
+                    let store = PointSnapshot::new(RIDGE_DIM, RIDGE_TERMS, buf)
+                        .map_err(|_| Failure::Init)?;
+                    agld_loop(settings, store, &mut work, index, rng, steps, meter)
+                }
+                Run::AgldSaga => {
+                    let len = DenseSnapshots::len(RIDGE_DIM, RIDGE_TERMS).ok_or(Failure::Param)?;
+                    let buf = table.get_mut(..len).ok_or(Failure::Param)?;
+                    let store = DenseSnapshots::new(RIDGE_DIM, RIDGE_TERMS, buf)
+                        .map_err(|_| Failure::Init)?;
+                    agld_loop(settings, store, &mut work, index, rng, steps, meter)
+                }
+                _ => {
+                    let len = ScalarSnapshots::len(RIDGE_DIM, RIDGE_TERMS).ok_or(Failure::Param)?;
+                    let buf = table.get_mut(..len).ok_or(Failure::Param)?;
+                    let store = ScalarSnapshots::new(RIDGE_DIM, RIDGE_TERMS, buf)
+                        .map_err(|_| Failure::Init)?;
+                    agld_loop(settings, store, &mut work, index, rng, steps, meter)
+                }
+            }
+        }
+    }
+}
+
+fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
+    r.map(|_| ()).map_err(|_| Failure::Step)
+}
+
+type Ctx<'c, C, T> = (&'c mut C, &'c mut T, &'c mut Xoshiro256PlusPlus);
+
+fn ordinal_loop<K: OrdinalKernel, M: Meter>(
+    mut kernel: K,
+    ctx: &mut Ctx<'_, OrdinalChain<'_>, LatticeGauss<LABEL_DIM>>,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    hash_loop(
+        ctx,
+        steps,
+        meter,
+        |c| ok(kernel.step(c.1, c.0, c.2)),
+        |c, h| fold_labels(c.0.state(), c.0.log_density(), h),
+    )
+}
+
+fn categorical_loop<K: CategoricalKernel, M: Meter>(
+    mut kernel: K,
+    ctx: &mut Ctx<'_, CategoricalChain<'_>, RingPotts<LABEL_DIM>>,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    hash_loop(
+        ctx,
+        steps,
+        meter,
+        |c| ok(kernel.step(c.1, c.0, c.2)),
+        |c, h| fold_labels(c.0.state(), c.0.log_density(), h),
+    )
+}
+
+fn binary_loop<K: BinaryKernel, T: langevin_core::BinaryTarget, M: Meter>(
+    mut kernel: K,
+    ctx: &mut Ctx<'_, BinaryChain<'_>, T>,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    hash_loop(
+        ctx,
+        steps,
+        meter,
+        |c| ok(kernel.step(c.1, c.0, c.2)),
+        fold_binary,
+    )
+}
+
+fn fold_binary<T>(c: &Ctx<'_, BinaryChain<'_>, T>, h: &mut Hashes) {
+    h.state = fnv1a(h.state, c.0.state());
+    h.log_density = fnv1a(h.log_density, &c.0.log_density().to_bits().to_le_bytes());
+}
+
+fn fold_labels(state: &[u16], log_density: f64, h: &mut Hashes) {
+    for v in state {
+        h.state = fnv1a(h.state, &v.to_le_bytes());
+    }
+    h.log_density = fnv1a(h.log_density, &log_density.to_bits().to_le_bytes());
+}
+
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the chain's parts and the run's settings"
+)]
+fn agld_loop<S, M: Meter>(
+    settings: AgldSettings,
+    store: S,
+    work: &mut [f64],
+    index: &mut [u32],
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure>
+where
+    S: langevin_core::continuous::SnapshotStore<Ridge>,
+{
+    let mut chain = Agld::new(
+        settings,
+        RIDGE_DIM,
+        RIDGE_TERMS,
+        &THETA0,
+        store,
+        work,
+        index,
+    )
+    .map_err(|_| Failure::Init)?;
+    sg_loop(
+        &mut (&mut chain, Ridge, rng, SgStep::default()),
+        steps,
+        meter,
+        |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
+        |c| c.theta(),
+    )
+}
+
+type SgCtx<'c, C> = (&'c mut C, Ridge, &'c mut Xoshiro256PlusPlus, SgStep);
+
+fn sg_loop<C, M: Meter>(
+    ctx: &mut SgCtx<'_, C>,
+    steps: u32,
+    meter: &mut M,
+    step: impl FnMut(&mut SgCtx<'_, C>) -> Result<SgStep, Failure>,
+    theta: fn(&C) -> &[f64],
+) -> Result<Hashes, Failure> {
+    let mut step = step;
+    hash_loop(
+        ctx,
+        steps,
+        meter,
+        |c| {
+            c.3 = step(c)?;
+            Ok(())
+        },
+        |c, h| {
+            for t in theta(c.0) {
+                h.state = fnv1a(h.state, &t.to_bits().to_le_bytes());
+            }
+            let r = c.3;
+            h.log_density = fnv1a(h.log_density, &r.grad_evals.to_le_bytes());
+            h.log_density = fnv1a(h.log_density, &r.index_moves.to_le_bytes());
+            h.log_density = fnv1a(h.log_density, &[u8::from(r.refreshed)]);
+        },
+    )
+}
+
+fn hash_loop<C, M: Meter>(
+    ctx: &mut C,
+    steps: u32,
+    meter: &mut M,
+    mut step: impl FnMut(&mut C) -> Result<(), Failure>,
+    fold: impl Fn(&C, &mut Hashes),
+) -> Result<Hashes, Failure> {
+    let mut h = Hashes {
+        state: FNV_OFFSET,
+        log_density: FNV_OFFSET,
+    };
+    for _ in 0..steps {
+        meter.start();
+        let r = metered_step_of(&mut step, ctx);
+        meter.stop();
+        r?;
+        fold(ctx, &mut h);
+    }
+    Ok(h)
+}
+
+/// One step call, never inlined, so that a meter (or `callgrind --toggle-collect`) brackets
+/// exactly the step.
+#[inline(never)]
+fn metered_step_of<C, F: FnMut(&mut C) -> Result<(), Failure>>(
+    step: &mut F,
+    ctx: &mut C,
+) -> Result<(), Failure> {
+    step(ctx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cost::NoMeter;
+
+    #[test]
+    fn kernel_golden_values_hold_on_the_host() {
+        for g in KERNEL_GOLDEN {
+            let h = run_kernel(g.run, g.seed, g.steps, &mut NoMeter);
+            assert_eq!(h, Ok(g.hashes), "{}", g.run.name());
+        }
+    }
+}
