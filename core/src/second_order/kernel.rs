@@ -435,7 +435,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if !self.cache_valid || *self.cached_state != *chain.x {
             p.w.mul_state(d, chain.x, wx);
             mat_state(p.factor, d, p.upper, chain.x, ax);
-            self.cached_state.copy_from_slice(chain.x);
+            copy(self.cached_state, chain.x);
             self.cache_valid = true;
         }
         // 1. u = A x + ξ and t = Aᵀu.
@@ -526,9 +526,9 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         if report.accepted {
             chain.adopt_proposal(log_density);
             target.commit();
-            wx.copy_from_slice(wy);
-            ax.copy_from_slice(ay);
-            self.cached_state.copy_from_slice(chain.x);
+            copy(wx, wy);
+            copy(ax, ay);
+            copy(self.cached_state, chain.x);
         }
         Ok(report)
     }
@@ -621,6 +621,15 @@ pub(super) fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [
     }
 }
 
+/// `dst = src` over the common length: `copy_from_slice` has a panic path for unequal
+/// lengths that the optimiser cannot always remove (the lengths are checked at construction).
+#[inline(always)]
+pub(super) fn copy<T: Copy>(dst: &mut [T], src: &[T]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s;
+    }
+}
+
 /// `y_j − x_j` as an `f64` (0 for an index beyond either state).
 #[inline(always)]
 fn delta<V: Copy + Into<f64>>(x: &[V], y: &[V], j: usize) -> f64 {
@@ -640,7 +649,7 @@ pub(super) fn update_symmetric<V: Copy + Into<f64>>(
     changed: &[u32],
     wy: &mut [f64],
 ) {
-    wy.copy_from_slice(wx);
+    copy(wy, wx);
     for &j in changed {
         let j = j as usize;
         let step = delta(x, y, j);

@@ -1,7 +1,8 @@
 //! The Gaussian-integral-trick kernel over ordinal states `{0, …, S−1}^d`.
 
 use super::kernel::{
-    Transition, TrickParams, gauss_ratio, mat_state, mat_t_vec, rejected, split, update_columns,
+    Transition, TrickParams, copy, gauss_ratio, mat_state, mat_t_vec, rejected, split,
+    update_columns,
 };
 use super::scratch_len;
 use crate::binary::{Rejection, StepError, StepReport};
@@ -342,7 +343,7 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         if !valid {
             p.w().mul_state(d, chain.x, wx);
             mat_state(p.factor(), d, p.upper, chain.x, ax);
-            cached_state.copy_from_slice(chain.x);
+            copy(cached_state, chain.x);
             self.cache_valid = true;
         }
         // 1. u = A x + ξ and t = Aᵀu.
@@ -453,9 +454,9 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         if report.accepted {
             chain.adopt_proposal(log_density);
             target.commit();
-            wx.copy_from_slice(wy);
-            ax.copy_from_slice(ay);
-            cached_state.copy_from_slice(chain.x);
+            copy(wx, wy);
+            copy(ax, ay);
+            copy(cached_state, chain.x);
             Ok((report, jump))
         } else {
             Ok((report, 0))

@@ -1,6 +1,6 @@
 //! The quadratic term `W` of the second-order kernel, dense or sparse.
 
-use super::kernel::{mat_state, update_symmetric};
+use super::kernel::{copy, mat_state, update_symmetric};
 use crate::error::{LenError, ParamError};
 
 /// A symmetric `d × d` matrix in compressed sparse row form, borrowed from the caller: the
@@ -187,7 +187,7 @@ impl<'m> SparseW<'m> {
         changed: &[u32],
         wy: &mut [f64],
     ) {
-        wy.copy_from_slice(wx);
+        copy(wy, wx);
         for &j in changed {
             let j = j as usize;
             let step = match (x.get(j), y.get(j)) {
