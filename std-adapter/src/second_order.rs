@@ -24,6 +24,7 @@
 //! with the kernel of [`langevin_core::second_order::OrdinalAbSecondOrder`].
 
 mod ordinal;
+pub mod sparse;
 
 pub use ordinal::{run_ab2_ordinal_chains, tune_ordinal_chain};
 

@@ -7,6 +7,8 @@ use crate::random::{fill_normal, open_unit_f64};
 use crate::target::{BinaryTarget, FlipMove};
 use rand_core::Rng;
 
+use super::sparse::{SparseW, WMatrix};
+
 /// `f64` scratch entries per coordinate: `W x`, `A x`, `W y`, `A y`, `u` and `Aᵀu`.
 pub const SCRATCH_PER_DIM: usize = 6;
 
@@ -25,15 +27,17 @@ pub const fn scratch_len(d: usize) -> usize {
     d.saturating_mul(SCRATCH_PER_DIM)
 }
 
-/// The parameters of the second-order kernel: `W` (`d × d`, row-major, symmetric), the diagonal
+/// The parameters of the second-order kernel: `W` (symmetric; `d × d` row-major from
+/// [`TrickParams::new`], or a [`SparseW`] from [`TrickParams::with_sparse_w`]), the diagonal
 /// of `D` (`d`), the factor `A` (`d × d`, row-major; any shape, e.g. the upper-triangular
 /// Cholesky factor with `AᵀA = b(W + D)`), the step `a` and the balance `b`.
 ///
 /// Construction validates every entry once (`O(d²)`); the kernel does not check them again.
+/// The dense and sparse forms of one `W` give bit-identical chains.
 #[derive(Clone, Copy, Debug)]
 pub struct TrickParams<'m> {
     dim: usize,
-    w: &'m [f32],
+    w: WMatrix<'m>,
     diag: &'m [f32],
     factor: &'m [f32],
     step: f64,
@@ -99,7 +103,61 @@ impl<'m> TrickParams<'m> {
         check_factor(factor, d2)?;
         Ok(Self {
             dim: d,
-            w,
+            w: WMatrix::Dense(w),
+            diag,
+            factor,
+            step,
+            balance,
+            upper: is_upper(factor, d),
+        })
+    }
+
+    /// Validated parameters with a sparse `W` (validated by [`SparseW::new`]); the dimension is
+    /// `diag.len()`. Products with `W` then cost `O(nnz)`, and its update after `k` changed
+    /// coordinates `O(Σ deg)` over them; `A` stays dense.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::EmptyDimension`]; [`ParamError::Len`] unless `W` has dimension `d`
+    /// (buffer `"W"`) and `factor` has `d²` entries; [`ParamError::NonFinite`] for a
+    /// non-finite entry of `D` or `A`; [`ParamError::Step`] / [`ParamError::Balance`] as for
+    /// [`TrickParams::new`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::second_order::{SparseW, TrickParams};
+    /// // W = [[0, 1], [1, 0]].
+    /// let w = SparseW::new(&[0, 1, 2], &[1, 0], &[1.0, 1.0]).unwrap();
+    /// let a = [1.0f32, 1.0, 0.0, 0.0];
+    /// let p = TrickParams::with_sparse_w(w, &[1.0, 1.0], &a, 0.5, 0.5).unwrap();
+    /// assert_eq!(p.w().entry(2, 0, 1), 1.0);
+    /// assert!(TrickParams::with_sparse_w(w, &[1.0], &a[..1], 0.5, 0.5).is_err());
+    /// ```
+    pub fn with_sparse_w(
+        w: SparseW<'m>,
+        diag: &'m [f32],
+        factor: &'m [f32],
+        step: f64,
+        balance: f64,
+    ) -> Result<Self, ParamError> {
+        let d = diag.len();
+        if d == 0 {
+            return Err(ParamError::EmptyDimension);
+        }
+        LenError::check("W", d, w.dim())?;
+        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
+            name: "dimension",
+            value: d as f64,
+        })?;
+        check_step_balance(step, balance)?;
+        if !diag.iter().all(|v| v.is_finite()) {
+            return Err(ParamError::NonFinite("D"));
+        }
+        check_factor(factor, d2)?;
+        Ok(Self {
+            dim: d,
+            w: WMatrix::Sparse(w),
             diag,
             factor,
             step,
@@ -133,7 +191,7 @@ impl<'m> TrickParams<'m> {
         'm: 'n,
     {
         check_step_balance(self.step, balance)?;
-        check_factor(factor, self.w.len())?;
+        check_factor(factor, self.dim.saturating_mul(self.dim))?;
         Ok(TrickParams {
             dim: self.dim,
             w: self.w,
@@ -160,8 +218,8 @@ impl<'m> TrickParams<'m> {
         self.balance
     }
 
-    /// `W`, row-major.
-    pub fn w(&self) -> &'m [f32] {
+    /// `W`, dense (row-major) or sparse.
+    pub fn w(&self) -> WMatrix<'m> {
         self.w
     }
 
@@ -341,9 +399,9 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         }
         self.cache_valid = false;
         let [wx, ax, wy, ay, _, t] = split(self.scratch, d)?;
-        mat_state(p.w, d, false, x, wx);
+        p.w.mul_state(d, x, wx);
         mat_state(p.factor, d, p.upper, x, ax);
-        mat_state(p.w, d, false, y, wy);
+        p.w.mul_state(d, y, wy);
         mat_state(p.factor, d, p.upper, y, ay);
         mat_t_vec(p.factor, d, p.upper, u, t);
         Ok(Transition {
@@ -375,7 +433,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         LenError::check("target", d, target.dim())?;
         let [wx, ax, wy, ay, u, t] = split(self.scratch, d)?;
         if !self.cache_valid || *self.cached_state != *chain.x {
-            mat_state(p.w, d, false, chain.x, wx);
+            p.w.mul_state(d, chain.x, wx);
             mat_state(p.factor, d, p.upper, chain.x, ax);
             crate::slices::copy(self.cached_state, chain.x);
             self.cache_valid = true;
@@ -453,10 +511,10 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates flipped.
         if 2 * flips < d {
             let pair = (&*chain.x, &*chain.x_proposal);
-            update_symmetric(p.w, d, wx, pair, flipped, wy);
+            p.w.update(d, wx, pair, flipped, wy);
             update_columns(p.factor, d, ax, pair, flipped, ay);
         } else {
-            mat_state(p.w, d, false, chain.x_proposal, wy);
+            p.w.mul_state(d, chain.x_proposal, wy);
             mat_state(p.factor, d, p.upper, chain.x_proposal, ay);
         }
         let log_q_reverse = p.log_q(chain.x_proposal, chain.grad_proposal, wy, t, chain.x);

@@ -31,6 +31,14 @@
 //! the cache in `O(k d)` (or recomputed in full when `k ≥ d/2`): at most about two `d × d`
 //! products. The matrices are `f32`; every product is accumulated in `f64`.
 //!
+//! # Sparse `W`
+//!
+//! For graphs, `W` may be given in compressed sparse rows ([`SparseW`],
+//! [`TrickParams::with_sparse_w`]): `W x` then costs `O(nnz)` and `W y` from the cache
+//! `O(Σ deg)` over the changed coordinates. The sparse products add the same terms in the same
+//! order as the dense ones, so both forms of one `W` give bit-identical chains. `A` stays dense
+//! (an upper-triangular `A` still skips its zero half), so its products dominate then.
+//!
 //! # Ordinal states
 //!
 //! [`OrdinalAbSecondOrder`] is the same kernel over `{0, …, S−1}^d`: step 2 draws each `y_i`
@@ -39,6 +47,8 @@
 
 mod kernel;
 mod ordinal;
+mod sparse;
 
 pub use kernel::{AbSecondOrder, SCRATCH_PER_DIM, Transition, TrickParams, scratch_len};
 pub use ordinal::{OrdinalAbSecondOrder, ordinal_scratch_len};
+pub use sparse::{SparseW, WMatrix};

@@ -2,7 +2,6 @@
 
 use super::kernel::{
     Transition, TrickParams, gauss_ratio, mat_state, mat_t_vec, rejected, split, update_columns,
-    update_symmetric,
 };
 use super::scratch_len;
 use crate::binary::{Rejection, StepError, StepReport};
@@ -266,9 +265,9 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         self.cache_valid = false;
         let (vectors, weights) = self.split()?;
         let [wx, ax, wy, ay, _, t] = split(vectors, d)?;
-        mat_state(p.w(), d, false, x, wx);
+        p.w().mul_state(d, x, wx);
         mat_state(p.factor(), d, p.upper, x, ax);
-        mat_state(p.w(), d, false, y, wy);
+        p.w().mul_state(d, y, wy);
         mat_state(p.factor(), d, p.upper, y, ay);
         mat_t_vec(p.factor(), d, p.upper, u, t);
         Ok(Transition {
@@ -341,7 +340,7 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         })?;
         let [wx, ax, wy, ay, u, t] = split(vectors, d)?;
         if !valid {
-            mat_state(p.w(), d, false, chain.x, wx);
+            p.w().mul_state(d, chain.x, wx);
             mat_state(p.factor(), d, p.upper, chain.x, ax);
             crate::slices::copy(cached_state, chain.x);
             self.cache_valid = true;
@@ -431,10 +430,10 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
         // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates changed.
         if 2 * changed < d {
             let pair = (&*chain.x, &*chain.x_proposal);
-            update_symmetric(p.w(), d, wx, pair, changed_idx, wy);
+            p.w().update(d, wx, pair, changed_idx, wy);
             update_columns(p.factor(), d, ax, pair, changed_idx, ay);
         } else {
-            mat_state(p.w(), d, false, chain.x_proposal, wy);
+            p.w().mul_state(d, chain.x_proposal, wy);
             mat_state(p.factor(), d, p.upper, chain.x_proposal, ay);
         }
         let log_q_reverse = log_q(
