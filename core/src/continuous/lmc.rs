@@ -146,7 +146,7 @@ impl<'a> Langevin<'a> {
         check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
-        theta.copy_from_slice(theta0);
+        crate::slices::copy(theta, theta0);
         let grad = carve.take(dim);
         let next = carve.take(dim);
         let access = match settings.batch {

@@ -137,7 +137,7 @@ impl<'a> Underdamped<'a> {
         check_start(dim, theta0)?;
         let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
         let theta = carve.take(dim);
-        theta.copy_from_slice(theta0);
+        crate::slices::copy(theta, theta0);
         let momentum = carve.take(dim);
         momentum.fill(0.0);
         let grad = carve.take(dim);

@@ -14,6 +14,9 @@ use langevin_core::ordinal::{
     self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalKernel,
     OrdinalProposal, OrdinalStorage, OrdinalTarget,
 };
+use langevin_core::second_order::{
+    OrdinalAbSecondOrder, SparseW, TrickParams, ordinal_scratch_len,
+};
 use langevin_core::tuning::{
     AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, cyclical_balance, cyclical_step,
 };
@@ -204,6 +207,7 @@ pub fn ordinal(rng: &mut Xoshiro256PlusPlus) {
     black_box(gibbs.update_ordinal(t, r.x, r.scratch, rng).is_ok());
     black_box(systematic.sweep_ordinal(t, r.x, r.scratch, rng).is_ok());
     tuners_ordinal(t, &mut chain, rng);
+    ordinal_second_order(t, &mut chain, rng);
     let reset_to = [0u16; D];
     black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
     black_box((
@@ -232,6 +236,72 @@ fn ordinal_kernels(
         }
         seen(OrdinalKernel::step(&mut dula, t, chain, rng));
         seen(OrdinalKernel::step(&mut dmala, t, chain, rng));
+    }
+}
+
+/// The ordinal second-order kernel, with dense and sparse `W`.
+fn ordinal_second_order(
+    t: &mut OpaqueLabels,
+    chain: &mut OrdinalChain<'_>,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    let w = [0.0f32; D * D];
+    let diag = [1.0f32; D];
+    let a = [0.0f32; D * D];
+    let (offsets, columns, values) = ([0u32; D + 1], [0u32; D], [0.0f32; D]);
+    let dense = TrickParams::new(
+        black_box(&w[..]),
+        black_box(&diag[..]),
+        black_box(&a[..]),
+        black_box(0.5),
+        black_box(0.5),
+    );
+    let sparse = SparseW::new(
+        black_box(&offsets[..]),
+        black_box(&columns[..]),
+        black_box(&values[..]),
+    )
+    .and_then(|w| {
+        black_box((
+            w.dim(),
+            w.nnz(),
+            w.row(black_box(1)),
+            w.get(black_box(1), black_box(2)),
+        ));
+        TrickParams::with_sparse_w(
+            w,
+            black_box(&diag[..]),
+            black_box(&a[..]),
+            black_box(0.5),
+            black_box(0.5),
+        )
+    });
+    let mut scratch = [0.0f64; ordinal_scratch_len(D, S)];
+    let mut state = [0u16; D];
+    for params in [dense, sparse].into_iter().flatten() {
+        let Ok(mut kernel) = OrdinalAbSecondOrder::new(
+            params,
+            black_box(S),
+            black_box(&mut scratch[..]),
+            black_box(&mut state[..]),
+        ) else {
+            continue;
+        };
+        black_box((kernel.params().dim(), kernel.states()));
+        black_box(kernel.set_params(params).is_ok());
+        for _ in 0..black_box(2) {
+            seen(kernel.step(t, chain, rng));
+            if let Ok((r, jump)) = kernel.step_with_jump(t, chain, rng) {
+                black_box((r.accepted, jump));
+            }
+            seen(OrdinalKernel::step(&mut kernel, t, chain, rng));
+        }
+        let mut s = Bufs::new();
+        let b = s.buffers();
+        let u = [0.0f64; D];
+        if let Ok(tr) = kernel.transition(b.x, b.grad, b.x_proposal, b.grad_proposal, &u[..]) {
+            black_box(tr);
+        }
     }
 }
 

@@ -1,4 +1,5 @@
-//! The rest of the binary domain (tabulated lattice kernels, baselines, the second-order kernel,
+//! The rest of the binary domain (tabulated lattice kernels, baselines, the second-order kernel
+//! with dense and sparse `W`,
 //! the tuners as binary kernels) and the continuous integrators under every data access and
 //! snapshot store.
 
@@ -17,7 +18,7 @@ use langevin_core::continuous::{
     UnderdampedSettings,
 };
 use langevin_core::models::{ConstDims, Dims, IsingLattice, LatticeDims};
-use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::second_order::{AbSecondOrder, SparseW, TrickParams, scratch_len};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 fn seen<E>(r: Result<StepReport, StepError<E>>) {
@@ -184,6 +185,54 @@ pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlu
         black_box(t);
     }
     black_box(scratch_len(black_box(9)));
+    sparse_second_order(target, rng);
+}
+
+/// The binary second-order kernel with a sparse `W` of opaque structure.
+#[inline(never)]
+fn sparse_second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
+    const D: usize = 64;
+    let (offsets, columns, values) = ([0u32; D + 1], [0u32; 4 * D], [0.0f32; 4 * D]);
+    let diag = [1.0f32; D];
+    let a = [0.0f32; D * D];
+    let Ok(params) = SparseW::new(
+        black_box(&offsets[..]),
+        black_box(&columns[..]),
+        black_box(&values[..]),
+    )
+    .and_then(|w| {
+        TrickParams::with_sparse_w(
+            w,
+            black_box(&diag[..]),
+            black_box(&a[..]),
+            black_box(0.5),
+            black_box(0.5),
+        )
+    }) else {
+        return;
+    };
+    let mut scratch = [0.0f64; scratch_len(D)];
+    let mut state = [0u8; D];
+    let Ok(mut kernel) = AbSecondOrder::new(
+        params,
+        black_box(&mut scratch[..]),
+        black_box(&mut state[..]),
+    ) else {
+        return;
+    };
+    let mut bufs = Bufs::new();
+    let Ok(mut chain) = BinaryChain::new(bufs.buffers(), target) else {
+        return;
+    };
+    for _ in 0..black_box(2) {
+        seen(kernel.step(target, &mut chain, rng));
+    }
+    let mut s = Bufs::new();
+    let b = s.buffers();
+    let u = [0.0f64; D];
+    if let Ok(t) = kernel.transition(b.x, b.grad, b.x_proposal, b.grad_proposal, &u[..]) {
+        black_box(t);
+    }
 }
 
 /// A sum target whose dimension, number of terms, outputs and errors are opaque.
