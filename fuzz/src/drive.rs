@@ -217,3 +217,33 @@ pub fn drive(mut setup: BinarySetup, mut rng: ByteRng<'_>, step: &mut StepFn<'_>
     assert!(stats.acceptance_rate() <= 1.0);
     out
 }
+
+impl langevin_core::baselines::FlipDelta for Tabled {
+    fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, crate::TableError> {
+        let (u0, _) = self.at(x)?;
+        let mut y = x.to_vec();
+        y[i] ^= 1;
+        Ok(self.at(&y)?.0 - u0)
+    }
+}
+
+/// The softmax draw of single-site Gibbs, restated: weights `exp(v − max)` (NaN ignored),
+/// the first index whose running sum exceeds `u · total`, `keep` if none.
+pub fn draw_softmax(w: &[f64], u: f64, keep: usize) -> usize {
+    let m = w
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    let e: Vec<f64> = w.iter().map(|&v| libm::exp(v - m)).collect();
+    let total: f64 = e
+        .iter()
+        .fold(0.0, |t, &v| t + if v.is_nan() { 0.0 } else { v });
+    let threshold = u * total;
+    let mut cum = 0.0f64;
+    for (k, &v) in e.iter().enumerate() {
+        cum += if v.is_nan() { 0.0 } else { v };
+        if cum > threshold {
+            return k;
+        }
+    }
+    keep
+}

@@ -180,10 +180,12 @@ impl TunedRandomWalk {
     ///
     /// # Errors
     ///
-    /// As for [`RandomWalk::new`] for `initial`; [`ParamError::OutOfRange`] unless
-    /// `0 < target_acceptance < 1`.
+    /// As for [`RandomWalk::new`] for `initial` (capped at ½ first); [`ParamError::OutOfRange`]
+    /// unless `0 < target_acceptance < 1`.
     pub fn new(initial: f64, burn_in: u64, target_acceptance: f64) -> Result<Self, ParamError> {
-        let walk = RandomWalk::new(initial.min(0.5))?;
+        // `f64::min` would turn a NaN rate into ½: refuse it before capping.
+        let capped = if initial.is_nan() { initial } else { initial.min(0.5) };
+        let walk = RandomWalk::new(capped)?;
         if !(target_acceptance > 0.0 && target_acceptance < 1.0) {
             return Err(ParamError::OutOfRange {
                 name: "target acceptance",
@@ -240,5 +242,17 @@ impl BinaryKernel for TunedRandomWalk {
             self.steps += 1;
         }
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuned_walk_refuses_a_nan_rate() {
+        assert!(TunedRandomWalk::new(f64::NAN, 10, 0.234).is_err());
+        // Rates above one half are capped, not refused.
+        assert_eq!(TunedRandomWalk::new(0.9, 10, 0.234).unwrap().rate(), 0.5);
     }
 }
