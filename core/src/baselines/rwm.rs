@@ -184,7 +184,11 @@ impl TunedRandomWalk {
     /// unless `0 < target_acceptance < 1`.
     pub fn new(initial: f64, burn_in: u64, target_acceptance: f64) -> Result<Self, ParamError> {
         // `f64::min` would turn a NaN rate into ½: refuse it before capping.
-        let capped = if initial.is_nan() { initial } else { initial.min(0.5) };
+        let capped = if initial.is_nan() {
+            initial
+        } else {
+            initial.min(0.5)
+        };
         let walk = RandomWalk::new(capped)?;
         if !(target_acceptance > 0.0 && target_acceptance < 1.0) {
             return Err(ParamError::OutOfRange {
