@@ -3,6 +3,9 @@
 //! input, a target whose log-density, gradient and errors are arbitrary functions of the state
 //! given by the input, and the kernel driver that checks invariants after every step.
 
+pub mod drive;
+pub mod labels;
+
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{

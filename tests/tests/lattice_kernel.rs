@@ -343,3 +343,20 @@ fn tabulated_and_generic_dula_agree() {
         assert!(z.abs() <= 4.9, "{name}: kernels disagree, z = {z}");
     }
 }
+
+/// A coupling so large that `2 (J n + h)` overflows `f32` for some neighbour sum: the tabulated
+/// kernels adopt moves without evaluating the model, so the proposal must be refused (the
+/// chain started at a state whose neighbour sums are all 0 and a flip made them ±2, leaving an
+/// infinite cached gradient; found by the lattice fuzz target).
+#[test]
+fn proposal_refuses_an_overflowing_gradient() {
+    let model = lattice(2, 2, 1e38, 0.0, false);
+    assert!(LatticeProposal::new(&model, 0.5, 0.5).is_err());
+    let model = lattice(2, 2, 4e37, 0.0, false);
+    assert!(LatticeProposal::new(&model, 0.5, 0.5).is_ok());
+    let mut model = lattice(2, 2, 1e38, 0.0, false);
+    // Rows [1, 1], [0, 0]: every neighbour sum is 0, so the start is finite.
+    let mut b = Buffers::new(vec![1, 1, 0, 0]);
+    let chain = BinaryChain::new(b.buffers(), &mut model).unwrap();
+    assert!(chain.grad().iter().all(|g| g.is_finite()));
+}

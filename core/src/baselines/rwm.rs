@@ -244,3 +244,15 @@ impl BinaryKernel for TunedRandomWalk {
         Ok(report)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuned_walk_refuses_a_nan_rate() {
+        assert!(TunedRandomWalk::new(f64::NAN, 10, 0.234).is_err());
+        // Rates above one half are capped, not refused.
+        assert_eq!(TunedRandomWalk::new(0.9, 10, 0.234).unwrap().rate(), 0.5);
+    }
+}

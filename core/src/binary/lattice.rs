@@ -105,7 +105,9 @@ impl<D: LatticeDims> LatticeProposal<D> {
     ///
     /// # Errors
     ///
-    /// As for [`FlipProposal::new`].
+    /// As for [`FlipProposal::new`]; [`ParamError::NonFinite`] if a gradient `2 (J n + h)`,
+    /// `|n| ≤ 4`, overflows `f32`: the kernels adopt moves without evaluating the model, so they
+    /// could not refuse a state whose gradient is not finite.
     pub fn new(model: &IsingLattice<D>, step: f64, balance: f64) -> Result<Self, ParamError> {
         FlipProposal::new(step, balance)?;
         let (coupling, field) = (f64::from(model.coupling()), f64::from(model.field()));
@@ -133,6 +135,9 @@ impl<D: LatticeDims> LatticeProposal<D> {
                     *slot = libm::log(t / SCALE);
                 }
             }
+        }
+        if !grad.iter().all(|g| g.is_finite()) {
+            return Err(ParamError::NonFinite("lattice gradient 2 (J n + h)"));
         }
         Ok(Self {
             model: *model,
