@@ -5,6 +5,7 @@
 #   scripts/fuzz.sh            # every target, 60 s each
 #   scripts/fuzz.sh 10 dmala   # 10 s, one target
 #
+# Targets run FUZZ_JOBS at a time (default: one per core).
 # Installs cargo-fuzz (about 2 minutes) and the nightly toolchain when missing. Exits non-zero if
 # a target fails; the failing input is left in fuzz/artifacts/<target>/.
 set -uo pipefail
@@ -29,13 +30,30 @@ cargo +nightly fuzz build || exit 1
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
+# One target per core at a time; each still gets its full time.
+parallel=${FUZZ_JOBS:-$(nproc)}
+run_target() {
+  local t=$1
+  mkdir -p "$scratch/$t" "corpus/$t"
+  cargo +nightly fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
+    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -seed="$SEED" -print_final_stats=1 \
+    >"$scratch/$t.log" 2>&1
+  echo $? >"$scratch/$t.rc"
+}
+running=0
+for t in "${targets[@]}"; do
+  if ((running >= parallel)); then
+    wait -n
+    running=$((running - 1))
+  fi
+  run_target "$t" &
+  running=$((running + 1))
+done
+wait
 failed=()
 for t in "${targets[@]}"; do
-  mkdir -p "$scratch/$t" "corpus/$t"
   log="$scratch/$t.log"
-  cargo +nightly fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -seed="$SEED" -print_final_stats=1 >"$log" 2>&1
-  rc=$?
+  rc=$(cat "$scratch/$t.rc" 2>/dev/null || echo 1)
   runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$log")
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
   if [ "$rc" -eq 0 ]; then
@@ -51,4 +69,4 @@ if ((${#failed[@]})); then
   echo "fuzz.sh: FAILED: ${failed[*]}"
   exit 1
 fi
-echo "fuzz.sh: all targets passed (${SECONDS_PER_TARGET} s each)"
+echo "fuzz.sh: all targets passed (${SECONDS_PER_TARGET} s each, ${parallel} at a time)"

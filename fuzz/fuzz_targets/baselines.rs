@@ -261,7 +261,8 @@ fn raw_binary(data: &[u8]) -> Vec<u64> {
                         break;
                     }
                 };
-            if u < sigmoid(delta) {
+            // A non-finite ΔU keeps the bit.
+            if delta.is_finite() && u < sigmoid(delta) {
                 y[i] ^= 1;
                 want = want.map(|n| n + 1);
             }

@@ -196,6 +196,11 @@ impl Case {
         }
     }
 
+    /// Whether the start is finite (the builders refuse any other).
+    fn finite_start(&self) -> bool {
+        self.theta0.iter().all(|v| v.is_finite())
+    }
+
     fn wrong_shape(&self) -> Glm {
         let mut t = self.target.clone();
         t.c.push(1.0);
@@ -257,7 +262,10 @@ fn overdamped(c: &mut Case, input: &mut Input<'_>, minibatch: bool) -> Vec<u64> 
     let mut short = vec![0.0; Langevin::workspace_len(c.d) - 1];
     assert!(Langevin::new(settings, c.d, c.n, &c.theta0, &mut short, &mut index).is_err());
     let chain = Langevin::new(settings, c.d, c.n, &c.theta0, &mut work, &mut index);
-    assert_eq!(chain.is_ok(), !minibatch || c.batch <= c.n);
+    assert_eq!(
+        chain.is_ok(),
+        (!minibatch || c.batch <= c.n) && c.finite_start()
+    );
     let Ok(mut chain) = chain else {
         return Vec::new();
     };
@@ -330,7 +338,10 @@ fn underdamped(c: &mut Case, input: &mut Input<'_>, minibatch: bool) -> Vec<u64>
     let mut work = vec![0.0; Underdamped::workspace_len(c.d)];
     let mut index = vec![0u32; Underdamped::index_len(&settings, c.n)];
     let chain = Underdamped::new(settings, c.d, c.n, &c.theta0, &mut work, &mut index);
-    assert_eq!(chain.is_ok(), !minibatch || c.batch <= c.n);
+    assert_eq!(
+        chain.is_ok(),
+        (!minibatch || c.batch <= c.n) && c.finite_start()
+    );
     let Ok(mut chain) = chain else {
         return Vec::new();
     };
@@ -412,7 +423,7 @@ fn ewsg(c: &mut Case, input: &mut Input<'_>) -> Vec<u64> {
     let settings = settings.with_index_chain(c.index_chain);
     let mut work = vec![0.0; Ewsg::workspace_len(c.d)];
     let chain = Ewsg::new(settings, c.d, c.n, &c.theta0, &mut work);
-    assert_eq!(chain.is_ok(), c.batch <= c.n);
+    assert_eq!(chain.is_ok(), c.batch <= c.n && c.finite_start());
     let Ok(mut chain) = chain else {
         return Vec::new();
     };
@@ -474,7 +485,9 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
     let (d, n) = (c.d, c.n);
     let mut work = vec![0.0; Agld::<PointSnapshot<'_>>::workspace_len(d)];
     let mut index = vec![0u32; Agld::<PointSnapshot<'_>>::index_len(&settings, n)];
-    let fits = c.batch <= n;
+    let batch_fits = c.batch <= n;
+    // The store is checked before the start.
+    let fits = batch_fits && c.finite_start();
     let mut out = Vec::new();
     let mut rng = ByteRng::new(input.rest());
     let hist = core::cell::RefCell::new(vec![0.0f64; d]);
@@ -526,7 +539,7 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
             let chain = Agld::new(settings, d, n, &c.theta0, snap, &mut work, &mut index);
             match chain {
                 Err(langevin_core::continuous::BuildError::SnapshotNeedsTable) => {
-                    assert!(c.update.is_partial() && fits)
+                    assert!(c.update.is_partial() && batch_fits)
                 }
                 Ok(chain) => {
                     assert!(!c.update.is_partial() && fits);
