@@ -46,7 +46,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = 5_000)]
     pub steps: u64,
     /// Steps of each tuning phase (first-order burn-in; second-order or DLP step tuning).
-    #[arg(long, default_value_t = 2_000)]
+    #[arg(long, default_value_t = 10_000)]
     pub tune: u64,
     /// AB-max: iteration cap of the λ_max solver (one O(d³) eigendecomposition each).
     #[arg(long = "max-iter", default_value_t = 40)]

@@ -122,6 +122,12 @@ pub struct SampleArgs {
     /// AB-2's choice of the diagonal D.
     #[arg(long, value_enum, default_value_t = DiagonalName::Trace)]
     pub diagonal: DiagonalName,
+    /// AB-2: steps of each of its two tuning phases (first-order burn-in, then the second-order
+    /// `(a, b)` search), taken before --burn-in. The multiplicative search moves (a, b) by at
+    /// most 20% per 600 steps, and the second-order kernel wants far larger steps than the
+    /// first-order one, so short budgets leave it under-tuned.
+    #[arg(long = "ab2-tune", default_value_t = 10_000)]
+    pub ab2_tune: u64,
     /// Step size `a` in x-units (dula, dmala; ab: where tuning starts).
     #[arg(long, default_value_t = 0.2, allow_negative_numbers = true)]
     pub step: f64,
@@ -502,6 +508,8 @@ fn ab2_settings(args: &SampleArgs) -> Ab2Settings {
     settings.first.step = args.step;
     settings.first.balance = args.balance;
     settings.diagonal = args.diagonal.rule();
+    settings.first.budget = args.ab2_tune;
+    settings.second_budget = args.ab2_tune;
     settings
 }
 
