@@ -226,6 +226,12 @@ impl Ab2Fitted {
         }
     }
 
+    /// Whether `W = D = 0`: the second-order kernel is then the first-order balanced
+    /// proposal, which the flip kernel draws without the two `d × d` products.
+    pub fn is_first_order(&self) -> bool {
+        self.w.iter().chain(&self.diag).all(|&v| v == 0.0)
+    }
+
     /// A model from `W` (symmetric, `f64`) and `D`; factors `W + D`.
     ///
     /// # Errors
@@ -735,7 +741,10 @@ fn run_one(
     if let Some(p) = progress {
         p.fetch_add(report.tuning_steps, Ordering::Relaxed);
     }
-    let precond = fitted.dlp_preconditioner.take();
+    let precond = fitted
+        .dlp_preconditioner
+        .take()
+        .or_else(|| fitted.is_first_order().then(|| vec![1.0; d]));
     let mut scratch = vec![0.0f64; scratch_len(d)];
     let mut cached = vec![0u8; d];
     let mut kernel = match &precond {
