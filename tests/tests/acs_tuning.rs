@@ -219,3 +219,36 @@ fn bad_settings_and_schedules_are_rejected() {
         assert!(AcsTuner::new(s).is_err(), "{name} accepted");
     }
 }
+
+/// A ceiling at `f64::MAX` (valid: finite and positive) once made the step search widen its
+/// bound past the largest finite value and hand out an infinite step; every action stays a
+/// finite positive step through the whole plan, whatever acceptances are observed.
+#[test]
+fn a_ceiling_at_the_largest_float_keeps_every_step_finite() {
+    let mut s = AcsSettings::default();
+    s.a_ceil = f64::MAX;
+    s.a_floor = 1.375;
+    s.cycle = 40;
+    s.total_steps = 3392;
+    s.budget_fraction = 1.0;
+    s.steps_per_estimate = 1;
+    s.step_candidates = 28;
+    s.balance_candidates = 31;
+    s.burn_in_unadjusted = 255;
+    s.burn_in_adjusted = 255;
+    for acceptance in [0.0, 0.3, 0.9, 1.0] {
+        let mut acs = AcsTuner::new(s).unwrap();
+        let mut n = 0u64;
+        while !acs.is_frozen() {
+            let act = acs.action();
+            assert!(
+                act.step.is_finite() && act.step > 0.0,
+                "step {} at {n}",
+                act.step
+            );
+            acs.observe(acceptance);
+            n += 1;
+            assert!(n <= s.total_steps + 1, "not frozen within the budget");
+        }
+    }
+}

@@ -975,11 +975,13 @@ impl AcsTuner {
         );
     }
 
-    /// `n` values evenly spaced over `[lo, hi]`, ascending.
+    /// `n` values evenly spaced over `[lo, hi]`, ascending; `hi` is held to the largest finite
+    /// value, so a step bound near `f64::MAX` widened by `1 + ζ|ρ* − ρ|` stays a valid step.
     fn fill_candidates(&mut self, lo: f64, hi: f64, n: usize) {
         let n = n.clamp(2, MAX_CANDIDATES);
+        let hi = hi.min(f64::MAX);
         for (i, c) in self.candidates.iter_mut().take(n).enumerate() {
-            *c = lo + (hi - lo) * i as f64 / (n - 1) as f64;
+            *c = (lo + (hi - lo) * i as f64 / (n - 1) as f64).min(hi);
         }
         self.sums = [0.0; MAX_CANDIDATES];
         self.n_candidates = n;
