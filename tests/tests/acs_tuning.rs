@@ -221,13 +221,23 @@ fn bad_settings_and_schedules_are_rejected() {
 }
 
 /// A ceiling at `f64::MAX` (valid: finite and positive) once made the step search widen its
-/// bound past the largest finite value and hand out an infinite step; every action stays a
-/// finite positive step through the whole plan, whatever acceptances are observed.
+/// bound past the largest finite value and hand out an infinite step, and a subnormal floor
+/// narrowed by `1 − ζ|ρ* − ρ|` once rounded to a zero step; every action stays a finite positive
+/// step through the whole plan, whatever acceptances are observed.
 #[test]
-fn a_ceiling_at_the_largest_float_keeps_every_step_finite() {
+fn extreme_step_bounds_keep_every_step_finite_and_positive() {
+    let tiny = f64::from_bits(1);
+    for (a_ceil, a_floor, target, zeta) in [(f64::MAX, 1.375, 0.5, 0.5), (tiny, tiny, 0.01, 0.99)] {
+        run_extreme(a_ceil, a_floor, target, zeta);
+    }
+}
+
+fn run_extreme(a_ceil: f64, a_floor: f64, target: f64, zeta: f64) {
     let mut s = AcsSettings::default();
-    s.a_ceil = f64::MAX;
-    s.a_floor = 1.375;
+    s.a_ceil = a_ceil;
+    s.a_floor = a_floor;
+    s.target = target;
+    s.zeta = zeta;
     s.cycle = 40;
     s.total_steps = 3392;
     s.budget_fraction = 1.0;

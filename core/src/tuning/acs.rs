@@ -975,11 +975,13 @@ impl AcsTuner {
         );
     }
 
-    /// `n` values evenly spaced over `[lo, hi]`, ascending; `hi` is held to the largest finite
-    /// value, so a step bound near `f64::MAX` widened by `1 + ζ|ρ* − ρ|` stays a valid step.
+    /// `n` values evenly spaced over `[lo, hi]`, ascending, held within the positive finite
+    /// numbers: a step bound near `f64::MAX` widened by `1 + ζ|ρ* − ρ|`, or a subnormal one
+    /// narrowed by `1 − ζ|ρ* − ρ|`, must still give valid steps.
     fn fill_candidates(&mut self, lo: f64, hi: f64, n: usize) {
         let n = n.clamp(2, MAX_CANDIDATES);
         let hi = hi.min(f64::MAX);
+        let lo = lo.max(f64::from_bits(1)).min(hi);
         for (i, c) in self.candidates.iter_mut().take(n).enumerate() {
             *c = (lo + (hi - lo) * i as f64 / (n - 1) as f64).min(hi);
         }
