@@ -196,12 +196,9 @@ impl BinaryModel {
             if i == j {
                 return Err(format!("edge {k} joins node {i} to itself"));
             }
-            let c = c as f32;
-            if !c.is_finite() {
-                return Err(format!(
-                    "edge {k} has a coupling that is not finite in single precision"
-                ));
-            }
+            let c = narrow(c).ok_or_else(|| {
+                format!("edge {k} has a coupling that is not finite in single precision")
+            })?;
             adjacency[i].push((j as u32, c));
             adjacency[j].push((i as u32, c));
         }
@@ -278,24 +275,22 @@ fn to_f32(doc: &ModelDoc, field: &str, v: &[f64]) -> Result<Vec<f32>, ModelError
     v.iter()
         .enumerate()
         .map(|(i, &x)| {
-            let y = x as f32;
-            if y.is_finite() {
-                Ok(y)
-            } else {
-                Err(doc.err(field, format!("entry {i} = {x} overflows single precision")))
-            }
+            narrow(x).ok_or_else(|| {
+                doc.err(field, format!("entry {i} = {x} overflows single precision"))
+            })
         })
         .collect()
 }
 
+/// `x` in single precision, unless it stops being finite there.
+fn narrow(x: f64) -> Option<f32> {
+    let y = x as f32;
+    y.is_finite().then_some(y)
+}
+
 /// A scalar field narrowed to single precision, refused if it stops being finite.
 fn single(doc: &ModelDoc, field: &str, x: f64) -> Result<f32, ModelError> {
-    let y = x as f32;
-    if y.is_finite() {
-        Ok(y)
-    } else {
-        Err(doc.err(field, format!("{x} overflows single precision")))
-    }
+    narrow(x).ok_or_else(|| doc.err(field, format!("{x} overflows single precision")))
 }
 
 macro_rules! dispatch {
