@@ -32,10 +32,10 @@ use std::time::{Duration, Instant};
 
 /// Critical coupling of the square lattice, `ln(1 + √2) / 2`.
 const J_CRITICAL: f32 = 0.4407;
-/// One step for both lattice kernels: paper 000 runs DULA at 0.2 on lattices; DMALA at 0.2
+/// One step for both lattice kernels: Zhang, Liu & Liu (2022) runs DULA at 0.2 on lattices; DMALA at 0.2
 /// accepts about half its proposals on the 20×20 critical lattice.
 const LATTICE_STEP: f64 = 0.2;
-/// Step sizes of paper 000's RBM experiments.
+/// Step sizes of Zhang, Liu & Liu (2022)'s RBM experiments.
 const RBM_STEP_DULA: f64 = 0.1;
 const RBM_STEP_DMALA: f64 = 0.2;
 const RBM_VISIBLE: usize = 784;

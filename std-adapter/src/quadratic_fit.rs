@@ -263,7 +263,7 @@ pub fn variances(samples: &[f64], dim: usize) -> Result<Vec<f64>, FitError> {
     Ok(m2.into_iter().map(|s| s / denom).collect())
 }
 
-/// The diagonal `W` from data variances (paper 002, §5.4): `W_ii = −1 / (1 + var_i)`.
+/// The diagonal `W` from data variances (Sun et al. 2023, Sec. 5.4): `W_ii = −1 / (1 + var_i)`.
 ///
 /// The paper prints `W_ii = 1/(1 + var_i)`; under this crate's convention (`U` a log-density,
 /// `W` its Hessian) the value consistent with a Gaussian of variance `1 + var_i` is negative,

@@ -1,7 +1,7 @@
 //! The AB-2 schedule: the any-scale balanced sampler with the second-order (Gaussian integral
 //! trick) kernel of [`langevin_core::second_order`], its quadratic term fitted during burn-in.
 //!
-//! Per chain (DESIGN §4, §6; paper 002 §3.2):
+//! Per chain (Sun et al. 2023, Sec. 3.2):
 //!
 //! 1. **first-order burn-in**: the AB-1st kernel (`W = D = 0`) with `(a, b)` tuned by
 //!    [`AbTuner`]; every accepted move contributes a pair `(Δx, Δg)`;

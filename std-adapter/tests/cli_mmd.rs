@@ -5,7 +5,7 @@ mod common;
 use common::{Scratch, fails, ok, summary};
 
 /// The exact DMALA chain lands closer to the block-Gibbs reference than DULA at a large step,
-/// whose stationary law is biased (paper 000, Theorem 5.1).
+/// whose stationary law is biased (Zhang, Liu & Liu 2022, Theorem 5.1).
 #[test]
 fn mmd_ranks_an_exact_sampler_above_a_biased_one() {
     let scratch = Scratch::new("mmd");

@@ -327,7 +327,7 @@ pub fn proposal_mass_tolerance(t: &Transition, x: usize, d: usize) -> f64 {
     8.0 * UNIT_ROUNDOFF_F32 * d as f64 + 4.0 * UNIT_ROUNDOFF_F32 * (d as f64 / 8.0 + 2.0) * h
 }
 
-/// `log q(y|x)` from DESIGN §3 in `f64`: `Σ_i ln σ(±l_i)` with
+/// `log q(y|x)` of the balanced proposal in `f64`: `Σ_i ln σ(±l_i)` with
 /// `l_i = b·g_i·(1 − 2x_i) − 1/(2 a_i)`, `a_i = a·p_i²`.
 pub fn log_q_reference(
     x: &[u8],

@@ -1,4 +1,4 @@
-//! AB tuning: the balance grows with the step (paper 002, Fig. 1), the tuned sampler beats
+//! AB tuning: the balance grows with the step (Sun et al. 2023, Fig. 1), the tuned sampler beats
 //! DLP (`b = ½`, step tuned by the same rule) in ESS, and the tuner stops within its budget on
 //! every model.
 //!

@@ -1,4 +1,4 @@
-//! ACS on the 25-mode lattice mixture of paper 001 §4.1 (`{0..449}²`, modes at 75…375 on each
+//! ACS on the 25-mode lattice mixture of Pynadath et al. (2024), Sec. 4.1 (`{0..449}²`, modes at 75…375 on each
 //! axis, the published code's distance form with τ = 3.75), started in the mode at (75, 75).
 //!
 //! As in the paper's own experiment, the steps are set by hand (`a_max = 1575`, `a_min = 3`,

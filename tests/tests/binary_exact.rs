@@ -2,7 +2,7 @@
 //! from the kernel's own `log q` and `U` on models with `d ≤ 10`, and detailed balance and
 //! `πP = π` are checked to tolerances derived from the floating-point error of the construction
 //! (see `check_metropolis_exactness`). DULA's matrix is checked against its closed-form stationary
-//! law on log-quadratic targets (paper 000, Theorem 5.1).
+//! law on log-quadratic targets (Zhang, Liu & Liu 2022, Theorem 5.1).
 
 use langevin_core::BinaryTarget;
 use langevin_core::binary::FlipProposal;
@@ -29,7 +29,7 @@ const CONFIGS: [(f64, f64); 8] = [
 ];
 
 /// Builds the DMALA matrix and asserts detailed balance, `πP = π`, unit row sums, and that the
-/// proposal rows are distributions matching DESIGN §3.
+/// proposal rows are distributions matching the balanced proposal.
 fn assert_dmala_exact(label: &str, e: &Enumeration, proposal: &FlipProposal<'_>) {
     let t = transition_matrix(e, proposal, Correction::Metropolis);
     let c = check_metropolis_exactness(e, &t);
@@ -47,7 +47,7 @@ fn assert_dmala_exact(label: &str, e: &Enumeration, proposal: &FlipProposal<'_>)
 }
 
 /// Every row of the proposal sums to one within the `f32` bound, and `log q` matches the `f64`
-/// formula of DESIGN §3 on every 31st row.
+/// closed-form proposal on every 31st row.
 fn assert_proposal_rows(label: &str, e: &Enumeration, t: &Transition, proposal: &FlipProposal<'_>) {
     let (a, b, p) = (
         proposal.step(),
@@ -227,7 +227,7 @@ fn closed_form_violation(
 }
 
 /// DULA (balance ½) on a log-quadratic target is reversible with respect to
-/// `π_a(x) ∝ exp(U(x)) Π_i (1 + e^{l_i(x)})` (paper 000, Theorem 5.1; the proposal's normaliser
+/// `π_a(x) ∝ exp(U(x)) Π_i (1 + e^{l_i(x)})` (Zhang, Liu & Liu 2022, Theorem 5.1; the proposal's normaliser
 /// times `π`). Checked on the kernel's matrix to the `f32` tolerance of its `log q`; then the
 /// numerically solved stationary vector is checked to satisfy `π_a P = π_a`.
 #[test]

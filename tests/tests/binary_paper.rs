@@ -1,6 +1,6 @@
-//! Reproductions from paper 000 (discrete Langevin proposal):
+//! Reproductions from Zhang, Liu & Liu (2022) (discrete Langevin proposal):
 //!
-//! * §7.1: the 5×5 periodic Ising model `U(s) = 0.1 sᵀAs + 0.2 Σ s` (A the 0/1 adjacency, each
+//! * Sec. 7.1: the 5×5 periodic Ising model `U(s) = 0.1 sᵀAs + 0.2 Σ s` (A the 0/1 adjacency, each
 //!   bond counted twice, i.e. coupling 0.2 per bond and field 0.2) under DMALA with step 0.6
 //!   proposes about 6 flips per step and accepts about 54% of them (the paper reports 52%; an
 //!   independent run of the reference code gave 6.04 and 0.540). Step 0.2 gives about 1.53 flips

@@ -132,7 +132,7 @@ fn dmala_exact_start_preconditioned() {
     );
 }
 
-/// The 2×2 Ising of paper 000 (Theorem 5.1 experiment) as an explicit 4-cycle:
+/// The 2×2 Ising of Zhang, Liu & Liu (2022) (Theorem 5.1 experiment) as an explicit 4-cycle:
 /// `U(s) = 0.1 sᵀAs + 0.2 Σ s`, each bond `J = 0.2`.
 fn paper_2x2() -> GraphData {
     GraphData::from_edges(

@@ -1,5 +1,5 @@
 //! EWSG's index chain picks its minibatch with exactly the law of `M` Metropolis moves
-//! (paper 003 eq. 5): checked by a chi-square test against the law computed by enumeration.
+//! (Li et al. 2020, eq. 5): checked by a chi-square test against the law computed by enumeration.
 #![allow(
     clippy::needless_range_loop,
     reason = "dense matrix code reads best with indices"
@@ -148,7 +148,7 @@ fn check(n: usize, m: u32, seed: u64) {
         "n = {n}, M = {m}: chi-square {stat:.1} on {df} df, p = {p:.2e}"
     );
     // Power: the law must differ from the uniform pick (SGHMC's) by a total-variation distance
-    // the test can see (McDiarmid bound of testing-samplers.md §2; chi-square is stronger).
+    // the test can see (McDiarmid bound on the estimate; chi-square is stronger).
     if m > 0 {
         let base = exact_law(&mut model, &theta, &r, h, gamma, n, 0);
         let tv = probs

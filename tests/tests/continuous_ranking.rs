@@ -1,9 +1,9 @@
 //! Ranking reproductions, each at a fixed seed (checked by hand to hold across several other
 //! data and chain seeds; see the reproduction tables in the bench output).
 //!
-//! * Paper 003, Fig. 1a: on the 2-D Gaussian sum (N = 20, batch 1, h = 0.05, γ = 10) EWSG's
+//! * Li et al. (2020), Fig. 1a: on the 2-D Gaussian sum (N = 20, batch 1, h = 0.05, γ = 10) EWSG's
 //!   error at equal data passes is below SGHMC's.
-//! * Paper 004, Fig. 2: on Bayesian ridge regression TMU-RA's error is at or below SAGA-LD's
+//! * Zhang et al. (2020), Fig. 2: on Bayesian ridge regression TMU-RA's error is at or below SAGA-LD's
 //!   and SVRG-LD's at equal passes, and all three end well below SGLD's.
 //!
 //! Errors are divergences between a Gaussian fitted to an ensemble of independent chains after

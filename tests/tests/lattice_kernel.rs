@@ -237,7 +237,7 @@ fn run(mut step: impl FnMut() -> StepReport, n: usize) -> (Vec<f64>, Vec<f64>) {
         .unzip()
 }
 
-/// Paper 000's 5×5 periodic lattice (`a = 0.1` per twice-counted edge, i.e. `J = 0.2` per bond,
+/// Zhang, Liu & Liu (2022)'s 5×5 periodic lattice (`a = 0.1` per twice-counted edge, i.e. `J = 0.2` per bond,
 /// field 0.2) at step 0.6: the tabulated and the generic DMALA agree on the mean number of
 /// proposed flips and the acceptance rate, and both land near the reference values 6.0 and
 /// 0.54.

@@ -3,7 +3,7 @@
 //! The kernel has a continuous auxiliary `u`, so its transition matrix is an integral over `u`.
 //! For a fixed `u` it is an MH kernel on `x` for the joint law `π(x) N(u; A x, I)`; we check by
 //! enumeration over all pairs `x, y` that (i) each conditional `Q(· | x, u)` is normalised and
-//! matches an independent evaluation of DESIGN §4, and (ii) detailed balance
+//! matches an independent evaluation of its definition, and (ii) detailed balance
 //! `π(x) N(u; Ax, I) Q(y|x,u) min(1, r) = π(y) N(u; Ay, I) Q(x|y,u) min(1, r')` holds to `1e-10`
 //! relative. Together with the Gibbs update of `u` this makes `π` invariant; the sampling-path
 //! tests (`second_order_sampling.rs`) check the drawing itself.
@@ -64,7 +64,7 @@ fn softplus(x: f64) -> f64 {
     x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
 
-/// `log Q(y | x, u)` straight from DESIGN §4, all in `f64`.
+/// `log Q(y | x, u)` straight from its definition, all in `f64`.
 #[allow(clippy::too_many_arguments)]
 fn log_q_reference(
     w: &[f32],

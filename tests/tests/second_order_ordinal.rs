@@ -4,7 +4,7 @@
 //! matrix is an integral over the auxiliary `u`, but for a fixed `u` the `x`-update is an MH
 //! kernel for the joint law `π(x) N(u; A x, I)`. By enumeration over all pairs `x, y` of
 //! `{0,1,2}^4` we check (i) that each conditional `Q(· | x, u)` is normalised and matches an
-//! independent softmax of DESIGN §4, and (ii) detailed balance
+//! independent softmax of the Gaussian-integral-trick proposal, and (ii) detailed balance
 //! `π(x) N(u; Ax, I) Q(y|x,u) min(1, r) = π(y) N(u; Ay, I) Q(x|y,u) min(1, r')` to `1e-10`
 //! relative (f64 sums over 81 values and `d = 4` terms: rounding is near `1e-14`, so `1e-10`
 //! leaves room without hiding any wrong term, which shows up at order one). With the Gibbs
@@ -69,7 +69,7 @@ fn lattice_gaussian(d: usize, s: usize, seed: u64) -> (OrdinalQuadratic, Vec<f64
     (OrdinalQuadratic::new(s, a, mu, b).unwrap(), w)
 }
 
-/// `log Q(y | x, u)` straight from DESIGN §4: an f64 softmax over the `S` values.
+/// `log Q(y | x, u)` straight from its definition: an f64 softmax over the `S` values.
 #[allow(clippy::too_many_arguments)]
 fn log_q_reference(
     w: &[f32],

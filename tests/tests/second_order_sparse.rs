@@ -370,7 +370,7 @@ fn softplus(x: f64) -> f64 {
     x.max(0.0) + (-x.abs()).exp().ln_1p()
 }
 
-/// `log Q(y | x, u)` straight from DESIGN §4 with `W` read entry by entry, all in `f64`.
+/// `log Q(y | x, u)` straight from its definition with `W` read entry by entry, all in `f64`.
 #[allow(clippy::too_many_arguments)]
 fn log_q_reference(
     w: &SparseW<'_>,

@@ -8,7 +8,7 @@ use crate::random::{open_unit_f64, unit_f64};
 use crate::target::{BinaryTarget, FlipMove, TargetError};
 use rand_core::Rng;
 
-/// Gibbs-with-gradients with one change per step (DESIGN §7).
+/// Gibbs-with-gradients with one change per step (Grathwohl et al. 2021).
 ///
 /// * **Binary**: with `d_i = g_i (1 − 2x_i)` (the first-order estimate of `U(x ⊕ e_i) − U(x)`),
 ///   pick `i` with probability `softmax(d/2)_i`, flip it, and accept with the Metropolis

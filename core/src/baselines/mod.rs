@@ -1,5 +1,5 @@
 //! The samplers users would otherwise run, on the same targets and chains, so that every
-//! comparison can be made side by side (DESIGN §7).
+//! comparison can be made side by side.
 //!
 //! * [`Gibbs`]: single-site Gibbs (random or systematic [`Scan`]) for binary, ordinal and
 //!   categorical states, fast on a raw state with the optional capabilities [`FlipDelta`],

@@ -17,7 +17,7 @@ const BLOCK: usize = 64;
 /// `2^16` as an `f32` (exact).
 const TWO_POW_16: f32 = 65_536.0;
 
-/// The balanced proposal family on binary states, DESIGN §3: each coordinate flips
+/// The balanced proposal family on binary states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate flips
 /// independently with probability `sigmoid(l_i)`,
 ///
 /// `l_i = b · g_i · (1 − 2x_i) − 1 / (2 a_i)`, with `a_i = a` or `a · p_i²` (diagonal preconditioner).

@@ -8,7 +8,7 @@ use rand_core::Rng;
 /// `2^-32` as an `f64` (exact).
 const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
 
-/// The balanced proposal family on categorical states, DESIGN §3: each coordinate is drawn
+/// The balanced proposal family on categorical states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate is drawn
 /// independently from the softmax over labels `k` of the logits
 ///
 /// `b · (g_{i,k} − g_{i,x_i}) − [k ≠ x_i] / a_i`, with `a_i = a` or `a · p_i²`

@@ -5,7 +5,7 @@ use crate::error::LenError;
 use crate::random;
 use rand_core::Rng;
 
-/// How minibatch indices are chosen (paper 004 §3.1).
+/// How minibatch indices are chosen (Zhang et al. 2020, Sec. 3.1).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Access {
     /// RA: `n` indices uniform over `0..N`, with replacement. The only unbiased choice.

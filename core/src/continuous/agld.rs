@@ -1,4 +1,4 @@
-//! AGLD: aggregated-gradient Langevin dynamics (paper 004): SVRG-LD, SAGA-LD, TMU under any
+//! AGLD: aggregated-gradient Langevin dynamics (Zhang et al. 2020): SVRG-LD, SAGA-LD, TMU under any
 //! data-access order.
 
 use super::{
@@ -9,7 +9,7 @@ use super::{
 use crate::error::{LenError, ParamError};
 use rand_core::Rng;
 
-/// When snapshot entries are replaced (paper 004 §3.2).
+/// When snapshot entries are replaced (Zhang et al. 2020, Sec. 3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SnapshotUpdate {
     /// PTU (SVRG-LD): every `period` steps (from step 0) all entries are refreshed at the
@@ -577,7 +577,7 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
 /// Step `k` either refreshes the whole snapshot (PTU/TMU every `D` steps, and every strategy at
 /// `k = 0`), which costs `N` gradients and makes the estimate the exact `∇V(θ)`, or draws a
 /// minibatch `S_k` of `n` indices from the data access and uses
-/// `ĝ = (N/n) Σ_{i∈S_k} (∇V_i(θ) − α_i) + Σ_i α_i` (DESIGN §8), then moves
+/// `ĝ = (N/n) Σ_{i∈S_k} (∇V_i(θ) − α_i) + Σ_i α_i`, then moves
 /// `θ ← θ − h ĝ + √(2h) ξ`. Refresh steps draw no indices and do not advance the data access.
 ///
 /// # Examples

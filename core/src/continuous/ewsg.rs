@@ -1,4 +1,4 @@
-//! EWSG: exponentially weighted stochastic gradients for underdamped Langevin (paper 003).
+//! EWSG: exponentially weighted stochastic gradients for underdamped Langevin (Li et al. 2020).
 
 use super::underdamped::check_friction;
 use super::{
@@ -89,7 +89,7 @@ impl EwsgSettings {
 /// Each step starts an index chain at a uniform minibatch `S₀` with estimate
 /// `G₀ = (N/n) Σ_{i∈S₀} ∇V_i(θ)`, then `M` times proposes a fresh uniform minibatch `S'` and
 /// moves to it with probability `min(1, exp(½|x + c G'|² − ½|x + c G|²))`, where
-/// `x = √h γ r / σ` and `c = √h / σ` (paper 003 eq. 5 and Alg. 1, DESIGN §8). The estimate of the
+/// `x = √h γ r / σ` and `c = √h / σ` (Li et al. 2020, eq. 5 and Alg. 1). The estimate of the
 /// final minibatch drives one Euler–Maruyama step. A step evaluates `(M + 1) n` per-term
 /// gradients.
 #[derive(Debug)]

@@ -32,7 +32,7 @@ pub struct UnderdampedSettings {
 }
 
 impl UnderdampedSettings {
-    /// Euler–Maruyama with the full gradient (paper 003 eq. 3):
+    /// Euler–Maruyama with the full gradient (Li et al. 2020, eq. 3):
     /// `θ' = θ + h r`, `r' = r − h (∇V(θ) + γ r) + σ √h ξ`.
     ///
     /// # Errors

@@ -18,7 +18,7 @@ pub struct Drawn {
     pub log_q: f64,
 }
 
-/// The balanced proposal family on ordinal states, DESIGN §3: each coordinate is drawn
+/// The balanced proposal family on ordinal states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate is drawn
 /// independently from the softmax over values `k` of the logits
 ///
 /// `b · g_i · (k − x_i) − (k − x_i)² / (2 a_i)`, with `a_i = a` or `a · p_i²`,

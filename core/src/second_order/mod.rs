@@ -1,4 +1,4 @@
-//! The any-scale balanced sampler, second order (DESIGN §4): a proposal that follows a global
+//! The any-scale balanced sampler, second order (Sun et al. 2023): a proposal that follows a global
 //! quadratic model `U(y) − U(x) ≈ (y−x)ᵀg + ½(y−x)ᵀW(y−x)` of the target, made coordinatewise by
 //! the Gaussian integral trick and corrected by an exact Metropolis–Hastings test.
 //!

@@ -134,7 +134,7 @@ pub struct AbReport {
 
 /// The any-scale balanced sampler, first order (AB-1st): the balanced proposal family with a
 /// Metropolis–Hastings test, its step `a` and balance `b` tuned during a burn-in by the
-/// jump-distance rule of DESIGN §6 (paper 002, Alg. 3), then frozen.
+/// jump-distance rule of Sun et al. (2023), Alg. 3, then frozen.
 ///
 /// # Tuning
 ///

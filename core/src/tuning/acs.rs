@@ -23,11 +23,11 @@ pub const MAX_CYCLE: usize = 64;
 /// Most candidates one search round tests.
 const MAX_CANDIDATES: usize = 32;
 
-/// The cyclical step of DESIGN §6 at step `k` of a cycle of length `s`:
+/// The cyclical step (Pynadath et al. 2024) at step `k` of a cycle of length `s`:
 ///
 /// `a_k = max((a_max / 2) · (cos(π (k mod s) / s) + 1), a_min)`,
 ///
-/// starting at `a_max` and decaying to (at least) `a_min`. (Paper 001 prints the formula
+/// starting at `a_max` and decaying to (at least) `a_min`. (Pynadath et al. (2024) prints the formula
 /// without the factor ½, which would start the cycle at `2·a_max`.) Returns `a_min` for `s = 0`.
 ///
 /// # Examples
@@ -189,7 +189,7 @@ fn check_balances(b_max: f64, b_min: f64) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// The cyclical sampler with a fixed schedule (paper 001, Alg. 1): step `k` is the exact
+/// The cyclical sampler with a fixed schedule (Pynadath et al. 2024, Alg. 1): step `k` is the exact
 /// Metropolis-adjusted balanced kernel with `(a_k, b_k)`.
 ///
 /// # Why the cycle leaves π invariant
@@ -200,7 +200,7 @@ fn check_balances(b_max: f64, b_min: f64) -> Result<(), ParamError> {
 /// chain observed at cycle boundaries is a homogeneous Markov chain with kernel `P_1 ⋯ P_s`;
 /// averages over all steps are consistent because every step starts from (and returns to) `π`.
 ///
-/// The persistent-contrastive-divergence variant of paper 001 (one exploration step at
+/// The persistent-contrastive-divergence variant of Pynadath et al. (2024) (one exploration step at
 /// `(a_max, b_max)` *without* the MH test per cycle, the rest at `(a_min, b_min)` with it) is
 /// not offered as a sampler: its unadjusted step does not leave `π` invariant, so the chain
 /// samples a perturbed law whose bias is unknown — acceptable inside a training loop where the
@@ -384,7 +384,7 @@ impl CategoricalKernel for Acs {
     }
 }
 
-/// Settings of [`AcsTuner`]; defaults as in paper 001 (appendix and code).
+/// Settings of [`AcsTuner`]; defaults as in Pynadath et al. (2024), appendix and code.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct AcsSettings {
@@ -628,7 +628,7 @@ pub struct AcsReport {
     pub frozen: bool,
 }
 
-/// ACS with automatic tuning (paper 001, Alg. 2–5): a burn-in, two step-size searches, a
+/// ACS with automatic tuning (Pynadath et al. 2024, Alg. 2–5): a burn-in, two step-size searches, a
 /// balance search, then sampling along the tuned cyclical schedule.
 ///
 /// # Phases

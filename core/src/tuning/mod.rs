@@ -1,4 +1,4 @@
-//! Adaptive and scheduled parameters for the balanced proposal family (DESIGN §6).
+//! Adaptive and scheduled parameters for the balanced proposal family (Sun et al. 2023; Pynadath et al. 2024).
 //!
 //! * [`AbTuner`]: the any-scale balanced sampler, first order, with its step and balance tuned
 //!   by the jump-distance rule during a burn-in and then frozen;

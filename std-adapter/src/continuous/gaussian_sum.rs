@@ -1,4 +1,4 @@
-//! The Gaussian sum `V_i(θ) = ½|θ − c_i|²` (paper 003 §5.1).
+//! The Gaussian sum `V_i(θ) = ½|θ − c_i|²` (Li et al. 2020, Sec. 5.1).
 
 use super::{ContinuousError, DataMatrix, normals};
 use langevin_core::continuous::{SumPotential, SumTarget};
@@ -34,7 +34,7 @@ impl GaussianSum {
         Ok(Self::new(DataMatrix::from_rows(centers)?))
     }
 
-    /// `n` centres drawn from `N(0, I_d)` with a seeded Xoshiro256++ stream (as in paper 003,
+    /// `n` centres drawn from `N(0, I_d)` with a seeded Xoshiro256++ stream (as in Li et al. 2020,
     /// where `n = 20`, `d = 2`).
     ///
     /// # Panics

@@ -1,4 +1,4 @@
-//! The bimodal Gaussian-mixture terms of paper 004 §6.1.
+//! The bimodal Gaussian-mixture terms of Zhang et al. (2020), Sec. 6.1.
 
 use super::{ContinuousError, DataMatrix, axpy, dot, normals};
 use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
@@ -6,7 +6,7 @@ use std::convert::Infallible;
 
 /// `V_i(θ) = w f_i(θ)` with `exp(−f_i(θ)) = ½ (e^{−|θ − a_i|²/2} + e^{−|θ + a_i|²/2})`, i.e.
 /// `f_i(θ) = |θ|²/2 + |a_i|²/2 − ln cosh(a_iᵀθ)`: each term is a symmetric two-component
-/// Gaussian mixture, non-convex when `|a_i| > 1`. Paper 004 samples `exp(−Σ_i f_i / N)`, the
+/// Gaussian mixture, non-convex when `|a_i| > 1`. Zhang et al. (2020) samples `exp(−Σ_i f_i / N)`, the
 /// default weight `w = 1/N`.
 ///
 /// As a [`GlmSumTarget`]: `s_i(θ) = −w tanh(a_iᵀθ)`, `z_i = a_i`, `q(θ) = w θ`.
@@ -28,7 +28,7 @@ impl GaussianMixture {
         Ok(Self { a, weight })
     }
 
-    /// `n` parameters `a_i ~ N(μ 1, I_d)` from a seeded Xoshiro256++ stream (paper 004: `n = 500`,
+    /// `n` parameters `a_i ~ N(μ 1, I_d)` from a seeded Xoshiro256++ stream (Zhang et al. 2020: `n = 500`,
     /// `d = 10`, `μ = 2`), weight `1/n`.
     ///
     /// # Panics

@@ -1,8 +1,8 @@
 //! Posteriors that are sums over data, and a driver that samples them with the
 //! stochastic-gradient integrators of [`langevin_core::continuous`].
 //!
-//! * Models: [`GaussianSum`] (paper 003 §5.1), [`LogisticRegression`], [`RidgeRegression`] and
-//!   the bimodal [`GaussianMixture`] terms of paper 004 §6.1. Each is cheap to clone (the data
+//! * Models: [`GaussianSum`] (Li et al. 2020, Sec. 5.1), [`LogisticRegression`], [`RidgeRegression`] and
+//!   the bimodal [`GaussianMixture`] terms of Zhang et al. (2020), Sec. 6.1. Each is cheap to clone (the data
 //!   sit behind an [`Arc`]) and has a seeded synthetic generator.
 //! * [`Model::load`] reads a model file (`{"kind": "gaussian_sum" | "logistic_regression" |
 //!   "ridge_regression" | "gaussian_mixture", ..}`, data from `.npy` or CSV).

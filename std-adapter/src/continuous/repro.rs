@@ -56,7 +56,7 @@ impl CurveTable {
     }
 }
 
-/// Paper 003 §5.1 (Fig. 1a): the 2-D Gaussian sum with `N = 20` centres from `N(0, I)`,
+/// Li et al. (2020), Sec. 5.1 (Fig. 1a): the 2-D Gaussian sum with `N = 20` centres from `N(0, I)`,
 /// minibatch 1, 30 data passes, EWSG (`M = 1`) and SGHMC at `h = 0.05`, `γ = 10`, SGLD at
 /// `h = 0.005`; all chains start at 0.
 #[derive(Clone, Debug, PartialEq)]
@@ -146,7 +146,7 @@ pub fn ewsg_vs_sghmc(setup: &GaussianSumSetup) -> Result<CurveTable, ContinuousE
     Ok(table)
 }
 
-/// Paper 004 §6.2 (Fig. 2, first panel) on synthetic data: Bayesian ridge regression with
+/// Zhang et al. (2020), Sec. 6.2 (Fig. 2, first panel) on synthetic data: Bayesian ridge regression with
 /// `y ~ N(xᵀw, λ)`, prior `N(0, λ I)` (the paper uses one `λ` for both), random access,
 /// all methods at the same step, chains starting at 0.
 #[derive(Clone, Debug, PartialEq)]

@@ -104,7 +104,7 @@ impl OrdinalQuadratic {
         Self::new(states, a, mu, b)
     }
 
-    /// The rotated lattice Gaussian (paper 002 §5.2): `A = P Λ Pᵀ` with `P` a random rotation
+    /// The rotated lattice Gaussian (Sun et al. 2023, Sec. 5.2): `A = P Λ Pᵀ` with `P` a random rotation
     /// (QR of a seeded Gaussian matrix) and eigenvalues spread linearly from `λ` to `κ·λ`
     /// (condition number `κ`), `μ` at the centre of the lattice, `b = 0`. `λ = 1/σ²` sets the
     /// widest standard deviation `σ`.
@@ -135,7 +135,7 @@ impl OrdinalQuadratic {
         )
     }
 
-    /// The sparse (cycle) lattice Gaussian (paper 002 §5.2): `A = Λ^½ M Λ^½` with `M_ii = 1`,
+    /// The sparse (cycle) lattice Gaussian (Sun et al. 2023, Sec. 5.2): `A = Λ^½ M Λ^½` with `M_ii = 1`,
     /// `M_{i,i+1} = M_{i+1,i} ~ N(0, 0.04)` around a cycle, and `Λ` spread linearly from `λ` to
     /// `κ·λ` as in [`rotated_gaussian`](Self::rotated_gaussian); `μ` at the centre, `b = 0`.
     ///

@@ -8,9 +8,9 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::convert::Infallible;
 
-/// A quartic mixture over `x ∈ {0, …, S−1}^d` in the spirit of the any-scale balanced paper's
-/// §5.3 benchmark (after Rhodes & Gutmann). The paper's appendix formula did not survive, so
-/// this is the definition used here:
+/// A quartic mixture over `x ∈ {0, …, S−1}^d` in the spirit of the quartic benchmark of
+/// Sun et al. (2023), Sec. 5.3 (after Rhodes & Gutmann). The formula there is not fully
+/// specified, so this is the definition used here:
 ///
 /// `U(x) = log Σ_{k=1}^{K} exp(−p_k(x))`, `p_k(x) = Σ_i (u_{k,i}⁴ / 4 + u_{k,i}² / 2)`,
 /// `u_k = D⁻¹ Pᵀ (x − μ_k)`,

@@ -153,7 +153,7 @@ impl BinaryQuadraticSpec {
     }
 }
 
-/// Bayesian logistic regression over a binary coefficient vector, with paper 002's data
+/// Bayesian logistic regression over a binary coefficient vector, with Sun et al. (2023)'s data
 /// generator (appendix B.4), written as kind `binary_logistic` (see the [module
 /// docs](super)).
 ///

@@ -8,7 +8,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// A 2-D nearest-neighbour Ising model, written as kind `ising_lattice`:
 /// `U(s) = J Σ_{⟨i,j⟩} s_i s_j + h Σ_i s_i` with `s = 2x − 1`.
 ///
-/// The default is paper 002's 20 × 20 periodic grid at the critical coupling.
+/// The default is Sun et al. (2023)'s 20 × 20 periodic grid at the critical coupling.
 ///
 /// # Examples
 ///
@@ -76,7 +76,7 @@ impl IsingLatticeSpec {
 /// An Ising model on a Barabási–Albert graph, written as kind `ising` with an edge list
 /// `[[i, j, J], ..]` (and a `field` vector when the field is not zero).
 ///
-/// The default is paper 002's graph: 400 nodes, 4 edges per new node.
+/// The default is Sun et al. (2023)'s graph: 400 nodes, 4 edges per new node.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BarabasiAlbertSpec {
     /// Nodes (> `edges_per_node`).

@@ -21,7 +21,7 @@ pub enum GaussianStructure {
     },
 }
 
-/// A lattice Gaussian (paper 002 §5.2), written as kind `ordinal_quadratic`:
+/// A lattice Gaussian (Sun et al. 2023, Sec. 5.2), written as kind `ordinal_quadratic`:
 /// `U(x) = −½(x−μ)ᵀA(x−μ)` over `{0..S−1}^d`, with `μ` the middle of the grid in every
 /// coordinate and `b = 0`.
 ///
@@ -168,7 +168,7 @@ pub enum MixtureDistance {
     /// `|θ − μ|₂` (the reference code's form).
     #[default]
     L2,
-    /// `|θ − μ|₂²` (the form printed in paper 001).
+    /// `|θ − μ|₂²` (the form printed in Pynadath et al. 2024).
     Squared,
 }
 
@@ -182,7 +182,7 @@ impl MixtureDistance {
     }
 }
 
-/// The lattice mixture of paper 001 §4.1, written as kind `lattice_mixture`:
+/// The lattice mixture of Pynadath et al. (2024), Sec. 4.1, written as kind `lattice_mixture`:
 /// `U(θ) = ln Σ_k exp(−dist(θ, μ_k) / scale)` over `{0..S−1}^d`, with modes on the grid
 /// [`lattice_modes`]`(S, m)` along every axis (`m^d` modes).
 ///

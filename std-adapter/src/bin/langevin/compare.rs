@@ -1,5 +1,5 @@
 //! `langevin compare`: the side-by-side ESS comparison of the any-scale balanced samplers
-//! (AB-trace, AB-shift, AB-max, AB-1st, DLP-trace, DMALA) on paper 002's benchmarks (Ising on a
+//! (AB-trace, AB-shift, AB-max, AB-1st, DLP-trace, DMALA) on Sun et al. (2023)'s benchmarks (Ising on a
 //! Barabási–Albert graph and on the critical lattice, the rotated lattice Gaussian), in one run.
 //!
 //! Every sampler gets the same tuning budget per chain (first-order burn-in plus the second

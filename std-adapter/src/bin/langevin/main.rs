@@ -40,7 +40,7 @@ enum Command {
     /// Measure a sampler's per-step cost on a model file, next to its ESS per second.
     Bench(bench::BenchArgs),
     /// Compare AB-trace, AB-shift, AB-max, AB-1st, DLP-trace and DMALA side by side (ESS per
-    /// 10⁴ evaluations and per second) on paper 002's Ising benchmarks.
+    /// 10⁴ evaluations and per second) on Sun et al. (2023)'s Ising benchmarks.
     Compare(compare::CompareArgs),
 }
 

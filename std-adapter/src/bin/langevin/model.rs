@@ -107,7 +107,7 @@ pub enum Generator {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Bayesian logistic regression over β ∈ {0,1}^d with paper 002's data generator
+    /// Bayesian logistic regression over β ∈ {0,1}^d with Sun et al. (2023)'s data generator
     /// (kind `binary_logistic`).
     #[command(allow_negative_numbers = true)]
     BinaryLogistic {
@@ -150,7 +150,7 @@ pub enum Generator {
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// The 25-mode lattice mixture of paper 001 (kind `lattice_mixture`).
+    /// The 25-mode lattice mixture of Pynadath et al. (2024) (kind `lattice_mixture`).
     #[command(allow_negative_numbers = true)]
     LatticeMixture {
         /// Dimension d.
