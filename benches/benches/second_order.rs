@@ -14,12 +14,13 @@
 //!   `LANGEVIN_BENCH_SKIP_ESS` is set.
 
 use criterion::{BenchmarkId, Criterion};
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainBuffers, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
 use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::{Binary, Kernel};
 use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::{Ab2Settings, DiagonalRule, trace_diagonal, tune_chain};
@@ -137,7 +138,7 @@ struct Row {
     tuned: String,
 }
 
-fn run_kept<K: BinaryKernel>(
+fn run_kept<K: Kernel<Binary>>(
     kernel: &mut K,
     model: &mut IsingLattice<Dims>,
     chain: &mut BinaryChain<'_>,
@@ -221,7 +222,7 @@ fn ess_report() {
                 settings.tune_balance = false;
                 let mut ab = AbTuner::new(settings).unwrap();
                 while !ab.is_frozen() {
-                    BinaryKernel::step(&mut ab, &mut model, &mut chain, &mut rng).unwrap();
+                    Kernel::step(&mut ab, &mut model, &mut chain, &mut rng).unwrap();
                 }
                 let rep = ab.report();
                 let tuned = format!("a={:.3} b={:.3}", rep.step, rep.balance);

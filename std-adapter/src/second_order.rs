@@ -34,9 +34,10 @@ use crate::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
 use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
 use crate::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use crate::seeding::chain_rngs;
+use langevin_core::Kernel;
 use langevin_core::ParamError;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal, StepError, StepReport,
+    BinaryChain, ChainBuffers, Dmala, FlipProposal, StepError, StepReport,
 };
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;

@@ -2,7 +2,8 @@
 
 use crate::binary::{BinaryModel, SamplerSpec};
 use crate::seeding::chain_rng;
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, ChainBuffers};
 use langevin_core::stats::ChainStats;
 use rand_core::Rng;
 use std::fmt;

@@ -6,12 +6,11 @@
 mod common_discrete;
 
 use common_discrete::*;
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
-use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, CategoricalTarget};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
+use langevin_core::categorical::{CategoricalProposal, CategoricalTarget};
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{
-    CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget,
-};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::discrete_models::OrdinalQuadratic;
 use rand_core::SeedableRng;
@@ -88,7 +87,7 @@ fn frozen_tuner_is_the_fixed_kernel() {
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     while !ab.is_frozen() {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
     let r = ab.report();
     let fixed = Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
@@ -96,7 +95,7 @@ fn frozen_tuner_is_the_fixed_kernel() {
     let mut twin = BinaryChain::new(buf2.buffers(), &mut m).unwrap();
     let mut rng2 = rng.clone();
     for _ in 0..500 {
-        let r1 = BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        let r1 = Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         let r2 = fixed.step(&mut m, &mut twin, &mut rng2).unwrap();
         assert_eq!(r1, r2);
         assert_eq!(chain.state(), twin.state());
@@ -120,13 +119,13 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut buf = LabelBuf::new(&states[0], 4, 4);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
     while !ab.is_frozen() {
-        OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
     }
     for k in [1usize, 10] {
         let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
             chain.reset(&states[x0], &mut q).unwrap();
             for _ in 0..k {
-                OrdinalKernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
+                Kernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 4)
         });
@@ -146,13 +145,13 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut buf = LabelBuf::new(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !ab.is_frozen() {
-        CategoricalKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
     for k in [1usize, 10] {
         let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
             chain.reset(&states[x0], &mut m).unwrap();
             for _ in 0..k {
-                CategoricalKernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
+                Kernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 3)
         });

@@ -9,10 +9,10 @@ mod common_discrete;
 
 use common_discrete::*;
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{BinaryChain, BinaryKernel};
-use langevin_core::categorical::CategoricalKernel;
+use langevin_core::Kernel;
+use langevin_core::binary::BinaryChain;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain};
 use langevin_core::tuning::{AbReport, AbSettings, AbTuner};
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts, QuarticMixture};
 use rand_core::SeedableRng;
@@ -54,14 +54,14 @@ fn tune_and_run(settings: AbSettings, keep: usize, seed: u64) -> (AbReport, f64)
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut spent = 0u64;
     while !ab.is_frozen() {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         spent += 1;
     }
     assert!(spent <= settings.budget);
     assert_eq!(ab.report().tuning_steps, spent);
     let mut series = Vec::with_capacity(keep);
     for _ in 0..keep {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         series.push(chain.state().iter().map(|&v| f64::from(v)).sum());
     }
     (ab.report(), ess(&series))
@@ -143,7 +143,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         }
         check_report("ising", ab.report(), budget);
         // Ordinal: lattice Gaussian (windowed) and quartic mixture.
@@ -154,7 +154,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         so.window = Some(5);
         let mut ab = AbTuner::new(so).unwrap();
         for _ in 0..budget + 10 {
-            OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
         }
         check_report("lattice gaussian", ab.report(), budget);
         let mut qm = QuarticMixture::new(6, 21, 5, 2.0, 3).unwrap();
@@ -162,7 +162,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut qm).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            OrdinalKernel::step(&mut ab, &mut qm, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut qm, &mut chain, &mut rng).unwrap();
         }
         check_report("quartic mixture", ab.report(), budget);
         // Categorical: Potts lattice.
@@ -171,7 +171,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            CategoricalKernel::step(&mut ab, &mut p, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut p, &mut chain, &mut rng).unwrap();
         }
         check_report("potts", ab.report(), budget);
     }
@@ -185,7 +185,7 @@ fn tuner_terminates_within_budget_on_every_model() {
     let mut ab = AbTuner::new(s).unwrap();
     let mut steps = 0u64;
     while !ab.is_frozen() && steps < 1_000_000 {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         steps += 1;
     }
     check_report("min rate", ab.report(), 1_000_000);

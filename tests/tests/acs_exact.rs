@@ -6,10 +6,11 @@
 mod common_discrete;
 
 use common_discrete::*;
-use langevin_core::binary::{BinaryChain, BinaryKernel, FlipProposal};
-use langevin_core::categorical::{CategoricalKernel, CategoricalProposal};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, FlipProposal};
+use langevin_core::categorical::CategoricalProposal;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{Acs, AcsSchedule, AcsSettings, AcsTuner};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -53,7 +54,7 @@ fn tuned_binary_schedule() -> AcsSchedule {
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     while !acs.is_frozen() {
-        BinaryKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
     }
     acs.report().schedule
 }
@@ -96,7 +97,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let mut buf = LabelBuf::new(&states[0], 4, 3);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     while !acs.is_frozen() {
-        OrdinalKernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
     }
     let schedule = acs.report().schedule;
     check_cycle("ordinal", &schedule, &log_pi, |a, b| {
@@ -111,7 +112,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
         let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
             chain.reset(&states[x0], &mut w).unwrap();
             for _ in 0..k {
-                OrdinalKernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
+                Kernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 4)
         });
@@ -126,7 +127,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let mut buf = LabelBuf::new(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !acs.is_frozen() {
-        CategoricalKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
     }
     let schedule = acs.report().schedule;
     check_cycle("categorical", &schedule, &log_pi, |a, b| {
@@ -141,7 +142,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
         let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
             chain.reset(&states[x0], &mut m).unwrap();
             for _ in 0..k {
-                CategoricalKernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
+                Kernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 3)
         });

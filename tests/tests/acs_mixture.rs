@@ -15,8 +15,9 @@
 mod common_discrete;
 
 use common_discrete::*;
-use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalKernel, OrdinalProposal};
+use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AcsSettings, AcsTuner};
+use langevin_core::{Kernel, Ordinal};
 use langevin_std::discrete_models::LatticeMixture;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -25,7 +26,7 @@ const STEPS: usize = 60_000;
 
 /// Runs `steps` steps from (75, 75); returns the number of modes visited and the acceptance
 /// rate.
-fn visits<K: OrdinalKernel>(
+fn visits<K: Kernel<Ordinal>>(
     m: &mut LatticeMixture,
     k: &mut K,
     steps: usize,

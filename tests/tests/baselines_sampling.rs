@@ -6,11 +6,12 @@ mod common_discrete;
 
 use common_discrete::*;
 use langevin_core::BinaryTarget;
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
-use langevin_core::binary::{BinaryChain, BinaryKernel};
-use langevin_core::categorical::{CategoricalKernel, CategoricalTarget};
+use langevin_core::binary::BinaryChain;
+use langevin_core::categorical::CategoricalTarget;
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
-use langevin_core::ordinal::{OrdinalKernel, OrdinalTarget};
+use langevin_core::ordinal::OrdinalTarget;
 use langevin_std::discrete_models::OrdinalQuadratic;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -140,7 +141,7 @@ fn ordinal_gibbs_raw_and_kernel() {
         let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
             chain.reset(&states[x0], &mut w).unwrap();
             for _ in 0..k {
-                OrdinalKernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
+                Kernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 4)
         });
@@ -181,9 +182,9 @@ fn categorical_gibbs_and_gwg() {
                 chain.reset(&states[x0], &mut m).unwrap();
                 for _ in 0..k {
                     if use_gwg {
-                        CategoricalKernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
+                        Kernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
                     } else {
-                        CategoricalKernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
+                        Kernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
                     }
                 }
                 index_of(chain.state(), s)

@@ -1,10 +1,12 @@
 //! Random-walk Metropolis on binary states.
 
-use crate::binary::{BinaryChain, BinaryKernel, LANES, Rejection, StepError, StepReport};
-use crate::error::{LenError, ParamError};
-use crate::ordinal::all_finite;
+use crate::binary::LANES;
+use crate::chain::BinaryChain;
+use crate::domain::Binary;
+use crate::error::{LenError, ParamError, StepError};
+use crate::kernel::{Kernel, StepReport, evaluate_proposal, settle};
 use crate::random::open_unit_f64;
-use crate::target::{BinaryTarget, FlipMove, TargetError};
+use crate::target::Eval;
 use rand_core::Rng;
 
 /// `2^32` as an `f64`.
@@ -76,7 +78,7 @@ impl RandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         LenError::check("target", chain.dim(), target.dim())?;
@@ -92,58 +94,29 @@ impl RandomWalk {
             for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
                 let flip = r < self.threshold;
                 *ni = xi ^ u8::from(flip);
-                if let Some(slot) = chain.flipped.get_mut(count) {
+                if let Some(slot) = chain.changed.get_mut(count) {
                     *slot = (c * LANES + j) as u32;
                 }
                 count += usize::from(flip);
             }
         }
         let log_u = libm::log(open_unit_f64(rng));
-        let mut report = StepReport {
-            accepted: true,
-            proposed_flips: count as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
+        let mut report = StepReport::proposed(true, count, 0);
         if count == 0 {
             return Ok(report);
         }
         report.evaluations = 1;
-        let mv = FlipMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            flipped: chain.flipped.get(..count).unwrap_or(&[]),
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
+        let u_new = match evaluate_proposal(target, chain, count)? {
             Ok(v) => v,
-            Err(e) if e.is_recoverable() => {
-                report.accepted = false;
-                report.log_accept_ratio = f64::NEG_INFINITY;
-                report.rejection = Some(Rejection::TargetError);
-                return Ok(report);
-            }
-            Err(e) => return Err(StepError::Target(e)),
+            Err(why) => return Ok(report.rejected(why)),
         };
-        if !u_new.is_finite() || !all_finite(chain.grad_proposal) {
-            report.accepted = false;
-            report.log_accept_ratio = f64::NEG_INFINITY;
-            report.rejection = Some(Rejection::NonFinite);
-            return Ok(report);
-        }
-        report.log_accept_ratio = u_new - chain.log_density;
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(u_new);
-            target.commit();
-        }
+        let log_ratio = u_new - chain.log_density;
+        settle(&mut report, true, log_u, log_ratio, u_new, target, chain);
         Ok(report)
     }
 }
 
-impl BinaryKernel for RandomWalk {
+impl Kernel<Binary> for RandomWalk {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -151,7 +124,7 @@ impl BinaryKernel for RandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         RandomWalk::step(self, target, chain, rng)
@@ -217,7 +190,7 @@ impl TunedRandomWalk {
     }
 }
 
-impl BinaryKernel for TunedRandomWalk {
+impl Kernel<Binary> for TunedRandomWalk {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -225,7 +198,7 @@ impl BinaryKernel for TunedRandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         let report = self.walk.step(target, chain, rng)?;

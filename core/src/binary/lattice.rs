@@ -17,10 +17,10 @@
 //!
 //! See [`LatticeProposal`] for the quantisation and the random stream.
 
-use super::chain::BinaryChain;
-use super::kernel::StepReport;
 use super::proposal::FlipProposal;
+use crate::chain::BinaryChain;
 use crate::error::{LenError, ParamError};
+use crate::kernel::StepReport;
 use crate::models::{IsingLattice, LatticeDims};
 use crate::random::open_unit_f64;
 use rand_core::Rng;
@@ -574,8 +574,8 @@ impl<D: LatticeDims> LatticeDula<D> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
         p.fill_classes(chain.x, chain.x_proposal);
-        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
-        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
+        let flips = p.draw(chain.x_proposal, chain.changed, rng);
+        let flipped = chain.changed.get(..flips).unwrap_or(&[]);
         if flips > 0 {
             let class = &mut *chain.x_proposal;
             let (_, pair, ups) = p.apply_flips::<false>(class, flipped);
@@ -618,7 +618,7 @@ impl<D: LatticeDims> LatticeDmala<D> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
         p.fill_classes(chain.x, chain.x_proposal);
-        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
+        let flips = p.draw(chain.x_proposal, chain.changed, rng);
         let u = open_unit_f64(rng);
         let mut report = StepReport {
             accepted: true,
@@ -631,7 +631,7 @@ impl<D: LatticeDims> LatticeDmala<D> {
             return Ok(report);
         }
         report.evaluations = 1;
-        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
+        let flipped = chain.changed.get(..flips).unwrap_or(&[]);
         let class = &mut *chain.x_proposal;
         let (forward, pair, ups) = p.apply_flips::<true>(class, flipped);
         let log_q_ratio = forward + p.reverse_terms(class, flipped);

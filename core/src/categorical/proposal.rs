@@ -2,7 +2,8 @@
 
 use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
-use crate::ordinal::{Drawn, fill_bits};
+use crate::kernel::Drawn;
+use crate::ordinal::fill_bits;
 use rand_core::Rng;
 
 /// `2^-32` as an `f64` (exact).

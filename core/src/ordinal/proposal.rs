@@ -2,21 +2,11 @@
 
 use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
+use crate::kernel::Drawn;
 use rand_core::Rng;
 
 /// `2^-32` as an `f64` (exact).
 const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
-
-/// What a draw produced.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Drawn {
-    /// How many coordinates changed (their indices are at the front of the `changed` buffer).
-    pub changed: usize,
-    /// The L1 distance `Σ |x'_i − x_i|` between the proposal and the current state.
-    pub jump: u64,
-    /// `log q(x' | x)`.
-    pub log_q: f64,
-}
 
 /// The balanced proposal family on ordinal states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate is drawn
 /// independently from the softmax over values `k` of the logits

@@ -3,8 +3,9 @@
 use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport};
 use crate::seeding::chain_rngs;
+use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, StepReport};
+use langevin_core::binary::{BinaryChain, ChainBuffers, StepReport};
 use langevin_core::stats::ChainStats;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -369,7 +370,7 @@ impl ChainDriver for KernelDriver<'_, '_> {
         if let Some(p) = &mut self.previous {
             p.copy_from_slice(self.chain.state());
         }
-        let r = BinaryKernel::step(
+        let r = Kernel::step(
             &mut self.kernel,
             &mut self.target,
             &mut self.chain,

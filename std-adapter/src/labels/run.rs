@@ -9,10 +9,10 @@ use crate::binary::{
 };
 use crate::diagnostics::DiagError;
 use crate::discrete_models::Potts;
+use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
-use langevin_core::categorical::CategoricalKernel;
-use langevin_core::ordinal::{LabelBuffers, LabelChain, OrdinalKernel};
+use langevin_core::ordinal::{LabelBuffers, LabelChain};
 use langevin_core::random::index;
 use langevin_core::stats::ChainStats;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -322,7 +322,7 @@ impl ChainDriver for OrdinalDriver<'_, '_> {
     type Value = u16;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
         self.previous.copy_from_slice(self.chain.state());
-        let r = OrdinalKernel::step(
+        let r = Kernel::step(
             &mut self.kernel,
             &mut *self.target,
             &mut self.chain,
@@ -364,7 +364,7 @@ struct CategoricalDriver<'c, 'm> {
 impl ChainDriver for CategoricalDriver<'_, '_> {
     type Value = u16;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        let r = CategoricalKernel::step(
+        let r = Kernel::step(
             &mut self.kernel,
             &mut *self.target,
             &mut self.chain,

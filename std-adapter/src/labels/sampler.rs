@@ -5,11 +5,10 @@ use crate::binary::{RunShape, ab_json, ab_settings, acs_json, acs_settings};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
-use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalTarget,
-};
-use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget};
+use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AbSettings, AbTuner, AcsTuner};
+use langevin_core::{Categorical, Eval, Kernel, Ordinal};
 use rand_core::Rng;
 use serde_json::Value;
 
@@ -329,7 +328,7 @@ impl Tuning for AnyCategoricalKernel {
     }
 }
 
-impl OrdinalKernel for AnyOrdinalKernel {
+impl Kernel<Ordinal> for AnyOrdinalKernel {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -337,19 +336,19 @@ impl OrdinalKernel for AnyOrdinalKernel {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: OrdinalTarget + ?Sized,
+        T: Eval<Ordinal> + ?Sized,
         R: Rng + ?Sized,
     {
         match self {
-            Self::Dula(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Dmala(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Ab(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => OrdinalKernel::step(&mut **k, target, chain, rng),
+            Self::Dula(k) => Kernel::step(k, target, chain, rng),
+            Self::Dmala(k) => Kernel::step(k, target, chain, rng),
+            Self::Ab(k) => Kernel::step(k, target, chain, rng),
+            Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
         }
     }
 }
 
-impl CategoricalKernel for AnyCategoricalKernel {
+impl Kernel<Categorical> for AnyCategoricalKernel {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -357,15 +356,15 @@ impl CategoricalKernel for AnyCategoricalKernel {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: CategoricalTarget + ?Sized,
+        T: Eval<Categorical> + ?Sized,
         R: Rng + ?Sized,
     {
         match self {
-            Self::Dula(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Dmala(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Gwg(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Ab(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => CategoricalKernel::step(&mut **k, target, chain, rng),
+            Self::Dula(k) => Kernel::step(k, target, chain, rng),
+            Self::Dmala(k) => Kernel::step(k, target, chain, rng),
+            Self::Gwg(k) => Kernel::step(k, target, chain, rng),
+            Self::Ab(k) => Kernel::step(k, target, chain, rng),
+            Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
         }
     }
 }

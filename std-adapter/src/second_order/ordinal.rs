@@ -4,8 +4,9 @@
 use super::{Ab2Error, Ab2Fitted, Ab2Report, Ab2Settings, JumpTuner, Pairs, fit, param_error};
 use crate::binary::{ChainResult, RunConfig, RunError, in_parallel};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
+use langevin_core::Kernel;
 use langevin_core::binary::StepError;
-use langevin_core::ordinal::{LabelBuffers, OrdinalChain, OrdinalKernel, OrdinalTarget};
+use langevin_core::ordinal::{LabelBuffers, OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
 use langevin_core::second_order::{OrdinalAbSecondOrder, ordinal_scratch_len};
 use langevin_core::stats::ChainStats;
@@ -49,7 +50,7 @@ where
     while !tuner.is_frozen() {
         x0.copy_from_slice(chain.state());
         g0.copy_from_slice(chain.grad());
-        let r = OrdinalKernel::step(&mut tuner, target, chain, rng)?;
+        let r = Kernel::step(&mut tuner, target, chain, rng)?;
         stats.record(&r);
         report.tuning_steps += 1;
         if r.accepted && r.proposed_flips > 0 {

@@ -3,6 +3,7 @@
 //! initial-monotone-sequence ESS.
 #![allow(dead_code)]
 
+use langevin_core::Binary;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::random::unit_f64;
 use langevin_std::discrete_models::Potts;
@@ -524,7 +525,7 @@ pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<
 pub fn check_binary_kernel<T, K>(name: &str, model: &mut T, kernel: &mut K, n: usize, seed: u64)
 where
     T: langevin_core::BinaryTarget,
-    K: langevin_core::binary::BinaryKernel,
+    K: langevin_core::binary::Kernel<Binary>,
 {
     use rand_core::SeedableRng;
     let (states, log_pi) = tabulate_binary_u(model);
