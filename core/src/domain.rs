@@ -26,14 +26,25 @@ pub trait Domain: sealed::Sealed + Copy + Default + fmt::Debug + Send + Sync + '
     /// The name of the buffer of changed indices, as length errors report it.
     const CHANGED_BUFFER: &'static str;
 
+    /// Whether the gradient is taken with respect to the one-hot encoding (`d·S` entries).
+    const ONE_HOT: bool;
+
+    /// Whether a chain keeps a scratch row of `S` values.
+    const SCRATCH_ROW: bool;
+
     /// The gradient length for `d` coordinates of `s` values (`None` on overflow).
-    fn grad_len(d: usize, s: usize) -> Option<usize>;
+    fn grad_len(d: usize, s: usize) -> Option<usize> {
+        if Self::ONE_HOT {
+            d.checked_mul(s)
+        } else {
+            Some(d)
+        }
+    }
 
     /// The length of a chain's scratch row for `s` values.
-    fn scratch_len(s: usize) -> usize;
-
-    /// The value `k` (which the caller keeps below the number of states).
-    fn value(k: usize) -> Self::Value;
+    fn scratch_len(s: usize) -> usize {
+        if Self::SCRATCH_ROW { s } else { 0 }
+    }
 }
 
 /// A domain whose values are labels `0..S` stored as `u16` (ordinal or categorical).
@@ -62,41 +73,20 @@ impl LabelDomain for Categorical {}
 impl Domain for Binary {
     type Value = u8;
     const CHANGED_BUFFER: &'static str = "flipped";
-    fn grad_len(d: usize, _s: usize) -> Option<usize> {
-        Some(d)
-    }
-    fn scratch_len(_s: usize) -> usize {
-        0
-    }
-    fn value(k: usize) -> u8 {
-        k as u8
-    }
+    const ONE_HOT: bool = false;
+    const SCRATCH_ROW: bool = false;
 }
 
 impl Domain for Ordinal {
     type Value = u16;
     const CHANGED_BUFFER: &'static str = "changed";
-    fn grad_len(d: usize, _s: usize) -> Option<usize> {
-        Some(d)
-    }
-    fn scratch_len(s: usize) -> usize {
-        s
-    }
-    fn value(k: usize) -> u16 {
-        k as u16
-    }
+    const ONE_HOT: bool = false;
+    const SCRATCH_ROW: bool = true;
 }
 
 impl Domain for Categorical {
     type Value = u16;
     const CHANGED_BUFFER: &'static str = "changed";
-    fn grad_len(d: usize, s: usize) -> Option<usize> {
-        d.checked_mul(s)
-    }
-    fn scratch_len(s: usize) -> usize {
-        s
-    }
-    fn value(k: usize) -> u16 {
-        k as u16
-    }
+    const ONE_HOT: bool = true;
+    const SCRATCH_ROW: bool = true;
 }

@@ -82,6 +82,57 @@ pub enum ParamError {
     Len(LenError),
 }
 
+impl ParamError {
+    /// Checks a step size: finite and `> 0`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Step`] otherwise.
+    pub fn check_step(step: f64) -> Result<(), ParamError> {
+        if step.is_finite() && step > 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError::Step(step))
+        }
+    }
+
+    /// Checks a balance: in `(0, 1]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Balance`] otherwise.
+    pub fn check_balance(balance: f64) -> Result<(), ParamError> {
+        if balance > 0.0 && balance <= 1.0 {
+            Ok(())
+        } else {
+            Err(ParamError::Balance(balance))
+        }
+    }
+
+    /// Checks a diagonal preconditioner for step `a`: every `p_i` finite and positive, with
+    /// `a · p_i²` finite and positive, and `extra(p_i)` true.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Preconditioner`] for the first entry that fails.
+    pub(crate) fn check_preconditioner(
+        step: f64,
+        p: &[f32],
+        extra: impl Fn(f32) -> bool,
+    ) -> Result<(), ParamError> {
+        for (index, &pi) in p.iter().enumerate() {
+            let scaled = step * f64::from(pi) * f64::from(pi);
+            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0 && extra(pi)) {
+                return Err(ParamError::Preconditioner {
+                    index,
+                    value: f64::from(pi),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 impl From<LenError> for ParamError {
     fn from(e: LenError) -> Self {
         ParamError::Len(e)

@@ -123,45 +123,31 @@ pub struct Drawn {
     pub log_q: f64,
 }
 
-/// A proposal on domain `D` with an exact `log q`: the balanced proposals of each domain.
+/// A proposal on domain `D` with an exact `log q`: the balanced proposals of each domain (and
+/// the random walk's flips). It draws from the chain's current state and gradient into the
+/// chain's proposal buffers, so it is implemented inside the crate, where those are reachable.
 pub trait Proposal<D: Domain> {
-    /// Draws a move from `x` (gradient `grad`, `states` values per coordinate) into `x_new`,
-    /// with the changed indices at the front of `changed`; `scratch` is the chain's row of `S`
-    /// values. `log q` is evaluated only if `with_log_q` (the move drawn is the same either
-    /// way).
+    /// Draws a move from the chain's state into its proposal buffers, with the changed indices
+    /// at the front of its `changed` buffer. `log q` is evaluated only if `with_log_q` (the move
+    /// drawn is the same either way).
     ///
     /// # Errors
     ///
-    /// [`LenError`] for buffers (or a preconditioner) of the wrong length.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the chain's buffers, passed apart"
-    )]
+    /// [`LenError`] for a target or preconditioner of the wrong dimension.
     fn draw<R: Rng + ?Sized>(
         &self,
-        x: &[D::Value],
-        grad: &[f32],
-        states: usize,
-        x_new: &mut [D::Value],
-        changed: &mut [u32],
-        scratch: &mut [f64],
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
         with_log_q: bool,
     ) -> Result<Drawn, LenError>;
 
-    /// `log q(to | from)` with gradient `grad_from` at `from`.
+    /// `log q(x | x')`: the probability of drawing the chain's current state from its proposal
+    /// (whose gradient is in the proposal-gradient buffer).
     ///
     /// # Errors
     ///
     /// As for [`draw`](Self::draw).
-    fn reverse_log_q(
-        &self,
-        from: &[D::Value],
-        grad_from: &[f32],
-        states: usize,
-        to: &[D::Value],
-        scratch: &mut [f64],
-    ) -> Result<f64, LenError>;
+    fn reverse_log_q(&self, chain: &mut Chain<'_, D>) -> Result<f64, LenError>;
 }
 
 /// A domain with a balanced proposal family (Zhang, Liu & Liu 2022; Sun et al. 2023) indexed
@@ -180,6 +166,13 @@ pub trait Balanced: Domain {
     -> Result<Self::Proposal, ParamError>;
 }
 
+/// A proposal used as a kernel, without correction (`ADJUSTED = false`: [`Dula`]) or followed
+/// by a Metropolis–Hastings test (`ADJUSTED = true`: [`Dmala`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DiscreteLangevin<P, const ADJUSTED: bool> {
+    proposal: P,
+}
+
 /// The discrete unadjusted Langevin kernel: every valid proposal is accepted.
 ///
 /// One gradient per step and no log-density is needed, so the target may return an unbiased
@@ -188,10 +181,7 @@ pub trait Balanced: Domain {
 /// difference vanishes like `exp(−1/(2a))` as `a → 0`.
 ///
 /// A proposal whose gradient (or returned `U`) is not finite is rejected and reported.
-#[derive(Clone, Copy, Debug)]
-pub struct Dula<P> {
-    proposal: P,
-}
+pub type Dula<P> = DiscreteLangevin<P, false>;
 
 /// The discrete Metropolis-adjusted Langevin kernel: the proposal followed by a
 /// Metropolis–Hastings test, exact for every step and balance (and window).
@@ -199,13 +189,44 @@ pub struct Dula<P> {
 /// `U` and `∇U` of the current state are cached in the chain, so a step costs one evaluation at
 /// the proposal. A proposal whose log-density or gradient is not finite, or at which the target
 /// returns a recoverable error, is rejected and reported.
-#[derive(Clone, Copy, Debug)]
-pub struct Dmala<P> {
-    proposal: P,
-}
+///
+/// # Examples
+///
+/// ```
+/// use core::convert::Infallible;
+/// use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalStorage, OrdinalTarget};
+/// use rand_core::SeedableRng;
+///
+/// // A discretised Gaussian around 3 on {0..7}².
+/// struct Bowl;
+/// impl OrdinalTarget for Bowl {
+///     type Error = Infallible;
+///     fn dim(&self) -> usize { 2 }
+///     fn states(&self) -> usize { 8 }
+///     fn log_density_and_grad(&mut self, x: &[u16], g: &mut [f32]) -> Result<f64, Infallible> {
+///         let mut u = 0.0;
+///         for (gi, &xi) in g.iter_mut().zip(x) {
+///             let r = f64::from(xi) - 3.0;
+///             *gi = -r as f32;
+///             u -= 0.5 * r * r;
+///         }
+///         Ok(u)
+///     }
+/// }
+///
+/// let mut storage = OrdinalStorage::<2, 8>::new([0, 7]);
+/// let mut chain = OrdinalChain::new(storage.buffers(), &mut Bowl).unwrap();
+/// let kernel = Dmala::new(OrdinalProposal::new(1.5, 0.5).unwrap());
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// for _ in 0..50 {
+///     kernel.step(&mut Bowl, &mut chain, &mut rng).unwrap();
+/// }
+/// assert!(chain.state().iter().all(|&v| v < 8));
+/// ```
+pub type Dmala<P> = DiscreteLangevin<P, true>;
 
-impl<P> Dula<P> {
-    /// The unadjusted kernel with this proposal.
+impl<P, const ADJUSTED: bool> DiscreteLangevin<P, ADJUSTED> {
+    /// The kernel with this proposal.
     pub fn new(proposal: P) -> Self {
         Self { proposal }
     }
@@ -235,74 +256,7 @@ impl<P> Dula<P> {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        advance(&self.proposal, false, target, chain, rng).map(|r| r.0)
-    }
-}
-
-impl<P> Dmala<P> {
-    /// The Metropolis-adjusted kernel with this proposal.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use core::convert::Infallible;
-    /// use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalStorage, OrdinalTarget};
-    /// use rand_core::SeedableRng;
-    ///
-    /// // A discretised Gaussian around 3 on {0..7}².
-    /// struct Bowl;
-    /// impl OrdinalTarget for Bowl {
-    ///     type Error = Infallible;
-    ///     fn dim(&self) -> usize { 2 }
-    ///     fn states(&self) -> usize { 8 }
-    ///     fn log_density_and_grad(&mut self, x: &[u16], g: &mut [f32]) -> Result<f64, Infallible> {
-    ///         let mut u = 0.0;
-    ///         for (gi, &xi) in g.iter_mut().zip(x) {
-    ///             let r = f64::from(xi) - 3.0;
-    ///             *gi = -r as f32;
-    ///             u -= 0.5 * r * r;
-    ///         }
-    ///         Ok(u)
-    ///     }
-    /// }
-    ///
-    /// let mut storage = OrdinalStorage::<2, 8>::new([0, 7]);
-    /// let mut chain = OrdinalChain::new(storage.buffers(), &mut Bowl).unwrap();
-    /// let kernel = Dmala::new(OrdinalProposal::new(1.5, 0.5).unwrap());
-    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
-    /// for _ in 0..50 {
-    ///     kernel.step(&mut Bowl, &mut chain, &mut rng).unwrap();
-    /// }
-    /// assert!(chain.state().iter().all(|&v| v < 8));
-    /// ```
-    pub fn new(proposal: P) -> Self {
-        Self { proposal }
-    }
-
-    /// The proposal.
-    pub fn proposal(&self) -> &P {
-        &self.proposal
-    }
-
-    /// Advances `chain` by one step. Consumes the proposal's words of `rng` (`⌈d/2⌉` for the
-    /// balanced proposals) and one more.
-    ///
-    /// # Errors
-    ///
-    /// As for [`Dula::step`].
-    pub fn step<D, T, R>(
-        &self,
-        target: &mut T,
-        chain: &mut Chain<'_, D>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        D: Domain,
-        P: Proposal<D>,
-        T: Eval<D> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        advance(&self.proposal, true, target, chain, rng).map(|r| r.0)
+        self.step_with_jump(target, chain, rng).map(|r| r.0)
     }
 
     /// Like [`step`](Self::step), also returning the L1 distance the chain moved (the Hamming
@@ -310,7 +264,7 @@ impl<P> Dmala<P> {
     ///
     /// # Errors
     ///
-    /// As for [`Dula::step`].
+    /// As for [`step`](Self::step).
     pub fn step_with_jump<D, T, R>(
         &self,
         target: &mut T,
@@ -323,11 +277,11 @@ impl<P> Dmala<P> {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        advance(&self.proposal, true, target, chain, rng)
+        advance(&self.proposal, ADJUSTED, target, chain, rng)
     }
 }
 
-impl<D: Domain, P: Proposal<D>> Kernel<D> for Dula<P> {
+impl<D: Domain, P: Proposal<D>, const ADJUSTED: bool> Kernel<D> for DiscreteLangevin<P, ADJUSTED> {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -338,29 +292,14 @@ impl<D: Domain, P: Proposal<D>> Kernel<D> for Dula<P> {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        Dula::step(self, target, chain, rng)
-    }
-}
-
-impl<D: Domain, P: Proposal<D>> Kernel<D> for Dmala<P> {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut Chain<'_, D>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<D> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        Dmala::step(self, target, chain, rng)
+        DiscreteLangevin::step(self, target, chain, rng)
     }
 }
 
 /// One step of the unadjusted or adjusted kernel on any chain. Returns the report and the L1
 /// jump that took effect. The random stream is consumed identically whatever happens: the
 /// proposal's words, then one word for the Metropolis uniform.
-fn advance<D, P, T, R>(
+pub(crate) fn advance<D, P, T, R>(
     proposal: &P,
     metropolis: bool,
     target: &mut T,
@@ -375,40 +314,19 @@ where
 {
     LenError::check("target", chain.dim(), target.dim())?;
     LenError::check("states", chain.states, target.states())?;
-    let drawn = proposal.draw(
-        chain.x,
-        chain.grad,
-        chain.states,
-        chain.x_proposal,
-        chain.changed,
-        chain.scratch,
-        rng,
-        metropolis,
-    )?;
+    let drawn = proposal.draw(chain, rng, metropolis)?;
     let log_u = libm::log(open_unit_f64(rng));
     let mut report = StepReport::proposed(true, drawn.changed, 0);
-    if drawn.changed == 0 {
-        // The proposal is the current state: nothing to evaluate, nothing changes.
+    let Some(log_density) = evaluate_proposal(target, chain, &mut report)? else {
         return Ok((report, 0));
-    }
-    report.evaluations = 1;
-    let log_density = match evaluate_proposal(target, chain, drawn.changed)? {
-        Ok(u) => u,
-        Err(why) => return Ok((report.rejected(why), 0)),
     };
     let log_ratio = if metropolis {
-        let log_q_reverse = proposal.reverse_log_q(
-            chain.x_proposal,
-            chain.grad_proposal,
-            chain.states,
-            chain.x,
-            chain.scratch,
-        )?;
+        let log_q_reverse = proposal.reverse_log_q(chain)?;
         (log_density - chain.log_density) + (log_q_reverse - drawn.log_q)
     } else {
         0.0
     };
-    if settle(
+    let moved = settle(
         &mut report,
         metropolis,
         log_u,
@@ -416,17 +334,15 @@ where
         log_density,
         target,
         chain,
-    ) {
-        Ok((report, drawn.jump))
-    } else {
-        Ok((report, 0))
-    }
+    );
+    Ok((report, if moved { drawn.jump } else { 0 }))
 }
 
 /// Evaluates the target at the chain's proposal, which differs from the current state at the
-/// first `changed` entries of the chain's `changed` buffer: `Ok(Ok(U))` for a usable value
-/// (finite, with a finite gradient in the proposal-gradient buffer), `Ok(Err(why))` for a
-/// proposal to reject.
+/// first `report.proposed_flips` entries of the chain's `changed` buffer, and books the
+/// evaluation in `report`. `Some(U)` for a usable value (finite, with a finite gradient in the
+/// proposal-gradient buffer); `None` when the step is over: a proposal equal to the current
+/// state (nothing to evaluate, nothing changes) or one to reject (`report` says why).
 ///
 /// # Errors
 ///
@@ -435,12 +351,17 @@ where
 pub(crate) fn evaluate_proposal<D, T>(
     target: &mut T,
     chain: &mut Chain<'_, D>,
-    changed: usize,
-) -> Result<Result<f64, Rejection>, StepError<T::Error>>
+    report: &mut StepReport,
+) -> Result<Option<f64>, StepError<T::Error>>
 where
     D: Domain,
     T: Eval<D> + ?Sized,
 {
+    let changed = report.proposed_flips as usize;
+    if changed == 0 {
+        return Ok(None);
+    }
+    report.evaluations += 1;
     let mv = Move {
         from: chain.x,
         to: chain.x_proposal,
@@ -448,12 +369,14 @@ where
         from_log_density: chain.log_density,
         from_grad: chain.grad,
     };
-    match target.eval_after(&mv, chain.grad_proposal) {
-        Ok(u) if u.is_finite() && all_finite(chain.grad_proposal) => Ok(Ok(u)),
-        Ok(_) => Ok(Err(Rejection::NonFinite)),
-        Err(e) if e.is_recoverable() => Ok(Err(Rejection::TargetError)),
-        Err(e) => Err(StepError::Target(e)),
-    }
+    let why = match target.eval_after(&mv, chain.grad_proposal) {
+        Ok(u) if u.is_finite() && all_finite(chain.grad_proposal) => return Ok(Some(u)),
+        Ok(_) => Rejection::NonFinite,
+        Err(e) if e.is_recoverable() => Rejection::TargetError,
+        Err(e) => return Err(StepError::Target(e)),
+    };
+    *report = report.rejected(why);
+    Ok(None)
 }
 
 /// Finishes a step whose proposal evaluated to `log_density`: with a Metropolis test, records

@@ -59,6 +59,7 @@
 #[cfg(test)]
 extern crate std;
 
+mod balanced;
 pub mod baselines;
 pub mod binary;
 pub mod categorical;

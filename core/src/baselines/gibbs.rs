@@ -7,7 +7,7 @@ use crate::domain::{Binary, Categorical, LabelDomain, Ordinal};
 use crate::error::{LenError, StepError};
 use crate::kernel::{Kernel, Rejection, StepReport, evaluate_proposal, propose_single, settle};
 use crate::ordinal::OrdinalConditional;
-use crate::random::{index, unit_f64};
+use crate::random::{Pick, index, unit_f64};
 use crate::target::{Conditional, Eval, TargetError};
 use rand_core::Rng;
 
@@ -323,8 +323,11 @@ where
     if let Some(v) = chain.x_proposal.get_mut(i) {
         *v = k;
     }
-    report.evaluations += 1;
-    Ok(evaluate_proposal(target, chain, 1)?.ok())
+    // An unusable alternative is not a rejection of the step: only count the evaluation.
+    let mut probe = StepReport::proposed(false, 1, 0);
+    let u = evaluate_proposal(target, chain, &mut probe)?;
+    report.evaluations += probe.evaluations;
+    Ok(u)
 }
 
 /// Draws an index from the softmax of the log-weights in `w` (overwritten with the weights)
@@ -339,15 +342,11 @@ pub(crate) fn draw_softmax(w: &mut [f64], u: f64, keep: usize) -> usize {
         *v = libm::exp(*v - m);
         total += if v.is_nan() { 0.0 } else { *v };
     }
-    let threshold = u * total;
-    let (mut cum, mut found, mut pick) = (0.0f64, false, keep);
+    let mut pick = Pick::new(u * total, keep);
     for (k, &v) in w.iter().enumerate() {
-        cum += if v.is_nan() { 0.0 } else { v };
-        let take = (cum > threshold) & !found;
-        pick = if take { k } else { pick };
-        found |= take;
+        pick.offer(k, if v.is_nan() { 0.0 } else { v });
     }
-    pick
+    pick.result().0
 }
 
 impl Kernel<Binary> for Gibbs {
@@ -369,10 +368,9 @@ impl Kernel<Binary> for Gibbs {
         let u = unit_f64(rng);
         let flipped = chain.x.get(i).map_or(1, |&v| v ^ 1);
         propose_single(chain, i, flipped);
-        let mut report = StepReport::proposed(false, 1, 1);
-        let u_new = match evaluate_proposal(target, chain, 1)? {
-            Ok(v) => v,
-            Err(why) => return Ok(report.rejected(why)),
+        let mut report = StepReport::proposed(false, 1, 0);
+        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
+            return Ok(report);
         };
         report.log_accept_ratio = u_new - chain.log_density;
         report.accepted = u < crate::math::sigmoid(report.log_accept_ratio);

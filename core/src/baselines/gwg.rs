@@ -4,7 +4,7 @@ use crate::chain::Chain;
 use crate::domain::{Binary, Categorical, Domain};
 use crate::error::{LenError, StepError};
 use crate::kernel::{Kernel, Rejection, StepReport, evaluate_proposal, propose_single, settle};
-use crate::random::{open_unit_f64, unit_f64};
+use crate::random::{Pick, open_unit_f64, unit_f64};
 use crate::target::Eval;
 use rand_core::Rng;
 
@@ -156,16 +156,11 @@ fn categorical_weights(
 /// Inverts the running sum of `weights` at `threshold`; returns the index and its weight
 /// (`(keep, NaN)` if nothing is drawn). Branch-free selects.
 fn pick(weights: &[f32], threshold: f64) -> (usize, f64) {
-    let (mut cum, mut found) = (0.0f64, false);
-    let (mut index, mut weight) = (0usize, f64::NAN);
+    let mut pick = Pick::new(threshold, 0usize);
     for (p, &w) in weights.iter().enumerate() {
-        let w = f64::from(w);
-        cum += w;
-        let take = (cum > threshold) & !found;
-        index = if take { p } else { index };
-        weight = if take { w } else { weight };
-        found |= take;
+        pick.offer(p, f64::from(w));
     }
+    let (index, weight, _) = pick.result();
     (index, weight)
 }
 
@@ -266,16 +261,16 @@ impl<D: GwgDomain> Kernel<D> for Gwg {
         let total = D::weights(chain.x, chain.grad, s, chain.grad_proposal);
         let (p, wp) = pick(chain.grad_proposal, u_pick * total);
         let log_q_forward = libm::log(wp / total);
-        let mut report = StepReport::proposed(false, 1, 1);
+        let mut report = StepReport::proposed(false, 1, 0);
         if !log_q_forward.is_finite() {
+            report.evaluations = 1;
             return Ok(report.rejected(Rejection::NonFinite));
         }
         let (i, value) = D::decode(p, chain.x, s);
         let old = chain.x.get(i).copied().unwrap_or_default();
         propose_single(chain, i, value);
-        let u_new = match evaluate_proposal(target, chain, 1)? {
-            Ok(v) => v,
-            Err(why) => return Ok(report.rejected(why)),
+        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
+            return Ok(report);
         };
         let log_q_reverse = D::log_pick_back(chain.x_proposal, chain.grad_proposal, s, i, old)?;
         let log_ratio = (u_new - chain.log_density) + (log_q_reverse - log_q_forward);

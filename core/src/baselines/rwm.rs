@@ -102,13 +102,8 @@ impl RandomWalk {
         }
         let log_u = libm::log(open_unit_f64(rng));
         let mut report = StepReport::proposed(true, count, 0);
-        if count == 0 {
+        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
             return Ok(report);
-        }
-        report.evaluations = 1;
-        let u_new = match evaluate_proposal(target, chain, count)? {
-            Ok(v) => v,
-            Err(why) => return Ok(report.rejected(why)),
         };
         let log_ratio = u_new - chain.log_density;
         settle(&mut report, true, log_u, log_ratio, u_new, target, chain);

@@ -33,14 +33,21 @@
 //! assert!(chain.state().iter().all(|&x| x <= 1));
 //! ```
 
-mod kernel;
 mod lattice;
 mod proposal;
+
+use crate::math::Libm;
+
+/// The discrete unadjusted Langevin kernel on binary states (see [`crate::kernel::Dula`]).
+pub type Dula<'p, M = Libm> = crate::kernel::Dula<FlipProposal<'p, M>>;
+
+/// The discrete Metropolis-adjusted Langevin kernel on binary states (see
+/// [`crate::kernel::Dmala`]).
+pub type Dmala<'p, M = Libm> = crate::kernel::Dmala<FlipProposal<'p, M>>;
 
 pub use crate::chain::{BinaryChain, ChainBuffers, ChainStorage};
 pub use crate::domain::Binary;
 pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
-pub use kernel::{Dmala, Dula};
-pub use lattice::{LatticeDmala, LatticeDula, LatticeProposal};
+pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
 pub use proposal::{FlipProposal, LANES};

@@ -68,12 +68,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// As for [`FlipProposal::new`].
     pub fn with_math(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         Ok(Self {
             balance: balance as f32,
             half_inv_step: (0.5 / step) as f32,
@@ -91,18 +87,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// `a · p_i²` overflow, or makes the `f32` evaluation of `1/(2a) / p_i²` undefined (`0/0` or
     /// `∞/∞`, which would give NaN logits).
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<FlipProposal<'q, M>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            let half_inv = self.half_inv_step / (pi * pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0)
-                || half_inv.is_nan()
-            {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        let defined = |pi: f32| !(self.half_inv_step / (pi * pi)).is_nan();
+        ParamError::check_preconditioner(self.step, p, defined)?;
         Ok(FlipProposal {
             balance: self.balance,
             half_inv_step: self.half_inv_step,
@@ -156,27 +142,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
         Ok(self.propose_with::<R, true>(x, grad, x_new, flipped, rng))
     }
 
-    /// Like [`propose`](Self::propose) without evaluating `log q` (for unadjusted kernels):
-    /// draws the same move from the same random words.
-    ///
-    /// # Errors
-    ///
-    /// As for [`propose`](Self::propose).
-    pub(crate) fn propose_flips<R: Rng + ?Sized>(
-        &self,
-        x: &[u8],
-        grad: &[f32],
-        x_new: &mut [u8],
-        flipped: &mut [u32],
-        rng: &mut R,
-    ) -> Result<usize, LenError> {
-        self.check_propose(x, grad, x_new, flipped)?;
-        Ok(self
-            .propose_with::<R, false>(x, grad, x_new, flipped, rng)
-            .0)
-    }
-
-    fn check_propose(
+    pub(crate) fn check_propose(
         &self,
         x: &[u8],
         grad: &[f32],
@@ -241,7 +207,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// simple loop over the block without branches, which the compiler vectorises. The last,
     /// short block is padded and its padding lanes are ignored.
     #[inline(always)]
-    fn propose_with<R: Rng + ?Sized, const LOG_Q: bool>(
+    pub(crate) fn propose_with<R: Rng + ?Sized, const LOG_Q: bool>(
         &self,
         x: &[u8],
         grad: &[f32],

@@ -42,13 +42,19 @@
 //! assert!(chain.state().iter().all(|&k| k < 3));
 //! ```
 
-mod kernel;
 mod proposal;
 mod target;
+
+/// The unadjusted categorical kernel: every valid proposal is accepted (biased for `a > 0`).
+/// See [`crate::kernel::Dula`].
+pub type Dula<'p> = crate::kernel::Dula<CategoricalProposal<'p>>;
+
+/// The Metropolis-adjusted categorical kernel: exact for every step and balance. See
+/// [`crate::kernel::Dmala`].
+pub type Dmala<'p> = crate::kernel::Dmala<CategoricalProposal<'p>>;
 
 pub use crate::chain::{CategoricalChain, CategoricalStorage};
 pub use crate::domain::Categorical;
 pub use crate::kernel::Kernel;
-pub use kernel::{Dmala, Dula};
 pub use proposal::CategoricalProposal;
 pub use target::{CategoricalConditional, CategoricalTarget};

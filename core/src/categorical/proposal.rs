@@ -4,6 +4,7 @@ use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
 use crate::kernel::Drawn;
 use crate::ordinal::fill_bits;
+use crate::random::Pick;
 use rand_core::Rng;
 
 /// `2^-32` as an `f64` (exact).
@@ -53,12 +54,8 @@ impl CategoricalProposal<'static> {
     /// assert!(CategoricalProposal::new(-1.0, 0.5).is_err());
     /// ```
     pub fn new(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         Ok(Self {
             step,
             balance,
@@ -76,15 +73,7 @@ impl<'p> CategoricalProposal<'p> {
     /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive or makes
     /// `a · p_i²` overflow or vanish.
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<CategoricalProposal<'q>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0) {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        ParamError::check_preconditioner(self.step, p, |_| true)?;
         Ok(CategoricalProposal {
             step: self.step,
             balance: self.balance,
@@ -203,15 +192,11 @@ impl<'p> CategoricalProposal<'p> {
                     total += *w;
                 }
                 let threshold = f64::from(r) * TWO_POW_NEG_32 * total;
-                let (mut cum, mut found) = (0.0f64, false);
-                let (mut label, mut weight) = (current, f64::NAN);
+                let mut pick = Pick::new(threshold, current);
                 for (k, &w) in scratch.iter().enumerate() {
-                    cum += w;
-                    let take = (cum > threshold) & !found;
-                    label = if take { k } else { label };
-                    weight = if take { w } else { weight };
-                    found |= take;
+                    pick.offer(k, w);
                 }
+                let (label, weight, _) = pick.result();
                 let label = label as u16;
                 *ni = label;
                 drawn.log_q += libm::log(weight / total);

@@ -15,9 +15,16 @@
 //!
 //! States are `u16`, so `S ≤ 65 535`.
 
-mod kernel;
 mod proposal;
 mod target;
+
+/// The unadjusted ordinal kernel: every valid proposal is accepted (biased for `a > 0`; the
+/// target may return a stochastic gradient). See [`crate::kernel::Dula`].
+pub type Dula<'p> = crate::kernel::Dula<OrdinalProposal<'p>>;
+
+/// The Metropolis-adjusted ordinal kernel: exact for every step, balance and window. See
+/// [`crate::kernel::Dmala`].
+pub type Dmala<'p> = crate::kernel::Dmala<OrdinalProposal<'p>>;
 
 pub use crate::chain::{
     CategoricalChain, CategoricalStorage, LabelBuffers, LabelChain, OrdinalChain, OrdinalStorage,
@@ -25,7 +32,6 @@ pub use crate::chain::{
 pub use crate::domain::{Categorical as CategoricalDomain, Domain, Ordinal as OrdinalDomain};
 pub use crate::error::InitError;
 pub use crate::kernel::{Drawn, Kernel};
-pub use kernel::{Dmala, Dula};
 pub use proposal::OrdinalProposal;
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 

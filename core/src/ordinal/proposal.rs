@@ -3,6 +3,7 @@
 use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
 use crate::kernel::Drawn;
+use crate::random::Pick;
 use rand_core::Rng;
 
 /// `2^-32` as an `f64` (exact).
@@ -58,12 +59,8 @@ impl OrdinalProposal<'static> {
     /// assert!(OrdinalProposal::new(2.0, 0.0).is_err());
     /// ```
     pub fn new(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         let half_inv_step = 0.5 / step;
         Ok(Self {
             step,
@@ -102,15 +99,7 @@ impl<'p> OrdinalProposal<'p> {
     /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive or makes
     /// `a · p_i²` overflow or vanish.
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<OrdinalProposal<'q>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0) {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        ParamError::check_preconditioner(self.step, p, |_| true)?;
         Ok(OrdinalProposal {
             step: self.step,
             balance: self.balance,
@@ -326,15 +315,9 @@ impl Law {
     /// weight. Branch-free selects, so the time does not depend on the draw.
     #[inline(always)]
     fn pick(&self, threshold: f64) -> (i64, f64) {
-        let (mut cum, mut found) = (0.0f64, false);
-        let (mut value, mut weight) = (self.mode, f64::NAN);
-        self.visit(|v, w| {
-            cum += w;
-            let take = (cum > threshold) & !found;
-            value = if take { v } else { value };
-            weight = if take { w } else { weight };
-            found |= take;
-        });
+        let mut pick = Pick::new(threshold, self.mode);
+        self.visit(|v, w| pick.offer(v, w));
+        let (value, weight, _) = pick.result();
         (value, weight)
     }
 

@@ -241,13 +241,8 @@ impl<'m> TrickParams<'m> {
 }
 
 fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
-    if !(step.is_finite() && step > 0.0) {
-        return Err(ParamError::Step(step));
-    }
-    if !(balance > 0.0 && balance <= 1.0) {
-        return Err(ParamError::Balance(balance));
-    }
-    Ok(())
+    ParamError::check_step(step)?;
+    ParamError::check_balance(balance)
 }
 
 /// Whether every entry below the diagonal is zero.
@@ -587,14 +582,9 @@ impl<'m, 's, D: TrickDomain> SecondOrder<'m, 's, D> {
         }
         let log_u = libm::log(open_unit_f64(rng));
         let mut report = StepReport::proposed(true, changed, 0);
-        if changed == 0 {
-            // y = x: every term of the ratio cancels.
+        // y = x needs no evaluation: every term of the ratio cancels.
+        let Some(log_density) = evaluate_proposal(target, chain, &mut report)? else {
             return Ok((report, 0));
-        }
-        report.evaluations = 1;
-        let log_density = match evaluate_proposal(target, chain, changed)? {
-            Ok(v) => v,
-            Err(why) => return Ok((report.rejected(why), 0)),
         };
         // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates changed.
         let changed_idx = chain.changed.get(..changed).unwrap_or(&[]);

@@ -4,6 +4,7 @@ use super::kernel::{SecondOrder, TrickDomain, TrickParams};
 use super::linalg::scratch_len;
 use crate::domain::Ordinal;
 use crate::error::LenError;
+use crate::random::Pick;
 
 /// `2^-32` as an `f64` (exact).
 const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
@@ -77,14 +78,11 @@ impl TrickDomain for Ordinal {
         let states = weights.len();
         let law = Law::new(c, kappa, weights);
         let threshold = f64::from(bits) * TWO_POW_NEG_32 * law.z;
-        // Branch-free pick of the first value whose running sum exceeds the threshold.
-        let (mut cum, mut found, mut value) = (0.0f64, false, x);
+        let mut pick = Pick::new(threshold, x);
         for (v, &w) in weights.iter().enumerate() {
-            cum += w;
-            let take = (cum > threshold) & !found;
-            value = if take { v as u16 } else { value };
-            found |= take;
+            pick.offer(v as u16, w);
         }
+        let (value, _, found) = pick.result();
         // Nothing drawn (NaN weights): keep the coordinate; the NaN log Q rejects.
         let log_q = if found {
             law.log_prob(value, states)

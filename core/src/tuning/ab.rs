@@ -63,12 +63,8 @@ impl AbSettings {
     /// [`ParamError::OutOfRange`] for `γ ∉ (0, 1)`, a decay outside `(0, 1)`, zero probe steps,
     /// a negative or non-finite `min_rate`, or a zero window.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if !(self.step.is_finite() && self.step > 0.0) {
-            return Err(ParamError::Step(self.step));
-        }
-        if !(self.balance > 0.0 && self.balance <= 1.0) {
-            return Err(ParamError::Balance(self.balance));
-        }
+        ParamError::check_step(self.step)?;
+        ParamError::check_balance(self.balance)?;
         let open_unit = |name, value: f64| {
             if value > 0.0 && value < 1.0 {
                 Ok(())

@@ -83,9 +83,7 @@ impl AcsSchedule {
         }
         let mut stored = [0.0; MAX_CYCLE];
         for (slot, &b) in stored.iter_mut().zip(balances) {
-            if !(b > 0.0 && b <= 1.0) {
-                return Err(ParamError::Balance(b));
-            }
+            ParamError::check_balance(b)?;
             *slot = b;
         }
         Ok(Self {
@@ -150,31 +148,29 @@ impl AcsSchedule {
 }
 
 fn check_steps(a_max: f64, a_min: f64) -> Result<(), ParamError> {
-    for a in [a_max, a_min] {
-        if !(a.is_finite() && a > 0.0) {
-            return Err(ParamError::Step(a));
-        }
-    }
-    if a_min > a_max {
-        return Err(ParamError::OutOfRange {
-            name: "a_min (above a_max)",
-            value: a_min,
-        });
-    }
-    Ok(())
+    check_pair(a_max, a_min, ParamError::check_step, "a_min (above a_max)")
 }
 
 fn check_balances(b_max: f64, b_min: f64) -> Result<(), ParamError> {
-    for b in [b_max, b_min] {
-        if !(b > 0.0 && b <= 1.0) {
-            return Err(ParamError::Balance(b));
-        }
-    }
-    if b_min > b_max {
-        return Err(ParamError::OutOfRange {
-            name: "b_min (above b_max)",
-            value: b_min,
-        });
+    check_pair(
+        b_max,
+        b_min,
+        ParamError::check_balance,
+        "b_min (above b_max)",
+    )
+}
+
+/// Checks the ends `(max, min)` of a schedule: each valid, and `min ≤ max`.
+fn check_pair(
+    max: f64,
+    min: f64,
+    each: fn(f64) -> Result<(), ParamError>,
+    name: &'static str,
+) -> Result<(), ParamError> {
+    each(max)?;
+    each(min)?;
+    if min > max {
+        return Err(ParamError::OutOfRange { name, value: min });
     }
     Ok(())
 }
