@@ -127,6 +127,9 @@ pub struct Drawn {
 /// the random walk's flips). It draws from the chain's current state and gradient into the
 /// chain's proposal buffers, so it is implemented inside the crate, where those are reachable.
 pub trait Proposal<D: Domain> {
+    /// Whether `q(x' | x) = q(x | x')` always, so that the Metropolis test needs no `log q`.
+    const SYMMETRIC: bool = false;
+
     /// Draws a move from the chain's state into its proposal buffers, with the changed indices
     /// at the front of its `changed` buffer. `log q` is evaluated only if `with_log_q` (the move
     /// drawn is the same either way).
@@ -320,11 +323,13 @@ where
     let Some(log_density) = evaluate_proposal(target, chain, &mut report)? else {
         return Ok((report, 0));
     };
-    let log_ratio = if metropolis {
+    let log_ratio = if !metropolis {
+        0.0
+    } else if P::SYMMETRIC {
+        log_density - chain.log_density
+    } else {
         let log_q_reverse = proposal.reverse_log_q(chain)?;
         (log_density - chain.log_density) + (log_q_reverse - drawn.log_q)
-    } else {
-        0.0
     };
     let moved = settle(
         &mut report,

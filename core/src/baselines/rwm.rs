@@ -4,8 +4,7 @@ use crate::binary::LANES;
 use crate::chain::BinaryChain;
 use crate::domain::Binary;
 use crate::error::{LenError, ParamError, StepError};
-use crate::kernel::{Kernel, StepReport, evaluate_proposal, settle};
-use crate::random::open_unit_f64;
+use crate::kernel::{Drawn, Kernel, Proposal, StepReport, advance};
 use crate::target::Eval;
 use rand_core::Rng;
 
@@ -81,15 +80,27 @@ impl RandomWalk {
         T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        LenError::check("target", chain.dim(), target.dim())?;
+        advance(self, true, target, chain, rng).map(|r| r.0)
+    }
+}
+
+impl Proposal<Binary> for RandomWalk {
+    const SYMMETRIC: bool = true;
+
+    /// Flips every coordinate whose 32 random bits fall below the threshold.
+    fn draw<R: Rng + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+        _with_log_q: bool,
+    ) -> Result<Drawn, LenError> {
         let mut count = 0usize;
         let mut bits = [0u32; LANES];
-        for (c, (xc, nc)) in chain
+        let pairs = chain
             .x
             .chunks(LANES)
-            .zip(chain.x_proposal.chunks_mut(LANES))
-            .enumerate()
-        {
+            .zip(chain.x_proposal.chunks_mut(LANES));
+        for (c, (xc, nc)) in pairs.enumerate() {
             crate::ordinal::fill_bits(rng, &mut bits, xc.len());
             for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
                 let flip = r < self.threshold;
@@ -100,14 +111,16 @@ impl RandomWalk {
                 count += usize::from(flip);
             }
         }
-        let log_u = libm::log(open_unit_f64(rng));
-        let mut report = StepReport::proposed(true, count, 0);
-        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
-            return Ok(report);
-        };
-        let log_ratio = u_new - chain.log_density;
-        settle(&mut report, true, log_u, log_ratio, u_new, target, chain);
-        Ok(report)
+        Ok(Drawn {
+            changed: count,
+            jump: count as u64,
+            log_q: 0.0,
+        })
+    }
+
+    /// The proposal is symmetric: `log q` cancels and is reported as 0.
+    fn reverse_log_q(&self, _chain: &mut BinaryChain<'_>) -> Result<f64, LenError> {
+        Ok(0.0)
     }
 }
 

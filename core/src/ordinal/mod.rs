@@ -35,4 +35,4 @@ pub use crate::kernel::{Drawn, Kernel};
 pub use proposal::OrdinalProposal;
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 
-pub(crate) use proposal::fill_bits;
+pub(crate) use proposal::{draw_each, fill_bits};

@@ -203,43 +203,20 @@ impl<'p> OrdinalProposal<'p> {
         LenError::check("proposal", d, x_new.len())?;
         LenError::check("changed", d, changed.len())?;
         self.check(d)?;
-        let mut drawn = Drawn {
-            changed: 0,
-            jump: 0,
-            log_q: 0.0,
+        let draw = |i: usize, xi: u16, u: f64| {
+            let gi = grad.get(i).copied().unwrap_or(0.0);
+            let law = self.law(i, xi, gi, states);
+            let total = law.total();
+            let (value, weight) = law.pick(u * total);
+            // Nothing drawn (NaN weights): keep the coordinate; the NaN log q rejects.
+            let value = if weight > 0.0 {
+                value.clamp(0, i64::from(u16::MAX)) as u16
+            } else {
+                xi
+            };
+            (value, weight, total)
         };
-        let mut bits = [0u32; LANES];
-        let chunks = x
-            .chunks(LANES)
-            .zip(grad.chunks(LANES))
-            .zip(x_new.chunks_mut(LANES));
-        for (c, ((xc, gc), nc)) in chunks.enumerate() {
-            let base = c * LANES;
-            fill_bits(rng, &mut bits, xc.len());
-            for (j, (((&xi, &gi), ni), &r)) in
-                xc.iter().zip(gc).zip(nc.iter_mut()).zip(&bits).enumerate()
-            {
-                let i = base + j;
-                let law = self.law(i, xi, gi, states);
-                let total = law.total();
-                let threshold = f64::from(r) * TWO_POW_NEG_32 * total;
-                let (value, weight) = law.pick(threshold);
-                // Nothing drawn (NaN weights): keep the coordinate; the NaN log q rejects.
-                let value = if weight > 0.0 {
-                    value.clamp(0, i64::from(u16::MAX)) as u16
-                } else {
-                    xi
-                };
-                *ni = value;
-                drawn.log_q += libm::log(weight / total);
-                drawn.jump += u64::from(value.abs_diff(xi));
-                if let Some(slot) = changed.get_mut(drawn.changed) {
-                    *slot = i as u32;
-                }
-                drawn.changed += usize::from(value != xi);
-            }
-        }
-        Ok(drawn)
+        Ok(draw_each(x, x_new, changed, rng, u16::abs_diff, draw))
     }
 
     /// `log q(to | from)` with gradient `grad_from` at `from`; `−∞` for a move the proposal
@@ -331,6 +308,43 @@ impl Law {
         });
         (weight, z)
     }
+}
+
+/// Draws every coordinate of a label state independently, 32 random bits each, two per word
+/// (`⌈d/2⌉` words in all): `law(i, x_i, u)` turns the uniform `u = r·2^-32` of coordinate `i` into
+/// its new value, that value's weight and the normaliser, so `log q` gains `ln(weight / total)`.
+/// The new state goes to `x_new`, the changed indices to the front of `changed`; the jump adds
+/// `distance(x_i, x'_i)` per coordinate.
+#[inline(always)]
+pub(crate) fn draw_each<R: Rng + ?Sized>(
+    x: &[u16],
+    x_new: &mut [u16],
+    changed: &mut [u32],
+    rng: &mut R,
+    distance: fn(u16, u16) -> u16,
+    mut law: impl FnMut(usize, u16, f64) -> (u16, f64, f64),
+) -> Drawn {
+    let mut drawn = Drawn {
+        changed: 0,
+        jump: 0,
+        log_q: 0.0,
+    };
+    let mut bits = [0u32; LANES];
+    for (c, (xc, nc)) in x.chunks(LANES).zip(x_new.chunks_mut(LANES)).enumerate() {
+        fill_bits(rng, &mut bits, xc.len());
+        for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
+            let i = c * LANES + j;
+            let (value, weight, total) = law(i, xi, f64::from(r) * TWO_POW_NEG_32);
+            *ni = value;
+            drawn.log_q += libm::log(weight / total);
+            drawn.jump += u64::from(distance(xi, value));
+            if let Some(slot) = changed.get_mut(drawn.changed) {
+                *slot = i as u32;
+            }
+            drawn.changed += usize::from(value != xi);
+        }
+    }
+    drawn
 }
 
 /// Fills the first `n` entries of `bits` with 32-bit draws, two per `next_u64`.
