@@ -60,19 +60,9 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let d = diag.len();
-        if d == 0 {
-            return Err(ParamError::EmptyDimension);
-        }
-        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-            name: "dimension",
-            value: d as f64,
-        })?;
+        let (d, d2) = dims(diag)?;
         LenError::check("W", d2, w.len())?;
-        check_step_balance(step, balance)?;
-        if !diag.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("D"));
-        }
+        check_scalars(step, balance, diag)?;
         if !w.iter().all(|v| v.is_finite()) {
             return Err(ParamError::NonFinite("W"));
         }
@@ -88,15 +78,13 @@ impl<'m> TrickParams<'m> {
             }
         }
         check_factor(factor, d2)?;
-        Ok(Self {
-            dim: d,
-            w: WMatrix::Dense(w),
+        Ok(Self::assemble(
+            WMatrix::Dense(w),
             diag,
             factor,
             step,
             balance,
-            upper: is_upper(factor, d),
-        })
+        ))
     }
 
     /// Validated parameters with a sparse `W` (validated by [`SparseW::new`]); the dimension is
@@ -128,29 +116,37 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let d = diag.len();
-        if d == 0 {
-            return Err(ParamError::EmptyDimension);
-        }
+        let (d, d2) = dims(diag)?;
         LenError::check("W", d, w.dim())?;
-        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-            name: "dimension",
-            value: d as f64,
-        })?;
-        check_step_balance(step, balance)?;
-        if !diag.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("D"));
-        }
+        check_scalars(step, balance, diag)?;
         check_factor(factor, d2)?;
-        Ok(Self {
-            dim: d,
-            w: WMatrix::Sparse(w),
+        Ok(Self::assemble(
+            WMatrix::Sparse(w),
             diag,
             factor,
             step,
             balance,
-            upper: is_upper(factor, d),
-        })
+        ))
+    }
+
+    /// Parameters from validated parts.
+    fn assemble(
+        w: WMatrix<'m>,
+        diag: &'m [f32],
+        factor: &'m [f32],
+        step: f64,
+        balance: f64,
+    ) -> Self {
+        let dim = diag.len();
+        Self {
+            dim,
+            w,
+            diag,
+            factor,
+            step,
+            balance,
+            upper: is_upper(factor, dim),
+        }
     }
 
     /// The same parameters with step `a` (cheap: `A` does not depend on `a`).
@@ -238,6 +234,28 @@ impl<'m> TrickParams<'m> {
         let c = b * f64::from(g) - b * wx + x.into() * inv_a + t;
         (c, 0.5 * b * f64::from(d) + 0.5 * inv_a)
     }
+}
+
+/// The dimension `d` (the length of the diagonal, at least 1) and `d²`.
+fn dims(diag: &[f32]) -> Result<(usize, usize), ParamError> {
+    let d = diag.len();
+    if d == 0 {
+        return Err(ParamError::EmptyDimension);
+    }
+    let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
+        name: "dimension",
+        value: d as f64,
+    })?;
+    Ok((d, d2))
+}
+
+/// Checks the step, the balance and the diagonal `D`.
+fn check_scalars(step: f64, balance: f64, diag: &[f32]) -> Result<(), ParamError> {
+    check_step_balance(step, balance)?;
+    if !diag.iter().all(|v| v.is_finite()) {
+        return Err(ParamError::NonFinite("D"));
+    }
+    Ok(())
 }
 
 fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
