@@ -489,10 +489,7 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     let mut k = acs;
     assert!(matches!(
         Kernel::step(&mut k, &mut w, &mut chain, &mut rng()),
-        Err(StepError::Len(LenError {
-            buffer: "proposal parameters",
-            ..
-        }))
+        Err(StepError::Param(ParamError::OutOfRange { name: "window", .. }))
     ));
     assert_eq!(chain.state(), &[1, 2, 3]);
     // The window is ignored on the binary and categorical domains.
