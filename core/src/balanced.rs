@@ -11,20 +11,21 @@ use crate::math::FlipMath;
 use crate::ordinal::OrdinalProposal;
 use rand_core::Rng;
 
+// The flip proposal works in blocks of fixed-size arrays: drawing, drawing without `log q` and
+// `log q` stay separate calls, so that their arrays never share one stack frame.
 impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
-    #[inline(always)]
     fn draw<R: Rng + ?Sized>(
         &self,
         c: &mut Chain<'_, Binary>,
         rng: &mut R,
         with_log_q: bool,
     ) -> Result<Drawn, LenError> {
-        self.check_propose(c.x, c.grad, c.x_proposal, c.changed)?;
         let (flips, log_q) = if with_log_q {
-            self.propose_with::<R, true>(c.x, c.grad, c.x_proposal, c.changed, rng)
+            self.propose(c.x, c.grad, c.x_proposal, c.changed, rng)?
         } else {
             // The unadjusted kernel never uses the forward log q.
-            self.propose_with::<R, false>(c.x, c.grad, c.x_proposal, c.changed, rng)
+            let flips = self.propose_flips(c.x, c.grad, c.x_proposal, c.changed, rng)?;
+            (flips, 0.0)
         };
         Ok(Drawn {
             changed: flips,
@@ -33,7 +34,6 @@ impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
         })
     }
 
-    #[inline(always)]
     fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
         self.log_q(c.x_proposal, c.grad_proposal, c.x)
     }

@@ -489,7 +489,10 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     let mut k = acs;
     assert!(matches!(
         Kernel::step(&mut k, &mut w, &mut chain, &mut rng()),
-        Err(StepError::Param(ParamError::OutOfRange { name: "window", .. }))
+        Err(StepError::Param(ParamError::OutOfRange {
+            name: "window",
+            ..
+        }))
     ));
     assert_eq!(chain.state(), &[1, 2, 3]);
     // The window is ignored on the binary and categorical domains.

@@ -142,7 +142,27 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
         Ok(self.propose_with::<R, true>(x, grad, x_new, flipped, rng))
     }
 
-    pub(crate) fn check_propose(
+    /// Like [`propose`](Self::propose) without evaluating `log q` (for unadjusted kernels):
+    /// draws the same move from the same random words.
+    ///
+    /// # Errors
+    ///
+    /// As for [`propose`](Self::propose).
+    pub(crate) fn propose_flips<R: Rng + ?Sized>(
+        &self,
+        x: &[u8],
+        grad: &[f32],
+        x_new: &mut [u8],
+        flipped: &mut [u32],
+        rng: &mut R,
+    ) -> Result<usize, LenError> {
+        self.check_propose(x, grad, x_new, flipped)?;
+        Ok(self
+            .propose_with::<R, false>(x, grad, x_new, flipped, rng)
+            .0)
+    }
+
+    fn check_propose(
         &self,
         x: &[u8],
         grad: &[f32],
@@ -207,7 +227,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// simple loop over the block without branches, which the compiler vectorises. The last,
     /// short block is padded and its padding lanes are ignored.
     #[inline(always)]
-    pub(crate) fn propose_with<R: Rng + ?Sized, const LOG_Q: bool>(
+    fn propose_with<R: Rng + ?Sized, const LOG_Q: bool>(
         &self,
         x: &[u8],
         grad: &[f32],

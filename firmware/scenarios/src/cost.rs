@@ -18,7 +18,7 @@ use langevin_core::binary::{
 };
 use langevin_core::models::{ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
-use langevin_core::{Binary, Kernel, Ordinal};
+use langevin_core::{Binary, Kernel as CoreKernel, Ordinal};
 use langevin_core::{BinaryTarget, FlipMove};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -367,7 +367,7 @@ pub fn metered_step_ordinal<K, T, R>(
     rng: &mut R,
 ) -> Result<StepReport, StepError<T::Error>>
 where
-    K: Kernel<Ordinal>,
+    K: CoreKernel<Ordinal>,
     T: ordinal::OrdinalTarget + ?Sized,
     R: Rng + ?Sized,
 {
@@ -389,7 +389,7 @@ fn with_kernel<T: BinaryTarget, M: Meter>(
     }
 }
 
-fn metered<K: Kernel<Binary>, T: BinaryTarget, M: Meter>(
+fn metered<K: CoreKernel<Binary>, T: BinaryTarget, M: Meter>(
     kernel: &mut K,
     target: &mut T,
     chain: &mut BinaryChain<'_>,
@@ -420,7 +420,7 @@ pub fn metered_step<K, T, R>(
     rng: &mut R,
 ) -> Result<StepReport, StepError<T::Error>>
 where
-    K: Kernel<Binary>,
+    K: CoreKernel<Binary>,
     T: BinaryTarget + ?Sized,
     R: Rng + ?Sized,
 {

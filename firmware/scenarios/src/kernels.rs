@@ -28,7 +28,7 @@ use langevin_core::continuous::{
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
-use langevin_core::{Binary, Categorical, Kernel, Ordinal};
+use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -375,7 +375,7 @@ fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
 
 type Ctx<'c, C, T> = (&'c mut C, &'c mut T, &'c mut Xoshiro256PlusPlus);
 
-fn ordinal_loop<K: Kernel<Ordinal>, M: Meter>(
+fn ordinal_loop<K: CoreKernel<Ordinal>, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, OrdinalChain<'_>, LatticeGauss<LABEL_DIM>>,
     steps: u32,
@@ -390,7 +390,7 @@ fn ordinal_loop<K: Kernel<Ordinal>, M: Meter>(
     )
 }
 
-fn categorical_loop<K: Kernel<Categorical>, M: Meter>(
+fn categorical_loop<K: CoreKernel<Categorical>, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, CategoricalChain<'_>, RingPotts<LABEL_DIM>>,
     steps: u32,
@@ -405,7 +405,7 @@ fn categorical_loop<K: Kernel<Categorical>, M: Meter>(
     )
 }
 
-fn binary_loop<K: Kernel<Binary>, T: langevin_core::BinaryTarget, M: Meter>(
+fn binary_loop<K: CoreKernel<Binary>, T: langevin_core::BinaryTarget, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, BinaryChain<'_>, T>,
     steps: u32,
