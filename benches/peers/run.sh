@@ -2,7 +2,7 @@
 # DMALA per chain-step: `langevin sample` next to NumPy, PyTorch (analytic gradients) and
 # `torch.compile`, on the same model files. Prints a markdown table. Not part of CI.
 #
-#   bash benches/peers/run.sh            # full run (about 10 minutes on an idle 2-core machine)
+#   bash benches/peers/run.sh            # full run (under 10 minutes on 2 cores, plus the first install)
 #   PEERS_QUICK=1 bash benches/peers/run.sh   # a smoke test: fewer steps and repeats
 #
 # Creates a Python environment under target/peers-venv (pip install numpy torch threadpoolctl
