@@ -163,9 +163,10 @@ impl<'a> Langevin<'a> {
         target: &mut T,
         rng: &mut R,
     ) -> Result<SgStep, StepError<T::Error>> {
+        let LangevinSettings { step, batch, .. } = self.settings;
         self.core.check(target)?;
-        let grad_evals = self.core.estimate(target, self.settings.batch, rng)?;
-        self.core.overdamped(self.settings.step, rng)?;
+        let grad_evals = self.core.estimate(target, batch, rng)?;
+        self.core.overdamped(step, rng)?;
         Ok(SgStep {
             grad_evals,
             ..SgStep::default()
