@@ -36,6 +36,14 @@
 //! * [`random`]: uniform and Gaussian draws from a [`rand_core::Rng`].
 //! * [`stats`]: online chain statistics.
 //! * [`error`]: small error types shared by the kernels of every domain.
+//!
+//! # Adding a sampler
+//!
+//! A sampler is one type implementing [`Kernel<D>`](Kernel) for the domains it supports: once,
+//! generically, where the algorithm is the same (a [`kernel::Proposal`] run by
+//! [`kernel::Dula`] or [`kernel::Dmala`] is already such a kernel), with the chain's buffers,
+//! the report and the errors shared by every domain. Its module is re-exported from its
+//! family's `mod.rs`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
