@@ -29,14 +29,14 @@ pub mod sparse;
 pub use ordinal::{run_ab2_ordinal_chains, tune_ordinal_chain};
 
 use crate::FlipMathImpl;
-use crate::binary::{BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
+use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
 use crate::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
 use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
+use crate::run::map_chains;
 use crate::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
-use crate::seeding::chain_rngs;
 use langevin_core::ParamError;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal, StepError, StepReport,
+    BinaryChain, BinaryKernel, Dmala, FlipProposal, StepError, StepReport,
 };
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
@@ -45,8 +45,7 @@ use langevin_core::tuning::{AbSettings, AbTuner};
 use nalgebra::DMatrix;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How `D` is chosen once `W` is fitted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -656,41 +655,17 @@ pub fn run_ab2_chains(
     progress: Option<&AtomicU64>,
 ) -> Result<BinaryRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
-    let streams = chain_rngs(config.seed, config.chains);
-    let next = AtomicUsize::new(0);
-    let threads = config.threads.clamp(1, config.chains.max(1));
-    let start = Instant::now();
-    let mut results: Vec<(usize, Result<ChainResult, RunError>)> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let c = next.fetch_add(1, Ordering::Relaxed);
-                        if c >= config.chains {
-                            break done;
-                        }
-                        let rng = streams.get(c).cloned();
-                        done.push((c, run_one(model, settings, config, c, rng, progress)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    let wall_time = start.elapsed();
-    results.sort_by_key(|(c, _)| *c);
-    let chains = results
-        .into_iter()
-        .map(|(_, r)| r)
-        .collect::<Result<Vec<_>, _>>()?;
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), rng| run_one(model, settings, config, c, rng, progress),
+    )?;
     Ok(BinaryRun {
-        chains,
+        chains: run.results,
         dim: model.dim(),
-        wall_time,
+        wall_time: run.wall_time,
+        threads: run.threads,
     })
 }
 
@@ -699,30 +674,14 @@ fn run_one(
     settings: &Ab2Settings,
     config: &RunConfig,
     c: usize,
-    rng: Option<Xoshiro256PlusPlus>,
+    mut rng: Xoshiro256PlusPlus,
     progress: Option<&AtomicU64>,
 ) -> Result<ChainResult, RunError> {
     let d = model.dim();
-    let mut rng = rng.ok_or_else(|| RunError::Model(format!("no random stream for chain {c}")))?;
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(RunError::Model)?;
-    let mut x: Vec<u8> = (0..d)
-        .map(|_| u8::from(rng.next_u32() >> 31 == 1))
-        .collect();
-    let (mut grad, mut x_proposal, mut grad_proposal, mut flipped) = (
-        vec![0.0f32; d],
-        vec![0u8; d],
-        vec![0.0f32; d],
-        vec![0u32; d],
-    );
-    let buffers = ChainBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        x_proposal: &mut x_proposal,
-        grad_proposal: &mut grad_proposal,
-        flipped: &mut flipped,
-    };
-    let mut chain = BinaryChain::new(buffers, &mut target)
+    let mut buffers = BinaryBuffers::uniform(d, &mut rng);
+    let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
     let mut result = ChainResult {
         draws: Vec::with_capacity(config.kept() * d),

@@ -4,13 +4,13 @@ use super::data::write_npy_f32;
 use super::{
     ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model, RidgeRegression,
 };
+use crate::run::{PoolError, map_chains};
 use langevin_core::ParamError;
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget, Langevin,
     LangevinSettings, PointSnapshot, ScalarSnapshots, SgChain, SnapshotUpdate, SumTarget,
     Underdamped, UnderdampedSettings,
 };
-use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
@@ -305,6 +305,12 @@ impl ContinuousRun {
     }
 }
 
+impl From<PoolError> for ContinuousError {
+    fn from(e: PoolError) -> Self {
+        ContinuousError::Pool(e)
+    }
+}
+
 impl From<ParamError> for ContinuousError {
     fn from(e: ParamError) -> Self {
         ContinuousError::Build(e.into())
@@ -526,17 +532,6 @@ fn dense_agld<M: DriverModel>(
     drive(&mut chain, model, rng, &job.plan, out, index)
 }
 
-/// The `C` chain streams: chain `c` is `seed_from_u64(seed)` advanced by `c` jumps.
-pub fn chain_rngs(seed: u64, chains: usize) -> Vec<Xoshiro256PlusPlus> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(chains);
-    for _ in 0..chains {
-        out.push(rng.clone());
-        rng.jump();
-    }
-    out
-}
-
 fn run_model<M: DriverModel>(
     model: &M,
     cfg: &ContinuousConfig,
@@ -546,52 +541,14 @@ fn run_model<M: DriverModel>(
     let chains = cfg.chains;
     let per_chain = plan.draws * plan.dim;
     let mut samples = vec![0.0f32; chains * per_chain];
-    let threads = if cfg.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        cfg.threads
-    }
-    .clamp(1, chains);
     let job = ChainJob { cfg, plan, init };
-    let mut buckets: Vec<Vec<(usize, &mut [f32], Xoshiro256PlusPlus)>> =
-        (0..threads).map(|_| Vec::new()).collect();
-    for ((c, out), rng) in samples
-        .chunks_mut(per_chain.max(1))
-        .enumerate()
-        .zip(chain_rngs(cfg.seed, chains))
-    {
-        buckets[c % threads].push((c, out, rng));
-    }
-    let results: Vec<Result<ChainStats, ContinuousError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = buckets
-            .into_iter()
-            .map(|bucket| {
-                let job = &job;
-                let mut model = model.clone();
-                s.spawn(move || {
-                    let mut total = ChainStats::default();
-                    for (c, out, mut rng) in bucket {
-                        let st = run_chain(&mut model, job, &mut rng, out, c)?;
-                        total.evals += st.evals;
-                        total.steps += st.steps;
-                        total.nanos += st.nanos;
-                    }
-                    Ok(total)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(ContinuousError::Config("a sampling thread panicked".into()))
-                })
-            })
-            .collect()
-    });
+    let outs: Vec<&mut [f32]> = samples.chunks_mut(per_chain.max(1)).collect();
+    let run = map_chains(cfg.seed, cfg.threads, outs, |c, out, mut rng| {
+        let mut model = model.clone();
+        run_chain(&mut model, &job, &mut rng, out, c)
+    })?;
     let mut total = ChainStats::default();
-    for r in results {
-        let st = r?;
+    for st in run.results {
         total.evals += st.evals;
         total.steps += st.steps;
         total.nanos += st.nanos;

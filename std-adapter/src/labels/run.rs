@@ -2,13 +2,13 @@
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
-use crate::binary::{
-    BinaryDiagnostics, ChainDriver, ChainResult, RunConfig, RunError, RunShape, Statistic,
-    SweepReport, diagnose_draws, drive, in_parallel, mean_jump, means, total_evaluations,
-    total_stats, total_steps, tuned,
-};
+use crate::binary::{BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnose_draws};
 use crate::diagnostics::DiagError;
 use crate::discrete_models::Potts;
+use crate::run::{
+    ChainDriver, ChainResult, RunConfig, RunError, drive, map_chains, mean_jump, means,
+    total_evaluations, total_stats, total_steps, tuned,
+};
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
 use langevin_core::categorical::CategoricalKernel;
@@ -42,6 +42,8 @@ pub struct LabelRun {
     pub domain: LabelDomain,
     /// Wall time of the sampling loops.
     pub wall_time: Duration,
+    /// Worker threads the run used (the diagnostics use as many).
+    pub threads: usize,
 }
 
 impl LabelRun {
@@ -106,6 +108,7 @@ impl LabelRun {
             self.evaluations(),
             self.wall_time,
             seed,
+            self.threads,
         )
     }
 }
@@ -153,31 +156,37 @@ pub fn run_label_chains(
             )));
         }
     }
-    let (chains, wall_time) = in_parallel(config, |c, mut rng| {
-        let x: Vec<u16> = match start {
-            LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
-            LabelStart::Fixed(x) => x.clone(),
-        };
-        match model {
-            LabelModel::Ordinal(m) => {
-                run_ordinal(m.clone(), sampler, &shape, config, c, x, rng, progress)
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), mut rng| {
+            let x: Vec<u16> = match start {
+                LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
+                LabelStart::Fixed(x) => x.clone(),
+            };
+            match model {
+                LabelModel::Ordinal(m) => {
+                    run_ordinal(m.clone(), sampler, &shape, config, c, x, rng, progress)
+                }
+                LabelModel::Categorical(m) => {
+                    run_categorical(m.clone(), sampler, &shape, config, c, x, rng, progress)
+                }
             }
-            LabelModel::Categorical(m) => {
-                run_categorical(m.clone(), sampler, &shape, config, c, x, rng, progress)
-            }
-        }
-    })?;
+        },
+    )?;
     Ok(LabelRun {
-        chains,
+        chains: run.results,
         dim: d,
         states: s,
         domain: model.domain(),
-        wall_time,
+        wall_time: run.wall_time,
+        threads: run.threads,
     })
 }
 
-/// Room for one label chain.
-struct Buffers {
+/// Room for one label chain, owned.
+pub(crate) struct Buffers {
     x: Vec<u16>,
     grad: Vec<f32>,
     x_proposal: Vec<u16>,
@@ -187,7 +196,8 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(x: Vec<u16>, grad_len: usize, states: usize) -> Self {
+    /// Buffers for the state `x`, gradients of `grad_len` entries and `states` values.
+    pub(crate) fn new(x: Vec<u16>, grad_len: usize, states: usize) -> Self {
         let d = x.len();
         Self {
             x,
@@ -199,7 +209,8 @@ impl Buffers {
         }
     }
 
-    fn buffers(&mut self) -> LabelBuffers<'_> {
+    /// The borrowed view a [`LabelChain`] is built on.
+    pub(crate) fn buffers(&mut self) -> LabelBuffers<'_> {
         LabelBuffers {
             x: &mut self.x,
             grad: &mut self.grad,
@@ -446,13 +457,6 @@ impl ChainDriver for GibbsDriver<'_> {
         &self.x
     }
     fn log_density(&self) -> Option<f64> {
-        None
-    }
-    fn is_tuning(&self) -> bool {
-        false
-    }
-    fn stop_tuning(&mut self) {}
-    fn tuned(&self) -> Option<serde_json::Value> {
         None
     }
 }

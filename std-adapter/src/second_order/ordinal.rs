@@ -2,8 +2,8 @@
 //! first-order tuner and [`OrdinalAbSecondOrder`].
 
 use super::{Ab2Error, Ab2Fitted, Ab2Report, Ab2Settings, JumpTuner, Pairs, fit, param_error};
-use crate::binary::{ChainResult, RunConfig, RunError, in_parallel};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
+use crate::run::{ChainResult, RunConfig, RunError, map_chains};
 use langevin_core::binary::StepError;
 use langevin_core::ordinal::{LabelBuffers, OrdinalChain, OrdinalKernel, OrdinalTarget};
 use langevin_core::random::index;
@@ -124,15 +124,19 @@ pub fn run_ab2_ordinal_chains(
         )));
     }
     let (d, s) = (model.dim(), model.states());
-    let (chains, wall_time) = in_parallel(config, |c, rng| {
-        run_one(model.clone(), settings, config, c, rng, progress)
-    })?;
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), rng| run_one(model.clone(), settings, config, c, rng, progress),
+    )?;
     Ok(LabelRun {
-        chains,
+        chains: run.results,
         dim: d,
         states: s,
         domain: LabelDomain::Ordinal,
-        wall_time,
+        wall_time: run.wall_time,
+        threads: run.threads,
     })
 }
 
