@@ -355,11 +355,11 @@ mod tests {
 
     /// Each runner of the crate on a small model, as a function of the thread count.
     fn runners() -> Vec<Box<dyn Fn(usize) -> Vec<u64>>> {
+        use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
         use crate::binary::{BinaryModel, SamplerSpec, run_chains};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
         use crate::discrete_models::OrdinalQuadratic;
         use crate::labels::OrdinalModel;
-        use crate::second_order::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
         use langevin_core::models::{Dims, IsingLattice};
         let config = |threads| RunConfig {
             steps: 60,

@@ -23,15 +23,17 @@
 //! Ordinal models run the same schedule ([`tune_ordinal_chain`], [`run_ab2_ordinal_chains`])
 //! with the kernel of [`langevin_core::second_order::OrdinalAbSecondOrder`].
 
+pub mod diagonal;
+pub mod exact_w;
+pub mod fit;
 mod ordinal;
-pub mod sparse;
 
 pub use ordinal::{run_ab2_ordinal_chains, tune_ordinal_chain};
 
 use crate::FlipMathImpl;
+use crate::ab2::diagonal::{MaxEigOptions, min_max_eigenvalue};
+use crate::ab2::fit::{FitOptions, fit_symmetric, trick_factor_f32};
 use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun, ChainResult, RunConfig, RunError};
-use crate::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
-use crate::quadratic_fit::{FitOptions, fit_symmetric, trick_factor_f32};
 use crate::run::map_chains;
 use crate::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use langevin_core::ParamError;
@@ -235,7 +237,7 @@ impl Ab2Fitted {
     ///
     /// # Errors
     ///
-    /// Any [`crate::quadratic_fit::FitError`] of [`trick_factor_f32`], as text.
+    /// Any [`crate::ab2::fit::FitError`] of [`trick_factor_f32`], as text.
     pub fn new(w: &[f64], diag: &[f64], dim: usize) -> Result<Self, String> {
         let unit_factor = trick_factor_f32(w, diag, dim, 1.0).map_err(|e| e.to_string())?;
         Ok(Self {

@@ -20,7 +20,7 @@
 //! # Examples
 //!
 //! ```
-//! use langevin_std::quadratic_fit::{fit_symmetric, FitOptions};
+//! use langevin_std::ab2::fit::{fit_symmetric, FitOptions};
 //! // U(x) = ½ xᵀ W x with W = [[-2, 1], [1, -3]]: Δg = W Δx exactly.
 //! let w = [-2.0, 1.0, 1.0, -3.0];
 //! let dx = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
@@ -32,7 +32,7 @@
 //! let fit = fit_symmetric(&dx, &dg, 2, &FitOptions::default())?;
 //! assert!(fit.w.iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-9));
 //! assert!(fit.residual < 1e-9);
-//! # Ok::<(), langevin_std::quadratic_fit::FitError>(())
+//! # Ok::<(), langevin_std::ab2::fit::FitError>(())
 //! ```
 
 use std::fmt;

@@ -68,7 +68,7 @@ impl CsrMatrix {
 /// # Examples
 ///
 /// ```
-/// use langevin_std::second_order::sparse::ising_graph_w;
+/// use langevin_std::ab2::exact_w::ising_graph_w;
 /// // One edge 0 — 1 with J = 0.5.
 /// let w = ising_graph_w(&[0, 1, 2], &[1, 0], &[0.5, 0.5]).unwrap();
 /// assert_eq!((w.columns.as_slice(), w.values.as_slice()), ([1, 0].as_slice(), [2.0, 2.0].as_slice()));
