@@ -5,7 +5,7 @@ use super::Ab2Settings;
 use super::schedule::{Ab2Chain, tune};
 use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun};
 use crate::labels::{Buffers, LabelDomain, LabelRun, OrdinalModel};
-use crate::run::{ChainResult, RunConfig, RunError, map_chains};
+use crate::run::{ChainResult, DiscreteRun, RunConfig, RunError, map_chains};
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
@@ -44,12 +44,7 @@ pub fn run_ab2_chains(
             run_chain(&mut chain, &mut target, rng, settings, config, progress)
         },
     )?;
-    Ok(BinaryRun {
-        chains: run.results,
-        dim: model.dim(),
-        wall_time: run.wall_time,
-        threads: run.threads,
-    })
+    Ok(BinaryRun::new(model.dim(), run))
 }
 
 /// Runs `config.chains` chains of the AB-2 schedule on an ordinal model, like
@@ -91,14 +86,11 @@ pub fn run_ab2_ordinal_chains(
             run_chain(&mut chain, &mut model, rng, settings, config, progress)
         },
     )?;
-    Ok(LabelRun {
-        chains: run.results,
-        dim: d,
-        states: s,
-        domain: LabelDomain::Ordinal,
-        wall_time: run.wall_time,
-        threads: run.threads,
-    })
+    Ok(LabelRun::new(
+        DiscreteRun::new(d, run),
+        s,
+        LabelDomain::Ordinal,
+    ))
 }
 
 /// One chain of the schedule: the tuning phases, then `config.burn_in` frozen steps and

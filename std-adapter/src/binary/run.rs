@@ -3,70 +3,17 @@
 use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport};
 use crate::run::{
-    ChainDriver, ChainResult, RunConfig, RunError, drive, map_chains, mean_jump, means,
-    total_evaluations, total_stats, total_steps, tuned,
+    ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
+    kernel_driver, map_chains,
 };
 use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, StepReport};
-use langevin_core::stats::ChainStats;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
-/// The outcome of a run.
-#[derive(Clone, Debug)]
-pub struct BinaryRun {
-    /// Per-chain results, in chain order.
-    pub chains: Vec<ChainResult>,
-    /// The dimension.
-    pub dim: usize,
-    /// Wall time of the sampling loops (no loading or writing).
-    pub wall_time: Duration,
-    /// Worker threads the run used (the diagnostics use as many).
-    pub threads: usize,
-}
-
-impl BinaryRun {
-    /// All kept draws, `(chains, kept, d)` row-major.
-    pub fn samples(&self) -> Vec<u8> {
-        self.chains
-            .iter()
-            .flat_map(|c| c.draws.iter().copied())
-            .collect()
-    }
-
-    /// Totals over all chains' kept phases.
-    pub fn stats(&self) -> ChainStats {
-        total_stats(&self.chains)
-    }
-
-    /// Target evaluations over the whole run (initial ones, burn-in and kept phase).
-    pub fn evaluations(&self) -> u64 {
-        total_evaluations(&self.chains)
-    }
-
-    /// Steps taken over the whole run (burn-in, tuning and kept phase, all chains).
-    pub fn steps_taken(&self) -> u64 {
-        total_steps(&self.chains)
-    }
-
-    /// Per-coordinate mean of the kept draws over all chains.
-    pub fn means(&self) -> Vec<f64> {
-        means(&self.chains, self.dim)
-    }
-
-    /// Mean Hamming distance between consecutive states of the kept phase (the accepted flips
-    /// per step, except that a Gibbs sweep flipping a site twice moves it not at all).
-    pub fn mean_jump(&self) -> f64 {
-        mean_jump(&self.chains)
-    }
-
-    /// The tuned parameters of every chain (`None` for fixed samplers).
-    pub fn tuned(&self) -> Option<serde_json::Value> {
-        tuned(&self.chains)
-    }
-}
+/// The outcome of a binary run.
+pub type BinaryRun = DiscreteRun<u8>;
 
 /// Runs `config.chains` chains of `sampler` on `model`.
 ///
@@ -93,12 +40,7 @@ pub fn run_chains(
         vec![(); config.chains],
         |c, (), rng| run_one(model, sampler, &shape, config, c, rng, progress),
     )?;
-    Ok(BinaryRun {
-        chains: run.results,
-        dim: model.dim(),
-        wall_time: run.wall_time,
-        threads: run.threads,
-    })
+    Ok(BinaryRun::new(model.dim(), run))
 }
 
 /// Room for one binary chain, owned.
@@ -137,56 +79,14 @@ impl BinaryBuffers {
     }
 }
 
-/// A binary chain driven by any kernel through its cached `U` and `∇U`.
-struct KernelDriver<'c, 't> {
-    chain: BinaryChain<'c>,
-    target: ModelTarget<'t>,
-    kernel: AnyBinaryKernel,
-    rng: Xoshiro256PlusPlus,
-    /// The state before a Gibbs sweep (a sweep may flip a site twice).
-    previous: Option<Vec<u8>>,
-}
-
-impl ChainDriver for KernelDriver<'_, '_> {
-    type Value = u8;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        if let Some(p) = &mut self.previous {
-            p.copy_from_slice(self.chain.state());
-        }
-        let r = BinaryKernel::step(
-            &mut self.kernel,
-            &mut self.target,
-            &mut self.chain,
-            &mut self.rng,
-        )
-        .map_err(|e| RunError::Model(e.to_string()))?;
-        let jump = match &self.previous {
-            Some(p) => hamming(p, self.chain.state()),
-            None => u64::from(r.accepted_flips()),
-        };
-        Ok((r, jump))
-    }
-    fn state(&self) -> &[u8] {
-        self.chain.state()
-    }
-    fn log_density(&self) -> Option<f64> {
-        Some(self.chain.log_density())
-    }
-    fn is_tuning(&self) -> bool {
-        self.kernel.is_tuning()
-    }
-    fn stop_tuning(&mut self) {
-        self.kernel.stop_tuning();
-    }
-    fn tuned(&self) -> Option<serde_json::Value> {
-        self.kernel.tuned()
-    }
-}
-
-/// Coordinates where two states differ.
-fn hamming(a: &[u8], b: &[u8]) -> u64 {
-    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
-}
+kernel_driver!(
+    BinaryChain<'_>,
+    ModelTarget<'_>,
+    AnyBinaryKernel,
+    u8,
+    BinaryKernel::step,
+    hamming
+);
 
 /// Gibbs sweeps on a raw state through the model's single-flip fast path.
 struct FastGibbs<'m, T> {

@@ -196,68 +196,104 @@ impl<T> Default for ChainResult<T> {
     }
 }
 
-/// Totals over the chains' kept phases.
-pub(crate) fn total_stats<T>(chains: &[ChainResult<T>]) -> ChainStats {
-    let mut total = ChainStats::default();
-    for c in chains {
-        total.merge(&c.stats);
-    }
-    total
+/// The outcome of a run of discrete chains; `T` is the state type (`u8` binary, `u16` labels).
+#[derive(Clone, Debug)]
+pub struct DiscreteRun<T = u8> {
+    /// Per-chain results, in chain order.
+    pub chains: Vec<ChainResult<T>>,
+    /// The dimension.
+    pub dim: usize,
+    /// Wall time of the sampling loops (no loading or writing).
+    pub wall_time: Duration,
+    /// Worker threads the run used (the diagnostics use as many).
+    pub threads: usize,
 }
 
-/// Target evaluations over the whole run (initial ones, burn-in and kept phase).
-pub(crate) fn total_evaluations<T>(chains: &[ChainResult<T>]) -> u64 {
-    chains
-        .iter()
-        .map(|c| 1 + c.stats.evaluations + c.burn_in_stats.evaluations)
-        .sum()
-}
-
-/// Steps over the whole run (burn-in, tuning and kept phase).
-pub(crate) fn total_steps<T>(chains: &[ChainResult<T>]) -> u64 {
-    chains
-        .iter()
-        .map(|c| c.stats.steps + c.burn_in_stats.steps)
-        .sum()
-}
-
-/// Per-coordinate mean of the kept draws over all chains.
-pub(crate) fn means<T: Copy + Into<u64>>(chains: &[ChainResult<T>], dim: usize) -> Vec<f64> {
-    let mut sums = vec![0u64; dim];
-    let mut n = 0u64;
-    for c in chains {
-        for draw in c.draws.chunks_exact(dim.max(1)) {
-            for (s, &x) in sums.iter_mut().zip(draw) {
-                *s += x.into();
-            }
-            n += 1;
+impl<T: Copy + Into<u64>> DiscreteRun<T> {
+    /// The run of dimension `dim` that [`map_chains`] returned.
+    pub fn new(dim: usize, run: Chains<ChainResult<T>>) -> Self {
+        Self {
+            chains: run.results,
+            dim,
+            wall_time: run.wall_time,
+            threads: run.threads,
         }
     }
-    sums.iter()
-        .map(|&s| if n == 0 { 0.0 } else { s as f64 / n as f64 })
-        .collect()
-}
 
-/// Mean distance moved per kept step.
-pub(crate) fn mean_jump<T>(chains: &[ChainResult<T>]) -> f64 {
-    let steps = total_stats(chains).steps;
-    if steps == 0 {
-        return 0.0;
-    }
-    chains.iter().map(|c| c.jump).sum::<u64>() as f64 / steps as f64
-}
-
-/// The tuned parameters per chain as a JSON array, or `None` if no chain has any.
-pub(crate) fn tuned<T>(chains: &[ChainResult<T>]) -> Option<serde_json::Value> {
-    if chains.iter().all(|c| c.tuned.is_none()) {
-        return None;
-    }
-    Some(serde_json::Value::Array(
-        chains
+    /// All kept draws, `(chains, kept, d)` row-major.
+    pub fn samples(&self) -> Vec<T> {
+        self.chains
             .iter()
-            .map(|c| c.tuned.clone().unwrap_or(serde_json::Value::Null))
-            .collect(),
-    ))
+            .flat_map(|c| c.draws.iter().copied())
+            .collect()
+    }
+
+    /// Totals over all chains' kept phases.
+    pub fn stats(&self) -> ChainStats {
+        let mut total = ChainStats::default();
+        for c in &self.chains {
+            total.merge(&c.stats);
+        }
+        total
+    }
+
+    /// Target evaluations over the whole run (initial ones, burn-in and kept phase).
+    pub fn evaluations(&self) -> u64 {
+        self.chains
+            .iter()
+            .map(|c| 1 + c.stats.evaluations + c.burn_in_stats.evaluations)
+            .sum()
+    }
+
+    /// Steps taken over the whole run (burn-in, tuning and kept phase, all chains).
+    pub fn steps_taken(&self) -> u64 {
+        self.chains
+            .iter()
+            .map(|c| c.stats.steps + c.burn_in_stats.steps)
+            .sum()
+    }
+
+    /// Per-coordinate mean of the kept draws over all chains.
+    pub fn means(&self) -> Vec<f64> {
+        let dim = self.dim;
+        let mut sums = vec![0u64; dim];
+        let mut n = 0u64;
+        for c in &self.chains {
+            for draw in c.draws.chunks_exact(dim.max(1)) {
+                for (s, &x) in sums.iter_mut().zip(draw) {
+                    *s += x.into();
+                }
+                n += 1;
+            }
+        }
+        sums.iter()
+            .map(|&s| if n == 0 { 0.0 } else { s as f64 / n as f64 })
+            .collect()
+    }
+
+    /// Mean distance moved per kept step: Hamming distance between consecutive states
+    /// (binary: the accepted flips per step, except that a Gibbs sweep flipping a site twice
+    /// moves it not at all), L1 (ordinal) or changed labels (categorical).
+    pub fn mean_jump(&self) -> f64 {
+        let steps = self.stats().steps;
+        if steps == 0 {
+            return 0.0;
+        }
+        self.chains.iter().map(|c| c.jump).sum::<u64>() as f64 / steps as f64
+    }
+
+    /// The tuned parameters of every chain as a JSON array (`None` for fixed samplers).
+    pub fn tuned(&self) -> Option<serde_json::Value> {
+        if self.chains.iter().all(|c| c.tuned.is_none()) {
+            return None;
+        }
+        Some(serde_json::Value::Array(
+            self.chains
+                .iter()
+                .map(|c| c.tuned.clone().unwrap_or(serde_json::Value::Null))
+                .collect(),
+        ))
+    }
 }
 
 /// One chain as the run loop sees it.
@@ -280,6 +316,78 @@ pub(crate) trait ChainDriver {
     fn tuned(&self) -> Option<serde_json::Value> {
         None
     }
+}
+
+/// A chain of any domain stepped by a kernel through its cached `U` and `∇U`; implemented
+/// for each domain by [`kernel_driver!`].
+pub(crate) struct KernelDriver<C, T, K, V> {
+    /// The chain.
+    pub(crate) chain: C,
+    /// The target.
+    pub(crate) target: T,
+    /// The kernel (a sampler of the registry).
+    pub(crate) kernel: K,
+    /// The chain's stream.
+    pub(crate) rng: Xoshiro256PlusPlus,
+    /// Where the distance moved is measured (Gibbs sweeps, ordinal chains): room for the state
+    /// before the step; else the distance is the step's accepted flips.
+    pub(crate) previous: Option<Vec<V>>,
+}
+
+/// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
+/// and value types, the kernel trait's `step` and the distance between two states.
+macro_rules! kernel_driver {
+    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path) => {
+        impl $crate::run::ChainDriver
+            for $crate::run::KernelDriver<$chain, $target, $kernel, $value>
+        {
+            type Value = $value;
+            fn step(
+                &mut self,
+            ) -> Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError> {
+                if let Some(p) = &mut self.previous {
+                    p.copy_from_slice(self.chain.state());
+                }
+                let (kernel, target, chain) = (&mut self.kernel, &mut self.target, &mut self.chain);
+                let r = $step(kernel, target, chain, &mut self.rng)
+                    .map_err(|e| $crate::run::RunError::Model(e.to_string()))?;
+                let jump = match &self.previous {
+                    Some(p) => $distance(p, self.chain.state()),
+                    None => u64::from(r.accepted_flips()),
+                };
+                Ok((r, jump))
+            }
+            fn state(&self) -> &[$value] {
+                self.chain.state()
+            }
+            fn log_density(&self) -> Option<f64> {
+                Some(self.chain.log_density())
+            }
+            fn is_tuning(&self) -> bool {
+                self.kernel.is_tuning()
+            }
+            fn stop_tuning(&mut self) {
+                self.kernel.stop_tuning();
+            }
+            fn tuned(&self) -> Option<serde_json::Value> {
+                self.kernel.tuned()
+            }
+        }
+    };
+}
+pub(crate) use kernel_driver;
+
+/// Coordinates where two states differ.
+pub(crate) fn hamming<V: PartialEq>(a: &[V], b: &[V]) -> u64 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
+
+/// `Σ |a_i − b_i|`.
+pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| u64::from(x.abs_diff(y)))
+        .sum()
 }
 
 /// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
