@@ -46,17 +46,19 @@ pub use diagonal::{
     shift_diagonal, trace_diagonal,
 };
 pub use run::{run_ab2_chains, run_ab2_ordinal_chains};
+/// [`tune_chain`] on an ordinal chain: the first-order burn-in with the ordinal AB tuner
+/// (window `settings.first.window`), the fit, and the `(a, b)` tuning by L1 jump distance for
+/// the ordinal second-order kernel. The DLP rules have no ordinal kernel: their fitted
+/// preconditioner is ignored there.
+pub use schedule::tune_chain as tune_ordinal_chain;
+pub use schedule::{Ab2Chain, tune_chain};
 
 use crate::sdp::SdpOptions;
 use fit::{FitError, trick_factor_f32};
 use langevin_core::ParamError;
-use langevin_core::binary::{BinaryChain, StepError};
-use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
+use langevin_core::binary::StepError;
 use langevin_core::second_order::TrickParams;
-use langevin_core::stats::ChainStats;
-use langevin_core::target::BinaryTarget;
 use langevin_core::tuning::AbSettings;
-use rand_core::Rng;
 
 /// How `D` is chosen once `W` is fitted.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -279,49 +281,3 @@ impl Ab2Fitted {
 
 /// Why the schedule stopped.
 pub type Ab2Error<E> = StepError<E>;
-
-/// Runs the tuning phases of the AB-2 schedule on `chain` (first-order burn-in, fit, second-order
-/// tuning) and returns the fitted model with the final `(a, b)`. Step totals are added to
-/// `stats`.
-///
-/// # Errors
-///
-/// [`StepError`] from a kernel step; a failed fit is not an error (see [`Ab2Report::fallback`]).
-pub fn tune_chain<T, R>(
-    target: &mut T,
-    chain: &mut BinaryChain<'_>,
-    rng: &mut R,
-    settings: &Ab2Settings,
-    stats: &mut ChainStats,
-) -> Result<(Ab2Fitted, Ab2Report), Ab2Error<T::Error>>
-where
-    T: BinaryTarget + ?Sized,
-    R: Rng + ?Sized,
-{
-    schedule::tune(target, chain, rng, settings, stats)
-}
-
-/// Runs the tuning phases of the AB-2 schedule on an ordinal `chain`, as [`tune_chain`] does on
-/// binary ones: first-order burn-in with the ordinal AB tuner (`W = D = 0`, window
-/// `settings.first.window`), the pairs `(Δx, Δ∇U)` of its accepted moves, the fit of `W` and
-/// `D`, and the second-order `(a, b)` tuning by L1 jump distance. The DLP rules have no ordinal
-/// kernel: their fitted preconditioner is ignored and `(a, b)` tuned for the second-order
-/// kernel. Step totals are added to `stats`.
-///
-/// # Errors
-///
-/// [`StepError`] from a kernel step; a failed fit is not an error (see
-/// [`Ab2Report::fallback`]).
-pub fn tune_ordinal_chain<T, R>(
-    target: &mut T,
-    chain: &mut OrdinalChain<'_>,
-    rng: &mut R,
-    settings: &Ab2Settings,
-    stats: &mut ChainStats,
-) -> Result<(Ab2Fitted, Ab2Report), Ab2Error<T::Error>>
-where
-    T: OrdinalTarget + ?Sized,
-    R: Rng + ?Sized,
-{
-    schedule::tune(target, chain, rng, settings, stats)
-}

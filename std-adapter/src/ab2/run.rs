@@ -2,7 +2,7 @@
 //! through one per-chain routine.
 
 use super::Ab2Settings;
-use super::schedule::{Ab2Chain, tune};
+use super::schedule::{Ab2Chain, tune_chain};
 use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun};
 use crate::labels::{Buffers, LabelDomain, LabelRun, OrdinalModel};
 use crate::run::{ChainResult, DiscreteRun, RunConfig, RunError, map_chains};
@@ -117,7 +117,8 @@ where
     };
     let step_err = |e: StepError<C::Error>| RunError::Model(e.to_string());
     let (mut fitted, report) =
-        tune(target, chain, &mut rng, settings, &mut result.burn_in_stats).map_err(step_err)?;
+        tune_chain(target, chain, &mut rng, settings, &mut result.burn_in_stats)
+            .map_err(step_err)?;
     if let Some(p) = progress {
         p.fetch_add(report.tuning_steps, Ordering::Relaxed);
     }

@@ -24,9 +24,18 @@ use langevin_core::tuning::AbTuner;
 use rand_core::Rng;
 use std::fmt;
 
-/// A chain the AB-2 schedule can run on, with target `T`: the domain's first-order tuner
-/// step, its second-order kernel and, for binary chains, the DLP kernel.
-pub(crate) trait Ab2Chain<T: ?Sized> {
+mod sealed {
+    /// Only the chains of this crate's domains are AB-2 chains.
+    pub trait Sealed {}
+    impl Sealed for langevin_core::binary::BinaryChain<'_> {}
+    impl Sealed for langevin_core::ordinal::OrdinalChain<'_> {}
+}
+
+/// A chain the AB-2 schedule runs on, with target `T`: [`BinaryChain`] with a
+/// [`BinaryTarget`], [`OrdinalChain`] with an [`OrdinalTarget`]. It supplies the domain's
+/// first-order tuner step, its second-order kernel and, for binary chains, the DLP kernel;
+/// the schedule itself ([`tune_chain`](super::tune_chain)) is written once over it.
+pub trait Ab2Chain<T: ?Sized>: sealed::Sealed {
     /// The state's value type.
     type Value: Copy + Default + Into<f64>;
     /// The target's error.
@@ -42,6 +51,10 @@ pub(crate) trait Ab2Chain<T: ?Sized> {
     /// Length of the second-order kernel's scratch.
     fn second_order_scratch_len(&self) -> usize;
     /// One step of the first-order AB tuner.
+    ///
+    /// # Errors
+    ///
+    /// The step's error.
     fn tuner_step<R: Rng + ?Sized>(
         &mut self,
         tuner: &mut AbTuner,
@@ -50,6 +63,10 @@ pub(crate) trait Ab2Chain<T: ?Sized> {
     ) -> Result<StepReport, StepError<Self::Error>>;
     /// `steps` steps of one second-order kernel with `params`; `visit` sees each step's
     /// report, the distance moved and the chain after it.
+    ///
+    /// # Errors
+    ///
+    /// A step's error, or [`StepError::Len`] for buffers of the wrong length.
     #[allow(
         clippy::too_many_arguments,
         reason = "a kernel's parameters and its two buffers"
@@ -67,142 +84,16 @@ pub(crate) trait Ab2Chain<T: ?Sized> {
     where
         R: Rng + ?Sized,
         F: FnMut(&StepReport, u64, &Self);
-    /// `steps` steps of the DLP kernel (the flip proposal at `(a, b)` preconditioned by `p`);
-    /// only called where [`DLP`](Self::DLP) holds.
+    /// `steps` steps of the DLP kernel (the flip proposal at `(a, b)` preconditioned by `p`)
+    /// where [`DLP`](Self::DLP) holds; no steps in the other domains.
+    ///
+    /// # Errors
+    ///
+    /// A step's error, or the kernel's parameter error as [`StepError::Len`].
     #[allow(
         clippy::too_many_arguments,
         reason = "a kernel's parameters and its preconditioner"
     )]
-    fn dlp_steps<R, F>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-        step: f64,
-        balance: f64,
-        p: &[f32],
-        steps: u64,
-        visit: F,
-    ) -> Result<(), StepError<Self::Error>>
-    where
-        R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self);
-}
-
-impl<T: BinaryTarget + ?Sized> Ab2Chain<T> for BinaryChain<'_> {
-    type Value = u8;
-    type Error = T::Error;
-    const DLP: bool = true;
-    fn values(&self) -> &[u8] {
-        self.state()
-    }
-    fn gradient(&self) -> &[f32] {
-        self.grad()
-    }
-    fn current_log_density(&self) -> f64 {
-        self.log_density()
-    }
-    fn second_order_scratch_len(&self) -> usize {
-        scratch_len(self.dim())
-    }
-    fn tuner_step<R: Rng + ?Sized>(
-        &mut self,
-        tuner: &mut AbTuner,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>> {
-        BinaryKernel::step(tuner, target, self, rng)
-    }
-    fn second_order_steps<R, F>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-        params: TrickParams<'_>,
-        scratch: &mut [f64],
-        cached: &mut [u8],
-        steps: u64,
-        mut visit: F,
-    ) -> Result<(), StepError<T::Error>>
-    where
-        R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self),
-    {
-        let mut kernel = AbSecondOrder::new(params, scratch, cached).map_err(StepError::Len)?;
-        for _ in 0..steps {
-            let r = kernel.step(target, self, rng)?;
-            visit(&r, u64::from(r.accepted_flips()), self);
-        }
-        Ok(())
-    }
-    fn dlp_steps<R, F>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-        step: f64,
-        balance: f64,
-        p: &[f32],
-        steps: u64,
-        mut visit: F,
-    ) -> Result<(), StepError<T::Error>>
-    where
-        R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self),
-    {
-        let kernel = dlp_kernel(step, balance, p).map_err(param_error)?;
-        for _ in 0..steps {
-            let r = kernel.step(target, self, rng)?;
-            visit(&r, u64::from(r.accepted_flips()), self);
-        }
-        Ok(())
-    }
-}
-
-impl<T: OrdinalTarget + ?Sized> Ab2Chain<T> for OrdinalChain<'_> {
-    type Value = u16;
-    type Error = T::Error;
-    const DLP: bool = false;
-    fn values(&self) -> &[u16] {
-        self.state()
-    }
-    fn gradient(&self) -> &[f32] {
-        self.grad()
-    }
-    fn current_log_density(&self) -> f64 {
-        self.log_density()
-    }
-    fn second_order_scratch_len(&self) -> usize {
-        ordinal_scratch_len(self.dim(), self.states())
-    }
-    fn tuner_step<R: Rng + ?Sized>(
-        &mut self,
-        tuner: &mut AbTuner,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>> {
-        OrdinalKernel::step(tuner, target, self, rng)
-    }
-    fn second_order_steps<R, F>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-        params: TrickParams<'_>,
-        scratch: &mut [f64],
-        cached: &mut [u16],
-        steps: u64,
-        mut visit: F,
-    ) -> Result<(), StepError<T::Error>>
-    where
-        R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self),
-    {
-        let mut kernel = OrdinalAbSecondOrder::new(params, self.states(), scratch, cached)
-            .map_err(StepError::Len)?;
-        for _ in 0..steps {
-            let (r, jump) = kernel.step_with_jump(target, self, rng)?;
-            visit(&r, jump, self);
-        }
-        Ok(())
-    }
-    /// Ordinal chains have no DLP kernel ([`DLP`](Ab2Chain::DLP) is false): no steps.
     fn dlp_steps<R, F>(
         &mut self,
         _target: &mut T,
@@ -212,13 +103,137 @@ impl<T: OrdinalTarget + ?Sized> Ab2Chain<T> for OrdinalChain<'_> {
         _p: &[f32],
         _steps: u64,
         _visit: F,
-    ) -> Result<(), StepError<T::Error>>
+    ) -> Result<(), StepError<Self::Error>>
     where
         R: Rng + ?Sized,
         F: FnMut(&StepReport, u64, &Self),
     {
         Ok(())
     }
+}
+
+/// Implements [`Ab2Chain`] for one domain: its chain and target trait, value type, `DLP`,
+/// the first-order kernel trait's `step`, the second-order scratch length, kernel and step
+/// (returning the report and the distance moved), and optionally the DLP steps.
+macro_rules! ab2_chain {
+    (
+        $chain:ty, $target:path, $value:ty, $dlp:literal, $tuner:path,
+        scratch: |$this:ident| $scratch:expr,
+        kernel: |$params:ident, $s:ident, $cached:ident| $kernel:expr,
+        step: |$k:ident, $t:ident, $c:ident, $r:ident| $step:expr
+        $(, dlp: $dlp_steps:path)? $(,)?
+    ) => {
+        impl<T: $target + ?Sized> Ab2Chain<T> for $chain {
+            type Value = $value;
+            type Error = T::Error;
+            const DLP: bool = $dlp;
+            fn values(&self) -> &[$value] {
+                self.state()
+            }
+            fn gradient(&self) -> &[f32] {
+                self.grad()
+            }
+            fn current_log_density(&self) -> f64 {
+                self.log_density()
+            }
+            fn second_order_scratch_len(&self) -> usize {
+                let $this = self;
+                $scratch
+            }
+            fn tuner_step<R: Rng + ?Sized>(
+                &mut self,
+                tuner: &mut AbTuner,
+                target: &mut T,
+                rng: &mut R,
+            ) -> Result<StepReport, StepError<T::Error>> {
+                $tuner(tuner, target, self, rng)
+            }
+            fn second_order_steps<R, F>(
+                &mut self,
+                target: &mut T,
+                rng: &mut R,
+                $params: TrickParams<'_>,
+                $s: &mut [f64],
+                $cached: &mut [$value],
+                steps: u64,
+                mut visit: F,
+            ) -> Result<(), StepError<T::Error>>
+            where
+                R: Rng + ?Sized,
+                F: FnMut(&StepReport, u64, &Self),
+            {
+                #[allow(unused_variables, reason = "not every domain's kernel needs the chain")]
+                let $this = &*self;
+                let mut kernel = $kernel.map_err(StepError::Len)?;
+                for _ in 0..steps {
+                    let ($k, $t, $c, $r) = (&mut kernel, &mut *target, &mut *self, &mut *rng);
+                    let (report, jump) = $step;
+                    visit(&report, jump, self);
+                }
+                Ok(())
+            }
+            $(
+                fn dlp_steps<R, F>(
+                    &mut self,
+                    target: &mut T,
+                    rng: &mut R,
+                    step: f64,
+                    balance: f64,
+                    p: &[f32],
+                    steps: u64,
+                    visit: F,
+                ) -> Result<(), StepError<T::Error>>
+                where
+                    R: Rng + ?Sized,
+                    F: FnMut(&StepReport, u64, &Self),
+                {
+                    $dlp_steps(self, target, rng, (step, balance, p), steps, visit)
+                }
+            )?
+        }
+    };
+}
+
+ab2_chain!(
+    BinaryChain<'_>, BinaryTarget, u8, true, BinaryKernel::step,
+    scratch: |chain| scratch_len(chain.dim()),
+    kernel: |params, scratch, cached| AbSecondOrder::new(params, scratch, cached),
+    step: |kernel, target, chain, rng| {
+        let report = kernel.step(target, chain, rng)?;
+        (report, u64::from(report.accepted_flips()))
+    },
+    dlp: binary_dlp_steps,
+);
+
+ab2_chain!(
+    OrdinalChain<'_>, OrdinalTarget, u16, false, OrdinalKernel::step,
+    scratch: |chain| ordinal_scratch_len(chain.dim(), chain.states()),
+    kernel: |params, scratch, cached| {
+        OrdinalAbSecondOrder::new(params, chain.states(), scratch, cached)
+    },
+    step: |kernel, target, chain, rng| kernel.step_with_jump(target, chain, rng)?,
+);
+
+/// The DLP kernel's steps on a binary chain: DMALA at `(a, b)` preconditioned by `p`.
+fn binary_dlp_steps<'c, T, R, F>(
+    chain: &mut BinaryChain<'c>,
+    target: &mut T,
+    rng: &mut R,
+    (step, balance, p): (f64, f64, &[f32]),
+    steps: u64,
+    mut visit: F,
+) -> Result<(), StepError<T::Error>>
+where
+    T: BinaryTarget + ?Sized,
+    R: Rng + ?Sized,
+    F: FnMut(&StepReport, u64, &BinaryChain<'c>),
+{
+    let kernel = dlp_kernel(step, balance, p).map_err(param_error)?;
+    for _ in 0..steps {
+        let r = kernel.step(target, chain, rng)?;
+        visit(&r, u64::from(r.accepted_flips()), chain);
+    }
+    Ok(())
 }
 
 /// Why a chain stayed first order (the text goes to [`Ab2Report::fallback`]).
@@ -254,8 +269,16 @@ impl From<DiagonalError> for Fallback {
     }
 }
 
-/// The tuning phases on any [`Ab2Chain`]: see [`tune_chain`](super::tune_chain).
-pub(crate) fn tune<C, T, R>(
+/// Runs the tuning phases of the AB-2 schedule on `chain` (first-order burn-in, fit,
+/// second-order tuning) and returns the fitted model with the final `(a, b)`. Step totals are
+/// added to `stats`. Binary and ordinal chains ([`Ab2Chain`]) run the same phases with their
+/// own kernels; jump distances are flips (binary) or L1 (ordinal).
+///
+/// # Errors
+///
+/// [`StepError`] from a kernel step; a failed fit is not an error (see
+/// [`Ab2Report::fallback`]).
+pub fn tune_chain<C, T, R>(
     target: &mut T,
     chain: &mut C,
     rng: &mut R,
