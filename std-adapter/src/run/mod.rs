@@ -89,9 +89,9 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
+            RunError::Model(_) | RunError::WorkerPanicked { .. } => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
-            RunError::Model(_) | RunError::WorkerPanicked { .. } => None,
         }
     }
 }

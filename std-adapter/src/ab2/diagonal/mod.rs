@@ -42,14 +42,14 @@ pub enum DiagonalError {
 impl fmt::Display for DiagonalError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Self::Sdp(e) => e.fmt(f),
+            Self::MaxEig(e) => e.fmt(f),
             Self::Length { expected, found } => {
                 write!(f, "W has {found} entries, expected {expected}")
             }
             Self::NonFiniteW => f.write_str("W is not finite"),
             Self::Floor(floor) => write!(f, "the DLP floor must be in (0, 1], got {floor}"),
             Self::InvalidD => f.write_str("D must be finite and ≥ 0"),
-            Self::Sdp(e) => e.fmt(f),
-            Self::MaxEig(e) => e.fmt(f),
         }
     }
 }
