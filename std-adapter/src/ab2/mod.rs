@@ -51,7 +51,7 @@ pub use run::{run_ab2_chains, run_ab2_ordinal_chains};
 /// the ordinal second-order kernel. The DLP rules have no ordinal kernel: their fitted
 /// preconditioner is ignored there.
 pub use schedule::tune_chain as tune_ordinal_chain;
-pub use schedule::{Ab2Chain, tune_chain};
+pub use schedule::{Ab2Chain, Ab2Kernel, tune_chain};
 
 use crate::sdp::SdpOptions;
 use fit::{FitError, trick_factor_f32};

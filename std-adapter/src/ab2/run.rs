@@ -2,7 +2,7 @@
 //! through one per-chain routine.
 
 use super::Ab2Settings;
-use super::schedule::{Ab2Chain, tune_chain};
+use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
 use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun};
 use crate::labels::{Buffers, LabelDomain, LabelRun, OrdinalModel};
 use crate::run::{ChainResult, DiscreteRun, RunConfig, RunError, map_chains};
@@ -143,27 +143,29 @@ where
         t += 1;
     };
     let total = burn_in + config.steps;
-    match &precond {
-        Some(p) => chain.dlp_steps(
-            target,
-            &mut rng,
-            report.step,
-            report.balance,
+    let (mut scratch, mut cached);
+    let kernel = match &precond {
+        Some(p) => Ab2Kernel::Dlp {
+            step: report.step,
+            balance: report.balance,
             p,
-            total,
-            visit,
-        ),
+        },
         None => {
             let params = fitted
                 .params(report.step, report.balance)
                 .map_err(RunError::Param)?;
-            let mut scratch = vec![0.0f64; chain.second_order_scratch_len()];
-            let mut cached = vec![C::Value::default(); d];
-            let (s, c) = (&mut scratch, &mut cached);
-            chain.second_order_steps(target, &mut rng, params, s, c, total, visit)
+            scratch = vec![0.0f64; chain.second_order_scratch_len()];
+            cached = vec![C::Value::default(); d];
+            Ab2Kernel::SecondOrder {
+                params,
+                scratch: &mut scratch,
+                cached: &mut cached,
+            }
         }
-    }
-    .map_err(step_err)?;
+    };
+    chain
+        .kernel_steps(target, &mut rng, kernel, total, visit)
+        .map_err(step_err)?;
     if let Some(p) = progress {
         p.fetch_add(total, Ordering::Relaxed);
     }

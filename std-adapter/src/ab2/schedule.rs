@@ -61,55 +61,61 @@ pub trait Ab2Chain<T: ?Sized>: sealed::Sealed {
         target: &mut T,
         rng: &mut R,
     ) -> Result<StepReport, StepError<Self::Error>>;
-    /// `steps` steps of one second-order kernel with `params`; `visit` sees each step's
-    /// report, the distance moved and the chain after it.
+    /// `steps` steps of one `kernel`; `visit` sees each step's report, the distance moved
+    /// and the chain after it.
     ///
     /// # Errors
     ///
-    /// A step's error, or [`StepError::Len`] for buffers of the wrong length.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "a kernel's parameters and its two buffers"
-    )]
-    fn second_order_steps<R, F>(
+    /// A step's error; [`StepError::Len`] for buffers of the wrong length or invalid DLP
+    /// parameters.
+    fn kernel_steps<R, F>(
         &mut self,
         target: &mut T,
         rng: &mut R,
-        params: TrickParams<'_>,
-        scratch: &mut [f64],
-        cached: &mut [Self::Value],
+        kernel: Ab2Kernel<'_, Self::Value>,
         steps: u64,
         visit: F,
     ) -> Result<(), StepError<Self::Error>>
     where
         R: Rng + ?Sized,
         F: FnMut(&StepReport, u64, &Self);
-    /// `steps` steps of the DLP kernel (the flip proposal at `(a, b)` preconditioned by `p`)
-    /// where [`DLP`](Self::DLP) holds; no steps in the other domains.
-    ///
-    /// # Errors
-    ///
-    /// A step's error, or the kernel's parameter error as [`StepError::Len`].
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "a kernel's parameters and its preconditioner"
-    )]
-    fn dlp_steps<R, F>(
-        &mut self,
-        _target: &mut T,
-        _rng: &mut R,
-        _step: f64,
-        _balance: f64,
-        _p: &[f32],
-        _steps: u64,
-        _visit: F,
-    ) -> Result<(), StepError<Self::Error>>
-    where
-        R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self),
-    {
+}
+
+/// The kernel of a phase of the schedule, for [`Ab2Chain::kernel_steps`].
+#[derive(Debug)]
+pub enum Ab2Kernel<'a, V> {
+    /// The second-order kernel with `params`, working in `scratch` and `cached`.
+    SecondOrder {
+        /// `W`, `D`, the factor and `(a, b)`.
+        params: TrickParams<'a>,
+        /// The kernel's scratch ([`Ab2Chain::second_order_scratch_len`] entries).
+        scratch: &'a mut [f64],
+        /// The state the kernel's cached products belong to.
+        cached: &'a mut [V],
+    },
+    /// The DLP rules' first-order kernel: the flip proposal at `(step, balance)`
+    /// preconditioned by `p`. Only binary chains have it ([`Ab2Chain::DLP`]); elsewhere it
+    /// takes no steps.
+    Dlp {
+        /// Step `a`.
+        step: f64,
+        /// Balance `b`.
+        balance: f64,
+        /// The preconditioner.
+        p: &'a [f32],
+    },
+}
+
+/// The DLP steps of a domain: [`binary_dlp_steps`] where the domain has the kernel, none
+/// elsewhere.
+macro_rules! dlp_steps {
+    (true, $($arg:expr),*) => {
+        binary_dlp_steps($($arg),*)
+    };
+    (false, $($arg:expr),*) => {{
+        let _ = ($($arg),*);
         Ok(())
-    }
+    }};
 }
 
 /// Implements [`Ab2Chain`] for one domain: its chain and target trait, value type, `DLP`,
@@ -117,11 +123,10 @@ pub trait Ab2Chain<T: ?Sized>: sealed::Sealed {
 /// (returning the report and the distance moved), and optionally the DLP steps.
 macro_rules! ab2_chain {
     (
-        $chain:ty, $target:path, $value:ty, $dlp:literal, $tuner:path,
+        $chain:ty, $target:path, $value:ty, $dlp:tt, $tuner:path,
         scratch: |$this:ident| $scratch:expr,
         kernel: |$params:ident, $s:ident, $cached:ident| $kernel:expr,
-        step: |$k:ident, $t:ident, $c:ident, $r:ident| $step:expr
-        $(, dlp: $dlp_steps:path)? $(,)?
+        step: |$k:ident, $t:ident, $c:ident, $r:ident| $step:expr $(,)?
     ) => {
         impl<T: $target + ?Sized> Ab2Chain<T> for $chain {
             type Value = $value;
@@ -148,13 +153,11 @@ macro_rules! ab2_chain {
             ) -> Result<StepReport, StepError<T::Error>> {
                 $tuner(tuner, target, self, rng)
             }
-            fn second_order_steps<R, F>(
+            fn kernel_steps<R, F>(
                 &mut self,
                 target: &mut T,
                 rng: &mut R,
-                $params: TrickParams<'_>,
-                $s: &mut [f64],
-                $cached: &mut [$value],
+                kernel: Ab2Kernel<'_, $value>,
                 steps: u64,
                 mut visit: F,
             ) -> Result<(), StepError<T::Error>>
@@ -162,6 +165,25 @@ macro_rules! ab2_chain {
                 R: Rng + ?Sized,
                 F: FnMut(&StepReport, u64, &Self),
             {
+                let (params, scratch, cached) = match kernel {
+                    Ab2Kernel::SecondOrder {
+                        params,
+                        scratch,
+                        cached,
+                    } => (params, scratch, cached),
+                    Ab2Kernel::Dlp { step, balance, p } => {
+                        return dlp_steps!(
+                            $dlp,
+                            self,
+                            target,
+                            rng,
+                            (step, balance, p),
+                            steps,
+                            visit
+                        );
+                    }
+                };
+                let ($params, $s, $cached) = (params, scratch, cached);
                 #[allow(unused_variables, reason = "not every domain's kernel needs the chain")]
                 let $this = &*self;
                 let mut kernel = $kernel.map_err(StepError::Len)?;
@@ -172,24 +194,6 @@ macro_rules! ab2_chain {
                 }
                 Ok(())
             }
-            $(
-                fn dlp_steps<R, F>(
-                    &mut self,
-                    target: &mut T,
-                    rng: &mut R,
-                    step: f64,
-                    balance: f64,
-                    p: &[f32],
-                    steps: u64,
-                    visit: F,
-                ) -> Result<(), StepError<T::Error>>
-                where
-                    R: Rng + ?Sized,
-                    F: FnMut(&StepReport, u64, &Self),
-                {
-                    $dlp_steps(self, target, rng, (step, balance, p), steps, visit)
-                }
-            )?
         }
     };
 }
@@ -202,7 +206,6 @@ ab2_chain!(
         let report = kernel.step(target, chain, rng)?;
         (report, u64::from(report.accepted_flips()))
     },
-    dlp: binary_dlp_steps,
 );
 
 ab2_chain!(
@@ -344,21 +347,19 @@ where
             stats.record(r);
             jump += j;
         };
-        match &precond {
-            Some(p) => chain.dlp_steps(target, rng, a, b, p, probe, visit)?,
-            None => {
-                let params = fitted.params(a, b).map_err(param_error)?;
-                chain.second_order_steps(
-                    target,
-                    rng,
-                    params,
-                    &mut scratch,
-                    &mut cached,
-                    probe,
-                    visit,
-                )?;
-            }
-        }
+        let kernel = match &precond {
+            Some(p) => Ab2Kernel::Dlp {
+                step: a,
+                balance: b,
+                p,
+            },
+            None => Ab2Kernel::SecondOrder {
+                params: fitted.params(a, b).map_err(param_error)?,
+                scratch: &mut scratch,
+                cached: &mut cached,
+            },
+        };
+        chain.kernel_steps(target, rng, kernel, probe, visit)?;
         spent += probe;
         jt.finish_probe(jump);
     }
