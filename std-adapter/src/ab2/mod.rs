@@ -182,7 +182,7 @@ pub struct Ab2Report {
 }
 
 impl Ab2Report {
-    /// The report as JSON (for [`ChainResult::tuned`]).
+    /// The report as JSON (for [`ChainResult::tuned`](crate::run::ChainResult::tuned)).
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::json!({
             "sampler": "ab2",

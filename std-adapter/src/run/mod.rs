@@ -5,8 +5,8 @@
 //! * [`map_chains`]: one closure per chain with its stream, on a pool sized for the run;
 //!   `sample` (binary and label domains), AB-2, `sample-continuous` and the diagnostics all
 //!   go through it or through [`Pool::map`];
-//! * [`ChainDriver`] and [`drive`]: the burn-in / tuning / kept-phase loop of one discrete
-//!   chain, with the [`ChainResult`] it fills;
+//! * the burn-in / tuning / kept-phase loop of one discrete chain, written once for every
+//!   domain's kernels, and the [`ChainResult`] it fills; [`DiscreteRun`] collects them;
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed.
 
 mod pool;
