@@ -197,16 +197,11 @@ impl<'a, T: Copy + Into<f64>> DrawArray<'a, T> {
         if chains == 0 || draws == 0 || dim == 0 {
             return Err(DiagError::Empty);
         }
-        let expected = chains
-            .checked_mul(draws)
-            .and_then(|v| v.checked_mul(dim))
-            .ok_or(DiagError::Length {
-                expected: usize::MAX,
-                found: data.len(),
-            })?;
-        if data.len() != expected {
+        // A shape whose size overflows expects `usize::MAX` entries.
+        let expected = chains.checked_mul(draws).and_then(|v| v.checked_mul(dim));
+        if expected != Some(data.len()) {
             return Err(DiagError::Length {
-                expected,
+                expected: expected.unwrap_or(usize::MAX),
                 found: data.len(),
             });
         }

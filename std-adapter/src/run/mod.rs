@@ -76,8 +76,8 @@ pub enum RunError {
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Param(e) => e.fmt(f),
             RunError::Model(e) => f.write_str(e),
+            RunError::Param(e) => e.fmt(f),
             RunError::WorkerPanicked { chain, message } => {
                 write!(f, "the worker running chain {chain} panicked: {message}")
             }
