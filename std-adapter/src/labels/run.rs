@@ -129,6 +129,12 @@ pub fn run_label_chains(
             )));
         }
     }
+    let job = LabelJob {
+        sampler,
+        shape,
+        config,
+        progress,
+    };
     let run = map_chains(
         config.seed,
         config.threads,
@@ -138,14 +144,7 @@ pub fn run_label_chains(
                 LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
                 LabelStart::Fixed(x) => x.clone(),
             };
-            match model {
-                LabelModel::Ordinal(m) => {
-                    run_ordinal(m.clone(), sampler, &shape, config, c, x, rng, progress)
-                }
-                LabelModel::Categorical(m) => {
-                    run_categorical(m.clone(), sampler, &shape, config, c, x, rng, progress)
-                }
-            }
+            job.run_one(model, c, x, rng)
         },
     )?;
     Ok(LabelRun::new(DiscreteRun::new(d, run), s, model.domain()))
@@ -188,103 +187,103 @@ impl Buffers {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_ordinal(
-    mut model: OrdinalModel,
-    sampler: &LabelSamplerSpec,
-    shape: &RunShape,
-    config: &RunConfig,
-    c: usize,
-    x: Vec<u16>,
-    rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult<u16>, RunError> {
-    use langevin_core::ordinal::OrdinalTarget;
-    let s = model.states();
-    let kernel = sampler.ordinal_kernel(shape).map_err(RunError::Param)?;
-    let mut buffers = Buffers::new(x, shape.dim, s);
-    let chain = LabelChain::new_ordinal(buffers.buffers(), &mut model)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    let Some(kernel) = kernel else {
-        let x = chain.state().to_vec();
-        let target = Conditional::Ordinal(&mut model);
-        return gibbs(sampler, "ordinal", x, target, rng, config, progress);
-    };
-    let previous = Some(chain.state().to_vec());
-    let mut driver = KernelDriver {
-        chain,
-        target: model,
-        kernel,
-        rng,
-        previous,
-    };
-    drive(&mut driver, config, shape.burn_in + shape.steps, progress)
+/// What every chain of a label run shares.
+struct LabelJob<'a> {
+    sampler: &'a LabelSamplerSpec,
+    shape: RunShape,
+    config: &'a RunConfig,
+    progress: Option<&'a AtomicU64>,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_categorical(
-    mut model: Potts,
-    sampler: &LabelSamplerSpec,
-    shape: &RunShape,
-    config: &RunConfig,
-    c: usize,
-    x: Vec<u16>,
-    rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult<u16>, RunError> {
-    use langevin_core::categorical::CategoricalTarget;
-    let s = model.states();
-    let kernel = sampler.categorical_kernel(shape).map_err(RunError::Param)?;
-    let mut buffers = Buffers::new(x, shape.dim * s, s);
-    let chain = LabelChain::new_categorical(buffers.buffers(), &mut model)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    match kernel {
-        Some(kernel) => {
-            let mut driver = KernelDriver {
-                chain,
-                target: model,
-                kernel,
-                rng,
-                previous: None,
-            };
-            drive(&mut driver, config, shape.burn_in + shape.steps, progress)
-        }
-        None => {
-            let x = chain.state().to_vec();
-            let target = Conditional::Categorical(&mut model);
-            gibbs(sampler, "categorical", x, target, rng, config, progress)
+impl LabelJob<'_> {
+    /// Chain `c` of `model` from `x`: the sampler's kernel on a chain with cached `U` and `∇U`
+    /// where the domain has one, else Gibbs sweeps through the model's conditional.
+    fn run_one(
+        &self,
+        model: &LabelModel,
+        c: usize,
+        x: Vec<u16>,
+        rng: Xoshiro256PlusPlus,
+    ) -> Result<ChainResult<u16>, RunError> {
+        let (d, s, shape) = (model.dim(), model.states(), &self.shape);
+        let cap = shape.burn_in + shape.steps;
+        let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
+        match model {
+            LabelModel::Ordinal(m) => {
+                let mut m = m.clone();
+                let kernel = self
+                    .sampler
+                    .ordinal_kernel(shape)
+                    .map_err(RunError::Param)?;
+                let mut buffers = Buffers::new(x, d, s);
+                let chain = LabelChain::new_ordinal(buffers.buffers(), &mut m)
+                    .map_err(|e| start_error(e.to_string()))?;
+                let x = chain.state().to_vec();
+                match kernel {
+                    Some(kernel) => {
+                        let previous = Some(x);
+                        let driver = KernelDriver::new(chain, m, kernel, rng, previous);
+                        self.drive(driver, cap)
+                    }
+                    None => self.gibbs("ordinal", x, Conditional::Ordinal(&mut m), rng),
+                }
+            }
+            LabelModel::Categorical(m) => {
+                let mut m = m.clone();
+                let kernel = self
+                    .sampler
+                    .categorical_kernel(shape)
+                    .map_err(RunError::Param)?;
+                let mut buffers = Buffers::new(x, d * s, s);
+                let chain = LabelChain::new_categorical(buffers.buffers(), &mut m)
+                    .map_err(|e| start_error(e.to_string()))?;
+                if let Some(kernel) = kernel {
+                    return self.drive(KernelDriver::new(chain, m, kernel, rng, None), cap);
+                }
+                let x = chain.state().to_vec();
+                self.gibbs("categorical", x, Conditional::Categorical(&mut m), rng)
+            }
         }
     }
-}
 
-/// Gibbs sweeps from `x` (where the chain's start evaluation left the model), for a sampler
-/// without a kernel of the domain; any other such sampler is an error.
-fn gibbs(
-    sampler: &LabelSamplerSpec,
-    domain: &str,
-    x: Vec<u16>,
-    target: Conditional<'_>,
-    rng: Xoshiro256PlusPlus,
-    config: &RunConfig,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult<u16>, RunError> {
-    let LabelSamplerSpec::Gibbs { scan } = sampler else {
-        return Err(RunError::Model(format!(
-            "sampler {} does not apply to {domain} models",
-            sampler.name()
-        )));
-    };
-    let states = target.states();
-    let mut driver = GibbsDriver {
-        previous: x.clone(),
-        x,
-        scratch: vec![0.0; states],
-        target,
-        gibbs: Gibbs::new(*scan),
-        rng,
-        states,
-    };
-    drive(&mut driver, config, 0, progress)
+    /// Runs `driver` through burn-in (extended by up to `cap` tuning steps) and the kept phase.
+    fn drive<D: ChainDriver<Value = u16>>(
+        &self,
+        mut driver: D,
+        cap: u64,
+    ) -> Result<ChainResult<u16>, RunError> {
+        drive(&mut driver, self.config, cap, self.progress)
+    }
+
+    /// Gibbs sweeps from `x` (where the chain's start evaluation left the model), for a
+    /// sampler without a kernel of the domain; any other such sampler is an error.
+    fn gibbs(
+        &self,
+        domain: &str,
+        x: Vec<u16>,
+        target: Conditional<'_>,
+        rng: Xoshiro256PlusPlus,
+    ) -> Result<ChainResult<u16>, RunError> {
+        let LabelSamplerSpec::Gibbs { scan } = self.sampler else {
+            return Err(RunError::Model(format!(
+                "sampler {} does not apply to {domain} models",
+                self.sampler.name()
+            )));
+        };
+        let states = target.states();
+        self.drive(
+            GibbsDriver {
+                previous: x.clone(),
+                x,
+                scratch: vec![0.0; states],
+                target,
+                gibbs: Gibbs::new(*scan),
+                rng,
+                states,
+            },
+            0,
+        )
+    }
 }
 
 kernel_driver!(

@@ -334,6 +334,26 @@ pub(crate) struct KernelDriver<C, T, K, V> {
     pub(crate) previous: Option<Vec<V>>,
 }
 
+impl<C, T, K, V> KernelDriver<C, T, K, V> {
+    /// The driver of `chain` on `target` with `kernel` and the chain's stream; `previous`
+    /// as for the field.
+    pub(crate) fn new(
+        chain: C,
+        target: T,
+        kernel: K,
+        rng: Xoshiro256PlusPlus,
+        previous: Option<Vec<V>>,
+    ) -> Self {
+        Self {
+            chain,
+            target,
+            kernel,
+            rng,
+            previous,
+        }
+    }
+}
+
 /// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
 /// and value types, the kernel trait's `step` and the distance between two states.
 macro_rules! kernel_driver {
