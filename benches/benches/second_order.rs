@@ -5,7 +5,7 @@
 //!   DMALA step on the same model, both at fixed `(a, b)` with the true Hessian as `W`;
 //! * after the criterion group, an **ESS per 10⁴ target evaluations** table on the 20 × 20
 //!   critical Ising lattice (J = 0.4407, h = 0, periodic) for AB-trace, AB-shift and AB-1st
-//!   (the AB-2 schedule of `langevin_std::second_order` with each diagonal rule) and DMALA
+//!   (the AB-2 schedule of `langevin_std::ab2` with each diagonal rule) and DMALA
 //!   (`b = ½`, step tuned by the jump-distance rule). One chain per sampler from a uniform random
 //!   state; tuning excluded; `T` kept steps (`LANGEVIN_BENCH_ESS_STEPS`, default 20 000). The
 //!   statistics are the Hamming distance to a fixed random reference state and the
@@ -23,9 +23,9 @@ use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_core::{Binary, Kernel};
-use langevin_std::quadratic_fit::trick_factor_f32;
+use langevin_std::ab2::fit::trick_factor_f32;
+use langevin_std::ab2::{Ab2Settings, DiagonalRule, trace_diagonal, tune_chain};
 use langevin_std::sdp::SdpOptions;
-use langevin_std::second_order::{Ab2Settings, DiagonalRule, trace_diagonal, tune_chain};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;

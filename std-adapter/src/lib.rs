@@ -5,18 +5,17 @@
 
 pub use langevin_core as core_kernels;
 
+pub mod ab2;
 pub mod binary;
 pub mod continuous;
 pub mod diagnostics;
-pub mod diagonal_max;
 pub mod discrete_models;
 pub mod labels;
 pub mod model_file;
 pub mod npy;
 pub mod plot;
-pub mod quadratic_fit;
+pub mod run;
 pub mod sdp;
-pub mod second_order;
 pub mod seeding;
 pub mod timing;
 pub mod zoo;

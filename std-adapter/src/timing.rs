@@ -1,11 +1,10 @@
 //! Per-step cost of a binary sampler on a model: warm-up, timed repeats, median and spread.
 
-use crate::binary::{BinaryModel, SamplerSpec};
+use crate::binary::{BinaryBuffers, BinaryModel, SamplerSpec};
 use crate::seeding::chain_rng;
 use langevin_core::Kernel;
-use langevin_core::binary::{BinaryChain, ChainBuffers};
+use langevin_core::binary::BinaryChain;
 use langevin_core::stats::ChainStats;
-use rand_core::Rng;
 use std::fmt;
 use std::time::Instant;
 
@@ -115,24 +114,9 @@ pub fn time_steps(
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(TimingError::Model)?;
     let mut kernel = sampler.kernel().map_err(TimingError::Param)?;
-    let mut x: Vec<u8> = (0..d)
-        .map(|_| u8::from(rng.next_u32() >> 31 == 1))
-        .collect();
-    let (mut grad, mut x_proposal, mut grad_proposal, mut flipped) = (
-        vec![0.0f32; d],
-        vec![0u8; d],
-        vec![0.0f32; d],
-        vec![0u32; d],
-    );
-    let buffers = ChainBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        x_proposal: &mut x_proposal,
-        grad_proposal: &mut grad_proposal,
-        flipped: &mut flipped,
-    };
-    let mut chain =
-        BinaryChain::new(buffers, &mut target).map_err(|e| TimingError::Model(e.to_string()))?;
+    let mut buffers = BinaryBuffers::uniform(d, &mut rng);
+    let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
+        .map_err(|e| TimingError::Model(e.to_string()))?;
     let model_error = |e: langevin_core::binary::StepError<_>| TimingError::Model(e.to_string());
     let mut warm_stats = ChainStats::default();
     for _ in 0..warm_up {

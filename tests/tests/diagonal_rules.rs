@@ -16,12 +16,12 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, scratch_len};
 use langevin_std::FlipMathImpl;
-use langevin_std::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
-use langevin_std::sdp::SdpOptions;
-use langevin_std::second_order::{
+use langevin_std::ab2::diagonal::{MaxEigOptions, min_max_eigenvalue};
+use langevin_std::ab2::{
     Ab2Settings, DiagonalRule, dlp_preconditioner, max_diagonal, shift_diagonal, trace_diagonal,
     tune_chain,
 };
+use langevin_std::sdp::SdpOptions;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -280,8 +280,8 @@ fn max_rule_chains_are_exact() {
 #[test]
 fn first_order_rule_samples_the_exact_marginals() {
     use langevin_core::BinaryTarget;
+    use langevin_std::ab2::run_ab2_chains;
     use langevin_std::binary::{BinaryModel, RunConfig};
-    use langevin_std::second_order::run_ab2_chains;
     let d = 6;
     let (w, b) = quadratic(d, 0.4, 61);
     let mut cache = vec![0.0f64; 2 * d];

@@ -1,7 +1,7 @@
 //! The symmetric least-squares fit of `W`, the variance-based diagonal, and the factor of the
 //! Gaussian integral trick. All checks are exact up to stated floating-point tolerances.
 
-use langevin_std::quadratic_fit::{
+use langevin_std::ab2::fit::{
     FitError, FitOptions, diagonal_from_variances, fit_symmetric, trick_factor, trick_factor_f32,
     variances,
 };

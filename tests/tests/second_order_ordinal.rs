@@ -20,10 +20,10 @@ use common_discrete::*;
 use langevin_core::ordinal::{OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len};
+use langevin_std::ab2::fit::trick_factor_f32;
+use langevin_std::ab2::{shift_diagonal, trace_diagonal};
 use langevin_std::discrete_models::OrdinalQuadratic;
-use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::sdp::SdpOptions;
-use langevin_std::second_order::{shift_diagonal, trace_diagonal};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -10,11 +10,9 @@ use langevin_core::binary::BinaryChain;
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
-use langevin_std::quadratic_fit::trick_factor_f32;
+use langevin_std::ab2::fit::trick_factor_f32;
+use langevin_std::ab2::{Ab2Settings, DiagonalRule, shift_diagonal, trace_diagonal, tune_chain};
 use langevin_std::sdp::SdpOptions;
-use langevin_std::second_order::{
-    Ab2Settings, DiagonalRule, shift_diagonal, trace_diagonal, tune_chain,
-};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -18,11 +18,11 @@ use langevin_core::second_order::{
     scratch_len,
 };
 use langevin_core::{BinaryTarget, ParamError};
+use langevin_std::ab2::exact_w::{CsrMatrix, ising_graph_w, model_w};
+use langevin_std::ab2::fit::trick_factor_f32;
+use langevin_std::ab2::shift_diagonal;
 use langevin_std::binary::BinaryModel;
 use langevin_std::discrete_models::OrdinalQuadratic;
-use langevin_std::quadratic_fit::trick_factor_f32;
-use langevin_std::second_order::shift_diagonal;
-use langevin_std::second_order::sparse::{CsrMatrix, ising_graph_w, model_w};
 use langevin_std::zoo::BarabasiAlbertSpec;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

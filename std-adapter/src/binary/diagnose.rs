@@ -3,7 +3,7 @@
 
 use super::run::BinaryRun;
 use crate::diagnostics::{
-    DiagError, DiscreteValue, DrawArray, ess, ess_per_coordinate, random_reference, rhat,
+    DiagError, DiscreteValue, DrawArray, ess, ess_per_coordinate_on, random_reference, rhat,
 };
 use serde::Serialize;
 use std::time::Duration;
@@ -92,17 +92,23 @@ pub fn diagnose(run: &BinaryRun, seed: u64) -> Result<BinaryDiagnostics, DiagErr
         run.evaluations(),
         run.wall_time,
         seed,
+        run.threads,
     )
 }
 
 /// [`BinaryDiagnostics`] of any discrete draws: `chains` holds each chain's kept draws
 /// (`draws × dim`, equal lengths) over `states` values per coordinate; `evaluations` and
-/// `wall_time` are the run's, `seed` fixes the reference state.
+/// `wall_time` are the run's, `seed` fixes the reference state; the per-coordinate ESS runs on
+/// `threads` workers (`0`: one per core; the values do not depend on it).
 ///
 /// # Errors
 ///
 /// [`DiagError`] when there are too few kept draws (fewer than 8 per chain) or the chains do
 /// not fit the shape.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the run's figures, each a plain number"
+)]
 pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
     chains: &[&[T]],
     dim: usize,
@@ -111,11 +117,12 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
     evaluations: u64,
     wall_time: Duration,
     seed: u64,
+    threads: usize,
 ) -> Result<BinaryDiagnostics, DiagError> {
     let draws = chains.first().map_or(0, |c| c.len() / dim.max(1));
     let samples: Vec<T> = chains.iter().flat_map(|c| c.iter().copied()).collect();
     let array = DrawArray::new(&samples, chains.len(), draws, dim)?;
-    let per_coordinate = ess_per_coordinate(&array)?;
+    let per_coordinate = ess_per_coordinate_on(&array, threads)?;
     let reference: Vec<T> = Statistic::reference(dim, states, seed)?;
     let series: Vec<Vec<f64>> = chains
         .iter()

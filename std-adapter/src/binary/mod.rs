@@ -5,13 +5,11 @@ mod model;
 mod run;
 mod sampler;
 
+pub use crate::run::{ChainResult, RunConfig, RunError};
 pub use diagnose::{BinaryDiagnostics, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
-pub use run::{BinaryRun, ChainResult, RunConfig, RunError, run_chains};
-pub(crate) use run::{
-    ChainDriver, drive, in_parallel, mean_jump, means, total_evaluations, total_stats, total_steps,
-    tuned,
-};
+pub(crate) use run::BinaryBuffers;
+pub use run::{BinaryRun, run_chains};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };

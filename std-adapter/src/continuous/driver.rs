@@ -4,13 +4,13 @@ use super::data::write_npy_f32;
 use super::{
     ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model, RidgeRegression,
 };
+use crate::run::{PoolError, map_chains};
 use langevin_core::ParamError;
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget, Langevin,
-    LangevinSettings, PointSnapshot, ScalarSnapshots, SgChain, SnapshotUpdate, SumTarget,
-    Underdamped, UnderdampedSettings,
+    LangevinSettings, PointSnapshot, ScalarSnapshots, SgChain, SnapshotStore, SnapshotUpdate,
+    SumTarget, Underdamped, UnderdampedSettings,
 };
-use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
@@ -305,6 +305,12 @@ impl ContinuousRun {
     }
 }
 
+impl From<PoolError> for ContinuousError {
+    fn from(e: PoolError) -> Self {
+        ContinuousError::Pool(e)
+    }
+}
+
 impl From<ParamError> for ContinuousError {
     fn from(e: ParamError) -> Self {
         ContinuousError::Build(e.into())
@@ -339,15 +345,14 @@ struct ChainStats {
 fn drive<M: SumTarget<Error = Infallible> + ?Sized, C: SgChain<M>>(
     chain: &mut C,
     model: &mut M,
-    rng: &mut Xoshiro256PlusPlus,
     plan: &Plan,
-    out: &mut [f32],
-    index: usize,
+    lane: &mut Lane<'_>,
 ) -> Result<ChainStats, ContinuousError> {
+    let (rng, index) = (&mut lane.rng, lane.index);
     let start = Instant::now();
     let mut stats = ChainStats::default();
     let mut k = 0;
-    let mut slots = out.chunks_exact_mut(plan.dim);
+    let mut slots = lane.out.chunks_exact_mut(plan.dim);
     while k < plan.draws {
         let rep = chain
             .step_with(model, rng)
@@ -371,6 +376,13 @@ fn drive<M: SumTarget<Error = Infallible> + ?Sized, C: SgChain<M>>(
     Ok(stats)
 }
 
+/// One chain's stream, its share of the samples and its index.
+struct Lane<'o> {
+    rng: Xoshiro256PlusPlus,
+    out: &'o mut [f32],
+    index: usize,
+}
+
 /// What one chain needs besides its model and stream.
 struct ChainJob<'c> {
     cfg: &'c ContinuousConfig,
@@ -384,9 +396,7 @@ trait DriverModel: SumTarget<Error = Infallible> + Clone + Send + Sync {
         &mut self,
         _job: &ChainJob<'_>,
         _settings: AgldSettings,
-        _rng: &mut Xoshiro256PlusPlus,
-        _out: &mut [f32],
-        _index: usize,
+        _lane: &mut Lane<'_>,
     ) -> Option<Result<ChainStats, ContinuousError>> {
         None
     }
@@ -396,19 +406,35 @@ fn scalar_agld<M: GlmSumTarget<Error = Infallible>>(
     model: &mut M,
     job: &ChainJob<'_>,
     settings: AgldSettings,
-    rng: &mut Xoshiro256PlusPlus,
-    out: &mut [f32],
-    index: usize,
+    lane: &mut Lane<'_>,
 ) -> Result<ChainStats, ContinuousError> {
     let (d, n) = (model.dim(), model.num_terms());
-    let len =
-        ScalarSnapshots::len(d, n).ok_or(ContinuousError::Config("model too large".into()))?;
-    let mut snap = vec![0.0; len];
+    let mut snap = vec![0.0; ScalarSnapshots::len(d, n).ok_or_else(too_large)?];
     let store = ScalarSnapshots::new(d, n, &mut snap)?;
-    let mut work = vec![0.0; Agld::<ScalarSnapshots>::workspace_len(d)];
-    let mut idx = vec![0; Agld::<ScalarSnapshots>::index_len(&settings, n)];
+    agld(model, job, settings, store, lane)
+}
+
+/// AGLD with the snapshot `store`.
+fn agld<M, S>(
+    model: &mut M,
+    job: &ChainJob<'_>,
+    settings: AgldSettings,
+    store: S,
+    lane: &mut Lane<'_>,
+) -> Result<ChainStats, ContinuousError>
+where
+    M: SumTarget<Error = Infallible> + ?Sized,
+    S: SnapshotStore<M>,
+{
+    let (d, n) = (model.dim(), model.num_terms());
+    let mut work = vec![0.0; Agld::<S>::workspace_len(d)];
+    let mut idx = vec![0; Agld::<S>::index_len(&settings, n)];
     let mut chain = Agld::new(settings, d, n, job.init, store, &mut work, &mut idx)?;
-    drive(&mut chain, model, rng, &job.plan, out, index)
+    drive(&mut chain, model, &job.plan, lane)
+}
+
+fn too_large() -> ContinuousError {
+    ContinuousError::Config("model too large".into())
 }
 
 impl DriverModel for GaussianSum {}
@@ -420,11 +446,9 @@ macro_rules! glm_driver_model {
                 &mut self,
                 job: &ChainJob<'_>,
                 settings: AgldSettings,
-                rng: &mut Xoshiro256PlusPlus,
-                out: &mut [f32],
-                index: usize,
+                lane: &mut Lane<'_>,
             ) -> Option<Result<ChainStats, ContinuousError>> {
-                Some(scalar_agld(self, job, settings, rng, out, index))
+                Some(scalar_agld(self, job, settings, lane))
             }
         }
     )*};
@@ -435,9 +459,7 @@ glm_driver_model!(LogisticRegression, RidgeRegression, GaussianMixture);
 fn run_chain<M: DriverModel>(
     model: &mut M,
     job: &ChainJob<'_>,
-    rng: &mut Xoshiro256PlusPlus,
-    out: &mut [f32],
-    index: usize,
+    lane: &mut Lane<'_>,
 ) -> Result<ChainStats, ContinuousError> {
     let cfg = job.cfg;
     let (d, n) = (model.dim(), model.num_terms());
@@ -452,7 +474,7 @@ fn run_chain<M: DriverModel>(
             let mut work = vec![0.0; Langevin::workspace_len(d)];
             let mut idx = vec![0; Langevin::index_len(&settings, n)];
             let mut chain = Langevin::new(settings, d, n, init, &mut work, &mut idx)?;
-            drive(&mut chain, model, rng, &job.plan, out, index)
+            drive(&mut chain, model, &job.plan, lane)
         }
         SamplerKind::Sghmc => {
             let settings = UnderdampedSettings::sghmc(cfg.step, cfg.friction, cfg.batch)?
@@ -460,7 +482,7 @@ fn run_chain<M: DriverModel>(
             let mut work = vec![0.0; Underdamped::workspace_len(d)];
             let mut idx = vec![0; Underdamped::index_len(&settings, n)];
             let mut chain = Underdamped::new(settings, d, n, init, &mut work, &mut idx)?;
-            drive(&mut chain, model, rng, &job.plan, out, index)
+            drive(&mut chain, model, &job.plan, lane)
         }
         SamplerKind::Ewsg => {
             let settings = EwsgSettings::new(cfg.step, cfg.friction)?
@@ -468,7 +490,7 @@ fn run_chain<M: DriverModel>(
                 .with_index_chain(cfg.index_chain);
             let mut work = vec![0.0; Ewsg::workspace_len(d)];
             let mut chain = Ewsg::new(settings, d, n, init, &mut work)?;
-            drive(&mut chain, model, rng, &job.plan, out, index)
+            drive(&mut chain, model, &job.plan, lane)
         }
         SamplerKind::Agld => {
             let period = match cfg.period {
@@ -487,54 +509,24 @@ fn run_chain<M: DriverModel>(
                 StorageKind::Auto => cfg.snapshot != SnapshotKind::Total,
             };
             if want_scalar {
-                return match model.run_scalar_agld(job, settings, rng, out, index) {
-                    Some(r) => r,
-                    None if cfg.storage == StorageKind::Scalar => Err(ContinuousError::Config(
+                if let Some(r) = model.run_scalar_agld(job, settings, lane) {
+                    return r;
+                }
+                if cfg.storage == StorageKind::Scalar {
+                    return Err(ContinuousError::Config(
                         "scalar snapshots need a model whose term gradients are a scalar times a data vector".into(),
-                    )),
-                    None => dense_agld(model, job, settings, rng, out, index),
-                };
-            }
-            if cfg.snapshot == SnapshotKind::Total && cfg.storage == StorageKind::Auto {
+                    ));
+                }
+            } else if cfg.snapshot == SnapshotKind::Total && cfg.storage == StorageKind::Auto {
                 let mut snap = vec![0.0; PointSnapshot::len(d)];
                 let store = PointSnapshot::new(d, n, &mut snap)?;
-                let mut work = vec![0.0; Agld::<PointSnapshot>::workspace_len(d)];
-                let mut idx = vec![0; Agld::<PointSnapshot>::index_len(&settings, n)];
-                let mut chain = Agld::new(settings, d, n, init, store, &mut work, &mut idx)?;
-                return drive(&mut chain, model, rng, &job.plan, out, index);
+                return agld(model, job, settings, store, lane);
             }
-            dense_agld(model, job, settings, rng, out, index)
+            let mut snap = vec![0.0; DenseSnapshots::len(d, n).ok_or_else(too_large)?];
+            let store = DenseSnapshots::new(d, n, &mut snap)?;
+            agld(model, job, settings, store, lane)
         }
     }
-}
-
-fn dense_agld<M: DriverModel>(
-    model: &mut M,
-    job: &ChainJob<'_>,
-    settings: AgldSettings,
-    rng: &mut Xoshiro256PlusPlus,
-    out: &mut [f32],
-    index: usize,
-) -> Result<ChainStats, ContinuousError> {
-    let (d, n) = (model.dim(), model.num_terms());
-    let len = DenseSnapshots::len(d, n).ok_or(ContinuousError::Config("model too large".into()))?;
-    let mut snap = vec![0.0; len];
-    let store = DenseSnapshots::new(d, n, &mut snap)?;
-    let mut work = vec![0.0; Agld::<DenseSnapshots>::workspace_len(d)];
-    let mut idx = vec![0; Agld::<DenseSnapshots>::index_len(&settings, n)];
-    let mut chain = Agld::new(settings, d, n, job.init, store, &mut work, &mut idx)?;
-    drive(&mut chain, model, rng, &job.plan, out, index)
-}
-
-/// The `C` chain streams: chain `c` is `seed_from_u64(seed)` advanced by `c` jumps.
-pub fn chain_rngs(seed: u64, chains: usize) -> Vec<Xoshiro256PlusPlus> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(chains);
-    for _ in 0..chains {
-        out.push(rng.clone());
-        rng.jump();
-    }
-    out
 }
 
 fn run_model<M: DriverModel>(
@@ -546,52 +538,14 @@ fn run_model<M: DriverModel>(
     let chains = cfg.chains;
     let per_chain = plan.draws * plan.dim;
     let mut samples = vec![0.0f32; chains * per_chain];
-    let threads = if cfg.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        cfg.threads
-    }
-    .clamp(1, chains);
     let job = ChainJob { cfg, plan, init };
-    let mut buckets: Vec<Vec<(usize, &mut [f32], Xoshiro256PlusPlus)>> =
-        (0..threads).map(|_| Vec::new()).collect();
-    for ((c, out), rng) in samples
-        .chunks_mut(per_chain.max(1))
-        .enumerate()
-        .zip(chain_rngs(cfg.seed, chains))
-    {
-        buckets[c % threads].push((c, out, rng));
-    }
-    let results: Vec<Result<ChainStats, ContinuousError>> = std::thread::scope(|s| {
-        let handles: Vec<_> = buckets
-            .into_iter()
-            .map(|bucket| {
-                let job = &job;
-                let mut model = model.clone();
-                s.spawn(move || {
-                    let mut total = ChainStats::default();
-                    for (c, out, mut rng) in bucket {
-                        let st = run_chain(&mut model, job, &mut rng, out, c)?;
-                        total.evals += st.evals;
-                        total.steps += st.steps;
-                        total.nanos += st.nanos;
-                    }
-                    Ok(total)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(ContinuousError::Config("a sampling thread panicked".into()))
-                })
-            })
-            .collect()
-    });
+    let outs: Vec<&mut [f32]> = samples.chunks_mut(per_chain.max(1)).collect();
+    let run = map_chains(cfg.seed, cfg.threads, outs, |index, out, rng| {
+        let mut model = model.clone();
+        run_chain(&mut model, &job, &mut Lane { rng, out, index })
+    })?;
     let mut total = ChainStats::default();
-    for r in results {
-        let st = r?;
+    for st in run.results {
         total.evals += st.evals;
         total.steps += st.steps;
         total.nanos += st.nanos;

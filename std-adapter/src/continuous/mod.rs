@@ -92,9 +92,12 @@ mod model_file;
 pub mod repro;
 mod ridge;
 
+/// The chain streams (see [`crate::seeding`]); re-exported where continuous runs used to
+/// define their own copy.
+pub use crate::seeding::chain_rngs;
 pub use driver::{
     ContinuousConfig, ContinuousRun, ContinuousSummary, SamplerKind, SnapshotKind, StorageKind,
-    chain_rngs, parse_access, run,
+    parse_access, run,
 };
 pub use gaussian_sum::GaussianSum;
 pub use logistic::LogisticRegression;
@@ -141,6 +144,8 @@ pub enum ContinuousError {
         /// The step error.
         message: String,
     },
+    /// A chain's worker panicked, or the workers could not be started.
+    Pool(crate::run::PoolError),
 }
 
 impl fmt::Display for ContinuousError {
@@ -157,6 +162,7 @@ impl fmt::Display for ContinuousError {
                 step,
                 message,
             } => write!(f, "chain {chain} failed after {step} steps: {message}"),
+            ContinuousError::Pool(e) => e.fmt(f),
         }
     }
 }
@@ -167,6 +173,7 @@ impl std::error::Error for ContinuousError {
             ContinuousError::Io { source, .. } => Some(source),
             ContinuousError::ModelFile(e) => Some(e),
             ContinuousError::Build(e) => Some(e),
+            ContinuousError::Pool(e) => Some(e),
             _ => None,
         }
     }

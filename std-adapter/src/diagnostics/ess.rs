@@ -3,6 +3,7 @@
 use super::fft::{Fft, autocovariance_pair, padded_size};
 use super::rhat::{rank_normalize, split_halves};
 use super::{DiagError, check_chains, mean, median_of_defined, sample_variance};
+use crate::run::Pool;
 
 /// Biased autocovariances `γ_t = (1/n) Σ_{i<n−t} (x_i − x̄)(x_{i+t} − x̄)` for lags `0..n`.
 ///
@@ -196,16 +197,11 @@ impl<'a, T: Copy + Into<f64>> DrawArray<'a, T> {
         if chains == 0 || draws == 0 || dim == 0 {
             return Err(DiagError::Empty);
         }
-        let expected = chains
-            .checked_mul(draws)
-            .and_then(|v| v.checked_mul(dim))
-            .ok_or(DiagError::Length {
-                expected: usize::MAX,
-                found: data.len(),
-            })?;
-        if data.len() != expected {
+        // A shape whose size overflows expects `usize::MAX` entries.
+        let expected = chains.checked_mul(draws).and_then(|v| v.checked_mul(dim));
+        if expected != Some(data.len()) {
             return Err(DiagError::Length {
-                expected,
+                expected: expected.unwrap_or(usize::MAX),
                 found: data.len(),
             });
         }
@@ -266,7 +262,7 @@ pub struct EssSummary {
 }
 
 /// [`ess`] of every coordinate of a `(chains, draws, dim)` array, spread over the available
-/// cores (each coordinate is independent, so the result does not depend on the thread count).
+/// cores: [`ess_per_coordinate_on`] with one worker per core.
 ///
 /// A coordinate that is constant across all draws of all chains gets NaN and is counted in
 /// [`EssSummary::undefined`] rather than failing the whole call.
@@ -291,6 +287,20 @@ pub struct EssSummary {
 pub fn ess_per_coordinate<T: Copy + Into<f64> + Sync>(
     draws: &DrawArray<'_, T>,
 ) -> Result<EssSummary, DiagError> {
+    ess_per_coordinate_on(draws, 0)
+}
+
+/// [`ess_per_coordinate`] on a [`Pool`] of `threads` workers (`0`: one per core). Each
+/// coordinate is independent, so the result does not depend on the thread count.
+///
+/// # Errors
+///
+/// As for [`ess_per_coordinate`]; [`DiagError::WorkerPanicked`] if a worker panicked and
+/// [`DiagError::ThreadPool`] if the workers could not be started.
+pub fn ess_per_coordinate_on<T: Copy + Into<f64> + Sync>(
+    draws: &DrawArray<'_, T>,
+    threads: usize,
+) -> Result<EssSummary, DiagError> {
     if draws.draws < 4 {
         return Err(DiagError::TooShort {
             needed: 4,
@@ -298,10 +308,6 @@ pub fn ess_per_coordinate<T: Copy + Into<f64> + Sync>(
         });
     }
     let dim = draws.dim;
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, dim);
-    let block = dim.div_ceil(workers);
     let one = |i: usize| -> Result<f64, DiagError> {
         let series: Vec<Vec<f64>> = (0..draws.chains).map(|c| draws.coordinate(c, i)).collect();
         let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
@@ -310,23 +316,8 @@ pub fn ess_per_coordinate<T: Copy + Into<f64> + Sync>(
             other => other,
         }
     };
-    let blocks: Vec<Result<Vec<f64>, DiagError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..dim)
-            .step_by(block)
-            .map(|start| {
-                let end = (start + block).min(dim);
-                scope.spawn(move || (start..end).map(one).collect::<Result<Vec<f64>, _>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or(Err(DiagError::NonFinite)))
-            .collect()
-    });
-    let mut per_coordinate = Vec::with_capacity(dim);
-    for b in blocks {
-        per_coordinate.extend(b?);
-    }
+    let pool = Pool::for_items(threads, dim)?;
+    let per_coordinate = pool.map((0..dim).collect(), |_, i| one(i))?;
     let undefined = per_coordinate.iter().filter(|v| v.is_nan()).count();
     let min = per_coordinate
         .iter()

@@ -93,33 +93,37 @@ impl Fft {
 
     /// One decimation-in-frequency stage of half-length `half` on every block of `2 · half`.
     fn dif_stage(&self, half: usize, re: &mut [f64], im: &mut [f64]) {
-        let factors = self.stage(half);
-        for (block_re, block_im) in re
-            .chunks_exact_mut(2 * half)
-            .zip(im.chunks_exact_mut(2 * half))
-        {
-            let (ar, br) = block_re.split_at_mut(half);
-            let (ai, bi) = block_im.split_at_mut(half);
-            for ((((ar, ai), br), bi), &(wr, wi)) in ar
-                .iter_mut()
-                .zip(ai.iter_mut())
-                .zip(br.iter_mut())
-                .zip(bi.iter_mut())
-                .zip(factors)
-            {
-                let (ur, ui) = (*ar, *ai);
-                let (vr, vi) = (*br, *bi);
-                *ar = ur + vr;
-                *ai = ui + vi;
-                let (dr, di) = (ur - vr, ui - vi);
-                *br = dr * wr - di * wi;
-                *bi = dr * wi + di * wr;
-            }
-        }
+        self.butterflies(half, re, im, |ar, ai, br, bi, (wr, wi)| {
+            let (ur, ui) = (*ar, *ai);
+            let (vr, vi) = (*br, *bi);
+            *ar = ur + vr;
+            *ai = ui + vi;
+            let (dr, di) = (ur - vr, ui - vi);
+            *br = dr * wr - di * wi;
+            *bi = dr * wi + di * wr;
+        });
     }
 
     /// One decimation-in-time stage (conjugate factors) of half-length `half`.
     fn dit_stage(&self, half: usize, re: &mut [f64], im: &mut [f64]) {
+        self.butterflies(half, re, im, |ar, ai, br, bi, (wr, wi)| {
+            // t = b · conj(w)
+            let tr = *br * wr + *bi * wi;
+            let ti = *bi * wr - *br * wi;
+            *br = *ar - tr;
+            *bi = *ai - ti;
+            *ar += tr;
+            *ai += ti;
+        });
+    }
+
+    /// Applies `butterfly(a_re, a_im, b_re, b_im, w)` to every pair `(a, b)` at distance `half`
+    /// in every block of `2 · half`, with the stage's factors `w`.
+    #[inline(always)]
+    fn butterflies<B>(&self, half: usize, re: &mut [f64], im: &mut [f64], butterfly: B)
+    where
+        B: Fn(&mut f64, &mut f64, &mut f64, &mut f64, (f64, f64)),
+    {
         let factors = self.stage(half);
         for (block_re, block_im) in re
             .chunks_exact_mut(2 * half)
@@ -127,20 +131,14 @@ impl Fft {
         {
             let (ar, br) = block_re.split_at_mut(half);
             let (ai, bi) = block_im.split_at_mut(half);
-            for ((((ar, ai), br), bi), &(wr, wi)) in ar
+            for ((((ar, ai), br), bi), &w) in ar
                 .iter_mut()
                 .zip(ai.iter_mut())
                 .zip(br.iter_mut())
                 .zip(bi.iter_mut())
                 .zip(factors)
             {
-                // t = b · conj(w)
-                let tr = *br * wr + *bi * wi;
-                let ti = *bi * wr - *br * wi;
-                *br = *ar - tr;
-                *bi = *ai - ti;
-                *ar += tr;
-                *ai += ti;
+                butterfly(ar, ai, br, bi, w);
             }
         }
     }

@@ -46,6 +46,7 @@ pub use discrete::{
 pub use enumerate::{ENUMERATION_LIMIT, Enumeration, enumerate};
 pub use ess::{
     DrawArray, EssSummary, autocorrelation, autocovariance, ess, ess_bulk, ess_per_coordinate,
+    ess_per_coordinate_on,
 };
 pub use mmd::{log_mmd2_hamming, mmd2_hamming};
 pub use normal::inverse_normal_cdf;
@@ -98,6 +99,24 @@ pub enum DiagError {
     },
     /// `num_states^dim` exceeds the enumeration limit [`ENUMERATION_LIMIT`].
     TooManyStates,
+    /// The worker computing coordinate `coordinate` panicked.
+    WorkerPanicked {
+        /// The coordinate.
+        coordinate: usize,
+    },
+    /// The worker threads could not be started.
+    ThreadPool,
+}
+
+impl From<crate::run::PoolError> for DiagError {
+    fn from(e: crate::run::PoolError) -> Self {
+        match e {
+            crate::run::PoolError::Build(_) => Self::ThreadPool,
+            crate::run::PoolError::WorkerPanicked { chain, .. } => {
+                Self::WorkerPanicked { coordinate: chain }
+            }
+        }
+    }
 }
 
 impl fmt::Display for DiagError {
@@ -134,6 +153,10 @@ impl fmt::Display for DiagError {
                 f,
                 "more than {ENUMERATION_LIMIT} states: too many to enumerate"
             ),
+            Self::WorkerPanicked { coordinate } => {
+                write!(f, "the worker computing coordinate {coordinate} panicked")
+            }
+            Self::ThreadPool => f.write_str("could not start the worker threads"),
         }
     }
 }

@@ -2,22 +2,20 @@
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
-use crate::binary::{
-    BinaryDiagnostics, ChainDriver, ChainResult, RunConfig, RunError, RunShape, Statistic,
-    SweepReport, diagnose_draws, drive, in_parallel, mean_jump, means, total_evaluations,
-    total_stats, total_steps, tuned,
-};
+use crate::binary::{BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnose_draws};
 use crate::diagnostics::DiagError;
 use crate::discrete_models::Potts;
+use crate::run::{
+    ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
+    kernel_driver, manhattan, map_chains,
+};
 use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
-use langevin_core::ordinal::{LabelBuffers, LabelChain};
+use langevin_core::ordinal::{CategoricalDomain, LabelBuffers, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
-use langevin_core::stats::ChainStats;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
-use std::time::Duration;
 
 /// Where label chains start.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -29,58 +27,33 @@ pub enum LabelStart {
     Fixed(Vec<u16>),
 }
 
-/// The outcome of a label run.
+/// The outcome of a label run: a [`DiscreteRun`] (which it dereferences to, for the chains,
+/// the dimension and the totals) with the values per coordinate and the domain.
 #[derive(Clone, Debug)]
 pub struct LabelRun {
-    /// Per-chain results, in chain order.
-    pub chains: Vec<ChainResult<u16>>,
-    /// The dimension `d`.
-    pub dim: usize,
+    /// The chains.
+    pub run: DiscreteRun<u16>,
     /// Values per coordinate `S`.
     pub states: usize,
     /// Ordinal or categorical.
     pub domain: LabelDomain,
-    /// Wall time of the sampling loops.
-    pub wall_time: Duration,
+}
+
+impl std::ops::Deref for LabelRun {
+    type Target = DiscreteRun<u16>;
+    fn deref(&self) -> &DiscreteRun<u16> {
+        &self.run
+    }
 }
 
 impl LabelRun {
-    /// All kept draws, `(chains, kept, d)` row-major.
-    pub fn samples(&self) -> Vec<u16> {
-        self.chains
-            .iter()
-            .flat_map(|c| c.draws.iter().copied())
-            .collect()
-    }
-
-    /// Totals over all chains' kept phases.
-    pub fn stats(&self) -> ChainStats {
-        total_stats(&self.chains)
-    }
-
-    /// Target evaluations over the whole run.
-    pub fn evaluations(&self) -> u64 {
-        total_evaluations(&self.chains)
-    }
-
-    /// Steps taken over the whole run (burn-in, tuning and kept phase, all chains).
-    pub fn steps_taken(&self) -> u64 {
-        total_steps(&self.chains)
-    }
-
-    /// Mean distance moved per kept step: L1 (ordinal) or changed labels (categorical).
-    pub fn mean_jump(&self) -> f64 {
-        mean_jump(&self.chains)
-    }
-
-    /// Per-coordinate mean of the kept draws.
-    pub fn means(&self) -> Vec<f64> {
-        means(&self.chains, self.dim)
-    }
-
-    /// The tuned parameters of every chain (`None` for fixed samplers).
-    pub fn tuned(&self) -> Option<serde_json::Value> {
-        tuned(&self.chains)
+    /// The run of `states` values per coordinate in `domain`.
+    pub fn new(run: DiscreteRun<u16>, states: usize, domain: LabelDomain) -> Self {
+        Self {
+            run,
+            states,
+            domain,
+        }
     }
 
     /// The statistic of the diagnostics: L1 distance (ordinal) or Hamming (categorical).
@@ -106,6 +79,7 @@ impl LabelRun {
             self.evaluations(),
             self.wall_time,
             seed,
+            self.threads,
         )
     }
 }
@@ -153,31 +127,29 @@ pub fn run_label_chains(
             )));
         }
     }
-    let (chains, wall_time) = in_parallel(config, |c, mut rng| {
-        let x: Vec<u16> = match start {
-            LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
-            LabelStart::Fixed(x) => x.clone(),
-        };
-        match model {
-            LabelModel::Ordinal(m) => {
-                run_ordinal(m.clone(), sampler, &shape, config, c, x, rng, progress)
-            }
-            LabelModel::Categorical(m) => {
-                run_categorical(m.clone(), sampler, &shape, config, c, x, rng, progress)
-            }
-        }
-    })?;
-    Ok(LabelRun {
-        chains,
-        dim: d,
-        states: s,
-        domain: model.domain(),
-        wall_time,
-    })
+    let job = LabelJob {
+        sampler,
+        shape,
+        config,
+        progress,
+    };
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), mut rng| {
+            let x: Vec<u16> = match start {
+                LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
+                LabelStart::Fixed(x) => x.clone(),
+            };
+            job.run_one(model, c, x, rng)
+        },
+    )?;
+    Ok(LabelRun::new(DiscreteRun::new(d, run), s, model.domain()))
 }
 
-/// Room for one label chain.
-struct Buffers {
+/// Room for one label chain, owned.
+pub(crate) struct Buffers {
     x: Vec<u16>,
     grad: Vec<f32>,
     x_proposal: Vec<u16>,
@@ -187,7 +159,8 @@ struct Buffers {
 }
 
 impl Buffers {
-    fn new(x: Vec<u16>, grad_len: usize, states: usize) -> Self {
+    /// Buffers for the state `x`, gradients of `grad_len` entries and `states` values.
+    pub(crate) fn new(x: Vec<u16>, grad_len: usize, states: usize) -> Self {
         let d = x.len();
         Self {
             x,
@@ -199,7 +172,8 @@ impl Buffers {
         }
     }
 
-    fn buffers(&mut self) -> LabelBuffers<'_> {
+    /// The borrowed view a [`LabelChain`] is built on.
+    pub(crate) fn buffers(&mut self) -> LabelBuffers<'_> {
         LabelBuffers {
             x: &mut self.x,
             grad: &mut self.grad,
@@ -211,189 +185,138 @@ impl Buffers {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_ordinal(
-    mut model: OrdinalModel,
-    sampler: &LabelSamplerSpec,
-    shape: &RunShape,
-    config: &RunConfig,
-    c: usize,
-    x: Vec<u16>,
-    rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult<u16>, RunError> {
-    use langevin_core::ordinal::OrdinalTarget;
-    let s = model.states();
-    let kernel = sampler.ordinal_kernel(shape).map_err(RunError::Param)?;
-    let mut buffers = Buffers::new(x, shape.dim, s);
-    let chain = LabelChain::new_ordinal(buffers.buffers(), &mut model)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    match (kernel, sampler) {
-        (Some(kernel), _) => {
-            let previous = chain.state().to_vec();
-            let mut driver = OrdinalDriver {
-                chain,
-                target: &mut model,
-                kernel,
-                rng,
-                previous,
-            };
-            drive(&mut driver, config, shape.burn_in + shape.steps, progress)
+/// What every chain of a label run shares.
+struct LabelJob<'a> {
+    sampler: &'a LabelSamplerSpec,
+    shape: RunShape,
+    config: &'a RunConfig,
+    progress: Option<&'a AtomicU64>,
+}
+
+impl LabelJob<'_> {
+    /// Chain `c` of `model` from `x`: the sampler's kernel on a chain with cached `U` and `∇U`
+    /// where the domain has one, else Gibbs sweeps through the model's conditional.
+    fn run_one(
+        &self,
+        model: &LabelModel,
+        c: usize,
+        x: Vec<u16>,
+        rng: Xoshiro256PlusPlus,
+    ) -> Result<ChainResult<u16>, RunError> {
+        let (d, s, shape) = (model.dim(), model.states(), &self.shape);
+        let cap = shape.burn_in + shape.steps;
+        let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
+        match model {
+            LabelModel::Ordinal(m) => {
+                let mut m = m.clone();
+                let kernel = self
+                    .sampler
+                    .ordinal_kernel(shape)
+                    .map_err(RunError::Param)?;
+                let mut buffers = Buffers::new(x, d, s);
+                let chain = LabelChain::new_ordinal(buffers.buffers(), &mut m)
+                    .map_err(|e| start_error(e.to_string()))?;
+                let x = chain.state().to_vec();
+                match kernel {
+                    Some(kernel) => {
+                        let previous = Some(x);
+                        let driver = KernelDriver::new(chain, m, kernel, rng, previous);
+                        self.drive(driver, cap)
+                    }
+                    None => self.gibbs("ordinal", x, Conditional::Ordinal(&mut m), rng),
+                }
+            }
+            LabelModel::Categorical(m) => {
+                let mut m = m.clone();
+                let kernel = self
+                    .sampler
+                    .categorical_kernel(shape)
+                    .map_err(RunError::Param)?;
+                let mut buffers = Buffers::new(x, d * s, s);
+                let chain = LabelChain::new_categorical(buffers.buffers(), &mut m)
+                    .map_err(|e| start_error(e.to_string()))?;
+                if let Some(kernel) = kernel {
+                    return self.drive(KernelDriver::new(chain, m, kernel, rng, None), cap);
+                }
+                let x = chain.state().to_vec();
+                self.gibbs("categorical", x, Conditional::Categorical(&mut m), rng)
+            }
         }
-        (None, LabelSamplerSpec::Gibbs { scan }) => {
-            // The chain's start evaluation established the model's state at x.
-            let x = chain.state().to_vec();
-            let mut driver = GibbsDriver {
+    }
+
+    /// Runs `driver` through burn-in (extended by up to `cap` tuning steps) and the kept phase.
+    fn drive<D: ChainDriver<Value = u16>>(
+        &self,
+        mut driver: D,
+        cap: u64,
+    ) -> Result<ChainResult<u16>, RunError> {
+        drive(&mut driver, self.config, cap, self.progress)
+    }
+
+    /// Gibbs sweeps from `x` (where the chain's start evaluation left the model), for a
+    /// sampler without a kernel of the domain; any other such sampler is an error.
+    fn gibbs(
+        &self,
+        domain: &str,
+        x: Vec<u16>,
+        target: Conditional<'_>,
+        rng: Xoshiro256PlusPlus,
+    ) -> Result<ChainResult<u16>, RunError> {
+        let LabelSamplerSpec::Gibbs { scan } = self.sampler else {
+            return Err(RunError::Model(format!(
+                "sampler {} does not apply to {domain} models",
+                self.sampler.name()
+            )));
+        };
+        let states = target.states();
+        self.drive(
+            GibbsDriver {
                 previous: x.clone(),
                 x,
-                scratch: vec![0.0; s],
-                target: Conditional::Ordinal(&mut model),
+                scratch: vec![0.0; states],
+                target,
                 gibbs: Gibbs::new(*scan),
                 rng,
-                states: s,
-                ordinal: true,
-            };
-            drive(&mut driver, config, 0, progress)
-        }
-        (None, _) => Err(RunError::Model(format!(
-            "sampler {} does not apply to ordinal models",
-            sampler.name()
-        ))),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_categorical(
-    mut model: Potts,
-    sampler: &LabelSamplerSpec,
-    shape: &RunShape,
-    config: &RunConfig,
-    c: usize,
-    x: Vec<u16>,
-    rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult<u16>, RunError> {
-    use langevin_core::categorical::CategoricalTarget;
-    let s = model.states();
-    let kernel = sampler.categorical_kernel(shape).map_err(RunError::Param)?;
-    let mut buffers = Buffers::new(x, shape.dim * s, s);
-    let chain = LabelChain::new_categorical(buffers.buffers(), &mut model)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    match (kernel, sampler) {
-        (Some(kernel), _) => {
-            let mut driver = CategoricalDriver {
-                chain,
-                target: &mut model,
-                kernel,
-                rng,
-            };
-            drive(&mut driver, config, shape.burn_in + shape.steps, progress)
-        }
-        (None, LabelSamplerSpec::Gibbs { scan }) => {
-            let x = chain.state().to_vec();
-            let mut driver = GibbsDriver {
-                previous: x.clone(),
-                x,
-                scratch: vec![0.0; s],
-                target: Conditional::Categorical(&mut model),
-                gibbs: Gibbs::new(*scan),
-                rng,
-                states: s,
-                ordinal: false,
-            };
-            drive(&mut driver, config, 0, progress)
-        }
-        (None, _) => Err(RunError::Model(format!(
-            "sampler {} does not apply to categorical models",
-            sampler.name()
-        ))),
-    }
-}
-
-struct OrdinalDriver<'c, 'm> {
-    chain: LabelChain<'c, langevin_core::ordinal::OrdinalDomain>,
-    target: &'m mut OrdinalModel,
-    kernel: AnyOrdinalKernel,
-    rng: Xoshiro256PlusPlus,
-    previous: Vec<u16>,
-}
-
-impl ChainDriver for OrdinalDriver<'_, '_> {
-    type Value = u16;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        self.previous.copy_from_slice(self.chain.state());
-        let r = Kernel::step(
-            &mut self.kernel,
-            &mut *self.target,
-            &mut self.chain,
-            &mut self.rng,
+                states,
+            },
+            0,
         )
-        .map_err(|e| RunError::Model(e.to_string()))?;
-        let jump = self
-            .previous
-            .iter()
-            .zip(self.chain.state())
-            .map(|(&a, &b)| u64::from(a.abs_diff(b)))
-            .sum();
-        Ok((r, jump))
-    }
-    fn state(&self) -> &[u16] {
-        self.chain.state()
-    }
-    fn log_density(&self) -> Option<f64> {
-        Some(self.chain.log_density())
-    }
-    fn is_tuning(&self) -> bool {
-        self.kernel.is_tuning()
-    }
-    fn stop_tuning(&mut self) {
-        self.kernel.stop_tuning();
-    }
-    fn tuned(&self) -> Option<serde_json::Value> {
-        self.kernel.tuned()
     }
 }
 
-struct CategoricalDriver<'c, 'm> {
-    chain: LabelChain<'c, langevin_core::ordinal::CategoricalDomain>,
-    target: &'m mut Potts,
-    kernel: AnyCategoricalKernel,
-    rng: Xoshiro256PlusPlus,
-}
-
-impl ChainDriver for CategoricalDriver<'_, '_> {
-    type Value = u16;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        let r = Kernel::step(
-            &mut self.kernel,
-            &mut *self.target,
-            &mut self.chain,
-            &mut self.rng,
-        )
-        .map_err(|e| RunError::Model(e.to_string()))?;
-        Ok((r, u64::from(r.accepted_flips())))
-    }
-    fn state(&self) -> &[u16] {
-        self.chain.state()
-    }
-    fn log_density(&self) -> Option<f64> {
-        Some(self.chain.log_density())
-    }
-    fn is_tuning(&self) -> bool {
-        self.kernel.is_tuning()
-    }
-    fn stop_tuning(&mut self) {
-        self.kernel.stop_tuning();
-    }
-    fn tuned(&self) -> Option<serde_json::Value> {
-        self.kernel.tuned()
-    }
-}
+kernel_driver!(
+    LabelChain<'_, OrdinalDomain>,
+    OrdinalModel,
+    AnyOrdinalKernel,
+    u16,
+    Kernel::step,
+    manhattan
+);
+kernel_driver!(
+    LabelChain<'_, CategoricalDomain>,
+    Potts,
+    AnyCategoricalKernel,
+    u16,
+    Kernel::step,
+    hamming
+);
 
 /// The single-coordinate conditional of either domain's model.
 enum Conditional<'m> {
     Ordinal(&'m mut OrdinalModel),
     Categorical(&'m mut Potts),
+}
+
+impl Conditional<'_> {
+    /// Values per coordinate.
+    fn states(&self) -> usize {
+        use langevin_core::categorical::CategoricalTarget;
+        use langevin_core::ordinal::OrdinalTarget;
+        match self {
+            Conditional::Ordinal(m) => m.states(),
+            Conditional::Categorical(m) => m.states(),
+        }
+    }
 }
 
 /// Gibbs sweeps on a raw state through the model's conditional.
@@ -405,7 +328,6 @@ struct GibbsDriver<'m> {
     gibbs: Gibbs,
     rng: Xoshiro256PlusPlus,
     states: usize,
-    ordinal: bool,
 }
 
 impl ChainDriver for GibbsDriver<'_> {
@@ -434,11 +356,9 @@ impl ChainDriver for GibbsDriver<'_> {
             .map_err(|e| RunError::Model(e.to_string()))?;
             sweep.add_update(changed, cost);
         }
-        let pairs = self.previous.iter().zip(&self.x);
-        let jump = if self.ordinal {
-            pairs.map(|(&a, &b)| u64::from(a.abs_diff(b))).sum()
-        } else {
-            pairs.filter(|(a, b)| a != b).count() as u64
+        let jump = match self.target {
+            Conditional::Ordinal(_) => manhattan(&self.previous, &self.x),
+            Conditional::Categorical(_) => hamming(&self.previous, &self.x),
         };
         Ok((sweep.report(), jump))
     }
@@ -446,13 +366,6 @@ impl ChainDriver for GibbsDriver<'_> {
         &self.x
     }
     fn log_density(&self) -> Option<f64> {
-        None
-    }
-    fn is_tuning(&self) -> bool {
-        false
-    }
-    fn stop_tuning(&mut self) {}
-    fn tuned(&self) -> Option<serde_json::Value> {
         None
     }
 }

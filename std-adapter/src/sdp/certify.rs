@@ -327,12 +327,7 @@ mod tests {
     /// A sparse band-plus-random-links matrix (to exercise the envelope) and its dense copy.
     fn test_matrix(n: usize, seed: u64) -> Vec<f64> {
         let mut s = seed;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut next = || crate::sdp::matrix::tests::lcg(&mut s);
         let mut a = vec![0.0; n * n];
         for i in 0..n {
             for j in [i + 1, (i * 13 + 5) % n] {

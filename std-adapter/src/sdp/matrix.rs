@@ -401,28 +401,35 @@ pub(crate) fn gemm<T: nalgebra::RealField + Copy>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn lcg(state: &mut u64) -> f64 {
+    /// A uniform value in `[−½, ½)` from a 64-bit LCG (the sdp tests' input generator).
+    pub(crate) fn lcg(state: &mut u64) -> f64 {
         *state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         (*state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
     }
 
-    #[test]
-    fn nalgebra_input_matches_row_major() {
-        let n = 7;
-        let mut s = 3;
+    /// A dense symmetric `n × n` matrix of [`lcg`] values, filled row by row below the
+    /// diagonal.
+    pub(crate) fn random_symmetric(n: usize, state: &mut u64) -> Vec<f64> {
         let mut a = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..=i {
-                let x = lcg(&mut s);
+                let x = lcg(state);
                 a[i * n + j] = x;
                 a[j * n + i] = x;
             }
         }
+        a
+    }
+
+    #[test]
+    fn nalgebra_input_matches_row_major() {
+        let n = 7;
+        let a = random_symmetric(n, &mut 3);
         let m = nalgebra::DMatrix::from_row_slice(n, n, &a);
         let x = SymmetricMatrix::from_nalgebra(&m).unwrap();
         assert_eq!(x.to_dense(), a);

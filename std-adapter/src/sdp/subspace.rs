@@ -269,20 +269,8 @@ mod tests {
         let n = 60;
         let kp = 8;
         let mut s = 17u64;
-        let mut next = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
-        let mut a = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..=i {
-                let x = next();
-                a[i * n + j] = x;
-                a[j * n + i] = x;
-            }
-        }
+        let a = crate::sdp::matrix::tests::random_symmetric(n, &mut s);
+        let mut next = || crate::sdp::matrix::tests::lcg(&mut s);
         let d: Vec<f64> = (0..n).map(|_| next().abs()).collect();
         let w = SymmetricMatrix::from_row_major(n, n, &a).unwrap();
         let v: Vec<f64> = (0..n * kp).map(|_| next()).collect();

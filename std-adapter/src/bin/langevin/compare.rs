@@ -19,12 +19,10 @@ use crate::sample::{Format, default_threads};
 use clap::Args;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
+use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains};
 use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
 use langevin_std::diagnostics::{DiscreteValue, ess};
 use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
-use langevin_std::second_order::{
-    Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains,
-};
 use langevin_std::zoo::{BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec};
 use serde::Serialize;
 use std::time::Duration;

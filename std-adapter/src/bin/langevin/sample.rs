@@ -12,6 +12,7 @@ use crate::CliError;
 use crate::output::{json_bytes, npy_bytes, write_atomically};
 use crate::progress;
 use clap::{Args, ValueEnum};
+use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains};
 use langevin_std::binary::{
     ACS_BUDGET_FRACTION, BinaryDiagnostics, BinaryModel, BinaryRun, RunConfig, RunShape,
     SamplerSpec, diagnose, run_chains,
@@ -21,7 +22,6 @@ use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
-use langevin_std::second_order::{Ab2Settings, DiagonalRule, run_ab2_chains};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 

@@ -7,12 +7,12 @@ use super::{
 use crate::CliError;
 use crate::output::npy_bytes;
 use crate::progress;
+use langevin_std::ab2::run_ab2_ordinal_chains;
 use langevin_std::labels::{
     LabelDomain, LabelModel, LabelRun, LabelSamplerSpec, LabelStart, run_label_chains,
 };
 use langevin_std::model_file::ModelDoc;
 use langevin_std::npy::NpyData;
-use langevin_std::second_order::run_ab2_ordinal_chains;
 use std::path::PathBuf;
 
 /// The label sampler the arguments describe.

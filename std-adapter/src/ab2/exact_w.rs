@@ -14,6 +14,57 @@ use crate::binary::BinaryModel;
 use langevin_core::ParamError;
 use langevin_core::second_order::SparseW;
 use std::collections::BTreeMap;
+use std::fmt;
+
+/// Why an exact `W` could not be derived.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExactWError {
+    /// The adjacency lists do not fit their offsets.
+    Adjacency,
+    /// Node `node` lists `neighbour`, which is out of range (of `nodes`) or itself.
+    Neighbour {
+        /// The node.
+        node: usize,
+        /// The neighbour it lists.
+        neighbour: u32,
+        /// The number of nodes.
+        nodes: usize,
+    },
+    /// `W[row, column]` overflows single precision.
+    NonFinite {
+        /// The row.
+        row: usize,
+        /// The column.
+        column: u32,
+    },
+    /// The model is not an Ising model on a graph.
+    NotIsingGraph,
+}
+
+impl fmt::Display for ExactWError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Adjacency => f.write_str("the adjacency lists do not fit their offsets"),
+            Self::Neighbour {
+                node,
+                neighbour,
+                nodes,
+            } => write!(
+                f,
+                "node {node} lists neighbour {neighbour} (of {nodes} nodes)"
+            ),
+            Self::NonFinite { row, column } => {
+                write!(f, "W[{row}, {column}] is not finite in single precision")
+            }
+            Self::NotIsingGraph => {
+                f.write_str("a sparse W is derived only for Ising models on a graph")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ExactWError {}
 
 /// A symmetric matrix in compressed sparse rows, owned (columns strictly increasing in each
 /// row); [`view`](Self::view) validates it as a [`SparseW`].
@@ -62,13 +113,13 @@ impl CsrMatrix {
 ///
 /// # Errors
 ///
-/// A message if the lengths do not fit, a neighbour is out of range or a self-loop, or a
+/// [`ExactWError`] if the lengths do not fit, a neighbour is out of range or a self-loop, or a
 /// value is not finite in single precision.
 ///
 /// # Examples
 ///
 /// ```
-/// use langevin_std::second_order::sparse::ising_graph_w;
+/// use langevin_std::ab2::exact_w::ising_graph_w;
 /// // One edge 0 — 1 with J = 0.5.
 /// let w = ising_graph_w(&[0, 1, 2], &[1, 0], &[0.5, 0.5]).unwrap();
 /// assert_eq!((w.columns.as_slice(), w.values.as_slice()), ([1, 0].as_slice(), [2.0, 2.0].as_slice()));
@@ -77,14 +128,14 @@ pub fn ising_graph_w(
     offsets: &[u32],
     neighbours: &[u32],
     couplings: &[f32],
-) -> Result<CsrMatrix, String> {
+) -> Result<CsrMatrix, ExactWError> {
     let n = offsets.len().saturating_sub(1);
     if neighbours.len() != couplings.len()
         || offsets.first() != Some(&0)
         || offsets.last().map(|&v| v as usize) != Some(neighbours.len())
         || offsets.windows(2).any(|p| p[0] > p[1])
     {
-        return Err("the adjacency lists do not fit their offsets".into());
+        return Err(ExactWError::Adjacency);
     }
     let mut out = CsrMatrix {
         offsets: Vec::with_capacity(n + 1),
@@ -98,14 +149,18 @@ pub fn ising_graph_w(
         row.clear();
         for (&j, &c) in neighbours[lo..hi].iter().zip(&couplings[lo..hi]) {
             if j as usize >= n || j as usize == i {
-                return Err(format!("node {i} lists neighbour {j} (of {n} nodes)"));
+                return Err(ExactWError::Neighbour {
+                    node: i,
+                    neighbour: j,
+                    nodes: n,
+                });
             }
             *row.entry(j).or_insert(0.0) += 4.0 * f64::from(c);
         }
         for (&j, &v) in &row {
             let v = v as f32;
             if !v.is_finite() {
-                return Err(format!("W[{i}, {j}] is not finite in single precision"));
+                return Err(ExactWError::NonFinite { row: i, column: j });
             }
             out.columns.push(j);
             out.values.push(v);
@@ -119,8 +174,8 @@ pub fn ising_graph_w(
 ///
 /// # Errors
 ///
-/// A message for any other kind of model, or as for [`ising_graph_w`].
-pub fn model_w(model: &BinaryModel) -> Result<CsrMatrix, String> {
+/// [`ExactWError::NotIsingGraph`] for any other kind of model, or as for [`ising_graph_w`].
+pub fn model_w(model: &BinaryModel) -> Result<CsrMatrix, ExactWError> {
     match model {
         BinaryModel::IsingGraph {
             offsets,
@@ -128,6 +183,6 @@ pub fn model_w(model: &BinaryModel) -> Result<CsrMatrix, String> {
             couplings,
             ..
         } => ising_graph_w(offsets, neighbours, couplings),
-        _ => Err("a sparse W is derived only for Ising models on a graph".into()),
+        _ => Err(ExactWError::NotIsingGraph),
     }
 }

@@ -20,7 +20,7 @@
 //! # Examples
 //!
 //! ```
-//! use langevin_std::quadratic_fit::{fit_symmetric, FitOptions};
+//! use langevin_std::ab2::fit::{fit_symmetric, FitOptions};
 //! // U(x) = ½ xᵀ W x with W = [[-2, 1], [1, -3]]: Δg = W Δx exactly.
 //! let w = [-2.0, 1.0, 1.0, -3.0];
 //! let dx = [1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
@@ -32,7 +32,7 @@
 //! let fit = fit_symmetric(&dx, &dg, 2, &FitOptions::default())?;
 //! assert!(fit.w.iter().zip(&w).all(|(a, b)| (a - b).abs() < 1e-9));
 //! assert!(fit.residual < 1e-9);
-//! # Ok::<(), langevin_std::quadratic_fit::FitError>(())
+//! # Ok::<(), langevin_std::ab2::fit::FitError>(())
 //! ```
 
 use std::fmt;
@@ -109,12 +109,12 @@ pub enum FitError {
 impl fmt::Display for FitError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FitError::Empty => write!(f, "no pairs or dimension 0"),
             FitError::Length {
                 buffer,
                 expected,
                 found,
             } => write!(f, "`{buffer}` has length {found}, expected {expected}"),
+            FitError::Empty => write!(f, "no pairs or dimension 0"),
             FitError::NonFinite { buffer, index } => {
                 write!(f, "`{buffer}[{index}]` is not finite")
             }
@@ -129,6 +129,26 @@ impl fmt::Display for FitError {
 }
 
 impl std::error::Error for FitError {}
+
+/// The number of rows of `dim` entries in `data`.
+///
+/// # Errors
+///
+/// [`FitError::Empty`] for no data or `dim = 0`, [`FitError::Length`] unless `dim` divides
+/// the length.
+fn rows(buffer: &'static str, data: &[f64], dim: usize) -> Result<usize, FitError> {
+    if dim == 0 || data.is_empty() {
+        return Err(FitError::Empty);
+    }
+    if !data.len().is_multiple_of(dim) {
+        return Err(FitError::Length {
+            buffer,
+            expected: data.len().div_ceil(dim) * dim,
+            found: data.len(),
+        });
+    }
+    Ok(data.len() / dim)
+}
 
 fn check_finite(buffer: &'static str, x: &[f64]) -> Result<(), FitError> {
     match x.iter().position(|v| !v.is_finite()) {
@@ -158,16 +178,7 @@ pub fn fit_symmetric(
     if !(opts.ridge > 0.0 && opts.ridge.is_finite()) {
         return Err(FitError::InvalidOption("ridge"));
     }
-    if dim == 0 || dx.is_empty() {
-        return Err(FitError::Empty);
-    }
-    if !dx.len().is_multiple_of(dim) {
-        return Err(FitError::Length {
-            buffer: "dx",
-            expected: dx.len().div_ceil(dim) * dim,
-            found: dx.len(),
-        });
-    }
+    let pairs = rows("dx", dx, dim)?;
     if dg.len() != dx.len() {
         return Err(FitError::Length {
             buffer: "dg",
@@ -177,7 +188,6 @@ pub fn fit_symmetric(
     }
     check_finite("dx", dx)?;
     check_finite("dg", dg)?;
-    let pairs = dx.len() / dim;
     let m = DMatrix::from_row_slice(pairs, dim, dx);
     let g = DMatrix::from_row_slice(pairs, dim, dg);
     let gram = m.tr_mul(&m);
@@ -236,18 +246,8 @@ pub fn fit_symmetric(
 ///
 /// [`FitError::Empty`], [`FitError::Length`], [`FitError::NonFinite`].
 pub fn variances(samples: &[f64], dim: usize) -> Result<Vec<f64>, FitError> {
-    if dim == 0 || samples.is_empty() {
-        return Err(FitError::Empty);
-    }
-    if !samples.len().is_multiple_of(dim) {
-        return Err(FitError::Length {
-            buffer: "samples",
-            expected: samples.len().div_ceil(dim) * dim,
-            found: samples.len(),
-        });
-    }
+    let count = rows("samples", samples, dim)?;
     check_finite("samples", samples)?;
-    let count = samples.len() / dim;
     let mut mean = vec![0.0; dim];
     let mut m2 = vec![0.0; dim];
     // Welford's update, stable for large means.

@@ -47,7 +47,7 @@
 //! # Examples
 //!
 //! ```
-//! use langevin_std::diagonal_max::{MaxEigOptions, min_max_eigenvalue};
+//! use langevin_std::ab2::diagonal::{MaxEigOptions, min_max_eigenvalue};
 //! // W = [[0, 1], [1, 0]]: the optimum is d = (1, 1) with λ_max = 2.
 //! let w = [0.0, 1.0, 1.0, 0.0];
 //! let sol = min_max_eigenvalue(&w, 2, None, &MaxEigOptions::default()).unwrap();

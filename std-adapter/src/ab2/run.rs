@@ -1,0 +1,174 @@
+//! Many chains of the AB-2 schedule on the chain runner of [`crate::run`], binary and ordinal
+//! through one per-chain routine.
+
+use super::Ab2Settings;
+use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
+use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun};
+use crate::labels::{Buffers, LabelDomain, LabelRun, OrdinalModel};
+use crate::run::{ChainResult, DiscreteRun, RunConfig, RunError, map_chains};
+use langevin_core::binary::{BinaryChain, StepError, StepReport};
+use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
+use langevin_core::random::index;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt::Display;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Runs `config.chains` chains of the AB-2 schedule on `model`, like
+/// [`crate::binary::run_chains`]: chain `c` starts uniformly at random from its own stream, runs
+/// the tuning phases of [`tune_chain`](super::tune_chain) and then `config.burn_in` further
+/// frozen steps (all counted in `burn_in_stats`), then `config.steps` kept steps. Each chain's
+/// [`ChainResult::tuned`] holds its [`Ab2Report`](super::Ab2Report) as JSON. Output does not
+/// depend on the thread count.
+///
+/// # Errors
+///
+/// [`RunError`] for a start where the model is not finite, a failing step or a worker that
+/// panicked.
+pub fn run_ab2_chains(
+    model: &BinaryModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<BinaryRun, RunError> {
+    settings.first.validate().map_err(RunError::Param)?;
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), mut rng| {
+            let mut cache = vec![0.0f64; model.cache_len()];
+            let mut target = model.target(&mut cache).map_err(RunError::Model)?;
+            let mut buffers = BinaryBuffers::uniform(model.dim(), &mut rng);
+            let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
+                .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+            run_chain(&mut chain, &mut target, rng, settings, config, progress)
+        },
+    )?;
+    Ok(BinaryRun::new(model.dim(), run))
+}
+
+/// Runs `config.chains` chains of the AB-2 schedule on an ordinal model, like
+/// [`run_ab2_chains`] on binary ones: chain `c` starts uniformly on `{0..S−1}^d` from its own
+/// stream, runs the tuning phases of [`tune_ordinal_chain`](super::tune_ordinal_chain) and then
+/// `config.burn_in` further frozen steps (all counted in `burn_in_stats`), then `config.steps`
+/// kept steps. Each chain's [`ChainResult::tuned`] holds its [`Ab2Report`](super::Ab2Report)
+/// as JSON; `jump` is the L1 distance moved in the kept phase. Output does not depend on the
+/// thread count.
+///
+/// # Errors
+///
+/// [`RunError`] for invalid settings (the DLP rules are for binary models), a start where the
+/// model is not finite, a failing step or a worker that panicked.
+pub fn run_ab2_ordinal_chains(
+    model: &OrdinalModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<LabelRun, RunError> {
+    settings.first.validate().map_err(RunError::Param)?;
+    if settings.diagonal.is_dlp() {
+        return Err(RunError::Model(format!(
+            "the {} rule is for binary models; use trace, shift or max on an ordinal model",
+            settings.diagonal.name()
+        )));
+    }
+    let (d, s) = (model.dim(), model.states());
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), mut rng| {
+            let mut model = model.clone();
+            let x: Vec<u16> = (0..d).map(|_| index(&mut rng, s) as u16).collect();
+            let mut buffers = Buffers::new(x, d, s);
+            let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
+                .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+            run_chain(&mut chain, &mut model, rng, settings, config, progress)
+        },
+    )?;
+    Ok(LabelRun::new(
+        DiscreteRun::new(d, run),
+        s,
+        LabelDomain::Ordinal,
+    ))
+}
+
+/// One chain of the schedule: the tuning phases, then `config.burn_in` frozen steps and
+/// `config.steps` kept ones with the final kernel (the DLP kernel for the DLP rules and for a
+/// binary chain that stayed first order, else the second-order kernel).
+fn run_chain<C, T>(
+    chain: &mut C,
+    target: &mut T,
+    mut rng: Xoshiro256PlusPlus,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<ChainResult<C::Value>, RunError>
+where
+    C: Ab2Chain<T>,
+    C::Error: Display,
+    T: ?Sized,
+{
+    let d = chain.values().len();
+    let mut result = ChainResult {
+        draws: Vec::with_capacity(config.kept() * d),
+        log_density: Vec::with_capacity(config.kept()),
+        ..ChainResult::default()
+    };
+    let step_err = |e: StepError<C::Error>| RunError::Model(e.to_string());
+    let (mut fitted, report) =
+        tune_chain(target, chain, &mut rng, settings, &mut result.burn_in_stats)
+            .map_err(step_err)?;
+    if let Some(p) = progress {
+        p.fetch_add(report.tuning_steps, Ordering::Relaxed);
+    }
+    let precond = fitted
+        .dlp_preconditioner
+        .take()
+        .or_else(|| fitted.is_first_order().then(|| vec![1.0; d]))
+        .filter(|_| C::DLP);
+    let (burn_in, thin) = (config.burn_in, config.thin.max(1));
+    let mut t = 0u64;
+    let visit = |r: &StepReport, jump: u64, chain: &C| {
+        if t < burn_in {
+            result.burn_in_stats.record(r);
+        } else {
+            result.stats.record(r);
+            result.jump += jump;
+            if (t - burn_in + 1).is_multiple_of(thin) {
+                result.draws.extend_from_slice(chain.values());
+                result.log_density.push(chain.current_log_density());
+            }
+        }
+        t += 1;
+    };
+    let total = burn_in + config.steps;
+    let (mut scratch, mut cached);
+    let kernel = match &precond {
+        Some(p) => Ab2Kernel::Dlp {
+            step: report.step,
+            balance: report.balance,
+            p,
+        },
+        None => {
+            let params = fitted
+                .params(report.step, report.balance)
+                .map_err(RunError::Param)?;
+            scratch = vec![0.0f64; chain.second_order_scratch_len()];
+            cached = vec![C::Value::default(); d];
+            Ab2Kernel::SecondOrder {
+                params,
+                scratch: &mut scratch,
+                cached: &mut cached,
+            }
+        }
+    };
+    chain
+        .kernel_steps(target, &mut rng, kernel, total, visit)
+        .map_err(step_err)?;
+    if let Some(p) = progress {
+        p.fetch_add(total, Ordering::Relaxed);
+    }
+    result.tuned = Some(report.to_json());
+    Ok(result)
+}

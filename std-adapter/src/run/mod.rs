@@ -1,0 +1,598 @@
+//! One chain runner for every domain: a [`Pool`] of `--threads` workers, chain `c` on the
+//! stream of [`crate::seeding::chain_rngs`], results collected in chain order, and a worker that
+//! panics turned into [`RunError::WorkerPanicked`] rather than into missing chains.
+//!
+//! * [`map_chains`]: one closure per chain with its stream, on a pool sized for the run;
+//!   `sample` (binary and label domains), AB-2, `sample-continuous` and the diagnostics all
+//!   go through it or through [`Pool::map`];
+//! * the burn-in / tuning / kept-phase loop of one discrete chain, written once for every
+//!   domain's kernels, and the [`ChainResult`] it fills; [`DiscreteRun`] collects them;
+//! * [`RunConfig`], [`RunError`]: what to run and why it failed.
+
+mod pool;
+
+pub use pool::{Pool, PoolError, available_threads};
+
+use crate::binary::RunShape;
+use crate::seeding::chain_rngs;
+use langevin_core::binary::StepReport;
+use langevin_core::stats::ChainStats;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long to run, how many chains, and how to seed them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunConfig {
+    /// Steps kept after burn-in (before thinning).
+    pub steps: u64,
+    /// Steps discarded first.
+    pub burn_in: u64,
+    /// Keep one draw every `thin` steps (≥ 1).
+    pub thin: u64,
+    /// Number of chains.
+    pub chains: usize,
+    /// Master seed; chain `c` uses the stream after `c` jumps (see [`crate::seeding`]).
+    pub seed: u64,
+    /// Worker threads (`0`: one per core); results do not depend on it.
+    pub threads: usize,
+}
+
+impl RunConfig {
+    /// Draws kept per chain: `⌊steps / thin⌋`.
+    pub fn kept(&self) -> usize {
+        (self.steps / self.thin.max(1)) as usize
+    }
+
+    /// The shape tuned kernels size their tuning from.
+    pub fn shape(&self, dim: usize) -> RunShape {
+        RunShape {
+            dim,
+            burn_in: self.burn_in,
+            steps: self.steps,
+        }
+    }
+}
+
+/// Why a run failed.
+#[derive(Debug)]
+pub enum RunError {
+    /// Invalid sampler parameters.
+    Param(langevin_core::ParamError),
+    /// The model could not be set up or evaluated at a chain's start, or a step failed.
+    Model(String),
+    /// The worker running `chain` panicked; the run returns no chains at all.
+    WorkerPanicked {
+        /// The chain whose worker panicked.
+        chain: usize,
+        /// The panic's message.
+        message: String,
+    },
+    /// The worker threads could not be started.
+    ThreadPool(rayon::ThreadPoolBuildError),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Model(e) => f.write_str(e),
+            RunError::Param(e) => e.fmt(f),
+            RunError::WorkerPanicked { chain, message } => {
+                write!(f, "the worker running chain {chain} panicked: {message}")
+            }
+            RunError::ThreadPool(e) => write!(f, "could not start the worker threads: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Model(_) | RunError::WorkerPanicked { .. } => None,
+            RunError::Param(e) => Some(e),
+            RunError::ThreadPool(e) => Some(e),
+        }
+    }
+}
+
+impl From<PoolError> for RunError {
+    fn from(e: PoolError) -> Self {
+        match e {
+            PoolError::Build(e) => RunError::ThreadPool(e),
+            PoolError::WorkerPanicked { chain, message } => {
+                RunError::WorkerPanicked { chain, message }
+            }
+        }
+    }
+}
+
+/// What [`map_chains`] returns: one result per chain, in chain order.
+#[derive(Clone, Debug)]
+pub struct Chains<R> {
+    /// Chain `c`'s result at index `c`.
+    pub results: Vec<R>,
+    /// Worker threads the run used.
+    pub threads: usize,
+    /// Wall time of the chains (no loading or writing).
+    pub wall_time: Duration,
+}
+
+/// Runs `one(c, input_c, stream of chain c)` for every input on a [`Pool`] of `threads`
+/// workers (`0`: one per core; never more than there are chains) and returns the results in
+/// chain order. Chain `c`'s stream is `chain_rngs(seed, n)[c]` whatever the thread count, so
+/// the output is the same for every `threads`.
+///
+/// # Errors
+///
+/// The first error in chain order: a chain's own error, or the [`PoolError`] (converted into
+/// `E`) of a chain that panicked or of a pool that could not start.
+///
+/// # Examples
+///
+/// ```
+/// use langevin_std::run::{PoolError, map_chains};
+/// use rand_core::Rng;
+/// let draw = |threads| {
+///     map_chains(7, threads, vec![(); 3], |_, (), mut rng| Ok::<_, PoolError>(rng.next_u64()))
+///         .unwrap()
+///         .results
+/// };
+/// assert_eq!(draw(1), draw(3));
+/// ```
+pub fn map_chains<T, R, E, F>(
+    seed: u64,
+    threads: usize,
+    inputs: Vec<T>,
+    one: F,
+) -> Result<Chains<R>, E>
+where
+    T: Send,
+    R: Send,
+    E: Send + From<PoolError>,
+    F: Fn(usize, T, Xoshiro256PlusPlus) -> Result<R, E> + Sync,
+{
+    let n = inputs.len();
+    let pool = Pool::for_items(threads, n)?;
+    let jobs: Vec<(T, Xoshiro256PlusPlus)> = inputs.into_iter().zip(chain_rngs(seed, n)).collect();
+    let start = Instant::now();
+    let results = pool.map(jobs, |c, (input, rng)| one(c, input, rng))?;
+    Ok(Chains {
+        results,
+        threads: pool.threads(),
+        wall_time: start.elapsed(),
+    })
+}
+
+/// One chain's outcome; `T` is the state type (`u8` binary, `u16` labels).
+#[derive(Clone, Debug)]
+pub struct ChainResult<T = u8> {
+    /// Step totals over the kept phase.
+    pub stats: ChainStats,
+    /// Step totals over burn-in (including tuning steps beyond the requested burn-in).
+    pub burn_in_stats: ChainStats,
+    /// Total distance moved over the kept phase: flips (binary), changed labels
+    /// (categorical), `Σ|x'_i − x_i|` (ordinal).
+    pub jump: u64,
+    /// Kept draws, `kept × d`, row-major.
+    pub draws: Vec<T>,
+    /// `U` at each kept draw; empty for samplers that do not track it (Gibbs on a model's
+    /// single-site fast path).
+    pub log_density: Vec<f64>,
+    /// Parameters the kernel settled on (tuned samplers), as JSON.
+    pub tuned: Option<serde_json::Value>,
+}
+
+impl<T> Default for ChainResult<T> {
+    fn default() -> Self {
+        Self {
+            stats: ChainStats::default(),
+            burn_in_stats: ChainStats::default(),
+            jump: 0,
+            draws: Vec::new(),
+            log_density: Vec::new(),
+            tuned: None,
+        }
+    }
+}
+
+/// The outcome of a run of discrete chains; `T` is the state type (`u8` binary, `u16` labels).
+#[derive(Clone, Debug)]
+pub struct DiscreteRun<T = u8> {
+    /// Per-chain results, in chain order.
+    pub chains: Vec<ChainResult<T>>,
+    /// The dimension.
+    pub dim: usize,
+    /// Wall time of the sampling loops (no loading or writing).
+    pub wall_time: Duration,
+    /// Worker threads the run used (the diagnostics use as many).
+    pub threads: usize,
+}
+
+impl<T: Copy + Into<u64>> DiscreteRun<T> {
+    /// The run of dimension `dim` that [`map_chains`] returned.
+    pub fn new(dim: usize, run: Chains<ChainResult<T>>) -> Self {
+        Self {
+            chains: run.results,
+            dim,
+            wall_time: run.wall_time,
+            threads: run.threads,
+        }
+    }
+
+    /// All kept draws, `(chains, kept, d)` row-major.
+    pub fn samples(&self) -> Vec<T> {
+        self.chains
+            .iter()
+            .flat_map(|c| c.draws.iter().copied())
+            .collect()
+    }
+
+    /// Totals over all chains' kept phases.
+    pub fn stats(&self) -> ChainStats {
+        let mut total = ChainStats::default();
+        for c in &self.chains {
+            total.merge(&c.stats);
+        }
+        total
+    }
+
+    /// Target evaluations over the whole run (initial ones, burn-in and kept phase).
+    pub fn evaluations(&self) -> u64 {
+        self.chains
+            .iter()
+            .map(|c| 1 + c.stats.evaluations + c.burn_in_stats.evaluations)
+            .sum()
+    }
+
+    /// Steps taken over the whole run (burn-in, tuning and kept phase, all chains).
+    pub fn steps_taken(&self) -> u64 {
+        self.chains
+            .iter()
+            .map(|c| c.stats.steps + c.burn_in_stats.steps)
+            .sum()
+    }
+
+    /// Per-coordinate mean of the kept draws over all chains.
+    pub fn means(&self) -> Vec<f64> {
+        let dim = self.dim;
+        let mut sums = vec![0u64; dim];
+        let mut n = 0u64;
+        for c in &self.chains {
+            for draw in c.draws.chunks_exact(dim.max(1)) {
+                for (s, &x) in sums.iter_mut().zip(draw) {
+                    *s += x.into();
+                }
+                n += 1;
+            }
+        }
+        sums.iter()
+            .map(|&s| if n == 0 { 0.0 } else { s as f64 / n as f64 })
+            .collect()
+    }
+
+    /// Mean distance moved per kept step: Hamming distance between consecutive states
+    /// (binary: the accepted flips per step, except that a Gibbs sweep flipping a site twice
+    /// moves it not at all), L1 (ordinal) or changed labels (categorical).
+    pub fn mean_jump(&self) -> f64 {
+        let steps = self.stats().steps;
+        if steps == 0 {
+            return 0.0;
+        }
+        self.chains.iter().map(|c| c.jump).sum::<u64>() as f64 / steps as f64
+    }
+
+    /// The tuned parameters of every chain as a JSON array (`None` for fixed samplers).
+    pub fn tuned(&self) -> Option<serde_json::Value> {
+        if self.chains.iter().all(|c| c.tuned.is_none()) {
+            return None;
+        }
+        Some(serde_json::Value::Array(
+            self.chains
+                .iter()
+                .map(|c| c.tuned.clone().unwrap_or(serde_json::Value::Null))
+                .collect(),
+        ))
+    }
+}
+
+/// One chain as the run loop sees it.
+pub(crate) trait ChainDriver {
+    /// The state type.
+    type Value: Copy;
+    /// One step: its report and the distance moved.
+    fn step(&mut self) -> Result<(StepReport, u64), RunError>;
+    /// The current state.
+    fn state(&self) -> &[Self::Value];
+    /// `U` at the current state, where tracked.
+    fn log_density(&self) -> Option<f64>;
+    /// Whether the kernel is still adapting.
+    fn is_tuning(&self) -> bool {
+        false
+    }
+    /// Ends adaptation where the kernel allows it.
+    fn stop_tuning(&mut self) {}
+    /// The tuned parameters.
+    fn tuned(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// A chain of any domain stepped by a kernel through its cached `U` and `∇U`; implemented
+/// for each domain by [`kernel_driver!`].
+pub(crate) struct KernelDriver<C, T, K, V> {
+    /// The chain.
+    pub(crate) chain: C,
+    /// The target.
+    pub(crate) target: T,
+    /// The kernel (a sampler of the registry).
+    pub(crate) kernel: K,
+    /// The chain's stream.
+    pub(crate) rng: Xoshiro256PlusPlus,
+    /// Where the distance moved is measured (Gibbs sweeps, ordinal chains): room for the state
+    /// before the step; else the distance is the step's accepted flips.
+    pub(crate) previous: Option<Vec<V>>,
+}
+
+impl<C, T, K, V> KernelDriver<C, T, K, V> {
+    /// The driver of `chain` on `target` with `kernel` and the chain's stream; `previous`
+    /// as for the field.
+    pub(crate) fn new(
+        chain: C,
+        target: T,
+        kernel: K,
+        rng: Xoshiro256PlusPlus,
+        previous: Option<Vec<V>>,
+    ) -> Self {
+        Self {
+            chain,
+            target,
+            kernel,
+            rng,
+            previous,
+        }
+    }
+}
+
+/// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
+/// and value types, the kernel trait's `step` and the distance between two states.
+macro_rules! kernel_driver {
+    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path) => {
+        impl $crate::run::ChainDriver
+            for $crate::run::KernelDriver<$chain, $target, $kernel, $value>
+        {
+            type Value = $value;
+            fn step(
+                &mut self,
+            ) -> Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError> {
+                if let Some(p) = &mut self.previous {
+                    p.copy_from_slice(self.chain.state());
+                }
+                let (kernel, target, chain) = (&mut self.kernel, &mut self.target, &mut self.chain);
+                let r = $step(kernel, target, chain, &mut self.rng)
+                    .map_err(|e| $crate::run::RunError::Model(e.to_string()))?;
+                let jump = match &self.previous {
+                    Some(p) => $distance(p, self.chain.state()),
+                    None => u64::from(r.accepted_flips()),
+                };
+                Ok((r, jump))
+            }
+            fn state(&self) -> &[$value] {
+                self.chain.state()
+            }
+            fn log_density(&self) -> Option<f64> {
+                Some(self.chain.log_density())
+            }
+            fn is_tuning(&self) -> bool {
+                self.kernel.is_tuning()
+            }
+            fn stop_tuning(&mut self) {
+                self.kernel.stop_tuning();
+            }
+            fn tuned(&self) -> Option<serde_json::Value> {
+                self.kernel.tuned()
+            }
+        }
+    };
+}
+pub(crate) use kernel_driver;
+
+/// Coordinates where two states differ.
+pub(crate) fn hamming<V: PartialEq>(a: &[V], b: &[V]) -> u64 {
+    a.iter().zip(b).filter(|(x, y)| x != y).count() as u64
+}
+
+/// `Σ |a_i − b_i|`.
+pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| u64::from(x.abs_diff(y)))
+        .sum()
+}
+
+/// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
+/// the kept phase. `progress`, if given, is advanced by the steps taken (in batches).
+pub(crate) fn drive<D: ChainDriver>(
+    driver: &mut D,
+    config: &RunConfig,
+    tuning_cap: u64,
+    progress: Option<&AtomicU64>,
+) -> Result<ChainResult<D::Value>, RunError> {
+    let d = driver.state().len();
+    let mut result = ChainResult {
+        draws: Vec::with_capacity(config.kept() * d),
+        ..ChainResult::default()
+    };
+    let report_every = 1024u64;
+    let mut pending = 0u64;
+    let mut tick = || {
+        pending += 1;
+        if pending >= report_every {
+            if let Some(p) = progress {
+                p.fetch_add(pending, Ordering::Relaxed);
+            }
+            pending = 0;
+        }
+    };
+    for _ in 0..config.burn_in {
+        result.burn_in_stats.record(&driver.step()?.0);
+        tick();
+    }
+    let mut extra = 0;
+    while driver.is_tuning() && extra < tuning_cap {
+        result.burn_in_stats.record(&driver.step()?.0);
+        extra += 1;
+        tick();
+    }
+    driver.stop_tuning();
+    let thin = config.thin.max(1);
+    for t in 1..=config.steps {
+        let (report, jump) = driver.step()?;
+        result.stats.record(&report);
+        result.jump += jump;
+        if t % thin == 0 {
+            result.draws.extend_from_slice(driver.state());
+            if let Some(u) = driver.log_density() {
+                result.log_density.push(u);
+            }
+        }
+        tick();
+    }
+    if let Some(p) = progress {
+        p.fetch_add(pending, Ordering::Relaxed);
+    }
+    result.tuned = driver.tuned();
+    Ok(result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::Rng;
+
+    /// The draws and log-densities of a discrete run, as bits.
+    fn bits<T: Copy + Into<u64>>(chains: &[ChainResult<T>]) -> Vec<u64> {
+        chains
+            .iter()
+            .flat_map(|c| {
+                let draws = c.draws.iter().map(|&v| v.into());
+                draws.chain(c.log_density.iter().map(|u| u.to_bits()))
+            })
+            .collect()
+    }
+
+    /// Each runner of the crate on a small model, as a function of the thread count.
+    fn runners() -> Vec<Box<dyn Fn(usize) -> Vec<u64>>> {
+        use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
+        use crate::binary::{BinaryModel, SamplerSpec, run_chains};
+        use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
+        use crate::discrete_models::OrdinalQuadratic;
+        use crate::labels::OrdinalModel;
+        use langevin_core::models::{Dims, IsingLattice};
+        let config = |threads| RunConfig {
+            steps: 60,
+            burn_in: 20,
+            thin: 1,
+            chains: 5,
+            seed: 11,
+            threads,
+        };
+        let lattice = || {
+            BinaryModel::Lattice(
+                IsingLattice::with_dims(Dims { rows: 4, cols: 4 }, 0.3, 0.1, true).unwrap(),
+            )
+        };
+        let ordinal = || {
+            let a = vec![-0.4, 0.1, 0.0, 0.1, -0.5, 0.2, 0.0, 0.2, -0.3];
+            OrdinalModel::Quadratic(
+                OrdinalQuadratic::new(5, a, vec![1.0, 2.0, 3.0], vec![0.1, -0.2, 0.0]).unwrap(),
+            )
+        };
+        let mut ab2 = Ab2Settings::default();
+        ab2.first.budget = 200;
+        ab2.second_budget = 200;
+        let ab2_ordinal = ab2.clone();
+        vec![
+            Box::new(move |t| {
+                let spec = SamplerSpec::Dmala {
+                    step: 0.3,
+                    balance: 0.5,
+                };
+                bits(
+                    &run_chains(&lattice(), &spec, &config(t), None)
+                        .unwrap()
+                        .chains,
+                )
+            }),
+            Box::new(move |t| {
+                bits(
+                    &run_ab2_chains(&lattice(), &ab2, &config(t), None)
+                        .unwrap()
+                        .chains,
+                )
+            }),
+            Box::new(move |t| {
+                let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, &config(t), None);
+                bits(&run.unwrap().chains)
+            }),
+            Box::new(|t| {
+                let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
+                let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.01);
+                (cfg.chains, cfg.threads, cfg.batch) = (5, t, 2);
+                let run = crate::continuous::run(&cfg).unwrap();
+                run.samples.iter().map(|v| u64::from(v.to_bits())).collect()
+            }),
+        ]
+    }
+
+    #[test]
+    fn a_panicking_chain_is_an_error_never_fewer_chains() {
+        for threads in 1..=3 {
+            let out = map_chains(5, threads, vec![(); 4], |c, (), mut rng| {
+                if c == 2 {
+                    panic!("chain {c} failed on purpose");
+                }
+                Ok::<_, RunError>(rng.next_u64())
+            });
+            match out {
+                Err(RunError::WorkerPanicked { chain, message }) => {
+                    assert_eq!(chain, 2);
+                    assert_eq!(message, "chain 2 failed on purpose");
+                }
+                Err(e) => panic!("threads {threads}: wrong error {e}"),
+                Ok(run) => panic!(
+                    "threads {threads}: {} chains and no error",
+                    run.results.len()
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn chain_streams_do_not_depend_on_the_thread_count() {
+        let draws = |threads| {
+            let run = map_chains(9, threads, vec![(); 5], |c, (), mut rng| {
+                Ok::<_, RunError>((c, rng.next_u64()))
+            })
+            .unwrap();
+            assert_eq!(run.threads, threads);
+            run.results
+        };
+        let one = draws(1);
+        for (c, (i, v)) in one.iter().enumerate() {
+            assert_eq!((c, *v), (*i, crate::seeding::chain_rng(9, c).next_u64()));
+        }
+        assert_eq!(draws(2), one);
+        assert_eq!(draws(3), one);
+    }
+
+    #[test]
+    fn every_runner_gives_the_same_output_on_1_2_and_3_threads() {
+        for runner in runners() {
+            let reference = runner(1);
+            assert!(!reference.is_empty());
+            assert_eq!(runner(2), reference);
+            assert_eq!(runner(3), reference);
+        }
+    }
+}
