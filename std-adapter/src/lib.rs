@@ -15,6 +15,7 @@ pub mod model_file;
 pub mod npy;
 pub mod plot;
 pub mod quadratic_fit;
+pub mod samplers;
 pub mod sdp;
 pub mod second_order;
 pub mod seeding;

@@ -182,7 +182,7 @@ fn ab2_refuses_categorical_models() {
         ],
     );
     assert!(
-        line.contains("ab2 needs an ordinal or binary model"),
+        line.contains("sampler ab2 does not apply to categorical models"),
         "{line}"
     );
 }

@@ -132,7 +132,7 @@ pub fn run_label_chains(
     let shape = config.shape(d);
     sampler
         .check_domain(model.domain())
-        .map_err(RunError::Model)?;
+        .map_err(|e| RunError::Model(e.to_string()))?;
     match model.domain() {
         LabelDomain::Ordinal => sampler.ordinal_kernel(&shape).map(|_| ()),
         LabelDomain::Categorical => sampler.categorical_kernel(&shape).map(|_| ()),

@@ -2,6 +2,7 @@
 
 use super::model::LabelDomain;
 use crate::binary::{RunShape, ab_json, ab_settings, acs_json, acs_settings};
+use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
@@ -20,10 +21,8 @@ use serde_json::Value;
 /// evaluations); AB tunes during the burn-in, ACS within a tenth of the run. The window
 /// `|x'_i − x_i| ≤ w` applies to the ordinal proposals (DULA, DMALA, AB, ACS).
 ///
-/// | sampler | ordinal | categorical |
-/// |---|---|---|
-/// | dula, dmala, gibbs, ab, acs | yes | yes |
-/// | gwg | no | yes |
+/// Which samplers apply to which domain is the registry's to say
+/// ([`SAMPLERS`](crate::samplers::SAMPLERS)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum LabelSamplerSpec {
@@ -109,22 +108,25 @@ impl LabelSamplerSpec {
         }
     }
 
-    /// Checks that the sampler applies to the domain.
+    /// Checks that the sampler applies to the domain (as the registry says).
     ///
     /// # Errors
     ///
-    /// A one-line message for GWG on an ordinal model or a window on a categorical one.
-    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), String> {
-        match (self, domain) {
-            (Self::Gwg, LabelDomain::Ordinal) => Err(
-                "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab or acs)"
-                    .into(),
-            ),
-            (_, LabelDomain::Categorical) if self.window().is_some() => {
-                Err("--window applies to ordinal models only".into())
-            }
-            _ => Ok(()),
+    /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
+    /// [`SamplerError::Window`] for a window on a categorical model.
+    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
+        let domain = Domain::from(domain);
+        let entry = samplers::find(self.name())?;
+        if !entry.applies_to(domain) {
+            return Err(SamplerError::Domain {
+                sampler: entry.name,
+                domain,
+            });
         }
+        if self.window().is_some() && domain != Domain::Ordinal {
+            return Err(SamplerError::Window);
+        }
+        Ok(())
     }
 
     /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
