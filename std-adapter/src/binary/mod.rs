@@ -1,7 +1,10 @@
 //! Binary models and many-chain runs of the binary kernels.
 
 mod diagnose;
-mod model;
+/// The binary models, now in [`crate::models`].
+mod model {
+    pub use crate::models::{BinaryModel, ModelTarget};
+}
 mod run;
 mod sampler;
 

@@ -22,10 +22,12 @@ use langevin_core::stats::ChainStats;
 use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
 use langevin_std::diagnostics::{DiscreteValue, ess};
 use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
+use langevin_std::models::zoo::{
+    BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
+};
 use langevin_std::second_order::{
     Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains,
 };
-use langevin_std::zoo::{BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -117,7 +119,9 @@ const MODELS: &[ModelEntry] = &[
     },
 ];
 
-fn binary(spec: Result<ModelSpec, langevin_std::zoo::ZooError>) -> Result<CompareModel, CliError> {
+fn binary(
+    spec: Result<ModelSpec, langevin_std::models::zoo::ZooError>,
+) -> Result<CompareModel, CliError> {
     let doc = spec?.to_doc()?;
     BinaryModel::from_doc(&doc)?
         .map(CompareModel::Binary)

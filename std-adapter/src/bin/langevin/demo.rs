@@ -13,10 +13,10 @@ use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
     BinaryModel, BinaryRun, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
 };
-use langevin_std::discrete_models::LatticeMixture;
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
 };
+use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, bar_chart, trace_and_acf};
 use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams};
 use std::path::PathBuf;

@@ -5,12 +5,12 @@ use crate::output::{npy_bytes, write_atomically};
 use crate::sample::{check_writable, write_all};
 use clap::{ArgAction, Args, Subcommand, ValueEnum};
 use langevin_std::binary::BinaryModel;
-use langevin_std::npy::{NpyData, read_npy};
-use langevin_std::zoo::{
+use langevin_std::models::zoo::{
     BarabasiAlbertSpec, BinaryQuadraticSpec, GaussianStructure, IsingLatticeSpec,
     LatticeGaussianSpec, LatticeMixtureSpec, LogisticRegressionSpec, MixtureDistance, ModelSpec,
     RbmSpec, ZooError, rbm_from_weights,
 };
+use langevin_std::npy::{NpyData, read_npy};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin model`.

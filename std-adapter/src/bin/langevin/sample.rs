@@ -16,7 +16,7 @@ use crate::progress;
 use langevin_std::binary::{BinaryDiagnostics, BinaryModel, BinaryRun, diagnose, run_chains};
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
-use langevin_std::model_file::ModelDoc;
+use langevin_std::models::ModelDoc;
 use langevin_std::npy::NpyData;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use langevin_std::second_order::run_ab2_chains;

@@ -5,7 +5,7 @@ use super::{Summary, exact, finish, measured, not_for, pictures, plot_names, pro
 use crate::CliError;
 use crate::progress;
 use langevin_std::labels::{LabelModel, LabelRun, LabelStart, run_label_chains};
-use langevin_std::model_file::ModelDoc;
+use langevin_std::models::ModelDoc;
 use langevin_std::npy::NpyData;
 use langevin_std::samplers::{Domain, SamplerPlan};
 use langevin_std::second_order::run_ab2_ordinal_chains;

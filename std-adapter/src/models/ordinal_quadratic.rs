@@ -1,6 +1,6 @@
 //! The ordinal quadratic model and the lattice Gaussians.
 
-use super::{ModelError, check_states, field_error, json_matrix, json_usize, json_vector};
+use super::{ModelError, check_states};
 use langevin_core::ParamError;
 use langevin_core::ordinal::{LabelMove, OrdinalConditional, OrdinalTarget};
 use nalgebra::DMatrix;
@@ -18,11 +18,10 @@ use std::convert::Infallible;
 /// # Examples
 ///
 /// ```
-/// use langevin_std::discrete_models::OrdinalQuadratic;
+/// use langevin_std::models::OrdinalQuadratic;
 /// use langevin_std::core_kernels::ordinal::OrdinalTarget;
-/// let json = serde_json::json!({"kind": "ordinal_quadratic", "states": 5,
-///     "A": [[1.0, 0.0], [0.0, 2.0]], "mu": [2.0, 2.0], "b": [0.0, 0.5]});
-/// let mut m = OrdinalQuadratic::from_json(&json).unwrap();
+/// let a = vec![1.0, 0.0, 0.0, 2.0];
+/// let mut m = OrdinalQuadratic::new(5, a, vec![2.0, 2.0], vec![0.0, 0.5]).unwrap();
 /// let mut g = [0.0f32; 2];
 /// let u = m.log_density_and_grad(&[2, 3], &mut g).unwrap();
 /// assert!((u - (-1.0 + 1.5)).abs() < 1e-12);
@@ -44,7 +43,7 @@ impl OrdinalQuadratic {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Param`] for `d = 0`, `S` outside `2..=65535`, mismatched lengths or
+    /// A [`ModelError`] for `d = 0`, `S` outside `2..=65535`, mismatched lengths or
     /// non-finite entries.
     pub fn new(states: usize, a: Vec<f64>, mu: Vec<f64>, b: Vec<f64>) -> Result<Self, ModelError> {
         check_states(states)?;
@@ -74,34 +73,6 @@ impl OrdinalQuadratic {
             ar: vec![0.0; d],
             ar_proposal: vec![0.0; d],
         })
-    }
-
-    /// Builds the model from `{"kind":"ordinal_quadratic","states":S,"A":[[..]],"mu":[..],
-    /// "b":[..]}`; `b` may be omitted (zero).
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::Field`] for missing or malformed fields, and as [`new`](Self::new).
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, ModelError> {
-        let states = json_usize(value, "states")?;
-        let mu = json_vector(
-            value
-                .get("mu")
-                .ok_or_else(|| field_error("mu", "missing"))?,
-            "mu",
-        )?;
-        let d = mu.len();
-        let a = json_matrix(
-            value.get("A").ok_or_else(|| field_error("A", "missing"))?,
-            "A",
-            d,
-            d,
-        )?;
-        let b = match value.get("b") {
-            Some(v) => json_vector(v, "b")?,
-            None => vec![0.0; d],
-        };
-        Self::new(states, a, mu, b)
     }
 
     /// The rotated lattice Gaussian (Sun et al. 2023, Sec. 5.2): `A = P Λ Pᵀ` with `P` a random rotation
@@ -329,7 +300,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn incremental_matches_full_and_json_errors() {
+    fn incremental_matches_full_and_bad_parameters_fail() {
         let mut m = OrdinalQuadratic::rotated_gaussian(4, 7, 5.0, 2.0, 1).unwrap();
         let x = [0u16, 3, 6, 2];
         let y = [1u16, 3, 4, 2];
@@ -353,11 +324,8 @@ mod tests {
             z[1] = k;
             assert!((out[usize::from(k)] - (m.log_density(&z) - ux)).abs() < 1e-9);
         }
-        let bad = serde_json::json!({"states": 1, "A": [[1.0]], "mu": [0.0]});
-        assert!(OrdinalQuadratic::from_json(&bad).is_err());
-        let bad = serde_json::json!({"states": 3, "A": [[1.0, 2.0]], "mu": [0.0]});
-        assert!(OrdinalQuadratic::from_json(&bad).is_err());
-        let bad = serde_json::json!({"states": 3, "A": [[1.0]], "mu": []});
-        assert!(OrdinalQuadratic::from_json(&bad).is_err());
+        assert!(OrdinalQuadratic::new(1, vec![1.0], vec![0.0], vec![0.0]).is_err());
+        assert!(OrdinalQuadratic::new(3, vec![1.0, 2.0], vec![0.0], vec![0.0]).is_err());
+        assert!(OrdinalQuadratic::new(3, vec![1.0], vec![], vec![]).is_err());
     }
 }

@@ -13,10 +13,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// # Examples
 ///
 /// ```
-/// use langevin_std::zoo::IsingLatticeSpec;
+/// use langevin_std::models::zoo::IsingLatticeSpec;
 /// let spec = IsingLatticeSpec { rows: 4, cols: 5, ..Default::default() }.generate()?;
 /// assert_eq!(spec.kind, "ising_lattice");
-/// # Ok::<(), langevin_std::zoo::ZooError>(())
+/// # Ok::<(), langevin_std::models::zoo::ZooError>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IsingLatticeSpec {
@@ -151,7 +151,7 @@ impl BarabasiAlbertSpec {
 /// ```
 /// use rand_core::SeedableRng;
 /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
-/// let edges = langevin_std::zoo::barabasi_albert_edges(50, 4, &mut rng);
+/// let edges = langevin_std::models::zoo::barabasi_albert_edges(50, 4, &mut rng);
 /// assert_eq!(edges.len(), 4 * (50 - 4));
 /// ```
 pub fn barabasi_albert_edges<R: Rng + ?Sized>(

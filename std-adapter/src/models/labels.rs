@@ -1,9 +1,7 @@
 //! Label models read from model files.
 
-use crate::discrete_models::{
-    LatticeMixture, MixtureForm, OrdinalQuadratic, Potts, QuarticMixture,
-};
-use crate::model_file::{ModelDoc, ModelError};
+use super::file::{ModelDoc, ModelError};
+use super::{LatticeMixture, MixtureForm, OrdinalQuadratic, Potts, QuarticMixture};
 use langevin_core::ordinal::{LabelMove, OrdinalConditional, OrdinalTarget};
 use std::convert::Infallible;
 

@@ -1,6 +1,6 @@
 //! The Potts model on a graph.
 
-use super::{ModelError, check_states, field_error, json_matrix, json_usize};
+use super::{ModelError, check_states};
 use langevin_core::ParamError;
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use std::convert::Infallible;
@@ -17,11 +17,10 @@ use std::convert::Infallible;
 /// # Examples
 ///
 /// ```
-/// use langevin_std::discrete_models::Potts;
+/// use langevin_std::models::Potts;
 /// use langevin_std::core_kernels::categorical::CategoricalTarget;
-/// let json = serde_json::json!({"kind": "potts", "states": 3, "n": 2,
-///     "edges": [[0, 1, 0.8]], "field": [[0.0, 0.1, 0.2], [0.0, 0.0, 0.0]]});
-/// let mut m = Potts::from_json(&json).unwrap();
+/// let field = vec![0.0, 0.1, 0.2, 0.0, 0.0, 0.0];
+/// let mut m = Potts::new(3, 2, &[(0, 1, 0.8)], field).unwrap();
 /// let mut g = [0.0f32; 6];
 /// assert!((m.log_density_and_grad(&[2, 2], &mut g).unwrap() - 1.0).abs() < 1e-12);
 /// ```
@@ -41,7 +40,7 @@ impl Potts {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Param`] for `n = 0`, `S` outside `2..=65535`, an edge endpoint `≥ n`, a
+    /// A [`ModelError`] for `n = 0`, `S` outside `2..=65535`, an edge endpoint `≥ n`, a
     /// self-loop, a field of the wrong length or non-finite numbers.
     pub fn new(
         states: usize,
@@ -95,46 +94,6 @@ impl Potts {
             couplings,
             field,
         })
-    }
-
-    /// Builds the model from `{"kind":"potts","states":S,"n":n,"edges":[[i,j,J_ij],..],
-    /// "field":[[..S values..],..]}`; `edges` and `field` may be omitted (none, zero).
-    ///
-    /// # Errors
-    ///
-    /// [`ModelError::Field`] for missing or malformed fields, and as [`new`](Self::new).
-    pub fn from_json(value: &serde_json::Value) -> Result<Self, ModelError> {
-        let states = json_usize(value, "states")?;
-        let n = json_usize(value, "n")?;
-        let mut edges = Vec::new();
-        if let Some(list) = value.get("edges") {
-            let list = list
-                .as_array()
-                .ok_or_else(|| field_error("edges", "not an array"))?;
-            for e in list {
-                let parts = e
-                    .as_array()
-                    .filter(|p| p.len() == 3)
-                    .ok_or_else(|| field_error("edges", "each edge must be [i, j, J]"))?;
-                let index = |v: &serde_json::Value| {
-                    v.as_u64()
-                        .and_then(|v| usize::try_from(v).ok())
-                        .ok_or_else(|| {
-                            field_error("edges", "endpoints must be non-negative integers")
-                        })
-                };
-                let c = parts[2]
-                    .as_f64()
-                    .filter(|c| c.is_finite())
-                    .ok_or_else(|| field_error("edges", "couplings must be finite numbers"))?;
-                edges.push((index(&parts[0])?, index(&parts[1])?, c));
-            }
-        }
-        let field = match value.get("field") {
-            Some(f) => json_matrix(f, "field", n, states)?,
-            None => vec![0.0; n.saturating_mul(states)],
-        };
-        Self::new(states, n, &edges, field)
     }
 
     /// A periodic `rows × cols` lattice with uniform coupling `J` and no field.
@@ -245,9 +204,6 @@ mod tests {
         }
         assert!(Potts::new(3, 2, &[(0, 0, 1.0)], vec![0.0; 6]).is_err());
         assert!(Potts::new(1, 2, &[], vec![0.0; 2]).is_err());
-        assert!(
-            Potts::from_json(&serde_json::json!({"states": 3, "n": 2, "edges": [[0, 5, 1.0]]}))
-                .is_err()
-        );
+        assert!(Potts::new(3, 2, &[(0, 5, 1.0)], vec![0.0; 6]).is_err());
     }
 }

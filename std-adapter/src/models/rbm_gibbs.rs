@@ -16,7 +16,7 @@ use rand_core::Rng;
 /// # Examples
 ///
 /// ```
-/// use langevin_std::discrete_models::RbmBlockGibbs;
+/// use langevin_std::models::RbmBlockGibbs;
 /// use rand_core::SeedableRng;
 /// let mut g = RbmBlockGibbs::new(vec![0.5, -0.5], vec![0.1, 0.2], vec![0.0]).unwrap();
 /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
@@ -37,7 +37,7 @@ impl RbmBlockGibbs {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Param`] for `V = 0`, mismatched lengths or non-finite parameters.
+    /// A [`ModelError`] for `V = 0`, mismatched lengths or non-finite parameters.
     pub fn new(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Result<Self, ModelError> {
         if b.is_empty() {
             return Err(ParamError::EmptyDimension.into());

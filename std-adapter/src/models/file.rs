@@ -2,6 +2,7 @@
 //!
 //! Errors name the file, the field and the problem, in one line.
 
+use langevin_core::ParamError;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -15,6 +16,8 @@ pub struct ModelError {
     pub field: String,
     /// What is wrong.
     pub problem: String,
+    /// The parameter error behind it, when a model's constructor refused its parameters.
+    pub param: Option<ParamError>,
 }
 
 impl ModelError {
@@ -24,6 +27,7 @@ impl ModelError {
             file: None,
             field: field.into(),
             problem: problem.into(),
+            param: None,
         }
     }
 
@@ -47,7 +51,22 @@ impl fmt::Display for ModelError {
     }
 }
 
-impl std::error::Error for ModelError {}
+impl std::error::Error for ModelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.param.as_ref().map(|e| e as _)
+    }
+}
+
+impl From<ParamError> for ModelError {
+    /// A parameter a model's constructor refused: no field, the parameter error's text.
+    fn from(e: ParamError) -> Self {
+        let problem = e.to_string();
+        Self {
+            param: Some(e),
+            ..Self::new("", problem)
+        }
+    }
+}
 
 /// A parsed model document: its `kind`, its fields, and the folder relative to which array
 /// files are resolved.

@@ -31,7 +31,7 @@ pub enum MixtureForm {
 /// # Examples
 ///
 /// ```
-/// use langevin_std::discrete_models::LatticeMixture;
+/// use langevin_std::models::LatticeMixture;
 /// let m = LatticeMixture::twenty_five_modes();
 /// assert_eq!(m.modes().len(), 25);
 /// assert_eq!(m.nearest_mode(&[150, 300], 5.0), Some(1 * 5 + 3));
@@ -50,7 +50,7 @@ impl LatticeMixture {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Param`] for no modes, modes of different or zero length, `S` outside
+    /// A [`ModelError`] for no modes, modes of different or zero length, `S` outside
     /// `2..=65535`, non-finite coordinates or a scale that is not finite and positive.
     pub fn new(states: usize, modes: Vec<Vec<f64>>, form: MixtureForm) -> Result<Self, ModelError> {
         check_states(states)?;

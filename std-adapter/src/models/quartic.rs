@@ -26,7 +26,7 @@ use std::convert::Infallible;
 /// # Examples
 ///
 /// ```
-/// use langevin_std::discrete_models::QuarticMixture;
+/// use langevin_std::models::QuarticMixture;
 /// use langevin_std::core_kernels::ordinal::OrdinalTarget;
 /// let mut m = QuarticMixture::new(4, 21, 3, 2.0, 7).unwrap();
 /// let mut g = [0.0f32; 4];
@@ -48,7 +48,7 @@ impl QuarticMixture {
     ///
     /// # Errors
     ///
-    /// [`ModelError::Param`] for `d = 0`, `K = 0`, `S` outside `2..=65535` or `σ` not finite
+    /// A [`ModelError`] for `d = 0`, `K = 0`, `S` outside `2..=65535` or `σ` not finite
     /// and positive.
     pub fn new(
         dim: usize,

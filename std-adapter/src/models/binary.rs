@@ -1,6 +1,6 @@
 //! Binary models owned by the std side, loaded from model files.
 
-use crate::model_file::{ModelDoc, ModelError};
+use super::file::{ModelDoc, ModelError};
 use langevin_core::models::{BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::{BinaryTarget, FlipMove};
 use std::convert::Infallible;

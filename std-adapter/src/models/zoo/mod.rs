@@ -42,7 +42,7 @@ pub use lattice::{
     GaussianStructure, LatticeGaussianSpec, LatticeMixtureSpec, MixtureDistance, lattice_modes,
 };
 
-use crate::model_file::{ModelDoc, ModelError};
+use crate::models::{ModelDoc, ModelError};
 use crate::npy::{NpyArray, NpyData};
 use serde_json::Value;
 use std::fmt::{self, Write as _};

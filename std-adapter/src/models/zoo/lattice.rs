@@ -220,7 +220,7 @@ impl Default for LatticeMixtureSpec {
 /// # Examples
 ///
 /// ```
-/// assert_eq!(langevin_std::zoo::lattice_modes(450, 5), vec![75, 150, 225, 300, 375]);
+/// assert_eq!(langevin_std::models::zoo::lattice_modes(450, 5), vec![75, 150, 225, 300, 375]);
 /// ```
 pub fn lattice_modes(states: usize, modes_per_axis: usize) -> Vec<usize> {
     let (s, m) = (states as f64, modes_per_axis as f64);
