@@ -9,9 +9,9 @@ pub mod binary;
 pub mod continuous;
 pub mod diagnostics;
 pub mod diagonal_max;
+pub mod io;
 pub mod labels;
 pub mod models;
-pub mod npy;
 pub mod plot;
 pub mod quadratic_fit;
 pub mod samplers;
@@ -32,6 +32,7 @@ pub mod model_file {
     pub use crate::models::{ModelDoc, ModelError};
 }
 
+pub use io::npy;
 pub use models::zoo;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.

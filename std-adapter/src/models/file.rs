@@ -238,7 +238,7 @@ impl ModelDoc {
         let (shape, data) = match v {
             Value::String(name) => {
                 let path = self.base.join(name);
-                let arr = crate::npy::read_npy(&path)
+                let arr = crate::io::npy::read_npy(&path)
                     .map_err(|e| self.err(field, format!("cannot load {}: {e}", path.display())))?;
                 let data = arr.data.to_f64();
                 (arr.shape, data)

@@ -135,7 +135,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     match args.format {
         Format::Json => print!(
             "{}",
-            String::from_utf8_lossy(&crate::output::json_bytes(&summary)?)
+            String::from_utf8_lossy(&langevin_std::io::json_bytes(&summary)?)
         ),
         Format::Table => print_table(&summary),
     }

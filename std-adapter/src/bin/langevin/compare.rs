@@ -229,7 +229,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     match args.format {
         Format::Json => print!(
             "{}",
-            String::from_utf8_lossy(&crate::output::json_bytes(&rows)?)
+            String::from_utf8_lossy(&langevin_std::io::json_bytes(&rows)?)
         ),
         Format::Table => print_table(&rows, &models, args, threads),
     }

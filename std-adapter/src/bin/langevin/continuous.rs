@@ -2,13 +2,13 @@
 //! sums over data.
 
 use crate::CliError;
-use crate::output::{json_bytes, npy_bytes, write_atomically};
 use crate::sample::default_threads;
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
     ContinuousConfig, Model, SamplerKind, SnapshotKind, parse_access, run,
 };
-use langevin_std::npy::NpyData;
+use langevin_std::io::npy::NpyData;
+use langevin_std::io::{json_bytes, npy_bytes, write_atomically};
 use std::path::PathBuf;
 
 /// Integrators.

@@ -3,7 +3,6 @@
 
 mod continuous;
 mod demo;
-mod output;
 mod sample;
 mod sdp;
 // Model generators, benchmarks and the progress bar.

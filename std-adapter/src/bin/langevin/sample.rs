@@ -11,13 +11,13 @@ pub(crate) mod pictures;
 pub(crate) mod spec;
 
 use crate::CliError;
-use crate::output::{json_bytes, npy_bytes, write_atomically};
 use crate::progress;
 use langevin_std::binary::{BinaryDiagnostics, BinaryModel, BinaryRun, diagnose, run_chains};
 use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::io::npy::NpyData;
+use langevin_std::io::{csv_draws, json_bytes, npy_bytes, write_all};
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::ModelDoc;
-use langevin_std::npy::NpyData;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use langevin_std::second_order::run_ab2_chains;
 use serde::Serialize;
@@ -276,7 +276,7 @@ fn finish<T: Copy + std::fmt::Display>(
         files.push((out.clone(), npy_bytes(&shape, draws_npy)?));
     }
     if let Some(csv) = &outputs.csv {
-        files.push((csv.clone(), csv_bytes(draws, summary.dim)));
+        files.push((csv.clone(), csv_draws(draws, summary.dim)));
     }
     files.extend(pictures);
     if let Some(path) = &outputs.summary {
@@ -333,39 +333,6 @@ pub fn load_model(path: &Path) -> Result<(ModelDoc, BinaryModel), CliError> {
         doc.err("kind", problem)
     })?;
     Ok((doc, model))
-}
-
-/// Writes every file atomically; if one fails, removes those already written.
-pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), CliError> {
-    for (k, (path, bytes)) in files.iter().enumerate() {
-        if let Err(e) = write_atomically(path.as_ref(), bytes) {
-            for (written, _) in files.iter().take(k) {
-                let _ = std::fs::remove_file(written);
-            }
-            return Err(e);
-        }
-    }
-    Ok(())
-}
-
-/// The kept draws as CSV: `chain,draw,x_0,..,x_{d-1}`, chains in order, draws in order.
-fn csv_bytes<T: Copy + std::fmt::Display>(chains: &[&[T]], d: usize) -> Vec<u8> {
-    use std::fmt::Write as _;
-    let mut text = String::from("chain,draw");
-    for i in 0..d {
-        let _ = write!(text, ",x_{i}");
-    }
-    text.push('\n');
-    for (c, chain) in chains.iter().enumerate() {
-        for (t, draw) in chain.chunks_exact(d.max(1)).enumerate() {
-            let _ = write!(text, "{c},{t}");
-            for &x in draw {
-                let _ = write!(text, ",{x}");
-            }
-            text.push('\n');
-        }
-    }
-    text.into_bytes()
 }
 
 /// A number as the table prints it: `-` for NaN (a parameter the sampler does not have).

@@ -1,9 +1,9 @@
 //! `langevin sdp`: the diagonal SDP `min Σ d_i s.t. d ≥ 0, W + diag(d) ⪰ 0`.
 
 use crate::CliError;
-use crate::output::{json_bytes, npy_bytes, write_atomically};
 use clap::Args;
-use langevin_std::npy::{NpyData, read_matrix_f64};
+use langevin_std::io::npy::{NpyData, read_matrix_f64};
+use langevin_std::io::{json_bytes, npy_bytes, write_atomically};
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use serde::Serialize;
 use std::path::PathBuf;

@@ -42,8 +42,8 @@ pub use lattice::{
     GaussianStructure, LatticeGaussianSpec, LatticeMixtureSpec, MixtureDistance, lattice_modes,
 };
 
+use crate::io::npy::{NpyArray, NpyData};
 use crate::models::{ModelDoc, ModelError};
-use crate::npy::{NpyArray, NpyData};
 use serde_json::Value;
 use std::fmt::{self, Write as _};
 use std::path::PathBuf;

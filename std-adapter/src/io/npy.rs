@@ -8,13 +8,13 @@
 //! # Examples
 //!
 //! ```
-//! use langevin_std::npy::{read_npy_bytes, write_npy_to, NpyData};
+//! use langevin_std::io::npy::{read_npy_bytes, write_npy_to, NpyData};
 //! let mut bytes = Vec::new();
 //! write_npy_to(&mut bytes, &[2, 3], &NpyData::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))?;
 //! let array = read_npy_bytes(&bytes)?;
 //! assert_eq!(array.shape, vec![2, 3]);
 //! assert_eq!(array.data, NpyData::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
-//! # Ok::<(), langevin_std::npy::NpyError>(())
+//! # Ok::<(), langevin_std::io::npy::NpyError>(())
 //! ```
 
 use std::fmt;
