@@ -299,37 +299,28 @@ pub(crate) trait Tuning {
     }
 }
 
-impl Tuning for AnyOrdinalKernel {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-        match self {
-            Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(&**k)),
-            _ => (None, None),
+/// [`Tuning`] for a kernel enum whose tuners are the variants `Ab` and `Acs`.
+macro_rules! impl_tuning {
+    ($($kernel:ty),*) => {$(
+        impl Tuning for $kernel {
+            fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+                match self {
+                    Self::Ab(k) => (Some(k), None),
+                    Self::Acs(k) => (None, Some(&**k)),
+                    _ => (None, None),
+                }
+            }
+            fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+                match self {
+                    Self::Ab(k) => Some(k),
+                    _ => None,
+                }
+            }
         }
-    }
-    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-        match self {
-            Self::Ab(k) => Some(k),
-            _ => None,
-        }
-    }
+    )*};
 }
 
-impl Tuning for AnyCategoricalKernel {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-        match self {
-            Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(&**k)),
-            _ => (None, None),
-        }
-    }
-    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-        match self {
-            Self::Ab(k) => Some(k),
-            _ => None,
-        }
-    }
-}
+impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
 
 impl OrdinalKernel for AnyOrdinalKernel {
     fn step<T, R>(

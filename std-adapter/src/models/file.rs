@@ -122,6 +122,18 @@ impl ModelDoc {
         })
     }
 
+    /// Attributes a model constructor's error to this document's file.
+    ///
+    /// # Errors
+    ///
+    /// `built`'s error, naming the file.
+    pub fn own<T>(&self, built: Result<T, ModelError>) -> Result<T, ModelError> {
+        built.map_err(|e| match &self.file {
+            Some(f) => e.in_file(f),
+            None => e,
+        })
+    }
+
     /// Attributes an error to this document's file.
     pub fn err(&self, field: &str, problem: impl Into<String>) -> ModelError {
         let e = ModelError::new(field, problem);

@@ -92,16 +92,12 @@ impl LabelModel {
                 if b.len() != d {
                     return Err(doc.err("b", format!("has {} entries, mu has {d}", b.len())));
                 }
-                let m =
-                    OrdinalQuadratic::new(s, a, mu, b).map_err(|e| doc.err("", e.to_string()))?;
+                let m = doc.own(OrdinalQuadratic::new(s, a, mu, b))?;
                 LabelModel::Ordinal(OrdinalModel::Quadratic(m))
             }
             "potts" => {
                 let s = states(doc, "states")?;
-                let n = doc.count("n")?;
-                if n == 0 {
-                    return Err(doc.err("n", "the model has dimension 0"));
-                }
+                let n = dimension(doc, "n")?;
                 let edges = if doc.fields.contains_key("edges") {
                     match doc.matrix("edges") {
                         Ok((rows, cols, e)) => {
@@ -148,8 +144,7 @@ impl LabelModel {
                 } else {
                     vec![0.0; n * s]
                 };
-                let m =
-                    Potts::new(s, n, &triples, field).map_err(|e| doc.err("", e.to_string()))?;
+                let m = doc.own(Potts::new(s, n, &triples, field))?;
                 LabelModel::Categorical(m)
             }
             "lattice_mixture" => {
@@ -193,16 +188,12 @@ impl LabelModel {
                     },
                 };
                 let rows = modes.chunks_exact(d).map(<[f64]>::to_vec).collect();
-                let m =
-                    LatticeMixture::new(s, rows, form).map_err(|e| doc.err("", e.to_string()))?;
+                let m = doc.own(LatticeMixture::new(s, rows, form))?;
                 LabelModel::Ordinal(OrdinalModel::Mixture(m))
             }
             "quartic_mixture" => {
                 let s = states(doc, "states")?;
-                let d = doc.count("dim")?;
-                if d == 0 {
-                    return Err(doc.err("dim", "the model has dimension 0"));
-                }
+                let d = dimension(doc, "dim")?;
                 let k = doc.count("components")?;
                 if k == 0 {
                     return Err(doc.err("components", "must be at least 1"));
@@ -212,8 +203,7 @@ impl LabelModel {
                     return Err(doc.err("sigma", format!("must be positive, found {sigma}")));
                 }
                 let seed = doc.count("seed")? as u64;
-                let m = QuarticMixture::new(d, s, k, sigma, seed)
-                    .map_err(|e| doc.err("", e.to_string()))?;
+                let m = doc.own(QuarticMixture::new(d, s, k, sigma, seed))?;
                 LabelModel::Ordinal(OrdinalModel::Quartic(m))
             }
             _ => return Ok(None),
@@ -281,6 +271,14 @@ impl LabelModel {
 }
 
 /// Reads `S` and checks `2 ≤ S ≤ 65 535`.
+/// A dimension field: a count of at least 1.
+fn dimension(doc: &ModelDoc, field: &str) -> Result<usize, ModelError> {
+    match doc.count(field)? {
+        0 => Err(doc.err(field, "the model has dimension 0")),
+        d => Ok(d),
+    }
+}
+
 fn states(doc: &ModelDoc, field: &str) -> Result<usize, ModelError> {
     let s = doc.count(field)?;
     if !(2..=usize::from(u16::MAX)).contains(&s) {

@@ -182,15 +182,7 @@ fn distance(x: &[u16], mode: &[f64]) -> f64 {
 }
 
 impl OrdinalTarget for LatticeMixture {
-    type Error = Infallible;
-
-    fn dim(&self) -> usize {
-        self.d
-    }
-
-    fn states(&self) -> usize {
-        self.s
-    }
+    label_size!(d, s);
 
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let mut m = f64::NEG_INFINITY;

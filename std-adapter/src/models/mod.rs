@@ -20,6 +20,22 @@
 //! Every model implements the target trait of its domain and the single-coordinate
 //! conditional capability the Gibbs baselines need.
 
+/// The size half of a label target: `Infallible` errors, `dim` and `states` read from two
+/// fields.
+macro_rules! label_size {
+    ($dim:ident, $states:ident) => {
+        type Error = std::convert::Infallible;
+
+        fn dim(&self) -> usize {
+            self.$dim
+        }
+
+        fn states(&self) -> usize {
+            self.$states
+        }
+    };
+}
+
 mod binary;
 mod file;
 mod labels;

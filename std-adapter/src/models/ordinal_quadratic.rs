@@ -91,9 +91,7 @@ impl OrdinalQuadratic {
         seed: u64,
     ) -> Result<Self, ModelError> {
         check_spectrum(condition, sigma)?;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut z = vec![0.0; dim * dim];
-        langevin_core::random::fill_normal(&mut rng, &mut z);
+        let z = seeded_normals(seed, dim * dim);
         let q = DMatrix::from_row_slice(dim, dim, &z).qr().q();
         let lambda = eigenvalues(dim, condition, sigma);
         let a = &q * DMatrix::from_diagonal(&nalgebra::DVector::from_vec(lambda)) * q.transpose();
@@ -121,9 +119,7 @@ impl OrdinalQuadratic {
         seed: u64,
     ) -> Result<Self, ModelError> {
         check_spectrum(condition, sigma)?;
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut off = vec![0.0; dim];
-        langevin_core::random::fill_normal(&mut rng, &mut off);
+        let off = seeded_normals(seed, dim);
         let root: Vec<f64> = eigenvalues(dim, condition, sigma)
             .iter()
             .map(|l| l.sqrt())
@@ -172,6 +168,14 @@ impl OrdinalQuadratic {
     }
 }
 
+/// `n` standard normals from a fresh stream seeded with `seed`.
+fn seeded_normals(seed: u64, n: usize) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut z = vec![0.0; n];
+    langevin_core::random::fill_normal(&mut rng, &mut z);
+    z
+}
+
 fn check_spectrum(condition: f64, sigma: f64) -> Result<(), ModelError> {
     if !(condition.is_finite() && condition >= 1.0) {
         return Err(ParamError::OutOfRange {
@@ -205,15 +209,7 @@ fn eigenvalues(dim: usize, condition: f64, sigma: f64) -> Vec<f64> {
 }
 
 impl OrdinalTarget for OrdinalQuadratic {
-    type Error = Infallible;
-
-    fn dim(&self) -> usize {
-        self.d
-    }
-
-    fn states(&self) -> usize {
-        self.s
-    }
+    label_size!(d, s);
 
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let d = self.d;

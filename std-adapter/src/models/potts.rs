@@ -146,15 +146,7 @@ impl Potts {
 }
 
 impl CategoricalTarget for Potts {
-    type Error = Infallible;
-
-    fn dim(&self) -> usize {
-        self.n
-    }
-
-    fn states(&self) -> usize {
-        self.s
-    }
+    label_size!(n, s);
 
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         for (i, row) in grad.chunks_exact_mut(self.s).enumerate() {

@@ -137,15 +137,7 @@ impl QuarticMixture {
 }
 
 impl OrdinalTarget for QuarticMixture {
-    type Error = Infallible;
-
-    fn dim(&self) -> usize {
-        self.d
-    }
-
-    fn states(&self) -> usize {
-        self.s
-    }
+    label_size!(d, s);
 
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let u = self.log_density(x);

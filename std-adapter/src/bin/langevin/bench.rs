@@ -2,8 +2,9 @@
 //! second.
 
 use crate::CliError;
+use crate::args::ChainArgs;
 use crate::progress;
-use crate::sample::{ChainArgs, Format, SamplerArgs, load_model};
+use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
 use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
 use langevin_std::samplers::Domain;

@@ -15,7 +15,8 @@
 //! A further model is one more entry of [`MODELS`].
 
 use crate::CliError;
-use crate::sample::{Format, default_threads};
+use crate::args::ChainArgs;
+use crate::sample::Format;
 use clap::Args;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
@@ -41,9 +42,6 @@ pub struct CompareArgs {
     /// dlp-trace, dmala.
     #[arg(long, value_delimiter = ',')]
     pub samplers: Vec<String>,
-    /// Chains per sampler and model.
-    #[arg(long, default_value_t = 4)]
-    pub chains: usize,
     /// Kept steps per chain (after tuning).
     #[arg(long, default_value_t = 5_000)]
     pub steps: u64,
@@ -53,12 +51,10 @@ pub struct CompareArgs {
     /// AB-max: iteration cap of the λ_max solver (one O(d³) eigendecomposition each).
     #[arg(long = "max-iter", default_value_t = 40)]
     pub max_iter: usize,
-    /// Master seed (models, chains and the reference state derive from it).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads (default: all cores); ESS per second uses the CPU share per chain.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Chains per sampler and model; the seed of models, chains and the reference state;
+    /// threads (ESS per second uses the CPU share per chain).
+    #[command(flatten)]
+    pub chains: ChainArgs,
     /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -177,7 +173,7 @@ struct Row {
 }
 
 pub fn run(args: &CompareArgs) -> Result<(), CliError> {
-    if args.chains == 0 || args.steps < 16 || args.tune < 300 {
+    if args.chains.chains == 0 || args.steps < 16 || args.tune < 300 {
         return Err(CliError(
             "need --chains ≥ 1, --steps ≥ 16 and --tune ≥ 300".into(),
         ));
@@ -185,14 +181,14 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     let models: Vec<&ModelEntry> = pick(&args.models, MODELS.iter().map(|m| (m.key, m)), "model")?;
     let samplers: Vec<&(&str, Sampler)> =
         pick(&args.samplers, SAMPLERS.iter().map(|s| (s.0, s)), "sampler")?;
-    let threads = args.threads.unwrap_or_else(default_threads).max(1);
+    let threads = args.chains.threads();
     let mut rows = Vec::new();
     for entry in &models {
-        let model = (entry.build)(args.seed)?;
+        let model = (entry.build)(args.chains.seed)?;
         for &&(name, sampler) in &samplers {
             let row = match &model {
                 CompareModel::Binary(m) => {
-                    let reference = Statistic::reference(m.dim(), 2, args.seed ^ 0x5eed)?;
+                    let reference = Statistic::reference(m.dim(), 2, args.chains.seed ^ 0x5eed)?;
                     let run = run_binary(m, sampler, args, threads)?;
                     let runs = Runs {
                         chains: &run.chains,
@@ -208,7 +204,8 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
                     let Some(run) = run_ordinal(m, sampler, args, threads)? else {
                         continue;
                     };
-                    let reference = Statistic::reference(m.dim(), m.states(), args.seed ^ 0x5eed)?;
+                    let reference =
+                        Statistic::reference(m.dim(), m.states(), args.chains.seed ^ 0x5eed)?;
                     let runs = Runs {
                         chains: &run.chains,
                         dim: run.dim,
@@ -264,8 +261,8 @@ fn run_config(args: &CompareArgs, threads: usize) -> RunConfig {
         steps: args.steps,
         burn_in: 0,
         thin: 1,
-        chains: args.chains,
-        seed: args.seed,
+        chains: args.chains.chains,
+        seed: args.chains.seed,
         threads,
     }
 }
@@ -429,7 +426,7 @@ fn summarise<T: DiscreteValue>(
 fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads: usize) {
     println!(
         "{} chains × {} kept steps per sampler (tuning {} + {} steps), seed {}, {} threads",
-        args.chains, args.steps, args.tune, args.tune, args.seed, threads
+        args.chains.chains, args.steps, args.tune, args.tune, args.chains.seed, threads
     );
     println!(
         "ESS: single-chain, distance to a fixed random reference (H: Hamming; ordinal: Σ|x − r|) and sum (M: magnetisation; ordinal: Σx); median over chains"

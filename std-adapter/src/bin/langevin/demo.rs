@@ -6,7 +6,7 @@
 //!    mode: ACS against DMALA with its step tuned to acceptance 0.574, counting modes visited.
 
 use crate::CliError;
-use crate::sample::default_threads;
+use crate::args::default_threads;
 use crate::sample::pictures::Heat;
 use clap::Args;
 use langevin_core::models::{Dims, IsingLattice};

@@ -1,6 +1,7 @@
 //! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
 //! or, with no arguments, run a demonstration.
 
+mod args;
 mod continuous;
 mod demo;
 mod sample;

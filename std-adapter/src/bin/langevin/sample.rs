@@ -22,7 +22,7 @@ use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use langevin_std::second_order::run_ab2_chains;
 use serde::Serialize;
 use spec::RunSpec;
-pub use spec::{ChainArgs, Format, SampleArgs, SamplerArgs, check_writable, default_threads};
+pub use spec::{Format, SampleArgs, SamplerArgs, check_writable};
 use std::path::{Path, PathBuf};
 
 /// Fills the summary's measurements from a binary or label run (the two have the same

@@ -2,6 +2,7 @@
 //! argument struct goes no further.
 
 use crate::CliError;
+use crate::args::{ChainArgs, ReportArgs};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use langevin_std::binary::RunConfig;
@@ -148,9 +149,6 @@ pub struct SampleArgs {
     /// values per coordinate, int32 above).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write the summary here (JSON).
-    #[arg(long)]
-    pub summary: Option<PathBuf>,
     /// Also write the kept draws as CSV: a header `chain,draw,x_0,..`, then one draw per line.
     #[arg(long)]
     pub csv: Option<PathBuf>,
@@ -169,35 +167,8 @@ pub struct SampleArgs {
     /// How to print the summary on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Print nothing on success and show no progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-}
-
-/// Chains, seed and threads, as every command that runs chains takes them.
-#[derive(Args, Debug, Clone)]
-pub struct ChainArgs {
-    /// Number of chains.
-    #[arg(long, default_value_t = 4)]
-    pub chains: usize,
-    /// Master seed: the same command gives the same output, bit for bit.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
-}
-
-impl ChainArgs {
-    /// The worker threads: the flag, or every core.
-    pub fn threads(&self) -> usize {
-        self.threads.unwrap_or_else(default_threads).max(1)
-    }
-}
-
-/// All available cores.
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 /// The files a run writes.
@@ -256,7 +227,7 @@ impl RunSpec {
         let sampler = args.sampler.sampler()?;
         let outputs = Outputs {
             draws: args.out.clone(),
-            summary: args.summary.clone(),
+            summary: args.report.summary.clone(),
             csv: args.csv.clone(),
             plot: args.plot.clone(),
         };
@@ -276,7 +247,7 @@ impl RunSpec {
             exact: args.exact,
             mmd: args.mmd,
             format: args.format,
-            quiet: args.quiet,
+            quiet: args.report.quiet,
         })
     }
 }
