@@ -578,23 +578,17 @@ pub fn write_npy_to<W: Write>(
         out.extend_from_slice(&len.to_le_bytes());
     }
     out.extend_from_slice(dict.as_bytes());
+    /// Appends little-endian words.
+    fn put<const N: usize>(out: &mut Vec<u8>, words: impl Iterator<Item = [u8; N]>) {
+        words.for_each(|w| out.extend_from_slice(&w));
+    }
     match data {
-        NpyData::F64(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::F32(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::F64(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::F32(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
         NpyData::U8(v) => out.extend_from_slice(v),
-        NpyData::U16(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::I32(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
-        NpyData::I64(v) => v
-            .iter()
-            .for_each(|x| out.extend_from_slice(&x.to_le_bytes())),
+        NpyData::U16(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::I32(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::I64(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
     }
     writer.write_all(&out)?;
     Ok(())

@@ -1,6 +1,6 @@
 //! The multi-mode lattice mixture of the cyclical-scheduling paper.
 
-use super::{ModelError, check_states};
+use super::{ModelError, check_states, conditional_from_density};
 use langevin_core::ParamError;
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use std::convert::Infallible;
@@ -227,11 +227,7 @@ impl OrdinalTarget for LatticeMixture {
 
 impl OrdinalConditional for LatticeMixture {
     fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Infallible> {
-        let mut y = x.to_vec();
-        for (k, o) in out.iter_mut().enumerate() {
-            y[i] = k as u16;
-            *o = self.log_density(&y);
-        }
+        conditional_from_density(x, i, out, |y| self.log_density(y));
         Ok(())
     }
 }

@@ -57,6 +57,20 @@ pub use rbm_gibbs::RbmBlockGibbs;
 
 use langevin_core::ParamError;
 
+/// `out[k] = U(x with x_i = k)` for every value `k`, by evaluating the log-density.
+fn conditional_from_density(
+    x: &[u16],
+    i: usize,
+    out: &mut [f64],
+    mut u: impl FnMut(&[u16]) -> f64,
+) {
+    let mut y = x.to_vec();
+    for (k, o) in out.iter_mut().enumerate() {
+        y[i] = k as u16;
+        *o = u(&y);
+    }
+}
+
 /// Checks `2 ≤ s ≤ 65 535`.
 fn check_states(s: usize) -> Result<(), ModelError> {
     if (2..=usize::from(u16::MAX)).contains(&s) {

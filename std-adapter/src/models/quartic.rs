@@ -1,6 +1,6 @@
 //! A mixture of quartic wells over an ordinal lattice.
 
-use super::{ModelError, check_states};
+use super::{ModelError, check_states, conditional_from_density};
 use langevin_core::ParamError;
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use nalgebra::DMatrix;
@@ -164,11 +164,7 @@ impl OrdinalTarget for QuarticMixture {
 
 impl OrdinalConditional for QuarticMixture {
     fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Infallible> {
-        let mut y = x.to_vec();
-        for (k, o) in out.iter_mut().enumerate() {
-            y[i] = k as u16;
-            *o = self.log_density(&y);
-        }
+        conditional_from_density(x, i, out, |y| self.log_density(y));
         Ok(())
     }
 }

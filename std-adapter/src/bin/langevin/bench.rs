@@ -10,16 +10,12 @@ use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
 use langevin_std::samplers::Domain;
 use langevin_std::timing::time_steps;
 use serde::Serialize;
-use std::path::PathBuf;
 
 /// Arguments of `langevin bench`.
 #[derive(Args, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
-    /// Model file (JSON).
-    #[arg(long)]
-    pub model: PathBuf,
-    /// The sampler (binary models; AB-2 is timed as its first-order phase).
+    /// The model and the sampler (binary models; AB-2 is timed as its first-order phase).
     #[command(flatten)]
     pub sampler: SamplerArgs,
     /// Steps per timed repeat.
@@ -84,7 +80,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             return Err(CliError(format!("{name} must be at least 1")));
         }
     }
-    let (doc, model) = load_model(&args.model)?;
+    let (doc, model) = load_model(&args.sampler.model)?;
     let warm_up = args.warm_up.unwrap_or(args.steps / 5);
     let timing = time_steps(
         &model,
@@ -110,7 +106,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let cpu_seconds = total as f64 * timing.median() * 1e-9;
     let (step, balance) = spec.step_balance();
     let summary = BenchSummary {
-        model: args.model.display().to_string(),
+        model: args.sampler.model.display().to_string(),
         kind: doc.kind.clone(),
         dim: timing.dim,
         sampler: spec.name(),

@@ -1,6 +1,6 @@
 //! Binary models: random RBMs and quadratics, and Bayesian logistic regression over `β ∈ {0,1}^d`.
 
-use super::{ModelSpec, ZooError, at_least, finite, normals, single};
+use super::{ModelSpec, ZooError, at_least, finite, normals, single, spacing};
 use langevin_core::random::{fill_normal, unit_f64};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -213,11 +213,7 @@ impl LogisticRegressionSpec {
         }
         let lambda: Vec<f64> = (0..d)
             .map(|j| {
-                let t = if d > 1 {
-                    j as f64 / (d - 1) as f64
-                } else {
-                    0.0
-                };
+                let t = spacing(j, d);
                 (-0.25 + t).exp()
             })
             .collect();
@@ -267,6 +263,7 @@ impl LogisticRegressionSpec {
 mod tests {
     use super::*;
     use crate::binary::BinaryModel;
+    use crate::models::zoo::{loaded, refused};
 
     #[test]
     fn logistic_rows_have_the_stated_covariance_and_responses_follow_the_logits() {
@@ -325,13 +322,16 @@ mod tests {
         let beta = doc.vector("beta_true").unwrap();
         assert_eq!(beta.iter().sum::<f64>(), 7.0);
         assert!(beta[..7].iter().all(|&b| b == 1.0));
-        let e = LogisticRegressionSpec {
-            active: 101,
-            ..Default::default()
-        }
-        .data()
-        .unwrap_err();
-        assert_eq!(e.parameter, "active");
+        assert_eq!(
+            refused(
+                LogisticRegressionSpec {
+                    active: 101,
+                    ..Default::default()
+                }
+                .data()
+            ),
+            "active"
+        );
     }
 
     #[test]
@@ -365,9 +365,7 @@ mod tests {
         }
         .generate()
         .unwrap();
-        let model = BinaryModel::from_doc(&spec.to_doc().unwrap())
-            .unwrap()
-            .unwrap();
+        let model = loaded(&spec);
         assert_eq!(model.dim(), 6);
         let given = rbm_from_weights(
             2,
@@ -380,16 +378,23 @@ mod tests {
         let doc = given.to_doc().unwrap();
         assert_eq!(doc.vector("b").unwrap(), vec![0.0; 3]);
         assert_eq!(doc.vector("c").unwrap(), vec![0.5, 1.5]);
-        let e = rbm_from_weights(2, 3, &[1.0; 5], None, None).unwrap_err();
-        assert_eq!(e.parameter, "weights");
-        let e = rbm_from_weights(1, 1, &[f64::NAN], None, None).unwrap_err();
-        assert_eq!(e.parameter, "weights");
-        let e = RbmSpec {
-            scale: Some(-1.0),
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
-        assert_eq!(e.parameter, "scale");
+        assert_eq!(
+            refused(rbm_from_weights(2, 3, &[1.0; 5], None, None)),
+            "weights"
+        );
+        assert_eq!(
+            refused(rbm_from_weights(1, 1, &[f64::NAN], None, None)),
+            "weights"
+        );
+        assert_eq!(
+            refused(
+                RbmSpec {
+                    scale: Some(-1.0),
+                    ..Default::default()
+                }
+                .generate()
+            ),
+            "scale"
+        );
     }
 }

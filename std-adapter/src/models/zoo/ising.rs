@@ -189,7 +189,7 @@ pub fn barabasi_albert_edges<R: Rng + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binary::BinaryModel;
+    use crate::models::zoo::{loaded, refused};
     use std::collections::HashSet;
 
     #[test]
@@ -264,9 +264,7 @@ mod tests {
         }
         .generate()
         .unwrap();
-        let model = BinaryModel::from_doc(&ba.to_doc().unwrap())
-            .unwrap()
-            .unwrap();
+        let model = loaded(&ba);
         assert_eq!(model.dim(), 30);
         let lattice = IsingLatticeSpec {
             rows: 3,
@@ -275,34 +273,41 @@ mod tests {
         }
         .generate()
         .unwrap();
-        let model = BinaryModel::from_doc(&lattice.to_doc().unwrap())
-            .unwrap()
-            .unwrap();
+        let model = loaded(&lattice);
         assert_eq!(model.dim(), 21);
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let e = BarabasiAlbertSpec {
-            nodes: 4,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
-        assert_eq!(e.parameter, "nodes");
-        let e = IsingLatticeSpec {
-            coupling: f64::NAN,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
-        assert_eq!(e.parameter, "coupling");
-        let e = IsingLatticeSpec {
-            rows: 0,
-            ..Default::default()
-        }
-        .generate()
-        .unwrap_err();
-        assert_eq!(e.parameter, "rows");
+        assert_eq!(
+            refused(
+                BarabasiAlbertSpec {
+                    nodes: 4,
+                    ..Default::default()
+                }
+                .generate()
+            ),
+            "nodes"
+        );
+        assert_eq!(
+            refused(
+                IsingLatticeSpec {
+                    coupling: f64::NAN,
+                    ..Default::default()
+                }
+                .generate()
+            ),
+            "coupling"
+        );
+        assert_eq!(
+            refused(
+                IsingLatticeSpec {
+                    rows: 0,
+                    ..Default::default()
+                }
+                .generate()
+            ),
+            "rows"
+        );
     }
 }

@@ -294,6 +294,29 @@ pub(crate) fn normals<R: rand_core::Rng + ?Sized>(rng: &mut R, n: usize, scale: 
     z.into_iter().map(|v| (v * scale) as f32).collect()
 }
 
+/// `j / (d − 1)`: `d` points spread evenly over `[0, 1]` (0 for a single point).
+fn spacing(j: usize, d: usize) -> f64 {
+    if d > 1 {
+        j as f64 / (d - 1) as f64
+    } else {
+        0.0
+    }
+}
+
+/// The binary model a generated file describes.
+#[cfg(test)]
+pub(crate) fn loaded(spec: &ModelSpec) -> crate::models::BinaryModel {
+    crate::models::BinaryModel::from_doc(&spec.to_doc().unwrap())
+        .unwrap()
+        .unwrap()
+}
+
+/// The parameter a refused generation names.
+#[cfg(test)]
+pub(crate) fn refused<T: std::fmt::Debug>(outcome: Result<T, ZooError>) -> &'static str {
+    outcome.unwrap_err().parameter
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,10 +75,13 @@ pub enum Format {
     Json,
 }
 
-/// The sampler flags every command that picks a discrete sampler shares; their help, ranges
-/// and the samplers that read them come from the registry.
+/// The model file and the sampler flags, as every command that samples a discrete model takes
+/// them; the flags' help, ranges and the samplers that read them come from the registry.
 #[derive(Args, Debug, Clone)]
 pub struct SamplerArgs {
+    /// Model file (JSON).
+    #[arg(long)]
+    pub model: PathBuf,
     /// Sampler.
     #[arg(long, value_parser = sampler_parser(), default_value = "dmala")]
     pub sampler: &'static SamplerEntry,
@@ -129,9 +132,6 @@ impl SamplerArgs {
 #[derive(Args, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct SampleArgs {
-    /// Model file (JSON).
-    #[arg(long)]
-    pub model: PathBuf,
     #[command(flatten)]
     pub sampler: SamplerArgs,
     /// Steps per chain after burn-in.
@@ -233,7 +233,7 @@ impl RunSpec {
         };
         outputs.check_writable()?;
         Ok(Self {
-            model: args.model.clone(),
+            model: args.sampler.model.clone(),
             sampler,
             config: RunConfig {
                 steps: args.steps,
