@@ -94,25 +94,26 @@ mod tests {
 
     #[test]
     fn model_files_refuse_bad_json() {
-        for bad in [
-            r#"{"kind": "ordinal_quadratic", "states": 0, "A": [[1.0]], "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 1, "A": [[1.0]], "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 70000, "A": [[1.0]], "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": -3, "A": [[1.0]], "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0, 0.0]], "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0]], "mu": ["x"]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0]], "mu": [0.0], "b": [1.0, 2.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 4, "mu": [0.0]}"#,
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [], "mu": []}"#,
-            r#"{"kind": "potts", "states": 1, "n": 2}"#,
-            r#"{"kind": "potts", "states": 3, "n": 0}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 2, 1.0]]}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "edges": [[1, 1, 1.0]]}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1]]}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1, "x"]]}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "field": [[0.0, 0.0, 0.0]]}"#,
-            r#"{"kind": "potts", "states": 3, "n": 2, "field": [[0.0, 0.0], [0.0, 0.0]]}"#,
-        ] {
+        let bad = r#"
+{"kind": "ordinal_quadratic", "states": 0, "A": [[1.0]], "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": 1, "A": [[1.0]], "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": 70000, "A": [[1.0]], "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": -3, "A": [[1.0]], "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0, 0.0]], "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0]], "mu": ["x"]}
+{"kind": "ordinal_quadratic", "states": 4, "A": [[1.0]], "mu": [0.0], "b": [1.0, 2.0]}
+{"kind": "ordinal_quadratic", "states": 4, "mu": [0.0]}
+{"kind": "ordinal_quadratic", "states": 4, "A": [], "mu": []}
+{"kind": "potts", "states": 1, "n": 2}
+{"kind": "potts", "states": 3, "n": 0}
+{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 2, 1.0]]}
+{"kind": "potts", "states": 3, "n": 2, "edges": [[1, 1, 1.0]]}
+{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1]]}
+{"kind": "potts", "states": 3, "n": 2, "edges": [[0, 1, "x"]]}
+{"kind": "potts", "states": 3, "n": 2, "field": [[0.0, 0.0, 0.0]]}
+{"kind": "potts", "states": 3, "n": 2, "field": [[0.0, 0.0], [0.0, 0.0]]}
+"#;
+        for bad in bad.trim().lines() {
             assert!(label_model(bad).is_err(), "{bad}");
         }
         assert!(OrdinalQuadratic::new(4, vec![f64::NAN], vec![0.0], vec![0.0]).is_err());

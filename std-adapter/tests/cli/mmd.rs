@@ -1,8 +1,8 @@
 //! `--mmd` end to end: RBM draws against block-Gibbs reference draws.
 
-mod common;
+use crate::common;
 
-use common::{Scratch, fails, ok, summary};
+use common::{Scratch, fails, ok, summary, words};
 
 /// The exact DMALA chain lands closer to the block-Gibbs reference than DULA at a large step,
 /// whose stationary law is biased (Zhang, Liu & Liu 2022, Theorem 5.1).
@@ -12,39 +12,16 @@ fn mmd_ranks_an_exact_sampler_above_a_biased_one() {
     let dir = scratch.path("");
     ok(
         &dir,
-        &[
-            "model",
-            "rbm",
-            "--visible",
-            "36",
-            "--hidden",
-            "16",
-            "--seed",
-            "3",
-            "--out",
-            "rbm.json",
-        ],
+        &words("model rbm --visible 36 --hidden 16 --seed 3 --out rbm.json"),
     );
     let mut mmd = Vec::new();
     for (name, sampler, step) in [("exact", "dmala", "0.3"), ("biased", "dula", "3")] {
         let out = format!("{name}.json");
         ok(
             &dir,
-            &[
-                "sample",
-                "--model",
-                "rbm.json",
-                "--sampler",
-                sampler,
-                "--step",
-                step,
-                "--steps",
-                "4000",
-                "--mmd",
-                "--quiet",
-                "--summary",
-                &out,
-            ],
+            &words(&format!(
+                "sample --model rbm.json --sampler {sampler} --step {step} --steps 4000 --mmd --quiet --summary {out}"
+            )),
         );
         let s = summary(&scratch.path(&out));
         let m = &s["mmd"];

@@ -1,9 +1,11 @@
 //! `langevin sample` on ordinal and categorical model files: every kind with every sampler
 //! that applies, sample dtypes, summaries.
 
-mod common;
+use crate::common;
 
-use common::{MIXTURE, ORDINAL, POTTS, QUARTIC, Scratch, label_samples, npy_variant, ok, summary};
+use common::{
+    MIXTURE, ORDINAL, POTTS, QUARTIC, Scratch, label_samples, npy_variant, ok, summary, words,
+};
 
 /// `(kind, json, d, S, domain)`.
 const KINDS: [(&str, &str, usize, usize, &str); 4] = [
@@ -34,27 +36,10 @@ fn every_label_kind_with_every_sampler_that_applies() {
         }
         for (k, sampler) in samplers.iter().enumerate() {
             let (out, sum) = (format!("{kind}-{k}.npy"), format!("{kind}-{k}.json"));
-            let mut args = vec![
-                "sample",
-                "--model",
-                &model,
-                "--steps",
-                "1200",
-                "--burn-in",
-                "300",
-                "--chains",
-                "3",
-                "--thin",
-                "4",
-                "--seed",
-                "9",
-                "--out",
-                &out,
-                "--summary",
-                &sum,
-                "--quiet",
-                "--sampler",
-            ];
+            let args_line = format!(
+                "sample --model {model} --steps 1200 --burn-in 300 --chains 3 --thin 4 --seed 9 --out {out} --summary {sum} --quiet --sampler"
+            );
+            let mut args = words(&args_line);
             args.extend(sampler);
             ok(&scratch.0, &args);
             let name = sampler[0];
@@ -129,16 +114,10 @@ fn npy_arrays_in_label_model_files_give_the_same_draws() {
                 let out = format!("{kind}-{k}.npy");
                 ok(
                     &scratch.0,
-                    &[
-                        "sample",
-                        "--model",
-                        model.to_str().unwrap(),
-                        "--steps",
-                        "300",
-                        "--out",
-                        &out,
-                        "--quiet",
-                    ],
+                    &words(&format!(
+                        "sample --model {} --steps 300 --out {out} --quiet",
+                        model.display()
+                    )),
                 );
                 std::fs::read(scratch.path(&out)).unwrap()
             })
@@ -153,23 +132,9 @@ fn table_and_csv_for_labels() {
     scratch.write("m.json", MIXTURE);
     let out = ok(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            "m.json",
-            "--sampler",
-            "acs",
-            "--a-max",
-            "400",
-            "--a-min",
-            "2",
-            "--steps",
-            "2000",
-            "--chains",
-            "2",
-            "--csv",
-            "s.csv",
-        ],
+        &words(
+            "sample --model m.json --sampler acs --a-max 400 --a-min 2 --steps 2000 --chains 2 --csv s.csv",
+        ),
     );
     for part in [
         "ordinal lattice_mixture",
@@ -193,24 +158,9 @@ fn a_window_bounds_every_move() {
         let out = format!("{sampler}.npy");
         ok(
             &scratch.0,
-            &[
-                "sample",
-                "--model",
-                "m.json",
-                "--sampler",
-                sampler,
-                "--step",
-                "50",
-                "--window",
-                "3",
-                "--steps",
-                "2000",
-                "--chains",
-                "2",
-                "--out",
-                &out,
-                "--quiet",
-            ],
+            &words(&format!(
+                "sample --model m.json --sampler {sampler} --step 50 --window 3 --steps 2000 --chains 2 --out {out} --quiet"
+            )),
         );
         let (shape, _, values) = label_samples(&scratch.path(&out));
         let per_chain = shape[1] * shape[2];

@@ -1,7 +1,7 @@
 //! Model files whose arrays live in `.npy` files beside the JSON: every kind, every numeric
 //! dtype, and errors that name the file, the field and the problem.
 
-mod common;
+use crate::common;
 
 use common::{ISING, QUADRATIC, RBM, Scratch, npy_variant};
 use langevin_std::binary::BinaryModel;

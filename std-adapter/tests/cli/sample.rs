@@ -1,9 +1,9 @@
 //! `langevin sample` end to end on every binary model kind, with arrays inline and in `.npy`
 //! files, and every output form.
 
-mod common;
+use crate::common;
 
-use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, fails, npy_variant, ok, samples};
+use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, fails, npy_variant, ok, samples, words};
 
 const KINDS: [(&str, &str, usize); 4] = [
     ("binary_quadratic", QUADRATIC, 6),
@@ -25,25 +25,12 @@ fn every_kind_samples_and_npy_arrays_give_the_same_draws_as_json_arrays() {
             let summary = scratch.path(&format!("{kind}-{tag}.summary.json"));
             let stdout = ok(
                 &scratch.0,
-                &[
-                    "sample",
-                    "--model",
-                    model.to_str().unwrap(),
-                    "--steps",
-                    "300",
-                    "--burn-in",
-                    "50",
-                    "--chains",
-                    "3",
-                    "--thin",
-                    "2",
-                    "--seed",
-                    "11",
-                    "--out",
-                    out.to_str().unwrap(),
-                    "--summary",
-                    summary.to_str().unwrap(),
-                ],
+                &words(&format!(
+                    "sample --model {} --steps 300 --burn-in 50 --chains 3 --thin 2 --seed 11 --out {} --summary {}",
+                    model.display(),
+                    out.display(),
+                    summary.display()
+                )),
             );
             assert!(stdout.contains("acceptance"), "{stdout}");
             let (shape, draws) = samples(&out);
@@ -72,26 +59,15 @@ fn relative_array_paths_resolve_against_the_model_file_not_the_working_folder() 
     let model = model.canonicalize().unwrap();
     ok(
         &scratch.path("elsewhere"),
-        &[
-            "sample",
-            "--model",
-            model.to_str().unwrap(),
-            "--steps",
-            "20",
-            "--quiet",
-        ],
+        &words(&format!(
+            "sample --model {} --steps 20 --quiet",
+            model.display()
+        )),
     );
     // A relative model path works too, from the folder above.
     ok(
         &scratch.path("deep"),
-        &[
-            "sample",
-            "--model",
-            "er/rbm.json",
-            "--steps",
-            "20",
-            "--quiet",
-        ],
+        &words("sample --model er/rbm.json --steps 20 --quiet"),
     );
     // Moving the JSON away from its arrays breaks it, and the message names the file, the
     // field and the array file.

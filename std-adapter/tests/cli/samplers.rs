@@ -1,9 +1,9 @@
 //! Every binary sampler through `langevin sample` on every binary kind: shapes, honest
 //! evaluation counts, tuned parameters in the summary.
 
-mod common;
+use crate::common;
 
-use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, ok, samples, summary};
+use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, ok, samples, summary, words};
 
 const LOGISTIC: &str = r#"{"kind": "binary_logistic",
   "X": [[1, 0.5, -0.25, 0], [0, 1, 0.5, -0.5], [0.25, -1, 0, 1], [-0.5, 0, 1, 0.25],
@@ -21,27 +21,10 @@ const KINDS: [(&str, &str, usize); 5] = [
 fn run(scratch: &Scratch, model: &str, sampler: &[&str], tag: &str) -> serde_json::Value {
     let out = format!("{tag}.npy");
     let sum = format!("{tag}.json");
-    let mut args = vec![
-        "sample",
-        "--model",
-        model,
-        "--steps",
-        "1500",
-        "--burn-in",
-        "300",
-        "--chains",
-        "2",
-        "--thin",
-        "3",
-        "--seed",
-        "5",
-        "--out",
-        &out,
-        "--summary",
-        &sum,
-        "--quiet",
-        "--sampler",
-    ];
+    let args_line = format!(
+        "sample --model {model} --steps 1500 --burn-in 300 --chains 2 --thin 3 --seed 5 --out {out} --summary {sum} --quiet --sampler"
+    );
+    let mut args = words(&args_line);
     args.extend(sampler);
     ok(&scratch.0, &args);
     summary(&scratch.path(&sum))
@@ -164,15 +147,9 @@ fn table_reports_tuned_parameters() {
     for (sampler, part) in [("ab", "a = "), ("acs", "a_max"), ("rwm", "flip rate")] {
         let out = ok(
             &scratch.0,
-            &[
-                "sample",
-                "--model",
-                "m.json",
-                "--sampler",
-                sampler,
-                "--steps",
-                "2000",
-            ],
+            &words(&format!(
+                "sample --model m.json --sampler {sampler} --steps 2000"
+            )),
         );
         let line = out
             .lines()

@@ -1,36 +1,20 @@
 //! `langevin sample --sampler ab2 --diagonal max|dlp-trace`: the rule reaches the schedule and
 //! the summary reports it with what it chose. Exactness through the command line is in
-//! `cli_exact.rs`.
+//! `exact.rs`.
 
-mod common;
+use crate::common;
 
-use common::{QUADRATIC, Scratch, fails, ok, summary};
+use common::{QUADRATIC, Scratch, fails, ok, summary, words};
 
 fn run(scratch: &Scratch, rule: &str) -> serde_json::Value {
     let model = scratch.write("quad.json", QUADRATIC);
     let sum = format!("{rule}.json");
     ok(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            model.to_str().unwrap(),
-            "--sampler",
-            "ab2",
-            "--diagonal",
-            rule,
-            "--steps",
-            "500",
-            "--burn-in",
-            "100",
-            "--chains",
-            "2",
-            "--seed",
-            "3",
-            "--summary",
-            &sum,
-            "--quiet",
-        ],
+        &words(&format!(
+            "sample --model {} --sampler ab2 --diagonal {rule} --steps 500 --burn-in 100 --chains 2 --seed 3 --summary {sum} --quiet",
+            model.display()
+        )),
     );
     summary(&scratch.path(&sum))
 }
@@ -78,21 +62,9 @@ fn the_table_names_the_rule_and_bad_rules_fail() {
     let m = model.to_str().unwrap();
     let out = ok(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            m,
-            "--sampler",
-            "ab2",
-            "--diagonal",
-            "max",
-            "--steps",
-            "200",
-            "--burn-in",
-            "10",
-            "--chains",
-            "1",
-        ],
+        &words(&format!(
+            "sample --model {m} --sampler ab2 --diagonal max --steps 200 --burn-in 10 --chains 1"
+        )),
     );
     assert!(
         out.lines()
@@ -101,15 +73,9 @@ fn the_table_names_the_rule_and_bad_rules_fail() {
     );
     let line = fails(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            m,
-            "--sampler",
-            "ab2",
-            "--diagonal",
-            "maximal",
-        ],
+        &words(&format!(
+            "sample --model {m} --sampler ab2 --diagonal maximal"
+        )),
     );
     assert!(
         line.contains("maximal") && line.contains("dlp-trace"),

@@ -1,14 +1,14 @@
 //! The sampler registry against what users read: the README's sampler table, `--help` and the
 //! error for a sampler the model's domain lacks.
 
-mod common;
+use crate::common;
 
 use common::{Scratch, fails, ok};
 use langevin_std::samplers::{Domain, SAMPLERS, SamplerEntry};
 
 /// The README's sampler table, one row of cells per sampler.
 fn readme_rows() -> Vec<Vec<String>> {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let header = "| sampler | binary | ordinal | categorical | parameters | description |";
     let start = readme.find(header).expect("README.md has no sampler table");
     readme[start..]

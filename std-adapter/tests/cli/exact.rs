@@ -8,32 +8,17 @@
 //! entries (Bonferroni, two-sided), every error stays below `z·½/√n`, `z = 5.5`, and so does
 //! their root mean square.
 
-mod common;
+use crate::common;
 
-use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, label_samples, ok, summary};
+use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, label_samples, ok, summary, words};
 
 /// `z` for a two-sided tail of 1e-6 / 30 (more than any table here has entries).
 const Z: f64 = 5.5;
 
 /// The exact marginals `P(x_i = k)`, `i·S + k`, of `exp(u(x))` over `{0..S−1}^d`.
 fn exact_marginals(d: usize, s: usize, u: impl Fn(&[usize]) -> f64) -> Vec<f64> {
-    let total = s.pow(d as u32);
-    let mut x = vec![0usize; d];
-    let mut weights = Vec::with_capacity(total);
-    let mut states = Vec::with_capacity(total);
-    for mut k in 0..total {
-        for xi in x.iter_mut() {
-            *xi = k % s;
-            k /= s;
-        }
-        weights.push(u(&x));
-        states.push(x.clone());
-    }
-    let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let z: f64 = weights.iter().map(|w| (w - top).exp()).sum();
     let mut m = vec![0.0; d * s];
-    for (w, x) in weights.iter().zip(&states) {
-        let p = (w - top).exp() / z;
+    for (x, p) in common::exact_law(d, s, u) {
         for (i, &v) in x.iter().enumerate() {
             m[i * s + v] += p;
         }
@@ -123,16 +108,7 @@ fn exact_samplers_match_enumerated_marginals() {
         [0.0, -0.125, 0.75],
     ];
     let (mu, b) = ([2.0, 1.5, 3.0], [0.25, 0.0, -0.125]);
-    let ordinal = exact_marginals(3, 5, |x| {
-        let r: Vec<f64> = (0..3).map(|i| x[i] as f64 - mu[i]).collect();
-        let mut q = 0.0;
-        for i in 0..3 {
-            for j in 0..3 {
-                q += r[i] * a[i][j] * r[j];
-            }
-        }
-        -0.5 * q + (0..3).map(|i| b[i] * x[i] as f64).sum::<f64>()
-    });
+    let ordinal = exact_marginals(3, 5, |x| common::quadratic_u(x, &a, &mu, &b));
     check(
         &scratch,
         ORDINAL,
@@ -333,15 +309,7 @@ fn a_plot_that_cannot_be_written_leaves_no_files() {
     scratch.write("m.json", ORDINAL);
     let line = fails(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            "m.json",
-            "--out",
-            "s.npy",
-            "--plot",
-            "gone/p.png",
-        ],
+        &words("sample --model m.json --out s.npy --plot gone/p.png"),
     );
     assert!(line.contains("gone"), "{line}");
     assert_eq!(scratch.files(), vec!["m.json"]);

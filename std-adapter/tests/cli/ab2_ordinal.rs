@@ -2,7 +2,7 @@
 //!
 //! The lattice Gaussian `U(x) = −½(x−μ)ᵀA(x−μ) + bᵀx` on `{0..4}³` is enumerated for its exact
 //! marginal means and standard deviations `σ_i`. The run keeps draws 20 steps apart from 200
-//! independent chains, each tuned for thousands of steps first, so (as in `cli_exact.rs`) the
+//! independent chains, each tuned for thousands of steps first, so (as in `exact.rs`) the
 //! `n = 2000` kept draws are treated as independent draws from the target: each sample mean
 //! has standard deviation `σ_i/√n`, and with a false-positive rate of 1e-6 split over the three
 //! coordinates (Bonferroni, two-sided: `z = 5.2`; we use 5.5) every error stays below
@@ -12,31 +12,16 @@
 //! of the gradient to `f32`, so the fitted `W` reproduces them to a relative residual far
 //! below `1e-4` (single precision gives about `1e-7`), once all three directions were explored.
 
-mod common;
+use crate::common;
 
-use common::{ORDINAL, Scratch, fails, label_samples, ok, summary};
+use common::{ORDINAL, Scratch, fails, label_samples, ok, summary, words};
 
 const Z: f64 = 5.5;
 
 /// Exact means and standard deviations of each coordinate of `exp(u(x))` over `{0..S−1}^d`.
 fn exact_moments(d: usize, s: usize, u: impl Fn(&[usize]) -> f64) -> (Vec<f64>, Vec<f64>) {
-    let total = s.pow(d as u32);
-    let mut x = vec![0usize; d];
-    let mut states = Vec::with_capacity(total);
-    let mut weights = Vec::with_capacity(total);
-    for mut k in 0..total {
-        for xi in x.iter_mut() {
-            *xi = k % s;
-            k /= s;
-        }
-        weights.push(u(&x));
-        states.push(x.clone());
-    }
-    let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let z: f64 = weights.iter().map(|w| (w - top).exp()).sum();
     let (mut m1, mut m2) = (vec![0.0; d], vec![0.0; d]);
-    for (w, x) in weights.iter().zip(&states) {
-        let p = (w - top).exp() / z;
+    for (x, p) in common::exact_law(d, s, u) {
         for (i, &v) in x.iter().enumerate() {
             m1[i] += p * v as f64;
             m2[i] += p * (v * v) as f64;
@@ -61,16 +46,7 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
     ];
     let (mu, b) = ([2.0, 1.5, 3.0], [0.25, 0.0, -0.125]);
     let (d, s) = (3usize, 5usize);
-    let (mean, sd) = exact_moments(d, s, |x| {
-        let r: Vec<f64> = (0..d).map(|i| x[i] as f64 - mu[i]).collect();
-        let mut q = 0.0;
-        for i in 0..d {
-            for j in 0..d {
-                q += r[i] * a[i][j] * r[j];
-            }
-        }
-        -0.5 * q + (0..d).map(|i| b[i] * x[i] as f64).sum::<f64>()
-    });
+    let (mean, sd) = exact_moments(d, s, |x| common::quadratic_u(x, &a, &mu, &b));
     let (chains, per_chain, thin) = (200usize, 10usize, 20usize);
     let steps = (per_chain * thin).to_string();
     let (chains_text, thin_text) = (chains.to_string(), thin.to_string());
@@ -78,31 +54,9 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
         let (out, sum) = (format!("{tag}.npy"), format!("{tag}.json"));
         ok(
             &scratch.0,
-            &[
-                "sample",
-                "--model",
-                "ord.json",
-                "--sampler",
-                "ab2",
-                "--diagonal",
-                diagonal,
-                "--chains",
-                &chains_text,
-                "--steps",
-                &steps,
-                "--burn-in",
-                "100",
-                "--thin",
-                &thin_text,
-                "--seed",
-                "3",
-                "--exact",
-                "--out",
-                &out,
-                "--summary",
-                &sum,
-                "--quiet",
-            ],
+            &words(&format!(
+                "sample --model ord.json --sampler ab2 --diagonal {diagonal} --chains {chains_text} --steps {steps} --burn-in 100 --thin {thin_text} --seed 3 --exact --out {out} --summary {sum} --quiet"
+            )),
         );
         let sm = summary(&scratch.path(&sum));
         assert_eq!(sm["sampler"], "ab2", "{tag}");
@@ -171,15 +125,7 @@ fn ab2_refuses_categorical_models() {
     scratch.write("potts.json", common::POTTS);
     let line = fails(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            "potts.json",
-            "--sampler",
-            "ab2",
-            "--steps",
-            "10",
-        ],
+        &words("sample --model potts.json --sampler ab2 --steps 10"),
     );
     assert!(
         line.contains("sampler ab2 does not apply to categorical models"),
@@ -199,28 +145,7 @@ fn ab2_ordinal_output_does_not_depend_on_threads() {
             let (out, sum) = (format!("{threads}.npy"), format!("{threads}.json"));
             ok(
                 &scratch.0,
-                &[
-                    "sample",
-                    "--model",
-                    "ord.json",
-                    "--sampler",
-                    "ab2",
-                    "--chains",
-                    "4",
-                    "--steps",
-                    "300",
-                    "--burn-in",
-                    "50",
-                    "--seed",
-                    "5",
-                    "--threads",
-                    threads,
-                    "--out",
-                    &out,
-                    "--summary",
-                    &sum,
-                    "--quiet",
-                ],
+                &words(&format!("sample --model ord.json --sampler ab2 --chains 4 --steps 300 --burn-in 50 --seed 5 --threads {threads} --out {out} --summary {sum} --quiet")),
             );
             (
                 std::fs::read(scratch.path(&out)).unwrap(),

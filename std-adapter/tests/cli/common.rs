@@ -1,10 +1,46 @@
 //! Helpers shared by the command-line tests: scratch folders and running the built binary.
-#![allow(dead_code)]
 
 use langevin_std::npy::{NpyData, write_npy};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Every state of `{0..S−1}^d` (coordinate 0 fastest) with its probability under `exp(u(x))`.
+pub fn exact_law(d: usize, s: usize, u: impl Fn(&[usize]) -> f64) -> Vec<(Vec<usize>, f64)> {
+    let total = s.pow(d as u32);
+    let mut x = vec![0usize; d];
+    let mut states = Vec::with_capacity(total);
+    let mut weights = Vec::with_capacity(total);
+    for mut k in 0..total {
+        for xi in x.iter_mut() {
+            *xi = k % s;
+            k /= s;
+        }
+        weights.push(u(&x));
+        states.push(x.clone());
+    }
+    let top = weights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let z: f64 = weights.iter().map(|w| (w - top).exp()).sum();
+    let probabilities = weights.iter().map(|w| (w - top).exp() / z);
+    states.into_iter().zip(probabilities).collect()
+}
+
+/// `U(x) = −½(x−μ)ᵀA(x−μ) + bᵀx` over three coordinates (the `ordinal_quadratic` kind).
+pub fn quadratic_u(x: &[usize], a: &[[f64; 3]; 3], mu: &[f64; 3], b: &[f64; 3]) -> f64 {
+    let r: Vec<f64> = (0..3).map(|i| x[i] as f64 - mu[i]).collect();
+    let mut q = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            q += r[i] * a[i][j] * r[j];
+        }
+    }
+    -0.5 * q + (0..3).map(|i| b[i] * x[i] as f64).sum::<f64>()
+}
+
+/// The words of a command line: `words("sample --model m.json")`.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
 
 /// A fresh folder under the system's temporary folder, removed when dropped.
 pub struct Scratch(pub PathBuf);

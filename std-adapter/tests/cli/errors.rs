@@ -1,9 +1,9 @@
 //! Every class of bad input: exit status 2, one line on stderr that names the problem, and no
 //! file written.
 
-mod common;
+use crate::common;
 
-use common::{QUADRATIC, RBM, Scratch, fails, npy_variant};
+use common::{QUADRATIC, RBM, Scratch, fails, npy_variant, words};
 use langevin_std::npy::NpyData;
 
 /// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
@@ -27,6 +27,12 @@ fn sample_fails(scratch: &Scratch, model: &str, extra: &[&str]) -> String {
     );
     assert_eq!(scratch.files(), before, "{model} {extra:?}: files changed");
     line
+}
+
+/// Writes a model file that `sample` must refuse with a message naming `parts`.
+fn file_fails(s: &Scratch, name: &str, text: &str, parts: &[&str]) {
+    s.write(name, text);
+    expect(&sample_fails(s, name, &[]), parts);
 }
 
 fn expect(line: &str, parts: &[&str]) {
@@ -70,73 +76,31 @@ fn unknown_kind() {
 #[test]
 fn wrong_shapes() {
     let s = Scratch::new("shapes");
-    let cases = [
-        (
-            r#"{"kind": "binary_quadratic", "W": [[0, 1, 0], [1, 0, 0]], "b": [0, 0]}"#,
-            vec!["`W`", "square"],
-        ),
-        (
-            r#"{"kind": "binary_quadratic", "W": [[0, 1], [1, 0]], "b": [0, 0, 0]}"#,
-            vec!["`b`", "3 entries"],
-        ),
-        (
-            r#"{"kind": "binary_quadratic", "W": [[0, 1], [1]], "b": [0, 0]}"#,
-            vec!["`W`", "ragged"],
-        ),
-        (
-            r#"{"kind": "binary_quadratic", "W": [0, 1], "b": [0, 0]}"#,
-            vec!["`W`", "matrix"],
-        ),
-        (
-            r#"{"kind": "binary_quadratic", "W": [[0, "x"], [1, 0]], "b": [0, 0]}"#,
-            vec!["`W`", "numbers"],
-        ),
-        (
-            r#"{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0, 0], "c": [0]}"#,
-            vec!["`c`", "1 entries"],
-        ),
-        (
-            r#"{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0], "c": [0, 0]}"#,
-            vec!["`b`"],
-        ),
-        (
-            r#"{"kind": "ising", "n": 3, "edges": [[0, 1]]}"#,
-            vec!["`edges`", "[i, j, J_ij]"],
-        ),
-        (
-            r#"{"kind": "ising", "n": 3, "edges": [[0, 3, 1]]}"#,
-            vec!["`edges`", "node 3"],
-        ),
-        (
-            r#"{"kind": "ising", "n": 3, "edges": [[1, 1, 1]]}"#,
-            vec!["`edges`", "itself"],
-        ),
-        (
-            r#"{"kind": "ising", "n": 3, "field": [0, 0]}"#,
-            vec!["`field`", "2 entries"],
-        ),
-        (
-            r#"{"kind": "ising", "n": -3}"#,
-            vec!["`n`", "non-negative integer"],
-        ),
-        (
-            r#"{"kind": "ising_lattice", "rows": 2.5, "cols": 3, "coupling": 0.1}"#,
-            vec!["`rows`"],
-        ),
-        (
-            r#"{"kind": "ising_lattice", "rows": 2, "cols": 3}"#,
-            vec!["`coupling`", "missing"],
-        ),
-        (
-            r#"{"kind": "ising_lattice", "rows": 2, "cols": 3, "coupling": 0.1, "periodic": 1}"#,
-            vec!["`periodic`", "true or false"],
-        ),
-    ];
-    for (k, (text, parts)) in cases.iter().enumerate() {
+    let cases = r#"
+{"kind": "binary_quadratic", "W": [[0, 1, 0], [1, 0, 0]], "b": [0, 0]} => `W`|square
+{"kind": "binary_quadratic", "W": [[0, 1], [1, 0]], "b": [0, 0, 0]} => `b`|3 entries
+{"kind": "binary_quadratic", "W": [[0, 1], [1]], "b": [0, 0]} => `W`|ragged
+{"kind": "binary_quadratic", "W": [0, 1], "b": [0, 0]} => `W`|matrix
+{"kind": "binary_quadratic", "W": [[0, "x"], [1, 0]], "b": [0, 0]} => `W`|numbers
+{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0, 0], "c": [0]} => `c`|1 entries
+{"kind": "rbm", "W": [[1, 2], [3, 4]], "b": [0], "c": [0, 0]} => `b`
+{"kind": "ising", "n": 3, "edges": [[0, 1]]} => `edges`|[i, j, J_ij]
+{"kind": "ising", "n": 3, "edges": [[0, 3, 1]]} => `edges`|node 3
+{"kind": "ising", "n": 3, "edges": [[1, 1, 1]]} => `edges`|itself
+{"kind": "ising", "n": 3, "field": [0, 0]} => `field`|2 entries
+{"kind": "ising", "n": -3} => `n`|non-negative integer
+{"kind": "ising_lattice", "rows": 2.5, "cols": 3, "coupling": 0.1} => `rows`
+{"kind": "ising_lattice", "rows": 2, "cols": 3} => `coupling`|missing
+{"kind": "ising_lattice", "rows": 2, "cols": 3, "coupling": 0.1, "periodic": 1} => `periodic`|true or false
+"#;
+    // `model file => parts|of|the|message`
+    for (k, case) in cases.trim().lines().enumerate() {
+        let (text, parts) = case.split_once(" => ").unwrap();
+        let parts: Vec<&str> = parts.split('|').collect();
         let name = format!("m{k}.json");
         s.write(&name, text);
         let line = sample_fails(&s, &name, &[]);
-        expect(&line, parts);
+        expect(&line, &parts);
         assert!(line.contains(&name), "{line}");
     }
     // Shapes read from .npy files are checked the same way.
@@ -173,19 +137,18 @@ fn non_finite_values() {
         &["`W`", "entry 7", "not finite"],
     );
     // Finite in double precision but not in single.
-    s.write(
+    file_fails(
+        &s,
         "big.json",
         r#"{"kind": "rbm", "W": [[1e39]], "b": [0], "c": [0]}"#,
-    );
-    expect(
-        &sample_fails(&s, "big.json", &[]),
         &["`W`", "single precision"],
     );
-    s.write(
+    file_fails(
+        &s,
         "inf.json",
         r#"{"kind": "ising_lattice", "rows": 2, "cols": 2, "coupling": 1e999}"#,
+        &["inf.json"],
     );
-    expect(&sample_fails(&s, "inf.json", &[]), &["inf.json"]);
     s.write(
         "big_lattice.json",
         r#"{"kind": "ising_lattice", "rows": 2, "cols": 2, "coupling": 1e39}"#,
@@ -194,20 +157,16 @@ fn non_finite_values() {
         &sample_fails(&s, "big_lattice.json", &[]),
         &["`coupling`", "single precision"],
     );
-    s.write(
+    file_fails(
+        &s,
         "big_edge.json",
         r#"{"kind": "ising", "n": 2, "edges": [[0, 1, 1e300]], "field": [0, 1e40]}"#,
-    );
-    expect(
-        &sample_fails(&s, "big_edge.json", &[]),
         &["`field`", "entry 1", "single precision"],
     );
-    s.write(
+    file_fails(
+        &s,
         "big_edge.json",
         r#"{"kind": "ising", "n": 2, "edges": [[0, 1, 1e300]]}"#,
-    );
-    expect(
-        &sample_fails(&s, "big_edge.json", &[]),
         &["`edges`", "edge 0", "single precision"],
     );
     s.write(
@@ -240,16 +199,7 @@ fn sampler_parameters_out_of_range() {
     // The boundary b = 1 is allowed.
     common::ok(
         &s.0,
-        &[
-            "sample",
-            "--model",
-            "m.json",
-            "--steps",
-            "5",
-            "--balance",
-            "1",
-            "--quiet",
-        ],
+        &words("sample --model m.json --steps 5 --balance 1 --quiet"),
     );
 }
 
@@ -389,28 +339,21 @@ fn model_and_bench_bad_inputs() {
     let w = s.npy("w/w.npy", &[6], NpyData::F64(vec![0.5; 6]));
     let line = fails(
         &s.0,
-        &[
-            "model",
-            "rbm",
-            "--weights",
-            w.to_str().unwrap(),
-            "--out",
-            "gen.json",
-        ],
+        &words(&format!(
+            "model rbm --weights {} --out gen.json",
+            w.display()
+        )),
     );
     expect(&line, &["--weights", "matrix"]);
     s.npy("w/w.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
     let b = s.npy("w/b.npy", &[2], NpyData::F64(vec![0.5; 2]));
     let line = fails(
         &s.0,
-        &[
-            "model",
-            "rbm",
-            "--weights",
-            w.to_str().unwrap(),
-            "--visible-bias",
-            b.to_str().unwrap(),
-        ],
+        &words(&format!(
+            "model rbm --weights {} --visible-bias {}",
+            w.display(),
+            b.display()
+        )),
     );
     expect(&line, &["--visible-bias", "2 entries", "expected 3"]);
     // bench: the same loading and parameter checks as sample.
@@ -440,65 +383,31 @@ fn label_models_and_samplers() {
     s.write("ord.json", common::ORDINAL);
     s.write("potts.json", common::POTTS);
     s.write("m.json", QUADRATIC);
-    // A sampler the model's domain does not have.
-    expect(
-        &sample_fails(&s, "potts.json", &["--sampler", "rwm"]),
-        &["rwm", "categorical", "gwg"],
-    );
-    expect(
-        &sample_fails(&s, "ord.json", &["--sampler", "rwm"]),
-        &["rwm", "ordinal"],
-    );
-    expect(
-        &sample_fails(&s, "ord.json", &["--sampler", "gwg"]),
-        &["gwg", "ordinal"],
-    );
-    // Windows are for ordinal models, and at least 1.
-    expect(
-        &sample_fails(&s, "m.json", &["--window", "2"]),
-        &["--window", "ordinal"],
-    );
-    expect(
-        &sample_fails(&s, "potts.json", &["--window", "2"]),
-        &["--window", "ordinal"],
-    );
-    expect(
-        &sample_fails(&s, "ord.json", &["--window", "0"]),
-        &["--window"],
-    );
-    // Sampler parameters.
-    expect(
-        &sample_fails(&s, "m.json", &["--sampler", "rwm", "--rate", "0"]),
-        &["flip rate"],
-    );
-    expect(
-        &sample_fails(&s, "m.json", &["--sampler", "rwm", "--rate", "1"]),
-        &["flip rate"],
-    );
-    expect(
-        &sample_fails(&s, "ord.json", &["--sampler", "dmala", "--step", "nan"]),
-        &["step"],
-    );
-    expect(
-        &sample_fails(&s, "potts.json", &["--sampler", "ab", "--balance", "1.5"]),
-        &["balance"],
-    );
-    expect(
-        &sample_fails(&s, "ord.json", &["--sampler", "acs", "--a-ceil", "-1"]),
-        &["step"],
-    );
-    expect(
-        &sample_fails(
-            &s,
-            "m.json",
-            &["--sampler", "acs", "--a-max", "0.5", "--a-min", "2"],
-        ),
-        &["a_min"],
-    );
-    expect(
-        &sample_fails(&s, "m.json", &["--sampler", "acs", "--a-max", "2"]),
-        &["--a-min"],
-    );
+    // `model: flags => parts|of|the|message`
+    for case in [
+        // A sampler the model's domain does not have.
+        "potts.json: --sampler rwm => rwm|categorical|gwg",
+        "ord.json: --sampler rwm => rwm|ordinal",
+        "ord.json: --sampler gwg => gwg|ordinal",
+        // Windows are for ordinal models, and at least 1.
+        "m.json: --window 2 => --window|ordinal",
+        "potts.json: --window 2 => --window|ordinal",
+        "ord.json: --window 0 => --window",
+        // Sampler parameters.
+        "m.json: --sampler rwm --rate 0 => flip rate",
+        "m.json: --sampler rwm --rate 1 => flip rate",
+        "ord.json: --sampler dmala --step nan => step",
+        "potts.json: --sampler ab --balance 1.5 => balance",
+        "ord.json: --sampler acs --a-ceil -1 => step",
+        "m.json: --sampler acs --a-max 0.5 --a-min 2 => a_min",
+        "m.json: --sampler acs --a-max 2 => --a-min",
+    ] {
+        let (model, rest) = case.split_once(": ").unwrap();
+        let (flags, parts) = rest.split_once(" => ").unwrap();
+        let flags: Vec<&str> = flags.split(' ').collect();
+        let parts: Vec<&str> = parts.split('|').collect();
+        expect(&sample_fails(&s, model, &flags), &parts);
+    }
     // ACS needs a run long enough for one round of every search within a tenth of it.
     expect(
         &sample_fails(&s, "potts.json", &["--sampler", "acs", "--burn-in", "10"]),
@@ -509,87 +418,31 @@ fn label_models_and_samplers() {
 #[test]
 fn label_model_files() {
     let s = Scratch::new("label-files");
-    let cases: [(&str, &str, &[&str]); 15] = [
-        (
-            "s0.json",
-            r#"{"kind": "ordinal_quadratic", "states": 0, "A": [[1]], "mu": [0]}"#,
-            &["`states`", "found 0"],
-        ),
-        (
-            "s1.json",
-            r#"{"kind": "potts", "states": 1, "n": 3}"#,
-            &["`states`", "found 1"],
-        ),
-        (
-            "sbig.json",
-            r#"{"kind": "lattice_mixture", "states": 70000, "modes": [[1, 1]], "scale": 1}"#,
-            &["`states`", "70000"],
-        ),
-        (
-            "sneg.json",
-            r#"{"kind": "potts", "states": -3, "n": 3}"#,
-            &["`states`"],
-        ),
-        (
-            "mode.json",
-            r#"{"kind": "lattice_mixture", "states": 10, "modes": [[1, 1], [3, 10]], "scale": 1}"#,
-            &["`modes`", "mode 1", "outside"],
-        ),
-        (
-            "edge.json",
-            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[0, 7, 1]]}"#,
-            &["`edges`", "node 7"],
-        ),
-        (
-            "loop.json",
-            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[1, 1, 1]]}"#,
-            &["`edges`", "itself"],
-        ),
-        (
-            "triple.json",
-            r#"{"kind": "potts", "states": 3, "n": 3, "edges": [[0, 1]]}"#,
-            &["`edges`"],
-        ),
-        (
-            "field.json",
-            r#"{"kind": "potts", "states": 3, "n": 2, "field": [[0, 0], [0, 0]]}"#,
-            &["`field`", "2 × 3"],
-        ),
-        (
-            "a.json",
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1, 0]], "mu": [0, 0]}"#,
-            &["`A`"],
-        ),
-        (
-            "b.json",
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1]], "mu": [0], "b": [1, 2]}"#,
-            &["`b`"],
-        ),
-        (
-            "nan.json",
-            r#"{"kind": "ordinal_quadratic", "states": 4, "A": [[1e999]], "mu": [0]}"#,
-            &["nan.json"],
-        ),
-        (
-            "dist.json",
-            r#"{"kind": "lattice_mixture", "states": 10, "modes": [[1, 1]], "scale": 1, "distance": "l1"}"#,
-            &["`distance`"],
-        ),
-        (
-            "sigma.json",
-            r#"{"kind": "quartic_mixture", "dim": 2, "states": 5, "components": 1, "sigma": -1, "seed": 0}"#,
-            &["`sigma`"],
-        ),
-        (
-            "n0.json",
-            r#"{"kind": "potts", "states": 3, "n": 0}"#,
-            &["`n`", "dimension 0"],
-        ),
-    ];
-    for (name, json, parts) in cases {
+    let cases = r#"
+s0.json: {"kind": "ordinal_quadratic", "states": 0, "A": [[1]], "mu": [0]} => `states`|found 0
+s1.json: {"kind": "potts", "states": 1, "n": 3} => `states`|found 1
+sbig.json: {"kind": "lattice_mixture", "states": 70000, "modes": [[1, 1]], "scale": 1} => `states`|70000
+sneg.json: {"kind": "potts", "states": -3, "n": 3} => `states`
+mode.json: {"kind": "lattice_mixture", "states": 10, "modes": [[1, 1], [3, 10]], "scale": 1} => `modes`|mode 1|outside
+edge.json: {"kind": "potts", "states": 3, "n": 3, "edges": [[0, 7, 1]]} => `edges`|node 7
+loop.json: {"kind": "potts", "states": 3, "n": 3, "edges": [[1, 1, 1]]} => `edges`|itself
+triple.json: {"kind": "potts", "states": 3, "n": 3, "edges": [[0, 1]]} => `edges`
+field.json: {"kind": "potts", "states": 3, "n": 2, "field": [[0, 0], [0, 0]]} => `field`|2 × 3
+a.json: {"kind": "ordinal_quadratic", "states": 4, "A": [[1, 0]], "mu": [0, 0]} => `A`
+b.json: {"kind": "ordinal_quadratic", "states": 4, "A": [[1]], "mu": [0], "b": [1, 2]} => `b`
+nan.json: {"kind": "ordinal_quadratic", "states": 4, "A": [[1e999]], "mu": [0]} => nan.json
+dist.json: {"kind": "lattice_mixture", "states": 10, "modes": [[1, 1]], "scale": 1, "distance": "l1"} => `distance`
+sigma.json: {"kind": "quartic_mixture", "dim": 2, "states": 5, "components": 1, "sigma": -1, "seed": 0} => `sigma`
+n0.json: {"kind": "potts", "states": 3, "n": 0} => `n`|dimension 0
+"#;
+    // `file: model => parts|of|the|message`
+    for case in cases.trim().lines() {
+        let (name, rest) = case.split_once(": ").unwrap();
+        let (json, parts) = rest.split_once(" => ").unwrap();
+        let parts: Vec<&str> = parts.split('|').collect();
         s.write(name, json);
         let line = sample_fails(&s, name, &[]);
-        expect(&line, parts);
+        expect(&line, &parts);
         assert!(line.contains(name), "{line}");
     }
 }

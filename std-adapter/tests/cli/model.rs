@@ -1,30 +1,17 @@
 //! `langevin model` and `langevin bench` end to end.
 
-mod common;
+use crate::common;
 
-use common::{Scratch, ok, samples};
+use common::{Scratch, ok, samples, words};
 use langevin_std::model_file::ModelDoc;
 
 /// Sampling arguments shared by the comparisons below.
 fn sample(scratch: &Scratch, model: &str, out: &str) -> Vec<u8> {
     ok(
         &scratch.0,
-        &[
-            "sample",
-            "--model",
-            model,
-            "--steps",
-            "200",
-            "--burn-in",
-            "20",
-            "--chains",
-            "2",
-            "--seed",
-            "9",
-            "--out",
-            out,
-            "--quiet",
-        ],
+        &words(&format!(
+            "sample --model {model} --steps 200 --burn-in 20 --chains 2 --seed 9 --out {out} --quiet"
+        )),
     );
     std::fs::read(scratch.path(out)).unwrap()
 }
@@ -35,15 +22,7 @@ fn binary_generators_feed_sample_and_npy_files_change_nothing() {
     let generators: [(&str, &[&str], usize); 4] = [
         (
             "ba",
-            &[
-                "ising-ba",
-                "--nodes",
-                "40",
-                "--edges-per-node",
-                "3",
-                "--coupling",
-                "0.3",
-            ],
+            &words("ising-ba --nodes 40 --edges-per-node 3 --coupling 0.3"),
             40,
         ),
         ("lat", &["ising-lattice", "--rows", "4", "--cols", "6"], 24),
@@ -120,18 +99,9 @@ fn paper_models_have_the_documented_fields() {
         let doc = ModelDoc::parse(&text, scratch.0.clone()).unwrap();
         (text, doc)
     };
-    let (_, ba) = read(&[
-        "model",
-        "ising-ba",
-        "--nodes",
-        "400",
-        "--edges-per-node",
-        "4",
-        "--coupling",
-        "0.4407",
-        "--seed",
-        "1",
-    ]);
+    let (_, ba) = read(&words(
+        "model ising-ba --nodes 400 --edges-per-node 4 --coupling 0.4407 --seed 1",
+    ));
     assert_eq!(ba.kind, "ising");
     assert_eq!(ba.count("n").unwrap(), 400);
     let (edges, cols, data) = ba.matrix("edges").unwrap();
@@ -175,14 +145,11 @@ fn rbm_from_given_weights() {
     let c = scratch.npy("c.npy", &[2], NpyData::F64(vec![0.125, -0.25]));
     let text = ok(
         &scratch.0,
-        &[
-            "model",
-            "rbm",
-            "--weights",
-            w.to_str().unwrap(),
-            "--hidden-bias",
-            c.to_str().unwrap(),
-        ],
+        &words(&format!(
+            "model rbm --weights {} --hidden-bias {}",
+            w.display(),
+            c.display()
+        )),
     );
     let doc = ModelDoc::parse(&text, scratch.0.clone()).unwrap();
     assert_eq!(
@@ -198,16 +165,7 @@ fn bench_reports_step_cost_and_ess() {
     let scratch = Scratch::new("bench");
     ok(
         &scratch.0,
-        &[
-            "model",
-            "ising-lattice",
-            "--rows",
-            "8",
-            "--cols",
-            "8",
-            "--out",
-            "m.json",
-        ],
+        &words("model ising-lattice --rows 8 --cols 8 --out m.json"),
     );
     let args = [
         "bench",

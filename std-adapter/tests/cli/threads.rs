@@ -1,8 +1,8 @@
 //! The same seed and chain count give the same `samples.npy` bytes on 1, 2 and 4 threads.
 
-mod common;
+use crate::common;
 
-use common::{Scratch, ok};
+use common::{Scratch, ok, words};
 
 #[test]
 fn thread_count_does_not_change_the_samples() {
@@ -10,33 +10,11 @@ fn thread_count_does_not_change_the_samples() {
     // A model big enough that chains take turns on the workers in different orders.
     ok(
         &scratch.0,
-        &[
-            "model",
-            "rbm",
-            "--visible",
-            "40",
-            "--hidden",
-            "12",
-            "--seed",
-            "4",
-            "--out",
-            "rbm.json",
-        ],
+        &words("model rbm --visible 40 --hidden 12 --seed 4 --out rbm.json"),
     );
     ok(
         &scratch.0,
-        &[
-            "model",
-            "ising-ba",
-            "--nodes",
-            "60",
-            "--edges-per-node",
-            "3",
-            "--seed",
-            "2",
-            "--out",
-            "ba.json",
-        ],
+        &words("model ising-ba --nodes 60 --edges-per-node 3 --seed 2 --out ba.json"),
     );
     for model in ["rbm.json", "ba.json"] {
         for sampler in ["dmala", "dula"] {
@@ -46,26 +24,7 @@ fn thread_count_does_not_change_the_samples() {
                     let out = format!("{model}-{sampler}-{threads}.npy");
                     ok(
                         &scratch.0,
-                        &[
-                            "sample",
-                            "--model",
-                            model,
-                            "--sampler",
-                            sampler,
-                            "--chains",
-                            "5",
-                            "--steps",
-                            "2000",
-                            "--burn-in",
-                            "100",
-                            "--seed",
-                            "21",
-                            "--threads",
-                            threads,
-                            "--out",
-                            &out,
-                            "--quiet",
-                        ],
+                        &words(&format!("sample --model {model} --sampler {sampler} --chains 5 --steps 2000 --burn-in 100 --seed 21 --threads {threads} --out {out} --quiet")),
                     );
                     std::fs::read(scratch.path(&out)).unwrap()
                 })
@@ -83,18 +42,7 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
     scratch.write("mix.json", common::MIXTURE);
     ok(
         &scratch.0,
-        &[
-            "model",
-            "ising-lattice",
-            "--rows",
-            "6",
-            "--cols",
-            "6",
-            "--coupling",
-            "0.4",
-            "--out",
-            "lat.json",
-        ],
+        &words("model ising-lattice --rows 6 --cols 6 --coupling 0.4 --out lat.json"),
     );
     let cases: [(&str, &[&str]); 8] = [
         ("lat.json", &["ab"]),
@@ -111,26 +59,8 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
             .iter()
             .map(|threads| {
                 let (out, sum) = (format!("{k}-{threads}.npy"), format!("{k}-{threads}.json"));
-                let mut args = vec![
-                    "sample",
-                    model,
-                    "--chains",
-                    "5",
-                    "--steps",
-                    "1500",
-                    "--burn-in",
-                    "400",
-                    "--seed",
-                    "8",
-                    "--threads",
-                    threads,
-                    "--out",
-                    &out,
-                    "--summary",
-                    &sum,
-                    "--quiet",
-                    "--sampler",
-                ];
+                let args_line = format!("sample {model} --chains 5 --steps 1500 --burn-in 400 --seed 8 --threads {threads} --out {out} --summary {sum} --quiet --sampler");
+                let mut args = words(&args_line);
                 args.insert(1, "--model");
                 args.extend(*sampler);
                 ok(&scratch.0, &args);
