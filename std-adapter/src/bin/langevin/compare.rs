@@ -12,12 +12,15 @@
 //! the distance is `Σ|x_i − r_i|` and the sum statistic `Σ x_i`; DMALA there is the first-order
 //! tuner with `b = ½` fixed (only its step tuned), and DLP-trace applies to binary models only.
 //!
-//! A further model is one more entry of [`MODELS`].
+//! A further model is one more entry of [`MODELS`]; a further diagonal rule of AB-2 in the
+//! sampler registry is one more row here.
 
 use crate::CliError;
 use crate::args::ChainArgs;
 use crate::sample::Format;
+use crate::sample::spec::DiagonalName;
 use clap::Args;
+use clap::ValueEnum;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
 use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
@@ -26,6 +29,7 @@ use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalMode
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
 };
+use langevin_std::samplers::{Param, Range};
 use langevin_std::second_order::{
     Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains,
 };
@@ -38,8 +42,8 @@ pub struct CompareArgs {
     /// Models, comma separated (default: all): ising-ba, ising-grid, gaussian-rotated.
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
-    /// Samplers, comma separated (default: all): ab-trace, ab-shift, ab-max, ab-1st,
-    /// dlp-trace, dmala.
+    /// Samplers, comma separated (default: all): AB-2 with each diagonal rule (ab-trace,
+    /// ab-shift, ab-max, dlp-trace), then ab-1st and dmala.
     #[arg(long, value_delimiter = ',')]
     pub samplers: Vec<String>,
     /// Kept steps per chain (after tuning).
@@ -124,18 +128,27 @@ fn binary(
         .ok_or_else(|| CliError("the generator did not give a binary model".into()))
 }
 
-/// The samplers, in table order.
-const SAMPLERS: [(&str, Sampler); 6] = [
-    ("ab-trace", Sampler::Ab2(DiagonalRule::Trace)),
-    ("ab-shift", Sampler::Ab2(DiagonalRule::Shift { eps: 1e-3 })),
-    ("ab-max", Sampler::Ab2(DiagonalRule::Max)),
-    ("ab-1st", Sampler::AbFirst),
-    (
-        "dlp-trace",
-        Sampler::Ab2(DiagonalRule::DlpTrace { floor: 0.05 }),
-    ),
-    ("dmala", Sampler::Ab2(DiagonalRule::Dmala)),
-];
+/// The samplers, in table order: AB-2 with each diagonal rule the sampler registry lists for
+/// `ab2 --diagonal` (`ab-trace`, …; the first-order DLP rules keep their own name), then the
+/// first-order AB tuner (`ab-1st`) and DMALA with its step tuned (`dmala`), the baselines.
+fn samplers() -> Result<Vec<(String, Sampler)>, CliError> {
+    let Range::OneOf(rules) = Param::Diagonal.info().range else {
+        return Err(CliError("the registry lists no diagonal rules".into()));
+    };
+    let mut all = Vec::new();
+    for &rule in rules {
+        let name = DiagonalName::from_str(rule, false).map_err(CliError)?;
+        let label = if rule.starts_with("dlp-") {
+            rule.to_string()
+        } else {
+            format!("ab-{rule}")
+        };
+        all.push((label, Sampler::Ab2(name.rule())));
+    }
+    all.push(("ab-1st".into(), Sampler::AbFirst));
+    all.push(("dmala".into(), Sampler::Ab2(DiagonalRule::Dmala)));
+    Ok(all)
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Sampler {
@@ -148,7 +161,7 @@ enum Sampler {
 #[derive(Debug, Serialize)]
 struct Row {
     model: &'static str,
-    sampler: &'static str,
+    sampler: String,
     chains: usize,
     kept_steps: u64,
     tuning_steps: u64,
@@ -179,13 +192,17 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         ));
     }
     let models: Vec<&ModelEntry> = pick(&args.models, MODELS.iter().map(|m| (m.key, m)), "model")?;
-    let samplers: Vec<&(&str, Sampler)> =
-        pick(&args.samplers, SAMPLERS.iter().map(|s| (s.0, s)), "sampler")?;
+    let all_samplers = samplers()?;
+    let samplers: Vec<&(String, Sampler)> = pick(
+        &args.samplers,
+        all_samplers.iter().map(|s| (s.0.as_str(), s)),
+        "sampler",
+    )?;
     let threads = args.chains.threads();
     let mut rows = Vec::new();
     for entry in &models {
         let model = (entry.build)(args.chains.seed)?;
-        for &&(name, sampler) in &samplers {
+        for (name, sampler) in samplers.iter().map(|s| (s.0.as_str(), s.1)) {
             let row = match &model {
                 CompareModel::Binary(m) => {
                     let reference = Statistic::reference(m.dim(), 2, args.chains.seed ^ 0x5eed)?;
@@ -236,7 +253,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
 /// The entries named in `wanted` (all when empty), in table order.
 fn pick<'a, T>(
     wanted: &[String],
-    all: impl Iterator<Item = (&'static str, &'a T)>,
+    all: impl Iterator<Item = (&'a str, &'a T)>,
     what: &str,
 ) -> Result<Vec<&'a T>, CliError> {
     let all: Vec<_> = all.collect();
@@ -359,7 +376,7 @@ struct Runs<'a, T> {
 
 fn summarise<T: DiscreteValue>(
     model: &'static str,
-    sampler: &'static str,
+    sampler: &str,
     run: &Runs<'_, T>,
     args: &CompareArgs,
     threads: usize,
@@ -406,7 +423,7 @@ fn summarise<T: DiscreteValue>(
     }
     Row {
         model,
-        sampler,
+        sampler: sampler.to_string(),
         chains: run.chains.len(),
         kept_steps: args.steps,
         tuning_steps: tuning,
