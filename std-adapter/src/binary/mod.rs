@@ -18,4 +18,4 @@ pub(crate) use run::{
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };
-pub(crate) use sampler::{SweepReport, ab_json, ab_settings, acs_json, acs_settings};
+pub(crate) use sampler::{SweepReport, ab_json, ab_tuner, acs_json, acs_tuner};

@@ -224,20 +224,25 @@ pub struct SamplerParams {
     pub ab2_tune: u64,
 }
 
-impl Default for SamplerParams {
+impl SamplerParams {
     /// The defaults [`Param::info`] states.
+    pub const DEFAULT: Self = Self {
+        step: 0.2,
+        balance: 0.5,
+        scan: Scan::Systematic,
+        rate: None,
+        a_ceil: 5.0,
+        fixed_steps: None,
+        window: None,
+        diagonal: DiagonalRule::Trace,
+        ab2_tune: 10_000,
+    };
+}
+
+impl Default for SamplerParams {
+    /// [`SamplerParams::DEFAULT`].
     fn default() -> Self {
-        Self {
-            step: 0.2,
-            balance: 0.5,
-            scan: Scan::Systematic,
-            rate: None,
-            a_ceil: 5.0,
-            fixed_steps: None,
-            window: None,
-            diagonal: DiagonalRule::Trace,
-            ab2_tune: 10_000,
-        }
+        Self::DEFAULT
     }
 }
 
