@@ -3,9 +3,7 @@
 //! `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `common_discrete`). These exercise the actual
 //! drawing of `u` and `y` and the cached products, which the enumeration tests do not.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::BinaryChain;
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;

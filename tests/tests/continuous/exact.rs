@@ -11,9 +11,7 @@
     reason = "dense matrix code reads best with indices"
 )]
 
-mod continuous_support;
-
-use continuous_support::*;
+use super::support::*;
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
     PointSnapshot, ScalarSnapshots, SnapshotUpdate, Underdamped, UnderdampedSettings,

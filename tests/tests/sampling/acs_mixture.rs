@@ -12,9 +12,7 @@
 //! 25 000 steps and DMALA 4 to 7 modes in 60 000 steps; the thresholds below leave a margin on
 //! both sides.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalKernel, OrdinalProposal};
 use langevin_core::tuning::{AcsSettings, AcsTuner};
 use langevin_std::discrete_models::LatticeMixture;

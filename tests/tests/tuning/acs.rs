@@ -1,9 +1,7 @@
 //! The ACS schedules as pure functions, the tuner's budget on every domain, the batch
 //! interface, and bad settings.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::categorical::CategoricalKernel;
 use langevin_core::models::{Dims, IsingLattice, Rbm};

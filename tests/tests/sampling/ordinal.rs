@@ -2,9 +2,7 @@
 //! `n = 10^5` repeats, pooled chi-square at α = 1e-6 and the TV bound of
 //! `common_discrete::compare`.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
 use rand_core::SeedableRng;

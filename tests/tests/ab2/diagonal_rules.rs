@@ -8,9 +8,7 @@
 //!   the frozen kernels the schedule produces (DLP-trace, DMALA, AB-max) pass the exact-start
 //!   sampling-path test (`n = 10⁵`, `k ∈ {1, 10}`, pooled chi-square and TV at `α = 1e-6`).
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;

@@ -1,9 +1,7 @@
 //! Exact invariance of the categorical Metropolis-adjusted kernel by enumeration (tolerance
 //! 1e-12, see `ordinal_exact.rs`), on Potts models.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::categorical::CategoricalProposal;
 
 const TOL: f64 = 1e-12;

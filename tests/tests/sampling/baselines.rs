@@ -2,9 +2,7 @@
 //! chi-square at α = 1e-6 and the TV bound), on binary Ising / quadratic / RBM models, an
 //! ordinal lattice Gaussian and a Potts model.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{BinaryChain, BinaryKernel};

@@ -1,9 +1,7 @@
 //! Sampling-path tests of the categorical kernels on Potts models (protocol as in
 //! `ordinal_sampling.rs`).
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::categorical::{CategoricalChain, CategoricalProposal, CategoricalTarget, Dmala};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

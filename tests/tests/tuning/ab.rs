@@ -5,9 +5,7 @@
 //! ESS is Geyer's initial-monotone-sequence estimate (`common_discrete::ess`) of the statistic
 //! `Σ_i x_i` over the steps after tuning.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, BinaryKernel};
 use langevin_core::categorical::CategoricalKernel;

@@ -5,9 +5,7 @@
     reason = "dense matrix code reads best with indices"
 )]
 
-mod continuous_support;
-
-use continuous_support::{ALPHA, chain_rng, chi_square};
+use super::support::{ALPHA, chain_rng, chi_square};
 use langevin_core::continuous::{Ewsg, EwsgSettings, SumTarget};
 use langevin_std::continuous::GaussianSum;
 

@@ -6,9 +6,7 @@
     reason = "dense matrix code reads best with indices"
 )]
 
-mod continuous_support;
-
-use continuous_support::{QuadSum, chain_rng};
+use super::support::{QuadSum, chain_rng};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, GlmSumTarget, Langevin, LangevinSettings,
     PointSnapshot, ScalarSnapshots, SnapshotUpdate, SumTarget,

@@ -7,9 +7,7 @@
 //! * Fixed-`u` detailed balance by enumeration with a sparse `W` (as `second_order_exact.rs`).
 //! * The exact `W` of a graph Ising model reproduces the model's energy differences.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, StepReport};
 use langevin_core::ordinal::OrdinalChain;
 use langevin_core::random::fill_normal;

@@ -1,9 +1,7 @@
 //! Bad input on the ordinal and categorical domains: typed errors, rejected moves, valid
 //! chains, no panics.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::TargetError;
 use langevin_core::baselines::{Gibbs, Scan};
 use langevin_core::binary::{Rejection, StepError};

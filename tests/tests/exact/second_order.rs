@@ -8,9 +8,7 @@
 //! relative. Together with the Gibbs update of `u` this makes `π` invariant; the sampling-path
 //! tests (`second_order_sampling.rs`) check the drawing itself.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, FlipProposal};
 use langevin_core::models::BinaryQuadratic;

@@ -2,9 +2,7 @@
 //! kernel, the tuners, the baselines and the lattice kernels): typed errors or documented safe
 //! outcomes, never a panic. Each test names the rows of `docs/bad-input.md` it proves.
 
-mod common_discrete;
-
-use common_discrete::{BinBuf, LabelBuf, Wavy, small_potts};
+use crate::common_discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{
     BinaryChain, BinaryKernel, LatticeDmala, LatticeDula, LatticeProposal, StepError,

@@ -14,9 +14,7 @@
 //! drawn `y`, cached products), `n = 10⁵` repeats, pooled chi-square at `α = 1e-6` and the TV
 //! threshold `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `common_discrete`).
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::ordinal::{OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len};

@@ -3,9 +3,7 @@
 //! tuner reproducing that kernel draw for draw, and sampling-path tests of the frozen tuner on
 //! small ordinal and categorical models.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, CategoricalTarget};
 use langevin_core::models::{Dims, IsingLattice};

@@ -3,9 +3,7 @@
 //! `s` kernels in turn), and the fixed-schedule sampler passes the sampling-path tests on
 //! small ordinal and categorical models.
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, FlipProposal};
 use langevin_core::categorical::{CategoricalKernel, CategoricalProposal};
 use langevin_core::models::{Dims, IsingLattice};

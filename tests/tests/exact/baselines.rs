@@ -7,9 +7,7 @@
     reason = "index-heavy enumeration code"
 )]
 
-mod common_discrete;
-
-use common_discrete::*;
+use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::baselines::{FlipDelta, Gwg, RandomWalk};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};

@@ -1,0 +1,10 @@
+//! AB-2 (the second-order sampler): its kernels, the quadratic fit, SDP-lite and the diagonal
+//! rules.
+
+#[path = "../common_discrete/mod.rs"]
+mod common_discrete;
+mod diagonal_rules;
+mod quadratic_fit;
+mod sdp;
+mod second_order_ordinal;
+mod second_order_sparse;

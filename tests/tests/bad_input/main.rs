@@ -1,0 +1,9 @@
+//! Bad input to every public entry point, keyed to `docs/bad-input.md`.
+
+mod binary;
+#[path = "../common_discrete/mod.rs"]
+mod common_discrete;
+mod continuous;
+mod domains;
+mod inventory;
+mod ordinal;
