@@ -4,6 +4,7 @@ mod binary;
 #[path = "../common_discrete/mod.rs"]
 mod common_discrete;
 mod continuous;
+mod doc_references;
 mod domains;
 mod inventory;
 mod ordinal;
