@@ -11,8 +11,12 @@
 //! * [`sample_exact_start`] runs the exact-start sampling protocol; [`chi_square_pooled`],
 //!   [`tv_threshold`] and [`check_sample`] decide whether the draws follow a law.
 //! * [`golden_hash`] is the value-stability hash shared with the firmware tests.
+//! * [`harness`] builds a kernel's exact transition matrix from its own `step` on any discrete
+//!   domain (binary, ordinal, categorical) and checks detailed balance and `πP = π`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
+
+pub mod harness;
 
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, ChainStorage, FlipProposal};
 use langevin_core::math::FlipMath;
