@@ -2,7 +2,8 @@
 //! against an independent log-barrier Newton solver on small problems.
 //!
 //! Every check here is deterministic (fixed seeds, no statistics). Feasibility is verified by
-//! an independent plain Cholesky factorisation written in this file, never by the solver's own.
+//! an independent plain Cholesky factorisation written in this file (and, for the nearly-PSD
+//! inputs, by nalgebra's symmetric eigenvalues), never by the solver's own certificate.
 
 use std::path::PathBuf;
 
@@ -632,4 +633,122 @@ fn all_subnormal_matrix_stays_feasible() {
         - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
         + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
     assert!(m[0][0] >= 0.0 && minor2 >= 0.0 && det >= 0.0, "{sol:?}");
+}
+
+/// The smallest eigenvalue of a symmetric row-major matrix, by nalgebra's symmetric eigensolver
+/// (independent of the solver and of the Cholesky check above).
+fn lambda_min(n: usize, a: &[f64]) -> f64 {
+    let m = nalgebra::DMatrix::from_row_slice(n, n, a);
+    m.symmetric_eigen()
+        .eigenvalues
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// `W = B Bᵀ − εI` with `B` (`n × r`, `r < n`, Gaussian entries, fixed seed): nearly, but not,
+/// positive semidefinite, its smallest eigenvalue `−ε` up to rounding.
+fn nearly_psd_cases() -> Vec<(String, usize, Vec<f64>, f64)> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(23);
+    [
+        (8, 7, 1e-6),
+        (12, 3, 1e-9),
+        (30, 29, 1e-3),
+        (40, 8, 1e-12),
+        (60, 20, 1e-5),
+    ]
+    .into_iter()
+    .map(|(n, rank, eps)| {
+        let b = random_matrix(&mut rng, n, rank);
+        let mut w = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..=i {
+                let v: f64 = (0..rank).map(|k| b[i * rank + k] * b[j * rank + k]).sum();
+                w[i * n + j] = v;
+                w[j * n + i] = v;
+            }
+            w[i * n + i] -= eps;
+        }
+        let name = format!("n = {n}, rank = {rank}, ε = {eps:e}");
+        let lw = lambda_min(n, &w);
+        assert!(lw < 0.0, "{name}: W must not be PSD (λ_min = {lw:e})");
+        (name, n, w, eps)
+    })
+    .collect()
+}
+
+fn max_abs(w: &[f64]) -> f64 {
+    w.iter().fold(0.0f64, |s, x| s.max(x.abs()))
+}
+
+/// On nearly-PSD inputs the answer keeps the solver's contract, checked independently of its
+/// certificate: `d ≥ 0`, `λ_min(W + diag d) ≥ −1e-9·max|W|` by nalgebra's eigenvalues (and the
+/// Cholesky check above), a lower bound no larger than the trace of the feasible `εI`, and a
+/// reported gap that says whether it converged.
+///
+/// # Tolerances
+///
+/// `−1e-9·max|W|` is the solver's documented feasibility bound; the symmetric eigensolver's
+/// backward error is a small multiple of `n·2^-52·‖W + diag d‖₂`, below `1e-12·max|W|` at these
+/// sizes, so it does not blur the check. When `ε` is below that bound the solver may answer
+/// `d = 0`, which the same check accepts.
+#[test]
+fn nearly_psd_inputs_get_a_feasible_d_checked_independently() {
+    for (name, n, w, eps) in nearly_psd_cases() {
+        let m = SymmetricMatrix::from_row_major(n, n, &w).unwrap();
+        let sol = solve_diagonal_sdp(&m, &SdpOptions::default()).unwrap();
+        assert!(
+            sol.d.iter().all(|&x| x >= 0.0 && x.is_finite()),
+            "{name}: d ≥ 0 fails"
+        );
+        let scale = max_abs(&w);
+        let mut a = w.clone();
+        for i in 0..n {
+            a[i * n + i] += sol.d[i];
+        }
+        let l = lambda_min(n, &a);
+        assert!(
+            l >= -FEAS_TOL * scale,
+            "{name}: λ_min(W + diag d) = {l:e} below −{:e}",
+            FEAS_TOL * scale
+        );
+        assert_feasible(n, &w, &sol);
+        let ceiling = n as f64 * eps;
+        assert!(
+            sol.lower_bound <= ceiling * (1.0 + 1e-12),
+            "{name}: lower bound {:e} above a feasible trace {ceiling:e}",
+            sol.lower_bound
+        );
+        assert_eq!(
+            sol.converged,
+            sol.rel_gap <= 1e-3 || sol.trace - sol.lower_bound <= n as f64 * FEAS_TOL * scale,
+            "{name}: `converged` disagrees with the gap {:e}",
+            sol.rel_gap
+        );
+    }
+}
+
+/// Open defect: on some nearly-PSD inputs the coordinate ascent stalls. With the default
+/// options, `n = 60, rank = 20, ε = 1e-5` stops after 20 000 sweeps with a certified gap of 0.58
+/// and a trace 2.2 times that of the feasible `εI`; `n = 8, rank = 7, ε = 1e-6` stops with a
+/// gap of 0.89, 2% above it. Once fixed, every case converges and does no worse than `εI` (up to
+/// the gap and the feasibility margin `n·1e-9·max|W|`).
+#[test]
+#[ignore = "open defect: SDP-lite stalls on nearly-PSD inputs (see the doc comment)"]
+fn nearly_psd_inputs_converge_no_worse_than_eps_identity() {
+    for (name, n, w, eps) in nearly_psd_cases() {
+        let m = SymmetricMatrix::from_row_major(n, n, &w).unwrap();
+        let sol = solve_diagonal_sdp(&m, &SdpOptions::default()).unwrap();
+        assert!(
+            sol.converged,
+            "{name}: not converged (gap {:e})",
+            sol.rel_gap
+        );
+        let ceiling = n as f64 * eps;
+        assert!(
+            sol.trace <= ceiling * (1.0 + 1e-3) + n as f64 * FEAS_TOL * max_abs(&w),
+            "{name}: trace {:e} above that of εI, {ceiling:e}",
+            sol.trace
+        );
+    }
 }
