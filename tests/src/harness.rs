@@ -331,19 +331,29 @@ impl<T: BinaryTarget, K: BinaryKernel> BinaryProbe<T, K> {
     }
 }
 
+/// The state space of a binary target.
+pub fn binary_space<T: BinaryTarget + ?Sized>(target: &T) -> StateSpace {
+    StateSpace {
+        dim: target.dim(),
+        levels: 2,
+    }
+}
+
+/// `U(x)` of a binary target at a state given as `u16` values.
+pub fn binary_log_density<T: BinaryTarget + ?Sized>(target: &mut T, x: &[u16]) -> f64 {
+    let x: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+    let mut g = vec![0.0f32; x.len()];
+    target
+        .log_density_and_grad(&x, &mut g)
+        .expect("the model evaluates")
+}
+
 impl<T: BinaryTarget, K: BinaryKernel> KernelProbe for BinaryProbe<T, K> {
     fn space(&self) -> StateSpace {
-        StateSpace {
-            dim: self.target.dim(),
-            levels: 2,
-        }
+        binary_space(&self.target)
     }
     fn log_density(&mut self, x: &[u16]) -> f64 {
-        let x: Vec<u8> = x.iter().map(|&v| v as u8).collect();
-        let mut g = vec![0.0f32; x.len()];
-        self.target
-            .log_density_and_grad(&x, &mut g)
-            .expect("the model evaluates")
+        binary_log_density(&mut self.target, x)
     }
     fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
         let xb: Vec<u8> = x.iter().map(|&v| v as u8).collect();

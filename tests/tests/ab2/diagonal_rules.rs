@@ -8,7 +8,6 @@
 //!   the frozen kernels the schedule produces (DLP-trace, DMALA, AB-max) pass the exact-start
 //!   sampling-path test (`n = 10⁵`, `k ∈ {1, 10}`, pooled chi-square and TV at `α = 1e-6`).
 
-use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;
@@ -20,6 +19,7 @@ use langevin_std::second_order::{
     Ab2Settings, DiagonalRule, dlp_preconditioner, max_diagonal, shift_diagonal, trace_diagonal,
     tune_chain,
 };
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

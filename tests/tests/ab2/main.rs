@@ -1,8 +1,6 @@
 //! AB-2 (the second-order sampler): its kernels, the quadratic fit, SDP-lite and the diagonal
 //! rules.
 
-#[path = "../common_discrete/mod.rs"]
-mod common_discrete;
 mod diagonal_rules;
 mod quadratic_fit;
 mod sdp;

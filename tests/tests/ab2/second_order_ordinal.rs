@@ -12,9 +12,8 @@
 //!
 //! Sampling-path part: `x₀ ~ π` exactly, `k ∈ {1, 10}` steps of the real kernel (drawn `u`,
 //! drawn `y`, cached products), `n = 10⁵` repeats, pooled chi-square at `α = 1e-6` and the TV
-//! threshold `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `common_discrete`).
+//! threshold `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `langevin_tests::discrete`).
 
-use crate::common_discrete::*;
 use langevin_core::ordinal::{OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::random::fill_normal;
 use langevin_core::second_order::{OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len};
@@ -22,6 +21,7 @@ use langevin_std::discrete_models::OrdinalQuadratic;
 use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::{shift_diagonal, trace_diagonal};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -97,19 +97,6 @@ fn log_q_reference(
             logits[usize::from(y[i])] - lse
         })
         .sum()
-}
-
-/// `−½ |u − A x|²`.
-fn log_gauss(factor: &[f32], x: &[u16], u: &[f64]) -> f64 {
-    let d = x.len();
-    -0.5 * (0..d)
-        .map(|i| {
-            let ax: f64 = (0..d)
-                .map(|j| f64::from(factor[i * d + j]) * f64::from(x[j]))
-                .sum();
-            (u[i] - ax).powi(2)
-        })
-        .sum::<f64>()
 }
 
 struct Case {
@@ -236,24 +223,7 @@ fn fixed_u_detailed_balance_by_enumeration() {
                     case.name
                 );
             }
-            let m = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-            for i in 0..k {
-                for j in 0..k {
-                    if i == j {
-                        continue;
-                    }
-                    let (lr, lf) = (f[i * k + j], f[j * k + i]);
-                    let diff = ((lr - m).exp() - (lf - m).exp()).abs();
-                    let scale = (lr - m).exp().max((lf - m).exp());
-                    let rel = if scale > 0.0 { diff / scale } else { 0.0 };
-                    worst = worst.max(rel);
-                    assert!(
-                        rel < 1e-10,
-                        "{}: detailed balance off by {rel:e} at ({i}, {j})",
-                        case.name
-                    );
-                }
-            }
+            worst = worst.max(log_detailed_balance(case.name, &f, k));
         }
     }
     eprintln!("worst relative log Q error {worst_q:e}, detailed-balance error {worst:e}");

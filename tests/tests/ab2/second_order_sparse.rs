@@ -7,7 +7,6 @@
 //! * Fixed-`u` detailed balance by enumeration with a sparse `W` (as `second_order_exact.rs`).
 //! * The exact `W` of a graph Ising model reproduces the model's energy differences.
 
-use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, StepReport};
 use langevin_core::ordinal::OrdinalChain;
 use langevin_core::random::fill_normal;
@@ -22,6 +21,7 @@ use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::second_order::shift_diagonal;
 use langevin_std::second_order::sparse::{CsrMatrix, ising_graph_w, model_w};
 use langevin_std::zoo::BarabasiAlbertSpec;
+use langevin_tests::discrete::*;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -364,49 +364,6 @@ fn malformed_csr_is_rejected_with_its_error() {
     ));
 }
 
-fn softplus(x: f64) -> f64 {
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
-}
-
-/// `log Q(y | x, u)` straight from its definition with `W` read entry by entry, all in `f64`.
-#[allow(clippy::too_many_arguments)]
-fn log_q_reference(
-    w: &SparseW<'_>,
-    diag: &[f32],
-    factor: &[f32],
-    (a, b): (f64, f64),
-    x: &[u8],
-    g: &[f32],
-    u: &[f64],
-    y: &[u8],
-) -> f64 {
-    let d = x.len();
-    (0..d)
-        .map(|i| {
-            let wx: f64 = (0..d)
-                .map(|j| f64::from(w.get(i, j as u32).unwrap_or(0.0)) * f64::from(x[j]))
-                .sum();
-            let atu: f64 = (0..d).map(|k| f64::from(factor[k * d + i]) * u[k]).sum();
-            let c = b * f64::from(g[i]) - b * wx + f64::from(x[i]) / a + atu;
-            let l = c - (b * f64::from(diag[i]) / 2.0 + 1.0 / (2.0 * a));
-            f64::from(y[i]) * l - softplus(l)
-        })
-        .sum()
-}
-
-/// `−½ |u − A x|²`.
-fn log_gauss(factor: &[f32], x: &[u8], u: &[f64]) -> f64 {
-    let d = x.len();
-    -0.5 * (0..d)
-        .map(|i| {
-            let ax: f64 = (0..d)
-                .map(|j| f64::from(factor[i * d + j]) * f64::from(x[j]))
-                .sum();
-            (u[i] - ax).powi(2)
-        })
-        .sum::<f64>()
-}
-
 /// As `second_order_exact.rs`: for fixed `u`, every conditional is normalised and matches the
 /// reference, and `π(x) N(u; Ax, I) Q(y|x,u) min(1, r)` is symmetric in `(x, y)` to `1e-10`
 /// relative (f64 sums over 32 states and 5 terms round near `1e-14`; a wrong term is of order
@@ -446,8 +403,16 @@ fn fixed_u_detailed_balance_with_sparse_w() {
                 let mut total = 0.0;
                 for (j, y) in states.iter().enumerate() {
                     let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                    let reference =
-                        log_q_reference(&sw, &diag, &factor, (a, b), x, &grads[i], &u, y);
+                    let reference = second_order_log_q(
+                        |r, c| f64::from(sw.get(r, c as u32).unwrap_or(0.0)),
+                        &diag,
+                        &factor,
+                        (a, b),
+                        x,
+                        &grads[i],
+                        &u,
+                        y,
+                    );
                     assert!(
                         (t.log_q_forward - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
                         "log Q {} vs reference {reference}",

@@ -14,7 +14,7 @@ use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError, TargetError};
 use langevin_tests::{
     ChainBox, Correction, RbmData, check_metropolis_exactness, enumerate, transition_matrix,
 };
-use rand_core::{Rng, SeedableRng, TryRng};
+use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// What a [`Faulty`] target does on its next evaluations.
@@ -89,23 +89,7 @@ impl<T: BinaryTarget<Error = Infallible>> BinaryTarget for Faulty<T> {
     }
 }
 
-/// Independent coordinates, `U(x) = Σ θ_i x_i`.
-#[derive(Clone, Debug)]
-struct Independent(Vec<f32>);
-
-impl BinaryTarget for Independent {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.0.len()
-    }
-    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
-        grad.copy_from_slice(&self.0);
-        Ok(x.iter()
-            .zip(&self.0)
-            .map(|(&xi, &t)| f64::from(xi) * f64::from(t))
-            .sum())
-    }
-}
+use langevin_tests::discrete::Independent;
 
 /// A target whose proposals flip almost surely: from all zeros, with `θ = 3`, step `1e6` and
 /// balance 1, each coordinate flips with probability `σ(3) ≈ 0.95`.
@@ -632,22 +616,8 @@ fn non_finite_or_malformed_model_parameters_are_refused() {
     }
 }
 
-/// A generator stuck at one word.
-struct Stuck(u64);
-
-impl TryRng for Stuck {
-    type Error = Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        Ok(self.0 as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        Ok(self.0)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        dst.fill(self.0 as u8);
-        Ok(())
-    }
-}
+// A generator stuck at one word.
+use langevin_tests::harness::ConstRng as Stuck;
 
 /// Uniforms of exactly 0 (all-zero words: every coordinate with a nonzero flip probability flips,
 /// and `ln u` stays finite) and just below 1 (all-one words: nothing flips, even at probability

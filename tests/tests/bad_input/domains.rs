@@ -2,7 +2,6 @@
 //! kernel, the tuners, the baselines and the lattice kernels): typed errors or documented safe
 //! outcomes, never a panic. Each test names the rows of `docs/bad-input.md` it proves.
 
-use crate::common_discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{
     BinaryChain, BinaryKernel, LatticeDmala, LatticeDula, LatticeProposal, StepError,
@@ -20,6 +19,7 @@ use langevin_core::tuning::{
     AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_step,
 };
 use langevin_core::{LenError, ParamError};
+use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::convert::Infallible;

@@ -4,7 +4,6 @@
 //! errors) against every public entry point, with the outcome `docs/bad-input.md` records.
 //! Each test name is cited in that table.
 
-use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{
     BinaryChain, BinaryKernel, ChainBuffers, ChainStorage, Dmala, Dula, FlipProposal, InitError,
@@ -15,7 +14,7 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingL
 use langevin_core::random::{fill_normal, index, normal_pair, open_unit_f64, shuffle, unit_f64};
 use langevin_core::stats::{ChainStats, RunningMeans};
 use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError, TargetError};
-use rand_core::{SeedableRng, TryRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -43,22 +42,7 @@ fn rng() -> Xoshiro256PlusPlus {
     Xoshiro256PlusPlus::seed_from_u64(7)
 }
 
-/// A generator that returns the same word forever (exact uniforms 0 or just below 1).
-struct ConstRng(u64);
-
-impl TryRng for ConstRng {
-    type Error = Infallible;
-    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
-        Ok(self.0 as u32)
-    }
-    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
-        Ok(self.0)
-    }
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
-        dst.fill(self.0 as u8);
-        Ok(())
-    }
-}
+use langevin_tests::harness::ConstRng;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Failure(bool);

@@ -1,8 +1,6 @@
 //! Bad input to every public entry point, keyed to `docs/bad-input.md`.
 
 mod binary;
-#[path = "../common_discrete/mod.rs"]
-mod common_discrete;
 mod continuous;
 mod doc_references;
 mod domains;

@@ -1,7 +1,6 @@
 //! Bad input on the ordinal and categorical domains: typed errors, rejected moves, valid
 //! chains, no panics.
 
-use crate::common_discrete::*;
 use langevin_core::TargetError;
 use langevin_core::baselines::{Gibbs, Scan};
 use langevin_core::binary::{Rejection, StepError};
@@ -14,6 +13,7 @@ use langevin_core::ordinal::{
 };
 use langevin_core::{LenError, ParamError};
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt;

@@ -16,6 +16,7 @@
 #![allow(dead_code)]
 
 use langevin_core::continuous::{Access, GlmSumTarget, SnapshotUpdate, SumTarget};
+use langevin_tests::{chi_square_pooled, ln_gamma};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::BTreeMap;
@@ -188,21 +189,7 @@ pub fn matvec(a: &[f64], x: &[f64], m: usize) -> Vec<f64> {
 }
 
 /// `A B` for square `m × m`.
-pub fn matmul(a: &[f64], b: &[f64], m: usize) -> Vec<f64> {
-    let mut out = vec![0.0; m * m];
-    for r in 0..m {
-        for k in 0..m {
-            let v = a[r * m + k];
-            if v == 0.0 {
-                continue;
-            }
-            for c in 0..m {
-                out[r * m + c] += v * b[k * m + c];
-            }
-        }
-    }
-    out
-}
+pub use langevin_tests::discrete::mat_mul as matmul;
 
 /// `A B Aᵀ` for square `m × m`.
 pub fn sandwich(a: &[f64], b: &[f64], m: usize) -> Vec<f64> {
@@ -710,27 +697,6 @@ pub fn langevin_segments(
 // ---------------------------------------------------------------------------------------------
 // Statistics
 
-/// `ln Γ(x)` (Lanczos, |error| < 2e-10 for x > 0).
-fn ln_gamma(x: f64) -> f64 {
-    const G: [f64; 6] = [
-        76.180_091_729_471_46,
-        -86.505_320_329_416_77,
-        24.014_098_240_830_91,
-        -1.231_739_572_450_155,
-        0.120_865_097_386_617_9e-2,
-        -0.539_523_938_495_3e-5,
-    ];
-    let mut y = x;
-    let tmp = x + 5.5;
-    let tmp = tmp - (x + 0.5) * tmp.ln();
-    let mut ser = 1.000_000_000_190_015;
-    for g in G {
-        y += 1.0;
-        ser += g / y;
-    }
-    -tmp + (2.506_628_274_631_000_5 * ser / x).ln()
-}
-
 /// Continued fraction of the regularised incomplete beta function (modified Lentz).
 fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
     let tiny = 1e-300;
@@ -968,82 +934,9 @@ impl Check {
     }
 }
 
-/// Regularised upper incomplete gamma `Q(a, x)` (series below `a + 1`, continued fraction
-/// above; Numerical Recipes' `gammq`).
-pub fn gamma_q(a: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 1.0;
-    }
-    let gln = ln_gamma(a);
-    if x < a + 1.0 {
-        let (mut ap, mut sum) = (a, 1.0 / a);
-        let mut del = sum;
-        for _ in 0..100_000 {
-            ap += 1.0;
-            del *= x / ap;
-            sum += del;
-            if del.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        1.0 - sum * (-x + a * x.ln() - gln).exp()
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..100_000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let del = d * c;
-            h *= del;
-            if (del - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        (-x + a * x.ln() - gln).exp() * h
-    }
-}
-
 /// Pearson's chi-square of observed counts against probabilities, cells with expected count
-/// below 5 pooled into one; returns `(statistic, degrees of freedom, p-value)`.
+/// below 5 pooled; returns `(statistic, degrees of freedom, p-value)`.
 pub fn chi_square(observed: &[u64], probs: &[f64]) -> (f64, usize, f64) {
-    let n: u64 = observed.iter().sum();
-    let nf = n as f64;
-    let (mut stat, mut cells) = (0.0, 0usize);
-    let (mut pool_o, mut pool_e) = (0.0, 0.0);
-    for (&o, &p) in observed.iter().zip(probs) {
-        let e = nf * p;
-        if e < 5.0 {
-            pool_o += o as f64;
-            pool_e += e;
-        } else {
-            stat += (o as f64 - e).powi(2) / e;
-            cells += 1;
-        }
-    }
-    if pool_e > 0.0 {
-        if pool_e >= 5.0 || cells == 0 {
-            stat += (pool_o - pool_e).powi(2) / pool_e;
-            cells += 1;
-        } else {
-            // Too little mass to test on its own: it must then be (nearly) empty.
-            assert!(
-                pool_o <= 5.0 + 10.0 * pool_e,
-                "pooled rare cells: {pool_o} observed, {pool_e} expected"
-            );
-        }
-    }
-    let df = cells.saturating_sub(1).max(1);
-    (stat, df, gamma_q(df as f64 / 2.0, stat / 2.0))
+    let c = chi_square_pooled(observed, probs);
+    (c.statistic, c.df, c.p_value)
 }

@@ -3,7 +3,6 @@
 //! tuner reproducing that kernel draw for draw, and sampling-path tests of the frozen tuner on
 //! small ordinal and categorical models.
 
-use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, CategoricalTarget};
 use langevin_core::models::{Dims, IsingLattice};
@@ -12,6 +11,7 @@ use langevin_core::ordinal::{
 };
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -120,20 +120,19 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     while !ab.is_frozen() {
         OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
     }
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
+    check_exact_start(
+        &format!("frozen AB ordinal {:?}", ab.report()),
+        &pi,
+        N,
+        &mut rng,
+        |x0, k, rng| {
             chain.reset(&states[x0], &mut q).unwrap();
             for _ in 0..k {
                 OrdinalKernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 4)
-        });
-        assert_matches(
-            &format!("frozen AB ordinal {:?}, k = {k}", ab.report()),
-            &counts,
-            &pi,
-        );
-    }
+        },
+    );
     let _ = q.dim();
     // Categorical.
     let mut m = small_potts(4, 3);
@@ -146,19 +145,18 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     while !ab.is_frozen() {
         CategoricalKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
+    check_exact_start(
+        &format!("frozen AB potts {:?}", ab.report()),
+        &pi,
+        N,
+        &mut rng,
+        |x0, k, rng| {
             chain.reset(&states[x0], &mut m).unwrap();
             for _ in 0..k {
                 CategoricalKernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 3)
-        });
-        assert_matches(
-            &format!("frozen AB potts {:?}, k = {k}", ab.report()),
-            &counts,
-            &pi,
-        );
-    }
+        },
+    );
     let _ = m.dim();
 }

@@ -3,12 +3,12 @@
 //! `s` kernels in turn), and the fixed-schedule sampler passes the sampling-path tests on
 //! small ordinal and categorical models.
 
-use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, FlipProposal};
 use langevin_core::categorical::{CategoricalKernel, CategoricalProposal};
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal};
 use langevin_core::tuning::{Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -105,16 +105,13 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     });
     let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], &mut w).unwrap();
-            for _ in 0..k {
-                OrdinalKernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), 4)
-        });
-        assert_matches(&format!("ACS ordinal, k = {k}"), &counts, &pi);
-    }
+    check_exact_start("ACS ordinal", &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], &mut w).unwrap();
+        for _ in 0..k {
+            OrdinalKernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), 4)
+    });
 
     // Categorical.
     let mut m = small_potts(4, 3);
@@ -135,14 +132,11 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     });
     let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], &mut m).unwrap();
-            for _ in 0..k {
-                CategoricalKernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), 3)
-        });
-        assert_matches(&format!("ACS potts, k = {k}"), &counts, &pi);
-    }
+    check_exact_start("ACS potts", &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], &mut m).unwrap();
+        for _ in 0..k {
+            CategoricalKernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), 3)
+    });
 }

@@ -7,13 +7,14 @@
     reason = "index-heavy enumeration code"
 )]
 
-use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::baselines::{FlipDelta, Gwg, RandomWalk};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::RbmData;
+use langevin_tests::discrete::*;
 
 const TOL: f64 = 1e-12;
 
@@ -147,14 +148,9 @@ fn binary_baselines_are_exact_on_quadratic_and_rbm() {
     let mut cache = vec![0.0f64; 2 * d];
     let mut m = BinaryQuadratic::new(&w, &b, &mut cache).unwrap();
     check_binary_baselines("quadratic", &mut m);
-    let (v, h) = (6, 3);
-    let w: Vec<f32> = (0..v * h)
-        .map(|k| ((k * 5 % 9) as f32 - 4.0) * 0.3)
-        .collect();
-    let b: Vec<f32> = (0..v).map(|k| (k as f32 - 3.0) * 0.1).collect();
-    let c = [0.2f32, -0.4, 0.1];
-    let mut cache = vec![0.0f64; 2 * h];
-    let mut m = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+    let r = RbmData::patterned();
+    let mut cache = r.cache();
+    let mut m = Rbm::new(&r.w, &r.b, &r.c, &mut cache).unwrap();
     check_binary_baselines("rbm", &mut m);
 }
 

@@ -1,8 +1,8 @@
 //! Exact invariance of the categorical Metropolis-adjusted kernel by enumeration (tolerance
 //! 1e-12, see `ordinal_exact.rs`), on Potts models.
 
-use crate::common_discrete::*;
 use langevin_core::categorical::CategoricalProposal;
+use langevin_tests::discrete::*;
 
 const TOL: f64 = 1e-12;
 

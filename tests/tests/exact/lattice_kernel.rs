@@ -3,45 +3,13 @@
 
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula,
-    LatticeProposal, StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula, LatticeProposal, StepReport,
 };
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
+use langevin_tests::ChainBox;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-/// Owned chain buffers.
-struct Buffers {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl Buffers {
-    fn new(x: Vec<u8>) -> Self {
-        let d = x.len();
-        Self {
-            x,
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
 
 fn lattice(rows: usize, cols: usize, coupling: f32, field: f32, periodic: bool) -> IsingLattice {
     IsingLattice::with_dims(Dims { rows, cols }, coupling, field, periodic).unwrap()
@@ -167,7 +135,7 @@ fn steps_realise_the_tabulated_kernel() {
         let dula = LatticeDula::new(p);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(d as u64);
         let x0: Vec<u8> = (0..d).map(|_| (rng.next_u32() & 1) as u8).collect();
-        let mut bufs = Buffers::new(x0);
+        let mut bufs = ChainBox::new(&x0);
         let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
         let (mut moved, mut stayed) = (0, 0);
         for t in 0..400 {
@@ -252,7 +220,7 @@ fn tabulated_and_generic_dmala_agree() {
     let mut model = lattice(5, 5, 0.2, 0.2, true);
     let step = 0.6;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(20);
-    let mut bufs = Buffers::new(vec![0; 25]);
+    let mut bufs = ChainBox::new(&[0; 25]);
     let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
     let generic = Dmala::new(FlipProposal::new(step, 0.5).unwrap());
     run(
@@ -265,7 +233,7 @@ fn tabulated_and_generic_dmala_agree() {
     );
 
     let tab = LatticeDmala::new(LatticeProposal::new(&model, step, 0.5).unwrap());
-    let mut bufs = Buffers::new(vec![0; 25]);
+    let mut bufs = ChainBox::new(&[0; 25]);
     let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
     run(|| tab.step(&mut chain, &mut rng).unwrap(), 10_000);
     let (tf, ta) = run(|| tab.step(&mut chain, &mut rng).unwrap(), n);
@@ -308,7 +276,7 @@ fn tabulated_and_generic_dula_agree() {
         |chain: &BinaryChain<'_>| chain.state().iter().map(|&v| f64::from(v)).sum::<f64>();
 
     let generic = Dula::new(FlipProposal::new(step, 0.5).unwrap());
-    let mut bufs = Buffers::new(vec![0; 25]);
+    let mut bufs = ChainBox::new(&[0; 25]);
     let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
     for _ in 0..10_000 {
         generic.step(&mut model, &mut chain, &mut rng).unwrap();
@@ -321,7 +289,7 @@ fn tabulated_and_generic_dula_agree() {
     }
 
     let tab = LatticeDula::new(LatticeProposal::new(&model, step, 0.5).unwrap());
-    let mut bufs = Buffers::new(vec![0; 25]);
+    let mut bufs = ChainBox::new(&[0; 25]);
     let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
     for _ in 0..10_000 {
         tab.step(&mut chain, &mut rng).unwrap();
@@ -356,7 +324,7 @@ fn proposal_refuses_an_overflowing_gradient() {
     assert!(LatticeProposal::new(&model, 0.5, 0.5).is_ok());
     let mut model = lattice(2, 2, 1e38, 0.0, false);
     // Rows [1, 1], [0, 0]: every neighbour sum is 0, so the start is finite.
-    let mut b = Buffers::new(vec![1, 1, 0, 0]);
+    let mut b = ChainBox::new(&[1, 1, 0, 0]);
     let chain = BinaryChain::new(b.buffers(), &mut model).unwrap();
     assert!(chain.grad().iter().all(|g| g.is_finite()));
 }

@@ -6,8 +6,6 @@ mod acs;
 mod baselines;
 mod binary;
 mod categorical;
-#[path = "../common_discrete/mod.rs"]
-mod common_discrete;
 mod lattice_kernel;
 mod ordinal;
 mod second_order;

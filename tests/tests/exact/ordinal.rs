@@ -5,9 +5,9 @@
 //! above the f64 rounding of sums over at most 1 296 states (about 1e-15) and far below any
 //! acceptance-ratio bug (which shows up at 1e-3 or more).
 
-use crate::common_discrete::*;
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalStorage, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

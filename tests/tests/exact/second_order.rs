@@ -8,7 +8,6 @@
 //! relative. Together with the Gibbs update of `u` this makes `π` invariant; the sampling-path
 //! tests (`second_order_sampling.rs`) check the drawing itself.
 
-use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, FlipProposal};
 use langevin_core::models::BinaryQuadratic;
@@ -17,6 +16,7 @@ use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::{shift_diagonal, trace_diagonal};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -56,50 +56,6 @@ fn random_symmetric(d: usize, scale: f64, seed: u64) -> Vec<f64> {
         }
     }
     w
-}
-
-fn softplus(x: f64) -> f64 {
-    x.max(0.0) + (-x.abs()).exp().ln_1p()
-}
-
-/// `log Q(y | x, u)` straight from its definition, all in `f64`.
-#[allow(clippy::too_many_arguments)]
-fn log_q_reference(
-    w: &[f32],
-    diag: &[f32],
-    factor: &[f32],
-    a: f64,
-    b: f64,
-    x: &[u8],
-    g: &[f32],
-    u: &[f64],
-    y: &[u8],
-) -> f64 {
-    let d = x.len();
-    (0..d)
-        .map(|i| {
-            let wx: f64 = (0..d)
-                .map(|j| f64::from(w[i * d + j]) * f64::from(x[j]))
-                .sum();
-            let atu: f64 = (0..d).map(|k| f64::from(factor[k * d + i]) * u[k]).sum();
-            let c = b * f64::from(g[i]) - b * wx + f64::from(x[i]) / a + atu;
-            let l = c - (b * f64::from(diag[i]) / 2.0 + 1.0 / (2.0 * a));
-            f64::from(y[i]) * l - softplus(l)
-        })
-        .sum()
-}
-
-/// `−½ |u − A x|²`.
-fn log_gauss(factor: &[f32], x: &[u8], u: &[f64]) -> f64 {
-    let d = x.len();
-    -0.5 * (0..d)
-        .map(|i| {
-            let ax: f64 = (0..d)
-                .map(|j| f64::from(factor[i * d + j]) * f64::from(x[j]))
-                .sum();
-            (u[i] - ax).powi(2)
-        })
-        .sum::<f64>()
 }
 
 struct Case {
@@ -180,12 +136,11 @@ fn fixed_u_detailed_balance_by_enumeration() {
                     let mut total = 0.0;
                     for (j, y) in states.iter().enumerate() {
                         let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                        let reference = log_q_reference(
-                            &w32,
+                        let reference = second_order_log_q(
+                            |r, c| f64::from(w32[r * x.len() + c]),
                             &d32,
                             &a32,
-                            case.step,
-                            case.balance,
+                            (case.step, case.balance),
                             x,
                             &grads[i],
                             &u,
@@ -213,25 +168,7 @@ fn fixed_u_detailed_balance_by_enumeration() {
                         case.name
                     );
                 }
-                let m = f.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                for i in 0..k {
-                    for j in 0..k {
-                        if i == j {
-                            continue;
-                        }
-                        // The reverse conditional of x → y is the forward one of y → x.
-                        let (lr, lf) = (f[i * k + j], f[j * k + i]);
-                        let diff = ((lr - m).exp() - (lf - m).exp()).abs();
-                        let scale = (lr - m).exp().max((lf - m).exp());
-                        let rel = if scale > 0.0 { diff / scale } else { 0.0 };
-                        worst = worst.max(rel);
-                        assert!(
-                            rel < 1e-10,
-                            "{}: detailed balance off by {rel:e} at ({i}, {j})",
-                            case.name
-                        );
-                    }
-                }
+                worst = worst.max(log_detailed_balance(case.name, &f, k));
             }
         }
     }

@@ -3,16 +3,17 @@
 //! kernel fails detailed balance here. Planted bugs in a kernel written against the same random
 //! layout show that it does.
 
-use crate::common_discrete::{Wavy, small_potts};
 use langevin_core::binary::{Dmala, Dula, FlipProposal};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::ordinal::{self, OrdinalProposal};
 use langevin_core::random::open_unit_f64;
 use langevin_core::{BinaryTarget, TargetError};
+use langevin_tests::discrete::{Wavy, small_potts};
 use langevin_tests::harness::{
     BinaryProbe, CategoricalProbe, KernelProbe, OrdinalProbe, Probe, ScriptedRng, StateSpace,
-    StepMatrix, check_step_matrix, distance_to_reference, step_transition_matrix,
+    StepMatrix, binary_log_density, binary_space, check_step_matrix, distance_to_reference,
+    step_transition_matrix,
 };
 use langevin_tests::{Correction, QuadraticData, RbmData, enumerate, transition_matrix};
 use rand_core::SeedableRng;
@@ -179,14 +180,10 @@ where
     T::Error: TargetError,
 {
     fn space(&self) -> StateSpace {
-        StateSpace {
-            dim: self.target.dim(),
-            levels: 2,
-        }
+        binary_space(&self.target)
     }
     fn log_density(&mut self, x: &[u16]) -> f64 {
-        let x: Vec<u8> = x.iter().map(|&v| v as u8).collect();
-        self.eval(&x).0
+        binary_log_density(&mut self.target, x)
     }
     fn step_from(&mut self, x16: &[u16], rng: &mut ScriptedRng) -> Probe {
         let x: Vec<u8> = x16.iter().map(|&v| v as u8).collect();

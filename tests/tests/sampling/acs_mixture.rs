@@ -12,10 +12,10 @@
 //! 25 000 steps and DMALA 4 to 7 modes in 60 000 steps; the thresholds below leave a margin on
 //! both sides.
 
-use crate::common_discrete::*;
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalKernel, OrdinalProposal};
 use langevin_core::tuning::{AcsSettings, AcsTuner};
 use langevin_std::discrete_models::LatticeMixture;
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

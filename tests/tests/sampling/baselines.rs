@@ -2,7 +2,6 @@
 //! chi-square at α = 1e-6 and the TV bound), on binary Ising / quadratic / RBM models, an
 //! ordinal lattice Gaussian and a Potts model.
 
-use crate::common_discrete::*;
 use langevin_core::BinaryTarget;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{BinaryChain, BinaryKernel};
@@ -10,6 +9,8 @@ use langevin_core::categorical::{CategoricalKernel, CategoricalTarget};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::ordinal::{OrdinalKernel, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::RbmData;
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -34,30 +35,28 @@ fn binary_gibbs_kernel_random_and_systematic() {
 
 #[test]
 fn binary_gibbs_on_a_raw_state_with_flip_deltas() {
-    let (v, h) = (6, 3);
-    let w: Vec<f32> = (0..v * h)
-        .map(|k| ((k * 5 % 9) as f32 - 4.0) * 0.3)
-        .collect();
-    let b: Vec<f32> = (0..v).map(|k| (k as f32 - 3.0) * 0.1).collect();
-    let c = [0.2f32, -0.4, 0.1];
-    let mut cache = vec![0.0f64; 2 * h];
-    let mut m = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+    let r = RbmData::patterned();
+    let mut cache = r.cache();
+    let mut m = Rbm::new(&r.w, &r.b, &r.c, &mut cache).unwrap();
     let (states, log_pi) = tabulate_binary_u(&mut m);
     let pi = normalise(&log_pi);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     for scan in [Scan::Random, Scan::Systematic] {
         let mut gibbs = Gibbs::new(scan);
-        for k in [1usize, 10] {
-            let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
+        check_exact_start(
+            &format!("raw gibbs {scan:?}"),
+            &pi,
+            N,
+            &mut rng,
+            |x0, k, rng| {
                 let mut x = states[x0].clone();
                 m.log_density_and_grad(&x, &mut [0.0; 6]).unwrap();
                 for _ in 0..k {
                     gibbs.update_binary(&mut m, &mut x, rng).unwrap();
                 }
                 index_of_binary(&x)
-            });
-            assert_matches(&format!("raw gibbs {scan:?}, k = {k}"), &counts, &pi);
-        }
+            },
+        );
     }
 }
 
@@ -104,8 +103,12 @@ fn ordinal_gibbs_raw_and_kernel() {
     let mut scratch = vec![0.0f64; s];
     for scan in [Scan::Random, Scan::Systematic] {
         let mut gibbs = Gibbs::new(scan);
-        for k in [1usize, 10] {
-            let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
+        check_exact_start(
+            &format!("raw ordinal gibbs {scan:?}"),
+            &pi,
+            N,
+            &mut rng,
+            |x0, k, rng| {
                 let mut x = states[x0].clone();
                 m.log_density_and_grad(&x, &mut [0.0; 3]).unwrap();
                 for _ in 0..k {
@@ -114,13 +117,8 @@ fn ordinal_gibbs_raw_and_kernel() {
                         .unwrap();
                 }
                 index_of(&x, s)
-            });
-            assert_matches(
-                &format!("raw ordinal gibbs {scan:?}, k = {k}"),
-                &counts,
-                &pi,
-            );
-        }
+            },
+        );
     }
     // The kernel path on a model without the capability.
     let mut w = Wavy {
@@ -134,16 +132,13 @@ fn ordinal_gibbs_raw_and_kernel() {
     let mut chain =
         langevin_core::ordinal::OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     let mut gibbs = Gibbs::new(Scan::Random);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], &mut w).unwrap();
-            for _ in 0..k {
-                OrdinalKernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), 4)
-        });
-        assert_matches(&format!("ordinal gibbs kernel, k = {k}"), &counts, &pi);
-    }
+    check_exact_start("ordinal gibbs kernel", &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], &mut w).unwrap();
+        for _ in 0..k {
+            OrdinalKernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), 4)
+    });
 }
 
 #[test]
@@ -156,38 +151,32 @@ fn categorical_gibbs_and_gwg() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(10);
     let mut scratch = vec![0.0f64; s];
     let mut gibbs = Gibbs::new(Scan::Systematic);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            let mut x = states[x0].clone();
-            m.log_density_and_grad(&x, &mut [0.0; 12]).unwrap();
-            for _ in 0..k {
-                gibbs
-                    .update_categorical(&mut m, &mut x, &mut scratch, rng)
-                    .unwrap();
-            }
-            index_of(&x, s)
-        });
-        assert_matches(&format!("raw potts gibbs, k = {k}"), &counts, &pi);
-    }
+    check_exact_start("raw potts gibbs", &pi, N, &mut rng, |x0, k, rng| {
+        let mut x = states[x0].clone();
+        m.log_density_and_grad(&x, &mut [0.0; 12]).unwrap();
+        for _ in 0..k {
+            gibbs
+                .update_categorical(&mut m, &mut x, &mut scratch, rng)
+                .unwrap();
+        }
+        index_of(&x, s)
+    });
     let mut buf = LabelBuf::new(&states[0], s, d * s);
     let mut chain =
         langevin_core::ordinal::CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     let mut gibbs = Gibbs::new(Scan::Random);
     for (name, use_gwg) in [("potts gibbs kernel", false), ("potts gwg", true)] {
-        for k in [1usize, 10] {
-            let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-                chain.reset(&states[x0], &mut m).unwrap();
-                for _ in 0..k {
-                    if use_gwg {
-                        CategoricalKernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
-                    } else {
-                        CategoricalKernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
-                    }
+        check_exact_start(name, &pi, N, &mut rng, |x0, k, rng| {
+            chain.reset(&states[x0], &mut m).unwrap();
+            for _ in 0..k {
+                if use_gwg {
+                    CategoricalKernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
+                } else {
+                    CategoricalKernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
                 }
-                index_of(chain.state(), s)
-            });
-            assert_matches(&format!("{name}, k = {k}"), &counts, &pi);
-        }
+            }
+            index_of(chain.state(), s)
+        });
     }
     let _ = m.dim();
 }
@@ -208,15 +197,12 @@ fn rbm_block_gibbs() {
     let pi = normalise(&log_pi);
     let mut g = langevin_std::discrete_models::RbmBlockGibbs::new(w.clone(), b.clone(), c).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            let mut x = states[x0].clone();
-            for _ in 0..k {
-                g.sweep(&mut x, rng).unwrap();
-            }
-            index_of_binary(&x)
-        });
-        assert_matches(&format!("rbm block gibbs, k = {k}"), &counts, &pi);
-    }
+    check_exact_start("rbm block gibbs", &pi, N, &mut rng, |x0, k, rng| {
+        let mut x = states[x0].clone();
+        for _ in 0..k {
+            g.sweep(&mut x, rng).unwrap();
+        }
+        index_of_binary(&x)
+    });
     assert!(g.sweep(&mut [0u8; 5], &mut rng).is_err());
 }

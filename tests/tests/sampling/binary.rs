@@ -14,7 +14,7 @@ use langevin_core::random::open_unit_f64;
 use langevin_core::{BinaryTarget, TargetError};
 use langevin_tests::{
     Correction, GraphData, QuadraticData, RbmData, check_sample, chi_square_surely_rejects,
-    enumerate, sample_exact_start, stationary, transition_matrix, tv,
+    drop_proposal_ratio, enumerate, sample_exact_start, stationary, transition_matrix, tv,
 };
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -284,24 +284,14 @@ fn missing_proposal_ratio_is_detected() {
     let proposal = FlipProposal::new(1.0, 0.5).unwrap();
     // The law after one broken step from π.
     let mut t = transition_matrix(&e, &proposal, Correction::Metropolis);
-    let k = t.states;
-    for x in 0..k {
-        let mut off = 0.0;
-        for y in (0..k).filter(|&y| y != x) {
-            let r = e.log_density[y] - e.log_density[x];
-            let v = t.log_q_at(x, y).exp() * r.exp().min(1.0);
-            t.p[x * k + y] = v;
-            off += v;
-        }
-        t.p[x * k + x] = 1.0 - off;
-    }
+    drop_proposal_ratio(&e, &mut t);
     let after = t.left_mul(&e.pi);
     let lambda: f64 = after
         .iter()
         .zip(&e.pi)
         .map(|(a, p)| N as f64 * (a - p) * (a - p) / p)
         .sum();
-    let df = k - 1;
+    let df = t.states - 1;
     assert!(
         chi_square_surely_rejects(lambda, df, ALPHA / 2.0),
         "too little power: λ = {lambda}"

@@ -1,8 +1,8 @@
 //! Sampling-path tests of the categorical kernels on Potts models (protocol as in
 //! `ordinal_sampling.rs`).
 
-use crate::common_discrete::*;
 use langevin_core::categorical::{CategoricalChain, CategoricalProposal, CategoricalTarget, Dmala};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -22,16 +22,13 @@ fn run_dmala<T: CategoricalTarget>(
     let mut buf = LabelBuf::new(&states[0], s, d * s);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], model).unwrap();
-            for _ in 0..k {
-                kernel.step(model, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), s)
-        });
-        assert_matches(&format!("{name}, k = {k}"), &counts, &pi);
-    }
+    check_exact_start(name, &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], model).unwrap();
+        for _ in 0..k {
+            kernel.step(model, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), s)
+    });
 }
 
 #[test]

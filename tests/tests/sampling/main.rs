@@ -7,7 +7,5 @@ mod binary;
 mod binary_paper;
 mod binary_properties;
 mod categorical;
-#[path = "../common_discrete/mod.rs"]
-mod common_discrete;
 mod ordinal;
 mod second_order;

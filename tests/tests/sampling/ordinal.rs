@@ -1,10 +1,10 @@
 //! Sampling-path tests of the ordinal kernels: exact start drawn from π, `k ∈ {1, 10}` steps,
 //! `n = 10^5` repeats, pooled chi-square at α = 1e-6 and the TV bound of
-//! `common_discrete::compare`.
+//! `langevin_tests::discrete::compare`.
 
-use crate::common_discrete::*;
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -19,16 +19,13 @@ fn run_dmala<T: OrdinalTarget>(name: &str, model: &mut T, prop: OrdinalProposal<
     let mut buf = LabelBuf::new(&states[0], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, N, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], model).unwrap();
-            for _ in 0..k {
-                kernel.step(model, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), s)
-        });
-        assert_matches(&format!("{name}, k = {k}"), &counts, &pi);
-    }
+    check_exact_start(name, &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], model).unwrap();
+        for _ in 0..k {
+            kernel.step(model, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), s)
+    });
 }
 
 #[test]

@@ -1,9 +1,8 @@
 //! Sampling-path tests of the second-order kernel: `x₀ ~ π` exactly by enumeration, `k ∈ {1, 10}`
 //! steps, `n = 10⁵` repeats, pooled chi-square at `α = 1e-6` and the TV threshold
-//! `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `common_discrete`). These exercise the actual
+//! `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `langevin_tests::discrete`). These exercise the actual
 //! drawing of `u` and `y` and the cached products, which the enumeration tests do not.
 
-use crate::common_discrete::*;
 use langevin_core::binary::BinaryChain;
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::random::fill_normal;
@@ -13,6 +12,7 @@ use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::{
     Ab2Settings, DiagonalRule, shift_diagonal, trace_diagonal, tune_chain,
 };
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

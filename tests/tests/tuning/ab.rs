@@ -2,40 +2,22 @@
 //! DLP (`b = ½`, step tuned by the same rule) in ESS, and the tuner stops within its budget on
 //! every model.
 //!
-//! ESS is Geyer's initial-monotone-sequence estimate (`common_discrete::ess`) of the statistic
+//! ESS is Geyer's initial-monotone-sequence estimate (`langevin_tests::discrete::ess`) of the statistic
 //! `Σ_i x_i` over the steps after tuning.
 
-use crate::common_discrete::*;
-use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, BinaryKernel};
 use langevin_core::categorical::CategoricalKernel;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel};
 use langevin_core::tuning::{AbReport, AbSettings, AbTuner};
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts, QuarticMixture};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::convert::Infallible;
 
 /// Independent Bernoullis: `U(x) = Σ θ_i x_i`, `θ` evenly spread over `[−2, 2]`.
-struct Bernoullis(Vec<f32>);
-
-impl BinaryTarget for Bernoullis {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.0.len()
-    }
-    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
-        grad.copy_from_slice(&self.0);
-        Ok(x.iter()
-            .zip(&self.0)
-            .map(|(&v, &t)| f64::from(v) * f64::from(t))
-            .sum())
-    }
-}
-
-fn bernoullis(d: usize) -> Bernoullis {
-    Bernoullis(
+fn bernoullis(d: usize) -> Independent {
+    Independent(
         (0..d)
             .map(|i| -2.0 + 4.0 * i as f32 / (d - 1) as f32)
             .collect(),

@@ -1,7 +1,6 @@
 //! The ACS schedules as pure functions, the tuner's budget on every domain, the batch
 //! interface, and bad settings.
 
-use crate::common_discrete::*;
 use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::categorical::CategoricalKernel;
 use langevin_core::models::{Dims, IsingLattice, Rbm};
@@ -10,6 +9,7 @@ use langevin_core::tuning::{
     AcsReport, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_balance, cyclical_step,
 };
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
+use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 

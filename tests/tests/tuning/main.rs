@@ -2,6 +2,4 @@
 
 mod ab;
 mod acs;
-#[path = "../common_discrete/mod.rs"]
-mod common_discrete;
 mod pins;

@@ -6,7 +6,6 @@
 //! "Bit for bit" compares the step reports, the states, the bits of the cached `U` and gradient
 //! and the random streams after every step of two chains run side by side.
 
-use crate::common_discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use langevin_core::binary::{self, BinaryChain, BinaryKernel, FlipProposal, StepReport};
 use langevin_core::categorical::{self, CategoricalKernel, CategoricalProposal};
 use langevin_core::models::{Dims, IsingLattice};
@@ -14,6 +13,7 @@ use langevin_core::ordinal::{
     self, CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal,
 };
 use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -24,6 +24,35 @@ struct Trace {
     state: Vec<u16>,
     log_density: u64,
     grad: Vec<u32>,
+}
+
+/// A chain whose state, `U` and gradient can be traced.
+trait Traced {
+    fn trace(&self, report: StepReport) -> Trace;
+}
+
+impl Traced for BinaryChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        let state: Vec<u16> = self.state().iter().map(|&v| u16::from(v)).collect();
+        trace(report, &state, self.log_density(), self.grad())
+    }
+}
+
+impl Traced for OrdinalChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        trace(report, self.state(), self.log_density(), self.grad())
+    }
+}
+
+impl Traced for CategoricalChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        trace(report, self.state(), self.log_density(), self.grad())
+    }
+}
+
+/// The trace of `chain` after a step that reported `report`.
+fn after<C: Traced>(report: StepReport, chain: &C) -> Trace {
+    chain.trace(report)
 }
 
 fn trace(report: StepReport, state: &[u16], log_density: f64, grad: &[f32]) -> Trace {
@@ -83,19 +112,17 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let fixed = binary::Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
     let mut buf2 = BinBuf::new(c1.state());
     let mut c2 = BinaryChain::new(buf2.buffers(), &mut m2).unwrap();
-    let wide = |c: &BinaryChain<'_>| c.state().iter().map(|&v| u16::from(v)).collect::<Vec<_>>();
     side_by_side(
         &format!("{name}, binary"),
         300,
         &rng,
         |_, rng| {
-            let rep = BinaryKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, &wide(&c1), c1.log_density(), c1.grad())
+            after(
+                BinaryKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
-        |_, rng| {
-            let rep = fixed.step(&mut m2, &mut c2, rng).unwrap();
-            trace(rep, &wide(&c2), c2.log_density(), c2.grad())
-        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r, "{name}: nothing changes once stopped");
 
@@ -124,13 +151,12 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         300,
         &rng,
         |_, rng| {
-            let rep = OrdinalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, c1.state(), c1.log_density(), c1.grad())
+            after(
+                OrdinalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
-        |_, rng| {
-            let rep = fixed.step(&mut m2, &mut c2, rng).unwrap();
-            trace(rep, c2.state(), c2.log_density(), c2.grad())
-        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r);
 
@@ -154,13 +180,12 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         300,
         &rng,
         |_, rng| {
-            let rep = CategoricalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, c1.state(), c1.log_density(), c1.grad())
+            after(
+                CategoricalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
-        |_, rng| {
-            let rep = fixed.step(&mut m2, &mut c2, rng).unwrap();
-            trace(rep, c2.state(), c2.log_density(), c2.grad())
-        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r);
 }
@@ -233,7 +258,6 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
     let (mut b1, mut b2) = (BinBuf::new(&[0u8; 25]), BinBuf::new(&[0u8; 25]));
     let mut c1 = BinaryChain::new(b1.buffers(), &mut m1).unwrap();
     let mut c2 = BinaryChain::new(b2.buffers(), &mut m2).unwrap();
-    let wide = |c: &BinaryChain<'_>| c.state().iter().map(|&v| u16::from(v)).collect::<Vec<_>>();
     side_by_side(
         "ACS binary",
         steps,
@@ -241,14 +265,14 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         |k, rng| {
             assert_eq!(acs.position(), k as u64);
             let rep = BinaryKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, &wide(&c1), c1.log_density(), c1.grad())
+            after(rep, &c1)
         },
         |k, rng| {
             let (a, b) = s.at(k as u64);
             let rep = binary::Dmala::new(FlipProposal::new(a, b).unwrap())
                 .step(&mut m2, &mut c2, rng)
                 .unwrap();
-            trace(rep, &wide(&c2), c2.log_density(), c2.grad())
+            after(rep, &c2)
         },
     );
 
@@ -265,14 +289,16 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         steps,
         &rng,
         |_, rng| {
-            let rep = OrdinalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, c1.state(), c1.log_density(), c1.grad())
+            after(
+                OrdinalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
         |k, rng| {
             let (a, b) = s.at(k as u64);
             let p = OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap();
             let rep = ordinal::Dmala::new(p).step(&mut m2, &mut c2, rng).unwrap();
-            trace(rep, c2.state(), c2.log_density(), c2.grad())
+            after(rep, &c2)
         },
     );
 
@@ -289,8 +315,10 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         steps,
         &rng,
         |_, rng| {
-            let rep = CategoricalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, c1.state(), c1.log_density(), c1.grad())
+            after(
+                CategoricalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
         |k, rng| {
             let (a, b) = s.at(k as u64);
@@ -298,7 +326,7 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
             let rep = categorical::Dmala::new(p)
                 .step(&mut m2, &mut c2, rng)
                 .unwrap();
-            trace(rep, c2.state(), c2.log_density(), c2.grad())
+            after(rep, &c2)
         },
     );
 }
@@ -326,18 +354,21 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
     let mut acs = Acs::new(s);
     let mut b2 = BinBuf::new(c1.state());
     let mut c2 = BinaryChain::new(b2.buffers(), &mut m2).unwrap();
-    let wide = |c: &BinaryChain<'_>| c.state().iter().map(|&v| u16::from(v)).collect::<Vec<_>>();
     side_by_side(
         "frozen ACS tuner, binary",
         3 * s.cycle() as usize,
         &rng,
         |_, rng| {
-            let rep = BinaryKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, &wide(&c1), c1.log_density(), c1.grad())
+            after(
+                BinaryKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
         |_, rng| {
-            let rep = BinaryKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap();
-            trace(rep, &wide(&c2), c2.log_density(), c2.grad())
+            after(
+                BinaryKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
+                &c2,
+            )
         },
     );
     assert_eq!(tuner.report().schedule, s, "the schedule stays once frozen");
@@ -359,12 +390,16 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
         3 * s.cycle() as usize,
         &rng,
         |_, rng| {
-            let rep = CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap();
-            trace(rep, c1.state(), c1.log_density(), c1.grad())
+            after(
+                CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
         },
         |_, rng| {
-            let rep = CategoricalKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap();
-            trace(rep, c2.state(), c2.log_density(), c2.grad())
+            after(
+                CategoricalKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
+                &c2,
+            )
         },
     );
 }

@@ -1,8 +1,9 @@
-//! Shared code for the discrete-sampler tests: enumeration of small label spaces, exact transition
-//! matrices, the pooled chi-square and TV thresholds of the sampling-path protocol, and a Geyer
-//! initial-monotone-sequence ESS.
-#![allow(dead_code)]
+//! Helpers of the discrete-sampler tests on every domain: enumeration of small label spaces
+//! (through [`StateSpace`]), Metropolis–Hastings matrices from a `log q`, the sampling-path
+//! comparison at level [`ALPHA`], a Geyer initial-monotone-sequence ESS, and small models.
 
+use crate::harness::{LabelBox, StateSpace};
+use crate::{ChainBox, chi_square_pooled, chi_square_sf, normalise_log, tv_counts, tv_threshold};
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::random::unit_f64;
 use langevin_std::discrete_models::Potts;
@@ -14,46 +15,31 @@ pub const ALPHA: f64 = 1e-6;
 
 /// All states of `{0..s-1}^d`, coordinate 0 fastest.
 pub fn enumerate(d: usize, s: usize) -> Vec<Vec<u16>> {
-    let k = s.pow(d as u32);
-    (0..k)
-        .map(|mut idx| {
-            (0..d)
-                .map(|_| {
-                    let v = (idx % s) as u16;
-                    idx /= s;
-                    v
-                })
-                .collect()
-        })
-        .collect()
+    StateSpace { dim: d, levels: s }.all()
 }
 
 /// The index of `x` in [`enumerate`]'s order.
 pub fn index_of(x: &[u16], s: usize) -> usize {
-    x.iter().rev().fold(0, |acc, &v| acc * s + usize::from(v))
+    StateSpace {
+        dim: x.len(),
+        levels: s,
+    }
+    .index(x)
 }
 
 /// All binary states of dimension `d`, coordinate 0 fastest.
 pub fn enumerate_binary(d: usize) -> Vec<Vec<u8>> {
-    (0..1usize << d)
-        .map(|idx| (0..d).map(|i| ((idx >> i) & 1) as u8).collect())
-        .collect()
+    (0..1usize << d).map(|k| crate::state(k, d)).collect()
 }
 
 /// The index of a binary state.
 pub fn index_of_binary(x: &[u8]) -> usize {
-    x.iter()
-        .enumerate()
-        .map(|(i, &v)| usize::from(v) << i)
-        .sum()
+    crate::index_of(x)
 }
 
 /// Normalised probabilities from log-weights.
 pub fn normalise(log_w: &[f64]) -> Vec<f64> {
-    let m = log_w.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = log_w.iter().map(|l| (l - m).exp()).collect();
-    let z: f64 = w.iter().sum();
-    w.iter().map(|v| v / z).collect()
+    normalise_log(log_w)
 }
 
 /// The Metropolis–Hastings transition matrix (row-major `K × K`) for a proposal with
@@ -114,6 +100,70 @@ pub fn assert_invariant(pi: &[f64], p: &[f64], tol: f64, reversible: bool) -> f6
     worst
 }
 
+/// Detailed balance of a matrix of log-fluxes `f[i·K + j] = ln(π_i P_ij)`: asserts
+/// `|π_i P_ij − π_j P_ji| < 1e-10·max(π_i P_ij, π_j P_ji)` for every pair (fluxes rescaled by
+/// their largest entry) and returns the largest relative difference.
+pub fn log_detailed_balance(name: &str, f: &[f64], k: usize) -> f64 {
+    let m = f.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut worst = 0.0f64;
+    for i in 0..k {
+        for j in 0..k {
+            if i == j {
+                continue;
+            }
+            // The reverse conditional of x → y is the forward one of y → x.
+            let (lr, lf) = (f[i * k + j], f[j * k + i]);
+            let diff = ((lr - m).exp() - (lf - m).exp()).abs();
+            let scale = (lr - m).exp().max((lf - m).exp());
+            let rel = if scale > 0.0 { diff / scale } else { 0.0 };
+            worst = worst.max(rel);
+            assert!(
+                rel < 1e-10,
+                "{name}: detailed balance off by {rel:e} at ({i}, {j})"
+            );
+        }
+    }
+    worst
+}
+
+/// `−½ |u − A x|²` for a row-major `d × d` factor `A`.
+pub fn log_gauss<V: Copy + Into<f64>>(factor: &[f32], x: &[V], u: &[f64]) -> f64 {
+    let d = x.len();
+    -0.5 * (0..d)
+        .map(|i| {
+            let ax: f64 = (0..d)
+                .map(|j| f64::from(factor[i * d + j]) * x[j].into())
+                .sum();
+            (u[i] - ax).powi(2)
+        })
+        .sum::<f64>()
+}
+
+/// `log Q(y | x, u)` of the binary second-order kernel straight from its definition, all in
+/// `f64`, with `W_ij` read through `w(i, j)`.
+#[allow(clippy::too_many_arguments)]
+pub fn second_order_log_q(
+    w: impl Fn(usize, usize) -> f64,
+    diag: &[f32],
+    factor: &[f32],
+    (a, b): (f64, f64),
+    x: &[u8],
+    g: &[f32],
+    u: &[f64],
+    y: &[u8],
+) -> f64 {
+    let d = x.len();
+    (0..d)
+        .map(|i| {
+            let wx: f64 = (0..d).map(|j| w(i, j) * f64::from(x[j])).sum();
+            let atu: f64 = (0..d).map(|k| f64::from(factor[k * d + i]) * u[k]).sum();
+            let c = b * f64::from(g[i]) - b * wx + f64::from(x[i]) / a + atu;
+            let l = c - (b * f64::from(diag[i]) / 2.0 + 1.0 / (2.0 * a));
+            f64::from(y[i]) * l - crate::softplus(l)
+        })
+        .sum()
+}
+
 /// `A·B` for square row-major matrices.
 pub fn mat_mul(a: &[f64], b: &[f64], k: usize) -> Vec<f64> {
     let mut c = vec![0.0; k * k];
@@ -144,82 +194,9 @@ pub fn draw<R: Rng + ?Sized>(p: &[f64], rng: &mut R) -> usize {
     p.len() - 1
 }
 
-/// `ln Γ(x)` for `x > 0` (Lanczos, g = 7).
-fn ln_gamma(x: f64) -> f64 {
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + 7.5;
-    for (i, &c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
-}
-
-/// The regularised upper incomplete gamma function `Q(a, x)`.
-fn gamma_q(a: f64, x: f64) -> f64 {
-    if x <= 0.0 {
-        return 1.0;
-    }
-    let gln = ln_gamma(a);
-    if x < a + 1.0 {
-        // Series for P.
-        let (mut sum, mut del, mut ap) = (1.0 / a, 1.0 / a, a);
-        for _ in 0..10_000 {
-            ap += 1.0;
-            del *= x / ap;
-            sum += del;
-            if del.abs() < sum.abs() * 1e-16 {
-                break;
-            }
-        }
-        1.0 - sum * (-x + a * x.ln() - gln).exp()
-    } else {
-        // Continued fraction for Q (modified Lentz).
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..10_000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let del = d * c;
-            h *= del;
-            if (del - 1.0).abs() < 1e-16 {
-                break;
-            }
-        }
-        (-x + a * x.ln() - gln).exp() * h
-    }
-}
-
 /// The upper tail `P(χ²_k > x)`.
 pub fn chi2_sf(x: f64, k: f64) -> f64 {
-    gamma_q(0.5 * k, 0.5 * x)
+    chi_square_sf(x, k)
 }
 
 /// The result of comparing counts with probabilities.
@@ -237,51 +214,17 @@ pub struct Comparison {
     pub tv_threshold: f64,
 }
 
-/// Pooled chi-square (cells with expected count below 5 merged into one) and the TV test with
-/// threshold `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))`.
+/// The pooled chi-square test ([`chi_square_pooled`]) and the TV test with threshold
+/// [`tv_threshold`], each at level [`ALPHA`].
 pub fn compare(counts: &[u64], p: &[f64]) -> Comparison {
     let n: u64 = counts.iter().sum();
-    let nf = n as f64;
-    let mut cells: Vec<(f64, f64)> = Vec::new();
-    let (mut pooled_obs, mut pooled_exp) = (0.0, 0.0);
-    for (&c, &pi) in counts.iter().zip(p) {
-        let e = nf * pi;
-        if e < 5.0 {
-            pooled_obs += c as f64;
-            pooled_exp += e;
-        } else {
-            cells.push((c as f64, e));
-        }
-    }
-    if pooled_exp >= 5.0 || (cells.is_empty() && pooled_exp > 0.0) {
-        cells.push((pooled_obs, pooled_exp));
-    } else if pooled_exp > 0.0 || pooled_obs > 0.0 {
-        // Too little mass for a cell of its own: merge it into the smallest cell.
-        if let Some(smallest) = cells.iter_mut().min_by(|a, b| a.1.total_cmp(&b.1)) {
-            smallest.0 += pooled_obs;
-            smallest.1 += pooled_exp;
-        }
-    }
-    let chi2: f64 = cells.iter().map(|(o, e)| (o - e).powi(2) / e).sum();
-    let cells = cells.len();
-    let df = cells.saturating_sub(1).max(1);
-    let tv = 0.5
-        * counts
-            .iter()
-            .zip(p)
-            .map(|(&c, &pi)| (c as f64 / nf - pi).abs())
-            .sum::<f64>();
-    let b: f64 = 0.5
-        * p.iter()
-            .map(|&pi| (pi * (1.0 - pi) / nf).sqrt())
-            .sum::<f64>();
-    let tv_threshold = b + ((1.0 / ALPHA).ln() / (2.0 * nf)).sqrt();
+    let chi = chi_square_pooled(counts, p);
     Comparison {
-        chi2,
-        df,
-        p_value: chi2_sf(chi2, df as f64),
-        tv,
-        tv_threshold,
+        chi2: chi.statistic,
+        df: chi.df,
+        p_value: chi.p_value,
+        tv: tv_counts(counts, p),
+        tv_threshold: tv_threshold(p, n, ALPHA),
     }
 }
 
@@ -343,9 +286,11 @@ pub fn ess(series: &[f64]) -> f64 {
 }
 
 /// A non-quadratic ordinal model: `U(x) = Σ θ_i x_i − ½κ Σ (x_i − c)² + γ sin(x_0 + x_1)`.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Wavy {
+    /// The linear coefficients `θ`; their number is the dimension.
     pub theta: Vec<f64>,
+    /// The number of values per coordinate.
     pub s: usize,
 }
 
@@ -372,6 +317,24 @@ impl OrdinalTarget for Wavy {
             *g = gi as f32;
         }
         Ok(u)
+    }
+}
+
+/// Independent binary coordinates: `U(x) = Σ θ_i x_i` with `θ` the entries.
+#[derive(Clone, Debug)]
+pub struct Independent(pub Vec<f32>);
+
+impl langevin_core::BinaryTarget for Independent {
+    type Error = Infallible;
+    fn dim(&self) -> usize {
+        self.0.len()
+    }
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
+        grad.copy_from_slice(&self.0);
+        Ok(x.iter()
+            .zip(&self.0)
+            .map(|(&xi, &t)| f64::from(xi) * f64::from(t))
+            .sum())
     }
 }
 
@@ -406,20 +369,45 @@ pub fn exact_start_counts<R: Rng>(
     counts
 }
 
+/// The exact-start check at `k = 1` and `k = 10` steps (see [`exact_start_counts`]):
+/// `run(x0, k, rng)` puts the chain at state index `x0`, applies the kernel `k` times and returns
+/// the final state's index; both laws must match `pi` ([`assert_matches`]).
+pub fn check_exact_start<R: Rng>(
+    name: &str,
+    pi: &[f64],
+    n: usize,
+    rng: &mut R,
+    mut run: impl FnMut(usize, usize, &mut R) -> usize,
+) {
+    for k in [1usize, 10] {
+        let counts = exact_start_counts(pi, n, rng, |x0, rng| run(x0, k, rng));
+        assert_matches(&format!("{name}, k = {k}"), &counts, pi);
+    }
+}
+
+/// `U` and the gradient (of `grad_len` entries) at every state, from `eval(x, grad)`.
+pub fn tabulate(
+    states: &[Vec<u16>],
+    grad_len: usize,
+    mut eval: impl FnMut(&[u16], &mut [f32]) -> f64,
+) -> (Vec<f64>, Vec<Vec<f32>>) {
+    states
+        .iter()
+        .map(|x| {
+            let mut g = vec![0.0f32; grad_len];
+            let u = eval(x, &mut g);
+            (u, g)
+        })
+        .unzip()
+}
+
 /// `U` and `∇U` of an ordinal target at every state.
 pub fn tabulate_ordinal<T: OrdinalTarget>(
     t: &mut T,
     states: &[Vec<u16>],
 ) -> (Vec<f64>, Vec<Vec<f32>>) {
     let d = t.dim();
-    states
-        .iter()
-        .map(|x| {
-            let mut g = vec![0.0f32; d];
-            let u = t.log_density_and_grad(x, &mut g).unwrap();
-            (u, g)
-        })
-        .unzip()
+    tabulate(states, d, |x, g| t.log_density_and_grad(x, g).unwrap())
 }
 
 /// `U` and the one-hot gradient of a categorical target at every state.
@@ -428,86 +416,16 @@ pub fn tabulate_categorical<T: langevin_core::categorical::CategoricalTarget>(
     states: &[Vec<u16>],
 ) -> (Vec<f64>, Vec<Vec<f32>>) {
     let g = t.dim() * t.states();
-    states
-        .iter()
-        .map(|x| {
-            let mut grad = vec![0.0f32; g];
-            let u = t.log_density_and_grad(x, &mut grad).unwrap();
-            (u, grad)
-        })
-        .unzip()
+    tabulate(states, g, |x, grad| {
+        t.log_density_and_grad(x, grad).unwrap()
+    })
 }
 
 /// Owned buffers for one label chain.
-pub struct LabelBuf {
-    pub x: Vec<u16>,
-    pub grad: Vec<f32>,
-    pub x_proposal: Vec<u16>,
-    pub grad_proposal: Vec<f32>,
-    pub changed: Vec<u32>,
-    pub scratch: Vec<f64>,
-}
-
-impl LabelBuf {
-    /// Buffers for `d` coordinates, `s` values and a gradient of `g` entries.
-    pub fn new(x0: &[u16], s: usize, g: usize) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0.to_vec(),
-            grad: vec![0.0; g],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; g],
-            changed: vec![0; d],
-            scratch: vec![0.0; s],
-        }
-    }
-
-    /// Borrows them.
-    pub fn buffers(&mut self) -> langevin_core::ordinal::LabelBuffers<'_> {
-        langevin_core::ordinal::LabelBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            changed: &mut self.changed,
-            scratch: &mut self.scratch,
-        }
-    }
-}
+pub type LabelBuf = LabelBox;
 
 /// Owned buffers for one binary chain.
-pub struct BinBuf {
-    pub x: Vec<u8>,
-    pub grad: Vec<f32>,
-    pub x_proposal: Vec<u8>,
-    pub grad_proposal: Vec<f32>,
-    pub flipped: Vec<u32>,
-}
-
-impl BinBuf {
-    /// Buffers starting at `x0`.
-    pub fn new(x0: &[u8]) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0.to_vec(),
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    /// Borrows them.
-    pub fn buffers(&mut self) -> langevin_core::binary::ChainBuffers<'_> {
-        langevin_core::binary::ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
+pub type BinBuf = ChainBox;
 
 /// `U` of a binary target at every state of [`enumerate_binary`].
 pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<u8>>, Vec<f64>) {
@@ -532,27 +450,11 @@ where
     let mut buf = BinBuf::new(&states[0]);
     let mut chain = langevin_core::binary::BinaryChain::new(buf.buffers(), model).unwrap();
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    for k in [1usize, 10] {
-        let counts = exact_start_counts(&pi, n, &mut rng, |x0, rng| {
-            chain.reset(&states[x0], model).unwrap();
-            for _ in 0..k {
-                kernel.step(model, &mut chain, rng).unwrap();
-            }
-            index_of_binary(chain.state())
-        });
-        assert_matches(&format!("{name}, k = {k}"), &counts, &pi);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn chi2_tail_matches_known_values() {
-        // P(χ²_1 > 3.841459) = 0.05, P(χ²_10 > 18.307) = 0.05, P(χ²_2 > x) = e^{-x/2}.
-        assert!((chi2_sf(3.841_459, 1.0) - 0.05).abs() < 1e-6);
-        assert!((chi2_sf(18.307_038, 10.0) - 0.05).abs() < 1e-6);
-        assert!((chi2_sf(7.0, 2.0) - (-3.5f64).exp()).abs() < 1e-12);
-    }
+    check_exact_start(name, &pi, n, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], model).unwrap();
+        for _ in 0..k {
+            kernel.step(model, &mut chain, rng).unwrap();
+        }
+        index_of_binary(chain.state())
+    });
 }
