@@ -30,6 +30,12 @@ qemu_args() { # TARGET -> machine arguments
     "$M4") echo "-cpu cortex-m4 -machine mps2-an386" ;;
   esac
 }
+c_flags_of() { # TARGET -> arm-none-eabi-gcc flags
+  case $1 in
+    "$M3") echo "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft" ;;
+    "$M4") echo "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" ;;
+  esac
+}
 board_of() { case $1 in "$M3") echo lm3s6965evb ;; "$M4") echo mps2-an386 ;; esac; }
 
 # Runs an image under QEMU; output goes to a log (never pipe QEMU into a reader that may close
@@ -48,6 +54,7 @@ setup() {
   command -v qemu-system-arm >/dev/null || need+=(qemu-system-arm)
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v gcc >/dev/null || need+=(gcc libc6-dev)
+  command -v arm-none-eabi-gcc >/dev/null || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
   if ((${#need[@]})); then
     apt-get update -q >/dev/null &&
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" \
@@ -161,6 +168,11 @@ ffi() {
     "$ROOT/ffi/c/test_ffi.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-c-test" || return 1
   "$ROOT/target/release/ffi-c-test" | tail -1 || status=1
+  log "C ABI: the example program of ffi/README.md, built and run on the host"
+  gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
+    "$ROOT/ffi/examples/ising.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
+    -o "$ROOT/target/release/ffi-example" || return 1
+  "$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance' || status=1
   for t in "$M3" "$M4"; do
     log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
     (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$t" --release --no-default-features) ||
@@ -170,6 +182,14 @@ ffi() {
     else
       status=1
     fi
+    log "C ABI: the example program built for $t (arm-none-eabi-gcc, newlib)"
+    # shellcheck disable=SC2046
+    arm-none-eabi-gcc $(c_flags_of "$t") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
+      "$ROOT/ffi/examples/ising.c" "$ROOT/target/$t/release/liblangevin_ffi.a" \
+      -ffunction-sections -fdata-sections -Wl,--gc-sections -Wl,-z,noexecstack --specs=nano.specs -u _printf_float \
+      --specs=nosys.specs -o "$ROOT/target/$t/release/ffi-example.elf" || status=1
+    arm-none-eabi-size "$ROOT/target/$t/release/ffi-example.elf" | tail -1 |
+      awk '{printf "  linked: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
   done
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \

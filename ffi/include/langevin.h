@@ -19,6 +19,21 @@ extern "C" {
 /** The result of every function: `LGV_OK` (0) or a positive error code. */
 typedef int32_t LgvStatus;
 
+/** Major version of the library this header belongs to. */
+#define LGV_VERSION_MAJOR 0u
+
+/** Minor version of the library this header belongs to. */
+#define LGV_VERSION_MINOR 1u
+
+/** Patch version of the library this header belongs to. */
+#define LGV_VERSION_PATCH 0u
+
+/**
+ * The version as one number, `major * 10000 + minor * 100 + patch`; compare it with
+ * `lgv_version()` to check that header and library match.
+ */
+#define LGV_VERSION 100u
+
 /** Success. */
 #define LGV_OK 0
 
@@ -125,7 +140,7 @@ typedef struct LgvBuffers {
 
 /** A kernel and its parameters. */
 typedef struct LgvKernel {
-    /** `LGV_KERNEL_DULA` or `LGV_KERNEL_DMALA`. */
+    /** `LGV_KERNEL_DULA`, `LGV_KERNEL_DMALA` or `LGV_KERNEL_AB`. */
     uint32_t kind;
     /** Step size `a` (finite, greater than zero). */
     double step;
@@ -182,6 +197,9 @@ typedef struct LgvStats {
     /** Target evaluations. */
     uint64_t evaluations;
 } LgvStats;
+
+/** `LGV_VERSION` as this library was built, to check against the header. */
+uint32_t lgv_version(void);
 
 /** `sizeof(LgvChain)` as this library was built, to check against the header. */
 size_t lgv_chain_storage_size(void);

@@ -21,6 +21,20 @@
 //! * A chain object that was never initialised should be zero-filled; a zero object is reported
 //!   as `LGV_ERR_NOT_INITIALISED`.
 //!
+//! # Threads
+//!
+//! The library has no global state: different chains may be used from different threads at
+//! the same time, and a chain may be handed from one thread to another between calls. Calls on
+//! one chain (and on its buffers and arrays) must not overlap in time; guard a shared chain with
+//! a lock. `lgv_status_name` returns static strings and is safe from any thread.
+//!
+//! # Moving a chain
+//!
+//! A live `LgvChain` holds no pointer into itself, so it may be moved or copied with `memcpy`
+//! between calls (for example when a task's memory is compacted); the copy continues the same
+//! chain, with the same random stream. The buffers and model arrays it borrows must stay where
+//! they are. Only one copy may be used afterwards: the copies share those buffers.
+//!
 //! # Crate features
 //!
 //! * `std` (default): link the standard library (host builds). Without it the crate is `no_std`
@@ -58,6 +72,16 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The result of every function: `LGV_OK` (0) or a positive error code.
 pub type LgvStatus = i32;
+
+/// Major version of the library this header belongs to.
+pub const LGV_VERSION_MAJOR: u32 = 0;
+/// Minor version of the library this header belongs to.
+pub const LGV_VERSION_MINOR: u32 = 1;
+/// Patch version of the library this header belongs to.
+pub const LGV_VERSION_PATCH: u32 = 0;
+/// The version as one number, `major * 10000 + minor * 100 + patch`; compare it with
+/// `lgv_version()` to check that header and library match.
+pub const LGV_VERSION: u32 = 100;
 
 /// Success.
 pub const LGV_OK: LgvStatus = 0;
@@ -145,7 +169,7 @@ pub struct LgvBuffers {
 #[repr(C)]
 #[derive(Debug)]
 pub struct LgvKernel {
-    /// `LGV_KERNEL_DULA` or `LGV_KERNEL_DMALA`.
+    /// `LGV_KERNEL_DULA`, `LGV_KERNEL_DMALA` or `LGV_KERNEL_AB`.
     pub kind: u32,
     /// Step size `a` (finite, greater than zero).
     pub step: f64,
@@ -203,6 +227,12 @@ pub struct LgvStats {
     pub invalid: u64,
     /// Target evaluations.
     pub evaluations: u64,
+}
+
+/// `LGV_VERSION` as this library was built, to check against the header.
+#[unsafe(no_mangle)]
+pub extern "C" fn lgv_version() -> u32 {
+    LGV_VERSION
 }
 
 /// `sizeof(LgvChain)` as this library was built, to check against the header.
@@ -413,7 +443,7 @@ pub unsafe extern "C" fn lgv_chain_ab_params(
     let Kind::Ab(tuner) = &inner.kind else {
         return LGV_ERR_WRONG_KERNEL;
     };
-    if let Err(e) = inner.check_out(out.cast_const(), 1) {
+    if let Err(e) = inner.check_out(chain, out.cast_const(), 1) {
         return e;
     }
     let (step, balance) = tuner.current();
@@ -465,7 +495,7 @@ pub unsafe extern "C" fn lgv_chain_step(
         Err(e) => return e,
     };
     if !last.is_null() {
-        if let Err(e) = inner.check_out(last.cast_const(), 1) {
+        if let Err(e) = inner.check_out(chain, last.cast_const(), 1) {
             return e;
         }
     }
@@ -514,7 +544,7 @@ pub unsafe extern "C" fn lgv_chain_reset(
         Ok(i) => i,
         Err(e) => return e,
     };
-    if let Err(e) = inner.check_out(x, len) {
+    if let Err(e) = inner.check_out(chain, x, len) {
         return e;
     }
     // SAFETY: the caller guarantees `len` readable bytes; checked above (non-null, aligned,
@@ -695,10 +725,18 @@ impl Inner {
     }
 
     /// Checks a caller pointer for `len` entries of `T`: aligned and apart from everything the
-    /// chain writes.
-    fn check_out<T>(&self, p: *const T, len: usize) -> Result<(), LgvStatus> {
+    /// chain writes, including the chain object where it lives now (`here`: it may have been
+    /// moved since `init` recorded its address).
+    fn check_out<T>(
+        &self,
+        here: *const LgvChain,
+        p: *const T,
+        len: usize,
+    ) -> Result<(), LgvStatus> {
         let r = raw_region(p, len, true)?;
-        disjoint_from(&r, &self.owned)
+        let mut owned = self.owned;
+        owned[0] = raw_region(here, 1, true)?;
+        disjoint_from(&r, &owned)
     }
 }
 
@@ -880,7 +918,7 @@ unsafe fn write_out<T>(
         Ok(i) => &*i,
         Err(e) => return e,
     };
-    if let Err(e) = inner.check_out(out.cast_const(), 1) {
+    if let Err(e) = inner.check_out(chain, out.cast_const(), 1) {
         return e;
     }
     let value = f(inner);
@@ -908,7 +946,7 @@ unsafe fn copy_out<T: Copy>(
     if len != inner.chain.dim() {
         return LGV_ERR_LENGTH;
     }
-    if let Err(e) = inner.check_out(out.cast_const(), len) {
+    if let Err(e) = inner.check_out(chain, out.cast_const(), len) {
         return e;
     }
     // SAFETY: checked non-null, aligned, `len` entries, apart from the chain's memory.

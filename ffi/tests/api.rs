@@ -1000,3 +1000,63 @@ fn extreme_finite_values_through_the_c_abi() {
         "zero steps write no report"
     );
 }
+
+// ---- Version and relocation ----
+
+#[test]
+fn the_version_macros_are_the_crate_version() {
+    let v = |s: &str| s.parse::<u32>().unwrap();
+    assert_eq!(LGV_VERSION_MAJOR, v(env!("CARGO_PKG_VERSION_MAJOR")));
+    assert_eq!(LGV_VERSION_MINOR, v(env!("CARGO_PKG_VERSION_MINOR")));
+    assert_eq!(LGV_VERSION_PATCH, v(env!("CARGO_PKG_VERSION_PATCH")));
+    assert_eq!(
+        LGV_VERSION,
+        LGV_VERSION_MAJOR * 10_000 + LGV_VERSION_MINOR * 100 + LGV_VERSION_PATCH
+    );
+    assert_eq!(lgv_version(), LGV_VERSION);
+}
+
+/// A chain copied byte for byte to another address carries on as if it had not moved, and the
+/// overlap checks guard it where it lives now.
+#[test]
+fn a_chain_moved_with_memcpy_carries_on() {
+    let mut staying = new_chain();
+    let mut moving = new_chain();
+    let (mut bs, mut bm) = (Bufs::new(64), Bufs::new(64));
+    let (cs, cm) = (bs.c(), bm.c());
+    let k = kernel(LGV_KERNEL_AB);
+    unsafe {
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *staying, 8, 8, 0.3, 0.1, true, &cs, &k, 9),
+            LGV_OK
+        );
+        assert_eq!(
+            lgv_chain_init_ising_lattice(&mut *moving, 8, 8, 0.3, 0.1, true, &cm, &k, 9),
+            LGV_OK
+        );
+        assert_eq!(lgv_chain_step(&mut *staying, 300, ptr::null_mut()), LGV_OK);
+        assert_eq!(lgv_chain_step(&mut *moving, 300, ptr::null_mut()), LGV_OK);
+        let mut moved = new_chain();
+        ptr::copy_nonoverlapping(&*moving, &mut *moved, 1);
+        // The old place is reused for something else: the moved chain must not care.
+        moving.opaque.fill(0xA5A5_A5A5_A5A5_A5A5);
+        assert_eq!(lgv_chain_step(&mut *staying, 700, ptr::null_mut()), LGV_OK);
+        assert_eq!(lgv_chain_step(&mut *moved, 700, ptr::null_mut()), LGV_OK);
+        let (mut ss, mut sm) = ([0u8; 64], [1u8; 64]);
+        assert_eq!(lgv_chain_state(&*staying, ss.as_mut_ptr(), 64), LGV_OK);
+        assert_eq!(lgv_chain_state(&*moved, sm.as_mut_ptr(), 64), LGV_OK);
+        assert_eq!(ss, sm);
+        let (ps, pm) = (ab_params(&staying), ab_params(&moved));
+        assert_eq!(
+            (ps.step.to_bits(), ps.balance.to_bits(), ps.frozen),
+            (pm.step.to_bits(), pm.balance.to_bits(), pm.frozen)
+        );
+        // An output inside the chain's new home is refused; one in its old home is fine.
+        let inside = moved.opaque.as_mut_ptr().cast::<f64>();
+        assert_eq!(lgv_chain_log_density(&*moved, inside), LGV_ERR_OVERLAP);
+        let old_home = moving.opaque.as_mut_ptr().cast::<f64>();
+        assert_eq!(lgv_chain_log_density(&*moved, old_home), LGV_OK);
+        assert_eq!(lgv_chain_release(&mut *moved), LGV_OK);
+        assert_eq!(lgv_chain_release(&mut *staying), LGV_OK);
+    }
+}
