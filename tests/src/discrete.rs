@@ -294,6 +294,16 @@ pub struct Wavy {
     pub s: usize,
 }
 
+impl Wavy {
+    /// The three-coordinate model `θ = (0.3, −0.2, 0.5)` over `s` values.
+    pub fn three(s: usize) -> Self {
+        Self {
+            theta: vec![0.3, -0.2, 0.5],
+            s,
+        }
+    }
+}
+
 impl OrdinalTarget for Wavy {
     type Error = Infallible;
     fn dim(&self) -> usize {

@@ -402,10 +402,7 @@ fn sampling_path_matches_a_lattice_gaussian() {
 #[test]
 fn sampling_path_matches_a_non_quadratic_model() {
     // W from nowhere: the curvature of the smooth part of `Wavy` (−κ I) plus a coupling.
-    let mut model = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 5,
-    };
+    let mut model = Wavy::three(5);
     let d = 3;
     let w = vec![-0.4, 0.3, 0.0, 0.3, -0.4, 0.0, 0.0, 0.0, -0.4];
     let diag = shift_diagonal(&w, d, 1e-3).unwrap();

@@ -84,10 +84,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     s.total_steps = 20_000;
 
     // Ordinal.
-    let mut w = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let mut w = Wavy::three(4);
     let states = enumerate(3, 4);
     let (log_pi, grads) = tabulate_ordinal(&mut w, &states);
     let mut acs = AcsTuner::new(s).unwrap();

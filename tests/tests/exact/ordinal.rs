@@ -54,10 +54,7 @@ fn ordinal_mh_is_exact_on_a_rotated_lattice_gaussian() {
 
 #[test]
 fn ordinal_mh_is_exact_on_a_non_quadratic_model() {
-    let mut m = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let mut m = Wavy::three(4);
     check_model("wavy", &mut m);
 }
 
@@ -86,10 +83,7 @@ fn ordinal_mh_is_exact_with_a_preconditioner() {
 /// The kernel reports exactly the log acceptance ratio the enumeration uses.
 #[test]
 fn kernel_uses_the_enumerated_acceptance_ratio() {
-    let mut m = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let mut m = Wavy::three(4);
     let prop = OrdinalProposal::new(2.0, 0.7).unwrap();
     let kernel = Dmala::new(prop);
     let mut storage = OrdinalStorage::<3, 4>::new([0, 1, 3]);

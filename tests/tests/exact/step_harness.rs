@@ -78,10 +78,7 @@ fn binary_dula_from_its_steps_is_its_closed_form() {
 
 #[test]
 fn ordinal_dmala_from_its_steps_is_reversible() {
-    let wavy = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let wavy = Wavy::three(4);
     for (w, a) in [(None, 0.8), (Some(1u16), 1.5)] {
         let mut p = OrdinalProposal::new(a, 0.6).unwrap();
         if let Some(w) = w {
@@ -97,10 +94,7 @@ fn ordinal_dmala_from_its_steps_is_reversible() {
 
 #[test]
 fn ordinal_dula_from_its_steps_is_its_closed_form() {
-    let mut wavy = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let mut wavy = Wavy::three(4);
     let p = OrdinalProposal::new(0.8, 0.6).unwrap();
     let space = StateSpace { dim: 3, levels: 4 };
     let states = space.all();

@@ -121,10 +121,7 @@ fn ordinal_gibbs_raw_and_kernel() {
         );
     }
     // The kernel path on a model without the capability.
-    let mut w = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 4,
-    };
+    let mut w = Wavy::three(4);
     let states = enumerate(3, 4);
     let (log_pi, _) = tabulate_ordinal(&mut w, &states);
     let pi = normalise(&log_pi);

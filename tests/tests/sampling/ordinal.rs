@@ -47,10 +47,7 @@ fn dmala_samples_a_rotated_lattice_gaussian() {
 
 #[test]
 fn dmala_samples_a_non_quadratic_model() {
-    let mut m = Wavy {
-        theta: vec![0.3, -0.2, 0.5],
-        s: 5,
-    };
+    let mut m = Wavy::three(5);
     run_dmala(
         "wavy a=2 b=0.7",
         &mut m,
