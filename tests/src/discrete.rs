@@ -420,6 +420,17 @@ pub fn tabulate_ordinal<T: OrdinalTarget>(
     tabulate(states, d, |x, g| t.log_density_and_grad(x, g).unwrap())
 }
 
+/// An ordinal target enumerated: its states, `U` and `∇U` at each, and `π`.
+#[allow(clippy::type_complexity)]
+pub fn ordinal_law<T: OrdinalTarget>(
+    t: &mut T,
+) -> (Vec<Vec<u16>>, Vec<f64>, Vec<Vec<f32>>, Vec<f64>) {
+    let states = enumerate(t.dim(), t.states());
+    let (log_pi, grads) = tabulate_ordinal(t, &states);
+    let pi = normalise(&log_pi);
+    (states, log_pi, grads, pi)
+}
+
 /// `U` and the one-hot gradient of a categorical target at every state.
 pub fn tabulate_categorical<T: langevin_core::categorical::CategoricalTarget>(
     t: &mut T,

@@ -338,9 +338,7 @@ fn exact_quadratic_model_accepts_every_proposal() {
 
 fn check<T: OrdinalTarget>(name: &str, model: &mut T, case: &Case, seed: u64) {
     let (d, s) = (model.dim(), model.states());
-    let states = enumerate(d, s);
-    let (log_pi, _) = tabulate_ordinal(model, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, _, pi) = ordinal_law(model);
     let params =
         TrickParams::new(&case.w, &case.diag, &case.factor, case.step, case.balance).unwrap();
     let (mut scratch, mut cached) = (vec![0.0; ordinal_scratch_len(d, s)], vec![0u16; d]);

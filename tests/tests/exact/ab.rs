@@ -52,9 +52,7 @@ fn ab_kernel_is_exact_for_fixed_parameters_binary() {
 #[test]
 fn ab_kernel_is_exact_for_fixed_parameters_ordinal_and_categorical() {
     let mut q = OrdinalQuadratic::rotated_gaussian(3, 4, 3.0, 1.2, 4).unwrap();
-    let states = enumerate(3, 4);
-    let (log_pi, grads) = tabulate_ordinal(&mut q, &states);
-    let pi = normalise(&log_pi);
+    let (states, log_pi, grads, pi) = ordinal_law(&mut q);
     for (a, b) in GRID {
         let prop = OrdinalProposal::new(a, b).unwrap();
         let p = mh_matrix(&log_pi, |i, j| {
@@ -109,9 +107,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
     // Ordinal: tune on the model, then run the exact-start protocol with the frozen tuner.
     let mut q = OrdinalQuadratic::rotated_gaussian(4, 4, 3.0, 1.2, 6).unwrap();
-    let states = enumerate(4, 4);
-    let (log_pi, _) = tabulate_ordinal(&mut q, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, _, pi) = ordinal_law(&mut q);
     let mut s = AbSettings::default();
     s.budget = 3_000;
     let mut ab = AbTuner::new(s).unwrap();

@@ -181,9 +181,7 @@ fn label_gibbs_matrix(
 #[test]
 fn label_gibbs_is_exact() {
     let mut m = OrdinalQuadratic::rotated_gaussian(3, 4, 3.0, 1.3, 2).unwrap();
-    let states = enumerate(3, 4);
-    let (log_pi, _) = tabulate_ordinal(&mut m, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, _, pi) = ordinal_law(&mut m);
     let p = label_gibbs_matrix(&states, 4, |x, i, out| {
         m.log_density_and_grad(x, &mut [0.0; 3]).unwrap();
         m.conditional(x, i, out).unwrap();

@@ -14,10 +14,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 const TOL: f64 = 1e-12;
 
 fn check_model<T: OrdinalTarget>(name: &str, t: &mut T) {
-    let (d, s) = (t.dim(), t.states());
-    let states = enumerate(d, s);
-    let (log_pi, grads) = tabulate_ordinal(t, &states);
-    let pi = normalise(&log_pi);
+    let s = t.states();
+    let (states, log_pi, grads, pi) = ordinal_law(t);
     for (a, b) in [
         (0.05, 0.5),
         (0.5, 0.5),
@@ -64,9 +62,7 @@ fn ordinal_mh_is_exact_with_a_preconditioner() {
         theta: vec![0.3, -0.6],
         s: 6,
     };
-    let states = enumerate(2, 6);
-    let (log_pi, grads) = tabulate_ordinal(&mut m, &states);
-    let pi = normalise(&log_pi);
+    let (states, log_pi, grads, pi) = ordinal_law(&mut m);
     let pre = [0.5f32, 2.0];
     let prop = OrdinalProposal::new(1.5, 0.8)
         .unwrap()
@@ -122,9 +118,7 @@ fn kernel_uses_the_enumerated_acceptance_ratio() {
 fn ordinal_dula_has_its_own_stationary_law() {
     use langevin_core::ordinal::Dula;
     let mut m = OrdinalQuadratic::rotated_gaussian(2, 5, 2.0, 1.2, 3).unwrap();
-    let states = enumerate(2, 5);
-    let (log_pi, grads) = tabulate_ordinal(&mut m, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, grads, pi) = ordinal_law(&mut m);
     let k = states.len();
     let stationary = |a: f64| {
         let prop = OrdinalProposal::new(a, 0.5).unwrap();

@@ -95,10 +95,8 @@ fn tuned_random_walk_is_exact_once_frozen() {
 #[test]
 fn ordinal_gibbs_raw_and_kernel() {
     let mut m = OrdinalQuadratic::rotated_gaussian(3, 5, 3.0, 1.3, 5).unwrap();
-    let (d, s) = (3, 5);
-    let states = enumerate(d, s);
-    let (log_pi, _) = tabulate_ordinal(&mut m, &states);
-    let pi = normalise(&log_pi);
+    let s = 5;
+    let (states, _, _, pi) = ordinal_law(&mut m);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
     let mut scratch = vec![0.0f64; s];
     for scan in [Scan::Random, Scan::Systematic] {
@@ -122,9 +120,7 @@ fn ordinal_gibbs_raw_and_kernel() {
     }
     // The kernel path on a model without the capability.
     let mut w = Wavy::three(4);
-    let states = enumerate(3, 4);
-    let (log_pi, _) = tabulate_ordinal(&mut w, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, _, pi) = ordinal_law(&mut w);
     let mut buf = LabelBuf::new(&states[0], 4, 3);
     let mut chain =
         langevin_core::ordinal::OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();

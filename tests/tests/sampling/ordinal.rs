@@ -12,9 +12,7 @@ const N: usize = 100_000;
 
 fn run_dmala<T: OrdinalTarget>(name: &str, model: &mut T, prop: OrdinalProposal<'_>, seed: u64) {
     let (d, s) = (model.dim(), model.states());
-    let states = enumerate(d, s);
-    let (log_pi, _) = tabulate_ordinal(model, &states);
-    let pi = normalise(&log_pi);
+    let (states, _, _, pi) = ordinal_law(model);
     let kernel = Dmala::new(prop);
     let mut buf = LabelBuf::new(&states[0], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), model).unwrap();
