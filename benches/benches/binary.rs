@@ -16,11 +16,14 @@
 //!
 //! `cargo bench --bench binary -- --warm-up-time 1 --measurement-time 3`
 
+mod common;
+
+use common::BinBuf;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula,
+    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula,
     LatticeProposal, StepReport,
 };
 use langevin_core::math::{Fast, FlipMath, Libm};
@@ -44,37 +47,6 @@ const RBM_CHAINS: usize = 100;
 
 type Group<'a> = BenchmarkGroup<'a, WallTime>;
 
-/// Owned buffers of one chain.
-struct Buffers {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl Buffers {
-    fn random(d: usize, rng: &mut Xoshiro256PlusPlus) -> Self {
-        Self {
-            x: (0..d).map(|_| (rng.next_u32() >> 31) as u8).collect(),
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
-
 /// A chain started at a random state with its model, both leaked (a bench process is short).
 fn start<T: BinaryTarget>(
     model: T,
@@ -82,7 +54,7 @@ fn start<T: BinaryTarget>(
 ) -> (&'static mut T, BinaryChain<'static>, Xoshiro256PlusPlus) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let model = Box::leak(Box::new(model));
-    let bufs = Box::leak(Box::new(Buffers::random(model.dim(), &mut rng)));
+    let bufs = Box::leak(Box::new(BinBuf::random(model.dim(), &mut rng)));
     let chain = BinaryChain::new(bufs.buffers(), model).expect("chain");
     (model, chain, rng)
 }

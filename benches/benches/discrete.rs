@@ -26,10 +26,13 @@
 //! proposal, the unit of the papers' per-step comparisons. `LANGEVIN_BENCH_ESS_STEPS` sets `T`
 //! (default 20 000).
 
+mod common;
+
+use common::{BinBuf, ess};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use langevin_core::BinaryTarget;
 use langevin_core::baselines::{Gibbs, Gwg, Scan};
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal};
+use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, Dmala as CatDmala};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{
@@ -42,38 +45,6 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// Owned buffers of a binary chain.
-struct BinBuf {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl BinBuf {
-    fn new(x0: Vec<u8>) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0,
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
 
 /// Owned buffers of a label chain.
 struct LabelBuf {
@@ -350,37 +321,6 @@ fn ising(c: &mut Criterion) {
     let graph = BaGraph::new(400, 4, J_CRITICAL, 11);
     let mut ba = graph.model();
     ising_group(c, "ba400", &mut ba);
-}
-
-/// Geyer's initial-monotone-sequence ESS of one series.
-fn ess(series: &[f64]) -> f64 {
-    let n = series.len();
-    let mean = series.iter().sum::<f64>() / n as f64;
-    let c: Vec<f64> = series.iter().map(|v| v - mean).collect();
-    let gamma = |t: usize| {
-        c[..n - t]
-            .iter()
-            .zip(&c[t..])
-            .map(|(a, b)| a * b)
-            .sum::<f64>()
-            / n as f64
-    };
-    let g0 = gamma(0);
-    if g0 <= 0.0 {
-        return n as f64;
-    }
-    let (mut sum, mut prev, mut m) = (0.0, f64::INFINITY, 0);
-    while 2 * m + 1 < n {
-        let pair = gamma(2 * m) + gamma(2 * m + 1);
-        if pair <= 0.0 {
-            break;
-        }
-        let pair = pair.min(prev);
-        sum += pair;
-        prev = pair;
-        m += 1;
-    }
-    n as f64 / (-1.0 + 2.0 * sum / g0).max(1.0 / n as f64)
 }
 
 #[derive(Default)]

@@ -13,74 +13,35 @@
 //!   second-order tuning budget (default that of `Ab2Settings`). Skipped when
 //!   `LANGEVIN_BENCH_SKIP_ESS` is set.
 
+mod common;
+
+use common::{BinBuf, DenseQuadratic, ess, random_bits};
 use criterion::{BenchmarkId, Criterion};
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, FlipProposal};
+use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
-use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::quadratic_fit::trick_factor_f32;
 use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::{Ab2Settings, DiagonalRule, trace_diagonal, tune_chain};
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
-
-struct BinBuf {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl BinBuf {
-    fn new(x0: Vec<u8>) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0,
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
-
-fn random_bits(d: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
-    (0..d).map(|_| (rng.next_u32() >> 31) as u8).collect()
-}
 
 fn step_group(c: &mut Criterion) {
     let mut group = c.benchmark_group("second_order_step");
     for d in [100usize, 400] {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(d as u64);
-        let mut g = vec![0.0; d * d + d];
-        fill_normal(&mut rng, &mut g);
-        let scale = 1.0 / (d as f64).sqrt();
-        let w0: Vec<f32> = g[..d * d].iter().map(|&v| (v * scale) as f32).collect();
-        let bias: Vec<f32> = g[d * d..].iter().map(|&v| v as f32).collect();
-        let h: Vec<f64> = (0..d * d)
-            .map(|k| f64::from(w0[k]) + f64::from(w0[(k % d) * d + k / d]))
-            .collect();
-        let (trace, _) = trace_diagonal(&h, d, &SdpOptions::default()).unwrap();
+        let quadratic = DenseQuadratic::random(d, &mut rng);
+        let h = &quadratic.hessian;
+        let (trace, _) = trace_diagonal(h, d, &SdpOptions::default()).unwrap();
         let (a, b) = (0.5, 0.5);
         let w32: Vec<f32> = h.iter().map(|&v| v as f32).collect();
         let d32: Vec<f32> = trace.iter().map(|&v| v as f32).collect();
-        let a32 = trick_factor_f32(&h, &trace, d, b).unwrap();
+        let a32 = trick_factor_f32(h, &trace, d, b).unwrap();
         let mut cache = vec![0.0f64; 2 * d];
-        let mut model = BinaryQuadratic::new(&w0, &bias, &mut cache).unwrap();
+        let mut model = BinaryQuadratic::new(&quadratic.w0, &quadratic.bias, &mut cache).unwrap();
         let mut buf = BinBuf::new(random_bits(d, &mut rng));
         let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
         let params = TrickParams::new(&w32, &d32, &a32, a, b).unwrap();
@@ -95,36 +56,6 @@ fn step_group(c: &mut Criterion) {
         });
     }
     group.finish();
-}
-
-fn ess(series: &[f64]) -> f64 {
-    let n = series.len();
-    let mean = series.iter().sum::<f64>() / n as f64;
-    let c: Vec<f64> = series.iter().map(|v| v - mean).collect();
-    let gamma = |t: usize| {
-        c[..n - t]
-            .iter()
-            .zip(&c[t..])
-            .map(|(a, b)| a * b)
-            .sum::<f64>()
-            / n as f64
-    };
-    let g0 = gamma(0);
-    if g0 <= 0.0 {
-        return n as f64;
-    }
-    let (mut sum, mut prev, mut m) = (0.0, f64::INFINITY, 0);
-    while 2 * m + 1 < n {
-        let pair = gamma(2 * m) + gamma(2 * m + 1);
-        if pair <= 0.0 {
-            break;
-        }
-        let pair = pair.min(prev);
-        sum += pair;
-        prev = pair;
-        m += 1;
-    }
-    n as f64 / (-1.0 + 2.0 * sum / g0).max(1.0 / n as f64)
 }
 
 struct Row {

@@ -12,10 +12,12 @@
 //! After the criterion group, a table of the median per-step time over 31 batches of 2000
 //! steps each (the three cases' batches interleaved), with the sparse/dense ratio (`LANGEVIN_BENCH_BATCHES` sets the batch count).
 
+mod common;
+
+use common::{BinBuf, DenseQuadratic, random_bits};
 use criterion::{BenchmarkId, Criterion};
-use langevin_core::binary::{BinaryChain, ChainBuffers};
+use langevin_core::binary::BinaryChain;
 use langevin_core::models::BinaryQuadratic;
-use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::target::BinaryTarget;
 use langevin_std::binary::BinaryModel;
@@ -24,48 +26,13 @@ use langevin_std::sdp::SdpOptions;
 use langevin_std::second_order::sparse::model_w;
 use langevin_std::second_order::trace_diagonal;
 use langevin_std::zoo::BarabasiAlbertSpec;
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
 
 const STEP: f64 = 0.5;
 const BALANCE: f64 = 0.5;
 const BATCH: usize = 2000;
-
-struct BinBuf {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl BinBuf {
-    fn new(x0: Vec<u8>) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0,
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
-
-fn random_bits(d: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
-    (0..d).map(|_| (rng.next_u32() >> 31) as u8).collect()
-}
 
 /// `D` (diagonal SDP) and `A` for a dense `W`.
 fn trace_and_factor(h: &[f64], d: usize) -> (Vec<f32>, Vec<f32>) {
@@ -119,18 +86,12 @@ fn main() {
     // d = 100, dense random quadratic.
     let d = 100;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(d as u64);
-    let mut g = vec![0.0; d * d + d];
-    fill_normal(&mut rng, &mut g);
-    let scale = 1.0 / (d as f64).sqrt();
-    let w0: Vec<f32> = g[..d * d].iter().map(|&v| (v * scale) as f32).collect();
-    let bias: Vec<f32> = g[d * d..].iter().map(|&v| v as f32).collect();
-    let h: Vec<f64> = (0..d * d)
-        .map(|k| f64::from(w0[k]) + f64::from(w0[(k % d) * d + k / d]))
-        .collect();
+    let quadratic = DenseQuadratic::random(d, &mut rng);
+    let h = &quadratic.hessian;
     let w32: Vec<f32> = h.iter().map(|&v| v as f32).collect();
-    let (d32, a32) = trace_and_factor(&h, d);
+    let (d32, a32) = trace_and_factor(h, d);
     let mut qcache = vec![0.0f64; 2 * d];
-    let mut qmodel = BinaryQuadratic::new(&w0, &bias, &mut qcache).unwrap();
+    let mut qmodel = BinaryQuadratic::new(&quadratic.w0, &quadratic.bias, &mut qcache).unwrap();
     let mut qbuf = BinBuf::new(random_bits(d, &mut rng));
     let qchain = BinaryChain::new(qbuf.buffers(), &mut qmodel).unwrap();
     let params = TrickParams::new(&w32, &d32, &a32, STEP, BALANCE).unwrap();

@@ -2,9 +2,8 @@
 //! data-access order.
 
 use super::{
-    Access, BatchStream, BuildError, Carver, GlmSumTarget, SgChain, SgStep, StepError, SumTarget,
-    all_finite, check_batch, check_batch_size, check_shape, check_start, check_step, check_target,
-    overdamped_move, target_err,
+    Access, BuildError, Carver, GlmSumTarget, Problem, SgCore, SgStep, StepError, SumTarget,
+    all_finite, check_batch, check_batch_size, check_finite, check_shape, check_step, target_err,
 };
 use crate::error::{LenError, ParamError};
 use rand_core::Rng;
@@ -615,14 +614,9 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
 #[derive(Debug)]
 pub struct Agld<'a, S> {
     settings: AgldSettings,
-    dim: usize,
-    terms: usize,
-    theta: &'a mut [f64],
-    grad: &'a mut [f64],
+    core: SgCore<'a>,
     scratch: &'a mut [f64],
-    next: &'a mut [f64],
     batch: &'a mut [u32],
-    stream: BatchStream<'a>,
     store: S,
     steps: u64,
 }
@@ -643,7 +637,7 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
     /// # Errors
     ///
     /// A [`BuildError`] for an empty shape, `n > N`, a store of another shape, partial updates
-    /// with a [`PointSnapshot`], a non-finite `theta0`, or workspaces of the wrong length.
+    /// with a [`PointSnapshot`], workspaces of the wrong length, or a non-finite `theta0`.
     #[allow(clippy::too_many_arguments, reason = "state, store and two workspaces")]
     pub fn new(
         settings: AgldSettings,
@@ -664,27 +658,17 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
         if settings.update.is_partial() && !S::TABLE {
             return Err(BuildError::SnapshotNeedsTable);
         }
-        check_start(dim, theta0)?;
-        let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
-        let theta = carve.take(dim);
-        crate::slices::copy(theta, theta0);
-        let grad = carve.take(dim);
-        let scratch = carve.take(dim);
-        let next = carve.take(dim);
         let mut icarve = Carver::new(index, "index", Self::index_len(&settings, terms))?;
         let batch = icarve.take(settings.batch);
         let perm = icarve.take(settings.access.index_len(terms));
-        let stream = BatchStream::new(settings.access, terms, perm)?;
+        let problem = Problem::new(dim, terms, Some(settings.batch), theta0);
+        let len = Self::workspace_len(dim);
+        let (core, mut rest) = SgCore::new(problem, work, len, settings.access, perm)?;
         Ok(Self {
             settings,
-            dim,
-            terms,
-            theta,
-            grad,
-            scratch,
-            next,
+            core,
+            scratch: rest.take(dim),
             batch,
-            stream,
             store,
             steps: 0,
         })
@@ -697,12 +681,12 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
 
     /// The position `θ`.
     pub fn theta(&self) -> &[f64] {
-        self.theta
+        self.core.theta
     }
 
     /// The position `θ`, to move the chain by hand (the snapshot is left as it is).
     pub fn theta_mut(&mut self) -> &mut [f64] {
-        self.theta
+        self.core.theta
     }
 
     /// The snapshot store.
@@ -717,7 +701,7 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
 
     /// The last gradient estimate `ĝ`.
     pub fn gradient(&self) -> &[f64] {
-        self.grad
+        self.core.grad
     }
 
     /// One step. RNG use: the minibatch indices (none at refresh steps), then `d` normals.
@@ -734,48 +718,34 @@ impl<'a, S: SnapshotShape> Agld<'a, S> {
     where
         S: SnapshotStore<T>,
     {
-        check_target(target, self.dim, self.terms)?;
-        self.grad.fill(0.0);
+        let chain = &mut self.core;
+        chain.check(target)?;
+        chain.grad.fill(0.0);
         let refreshed = self.settings.update.refreshes_at(self.steps);
         let evals = if refreshed {
             self.store
-                .refresh(target, self.theta, self.grad, self.scratch)?
+                .refresh(target, chain.theta, chain.grad, self.scratch)?
         } else {
-            self.stream.fill(rng, self.batch);
+            chain.stream.fill(rng, self.batch);
             crate::slices::sort(self.batch);
-            let weight = self.terms as f64 / self.settings.batch as f64;
+            let weight = chain.terms as f64 / self.settings.batch as f64;
             self.store.estimate(
                 target,
-                self.theta,
+                chain.theta,
                 self.batch,
                 weight,
                 self.settings.update.is_partial(),
-                self.grad,
+                chain.grad,
                 self.scratch,
             )?
         };
-        if !all_finite(self.grad) {
-            return Err(StepError::NonFiniteGradient);
-        }
-        overdamped_move(self.theta, self.grad, self.next, self.settings.step, rng)?;
+        check_finite(chain.grad)?;
+        chain.overdamped(self.settings.step, rng)?;
         self.steps += 1;
         Ok(SgStep {
             grad_evals: evals,
             index_moves: 0,
             refreshed,
         })
-    }
-}
-
-impl<T: SumTarget + ?Sized, S: SnapshotStore<T>> SgChain<T> for Agld<'_, S> {
-    fn step_with<R: Rng + ?Sized>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<SgStep, StepError<T::Error>> {
-        self.step(target, rng)
-    }
-    fn position(&self) -> &[f64] {
-        self.theta
     }
 }

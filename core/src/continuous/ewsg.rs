@@ -2,9 +2,8 @@
 
 use super::underdamped::check_friction;
 use super::{
-    Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
-    check_target, target_err, underdamped_move,
+    Access, BuildError, Problem, SgCore, SgStep, StepError, SumTarget, check_batch_size,
+    check_step, minibatch_estimate,
 };
 use crate::error::ParamError;
 use crate::random;
@@ -95,14 +94,9 @@ impl EwsgSettings {
 #[derive(Debug)]
 pub struct Ewsg<'a> {
     settings: EwsgSettings,
-    dim: usize,
-    terms: usize,
-    theta: &'a mut [f64],
+    core: SgCore<'a>,
     momentum: &'a mut [f64],
-    grad: &'a mut [f64],
     proposal: &'a mut [f64],
-    next: &'a mut [f64],
-    stream: BatchStream<'a>,
 }
 
 impl<'a> Ewsg<'a> {
@@ -115,7 +109,7 @@ impl<'a> Ewsg<'a> {
     ///
     /// # Errors
     ///
-    /// A [`BuildError`] for `d = 0`, `N = 0`, `n > N`, `(M + 1) n` beyond `u32`, a non-finite
+    /// A [`BuildError`] for `(M + 1) n` beyond `u32`, `d = 0`, `N = 0`, `n > N`, a non-finite
     /// `theta0`, or a workspace of the wrong length.
     pub fn new(
         settings: EwsgSettings,
@@ -124,32 +118,21 @@ impl<'a> Ewsg<'a> {
         theta0: &[f64],
         work: &'a mut [f64],
     ) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        check_batch(settings.batch, terms)?;
         let per_step = (u64::from(settings.index_chain) + 1).checked_mul(settings.batch as u64);
         if per_step.is_none_or(|e| e > u64::from(u32::MAX)) {
             return Err(BuildError::TooManyEvaluations);
         }
-        check_start(dim, theta0)?;
-        let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
-        let theta = carve.take(dim);
-        crate::slices::copy(theta, theta0);
-        let momentum = carve.take(dim);
+        let problem = Problem::new(dim, terms, Some(settings.batch), theta0);
+        let len = Self::workspace_len(dim);
+        let (core, mut rest) = SgCore::new(problem, work, len, Access::Random, &mut [])?;
+        let momentum = rest.take(dim);
         momentum.fill(0.0);
-        let grad = carve.take(dim);
-        let proposal = carve.take(dim);
-        let next = carve.take(dim);
-        let stream = BatchStream::new(Access::Random, terms, &mut [])?;
+        let proposal = rest.take(dim);
         Ok(Self {
             settings,
-            dim,
-            terms,
-            theta,
+            core,
             momentum,
-            grad,
             proposal,
-            next,
-            stream,
         })
     }
 
@@ -160,7 +143,7 @@ impl<'a> Ewsg<'a> {
 
     /// The position `θ`.
     pub fn theta(&self) -> &[f64] {
-        self.theta
+        self.core.theta
     }
 
     /// The momentum `r`.
@@ -170,12 +153,12 @@ impl<'a> Ewsg<'a> {
 
     /// The position and momentum, to move the chain by hand.
     pub fn state_mut(&mut self) -> (&mut [f64], &mut [f64]) {
-        (self.theta, self.momentum)
+        (self.core.theta, self.momentum)
     }
 
     /// The gradient estimate chosen by the last [`select`](Self::select) or step.
     pub fn gradient(&self) -> &[f64] {
-        self.grad
+        self.core.grad
     }
 
     /// Half the squared weight argument, `½|x + c G|²`.
@@ -208,27 +191,18 @@ impl<'a> Ewsg<'a> {
         target: &mut T,
         rng: &mut R,
     ) -> Result<SgStep, StepError<T::Error>> {
-        check_target(target, self.dim, self.terms)?;
+        self.core.check(target)?;
         let n = self.settings.batch;
-        self.grad.fill(0.0);
-        add_minibatch_grad(target, &mut self.stream, n, self.theta, self.grad, rng)
-            .map_err(target_err)?;
-        if !super::all_finite(self.grad) {
-            return Err(StepError::NonFiniteGradient);
-        }
-        let mut e_cur = self.energy(self.grad);
+        self.core.estimate(target, Some(n), rng)?;
+        let mut e_cur = self.energy(self.core.grad);
         let mut moves = 0u32;
         for _ in 0..self.settings.index_chain {
-            self.proposal.fill(0.0);
-            add_minibatch_grad(target, &mut self.stream, n, self.theta, self.proposal, rng)
-                .map_err(target_err)?;
-            if !super::all_finite(self.proposal) {
-                return Err(StepError::NonFiniteGradient);
-            }
+            let stream = &mut self.core.stream;
+            minibatch_estimate(target, stream, n, self.core.theta, self.proposal, rng)?;
             let e_prop = self.energy(self.proposal);
             let u = random::open_unit_f64(rng);
             if libm::log(u) < e_prop - e_cur {
-                core::mem::swap(&mut self.grad, &mut self.proposal);
+                core::mem::swap(&mut self.core.grad, &mut self.proposal);
                 e_cur = e_prop;
                 moves += 1;
             }
@@ -251,28 +225,8 @@ impl<'a> Ewsg<'a> {
         rng: &mut R,
     ) -> Result<SgStep, StepError<T::Error>> {
         let report = self.select(target, rng)?;
-        underdamped_move(
-            self.theta,
-            self.momentum,
-            self.grad,
-            self.next,
-            self.settings.step,
-            self.settings.friction,
-            rng,
-        )?;
+        let EwsgSettings { step, friction, .. } = self.settings;
+        self.core.underdamped(self.momentum, step, friction, rng)?;
         Ok(report)
-    }
-}
-
-impl<T: SumTarget + ?Sized> SgChain<T> for Ewsg<'_> {
-    fn step_with<R: Rng + ?Sized>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<SgStep, StepError<T::Error>> {
-        self.step(target, rng)
-    }
-    fn position(&self) -> &[f64] {
-        self.theta
     }
 }

@@ -1,9 +1,7 @@
 //! Overdamped Langevin: LMC with the full gradient, SGLD with a minibatch estimate.
 
 use super::{
-    Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
-    check_target, overdamped_move, target_err,
+    Access, BuildError, Problem, SgCore, SgStep, StepError, SumTarget, check_batch_size, check_step,
 };
 use crate::error::ParamError;
 use rand_core::Rng;
@@ -103,12 +101,7 @@ impl LangevinSettings {
 #[derive(Debug)]
 pub struct Langevin<'a> {
     settings: LangevinSettings,
-    dim: usize,
-    terms: usize,
-    theta: &'a mut [f64],
-    grad: &'a mut [f64],
-    next: &'a mut [f64],
-    stream: BatchStream<'a>,
+    core: SgCore<'a>,
 }
 
 impl<'a> Langevin<'a> {
@@ -139,30 +132,10 @@ impl<'a> Langevin<'a> {
         work: &'a mut [f64],
         index: &'a mut [u32],
     ) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        if let Some(n) = settings.batch {
-            check_batch(n, terms)?;
-        }
-        check_start(dim, theta0)?;
-        let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
-        let theta = carve.take(dim);
-        crate::slices::copy(theta, theta0);
-        let grad = carve.take(dim);
-        let next = carve.take(dim);
-        let access = match settings.batch {
-            Some(_) => settings.access,
-            None => Access::Cyclic,
-        };
-        let stream = BatchStream::new(access, terms, index)?;
-        Ok(Self {
-            settings,
-            dim,
-            terms,
-            theta,
-            grad,
-            next,
-            stream,
-        })
+        let problem = Problem::new(dim, terms, settings.batch, theta0);
+        let len = Self::workspace_len(dim);
+        let (core, _) = SgCore::new(problem, work, len, settings.access, index)?;
+        Ok(Self { settings, core })
     }
 
     /// The settings.
@@ -172,12 +145,12 @@ impl<'a> Langevin<'a> {
 
     /// The position `θ`.
     pub fn theta(&self) -> &[f64] {
-        self.theta
+        self.core.theta
     }
 
     /// The position `θ`, to move the chain by hand.
     pub fn theta_mut(&mut self) -> &mut [f64] {
-        self.theta
+        self.core.theta
     }
 
     /// One step. RNG use: the minibatch indices (if any), then `d` normals.
@@ -190,41 +163,13 @@ impl<'a> Langevin<'a> {
         target: &mut T,
         rng: &mut R,
     ) -> Result<SgStep, StepError<T::Error>> {
-        check_target(target, self.dim, self.terms)?;
-        self.grad.fill(0.0);
-        let evals = match self.settings.batch {
-            None => {
-                target
-                    .add_full_grad(self.theta, 1.0, self.grad)
-                    .map_err(target_err)?;
-                self.terms
-            }
-            Some(n) => {
-                add_minibatch_grad(target, &mut self.stream, n, self.theta, self.grad, rng)
-                    .map_err(target_err)?;
-                n
-            }
-        };
-        if !super::all_finite(self.grad) {
-            return Err(StepError::NonFiniteGradient);
-        }
-        overdamped_move(self.theta, self.grad, self.next, self.settings.step, rng)?;
+        let LangevinSettings { step, batch, .. } = self.settings;
+        self.core.check(target)?;
+        let grad_evals = self.core.estimate(target, batch, rng)?;
+        self.core.overdamped(step, rng)?;
         Ok(SgStep {
-            grad_evals: evals as u32,
+            grad_evals,
             ..SgStep::default()
         })
-    }
-}
-
-impl<T: SumTarget + ?Sized> SgChain<T> for Langevin<'_> {
-    fn step_with<R: Rng + ?Sized>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<SgStep, StepError<T::Error>> {
-        self.step(target, rng)
-    }
-    fn position(&self) -> &[f64] {
-        self.theta
     }
 }

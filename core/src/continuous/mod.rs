@@ -204,56 +204,50 @@ pub trait GlmSumTarget: SumTarget {
     ) -> Result<(), Self::Error>;
 }
 
+/// Writes trait methods that forward to `**self`, for the `&mut T` impls below (a model's own
+/// overrides, such as a faster [`SumTarget::add_full_grad`], stay in force through a borrow).
+macro_rules! forward_to_inner {
+    () => {};
+    (fn $name:ident(&self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?; $($rest:tt)*) => {
+        fn $name(&self $(, $arg: $ty)*) $(-> $ret)? {
+            (**self).$name($($arg),*)
+        }
+        forward_to_inner!($($rest)*);
+    };
+    (fn $name:ident(&mut self $(, $arg:ident: $ty:ty)*) $(-> $ret:ty)?; $($rest:tt)*) => {
+        fn $name(&mut self $(, $arg: $ty)*) $(-> $ret)? {
+            (**self).$name($($arg),*)
+        }
+        forward_to_inner!($($rest)*);
+    };
+}
+
 impl<T: SumTarget + ?Sized> SumTarget for &mut T {
     type Error = T::Error;
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn num_terms(&self) -> usize {
-        (**self).num_terms()
-    }
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Self::Error> {
-        (**self).add_term_grad(i, theta, scale, acc)
-    }
-    fn term_grad(&mut self, i: usize, theta: &[f64], grad: &mut [f64]) -> Result<(), Self::Error> {
-        (**self).term_grad(i, theta, grad)
-    }
-    fn add_full_grad(
-        &mut self,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Self::Error> {
-        (**self).add_full_grad(theta, scale, acc)
+    forward_to_inner! {
+        fn dim(&self) -> usize;
+        fn num_terms(&self) -> usize;
+        fn add_term_grad(&mut self, i: usize, theta: &[f64], scale: f64, acc: &mut [f64])
+            -> Result<(), Self::Error>;
+        fn term_grad(&mut self, i: usize, theta: &[f64], grad: &mut [f64])
+            -> Result<(), Self::Error>;
+        fn add_full_grad(&mut self, theta: &[f64], scale: f64, acc: &mut [f64])
+            -> Result<(), Self::Error>;
     }
 }
 
 impl<T: GlmSumTarget + ?Sized> GlmSumTarget for &mut T {
-    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Self::Error> {
-        (**self).term_scalar(i, theta)
-    }
-    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
-        (**self).add_term_data(i, scale, acc)
-    }
-    fn add_shared_grad(
-        &mut self,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Self::Error> {
-        (**self).add_shared_grad(theta, scale, acc)
+    forward_to_inner! {
+        fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Self::Error>;
+        fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]);
+        fn add_shared_grad(&mut self, theta: &[f64], scale: f64, acc: &mut [f64])
+            -> Result<(), Self::Error>;
     }
 }
 
 impl<T: SumPotential + ?Sized> SumPotential for &mut T {
-    fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Self::Error> {
-        (**self).term_potential(i, theta)
+    forward_to_inner! {
+        fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Self::Error>;
     }
 }
 
@@ -381,6 +375,32 @@ pub trait SgChain<T: SumTarget + ?Sized> {
     fn position(&self) -> &[f64];
 }
 
+/// Implements [`SgChain`] through the chains' inherent `step` and `theta`; the brackets hold
+/// the extra generic parameters of a chain.
+macro_rules! impl_sg_chain {
+    ($([$($generics:tt)*] $chain:ty),* $(,)?) => {$(
+        impl<T: SumTarget + ?Sized, $($generics)*> SgChain<T> for $chain {
+            fn step_with<R: rand_core::Rng + ?Sized>(
+                &mut self,
+                target: &mut T,
+                rng: &mut R,
+            ) -> Result<SgStep, StepError<T::Error>> {
+                self.step(target, rng)
+            }
+            fn position(&self) -> &[f64] {
+                self.theta()
+            }
+        }
+    )*};
+}
+
+impl_sg_chain! {
+    [] Langevin<'_>,
+    [] Underdamped<'_>,
+    [] Ewsg<'_>,
+    [S: SnapshotStore<T>] Agld<'_, S>,
+}
+
 /// Checks the problem shape shared by every chain: `d ≥ 1`, `1 ≤ N ≤ u32::MAX`.
 pub(crate) fn check_shape(dim: usize, terms: usize) -> Result<(), BuildError> {
     if dim == 0 {
@@ -499,21 +519,172 @@ pub(crate) fn all_finite(xs: &[f64]) -> bool {
     (a0 + a1) + (a2 + a3) + tail == 0.0
 }
 
-/// `acc += scale · (N/n) Σ_{i∈batch} ∇V_i(θ)` drawn from `stream`: `n` per-term gradients.
-pub(crate) fn add_minibatch_grad<T: SumTarget + ?Sized, R: rand_core::Rng + ?Sized>(
+/// `out ← (N/n) Σ_{i∈batch} ∇V_i(θ)` over `n` indices drawn from `stream`, checked finite: `n`
+/// per-term gradients.
+pub(crate) fn minibatch_estimate<T: SumTarget + ?Sized, R: rand_core::Rng + ?Sized>(
     target: &mut T,
     stream: &mut BatchStream<'_>,
     batch: usize,
     theta: &[f64],
-    acc: &mut [f64],
+    out: &mut [f64],
     rng: &mut R,
-) -> Result<(), T::Error> {
+) -> Result<(), StepError<T::Error>> {
+    out.fill(0.0);
     let w = stream.terms() as f64 / batch as f64;
     for _ in 0..batch {
         let i = stream.next_index(rng);
-        target.add_term_grad(i, theta, w, acc)?;
+        target.add_term_grad(i, theta, w, out).map_err(target_err)?;
     }
-    Ok(())
+    check_finite(out)
+}
+
+/// [`StepError::NonFiniteGradient`] unless every entry of the gradient `g` is finite.
+pub(crate) fn check_finite<E>(g: &[f64]) -> Result<(), StepError<E>> {
+    if all_finite(g) {
+        Ok(())
+    } else {
+        Err(StepError::NonFiniteGradient)
+    }
+}
+
+/// What a chain is built for: the shape `(d, N)`, the minibatch size (`None` for the full
+/// gradient) and the start `θ₀`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Problem<'t> {
+    /// `d`.
+    pub(crate) dim: usize,
+    /// `N`.
+    pub(crate) terms: usize,
+    /// `n`, or `None` for the full gradient.
+    pub(crate) batch: Option<usize>,
+    /// `θ₀`.
+    pub(crate) theta0: &'t [f64],
+}
+
+impl<'t> Problem<'t> {
+    /// The problem `(d, N)` with minibatches of `batch` (or the full gradient) from `theta0`.
+    pub(crate) fn new(dim: usize, terms: usize, batch: Option<usize>, theta0: &'t [f64]) -> Self {
+        Self {
+            dim,
+            terms,
+            batch,
+            theta0,
+        }
+    }
+}
+
+/// The state every integrator carries: the shape, the position `θ`, the gradient estimate,
+/// the proposed next state (position or momentum) and the stream of minibatch indices.
+#[derive(Debug)]
+pub(crate) struct SgCore<'a> {
+    pub(crate) dim: usize,
+    pub(crate) terms: usize,
+    pub(crate) theta: &'a mut [f64],
+    pub(crate) grad: &'a mut [f64],
+    pub(crate) next: &'a mut [f64],
+    pub(crate) stream: BatchStream<'a>,
+}
+
+impl<'a> SgCore<'a> {
+    /// Checks `problem` (shape, minibatch against `N`, a finite start of length `d`) and the
+    /// workspace length `len`, then takes `θ` (set to `θ₀`), the gradient and the proposal from
+    /// `work`; the rest of `work` is returned for the chain's own buffers. The minibatch
+    /// indices follow `access` over the permutation buffer `perm` (cyclic, drawing nothing, for
+    /// the full gradient).
+    pub(crate) fn new(
+        problem: Problem<'_>,
+        work: &'a mut [f64],
+        len: usize,
+        access: Access,
+        perm: &'a mut [u32],
+    ) -> Result<(Self, Carver<'a, f64>), BuildError> {
+        let Problem {
+            dim,
+            terms,
+            batch,
+            theta0,
+        } = problem;
+        check_shape(dim, terms)?;
+        if let Some(n) = batch {
+            check_batch(n, terms)?;
+        }
+        check_start(dim, theta0)?;
+        let mut carve = Carver::new(work, "workspace", len)?;
+        let theta = carve.take(dim);
+        crate::slices::copy(theta, theta0);
+        let grad = carve.take(dim);
+        let next = carve.take(dim);
+        let access = if batch.is_some() {
+            access
+        } else {
+            Access::Cyclic
+        };
+        let stream = BatchStream::new(access, terms, perm)?;
+        let chain = Self {
+            dim,
+            terms,
+            theta,
+            grad,
+            next,
+            stream,
+        };
+        Ok((chain, carve))
+    }
+
+    /// Checks the target passed to a step against the chain's shape.
+    pub(crate) fn check<T: SumTarget + ?Sized>(
+        &self,
+        target: &T,
+    ) -> Result<(), StepError<T::Error>> {
+        check_target(target, self.dim, self.terms)
+    }
+
+    /// The gradient estimate at `θ`, checked finite: the full gradient (`batch = None`) or a
+    /// minibatch of `n` drawn from the stream. Returns the per-term gradients evaluated.
+    pub(crate) fn estimate<T: SumTarget + ?Sized, R: rand_core::Rng + ?Sized>(
+        &mut self,
+        target: &mut T,
+        batch: Option<usize>,
+        rng: &mut R,
+    ) -> Result<u32, StepError<T::Error>> {
+        let evals = match batch {
+            None => {
+                self.grad.fill(0.0);
+                target
+                    .add_full_grad(self.theta, 1.0, self.grad)
+                    .map_err(target_err)?;
+                check_finite(self.grad)?;
+                self.terms
+            }
+            Some(n) => {
+                minibatch_estimate(target, &mut self.stream, n, self.theta, self.grad, rng)?;
+                n
+            }
+        };
+        Ok(evals as u32)
+    }
+
+    /// The overdamped move with the current gradient estimate (see [`overdamped_move`]).
+    pub(crate) fn overdamped<R: rand_core::Rng + ?Sized>(
+        &mut self,
+        step: f64,
+        rng: &mut R,
+    ) -> Result<(), NonFiniteState> {
+        overdamped_move(self.theta, self.grad, self.next, step, rng)
+    }
+
+    /// The underdamped move with the current gradient estimate (see [`underdamped_move`]).
+    pub(crate) fn underdamped<R: rand_core::Rng + ?Sized>(
+        &mut self,
+        momentum: &mut [f64],
+        step: f64,
+        friction: f64,
+        rng: &mut R,
+    ) -> Result<(), NonFiniteState> {
+        underdamped_move(
+            self.theta, momentum, self.grad, self.next, step, friction, rng,
+        )
+    }
 }
 
 /// The overdamped move `θ ← θ − h g + √(2h) ξ`, computed into `next` and committed only if

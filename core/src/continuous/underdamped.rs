@@ -2,9 +2,7 @@
 //! minibatch estimate (SGHMC).
 
 use super::{
-    Access, BatchStream, BuildError, Carver, SgChain, SgStep, StepError, SumTarget,
-    add_minibatch_grad, check_batch, check_batch_size, check_shape, check_start, check_step,
-    check_target, target_err, underdamped_move,
+    Access, BuildError, Problem, SgCore, SgStep, StepError, SumTarget, check_batch_size, check_step,
 };
 use crate::error::ParamError;
 use rand_core::Rng;
@@ -93,27 +91,21 @@ impl UnderdampedSettings {
 #[derive(Debug)]
 pub struct Underdamped<'a> {
     settings: UnderdampedSettings,
-    dim: usize,
-    terms: usize,
-    theta: &'a mut [f64],
+    core: SgCore<'a>,
     momentum: &'a mut [f64],
-    grad: &'a mut [f64],
-    next: &'a mut [f64],
-    stream: BatchStream<'a>,
 }
 
 impl<'a> Underdamped<'a> {
-    /// The `f64` workspace length: `4d` (position, momentum, gradient, proposal).
+    /// The `f64` workspace length: `4d` (position, gradient, proposal, momentum).
     pub const fn workspace_len(dim: usize) -> usize {
         4 * dim
     }
 
     /// The `u32` workspace length: `N` for reshuffled minibatches, else 0.
     pub fn index_len(settings: &UnderdampedSettings, terms: usize) -> usize {
-        match settings.batch {
-            Some(_) => settings.access.index_len(terms),
-            None => 0,
-        }
+        settings
+            .batch
+            .map_or(0, |_| settings.access.index_len(terms))
     }
 
     /// A chain at `(theta0, 0)`.
@@ -130,32 +122,20 @@ impl<'a> Underdamped<'a> {
         work: &'a mut [f64],
         index: &'a mut [u32],
     ) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        if let Some(n) = settings.batch {
-            check_batch(n, terms)?;
-        }
-        check_start(dim, theta0)?;
-        let mut carve = Carver::new(work, "workspace", Self::workspace_len(dim))?;
-        let theta = carve.take(dim);
-        crate::slices::copy(theta, theta0);
-        let momentum = carve.take(dim);
+        let problem = Problem::new(dim, terms, settings.batch, theta0);
+        let (core, mut rest) = SgCore::new(
+            problem,
+            work,
+            Self::workspace_len(dim),
+            settings.access,
+            index,
+        )?;
+        let momentum = rest.take(dim);
         momentum.fill(0.0);
-        let grad = carve.take(dim);
-        let next = carve.take(dim);
-        let access = match settings.batch {
-            Some(_) => settings.access,
-            None => Access::Cyclic,
-        };
-        let stream = BatchStream::new(access, terms, index)?;
         Ok(Self {
             settings,
-            dim,
-            terms,
-            theta,
+            core,
             momentum,
-            grad,
-            next,
-            stream,
         })
     }
 
@@ -166,7 +146,7 @@ impl<'a> Underdamped<'a> {
 
     /// The position `θ`.
     pub fn theta(&self) -> &[f64] {
-        self.theta
+        self.core.theta
     }
 
     /// The momentum `r`.
@@ -176,10 +156,11 @@ impl<'a> Underdamped<'a> {
 
     /// The position and momentum, to move the chain by hand.
     pub fn state_mut(&mut self) -> (&mut [f64], &mut [f64]) {
-        (self.theta, self.momentum)
+        (self.core.theta, self.momentum)
     }
 
-    /// One step. RNG use: the minibatch indices (if any), then `d` normals.
+    /// One step: the gradient estimate (RNG use: the minibatch indices, if any), then the
+    /// Euler–Maruyama move (`d` normals).
     ///
     /// # Errors
     ///
@@ -189,49 +170,18 @@ impl<'a> Underdamped<'a> {
         target: &mut T,
         rng: &mut R,
     ) -> Result<SgStep, StepError<T::Error>> {
-        check_target(target, self.dim, self.terms)?;
-        self.grad.fill(0.0);
-        let evals = match self.settings.batch {
-            None => {
-                target
-                    .add_full_grad(self.theta, 1.0, self.grad)
-                    .map_err(target_err)?;
-                self.terms
-            }
-            Some(n) => {
-                add_minibatch_grad(target, &mut self.stream, n, self.theta, self.grad, rng)
-                    .map_err(target_err)?;
-                n
-            }
-        };
-        if !super::all_finite(self.grad) {
-            return Err(StepError::NonFiniteGradient);
-        }
-        underdamped_move(
-            self.theta,
-            self.momentum,
-            self.grad,
-            self.next,
-            self.settings.step,
-            self.settings.friction,
-            rng,
-        )?;
+        let UnderdampedSettings {
+            step,
+            friction,
+            batch,
+            ..
+        } = self.settings;
+        self.core.check(target)?;
+        let grad_evals = self.core.estimate(target, batch, rng)?;
+        self.core.underdamped(self.momentum, step, friction, rng)?;
         Ok(SgStep {
-            grad_evals: evals as u32,
+            grad_evals,
             ..SgStep::default()
         })
-    }
-}
-
-impl<T: SumTarget + ?Sized> SgChain<T> for Underdamped<'_> {
-    fn step_with<R: Rng + ?Sized>(
-        &mut self,
-        target: &mut T,
-        rng: &mut R,
-    ) -> Result<SgStep, StepError<T::Error>> {
-        self.step(target, rng)
-    }
-    fn position(&self) -> &[f64] {
-        self.theta
     }
 }

@@ -111,6 +111,37 @@ impl<'a> IsingGraph<'a> {
         let h = self.field.get(i).copied().unwrap_or(0.0);
         (2.0 * (self.local_field(x, i) + f64::from(h))) as f32
     }
+
+    /// The share of `ΔU` of flipping site `i` (spin change `delta`) in the move `mv`, refreshing
+    /// the gradient entries of its neighbours at the new state.
+    #[inline(always)]
+    fn flip_update(&self, mv: &FlipMove<'_>, i: usize, delta: f32, grad: &mut [f32]) -> f64 {
+        let mut both = 0.0f64;
+        for (j, c) in self.edges(i) {
+            let Some(delta_j) = super::spin_change(mv, j) else {
+                continue;
+            };
+            both += f64::from(c) * f64::from(delta_j);
+            let fresh = self.grad_at(mv.to, j);
+            if let Some(g) = grad.get_mut(j) {
+                *g = fresh;
+            }
+        }
+        let h = f64::from(self.field.get(i).copied().unwrap_or(0.0));
+        f64::from(delta) * (self.local_field(mv.from, i) + 0.5 * both + h)
+    }
+
+    /// `U(x)`, writing `∇U(x)` into `grad`.
+    fn evaluate(&self, x: &[u8], grad: &mut [f32]) -> f64 {
+        let mut u = 0.0f64;
+        for (i, ((&xi, g), &h)) in x.iter().zip(grad.iter_mut()).zip(self.field).enumerate() {
+            let s = 2.0 * f64::from(xi) - 1.0;
+            let local = self.local_field(x, i);
+            *g = (2.0 * (local + f64::from(h))) as f32;
+            u += s * (0.5 * local + f64::from(h));
+        }
+        u
+    }
 }
 
 impl BinaryTarget for IsingGraph<'_> {
@@ -121,14 +152,7 @@ impl BinaryTarget for IsingGraph<'_> {
     }
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
-        let mut u = 0.0f64;
-        for (i, ((&xi, g), &h)) in x.iter().zip(grad.iter_mut()).zip(self.field).enumerate() {
-            let s = 2.0 * f64::from(xi) - 1.0;
-            let local = self.local_field(x, i);
-            *g = (2.0 * (local + f64::from(h))) as f32;
-            u += s * (0.5 * local + f64::from(h));
-        }
-        Ok(u)
+        Ok(self.evaluate(x, grad))
     }
 
     fn log_density_and_grad_after(
@@ -136,36 +160,9 @@ impl BinaryTarget for IsingGraph<'_> {
         mv: &FlipMove<'_>,
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
-        // Past one flip in eight sites a fresh evaluation is cheaper than the per-flip
-        // updates; this also bounds the cost of a step whatever the inputs.
-        if mv.flipped.len() * 8 > self.dim() {
-            return self.log_density_and_grad(mv.to, grad);
-        }
-        for (g, &f) in grad.iter_mut().zip(mv.from_grad) {
-            *g = f;
-        }
-        let mut delta_u = 0.0f64;
-        for &i in mv.flipped {
-            let i = i as usize;
-            let (Some(&from), Some(&to)) = (mv.from.get(i), mv.to.get(i)) else {
-                continue;
-            };
-            let delta = f64::from(super::spin_delta(from, to));
-            let mut both = 0.0f64;
-            for (j, c) in self.edges(i) {
-                let (Some(&fj), Some(&tj)) = (mv.from.get(j), mv.to.get(j)) else {
-                    continue;
-                };
-                both += f64::from(c) * f64::from(super::spin_delta(fj, tj));
-                let fresh = self.grad_at(mv.to, j);
-                if let Some(g) = grad.get_mut(j) {
-                    *g = fresh;
-                }
-            }
-            let h = f64::from(self.field.get(i).copied().unwrap_or(0.0));
-            delta_u += delta * (self.local_field(mv.from, i) + 0.5 * both + h);
-        }
-        Ok(mv.from_log_density + delta_u)
+        let flip = |i, delta, grad: &mut [f32]| self.flip_update(mv, i, delta, grad);
+        let after = super::local_update(mv, grad, self.dim(), flip);
+        Ok(after.unwrap_or_else(|| self.evaluate(mv.to, grad)))
     }
 }
 

@@ -227,43 +227,31 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
         mv: &FlipMove<'_>,
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
-        // Past one flip in eight sites a fresh evaluation is cheaper than the per-flip
-        // updates; this also bounds the cost of a step whatever the inputs.
-        if mv.flipped.len() * 8 > self.dim() {
-            return self.log_density_and_grad(mv.to, grad);
-        }
-        for (g, &f) in grad.iter_mut().zip(mv.from_grad) {
-            *g = f;
-        }
         // ΔU = Σ_{i flipped} δ_i (J n_i + h) + J Σ_{bonds with both ends flipped} δ_i δ_j, with
         // n_i the neighbour sum before the move. Neighbour sums are small integers, so this and
         // the refreshed gradients are exact functions of the state: no drift over long runs.
-        let mut delta_u = 0.0f64;
-        for &i in mv.flipped {
-            let i = i as usize;
-            let (Some(&from), Some(&to)) = (mv.from.get(i), mv.to.get(i)) else {
-                continue;
-            };
-            let delta = super::spin_delta(from, to);
+        let after = super::local_update(mv, grad, self.dim(), |i, delta, grad| {
             let n_before = self.neighbour_sum(mv.from, i);
             let mut both_flipped = 0.0f32;
             for j in self.neighbours(i).into_iter().flatten() {
-                let (Some(&fj), Some(&tj)) = (mv.from.get(j), mv.to.get(j)) else {
+                let Some(delta_j) = super::spin_change(mv, j) else {
                     continue;
                 };
-                both_flipped += super::spin_delta(fj, tj);
+                both_flipped += delta_j;
                 let fresh = 2.0 * (self.coupling * self.neighbour_sum(mv.to, j) + self.field);
                 if let Some(g) = grad.get_mut(j) {
                     *g = fresh;
                 }
             }
             // Each bond with both ends flipped is met from both ends: count half each time.
-            delta_u += f64::from(delta)
-                * (f64::from(self.coupling)
-                    * (f64::from(n_before) + 0.5 * f64::from(both_flipped))
-                    + f64::from(self.field));
+            f64::from(delta)
+                * (f64::from(self.coupling) * (f64::from(n_before) + 0.5 * f64::from(both_flipped))
+                    + f64::from(self.field))
+        });
+        match after {
+            Some(u) => Ok(u),
+            None => self.log_density_and_grad(mv.to, grad),
         }
-        Ok(mv.from_log_density + delta_u)
     }
 }
 

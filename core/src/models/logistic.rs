@@ -1,5 +1,6 @@
 //! Bayesian logistic regression over binary coefficients.
 
+use super::Cache;
 use crate::error::{LenError, ParamError};
 use crate::math::{sigmoid, softplus};
 use crate::target::{BinaryTarget, FlipMove};
@@ -28,10 +29,10 @@ use core::convert::Infallible;
 /// ```
 #[derive(Debug)]
 pub struct BinaryLogistic<'a> {
+    /// The linear predictors `v = Xβ`.
+    linear: Cache<'a>,
     x: &'a [f32],
     y: &'a [f32],
-    linear: &'a mut [f64],
-    linear_proposal: &'a mut [f64],
 }
 
 impl<'a> BinaryLogistic<'a> {
@@ -55,7 +56,7 @@ impl<'a> BinaryLogistic<'a> {
                 })
             });
         }
-        LenError::check("cache", 2 * m, cache.len())?;
+        let linear = Cache::new(cache, m)?;
         if x.iter().any(|v| !v.is_finite()) {
             return Err(ParamError::NonFinite("X"));
         }
@@ -65,13 +66,7 @@ impl<'a> BinaryLogistic<'a> {
                 value: f64::from(bad),
             });
         }
-        let (linear, linear_proposal) = cache.split_at_mut(m);
-        Ok(Self {
-            x,
-            y,
-            linear,
-            linear_proposal,
-        })
+        Ok(Self { linear, x, y })
     }
 
     fn cols(&self) -> usize {
@@ -104,7 +99,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
 
     fn log_density_and_grad(&mut self, beta: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let d = self.cols();
-        for (i, v) in self.linear.iter_mut().enumerate() {
+        for (i, v) in self.linear.current.iter_mut().enumerate() {
             let row = self.x.get(i * d..(i + 1) * d).unwrap_or(&[]);
             *v = row
                 .iter()
@@ -112,10 +107,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
                 .map(|(&xij, &bj)| f64::from(xij) * f64::from(bj))
                 .sum();
         }
-        let v = core::mem::take(&mut self.linear);
-        let u = self.finish(v, grad);
-        self.linear = v;
-        Ok(u)
+        Ok(self.finish(self.linear.current, grad))
     }
 
     fn log_density_and_grad_after(
@@ -124,7 +116,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let d = self.cols();
-        crate::slices::copy(self.linear_proposal, self.linear);
+        let linear = self.linear.propose();
         for &j in mv.flipped {
             let j = j as usize;
             let (Some(&from), Some(&to)) = (mv.from.get(j), mv.to.get(j)) else {
@@ -132,18 +124,15 @@ impl BinaryTarget for BinaryLogistic<'_> {
             };
             let delta = f64::from(to) - f64::from(from);
             let column = self.x.get(j..).unwrap_or(&[]).iter().step_by(d.max(1));
-            for (v, &xij) in self.linear_proposal.iter_mut().zip(column) {
+            for (v, &xij) in linear.iter_mut().zip(column) {
                 *v += delta * f64::from(xij);
             }
         }
-        let v = core::mem::take(&mut self.linear_proposal);
-        let u = self.finish(v, grad);
-        self.linear_proposal = v;
-        Ok(u)
+        Ok(self.finish(self.linear.proposal, grad))
     }
 
     fn commit(&mut self) {
-        core::mem::swap(&mut self.linear, &mut self.linear_proposal);
+        self.linear.commit();
     }
 }
 

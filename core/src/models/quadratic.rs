@@ -1,5 +1,6 @@
 //! The dense binary quadratic model.
 
+use super::Cache;
 use crate::error::{LenError, ParamError};
 use crate::target::{BinaryTarget, FlipMove};
 use core::convert::Infallible;
@@ -26,10 +27,10 @@ use core::convert::Infallible;
 /// ```
 #[derive(Debug)]
 pub struct BinaryQuadratic<'a> {
+    /// The gradient `(W + Wᵀ)x + b`.
+    grad: Cache<'a>,
     w: &'a [f32],
     b: &'a [f32],
-    grad: &'a mut [f64],
-    grad_proposal: &'a mut [f64],
 }
 
 impl<'a> BinaryQuadratic<'a> {
@@ -49,21 +50,23 @@ impl<'a> BinaryQuadratic<'a> {
             value: d as f64,
         })?;
         LenError::check("W", d2, w.len())?;
-        LenError::check("cache", 2 * d, cache.len())?;
+        let grad = Cache::new(cache, d)?;
         if w.iter().any(|v| !v.is_finite()) {
             return Err(ParamError::NonFinite("W"));
         }
         if b.iter().any(|v| !v.is_finite()) {
             return Err(ParamError::NonFinite("b"));
         }
-        let (grad, grad_proposal) = cache.split_at_mut(d);
-        Ok(Self {
-            w,
-            b,
-            grad,
-            grad_proposal,
-        })
+        Ok(Self { grad, w, b })
     }
+}
+
+/// Writes the cached gradient `g` into `grad` in single precision; passes `u` through.
+fn narrow(grad: &mut [f32], g: &[f64], u: f64) -> f64 {
+    for (out, &g) in grad.iter_mut().zip(g) {
+        *out = g as f32;
+    }
+    u
 }
 
 impl BinaryTarget for BinaryQuadratic<'_> {
@@ -77,7 +80,8 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         let d = self.b.len();
         // grad = W x (row dots) + Wᵀ x (rows of the active coordinates) + b.
         let mut u = 0.0f64;
-        for (j, ((g, &bj), &xj)) in self.grad.iter_mut().zip(self.b).zip(x).enumerate() {
+        let cached = &mut *self.grad.current;
+        for (j, ((g, &bj), &xj)) in cached.iter_mut().zip(self.b).zip(x).enumerate() {
             let row = self.w.get(j * d..(j + 1) * d).unwrap_or(&[]);
             let wx: f64 = row
                 .iter()
@@ -90,15 +94,12 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         for (k, &xk) in x.iter().enumerate() {
             if xk != 0 {
                 let row = self.w.get(k * d..(k + 1) * d).unwrap_or(&[]);
-                for (g, &w) in self.grad.iter_mut().zip(row) {
+                for (g, &w) in cached.iter_mut().zip(row) {
                     *g += f64::from(w);
                 }
             }
         }
-        for (out, &g) in grad.iter_mut().zip(self.grad.iter()) {
-            *out = g as f32;
-        }
-        Ok(u)
+        Ok(narrow(grad, cached, u))
     }
 
     fn log_density_and_grad_after(
@@ -107,9 +108,7 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
         let d = self.b.len();
-        for (p, &g) in self.grad_proposal.iter_mut().zip(self.grad.iter()) {
-            *p = g;
-        }
+        let proposal = self.grad.propose();
         let mut delta_u = 0.0f64;
         for &i in mv.flipped {
             let i = i as usize;
@@ -118,23 +117,20 @@ impl BinaryTarget for BinaryQuadratic<'_> {
             };
             let delta = f64::from(to) - f64::from(from);
             let w_ii = f64::from(self.w.get(i * d + i).copied().unwrap_or(0.0));
-            let g_i = self.grad_proposal.get(i).copied().unwrap_or(0.0);
+            let g_i = proposal.get(i).copied().unwrap_or(0.0);
             // U(x + δe_i) − U(x) = δ g_i + W_ii δ² (exact for a quadratic).
             delta_u += delta * g_i + w_ii * delta * delta;
             let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d.max(1));
             let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
-            for ((g, &w_ij), &w_ji) in self.grad_proposal.iter_mut().zip(row).zip(column) {
+            for ((g, &w_ij), &w_ji) in proposal.iter_mut().zip(row).zip(column) {
                 *g += delta * (f64::from(w_ij) + f64::from(w_ji));
             }
         }
-        for (out, &g) in grad.iter_mut().zip(self.grad_proposal.iter()) {
-            *out = g as f32;
-        }
-        Ok(mv.from_log_density + delta_u)
+        Ok(narrow(grad, proposal, mv.from_log_density + delta_u))
     }
 
     fn commit(&mut self) {
-        core::mem::swap(&mut self.grad, &mut self.grad_proposal);
+        self.grad.commit();
     }
 }
 
@@ -144,7 +140,8 @@ impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {
         let d = self.b.len();
         let delta = 1.0 - 2.0 * f64::from(x.get(i).copied().unwrap_or(0));
         let w_ii = f64::from(self.w.get(i * d + i).copied().unwrap_or(0.0));
-        Ok(delta * self.grad.get(i).copied().unwrap_or(0.0) + w_ii * delta * delta)
+        let g_i = self.grad.current.get(i).copied().unwrap_or(0.0);
+        Ok(delta * g_i + w_ii * delta * delta)
     }
 
     fn commit_flip(&mut self, x: &[u8], i: usize) {
@@ -153,7 +150,7 @@ impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {
         let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
         let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d.max(1));
         let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
-        for ((g, &w_ij), &w_ji) in self.grad.iter_mut().zip(row).zip(column) {
+        for ((g, &w_ij), &w_ji) in self.grad.current.iter_mut().zip(row).zip(column) {
             *g += delta * (f64::from(w_ij) + f64::from(w_ji));
         }
     }

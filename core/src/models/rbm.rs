@@ -1,5 +1,6 @@
 //! The restricted Boltzmann machine with hidden units summed out.
 
+use super::Cache;
 use crate::error::{LenError, ParamError};
 use crate::math::{FlipMath, Libm};
 use crate::target::{BinaryTarget, FlipMove};
@@ -39,8 +40,8 @@ pub struct Rbm<'a, M: FlipMath = Libm> {
     wt: Option<&'a [f32]>,
     b: &'a [f32],
     c: &'a [f32],
-    hidden: &'a mut [f64],
-    hidden_proposal: &'a mut [f64],
+    /// The hidden pre-activations `W x + c`.
+    hidden: Cache<'a>,
     math: core::marker::PhantomData<M>,
 }
 
@@ -82,20 +83,18 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             value: h as f64 * v as f64,
         })?;
         LenError::check("W", n, w.len())?;
-        LenError::check("cache", 2 * h, cache.len())?;
+        let hidden = Cache::new(cache, h)?;
         for (name, s) in [("W", w), ("b", b), ("c", c)] {
             if s.iter().any(|v| !v.is_finite()) {
                 return Err(ParamError::NonFinite(name));
             }
         }
-        let (hidden, hidden_proposal) = cache.split_at_mut(h);
         Ok(Self {
             w,
             wt: None,
             b,
             c,
             hidden,
-            hidden_proposal,
             math: core::marker::PhantomData,
         })
     }
@@ -329,7 +328,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let v = self.b.len();
-        let pre = core::mem::take(&mut self.hidden);
+        let pre = core::mem::take(&mut self.hidden.current);
         let u = self.evaluate(x, grad, pre, |first, rows, pre| {
             let c = self.c.get(first..).unwrap_or(&[]);
             for ((p, row), &cj) in pre.iter_mut().zip(rows.chunks_exact(v.max(1))).zip(c) {
@@ -341,7 +340,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
                         .sum::<f64>();
             }
         });
-        self.hidden = pre;
+        self.hidden.current = pre;
         Ok(u)
     }
 
@@ -350,9 +349,8 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         mv: &FlipMove<'_>,
         grad: &mut [f32],
     ) -> Result<f64, Infallible> {
-        let v = self.b.len();
-        let current = core::mem::take(&mut self.hidden);
-        let pre = core::mem::take(&mut self.hidden_proposal);
+        let current = core::mem::take(&mut self.hidden.current);
+        let pre = core::mem::take(&mut self.hidden.proposal);
         let u = if let Some(wt) = self.wt {
             // Each flip adds ±(its row of Wᵀ), in flip order: the sums of the other branch.
             for (p, &c) in pre.iter_mut().zip(current.iter()) {
@@ -375,6 +373,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
             }
             self.evaluate(mv.to, grad, pre, |_, _, _| {})
         } else {
+            let v = self.b.len();
             self.evaluate(mv.to, grad, pre, |first, rows, pre| {
                 let start = current.get(first..).unwrap_or(&[]);
                 for (p, &h) in pre.iter_mut().zip(start) {
@@ -383,13 +382,13 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
                 add_flipped_columns(pre, rows, v, mv);
             })
         };
-        self.hidden = current;
-        self.hidden_proposal = pre;
+        self.hidden.current = current;
+        self.hidden.proposal = pre;
         Ok(u)
     }
 
     fn commit(&mut self) {
-        core::mem::swap(&mut self.hidden, &mut self.hidden_proposal);
+        self.hidden.commit();
     }
 }
 
@@ -401,6 +400,7 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
         let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
         let hidden: f64 = self
             .hidden
+            .current
             .iter()
             .zip(column)
             .map(|(&p, &w)| {
@@ -414,7 +414,7 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
         let v = self.b.len();
         let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
         let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
-        for (h, &w) in self.hidden.iter_mut().zip(column) {
+        for (h, &w) in self.hidden.current.iter_mut().zip(column) {
             *h += delta * f64::from(w);
         }
     }

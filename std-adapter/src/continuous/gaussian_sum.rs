@@ -1,7 +1,7 @@
 //! The Gaussian sum `V_i(θ) = ½|θ − c_i|²` (Li et al. 2020, Sec. 5.1).
 
 use super::{ContinuousError, DataMatrix, normals};
-use langevin_core::continuous::{SumPotential, SumTarget};
+use langevin_core::continuous::SumPotential;
 use std::convert::Infallible;
 
 /// `V(θ) = Σ_i ½|θ − c_i|²`: the target is `N(c̄, I/N)` with `c̄` the mean centre.
@@ -67,28 +67,17 @@ impl GaussianSum {
     }
 }
 
-impl SumTarget for GaussianSum {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.centers.cols()
-    }
-    fn num_terms(&self) -> usize {
-        self.centers.rows()
-    }
+impl GaussianSum {
+    /// `acc += scale · (θ − c_i)`.
     #[inline]
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
+    fn add_grad(&self, i: usize, theta: &[f64], scale: f64, acc: &mut [f64]) {
         for (a, (&t, &c)) in acc.iter_mut().zip(theta.iter().zip(self.centers.row(i))) {
             *a += scale * (t - c);
         }
-        Ok(())
     }
 }
+
+sum_over_rows!(GaussianSum, centers);
 
 impl SumPotential for GaussianSum {
     fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {

@@ -1,7 +1,7 @@
 //! Bayesian logistic regression with a Gaussian prior.
 
-use super::{ContinuousError, DataMatrix, axpy, check_variance, dot, normals};
-use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
+use super::{ContinuousError, DataMatrix, check_responses, check_variance, dot, normals};
+use langevin_core::continuous::SumPotential;
 use langevin_core::math::{sigmoid, softplus};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -10,6 +10,8 @@ use std::sync::Arc;
 /// `V_i(θ) = softplus(−y_i x_iᵀθ) + |θ|² / (2 v N)` (the prior spread evenly over the terms).
 ///
 /// As a [`GlmSumTarget`]: `s_i(θ) = −y_i σ(−y_i x_iᵀθ)`, `z_i = x_i`, `q(θ) = θ / (v N)`.
+///
+/// [`GlmSumTarget`]: langevin_core::continuous::GlmSumTarget
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogisticRegression {
     x: DataMatrix,
@@ -28,13 +30,7 @@ impl LogisticRegression {
     /// prior variance that is not finite and positive.
     pub fn new(x: DataMatrix, y: &[f64], prior_var: f64) -> Result<Self, ContinuousError> {
         check_variance("prior_var", prior_var)?;
-        if y.len() != x.rows() {
-            return Err(ContinuousError::Model(format!(
-                "{} labels for {} rows of X",
-                y.len(),
-                x.rows()
-            )));
-        }
+        check_responses(&x, y, "labels")?;
         let has_zero = y.contains(&0.0);
         let has_minus = y.contains(&-1.0);
         if has_zero && has_minus {
@@ -100,51 +96,16 @@ impl LogisticRegression {
     }
 }
 
-impl SumTarget for LogisticRegression {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.x.cols()
-    }
-    fn num_terms(&self) -> usize {
-        self.x.rows()
-    }
+impl LogisticRegression {
+    /// `s_i(θ) = −y_i σ(−y_i x_iᵀθ)`.
     #[inline]
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        let s = self.term_scalar(i, theta)?;
-        let (cs, cq) = (scale * s, scale * self.prior_share);
-        for (a, (&x, &t)) in acc.iter_mut().zip(self.x.row(i).iter().zip(theta)) {
-            *a += cs * x + cq * t;
-        }
-        Ok(())
+    fn scalar(&self, i: usize, theta: &[f64]) -> f64 {
+        let y = self.y[i];
+        -y * sigmoid(-y * dot(self.x.row(i), theta))
     }
 }
 
-impl GlmSumTarget for LogisticRegression {
-    #[inline]
-    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
-        let y = self.y[i];
-        Ok(-y * sigmoid(-y * dot(self.x.row(i), theta)))
-    }
-    #[inline]
-    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
-        axpy(scale, self.x.row(i), acc);
-    }
-    fn add_shared_grad(
-        &mut self,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        axpy(scale * self.prior_share, theta, acc);
-        Ok(())
-    }
-}
+sum_over_rows!(LogisticRegression, x, glm: prior_share);
 
 impl SumPotential for LogisticRegression {
     fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {

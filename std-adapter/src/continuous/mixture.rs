@@ -1,7 +1,7 @@
 //! The bimodal Gaussian-mixture terms of Zhang et al. (2020), Sec. 6.1.
 
-use super::{ContinuousError, DataMatrix, axpy, dot, normals};
-use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
+use super::{ContinuousError, DataMatrix, add_linear, dot, normals};
+use langevin_core::continuous::SumPotential;
 use std::convert::Infallible;
 
 /// `V_i(θ) = w f_i(θ)` with `exp(−f_i(θ)) = ½ (e^{−|θ − a_i|²/2} + e^{−|θ + a_i|²/2})`, i.e.
@@ -10,6 +10,8 @@ use std::convert::Infallible;
 /// default weight `w = 1/N`.
 ///
 /// As a [`GlmSumTarget`]: `s_i(θ) = −w tanh(a_iᵀθ)`, `z_i = a_i`, `q(θ) = w θ`.
+///
+/// [`GlmSumTarget`]: langevin_core::continuous::GlmSumTarget
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianMixture {
     a: DataMatrix,
@@ -51,51 +53,24 @@ impl GaussianMixture {
     }
 }
 
-impl SumTarget for GaussianMixture {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.a.cols()
-    }
-    fn num_terms(&self) -> usize {
-        self.a.rows()
-    }
+impl GaussianMixture {
+    /// `s_i(θ) = −w tanh(a_iᵀθ)`.
     #[inline]
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
+    fn scalar(&self, i: usize, theta: &[f64]) -> f64 {
+        -self.weight * dot(self.a.row(i), theta).tanh()
+    }
+
+    /// `acc += scale · ∇V_i(θ)`, with the scale folded into the weight first (`(−scale · w)
+    /// tanh`, not `scale · s_i`: the rounding of the original gradient).
+    #[inline]
+    fn add_grad(&self, i: usize, theta: &[f64], scale: f64, acc: &mut [f64]) {
         let a = self.a.row(i);
         let cs = -scale * self.weight * dot(a, theta).tanh();
-        let cq = scale * self.weight;
-        for (g, (&ai, &t)) in acc.iter_mut().zip(a.iter().zip(theta)) {
-            *g += cs * ai + cq * t;
-        }
-        Ok(())
+        add_linear(acc, a, theta, cs, scale * self.weight);
     }
 }
 
-impl GlmSumTarget for GaussianMixture {
-    #[inline]
-    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
-        Ok(-self.weight * dot(self.a.row(i), theta).tanh())
-    }
-    #[inline]
-    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
-        axpy(scale, self.a.row(i), acc);
-    }
-    fn add_shared_grad(
-        &mut self,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        axpy(scale * self.weight, theta, acc);
-        Ok(())
-    }
-}
+sum_over_rows!(GaussianMixture, a, glm: weight, add_grad);
 
 impl SumPotential for GaussianMixture {
     fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {

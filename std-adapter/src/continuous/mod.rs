@@ -10,6 +10,78 @@
 //! * [`metrics`] compares an ensemble of draws with a Gaussian reference; [`repro`] holds the
 //!   two ranking reproductions (EWSG vs SGHMC, AGLD variants vs SGLD).
 
+/// Implements [`SumTarget`](langevin_core::continuous::SumTarget) for a model whose terms are
+/// the rows of the data matrix in field `$rows` (`d` its columns, `N` its rows).
+///
+/// * `sum_over_rows!(M, rows)`: the gradient comes from the model's inherent
+///   `add_grad(i, θ, scale, acc)`.
+/// * `sum_over_rows!(M, rows, glm: c)`: a generalised linear model,
+///   `∇V_i(θ) = s_i(θ) z_i + c θ` with `z_i` row `i`, `s_i` the inherent `scalar(i, θ)` and the
+///   constant `c` in field `c`; the gradient is added as `(scale s_i) z_i + (scale c) θ`, and
+///   [`GlmSumTarget`](langevin_core::continuous::GlmSumTarget) is implemented too.
+/// * `sum_over_rows!(M, rows, glm: c, add_grad)`: the same, but the gradient comes from the
+///   inherent `add_grad` (for a model that rounds it in another order).
+macro_rules! sum_over_rows {
+    (@sum $model:ty, $rows:ident, |$s:ident, $i:ident, $theta:ident, $scale:ident, $acc:ident| $add:expr) => {
+        impl langevin_core::continuous::SumTarget for $model {
+            type Error = std::convert::Infallible;
+            fn dim(&self) -> usize {
+                self.$rows.cols()
+            }
+            fn num_terms(&self) -> usize {
+                self.$rows.rows()
+            }
+            #[inline]
+            fn add_term_grad(
+                &mut self,
+                $i: usize,
+                $theta: &[f64],
+                $scale: f64,
+                $acc: &mut [f64],
+            ) -> Result<(), Self::Error> {
+                let $s = &*self;
+                $add;
+                Ok(())
+            }
+        }
+    };
+    (@glm $model:ty, $rows:ident, $shared:ident) => {
+        impl langevin_core::continuous::GlmSumTarget for $model {
+            #[inline]
+            fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Self::Error> {
+                Ok(self.scalar(i, theta))
+            }
+            #[inline]
+            fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
+                super::axpy(scale, self.$rows.row(i), acc);
+            }
+            fn add_shared_grad(
+                &mut self,
+                theta: &[f64],
+                scale: f64,
+                acc: &mut [f64],
+            ) -> Result<(), Self::Error> {
+                super::axpy(scale * self.$shared, theta, acc);
+                Ok(())
+            }
+        }
+    };
+    ($model:ty, $rows:ident) => {
+        sum_over_rows!(@sum $model, $rows, |m, i, theta, scale, acc| m.add_grad(i, theta, scale, acc));
+    };
+    ($model:ty, $rows:ident, glm: $shared:ident) => {
+        sum_over_rows!(@sum $model, $rows, |m, i, theta, scale, acc| {
+            let (cs, cq) = (scale * m.scalar(i, theta), scale * m.$shared);
+            super::add_linear(acc, m.$rows.row(i), theta, cs, cq)
+        });
+        sum_over_rows!(@glm $model, $rows, $shared);
+    };
+    ($model:ty, $rows:ident, glm: $shared:ident, add_grad) => {
+        sum_over_rows!($model, $rows);
+        sum_over_rows!(@glm $model, $rows, $shared);
+    };
+}
+
 mod data;
 mod driver;
 mod gaussian_sum;
@@ -207,6 +279,14 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     ((a0 + a4) + (a1 + a5)) + ((a2 + a6) + (a3 + a7)) + tail
 }
 
+/// `acc += cs · z + cq · θ`, the gradient of a generalised linear term with data row `z`.
+#[inline]
+pub(crate) fn add_linear(acc: &mut [f64], z: &[f64], theta: &[f64], cs: f64, cq: f64) {
+    for (a, (&x, &t)) in acc.iter_mut().zip(z.iter().zip(theta)) {
+        *a += cs * x + cq * t;
+    }
+}
+
 /// `acc += s · x`.
 #[inline]
 pub(crate) fn axpy(s: f64, x: &[f64], acc: &mut [f64]) {
@@ -222,6 +302,23 @@ pub(crate) fn normals(seed: u64, n: usize) -> Vec<f64> {
     let mut out = vec![0.0; n];
     langevin_core::random::fill_normal(&mut rng, &mut out);
     out
+}
+
+/// Checks that there is one response (`what`: labels, responses) per row of `x`.
+pub(crate) fn check_responses(
+    x: &DataMatrix,
+    y: &[f64],
+    what: &str,
+) -> Result<(), ContinuousError> {
+    if y.len() == x.rows() {
+        Ok(())
+    } else {
+        Err(ContinuousError::Model(format!(
+            "{} {what} for {} rows of X",
+            y.len(),
+            x.rows()
+        )))
+    }
 }
 
 /// Checks a variance parameter.

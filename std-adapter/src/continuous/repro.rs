@@ -1,4 +1,5 @@
-//! Ranking reproductions of papers 003 and 004 as accuracy-versus-data-passes tables.
+//! Ranking reproductions of Li et al. (2020) and Zhang et al. (2020) as accuracy-versus-data-passes
+//! tables.
 //!
 //! Each runs many independent chains with [`run`] and, after every data pass, fits a Gaussian
 //! to the ensemble of chain states and compares it with the exact target: the error of a
@@ -26,7 +27,46 @@ pub struct CurveTable {
     pub errors: Vec<Vec<f64>>,
 }
 
+/// A distance between two Gaussians given by mean and row-major covariance, fit first.
+type GaussianDistance = fn(&[f64], &[f64], &[f64], &[f64]) -> f64;
+
 impl CurveTable {
+    /// An empty table with rows at `1..=passes` data passes.
+    fn new(title: String, passes: usize) -> Self {
+        Self {
+            title,
+            passes: (1..=passes).map(|p| p as f64).collect(),
+            methods: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Runs `cfg` with `chains` chains from `seed` for as many data passes as the table has
+    /// rows, and adds its column: after each pass, `distance` from the Gaussian fit of the
+    /// ensemble to the target `(mean, cov)`.
+    fn add_method(
+        &mut self,
+        mut cfg: ContinuousConfig,
+        (chains, seed): (usize, u64),
+        (mean, cov): (&[f64], &[f64]),
+        distance: GaussianDistance,
+    ) -> Result<(), ContinuousError> {
+        let passes = self.passes.len();
+        cfg.passes = passes as f64;
+        cfg.chains = chains;
+        cfg.seed = seed;
+        let out = run(&cfg)?;
+        let errs = (0..passes)
+            .map(|k| {
+                let (m, c) = ensemble_moments(&out.samples, out.shape, k);
+                distance(&m, &c, mean, cov)
+            })
+            .collect();
+        self.methods.push(cfg.variant());
+        self.errors.push(errs);
+        Ok(())
+    }
+
     /// The column of a method.
     pub fn column(&self, method: &str) -> Option<&[f64]> {
         let m = self.methods.iter().position(|x| x == method)?;
@@ -116,32 +156,18 @@ pub fn ewsg_vs_sghmc(setup: &GaussianSumSetup) -> Result<CurveTable, ContinuousE
         (SamplerKind::Sghmc, setup.step),
         (SamplerKind::Sgld, setup.sgld_step),
     ];
-    let mut table = CurveTable {
-        title: format!(
-            "KL(ensemble fit ‖ target), Gaussian sum N = {}, d = {}, {} chains, batch 1",
-            setup.terms, setup.dim, setup.chains
-        ),
-        passes: (1..=setup.passes).map(|p| p as f64).collect(),
-        methods: Vec::new(),
-        errors: Vec::new(),
-    };
+    let title = format!(
+        "KL(ensemble fit ‖ target), Gaussian sum N = {}, d = {}, {} chains, batch 1",
+        setup.terms, setup.dim, setup.chains
+    );
+    let mut table = CurveTable::new(title, setup.passes);
     for (sampler, step) in methods {
         let mut cfg = ContinuousConfig::new(Model::GaussianSum(model.clone()), sampler, step);
         cfg.friction = setup.friction;
         cfg.batch = 1;
         cfg.index_chain = 1;
-        cfg.passes = setup.passes as f64;
-        cfg.chains = setup.chains;
-        cfg.seed = setup.seed;
-        let out = run(&cfg)?;
-        let errs = (0..setup.passes)
-            .map(|k| {
-                let (m, c) = ensemble_moments(&out.samples, out.shape, k);
-                gaussian_kl(&m, &c, &mean, &cov)
-            })
-            .collect();
-        table.methods.push(cfg.variant());
-        table.errors.push(errs);
+        let chains = (setup.chains, setup.seed);
+        table.add_method(cfg, chains, (&mean, &cov), gaussian_kl)?;
     }
     Ok(table)
 }
@@ -215,15 +241,11 @@ pub fn agld_ridge(setup: &RidgeSetup) -> Result<(CurveTable, f64), ContinuousErr
         (SamplerKind::Agld, Some(SnapshotKind::Mixed)),
         (SamplerKind::Lmc, None),
     ];
-    let mut table = CurveTable {
-        title: format!(
-            "W2(ensemble fit, posterior), ridge regression N = {}, d = {}, batch {}, h = {:.3e} ({} / L), {} chains",
-            setup.terms, setup.dim, setup.batch, step, setup.step_times_l, setup.chains
-        ),
-        passes: (1..=setup.passes).map(|p| p as f64).collect(),
-        methods: Vec::new(),
-        errors: Vec::new(),
-    };
+    let title = format!(
+        "W2(ensemble fit, posterior), ridge regression N = {}, d = {}, batch {}, h = {:.3e} ({} / L), {} chains",
+        setup.terms, setup.dim, setup.batch, step, setup.step_times_l, setup.chains
+    );
+    let mut table = CurveTable::new(title, setup.passes);
     for (sampler, snapshot) in methods {
         let mut cfg = ContinuousConfig::new(Model::Ridge(model.clone()), sampler, step);
         cfg.batch = setup.batch;
@@ -232,18 +254,8 @@ pub fn agld_ridge(setup: &RidgeSetup) -> Result<(CurveTable, f64), ContinuousErr
             cfg.snapshot = s;
         }
         cfg.period = setup.period;
-        cfg.passes = setup.passes as f64;
-        cfg.chains = setup.chains;
-        cfg.seed = setup.seed;
-        let out = run(&cfg)?;
-        let errs = (0..setup.passes)
-            .map(|k| {
-                let (m, c) = ensemble_moments(&out.samples, out.shape, k);
-                gaussian_w2(&m, &c, &mean, &cov)
-            })
-            .collect();
-        table.methods.push(cfg.variant());
-        table.errors.push(errs);
+        let chains = (setup.chains, setup.seed);
+        table.add_method(cfg, chains, (&mean, &cov), gaussian_w2)?;
     }
     Ok((table, step))
 }

@@ -1,7 +1,7 @@
 //! Bayesian ridge (linear) regression with a Gaussian prior.
 
-use super::{ContinuousError, DataMatrix, axpy, check_variance, dot, normals};
-use langevin_core::continuous::{GlmSumTarget, SumPotential, SumTarget};
+use super::{ContinuousError, DataMatrix, check_responses, check_variance, dot, normals};
+use langevin_core::continuous::SumPotential;
 use nalgebra::{DMatrix, DVector};
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,6 +11,8 @@ use std::sync::Arc;
 ///
 /// As a [`GlmSumTarget`]: `s_i(θ) = (x_iᵀθ − y_i)/λ`, `z_i = x_i`, `q(θ) = θ / (v N)`. The
 /// posterior is Gaussian and known exactly ([`posterior`](Self::posterior)).
+///
+/// [`GlmSumTarget`]: langevin_core::continuous::GlmSumTarget
 #[derive(Clone, Debug, PartialEq)]
 pub struct RidgeRegression {
     x: DataMatrix,
@@ -35,13 +37,7 @@ impl RidgeRegression {
     ) -> Result<Self, ContinuousError> {
         check_variance("noise_var", noise_var)?;
         check_variance("prior_var", prior_var)?;
-        if y.len() != x.rows() {
-            return Err(ContinuousError::Model(format!(
-                "{} responses for {} rows of X",
-                y.len(),
-                x.rows()
-            )));
-        }
+        check_responses(&x, y, "responses")?;
         if y.iter().any(|v| !v.is_finite()) {
             return Err(ContinuousError::Model("a response is not finite".into()));
         }
@@ -111,50 +107,15 @@ impl RidgeRegression {
     }
 }
 
-impl SumTarget for RidgeRegression {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.x.cols()
-    }
-    fn num_terms(&self) -> usize {
-        self.x.rows()
-    }
+impl RidgeRegression {
+    /// `s_i(θ) = (x_iᵀθ − y_i) / λ`.
     #[inline]
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        let s = self.term_scalar(i, theta)?;
-        let (cs, cq) = (scale * s, scale * self.prior_share);
-        for (a, (&x, &t)) in acc.iter_mut().zip(self.x.row(i).iter().zip(theta)) {
-            *a += cs * x + cq * t;
-        }
-        Ok(())
+    fn scalar(&self, i: usize, theta: &[f64]) -> f64 {
+        (dot(self.x.row(i), theta) - self.y[i]) / self.noise_var
     }
 }
 
-impl GlmSumTarget for RidgeRegression {
-    #[inline]
-    fn term_scalar(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {
-        Ok((dot(self.x.row(i), theta) - self.y[i]) / self.noise_var)
-    }
-    #[inline]
-    fn add_term_data(&self, i: usize, scale: f64, acc: &mut [f64]) {
-        axpy(scale, self.x.row(i), acc);
-    }
-    fn add_shared_grad(
-        &mut self,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        axpy(scale * self.prior_share, theta, acc);
-        Ok(())
-    }
-}
+sum_over_rows!(RidgeRegression, x, glm: prior_share);
 
 impl SumPotential for RidgeRegression {
     fn term_potential(&mut self, i: usize, theta: &[f64]) -> Result<f64, Infallible> {

@@ -1,0 +1,110 @@
+//! Pieces shared by the benches: owned buffers of a binary chain, random starts, and the
+//! effective sample size of the ESS tables.
+
+#![allow(dead_code, reason = "each bench uses a part")]
+
+use langevin_core::binary::ChainBuffers;
+use langevin_core::random::fill_normal;
+use rand_core::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Owned buffers of a binary chain.
+pub struct BinBuf {
+    x: Vec<u8>,
+    grad: Vec<f32>,
+    x_proposal: Vec<u8>,
+    grad_proposal: Vec<f32>,
+    flipped: Vec<u32>,
+}
+
+impl BinBuf {
+    /// Buffers for a chain starting at `x0`.
+    pub fn new(x0: Vec<u8>) -> Self {
+        let d = x0.len();
+        Self {
+            x: x0,
+            grad: vec![0.0; d],
+            x_proposal: vec![0; d],
+            grad_proposal: vec![0.0; d],
+            flipped: vec![0; d],
+        }
+    }
+
+    /// Buffers for a chain starting at a uniform random state.
+    pub fn random(d: usize, rng: &mut Xoshiro256PlusPlus) -> Self {
+        Self::new(random_bits(d, rng))
+    }
+
+    /// The borrowed buffers a chain is built on.
+    pub fn buffers(&mut self) -> ChainBuffers<'_> {
+        ChainBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            x_proposal: &mut self.x_proposal,
+            grad_proposal: &mut self.grad_proposal,
+            flipped: &mut self.flipped,
+        }
+    }
+}
+
+/// `d` uniform random bits, one `u32` draw each.
+pub fn random_bits(d: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
+    (0..d).map(|_| (rng.next_u32() >> 31) as u8).collect()
+}
+
+/// The dense random binary quadratic model `U = xᵀW₀x + bᵀx` of the second-order benches,
+/// drawn from `rng`: `W₀` i.i.d. normal over `√d`, `b` normal.
+pub struct DenseQuadratic {
+    /// `W₀`, row-major `d × d`.
+    pub w0: Vec<f32>,
+    /// `b`.
+    pub bias: Vec<f32>,
+    /// The Hessian `W₀ + W₀ᵀ` of the quadratic extension, row-major.
+    pub hessian: Vec<f64>,
+}
+
+impl DenseQuadratic {
+    /// A model of dimension `d`.
+    pub fn random(d: usize, rng: &mut Xoshiro256PlusPlus) -> Self {
+        let mut g = vec![0.0; d * d + d];
+        fill_normal(rng, &mut g);
+        let scale = 1.0 / (d as f64).sqrt();
+        let w0: Vec<f32> = g[..d * d].iter().map(|&v| (v * scale) as f32).collect();
+        let bias = g[d * d..].iter().map(|&v| v as f32).collect();
+        let hessian = (0..d * d)
+            .map(|k| f64::from(w0[k]) + f64::from(w0[(k % d) * d + k / d]))
+            .collect();
+        Self { w0, bias, hessian }
+    }
+}
+
+/// Geyer's initial-monotone-sequence ESS of one series.
+pub fn ess(series: &[f64]) -> f64 {
+    let n = series.len();
+    let mean = series.iter().sum::<f64>() / n as f64;
+    let c: Vec<f64> = series.iter().map(|v| v - mean).collect();
+    let gamma = |t: usize| {
+        c[..n - t]
+            .iter()
+            .zip(&c[t..])
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+            / n as f64
+    };
+    let g0 = gamma(0);
+    if g0 <= 0.0 {
+        return n as f64;
+    }
+    let (mut sum, mut prev, mut m) = (0.0, f64::INFINITY, 0);
+    while 2 * m + 1 < n {
+        let pair = gamma(2 * m) + gamma(2 * m + 1);
+        if pair <= 0.0 {
+            break;
+        }
+        let pair = pair.min(prev);
+        sum += pair;
+        prev = pair;
+        m += 1;
+    }
+    n as f64 / (-1.0 + 2.0 * sum / g0).max(1.0 / n as f64)
+}
