@@ -5,9 +5,11 @@
 //! proposals are reported as rejected with ratio `−∞`.
 
 use crate::drive::{Setup, StepFn, TabledDomain, drive_chain, read_resets};
-use crate::{ByteRng, Input, TableError};
+use crate::{ByteRng, Input, TableError, Tables};
+use langevin_core::Kernel;
 use langevin_core::binary::{Rejection, StepError, StepReport};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
+use langevin_core::kernel::{Dmala, Dula, Proposal};
 use langevin_core::ordinal::{
     CategoricalDomain, LabelChain, OrdinalConditional, OrdinalDomain, OrdinalTarget,
 };
@@ -23,59 +25,25 @@ pub struct LabelTabled {
     pub states: usize,
     /// Gradient length.
     pub grad_len: usize,
-    u: Vec<f64>,
-    g: Vec<f32>,
-    e: Vec<u8>,
+    tables: Tables,
 }
 
 impl LabelTabled {
     /// Reads the tables from `input`.
     pub fn read(dim: usize, states: usize, grad_len: usize, input: &mut Input<'_>) -> Self {
-        let nu = 1 + usize::from(input.u8() % 8);
-        let ng = 1 + usize::from(input.u8() % 16);
-        let ne = 1 + usize::from(input.u8() % 8);
-        let u = (0..nu).map(|_| input.f64()).collect();
-        let g = (0..ng).map(|_| input.f32()).collect();
-        let e = (0..ne)
-            .map(|_| match input.u8() {
-                0..=239 => 0,
-                240..=249 => 1,
-                _ => 2,
-            })
-            .collect();
+        let tables = Tables::read(input);
         Self {
             dim,
             states,
             grad_len,
-            u,
-            g,
-            e,
+            tables,
         }
-    }
-
-    fn hash(x: &[u16]) -> usize {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for &v in x {
-            for b in v.to_le_bytes() {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        h as usize
     }
 
     /// `(U(x), ∇U(x))` or the error at `x`.
     pub fn at(&self, x: &[u16]) -> Result<(f64, Vec<f32>), TableError> {
-        let h = Self::hash(x);
-        match self.e[h % self.e.len()] {
-            1 => return Err(TableError { recoverable: true }),
-            2 => return Err(TableError { recoverable: false }),
-            _ => {}
-        }
-        let grad = (0..self.grad_len)
-            .map(|j| self.g[h.wrapping_add(j) % self.g.len()])
-            .collect();
-        Ok((self.u[h % self.u.len()], grad))
+        let h = Tables::hash(x.iter().flat_map(|v| v.to_le_bytes()));
+        self.tables.lookup(h, self.grad_len)
     }
 
     fn eval(&self, x: &[u16], grad: &mut [f32]) -> Result<f64, TableError> {
@@ -366,4 +334,49 @@ pub fn check_expected<K: langevin_core::domain::LabelDomain>(
         }
         (w, g) => panic!("step gave {g:?}, expected {w:?}"),
     }
+}
+
+/// Runs a balanced proposal's DULA (`metropolis = false`) or DMALA kernel on `setup`, calling it
+/// every way there is (inherent `step`, [`Kernel::step`], `step_with_jump`) by turns, and checks
+/// every step against [`expect_step`]'s replay with `propose` and `log_q`, the jump too.
+pub fn drive_balanced<K: LabelDomain, P: Proposal<K> + Copy>(
+    setup: LabelSetup,
+    rng: ByteRng<'_>,
+    proposal: P,
+    metropolis: bool,
+    propose: &ProposeFn<'_>,
+    log_q: &LogQFn<'_>,
+) -> Vec<u64>
+where
+    LabelTabled: langevin_core::target::Eval<K, Error = TableError>,
+{
+    let mut dula = Dula::new(proposal);
+    let mut dmala = Dmala::new(proposal);
+    drive::<K>(setup, rng, &mut |t, target, chain, rng| {
+        let want = expect_step(
+            chain,
+            target,
+            rng,
+            metropolis,
+            K::CATEGORICAL,
+            propose,
+            log_q,
+        );
+        let before = rng.words;
+        let (got, jump) = match (metropolis, t % 3) {
+            (true, 0) => (dmala.step(target, chain, rng), None),
+            (true, 1) => (Kernel::step(&mut dmala, target, chain, rng), None),
+            (true, _) => match dmala.step_with_jump(target, chain, rng) {
+                Ok((r, j)) => (Ok(r), Some(j)),
+                Err(e) => (Err(e), None),
+            },
+            (false, 0) => (dula.step(target, chain, rng), None),
+            (false, _) => (Kernel::step(&mut dula, target, chain, rng), None),
+        };
+        check_expected(&want, &got, chain, rng.words - before);
+        if let Some(j) = jump {
+            assert_eq!(j, want.jump, "jump");
+        }
+        got
+    })
 }

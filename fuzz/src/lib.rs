@@ -209,15 +209,11 @@ impl TargetError for TableError {
     }
 }
 
-/// A target whose log-density, gradient and errors are arbitrary functions of the state, read
-/// from tables the fuzz input fills: `U(x) = u[h(x) mod |u|]`, `∇U(x)_i = g[(h(x) + i) mod |g|]`,
-/// an error when `e[h(x) mod |e|]` says so, with `h` the FNV-1a hash of `x`. Any value (NaN,
-/// ±∞, ±MAX, subnormal) reaches the kernel, yet the target is a function: recomputing at the
-/// chain's state must give exactly what the chain caches.
+/// The tables of a tabled target, looked up by a hash `h` of the state:
+/// `U = u[h mod |u|]`, gradient entry `j` = `g[(h + j) mod |g|]`, an error when `e[h mod |e|]`
+/// says so.
 #[derive(Clone, Debug)]
-pub struct Tabled {
-    /// Dimension.
-    pub dim: usize,
+pub struct Tables {
     /// Log-density table.
     pub u: Vec<f64>,
     /// Gradient table.
@@ -226,9 +222,9 @@ pub struct Tabled {
     pub e: Vec<u8>,
 }
 
-impl Tabled {
-    /// Reads a target of dimension `dim` from `input`.
-    pub fn read(dim: usize, input: &mut Input<'_>) -> Self {
+impl Tables {
+    /// Reads the tables from `input`.
+    pub fn read(input: &mut Input<'_>) -> Self {
         let nu = 1 + usize::from(input.u8() % 8);
         let ng = 1 + usize::from(input.u8() % 16);
         let ne = 1 + usize::from(input.u8() % 8);
@@ -241,30 +237,56 @@ impl Tabled {
                 _ => 2,
             })
             .collect();
-        Self { dim, u, g, e }
+        Self { u, g, e }
     }
 
-    fn hash(x: &[u8]) -> usize {
+    /// The FNV-1a hash of `bytes`.
+    pub fn hash(bytes: impl IntoIterator<Item = u8>) -> usize {
         let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for &b in x {
+        for b in bytes {
             h ^= u64::from(b);
             h = h.wrapping_mul(0x0000_0100_0000_01b3);
         }
         h as usize
     }
 
-    /// `(U(x), ∇U(x))` or the error at `x`.
-    pub fn at(&self, x: &[u8]) -> Result<(f64, Vec<f32>), TableError> {
-        let h = Self::hash(x);
+    /// `(U, ∇U)` with `grad_len` gradient entries, or the error, at hash `h`.
+    pub fn lookup(&self, h: usize, grad_len: usize) -> Result<(f64, Vec<f32>), TableError> {
         match self.e[h % self.e.len()] {
             1 => return Err(TableError { recoverable: true }),
             2 => return Err(TableError { recoverable: false }),
             _ => {}
         }
-        let grad = (0..self.dim)
-            .map(|i| self.g[(h.wrapping_add(i)) % self.g.len()])
+        let grad = (0..grad_len)
+            .map(|j| self.g[h.wrapping_add(j) % self.g.len()])
             .collect();
         Ok((self.u[h % self.u.len()], grad))
+    }
+}
+
+/// A target whose log-density, gradient and errors are arbitrary functions of the state, read
+/// from [`Tables`] the fuzz input fills, with `h` the FNV-1a hash of `x`. Any value (NaN,
+/// ±∞, ±MAX, subnormal) reaches the kernel, yet the target is a function: recomputing at the
+/// chain's state must give exactly what the chain caches.
+#[derive(Clone, Debug)]
+pub struct Tabled {
+    /// Dimension.
+    pub dim: usize,
+    /// The tables.
+    pub tables: Tables,
+}
+
+impl Tabled {
+    /// Reads a target of dimension `dim` from `input`.
+    pub fn read(dim: usize, input: &mut Input<'_>) -> Self {
+        let tables = Tables::read(input);
+        Self { dim, tables }
+    }
+
+    /// `(U(x), ∇U(x))` or the error at `x`.
+    pub fn at(&self, x: &[u8]) -> Result<(f64, Vec<f32>), TableError> {
+        self.tables
+            .lookup(Tables::hash(x.iter().copied()), self.dim)
     }
 }
 
@@ -339,6 +361,39 @@ impl<V: Copy + Default> OwnedBuffers<V> {
     }
 }
 
+/// The parameters of a flip proposal, read from the input.
+#[derive(Clone, Debug)]
+pub struct FlipParams {
+    /// Dimension.
+    pub d: usize,
+    /// Step size.
+    pub step: f64,
+    /// Balance.
+    pub balance: f64,
+    /// The preconditioner, if any.
+    pub pre: Option<Vec<f32>>,
+}
+
+impl FlipParams {
+    /// Reads a dimension in `1..=max_d`, a step, a balance and (one time in four) a
+    /// preconditioner.
+    pub fn read(input: &mut Input<'_>, max_d: u8) -> Self {
+        let d = 1 + usize::from(input.u8() % max_d);
+        let step = input.f64();
+        let balance = input.f64();
+        let pre = input
+            .u8()
+            .is_multiple_of(4)
+            .then(|| (0..d).map(|_| input.f32()).collect());
+        Self {
+            d,
+            step,
+            balance,
+            pre,
+        }
+    }
+}
+
 /// A checked flip proposal for `step`, `balance` and (if `pre` is `Some`) a preconditioner:
 /// asserts that the constructors accept exactly the valid parameters; `None` if they refuse.
 pub fn checked_proposal(step: f64, balance: f64, pre: Option<&[f32]>) -> Option<FlipProposal<'_>> {
@@ -370,19 +425,16 @@ pub fn kernel_case(data: &[u8], metropolis: bool) {
 /// transcript of everything observable.
 pub fn kernel_run(data: &[u8], metropolis: bool) -> Vec<u64> {
     let mut input = Input::new(data);
-    let d = 1 + usize::from(input.u8() % 40);
-    let step = input.f64();
-    let balance = input.f64();
-    let precondition = input.u8().is_multiple_of(4);
-    let pre: Vec<f32> = if precondition {
-        (0..d).map(|_| input.f32()).collect()
-    } else {
-        Vec::new()
-    };
+    let FlipParams {
+        d,
+        step,
+        balance,
+        pre,
+    } = FlipParams::read(&mut input, 40);
     let setup = drive::BinarySetup::read_sized(&mut input, d, 24);
     let rng = ByteRng::new(input.rest());
 
-    let Some(proposal) = checked_proposal(step, balance, precondition.then_some(&pre[..])) else {
+    let Some(proposal) = checked_proposal(step, balance, pre.as_deref()) else {
         return Vec::new();
     };
     let mut kernel_dula = Dula::new(proposal);
