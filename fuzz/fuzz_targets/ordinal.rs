@@ -41,20 +41,10 @@ fn run(data: &[u8]) -> Vec<u64> {
         assert_eq!(q.window(), Some(w));
         p = q;
     }
-    let p = match &pre {
-        Some(pre) => {
-            let q = p.preconditioned(pre);
-            let valid = pre.iter().all(|&pi| {
-                let scaled = step * f64::from(pi) * f64::from(pi);
-                pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
-            });
-            assert_eq!(q.is_ok(), valid, "preconditioner {pre:?}");
-            match q {
-                Ok(q) => q,
-                Err(_) => return Vec::new(),
-            }
-        }
-        None => p,
+    let Some(p) =
+        labels::checked_preconditioned(p, step, pre.as_deref(), |p, pre| p.preconditioned(pre))
+    else {
+        return Vec::new();
     };
     assert_eq!(
         (p.step().to_bits(), p.balance().to_bits()),

@@ -380,3 +380,22 @@ where
         got
     })
 }
+
+/// A label proposal `p` at `step`, preconditioned by `pre` if given: asserts that
+/// `preconditioned` accepts exactly the preconditioners whose entries are positive and finite
+/// and keep `step · p²` positive and finite; `None` if it refuses.
+pub fn checked_preconditioned<'q, P, E>(
+    p: P,
+    step: f64,
+    pre: Option<&'q [f32]>,
+    preconditioned: impl FnOnce(P, &'q [f32]) -> Result<P, E>,
+) -> Option<P> {
+    let Some(pre) = pre else { return Some(p) };
+    let q = preconditioned(p, pre);
+    let valid = pre.iter().all(|&pi| {
+        let scaled = step * f64::from(pi) * f64::from(pi);
+        pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
+    });
+    assert_eq!(q.is_ok(), valid, "preconditioner {pre:?}");
+    q.ok()
+}
