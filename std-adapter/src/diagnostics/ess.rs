@@ -1,23 +1,22 @@
 //! Autocorrelation and effective sample size.
 
-use super::fft::{Fft, autocovariance_pair, padded_size};
+use super::fft::AutocovPlan;
 use super::rhat::{rank_normalize, split_halves};
 use super::{DiagError, check_chains, mean, median_of_defined, sample_variance};
 use crate::run::Pool;
 
 /// Biased autocovariances `γ_t = (1/n) Σ_{i<n−t} (x_i − x̄)(x_{i+t} − x̄)` for lags `0..n`.
 ///
-/// Computed by a zero-padded FFT: `O(n log n)`, equal to the direct sum up to round-off.
+/// Computed by a zero-padded real FFT: `O(n log n)`, equal to the direct sum up to round-off.
 ///
 /// # Errors
 ///
 /// [`DiagError::Empty`] for an empty series, [`DiagError::NonFinite`] for NaN or infinite draws.
 pub fn autocovariance(x: &[f64]) -> Result<Vec<f64>, DiagError> {
     let n = check_chains(&[x], 1)?;
-    let plan = Fft::new(padded_size(n));
     let m = mean(x);
     let centred: Vec<f64> = x.iter().map(|v| v - m).collect();
-    Ok(autocovariance_pair(&plan, &centred, &[]).0)
+    Ok(AutocovPlan::new(n).autocovariance(&centred))
 }
 
 /// Autocorrelations `ρ_t = γ_t / γ_0` for lags `0..=min(max_lag, n − 1)`.
@@ -48,32 +47,20 @@ pub fn autocorrelation(x: &[f64], max_lag: usize) -> Result<Vec<f64>, DiagError>
         .collect())
 }
 
-/// Per-chain means and biased autocovariances, two chains per complex FFT; `plan` is for
-/// `padded_size(n)`.
+/// Per-chain means and biased autocovariances of chains of the plan's length.
 fn chain_autocovariances<C: AsRef<[f64]>>(
-    plan: &Fft,
+    plan: &AutocovPlan,
     chains: &[C],
-    n: usize,
 ) -> (Vec<Vec<f64>>, Vec<f64>) {
     let means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
-    let centred: Vec<Vec<f64>> = chains
+    let acov = chains
         .iter()
         .zip(&means)
-        .map(|(c, m)| c.as_ref().iter().map(|v| v - m).collect())
+        .map(|(c, m)| {
+            let centred: Vec<f64> = c.as_ref().iter().map(|v| v - m).collect();
+            plan.autocovariance(&centred)
+        })
         .collect();
-    let mut acov = Vec::with_capacity(chains.len());
-    for pair in centred.chunks(2) {
-        match pair {
-            [x, y] => {
-                let (ax, ay) = autocovariance_pair(plan, x, y);
-                acov.push(ax);
-                acov.push(ay);
-            }
-            [x] => acov.push(autocovariance_pair(plan, x, &[]).0),
-            _ => {}
-        }
-    }
-    debug_assert!(acov.iter().all(|a| a.len() == n));
     (acov, means)
 }
 
@@ -134,8 +121,7 @@ fn ess_from_autocovariances(acov: &[Vec<f64>], means: &[f64], n: usize) -> Resul
 
 /// [`ess`] of chains already checked to have equal lengths `n ≥ 2`.
 fn ess_checked<C: AsRef<[f64]>>(chains: &[C], n: usize) -> Result<f64, DiagError> {
-    let plan = Fft::new(padded_size(n));
-    let (acov, means) = chain_autocovariances(&plan, chains, n);
+    let (acov, means) = chain_autocovariances(&AutocovPlan::new(n), chains);
     ess_from_autocovariances(&acov, &means, n)
 }
 
@@ -319,13 +305,13 @@ pub fn ess_per_coordinate_on<T: Copy + Into<f64> + Sync>(
     }
     let dim = draws.dim;
     let half = draws.draws / 2;
-    // One plan for every coordinate: all have the same length.
-    let plan = Fft::new(padded_size(half));
+    // One plan for every coordinate, shared by the workers: all halves have the same length.
+    let plan = AutocovPlan::new(half);
     let one = |i: usize| -> Result<f64, DiagError> {
         let series: Vec<Vec<f64>> = (0..draws.chains).map(|c| draws.coordinate(c, i)).collect();
         let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
         let z = rank_normalize(&split_halves(&views, draws.draws))?;
-        let (acov, means) = chain_autocovariances(&plan, &z, half);
+        let (acov, means) = chain_autocovariances(&plan, &z);
         match ess_from_autocovariances(&acov, &means, half) {
             Err(DiagError::ZeroVariance) => Ok(f64::NAN),
             other => other,

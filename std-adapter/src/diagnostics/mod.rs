@@ -16,7 +16,7 @@
 //!
 //! * [`ess`]: Stan's multi-chain effective sample size, with ArviZ's truncation (the same
 //!   numbers as ArviZ's `ess(method="identity")` up to round-off). Autocovariances come from a
-//!   zero-padded radix-2 FFT (exact up to round-off, `O(n log n)` per chain); the within-chain
+//!   zero-padded real FFT (exact up to round-off, `O(n log n)` per chain); the within-chain
 //!   variance `W` and the between-chain variance of the means give `var⁺`, the combined
 //!   autocorrelation is `ρ̂_t = 1 − (W − mean_c acov_c(t)) / var⁺`, and the sum is truncated by
 //!   Geyer's initial positive sequence and made monotone (Geyer's initial monotone sequence).
