@@ -1,14 +1,13 @@
-//! Model documents from arbitrary text: parsing, then the binary, label and discrete-model
-//! loaders. Checks that nothing panics, that every error renders to one line, that a loaded
-//! binary model has dimension ≥ 1 and evaluates at the all-zero state (finite or not), that a
-//! label model evaluates at the all-zero state, and that the same input gives the same output.
+//! Model documents from arbitrary text: parsing, then the binary and label loaders. Checks
+//! that nothing panics, that every error renders to one line, that a loaded binary model has
+//! dimension ≥ 1 and evaluates at the all-zero state (finite or not), that a label model
+//! evaluates at the all-zero state, and that the same input gives the same output.
 //! Documents that name array files or whose counts imply more than about 10^5 elements are
 //! skipped, to keep each run fast.
 #![no_main]
 
 use langevin_core::BinaryTarget;
 use langevin_std::binary::BinaryModel;
-use langevin_std::discrete_models::LabelModel as DiscreteModel;
 use langevin_std::labels::LabelModel;
 use langevin_std::model_file::ModelDoc;
 use serde_json::Value;
@@ -80,14 +79,6 @@ fn run(text: &str) -> Vec<String> {
             let u = model.log_density(&vec![0u16; d]);
             out.push(format!("{} {d} {s} {:x}", model.kind(), u.to_bits()));
         }
-    }
-    let json = Value::Object(doc.fields.clone());
-    match DiscreteModel::from_json(&json) {
-        Err(e) => out.push(one_line(&e)),
-        Ok(m) => out.push(format!(
-            "discrete {}",
-            matches!(m, DiscreteModel::Ordinal(_))
-        )),
     }
     out
 }

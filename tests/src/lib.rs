@@ -11,8 +11,13 @@
 //! * [`sample_exact_start`] runs the exact-start sampling protocol; [`chi_square_pooled`],
 //!   [`tv_threshold`] and [`check_sample`] decide whether the draws follow a law.
 //! * [`golden_hash`] is the value-stability hash shared with the firmware tests.
+//! * [`harness`] builds a kernel's exact transition matrix from its own `step` on any discrete
+//!   domain (binary, ordinal, categorical) and checks detailed balance and `πP = π`.
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
+
+pub mod discrete;
+pub mod harness;
 
 use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, ChainStorage, FlipProposal};
 use langevin_core::math::FlipMath;
@@ -232,6 +237,22 @@ pub fn transition_matrix<M: FlipMath>(
         p,
         log_q,
         proposal_mass,
+    }
+}
+
+/// Rebuilds `t` as the kernel with a common bug: the proposal ratio dropped from the
+/// acceptance (accepting with `min(1, π_y/π_x)`).
+pub fn drop_proposal_ratio(e: &Enumeration, t: &mut Transition) {
+    let k = t.states;
+    for x in 0..k {
+        let mut off = 0.0;
+        for y in (0..k).filter(|&y| y != x) {
+            let r = e.log_density[y] - e.log_density[x];
+            let v = t.log_q_at(x, y).exp() * r.exp().min(1.0);
+            t.p[x * k + y] = v;
+            off += v;
+        }
+        t.p[x * k + x] = 1.0 - off;
     }
 }
 
@@ -1000,6 +1021,19 @@ impl RbmData {
             w: (0..v * h).map(|_| uniform(rng, -w, w) as f32).collect(),
             b: (0..v).map(|_| uniform(rng, -b, b) as f32).collect(),
             c: (0..h).map(|_| uniform(rng, -c, c) as f32).collect(),
+        }
+    }
+
+    /// A fixed 6 × 3 RBM with patterned weights `((k·5 mod 9) − 4)·0.3`, biases
+    /// `(k − 3)·0.1` and `c = (0.2, −0.4, 0.1)`.
+    pub fn patterned() -> Self {
+        let (v, h) = (6, 3);
+        Self {
+            w: (0..v * h)
+                .map(|k| ((k * 5 % 9) as f32 - 4.0) * 0.3)
+                .collect(),
+            b: (0..v).map(|k| (k as f32 - 3.0) * 0.1).collect(),
+            c: vec![0.2, -0.4, 0.1],
         }
     }
 

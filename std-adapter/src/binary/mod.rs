@@ -1,7 +1,10 @@
 //! Binary models and many-chain runs of the binary kernels.
 
 mod diagnose;
-mod model;
+/// The binary models, now in [`crate::models`].
+mod model {
+    pub use crate::models::{BinaryModel, ModelTarget};
+}
 mod run;
 mod sampler;
 
@@ -13,4 +16,4 @@ pub use run::{BinaryRun, run_chains};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };
-pub(crate) use sampler::{SweepReport, ab_json, ab_settings, acs_json, acs_settings};
+pub(crate) use sampler::{SweepReport, ab_json, ab_tuner, acs_json, acs_tuner};

@@ -200,50 +200,49 @@ impl SamplerSpec {
                     RWM_TARGET_ACCEPTANCE,
                 )?)
             }
-            Self::Ab { step, balance } => AnyBinaryKernel::Ab(AbTuner::new(ab_settings(
-                step,
-                balance,
-                shape.burn_in,
-                None,
-            ))?),
+            Self::Ab { step, balance } => {
+                AnyBinaryKernel::Ab(ab_tuner((step, balance), true, shape.burn_in, None)?)
+            }
             Self::Acs {
                 a_ceil,
                 fixed_steps,
-            } => AnyBinaryKernel::Acs(Box::new(AcsTuner::new(acs_settings(
-                a_ceil,
-                fixed_steps,
-                shape,
-                None,
-            ))?)),
+            } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
         })
     }
 }
 
-/// AB's settings: the paper's defaults, started at `(step, balance)`, budget `budget` steps.
-pub(crate) fn ab_settings(step: f64, balance: f64, budget: u64, window: Option<u16>) -> AbSettings {
+/// A fresh AB tuner: the paper's defaults, started at `(step, balance)`, tuning the balance
+/// too when `tune_balance`, budget `budget` steps.
+pub(crate) fn ab_tuner(
+    (step, balance): (f64, f64),
+    tune_balance: bool,
+    budget: u64,
+    window: Option<u16>,
+) -> Result<AbTuner, ParamError> {
     let mut s = AbSettings::default();
     s.step = step;
     s.balance = balance;
     s.budget = budget;
     s.window = window;
-    s
+    s.tune_balance = tune_balance;
+    AbTuner::new(s)
 }
 
-/// ACS's settings: the paper's defaults, searching from `a_ceil` (or with fixed steps), the
+/// A fresh ACS tuner: the paper's defaults, searching from `a_ceil` (or with fixed steps), the
 /// budget a tenth of the whole run.
-pub(crate) fn acs_settings(
+pub(crate) fn acs_tuner(
     a_ceil: f64,
     fixed_steps: Option<(f64, f64)>,
     shape: &RunShape,
     window: Option<u16>,
-) -> AcsSettings {
+) -> Result<Box<AcsTuner>, ParamError> {
     let mut s = AcsSettings::default();
     s.a_ceil = a_ceil;
     s.fixed_steps = fixed_steps;
     s.total_steps = shape.burn_in.saturating_add(shape.steps);
     s.budget_fraction = ACS_BUDGET_FRACTION;
     s.window = window;
-    s
+    Ok(Box::new(AcsTuner::new(s)?))
 }
 
 /// Any of the binary kernels, dispatched by a `match` per step.

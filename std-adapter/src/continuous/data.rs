@@ -117,7 +117,7 @@ fn parse_csv(text: &str) -> Result<Array, String> {
 
 /// Reads a numeric `.npy` file (C order, little-endian), converted to `f64`.
 pub(crate) fn read_npy_f64(path: &Path) -> Result<Array, ContinuousError> {
-    let array = crate::npy::read_npy(path).map_err(|e| data_err(path, e.to_string()))?;
+    let array = crate::io::npy::read_npy(path).map_err(|e| data_err(path, e.to_string()))?;
     Ok(Array {
         shape: array.shape,
         values: array.data.to_f64(),
@@ -130,7 +130,7 @@ pub(crate) fn write_npy_f32(
     shape: &[usize],
     values: &[f32],
 ) -> Result<(), ContinuousError> {
-    crate::npy::write_npy(path, shape, &crate::npy::NpyData::F32(values.to_vec()))
+    crate::io::npy::write_npy(path, shape, &crate::io::npy::NpyData::F32(values.to_vec()))
         .map_err(|e| data_err(path, e.to_string()))
 }
 

@@ -6,7 +6,10 @@
 //! * [`run_label_chains`]: parallel chains, one random stream per chain, as
 //!   [`run_chains`](crate::binary::run_chains) does for binary models.
 
-mod model;
+/// The label models, now in [`crate::models`].
+mod model {
+    pub use crate::models::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
+}
 mod run;
 mod sampler;
 

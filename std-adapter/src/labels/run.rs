@@ -4,7 +4,7 @@ use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
 use crate::binary::{BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnose_draws};
 use crate::diagnostics::DiagError;
-use crate::discrete_models::Potts;
+use crate::models::Potts;
 use crate::run::{
     ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
     kernel_driver, manhattan, map_chains,
@@ -108,7 +108,7 @@ pub fn run_label_chains(
     let shape = config.shape(d);
     sampler
         .check_domain(model.domain())
-        .map_err(RunError::Model)?;
+        .map_err(|e| RunError::Model(e.to_string()))?;
     match model.domain() {
         LabelDomain::Ordinal => sampler.ordinal_kernel(&shape).map(|_| ()),
         LabelDomain::Categorical => sampler.categorical_kernel(&shape).map(|_| ()),

@@ -1,7 +1,8 @@
 //! Which kernel a label run uses.
 
 use super::model::LabelDomain;
-use crate::binary::{RunShape, ab_json, ab_settings, acs_json, acs_settings};
+use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
+use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
@@ -9,7 +10,7 @@ use langevin_core::categorical::{
     self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalTarget,
 };
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget};
-use langevin_core::tuning::{AbSettings, AbTuner, AcsTuner};
+use langevin_core::tuning::{AbTuner, AcsTuner};
 use rand_core::Rng;
 use serde_json::Value;
 
@@ -20,10 +21,8 @@ use serde_json::Value;
 /// evaluations); AB tunes during the burn-in, ACS within a tenth of the run. The window
 /// `|x'_i − x_i| ≤ w` applies to the ordinal proposals (DULA, DMALA, AB, ACS).
 ///
-/// | sampler | ordinal | categorical |
-/// |---|---|---|
-/// | dula, dmala, gibbs, ab, acs | yes | yes |
-/// | gwg | no | yes |
+/// Which samplers apply to which domain is the registry's to say
+/// ([`SAMPLERS`](crate::samplers::SAMPLERS)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum LabelSamplerSpec {
@@ -76,26 +75,34 @@ pub enum LabelSamplerSpec {
 }
 
 impl LabelSamplerSpec {
+    /// The same algorithm as a binary sampler: its name and `(step, balance)` are this one's
+    /// (the window and AB's balance tuning are what the label domains add).
+    pub fn algorithm(&self) -> SamplerSpec {
+        match *self {
+            Self::Dula { step, balance, .. } => SamplerSpec::Dula { step, balance },
+            Self::Dmala { step, balance, .. } => SamplerSpec::Dmala { step, balance },
+            Self::Gibbs { scan } => SamplerSpec::Gibbs { scan },
+            Self::Gwg => SamplerSpec::Gwg,
+            Self::Ab { step, balance, .. } => SamplerSpec::Ab { step, balance },
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+                ..
+            } => SamplerSpec::Acs {
+                a_ceil,
+                fixed_steps,
+            },
+        }
+    }
+
     /// The name as the command line spells it.
     pub fn name(&self) -> &'static str {
-        match self {
-            Self::Dula { .. } => "dula",
-            Self::Dmala { .. } => "dmala",
-            Self::Gibbs { .. } => "gibbs",
-            Self::Gwg => "gwg",
-            Self::Ab { .. } => "ab",
-            Self::Acs { .. } => "acs",
-        }
+        self.algorithm().name()
     }
 
     /// `(step, balance)` where the sampler has them (AB: initial); NaN otherwise.
     pub fn step_balance(&self) -> (f64, f64) {
-        match *self {
-            Self::Dula { step, balance, .. }
-            | Self::Dmala { step, balance, .. }
-            | Self::Ab { step, balance, .. } => (step, balance),
-            _ => (f64::NAN, f64::NAN),
-        }
+        self.algorithm().step_balance()
     }
 
     /// The ordinal window, if any.
@@ -109,22 +116,25 @@ impl LabelSamplerSpec {
         }
     }
 
-    /// Checks that the sampler applies to the domain.
+    /// Checks that the sampler applies to the domain (as the registry says).
     ///
     /// # Errors
     ///
-    /// A one-line message for GWG on an ordinal model or a window on a categorical one.
-    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), String> {
-        match (self, domain) {
-            (Self::Gwg, LabelDomain::Ordinal) => Err(
-                "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab or acs)"
-                    .into(),
-            ),
-            (_, LabelDomain::Categorical) if self.window().is_some() => {
-                Err("--window applies to ordinal models only".into())
-            }
-            _ => Ok(()),
+    /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
+    /// [`SamplerError::Window`] for a window on a categorical model.
+    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
+        let domain = Domain::from(domain);
+        let entry = samplers::find(self.name())?;
+        if !entry.applies_to(domain) {
+            return Err(SamplerError::Domain {
+                sampler: entry.name,
+                domain,
+            });
         }
+        if self.window().is_some() && domain != Domain::Ordinal {
+            return Err(SamplerError::Window);
+        }
+        Ok(())
     }
 
     /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
@@ -160,23 +170,17 @@ impl LabelSamplerSpec {
                 balance,
                 tune_balance,
                 window,
-            } => AnyOrdinalKernel::Ab(AbTuner::new(label_ab_settings(
-                step,
-                balance,
+            } => AnyOrdinalKernel::Ab(ab_tuner(
+                (step, balance),
                 tune_balance,
                 shape.burn_in,
                 window,
-            ))?),
+            )?),
             Self::Acs {
                 a_ceil,
                 fixed_steps,
                 window,
-            } => AnyOrdinalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
-                a_ceil,
-                fixed_steps,
-                shape,
-                window,
-            ))?)),
+            } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
             Self::Gibbs { .. } | Self::Gwg => return Ok(None),
         }))
     }
@@ -203,23 +207,17 @@ impl LabelSamplerSpec {
                 balance,
                 tune_balance,
                 ..
-            } => AnyCategoricalKernel::Ab(AbTuner::new(label_ab_settings(
-                step,
-                balance,
+            } => AnyCategoricalKernel::Ab(ab_tuner(
+                (step, balance),
                 tune_balance,
                 shape.burn_in,
                 None,
-            ))?),
+            )?),
             Self::Acs {
                 a_ceil,
                 fixed_steps,
                 ..
-            } => AnyCategoricalKernel::Acs(Box::new(AcsTuner::new(acs_settings(
-                a_ceil,
-                fixed_steps,
-                shape,
-                None,
-            ))?)),
+            } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -236,18 +234,6 @@ impl LabelSamplerSpec {
             LabelDomain::Categorical => self.categorical_kernel(shape).map(|_| ()),
         }
     }
-}
-
-fn label_ab_settings(
-    step: f64,
-    balance: f64,
-    tune_balance: bool,
-    budget: u64,
-    window: Option<u16>,
-) -> AbSettings {
-    let mut s = ab_settings(step, balance, budget, window);
-    s.tune_balance = tune_balance;
-    s
 }
 
 /// The ordinal kernels with a cached chain.
@@ -297,75 +283,64 @@ pub(crate) trait Tuning {
     }
 }
 
-impl Tuning for AnyOrdinalKernel {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-        match self {
-            Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(&**k)),
-            _ => (None, None),
+/// [`Tuning`] for a kernel enum whose tuners are the variants `Ab` and `Acs`.
+macro_rules! impl_tuning {
+    ($($kernel:ty),*) => {$(
+        impl Tuning for $kernel {
+            fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+                match self {
+                    Self::Ab(k) => (Some(k), None),
+                    Self::Acs(k) => (None, Some(&**k)),
+                    _ => (None, None),
+                }
+            }
+            fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+                match self {
+                    Self::Ab(k) => Some(k),
+                    _ => None,
+                }
+            }
         }
-    }
-    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-        match self {
-            Self::Ab(k) => Some(k),
-            _ => None,
-        }
-    }
+    )*};
 }
 
-impl Tuning for AnyCategoricalKernel {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-        match self {
-            Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(&**k)),
-            _ => (None, None),
+impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
+
+/// The kernel trait of a domain for a kernel enum: each variant steps its own kernel (`Acs`
+/// through its box).
+macro_rules! impl_kernel {
+    ($kernel:ty, $trait:ident, $target:ident, $chain:ident, [$($variant:ident),*]) => {
+        impl $trait for $kernel {
+            fn step<T, R>(
+                &mut self,
+                target: &mut T,
+                chain: &mut $chain<'_>,
+                rng: &mut R,
+            ) -> Result<StepReport, StepError<T::Error>>
+            where
+                T: $target + ?Sized,
+                R: Rng + ?Sized,
+            {
+                match self {
+                    $(Self::$variant(k) => $trait::step(k, target, chain, rng),)*
+                    Self::Acs(k) => $trait::step(&mut **k, target, chain, rng),
+                }
+            }
         }
-    }
-    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-        match self {
-            Self::Ab(k) => Some(k),
-            _ => None,
-        }
-    }
+    };
 }
 
-impl OrdinalKernel for AnyOrdinalKernel {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        match self {
-            Self::Dula(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Dmala(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Ab(k) => OrdinalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => OrdinalKernel::step(&mut **k, target, chain, rng),
-        }
-    }
-}
-
-impl CategoricalKernel for AnyCategoricalKernel {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut CategoricalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: CategoricalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        match self {
-            Self::Dula(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Dmala(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Gwg(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Ab(k) => CategoricalKernel::step(k, target, chain, rng),
-            Self::Acs(k) => CategoricalKernel::step(&mut **k, target, chain, rng),
-        }
-    }
-}
+impl_kernel!(
+    AnyOrdinalKernel,
+    OrdinalKernel,
+    OrdinalTarget,
+    OrdinalChain,
+    [Dula, Dmala, Ab]
+);
+impl_kernel!(
+    AnyCategoricalKernel,
+    CategoricalKernel,
+    CategoricalTarget,
+    CategoricalChain,
+    [Dula, Dmala, Gwg, Ab]
+);

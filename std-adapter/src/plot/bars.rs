@@ -32,7 +32,14 @@ pub fn bar_chart(
             values.len()
         )));
     }
-    draw_bars(path.as_ref(), title, labels, &[], values, scale)
+    let bars = Bars {
+        title,
+        groups: labels,
+        series: &[],
+        values,
+        scale,
+    };
+    draw_bars(path.as_ref(), &bars)
 }
 
 /// Writes a PNG grouped bar chart: for each group (e.g. a model) one bar per series (e.g. a
@@ -66,17 +73,33 @@ pub fn grouped_bars(
             series.len()
         )));
     }
-    draw_bars(path.as_ref(), title, groups, series, values, scale)
+    let bars = Bars {
+        title,
+        groups,
+        series,
+        values,
+        scale,
+    };
+    draw_bars(path.as_ref(), &bars)
 }
 
-fn draw_bars(
-    path: &Path,
-    title: &str,
-    groups: &[&str],
-    series: &[&str],
-    values: &[f64],
+/// What a bar chart shows.
+struct Bars<'a> {
+    title: &'a str,
+    groups: &'a [&'a str],
+    series: &'a [&'a str],
+    values: &'a [f64],
     scale: AxisScale,
-) -> Result<(), PlotError> {
+}
+
+fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
+    let Bars {
+        title,
+        groups,
+        series,
+        values,
+        scale,
+    } = *bars;
     if groups.is_empty() {
         return Err(input("no bars to draw"));
     }

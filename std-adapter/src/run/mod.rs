@@ -486,8 +486,8 @@ mod tests {
         use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
         use crate::binary::{BinaryModel, SamplerSpec, run_chains};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
-        use crate::discrete_models::OrdinalQuadratic;
         use crate::labels::OrdinalModel;
+        use crate::models::OrdinalQuadratic;
         use langevin_core::models::{Dims, IsingLattice};
         let config = |threads| RunConfig {
             steps: 60,

@@ -2,30 +2,22 @@
 //! second.
 
 use crate::CliError;
+use crate::args::ChainArgs;
 use crate::progress;
-use crate::sample::{Format, SamplerName, default_threads, load_model, sampler_spec};
+use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
 use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
+use langevin_std::samplers::Domain;
 use langevin_std::timing::time_steps;
 use serde::Serialize;
-use std::path::PathBuf;
 
 /// Arguments of `langevin bench`.
 #[derive(Args, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
-    /// Model file (JSON).
-    #[arg(long)]
-    pub model: PathBuf,
-    /// Sampler.
-    #[arg(long, value_enum, default_value_t = SamplerName::Dmala)]
-    pub sampler: SamplerName,
-    /// Step size `a` in x-units.
-    #[arg(long, default_value_t = 0.2)]
-    pub step: f64,
-    /// Balance `b` in (0, 1].
-    #[arg(long, default_value_t = 0.5)]
-    pub balance: f64,
+    /// The model and the sampler (binary models; AB-2 is timed as its first-order phase).
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
     /// Steps per timed repeat.
     #[arg(long, default_value_t = 10_000)]
     pub steps: u64,
@@ -35,18 +27,12 @@ pub struct BenchArgs {
     /// Untimed steps first [default: steps / 5].
     #[arg(long = "warm-up")]
     pub warm_up: Option<u64>,
-    /// Chains of the ESS run.
-    #[arg(long, default_value_t = 4)]
-    pub chains: usize,
     /// Steps per chain of the ESS run (after a tenth as many burn-in steps).
     #[arg(long = "ess-steps", default_value_t = 5_000)]
     pub ess_steps: u64,
-    /// Master seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads of the ESS run (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Chains, seed and threads of the ESS run.
+    #[command(flatten)]
+    pub chains: ChainArgs,
     /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -79,27 +65,38 @@ struct BenchSummary {
 }
 
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let spec = sampler_spec(args.sampler, args.step, args.balance)?;
+    let sampler = args.sampler.sampler()?;
+    let plan = sampler.plan(Domain::Binary)?;
+    let spec = plan
+        .binary_first_order()
+        .ok_or_else(|| CliError(format!("{}: no binary kernel", sampler.name())))?;
     for (name, value) in [
         ("--steps", args.steps),
         ("--repeats", args.repeats as u64),
-        ("--chains", args.chains as u64),
+        ("--chains", args.chains.chains as u64),
         ("--ess-steps", args.ess_steps),
     ] {
         if value == 0 {
             return Err(CliError(format!("{name} must be at least 1")));
         }
     }
-    let (doc, model) = load_model(&args.model)?;
+    let (doc, model) = load_model(&args.sampler.model)?;
     let warm_up = args.warm_up.unwrap_or(args.steps / 5);
-    let timing = time_steps(&model, &spec, warm_up, args.steps, args.repeats, args.seed)?;
+    let timing = time_steps(
+        &model,
+        &spec,
+        warm_up,
+        args.steps,
+        args.repeats,
+        args.chains.seed,
+    )?;
     let config = RunConfig {
         steps: args.ess_steps,
         burn_in: args.ess_steps / 10,
         thin: 1,
-        chains: args.chains,
-        seed: args.seed,
-        threads: args.threads.unwrap_or_else(default_threads).max(1),
+        chains: args.chains.chains,
+        seed: args.chains.seed,
+        threads: args.chains.threads(),
     };
     let total = (config.burn_in + config.steps) * config.chains as u64;
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
@@ -109,7 +106,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let cpu_seconds = total as f64 * timing.median() * 1e-9;
     let (step, balance) = spec.step_balance();
     let summary = BenchSummary {
-        model: args.model.display().to_string(),
+        model: args.sampler.model.display().to_string(),
         kind: doc.kind.clone(),
         dim: timing.dim,
         sampler: spec.name(),
@@ -135,7 +132,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     match args.format {
         Format::Json => print!(
             "{}",
-            String::from_utf8_lossy(&crate::output::json_bytes(&summary)?)
+            String::from_utf8_lossy(&langevin_std::io::json_bytes(&summary)?)
         ),
         Format::Table => print_table(&summary),
     }

@@ -12,18 +12,25 @@
 //! the distance is `Σ|x_i − r_i|` and the sum statistic `Σ x_i`; DMALA there is the first-order
 //! tuner with `b = ½` fixed (only its step tuned), and DLP-trace applies to binary models only.
 //!
-//! A further model is one more entry of [`MODELS`].
+//! A further model is one more entry of [`MODELS`]; a further diagonal rule of AB-2 in the
+//! sampler registry is one more row here.
 
 use crate::CliError;
-use crate::sample::{Format, default_threads};
+use crate::args::ChainArgs;
+use crate::sample::Format;
+use crate::sample::spec::DiagonalName;
 use clap::Args;
+use clap::ValueEnum;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
 use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains};
 use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
 use langevin_std::diagnostics::{DiscreteValue, ess};
 use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
-use langevin_std::zoo::{BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec};
+use langevin_std::models::zoo::{
+    BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
+};
+use langevin_std::samplers::{Param, Range};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -33,13 +40,10 @@ pub struct CompareArgs {
     /// Models, comma separated (default: all): ising-ba, ising-grid, gaussian-rotated.
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
-    /// Samplers, comma separated (default: all): ab-trace, ab-shift, ab-max, ab-1st,
-    /// dlp-trace, dmala.
+    /// Samplers, comma separated (default: all): AB-2 with each diagonal rule (ab-trace,
+    /// ab-shift, ab-max, dlp-trace), then ab-1st and dmala.
     #[arg(long, value_delimiter = ',')]
     pub samplers: Vec<String>,
-    /// Chains per sampler and model.
-    #[arg(long, default_value_t = 4)]
-    pub chains: usize,
     /// Kept steps per chain (after tuning).
     #[arg(long, default_value_t = 5_000)]
     pub steps: u64,
@@ -49,12 +53,10 @@ pub struct CompareArgs {
     /// AB-max: iteration cap of the λ_max solver (one O(d³) eigendecomposition each).
     #[arg(long = "max-iter", default_value_t = 40)]
     pub max_iter: usize,
-    /// Master seed (models, chains and the reference state derive from it).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads (default: all cores); ESS per second uses the CPU share per chain.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// Chains per sampler and model; the seed of models, chains and the reference state;
+    /// threads (ESS per second uses the CPU share per chain).
+    #[command(flatten)]
+    pub chains: ChainArgs,
     /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
@@ -115,25 +117,36 @@ const MODELS: &[ModelEntry] = &[
     },
 ];
 
-fn binary(spec: Result<ModelSpec, langevin_std::zoo::ZooError>) -> Result<CompareModel, CliError> {
+fn binary(
+    spec: Result<ModelSpec, langevin_std::models::zoo::ZooError>,
+) -> Result<CompareModel, CliError> {
     let doc = spec?.to_doc()?;
     BinaryModel::from_doc(&doc)?
         .map(CompareModel::Binary)
         .ok_or_else(|| CliError("the generator did not give a binary model".into()))
 }
 
-/// The samplers, in table order.
-const SAMPLERS: [(&str, Sampler); 6] = [
-    ("ab-trace", Sampler::Ab2(DiagonalRule::Trace)),
-    ("ab-shift", Sampler::Ab2(DiagonalRule::Shift { eps: 1e-3 })),
-    ("ab-max", Sampler::Ab2(DiagonalRule::Max)),
-    ("ab-1st", Sampler::AbFirst),
-    (
-        "dlp-trace",
-        Sampler::Ab2(DiagonalRule::DlpTrace { floor: 0.05 }),
-    ),
-    ("dmala", Sampler::Ab2(DiagonalRule::Dmala)),
-];
+/// The samplers, in table order: AB-2 with each diagonal rule the sampler registry lists for
+/// `ab2 --diagonal` (`ab-trace`, …; the first-order DLP rules keep their own name), then the
+/// first-order AB tuner (`ab-1st`) and DMALA with its step tuned (`dmala`), the baselines.
+fn samplers() -> Result<Vec<(String, Sampler)>, CliError> {
+    let Range::OneOf(rules) = Param::Diagonal.info().range else {
+        return Err(CliError("the registry lists no diagonal rules".into()));
+    };
+    let mut all = Vec::new();
+    for &rule in rules {
+        let name = DiagonalName::from_str(rule, false).map_err(CliError)?;
+        let label = if rule.starts_with("dlp-") {
+            rule.to_string()
+        } else {
+            format!("ab-{rule}")
+        };
+        all.push((label, Sampler::Ab2(name.rule())));
+    }
+    all.push(("ab-1st".into(), Sampler::AbFirst));
+    all.push(("dmala".into(), Sampler::Ab2(DiagonalRule::Dmala)));
+    Ok(all)
+}
 
 #[derive(Clone, Copy, Debug)]
 enum Sampler {
@@ -146,7 +159,7 @@ enum Sampler {
 #[derive(Debug, Serialize)]
 struct Row {
     model: &'static str,
-    sampler: &'static str,
+    sampler: String,
     chains: usize,
     kept_steps: u64,
     tuning_steps: u64,
@@ -171,22 +184,26 @@ struct Row {
 }
 
 pub fn run(args: &CompareArgs) -> Result<(), CliError> {
-    if args.chains == 0 || args.steps < 16 || args.tune < 300 {
+    if args.chains.chains == 0 || args.steps < 16 || args.tune < 300 {
         return Err(CliError(
             "need --chains ≥ 1, --steps ≥ 16 and --tune ≥ 300".into(),
         ));
     }
     let models: Vec<&ModelEntry> = pick(&args.models, MODELS.iter().map(|m| (m.key, m)), "model")?;
-    let samplers: Vec<&(&str, Sampler)> =
-        pick(&args.samplers, SAMPLERS.iter().map(|s| (s.0, s)), "sampler")?;
-    let threads = args.threads.unwrap_or_else(default_threads).max(1);
+    let all_samplers = samplers()?;
+    let samplers: Vec<&(String, Sampler)> = pick(
+        &args.samplers,
+        all_samplers.iter().map(|s| (s.0.as_str(), s)),
+        "sampler",
+    )?;
+    let threads = args.chains.threads();
     let mut rows = Vec::new();
     for entry in &models {
-        let model = (entry.build)(args.seed)?;
-        for &&(name, sampler) in &samplers {
+        let model = (entry.build)(args.chains.seed)?;
+        for (name, sampler) in samplers.iter().map(|s| (s.0.as_str(), s.1)) {
             let row = match &model {
                 CompareModel::Binary(m) => {
-                    let reference = Statistic::reference(m.dim(), 2, args.seed ^ 0x5eed)?;
+                    let reference = Statistic::reference(m.dim(), 2, args.chains.seed ^ 0x5eed)?;
                     let run = run_binary(m, sampler, args, threads)?;
                     let runs = Runs {
                         chains: &run.chains,
@@ -202,7 +219,8 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
                     let Some(run) = run_ordinal(m, sampler, args, threads)? else {
                         continue;
                     };
-                    let reference = Statistic::reference(m.dim(), m.states(), args.seed ^ 0x5eed)?;
+                    let reference =
+                        Statistic::reference(m.dim(), m.states(), args.chains.seed ^ 0x5eed)?;
                     let runs = Runs {
                         chains: &run.chains,
                         dim: run.dim,
@@ -223,7 +241,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
     match args.format {
         Format::Json => print!(
             "{}",
-            String::from_utf8_lossy(&crate::output::json_bytes(&rows)?)
+            String::from_utf8_lossy(&langevin_std::io::json_bytes(&rows)?)
         ),
         Format::Table => print_table(&rows, &models, args, threads),
     }
@@ -233,7 +251,7 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
 /// The entries named in `wanted` (all when empty), in table order.
 fn pick<'a, T>(
     wanted: &[String],
-    all: impl Iterator<Item = (&'static str, &'a T)>,
+    all: impl Iterator<Item = (&'a str, &'a T)>,
     what: &str,
 ) -> Result<Vec<&'a T>, CliError> {
     let all: Vec<_> = all.collect();
@@ -258,8 +276,8 @@ fn run_config(args: &CompareArgs, threads: usize) -> RunConfig {
         steps: args.steps,
         burn_in: 0,
         thin: 1,
-        chains: args.chains,
-        seed: args.seed,
+        chains: args.chains.chains,
+        seed: args.chains.seed,
         threads,
     }
 }
@@ -356,7 +374,7 @@ struct Runs<'a, T> {
 
 fn summarise<T: DiscreteValue>(
     model: &'static str,
-    sampler: &'static str,
+    sampler: &str,
     run: &Runs<'_, T>,
     args: &CompareArgs,
     threads: usize,
@@ -403,7 +421,7 @@ fn summarise<T: DiscreteValue>(
     }
     Row {
         model,
-        sampler,
+        sampler: sampler.to_string(),
         chains: run.chains.len(),
         kept_steps: args.steps,
         tuning_steps: tuning,
@@ -423,7 +441,7 @@ fn summarise<T: DiscreteValue>(
 fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads: usize) {
     println!(
         "{} chains × {} kept steps per sampler (tuning {} + {} steps), seed {}, {} threads",
-        args.chains, args.steps, args.tune, args.tune, args.seed, threads
+        args.chains.chains, args.steps, args.tune, args.tune, args.chains.seed, threads
     );
     println!(
         "ESS: single-chain, distance to a fixed random reference (H: Hamming; ordinal: Σ|x − r|) and sum (M: magnetisation; ordinal: Σx); median over chains"

@@ -2,13 +2,13 @@
 //! sums over data.
 
 use crate::CliError;
-use crate::output::{json_bytes, npy_bytes, write_atomically};
-use crate::sample::default_threads;
+use crate::args::{ChainArgs, ReportArgs};
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
     ContinuousConfig, Model, SamplerKind, SnapshotKind, parse_access, run,
 };
-use langevin_std::npy::NpyData;
+use langevin_std::io::npy::NpyData;
+use langevin_std::io::{json_bytes, npy_bytes};
 use std::path::PathBuf;
 
 /// Integrators.
@@ -88,24 +88,13 @@ pub struct ContinuousArgs {
     /// Kept draws per data pass.
     #[arg(long = "draws-per-pass", default_value_t = 1)]
     pub draws_per_pass: u32,
-    /// Number of chains.
-    #[arg(long, default_value_t = 4)]
-    pub chains: usize,
-    /// Master seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long)]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub chains: ChainArgs,
     /// Write the kept draws here (`.npy`, float32, shape (chains, draws, d)).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write the summary here (JSON).
-    #[arg(long)]
-    pub summary: Option<PathBuf>,
-    /// Print nothing on success.
-    #[arg(long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
@@ -123,19 +112,14 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     config.passes = args.passes;
     config.burn_in_passes = args.burn_in_passes;
     config.draws_per_pass = args.draws_per_pass;
-    config.chains = args.chains;
-    config.seed = args.seed;
-    config.threads = args.threads.unwrap_or_else(default_threads).max(1);
+    config.chains = args.chains.chains;
+    config.seed = args.chains.seed;
+    config.threads = args.chains.threads();
     let outcome = run(&config)?;
     let samples = npy_bytes(&outcome.shape, &NpyData::F32(outcome.samples.clone()))?;
     let summary = json_bytes(&outcome.summary)?;
-    if let Some(out) = &args.out {
-        write_atomically(out, &samples)?;
-    }
-    if let Some(path) = &args.summary {
-        write_atomically(path, &summary)?;
-    }
-    if !args.quiet {
+    args.report.write(args.out.as_deref(), samples, summary)?;
+    if !args.report.quiet {
         let s = &outcome.summary;
         println!(
             "sampler             {} (d = {}, N = {})",

@@ -6,19 +6,19 @@
 //!    mode: ACS against DMALA with its step tuned to acceptance 0.574, counting modes visited.
 
 use crate::CliError;
-use crate::sample::default_threads;
+use crate::args::default_threads;
 use crate::sample::pictures::Heat;
 use clap::Args;
-use langevin_core::baselines::Scan;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
     BinaryModel, BinaryRun, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
 };
-use langevin_std::discrete_models::LatticeMixture;
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
 };
+use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, bar_chart, trace_and_acf};
+use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams};
 use std::path::PathBuf;
 
 /// Arguments of `langevin demo`.
@@ -151,33 +151,16 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
         seed: args.seed,
         threads,
     };
-    let samplers = [
-        SamplerSpec::Dula {
-            step: 0.2,
-            balance: 0.5,
-        },
-        SamplerSpec::Dmala {
-            step: 0.1,
-            balance: 0.5,
-        },
-        SamplerSpec::Dmala {
-            step: 0.2,
-            balance: 0.5,
-        },
-        SamplerSpec::Gibbs {
-            scan: Scan::Systematic,
-        },
-        SamplerSpec::Gwg,
-        SamplerSpec::Rwm { rate: None },
-        SamplerSpec::Ab {
-            step: 0.1,
-            balance: 0.5,
-        },
-        SamplerSpec::Acs {
-            a_ceil: 5.0,
-            fixed_steps: None,
-        },
-    ];
+    // Every binary sampler of the registry, once per step size its entry lists for the demo.
+    let mut samplers = Vec::new();
+    for entry in SAMPLERS.iter().filter(|e| e.applies_to(Domain::Binary)) {
+        for step in entry.demo {
+            let mut params = SamplerParams::default();
+            params.step = step.unwrap_or(params.step);
+            let plan = entry.with(params)?.plan(Domain::Binary)?;
+            samplers.extend(plan.binary_first_order());
+        }
+    }
     println!(
         "langevin demo, part 1: {SIDE}×{SIDE} periodic Ising at the critical coupling J = {CRITICAL_COUPLING}, h = 0 (d = {})",
         SIDE * SIDE

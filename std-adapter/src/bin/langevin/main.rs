@@ -1,9 +1,9 @@
 //! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
 //! or, with no arguments, run a demonstration.
 
+mod args;
 mod continuous;
 mod demo;
-mod output;
 mod sample;
 mod sdp;
 // Model generators, benchmarks and the progress bar.

@@ -1,12 +1,12 @@
 //! `langevin model`: write a model file from one of the zoo's seeded generators.
 
 use crate::CliError;
-use crate::output::{npy_bytes, write_atomically};
-use crate::sample::{check_writable, write_all};
+use crate::sample::check_writable;
 use clap::{ArgAction, Args, Subcommand, ValueEnum};
 use langevin_std::binary::BinaryModel;
-use langevin_std::npy::{NpyData, read_npy};
-use langevin_std::zoo::{
+use langevin_std::io::npy::{NpyData, read_npy};
+use langevin_std::io::{npy_bytes, write_all, write_atomically};
+use langevin_std::models::zoo::{
     BarabasiAlbertSpec, BinaryQuadraticSpec, GaussianStructure, IsingLatticeSpec,
     LatticeGaussianSpec, LatticeMixtureSpec, LogisticRegressionSpec, MixtureDistance, ModelSpec,
     RbmSpec, ZooError, rbm_from_weights,
@@ -192,7 +192,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         return Ok(());
     };
     if !args.npy {
-        return write_atomically(out, spec.to_json().as_bytes());
+        return Ok(write_atomically(out, spec.to_json().as_bytes())?);
     }
     let stem = out
         .file_stem()
@@ -205,7 +205,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         files.push((dir.join(name), npy_bytes(&array.shape, &array.data)?));
     }
     files.push((out.clone(), json.into_bytes()));
-    write_all(&files)
+    Ok(write_all(&files)?)
 }
 
 fn zoo(e: ZooError) -> CliError {

@@ -139,13 +139,18 @@ mod tests {
 
     #[test]
     fn units() {
-        assert_eq!(count(999.0), "999");
-        assert_eq!(count(12_345.0), "12.3k");
-        assert_eq!(count(4.0e6), "4.0M");
-        assert_eq!(count(1.25e9), "1.2G");
-        assert_eq!(duration(0.2), "1s");
-        assert_eq!(duration(185.0), "3m05s");
-        assert_eq!(duration(7620.0), "2h07m");
+        let counts = [
+            (999.0, "999"),
+            (12_345.0, "12.3k"),
+            (4.0e6, "4.0M"),
+            (1.25e9, "1.2G"),
+        ];
+        for (n, text) in counts {
+            assert_eq!(count(n), text);
+        }
+        for (s, text) in [(0.2, "1s"), (185.0, "3m05s"), (7620.0, "2h07m")] {
+            assert_eq!(duration(s), text);
+        }
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! `langevin sdp`: the diagonal SDP `min Σ d_i s.t. d ≥ 0, W + diag(d) ⪰ 0`.
 
 use crate::CliError;
-use crate::output::{json_bytes, npy_bytes, write_atomically};
+use crate::args::ReportArgs;
 use clap::Args;
-use langevin_std::npy::{NpyData, read_matrix_f64};
+use langevin_std::io::npy::{NpyData, read_matrix_f64};
+use langevin_std::io::{json_bytes, npy_bytes};
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -20,12 +21,8 @@ pub struct SdpArgs {
     /// Write the diagonal d here (`.npy`, float64).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Write the summary here (JSON).
-    #[arg(long)]
-    pub summary: Option<PathBuf>,
-    /// Print nothing on success.
-    #[arg(long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -60,13 +57,9 @@ pub fn run(args: &SdpArgs) -> Result<(), CliError> {
     };
     let d_bytes = npy_bytes(&[rows], &NpyData::F64(solution.d.clone()))?;
     let summary_bytes = json_bytes(&summary)?;
-    if let Some(out) = &args.out {
-        write_atomically(out, &d_bytes)?;
-    }
-    if let Some(path) = &args.summary {
-        write_atomically(path, &summary_bytes)?;
-    }
-    if !args.quiet {
+    args.report
+        .write(args.out.as_deref(), d_bytes, summary_bytes)?;
+    if !args.report.quiet {
         println!("dim                 {}", summary.dim);
         println!("trace of D          {:.9}", summary.trace);
         println!(

@@ -3,7 +3,7 @@
 use crate::CliError;
 use langevin_std::binary::{BinaryModel, BinaryRun};
 use langevin_std::diagnostics::{log_mmd2_hamming, mmd2_hamming};
-use langevin_std::discrete_models::RbmBlockGibbs;
+use langevin_std::models::RbmBlockGibbs;
 use langevin_std::seeding::chain_rng;
 use rand_core::Rng;
 use serde::Serialize;

@@ -4,7 +4,7 @@
 //! Pictures are rendered to memory (through a temporary file) so that they are written with
 //! the other outputs, all or none.
 
-use super::SampleArgs;
+use super::spec::RunSpec;
 use crate::CliError;
 use langevin_std::binary::{BinaryModel, BinaryRun, Statistic};
 use langevin_std::diagnostics::DiscreteValue;
@@ -55,9 +55,10 @@ fn trace<T: DiscreteValue>(
     render(path, |p| trace_and_acf(p, title, &series, max_lag))
 }
 
-fn title(args: &SampleArgs, sampler: &str, what: &str) -> String {
-    let model = args.model.file_name().map_or_else(
-        || args.model.display().to_string(),
+fn title(spec: &RunSpec, what: &str) -> String {
+    let sampler = spec.sampler.name();
+    let model = spec.model.file_name().map_or_else(
+        || spec.model.display().to_string(),
         |n| n.to_string_lossy().into(),
     );
     format!("{what}, {sampler} on {model}")
@@ -66,21 +67,20 @@ fn title(args: &SampleArgs, sampler: &str, what: &str) -> String {
 /// Pictures of a binary run.
 pub fn binary(
     path: &Path,
-    args: &SampleArgs,
+    spec: &RunSpec,
     model: &BinaryModel,
     run: &BinaryRun,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
     let d = run.dim;
     let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
-    let sampler = format!("{:?}", args.sampler).to_lowercase();
     let mut files = vec![trace(
         path,
-        &title(args, &sampler, "Hamming distance to a reference state"),
+        &title(spec, "Hamming distance to a reference state"),
         &chains,
         d,
         2,
         Statistic::Hamming,
-        args.seed,
+        spec.config.seed,
     )?];
     let side = (d as f64).sqrt().round() as usize;
     if matches!(model, BinaryModel::Rbm { .. }) && side * side == d && side >= 2 {
@@ -107,30 +107,29 @@ pub fn binary(
 /// Pictures of a label run.
 pub fn labels(
     path: &Path,
-    args: &SampleArgs,
+    spec: &RunSpec,
     model: &LabelModel,
     run: &LabelRun,
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
     let (d, s) = (run.dim, run.states);
     let chains: Vec<&[u16]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
-    let sampler = format!("{:?}", args.sampler).to_lowercase();
     let what = match run.domain {
         LabelDomain::Ordinal => "L1 distance to a reference state",
         LabelDomain::Categorical => "Hamming distance to a reference state",
     };
     let mut files = vec![trace(
         path,
-        &title(args, &sampler, what),
+        &title(spec, what),
         &chains,
         d,
         s,
         run.statistic(),
-        args.seed,
+        spec.config.seed,
     )?];
     if run.domain == LabelDomain::Ordinal && d == 2 && s <= MAX_HEATMAP_SIDE {
         let out = path.with_extension("heatmap.png");
         let heat = Heat::new(model.log_density_fn(), &chains, s);
-        let what = title(args, &sampler, "Visits against the target");
+        let what = title(spec, "Visits against the target");
         files.push(render(&out, |p| heat.draw(p, &what))?);
     }
     Ok(files)

@@ -1,0 +1,60 @@
+//! Argument groups several commands share.
+
+use crate::CliError;
+use clap::Args;
+use langevin_std::io::write_all;
+use std::path::{Path, PathBuf};
+
+/// Chains, seed and threads, as every command that runs chains takes them.
+#[derive(Args, Debug, Clone)]
+pub struct ChainArgs {
+    /// Number of chains.
+    #[arg(long, default_value_t = 4)]
+    pub chains: usize,
+    /// Master seed: the same command gives the same output, bit for bit.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
+
+impl ChainArgs {
+    /// The worker threads: the flag, or every core.
+    pub fn threads(&self) -> usize {
+        self.threads.unwrap_or_else(default_threads).max(1)
+    }
+}
+
+/// All available cores.
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The summary file and whether to print.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Write the summary here (JSON).
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Print nothing on success (and show no progress bar).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl ReportArgs {
+    /// Writes the result array to `out` (when given) and the summary (when asked), both or
+    /// neither.
+    pub fn write(
+        &self,
+        out: Option<&Path>,
+        array: Vec<u8>,
+        summary: Vec<u8>,
+    ) -> Result<(), CliError> {
+        let files: Vec<(&Path, Vec<u8>)> = [(out, array), (self.summary.as_deref(), summary)]
+            .into_iter()
+            .filter_map(|(path, bytes)| Some((path?, bytes)))
+            .collect();
+        Ok(write_all(&files)?)
+    }
+}

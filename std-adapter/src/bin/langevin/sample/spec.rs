@@ -1,0 +1,271 @@
+//! The parser of `langevin sample`: clap's arguments become a typed [`RunSpec`] here, and the
+//! argument struct goes no further.
+
+use crate::CliError;
+use crate::args::{ChainArgs, ReportArgs};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, ValueEnum};
+use langevin_std::ab2::DiagonalRule;
+use langevin_std::binary::RunConfig;
+use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
+use std::path::{Path, PathBuf};
+
+/// The `--sampler` values: the registry's names, each with its description.
+pub fn sampler_parser() -> impl TypedValueParser<Value = &'static SamplerEntry> {
+    PossibleValuesParser::new(
+        samplers::SAMPLERS
+            .iter()
+            .map(|e| PossibleValue::new(e.name).help(e.description)),
+    )
+    .try_map(|name: String| samplers::find(&name))
+}
+
+/// How AB-2 chooses the diagonal D that makes W + D positive semidefinite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DiagonalName {
+    /// Smallest trace (the diagonal SDP).
+    Trace,
+    /// A multiple of the identity: D = max(ε, −λ_min(W)) I.
+    Shift,
+    /// Smallest largest eigenvalue of W + D (accelerated projected gradient on a smoothing,
+    /// started from the trace choice; at most 200 eigendecompositions).
+    Max,
+    /// First order instead: the discrete Langevin proposal (balance 1/2) with the per-coordinate
+    /// step a / (2 D_ii) from the trace choice (D_ii floored at 5% of the mean), step tuned.
+    DlpTrace,
+}
+
+impl DiagonalName {
+    /// The schedule's rule.
+    pub fn rule(self) -> DiagonalRule {
+        match self {
+            DiagonalName::Trace => DiagonalRule::Trace,
+            DiagonalName::Shift => DiagonalRule::Shift { eps: 1e-3 },
+            DiagonalName::Max => DiagonalRule::Max,
+            DiagonalName::DlpTrace => DiagonalRule::DlpTrace { floor: 0.05 },
+        }
+    }
+}
+
+/// Site order of Gibbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ScanName {
+    /// Sites 0, 1, …, d−1 in turn.
+    Systematic,
+    /// d uniformly drawn sites per sweep.
+    Random,
+}
+
+impl ScanName {
+    fn scan(self) -> Scan {
+        match self {
+            ScanName::Systematic => Scan::Systematic,
+            ScanName::Random => Scan::Random,
+        }
+    }
+}
+
+/// How a summary is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned `name  value` lines.
+    Table,
+    /// The same JSON as the summary file.
+    Json,
+}
+
+/// The model file and the sampler flags, as every command that samples a discrete model takes
+/// them; the flags' help, ranges and the samplers that read them come from the registry.
+#[derive(Args, Debug, Clone)]
+pub struct SamplerArgs {
+    /// Model file (JSON).
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Sampler.
+    #[arg(long, value_parser = sampler_parser(), default_value = "dmala")]
+    pub sampler: &'static SamplerEntry,
+    #[arg(long, value_enum, default_value_t = DiagonalName::Trace, help = Param::Diagonal.help())]
+    pub diagonal: DiagonalName,
+    #[arg(long = "ab2-tune", default_value_t = 10_000, help = Param::Ab2Tune.help())]
+    pub ab2_tune: u64,
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true, help = Param::Step.help())]
+    pub step: f64,
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true, help = Param::Balance.help())]
+    pub balance: f64,
+    #[arg(long, value_enum, default_value_t = ScanName::Systematic, help = Param::Scan.help())]
+    pub scan: ScanName,
+    #[arg(long, help = Param::Rate.help())]
+    pub rate: Option<f64>,
+    #[arg(long = "a-ceil", default_value_t = 5.0, help = Param::ACeil.help())]
+    pub a_ceil: f64,
+    #[arg(long = "a-max", requires = "a_min", help = Param::AMax.help())]
+    pub a_max: Option<f64>,
+    #[arg(long = "a-min", requires = "a_max", help = Param::AMin.help())]
+    pub a_min: Option<f64>,
+    #[arg(long, help = Param::Window.help())]
+    pub window: Option<u16>,
+}
+
+impl SamplerArgs {
+    /// The sampler the flags describe, its parameters checked as far as the model does not
+    /// matter.
+    pub fn sampler(&self) -> Result<Sampler, CliError> {
+        if self.window == Some(0) {
+            return Err(CliError("--window must be at least 1".into()));
+        }
+        let mut params = SamplerParams::default();
+        params.step = self.step;
+        params.balance = self.balance;
+        params.scan = self.scan.scan();
+        params.rate = self.rate;
+        params.a_ceil = self.a_ceil;
+        params.fixed_steps = self.a_max.zip(self.a_min);
+        params.window = self.window;
+        params.diagonal = self.diagonal.rule();
+        params.ab2_tune = self.ab2_tune;
+        Ok(self.sampler.with(params)?)
+    }
+}
+
+/// Arguments of `langevin sample`.
+#[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
+pub struct SampleArgs {
+    #[command(flatten)]
+    pub sampler: SamplerArgs,
+    /// Steps per chain after burn-in.
+    #[arg(long, default_value_t = 10_000)]
+    pub steps: u64,
+    /// Steps per chain discarded first (tuned samplers tune here).
+    #[arg(long = "burn-in", default_value_t = 1_000)]
+    pub burn_in: u64,
+    #[command(flatten)]
+    pub chains: ChainArgs,
+    /// Keep one draw every `thin` steps.
+    #[arg(long, default_value_t = 1)]
+    pub thin: u64,
+    /// Write the kept draws here (`.npy`, shape (chains, draws, d); uint8 for up to 256
+    /// values per coordinate, int32 above).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also write the kept draws as CSV: a header `chain,draw,x_0,..`, then one draw per line.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+    /// Enumerate the model (d·log2(S) ≤ 24) and report the RMSE of the sampled marginals.
+    #[arg(long)]
+    pub exact: bool,
+    /// RBM models: report the MMD (kernel exp(−mean Hamming distance)) between the kept draws
+    /// and block-Gibbs reference draws.
+    #[arg(long)]
+    pub mmd: bool,
+    /// Write a PNG: trace and autocorrelation of the distance statistic per chain; also
+    /// FILE.heatmap.png for 2-D ordinal models and FILE.images.png for RBMs with a square
+    /// visible layer.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// How to print the summary on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    #[command(flatten)]
+    pub report: ReportArgs,
+}
+
+/// The files a run writes.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    /// The kept draws (`.npy`).
+    pub draws: Option<PathBuf>,
+    /// The summary (JSON).
+    pub summary: Option<PathBuf>,
+    /// The kept draws as CSV.
+    pub csv: Option<PathBuf>,
+    /// The trace picture (and its companions).
+    pub plot: Option<PathBuf>,
+}
+
+impl Outputs {
+    /// Fails early, before any sampling, when an output could not be written.
+    pub fn check_writable(&self) -> Result<(), CliError> {
+        let all = [&self.draws, &self.summary, &self.csv, &self.plot];
+        all.into_iter()
+            .flatten()
+            .try_for_each(|p| check_writable(p))
+    }
+}
+
+/// What `langevin sample` runs: the typed form of its arguments.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// The model file.
+    pub model: PathBuf,
+    /// The sampler and its parameters.
+    pub sampler: Sampler,
+    /// Chains, steps, burn-in, thinning, seed and threads.
+    pub config: RunConfig,
+    /// The files to write.
+    pub outputs: Outputs,
+    /// Enumerate the model and report the marginals' RMSE.
+    pub exact: bool,
+    /// Report the MMD against block-Gibbs draws (RBM models).
+    pub mmd: bool,
+    /// How to print the summary.
+    pub format: Format,
+    /// Print nothing and show no progress bar.
+    pub quiet: bool,
+}
+
+impl RunSpec {
+    /// Checks the arguments that do not need the model and types them.
+    pub fn parse(args: &SampleArgs) -> Result<Self, CliError> {
+        if args.chains.chains == 0 {
+            return Err(CliError("--chains must be at least 1".into()));
+        }
+        if args.thin == 0 {
+            return Err(CliError("--thin must be at least 1".into()));
+        }
+        let sampler = args.sampler.sampler()?;
+        let outputs = Outputs {
+            draws: args.out.clone(),
+            summary: args.report.summary.clone(),
+            csv: args.csv.clone(),
+            plot: args.plot.clone(),
+        };
+        outputs.check_writable()?;
+        Ok(Self {
+            model: args.sampler.model.clone(),
+            sampler,
+            config: RunConfig {
+                steps: args.steps,
+                burn_in: args.burn_in,
+                thin: args.thin,
+                chains: args.chains.chains,
+                seed: args.chains.seed,
+                threads: args.chains.threads(),
+            },
+            outputs,
+            exact: args.exact,
+            mmd: args.mmd,
+            format: args.format,
+            quiet: args.report.quiet,
+        })
+    }
+}
+
+/// Fails early, before any sampling, when an output could not be written.
+pub fn check_writable(path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError(format!("{}: is a folder", path.display())));
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    if let Some(dir) = parent
+        && !dir.is_dir()
+    {
+        return Err(CliError(format!(
+            "{}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
+}

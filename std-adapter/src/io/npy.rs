@@ -1,0 +1,661 @@
+//! Reading and writing NumPy `.npy` files: little-endian, C order, any rank.
+//!
+//! Reads format versions 1.0, 2.0 and 3.0 with the dtypes `<f8`, `<f4`, `|u1`, `<u2`, `<i4` and
+//! `<i8`; writes version 1.0 (version 2.0 only when a header would not fit in 65 535 bytes).
+//! Every byte input gives either an array or an [`NpyError`]; nothing panics and nothing
+//! allocates more than the input holds, so the reader is safe to run on untrusted files.
+//!
+//! # Examples
+//!
+//! ```
+//! use langevin_std::io::npy::{read_npy_bytes, write_npy_to, NpyData};
+//! let mut bytes = Vec::new();
+//! write_npy_to(&mut bytes, &[2, 3], &NpyData::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]))?;
+//! let array = read_npy_bytes(&bytes)?;
+//! assert_eq!(array.shape, vec![2, 3]);
+//! assert_eq!(array.data, NpyData::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+//! # Ok::<(), langevin_std::io::npy::NpyError>(())
+//! ```
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+/// Headers (magic, version, length field and dictionary) are padded to this many bytes.
+const HEADER_ALIGN: usize = 64;
+
+/// An n-dimensional array as stored in a `.npy` file: its shape and its elements in C order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NpyArray {
+    /// Extent along each axis; empty for a scalar (one element).
+    pub shape: Vec<usize>,
+    /// The elements in C (row-major) order.
+    pub data: NpyData,
+}
+
+/// The elements of an array, one variant per supported dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NpyData {
+    /// `<f8`.
+    F64(Vec<f64>),
+    /// `<f4`.
+    F32(Vec<f32>),
+    /// `|u1`.
+    U8(Vec<u8>),
+    /// `<u2`.
+    U16(Vec<u16>),
+    /// `<i4`.
+    I32(Vec<i32>),
+    /// `<i8`.
+    I64(Vec<i64>),
+}
+
+impl NpyData {
+    /// The elements as doubles (exact for every supported dtype but `<i8` beyond 2^53).
+    pub fn to_f64(&self) -> Vec<f64> {
+        match self {
+            NpyData::F64(v) => v.clone(),
+            NpyData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::U8(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::U16(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+            NpyData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            NpyData::F64(v) => v.len(),
+            NpyData::F32(v) => v.len(),
+            NpyData::U8(v) => v.len(),
+            NpyData::U16(v) => v.len(),
+            NpyData::I32(v) => v.len(),
+            NpyData::I64(v) => v.len(),
+        }
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The NumPy dtype string (`descr`) of this variant, e.g. `<f8`.
+    pub fn descr(&self) -> &'static str {
+        self.dtype().descr()
+    }
+
+    fn dtype(&self) -> Dtype {
+        match self {
+            NpyData::F64(_) => Dtype::F64,
+            NpyData::F32(_) => Dtype::F32,
+            NpyData::U8(_) => Dtype::U8,
+            NpyData::U16(_) => Dtype::U16,
+            NpyData::I32(_) => Dtype::I32,
+            NpyData::I64(_) => Dtype::I64,
+        }
+    }
+}
+
+impl NpyArray {
+    /// An array after checking that the shape's element count equals the data length.
+    ///
+    /// # Errors
+    ///
+    /// [`NpyError::ShapeMismatch`] when they differ (or the element count overflows).
+    pub fn new(shape: Vec<usize>, data: NpyData) -> Result<Self, NpyError> {
+        let expected = element_count(&shape).ok_or(NpyError::ShapeOverflow)?;
+        if expected != data.len() {
+            return Err(NpyError::ShapeMismatch {
+                expected,
+                found: data.len(),
+            });
+        }
+        Ok(Self { shape, data })
+    }
+}
+
+/// Why a `.npy` file could not be read or written.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum NpyError {
+    /// The underlying file or writer failed.
+    Io(std::io::Error),
+    /// The file does not start with `\x93NUMPY`.
+    BadMagic,
+    /// A format version other than 1.0, 2.0 or 3.0.
+    UnsupportedVersion {
+        /// Major version byte.
+        major: u8,
+        /// Minor version byte.
+        minor: u8,
+    },
+    /// The file ends inside the preamble or the header dictionary.
+    TruncatedHeader,
+    /// The header dictionary is not the expected Python literal; the text says where.
+    BadHeader(&'static str),
+    /// A dtype this reader does not support (the `descr` string).
+    UnsupportedDtype(String),
+    /// A big-endian dtype (the `descr` string).
+    BigEndian(String),
+    /// `fortran_order` is `True`; only C order is supported.
+    FortranOrder,
+    /// The product of the shape overflows `usize`.
+    ShapeOverflow,
+    /// The element count of the shape and the number of data elements (or, when reading,
+    /// whole elements in the data bytes) differ.
+    ShapeMismatch {
+        /// Elements the shape implies.
+        expected: usize,
+        /// Elements present.
+        found: usize,
+    },
+    /// The data bytes are not a whole number of elements, or trail the last element.
+    DataLength {
+        /// Bytes the shape and dtype imply.
+        expected: usize,
+        /// Bytes present after the header.
+        found: usize,
+    },
+    /// The array is not what the caller asked for (rank or dtype), e.g. in
+    /// [`read_matrix_f64`].
+    WrongKind {
+        /// What was wanted.
+        expected: &'static str,
+        /// The dtype string found.
+        dtype: &'static str,
+        /// The rank found.
+        rank: usize,
+    },
+}
+
+impl fmt::Display for NpyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NpyError::Io(e) => write!(f, "npy i/o error: {e}"),
+            NpyError::BadMagic => write!(f, "not a .npy file (bad magic string)"),
+            NpyError::UnsupportedVersion { major, minor } => {
+                write!(f, "unsupported .npy format version {major}.{minor}")
+            }
+            NpyError::TruncatedHeader => write!(f, "truncated .npy header"),
+            NpyError::BadHeader(why) => write!(f, "malformed .npy header: {why}"),
+            NpyError::UnsupportedDtype(d) => write!(f, "unsupported .npy dtype {d:?}"),
+            NpyError::BigEndian(d) => write!(f, "big-endian .npy dtype {d:?} is not supported"),
+            NpyError::FortranOrder => write!(f, "Fortran-order .npy arrays are not supported"),
+            NpyError::ShapeOverflow => write!(f, "the .npy shape's element count overflows"),
+            NpyError::ShapeMismatch { expected, found } => write!(
+                f,
+                "the shape implies {expected} elements but {found} are present"
+            ),
+            NpyError::DataLength { expected, found } => write!(
+                f,
+                "the shape and dtype imply {expected} data bytes but {found} are present"
+            ),
+            NpyError::WrongKind {
+                expected,
+                dtype,
+                rank,
+            } => write!(
+                f,
+                "expected {expected}, found a rank-{rank} array of dtype {dtype}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for NpyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            NpyError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for NpyError {
+    fn from(e: std::io::Error) -> Self {
+        NpyError::Io(e)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dtype {
+    F64,
+    F32,
+    U8,
+    U16,
+    I32,
+    I64,
+}
+
+impl Dtype {
+    fn size(self) -> usize {
+        match self {
+            Dtype::U8 => 1,
+            Dtype::U16 => 2,
+            Dtype::F32 | Dtype::I32 => 4,
+            Dtype::F64 | Dtype::I64 => 8,
+        }
+    }
+
+    fn descr(self) -> &'static str {
+        match self {
+            Dtype::F64 => "<f8",
+            Dtype::F32 => "<f4",
+            Dtype::U8 => "|u1",
+            Dtype::U16 => "<u2",
+            Dtype::I32 => "<i4",
+            Dtype::I64 => "<i8",
+        }
+    }
+
+    /// Parses a `descr`; single-byte types accept any byte-order mark.
+    fn parse(descr: &str) -> Result<Self, NpyError> {
+        let bytes = descr.as_bytes();
+        let (order, kind) = match bytes {
+            [o @ (b'<' | b'>' | b'|' | b'='), rest @ ..] => (*o, rest),
+            _ => return Err(NpyError::UnsupportedDtype(descr.to_owned())),
+        };
+        let dtype = match kind {
+            b"f8" => Dtype::F64,
+            b"f4" => Dtype::F32,
+            b"u1" => Dtype::U8,
+            b"u2" => Dtype::U16,
+            b"i4" => Dtype::I32,
+            b"i8" => Dtype::I64,
+            _ => return Err(NpyError::UnsupportedDtype(descr.to_owned())),
+        };
+        let little = cfg!(target_endian = "little");
+        match (order, dtype.size()) {
+            (_, 1) | (b'<', _) => Ok(dtype),
+            (b'=', _) if little => Ok(dtype),
+            (b'>' | b'=', _) => Err(NpyError::BigEndian(descr.to_owned())),
+            // '|' on a multi-byte type is not something NumPy writes.
+            _ => Err(NpyError::UnsupportedDtype(descr.to_owned())),
+        }
+    }
+}
+
+fn element_count(shape: &[usize]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s))
+}
+
+/// Reads a `.npy` file.
+///
+/// # Errors
+///
+/// [`NpyError::Io`] when the file cannot be read, otherwise as [`read_npy_bytes`].
+pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray, NpyError> {
+    let bytes = std::fs::read(path)?;
+    read_npy_bytes(&bytes)
+}
+
+/// Parses the bytes of a `.npy` file.
+///
+/// # Errors
+///
+/// A typed [`NpyError`] naming the first problem found: magic, version, truncation, header
+/// syntax, dtype, byte order, Fortran order, or a data length that does not match the shape.
+pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
+    let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or(
+        if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
+            NpyError::TruncatedHeader
+        } else {
+            NpyError::BadMagic
+        },
+    )?;
+    let (&major, rest) = rest.split_first().ok_or(NpyError::TruncatedHeader)?;
+    let (&minor, rest) = rest.split_first().ok_or(NpyError::TruncatedHeader)?;
+    let (header_len, rest) = match (major, minor) {
+        (1, 0) => match rest {
+            [a, b, tail @ ..] => (usize::from(u16::from_le_bytes([*a, *b])), tail),
+            _ => return Err(NpyError::TruncatedHeader),
+        },
+        (2 | 3, 0) => match rest {
+            [a, b, c, d, tail @ ..] => {
+                let len = u32::from_le_bytes([*a, *b, *c, *d]);
+                let len = usize::try_from(len).map_err(|_| NpyError::TruncatedHeader)?;
+                (len, tail)
+            }
+            _ => return Err(NpyError::TruncatedHeader),
+        },
+        _ => return Err(NpyError::UnsupportedVersion { major, minor }),
+    };
+    if rest.len() < header_len {
+        return Err(NpyError::TruncatedHeader);
+    }
+    let (header, data) = rest.split_at(header_len);
+    // Version 3.0 allows UTF-8; 1.0 and 2.0 are Latin-1, whose ASCII subset is all we accept.
+    let header = std::str::from_utf8(header).map_err(|_| NpyError::BadHeader("not UTF-8 text"))?;
+    let parsed = parse_header(header)?;
+    if parsed.fortran_order {
+        return Err(NpyError::FortranOrder);
+    }
+    let dtype = Dtype::parse(&parsed.descr)?;
+    let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
+    let expected = count
+        .checked_mul(dtype.size())
+        .ok_or(NpyError::ShapeOverflow)?;
+    if data.len() != expected {
+        return Err(NpyError::DataLength {
+            expected,
+            found: data.len(),
+        });
+    }
+    Ok(NpyArray {
+        shape: parsed.shape,
+        data: decode(dtype, data),
+    })
+}
+
+fn decode(dtype: Dtype, data: &[u8]) -> NpyData {
+    fn map<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+        data.chunks_exact(N)
+            .map(|c| {
+                let mut a = [0u8; N];
+                a.copy_from_slice(c);
+                f(a)
+            })
+            .collect()
+    }
+    match dtype {
+        Dtype::F64 => NpyData::F64(map(data, f64::from_le_bytes)),
+        Dtype::F32 => NpyData::F32(map(data, f32::from_le_bytes)),
+        Dtype::U8 => NpyData::U8(data.to_vec()),
+        Dtype::U16 => NpyData::U16(map(data, u16::from_le_bytes)),
+        Dtype::I32 => NpyData::I32(map(data, i32::from_le_bytes)),
+        Dtype::I64 => NpyData::I64(map(data, i64::from_le_bytes)),
+    }
+}
+
+struct Header {
+    descr: String,
+    fortran_order: bool,
+    shape: Vec<usize>,
+}
+
+/// A tiny parser for the one Python literal NumPy writes:
+/// `{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }` plus padding.
+struct Cursor<'a> {
+    s: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn skip_ws(&mut self) {
+        while let Some(c) = self.s.get(self.pos) {
+            if c.is_ascii_whitespace() {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn expect(&mut self, c: u8, why: &'static str) -> Result<(), NpyError> {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            Ok(())
+        } else {
+            Err(NpyError::BadHeader(why))
+        }
+    }
+
+    fn string(&mut self) -> Result<&'a str, NpyError> {
+        let quote = match self.peek() {
+            Some(q @ (b'\'' | b'"')) => q,
+            _ => return Err(NpyError::BadHeader("expected a quoted string")),
+        };
+        let start = self.pos + 1;
+        let len = self
+            .s
+            .get(start..)
+            .and_then(|tail| tail.iter().position(|&c| c == quote))
+            .ok_or(NpyError::BadHeader("unterminated string"))?;
+        let text = self
+            .s
+            .get(start..start + len)
+            .ok_or(NpyError::BadHeader("unterminated string"))?;
+        self.pos = start + len + 1;
+        std::str::from_utf8(text).map_err(|_| NpyError::BadHeader("string is not UTF-8"))
+    }
+
+    fn word(&mut self) -> &'a [u8] {
+        self.skip_ws();
+        let start = self.pos;
+        while let Some(c) = self.s.get(self.pos) {
+            if c.is_ascii_alphanumeric() || *c == b'_' {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+        self.s.get(start..self.pos).unwrap_or(&[])
+    }
+
+    fn bool(&mut self) -> Result<bool, NpyError> {
+        match self.word() {
+            b"True" => Ok(true),
+            b"False" => Ok(false),
+            _ => Err(NpyError::BadHeader("fortran_order is not True or False")),
+        }
+    }
+
+    fn shape(&mut self) -> Result<Vec<usize>, NpyError> {
+        self.expect(b'(', "shape is not a tuple")?;
+        let mut shape = Vec::new();
+        loop {
+            if self.peek() == Some(b')') {
+                self.pos += 1;
+                return Ok(shape);
+            }
+            let digits = self.word();
+            if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                return Err(NpyError::BadHeader(
+                    "shape entry is not a non-negative integer",
+                ));
+            }
+            let value = digits.iter().try_fold(0usize, |acc, &c| {
+                acc.checked_mul(10)?.checked_add(usize::from(c - b'0'))
+            });
+            shape.push(value.ok_or(NpyError::ShapeOverflow)?);
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b')') => {}
+                _ => return Err(NpyError::BadHeader("shape tuple is not comma separated")),
+            }
+        }
+    }
+}
+
+fn parse_header(text: &str) -> Result<Header, NpyError> {
+    let mut c = Cursor {
+        s: text.as_bytes(),
+        pos: 0,
+    };
+    c.expect(b'{', "header is not a dictionary")?;
+    let (mut descr, mut fortran, mut shape) = (None, None, None);
+    loop {
+        if c.peek() == Some(b'}') {
+            c.pos += 1;
+            break;
+        }
+        let key = c.string()?;
+        c.expect(b':', "expected ':' after a key")?;
+        match key {
+            "descr" => descr = Some(c.string()?.to_owned()),
+            "fortran_order" => fortran = Some(c.bool()?),
+            "shape" => shape = Some(c.shape()?),
+            _ => return Err(NpyError::BadHeader("unknown key in header dictionary")),
+        }
+        match c.peek() {
+            Some(b',') => c.pos += 1,
+            Some(b'}') => {}
+            _ => {
+                return Err(NpyError::BadHeader(
+                    "dictionary entries not comma separated",
+                ));
+            }
+        }
+    }
+    if c.peek().is_some() {
+        return Err(NpyError::BadHeader(
+            "trailing characters after the dictionary",
+        ));
+    }
+    Ok(Header {
+        descr: descr.ok_or(NpyError::BadHeader("missing 'descr'"))?,
+        fortran_order: fortran.ok_or(NpyError::BadHeader("missing 'fortran_order'"))?,
+        shape: shape.ok_or(NpyError::BadHeader("missing 'shape'"))?,
+    })
+}
+
+/// Writes an array as a `.npy` file (format 1.0).
+///
+/// # Errors
+///
+/// [`NpyError::ShapeMismatch`] when `shape` does not match `data`; [`NpyError::Io`] on
+/// write failure.
+pub fn write_npy(path: impl AsRef<Path>, shape: &[usize], data: &NpyData) -> Result<(), NpyError> {
+    let mut bytes = Vec::new();
+    write_npy_to(&mut bytes, shape, data)?;
+    std::fs::write(path, bytes)?;
+    Ok(())
+}
+
+/// Writes an array in `.npy` format to any writer (format 1.0; 2.0 for an over-long header).
+///
+/// # Errors
+///
+/// As [`write_npy`].
+pub fn write_npy_to<W: Write>(
+    mut writer: W,
+    shape: &[usize],
+    data: &NpyData,
+) -> Result<(), NpyError> {
+    let expected = element_count(shape).ok_or(NpyError::ShapeOverflow)?;
+    if expected != data.len() {
+        return Err(NpyError::ShapeMismatch {
+            expected,
+            found: data.len(),
+        });
+    }
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let tuple = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut dict = format!(
+        "{{'descr': '{}', 'fortran_order': False, 'shape': {tuple}, }}",
+        data.descr()
+    );
+    // Version 1.0 has a 2-byte length field; fall back to 2.0 only when it cannot hold the header.
+    let padded = |len_bytes: usize| {
+        let preamble = MAGIC.len() + 2 + len_bytes;
+        (preamble + dict.len() + 1).div_ceil(HEADER_ALIGN) * HEADER_ALIGN - preamble
+    };
+    let (version, header_len) = if padded(2) <= usize::from(u16::MAX) {
+        (1u8, padded(2))
+    } else {
+        (2u8, padded(4))
+    };
+    dict.extend(std::iter::repeat_n(' ', header_len - dict.len() - 1));
+    dict.push('\n');
+    let mut out = Vec::with_capacity(header_len + 12 + expected * data.dtype().size());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        let len = u16::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
+        out.extend_from_slice(&len.to_le_bytes());
+    } else {
+        let len = u32::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    out.extend_from_slice(dict.as_bytes());
+    /// Appends little-endian words.
+    fn put<const N: usize>(out: &mut Vec<u8>, words: impl Iterator<Item = [u8; N]>) {
+        words.for_each(|w| out.extend_from_slice(&w));
+    }
+    match data {
+        NpyData::F64(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::F32(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::U8(v) => out.extend_from_slice(v),
+        NpyData::U16(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::I32(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+        NpyData::I64(v) => put(&mut out, v.iter().map(|x| x.to_le_bytes())),
+    }
+    writer.write_all(&out)?;
+    Ok(())
+}
+
+/// Reads a 2-D `<f8` or `<f4` array as `(rows, cols, row-major f64 data)`.
+///
+/// # Errors
+///
+/// As [`read_npy`], and [`NpyError::WrongKind`] for another rank or dtype.
+pub fn read_matrix_f64(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>), NpyError> {
+    let array = read_npy(path)?;
+    let dtype = array.data.descr();
+    let (rows, cols) = match array.shape.as_slice() {
+        [r, c] => (*r, *c),
+        _ => {
+            return Err(NpyError::WrongKind {
+                expected: "a 2-D float array",
+                dtype,
+                rank: array.shape.len(),
+            });
+        }
+    };
+    let data = match array.data {
+        NpyData::F64(v) => v,
+        NpyData::F32(v) => v.into_iter().map(f64::from).collect(),
+        _ => {
+            return Err(NpyError::WrongKind {
+                expected: "a 2-D float array",
+                dtype,
+                rank: 2,
+            });
+        }
+    };
+    Ok((rows, cols, data))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_is_aligned_and_newline_terminated() {
+        let mut bytes = Vec::new();
+        write_npy_to(&mut bytes, &[5], &NpyData::U8(vec![1, 2, 3, 4, 5])).unwrap();
+        assert_eq!((bytes.len() - 5) % HEADER_ALIGN, 0);
+        assert_eq!(bytes[bytes.len() - 6], b'\n');
+    }
+
+    #[test]
+    fn scalar_and_empty_shapes() {
+        for (shape, n) in [(vec![], 1), (vec![0], 0), (vec![3, 0, 2], 0)] {
+            let mut bytes = Vec::new();
+            let data = NpyData::I32(vec![7; n]);
+            write_npy_to(&mut bytes, &shape, &data).unwrap();
+            let back = read_npy_bytes(&bytes).unwrap();
+            assert_eq!(back, NpyArray { shape, data });
+        }
+    }
+
+    #[test]
+    fn numpy_written_header_parses() {
+        // Exactly what NumPy 1.26 writes for np.zeros((2, 3)).
+        let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }";
+        let parsed = parse_header(dict).unwrap();
+        assert_eq!(parsed.shape, vec![2, 3]);
+        assert_eq!(parsed.descr, "<f8");
+        assert!(!parsed.fortran_order);
+    }
+}

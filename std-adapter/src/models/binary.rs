@@ -1,0 +1,330 @@
+//! Binary models owned by the std side, loaded from model files.
+
+use super::file::{ModelDoc, ModelError};
+use langevin_core::models::{BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
+use langevin_core::{BinaryTarget, FlipMove};
+use std::convert::Infallible;
+
+/// A binary model `U(x)` over `x ∈ {0,1}^d`, owning its parameters. Chains borrow it read-only
+/// through [`BinaryModel::target`], each with its own small cache.
+#[derive(Clone, Debug)]
+pub enum BinaryModel {
+    /// `U(x) = xᵀWx + bᵀx`.
+    Quadratic {
+        /// `W`, `d × d` row-major.
+        w: Vec<f32>,
+        /// `b`.
+        b: Vec<f32>,
+    },
+    /// Ising on a graph, in compressed adjacency form (see [`IsingGraph`]).
+    IsingGraph {
+        /// Row offsets, `d + 1` entries.
+        offsets: Vec<u32>,
+        /// Neighbour lists.
+        neighbours: Vec<u32>,
+        /// Couplings, aligned with `neighbours`.
+        couplings: Vec<f32>,
+        /// Fields `h`.
+        field: Vec<f32>,
+    },
+    /// Ising on a 2-D lattice.
+    Lattice(IsingLattice<Dims>),
+    /// RBM with hidden units summed out.
+    Rbm {
+        /// `W`, hidden × visible, row-major.
+        w: Vec<f32>,
+        /// Visible biases.
+        b: Vec<f32>,
+        /// Hidden biases.
+        c: Vec<f32>,
+    },
+    /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
+    Logistic {
+        /// Data, `m × d` row-major.
+        x: Vec<f32>,
+        /// Responses, 0 or 1.
+        y: Vec<f32>,
+    },
+}
+
+/// A chain's view of a [`BinaryModel`]: the shared parameters plus the chain's own cache.
+#[derive(Debug)]
+pub enum ModelTarget<'a> {
+    /// See [`BinaryQuadratic`].
+    Quadratic(BinaryQuadratic<'a>),
+    /// See [`IsingGraph`].
+    IsingGraph(IsingGraph<'a>),
+    /// See [`IsingLattice`].
+    Lattice(IsingLattice<Dims>),
+    /// See [`Rbm`].
+    Rbm(Rbm<'a>),
+    /// See [`BinaryLogistic`].
+    Logistic(BinaryLogistic<'a>),
+}
+
+impl BinaryModel {
+    /// Builds the model a document describes, for kinds `binary_quadratic`, `ising`,
+    /// `ising_lattice` and `rbm`; `Ok(None)` for other kinds.
+    ///
+    /// # Errors
+    ///
+    /// A [`ModelError`] naming the field and the problem.
+    pub fn from_doc(doc: &ModelDoc) -> Result<Option<Self>, ModelError> {
+        let model = match doc.kind.as_str() {
+            "binary_quadratic" => {
+                let (r, c, w) = doc.matrix("W")?;
+                let b = doc.vector("b")?;
+                if r != c {
+                    return Err(doc.err("W", format!("must be square, found {r} × {c}")));
+                }
+                if b.len() != r {
+                    return Err(doc.err("b", format!("has {} entries, W is {r} × {r}", b.len())));
+                }
+                Self::Quadratic {
+                    w: to_f32(doc, "W", &w)?,
+                    b: to_f32(doc, "b", &b)?,
+                }
+            }
+            "ising" => {
+                let n = doc.count("n")?;
+                let field = if doc.fields.contains_key("field") {
+                    doc.vector("field")?
+                } else {
+                    vec![0.0; n]
+                };
+                if field.len() != n {
+                    return Err(doc.err("field", format!("has {} entries, n = {n}", field.len())));
+                }
+                let (rows, cols, edges) = if doc.fields.contains_key("edges") {
+                    match doc.matrix("edges") {
+                        Ok(m) => m,
+                        // An empty list has no shape to speak of.
+                        Err(_) if doc.get("edges")?.as_array().is_some_and(Vec::is_empty) => {
+                            (0, 3, Vec::new())
+                        }
+                        Err(e) => return Err(e),
+                    }
+                } else {
+                    (0, 3, Vec::new())
+                };
+                if rows > 0 && cols != 3 {
+                    return Err(doc.err("edges", "each edge must be [i, j, J_ij]"));
+                }
+                let triples: Vec<(f64, f64, f64)> =
+                    edges.chunks_exact(3).map(|e| (e[0], e[1], e[2])).collect();
+                let field = to_f32(doc, "field", &field)?;
+                Self::ising_graph(n, &triples, field).map_err(|p| doc.err("edges", p))?
+            }
+            "ising_lattice" => {
+                let rows = doc.count("rows")?;
+                let cols = doc.count("cols")?;
+                let coupling = single(doc, "coupling", doc.number("coupling")?)?;
+                let field = single(doc, "field", doc.number_or("field", 0.0)?)?;
+                let periodic = doc.flag_or("periodic", true)?;
+                let lattice =
+                    IsingLattice::with_dims(Dims { rows, cols }, coupling, field, periodic)
+                        .map_err(|e| doc.err("rows", e.to_string()))?;
+                Self::Lattice(lattice)
+            }
+            "rbm" => {
+                let (h, v, w) = doc.matrix("W")?;
+                let b = doc.vector("b")?;
+                let c = doc.vector("c")?;
+                if b.len() != v {
+                    return Err(doc.err("b", format!("has {} entries, W has {v} columns", b.len())));
+                }
+                if c.len() != h {
+                    return Err(doc.err("c", format!("has {} entries, W has {h} rows", c.len())));
+                }
+                if v == 0 {
+                    return Err(doc.err("W", "has no visible units"));
+                }
+                Self::Rbm {
+                    w: to_f32(doc, "W", &w)?,
+                    b: to_f32(doc, "b", &b)?,
+                    c: to_f32(doc, "c", &c)?,
+                }
+            }
+            "binary_logistic" => {
+                let (m, d, x) = doc.matrix("X")?;
+                let y = doc.vector("y")?;
+                if y.len() != m {
+                    return Err(doc.err("y", format!("has {} entries, X has {m} rows", y.len())));
+                }
+                if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
+                    return Err(doc.err("y", format!("entry {i} is {}, expected 0 or 1", y[i])));
+                }
+                if m == 0 || d == 0 {
+                    return Err(doc.err("X", "must have at least one row and one column"));
+                }
+                Self::Logistic {
+                    x: to_f32(doc, "X", &x)?,
+                    y: to_f32(doc, "y", &y)?,
+                }
+            }
+            _ => return Ok(None),
+        };
+        if model.dim() == 0 {
+            return Err(doc.err("", "the model has dimension 0"));
+        }
+        Ok(Some(model))
+    }
+
+    /// An Ising model on `n` nodes from `(i, j, J_ij)` triples (each edge once) and fields.
+    ///
+    /// # Errors
+    ///
+    /// A message for out-of-range or non-integer node indices, self-loops, and couplings that
+    /// are not finite in single precision.
+    pub fn ising_graph(
+        n: usize,
+        edges: &[(f64, f64, f64)],
+        field: Vec<f32>,
+    ) -> Result<Self, String> {
+        let mut adjacency: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
+        for (k, &(i, j, c)) in edges.iter().enumerate() {
+            let node = |v: f64| -> Result<usize, String> {
+                if v.fract() == 0.0 && v >= 0.0 && (v as usize) < n {
+                    Ok(v as usize)
+                } else {
+                    Err(format!(
+                        "edge {k} names node {v}, expected an integer in 0..{n}"
+                    ))
+                }
+            };
+            let (i, j) = (node(i)?, node(j)?);
+            if i == j {
+                return Err(format!("edge {k} joins node {i} to itself"));
+            }
+            let c = narrow(c).ok_or_else(|| {
+                format!("edge {k} has a coupling that is not finite in single precision")
+            })?;
+            adjacency[i].push((j as u32, c));
+            adjacency[j].push((i as u32, c));
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut neighbours = Vec::new();
+        let mut couplings = Vec::new();
+        offsets.push(0u32);
+        for list in &adjacency {
+            for &(j, c) in list {
+                neighbours.push(j);
+                couplings.push(c);
+            }
+            offsets.push(neighbours.len() as u32);
+        }
+        Ok(Self::IsingGraph {
+            offsets,
+            neighbours,
+            couplings,
+            field,
+        })
+    }
+
+    /// The dimension `d`.
+    pub fn dim(&self) -> usize {
+        match self {
+            Self::Quadratic { b, .. } | Self::Rbm { b, .. } => b.len(),
+            Self::IsingGraph { field, .. } => field.len(),
+            Self::Lattice(l) => l.dim(),
+            Self::Logistic { x, y } => x.len() / y.len().max(1),
+        }
+    }
+
+    /// Doubles of per-chain cache the model needs.
+    pub fn cache_len(&self) -> usize {
+        match self {
+            Self::Quadratic { b, .. } => 2 * b.len(),
+            Self::Rbm { c, .. } => 2 * c.len(),
+            Self::Logistic { y, .. } => 2 * y.len(),
+            Self::IsingGraph { .. } | Self::Lattice(_) => 0,
+        }
+    }
+
+    /// A chain's target over this model, using `cache` (of [`cache_len`](Self::cache_len)
+    /// doubles).
+    ///
+    /// # Errors
+    ///
+    /// A message if the parameters are inconsistent (they are checked when loading, so this
+    /// only fails for hand-built models).
+    pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, String> {
+        let e = |e: langevin_core::ParamError| e.to_string();
+        Ok(match self {
+            Self::Quadratic { w, b } => {
+                ModelTarget::Quadratic(BinaryQuadratic::new(w, b, cache).map_err(e)?)
+            }
+            Self::IsingGraph {
+                offsets,
+                neighbours,
+                couplings,
+                field,
+            } => ModelTarget::IsingGraph(
+                IsingGraph::new(offsets, neighbours, couplings, field).map_err(e)?,
+            ),
+            Self::Lattice(l) => ModelTarget::Lattice(*l),
+            Self::Rbm { w, b, c } => ModelTarget::Rbm(Rbm::new(w, b, c, cache).map_err(e)?),
+            Self::Logistic { x, y } => {
+                ModelTarget::Logistic(BinaryLogistic::new(x, y, cache).map_err(e)?)
+            }
+        })
+    }
+}
+
+fn to_f32(doc: &ModelDoc, field: &str, v: &[f64]) -> Result<Vec<f32>, ModelError> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            narrow(x).ok_or_else(|| {
+                doc.err(field, format!("entry {i} = {x} overflows single precision"))
+            })
+        })
+        .collect()
+}
+
+/// `x` in single precision, unless it stops being finite there.
+fn narrow(x: f64) -> Option<f32> {
+    let y = x as f32;
+    y.is_finite().then_some(y)
+}
+
+/// A scalar field narrowed to single precision, refused if it stops being finite.
+fn single(doc: &ModelDoc, field: &str, x: f64) -> Result<f32, ModelError> {
+    narrow(x).ok_or_else(|| doc.err(field, format!("{x} overflows single precision")))
+}
+
+macro_rules! dispatch {
+    ($self:ident, $t:ident => $e:expr) => {
+        match $self {
+            ModelTarget::Quadratic($t) => $e,
+            ModelTarget::IsingGraph($t) => $e,
+            ModelTarget::Lattice($t) => $e,
+            ModelTarget::Rbm($t) => $e,
+            ModelTarget::Logistic($t) => $e,
+        }
+    };
+}
+
+impl BinaryTarget for ModelTarget<'_> {
+    type Error = Infallible;
+
+    fn dim(&self) -> usize {
+        dispatch!(self, t => t.dim())
+    }
+
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
+        dispatch!(self, t => t.log_density_and_grad(x, grad))
+    }
+
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &FlipMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, Infallible> {
+        dispatch!(self, t => t.log_density_and_grad_after(mv, grad))
+    }
+
+    fn commit(&mut self) {
+        dispatch!(self, t => t.commit())
+    }
+}

@@ -1,0 +1,315 @@
+//! Model files: JSON documents naming a model `kind` and its parameters.
+//!
+//! Errors name the file, the field and the problem, in one line.
+
+use langevin_core::ParamError;
+use serde_json::{Map, Value};
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A model file that could not be loaded.
+#[derive(Debug)]
+pub struct ModelError {
+    /// The file, when the model came from one.
+    pub file: Option<PathBuf>,
+    /// The field at fault (empty for the document as a whole).
+    pub field: String,
+    /// What is wrong.
+    pub problem: String,
+    /// The parameter error behind it, when a model's constructor refused its parameters.
+    pub param: Option<ParamError>,
+}
+
+impl ModelError {
+    /// An error about `field`.
+    pub fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self {
+            file: None,
+            field: field.into(),
+            problem: problem.into(),
+            param: None,
+        }
+    }
+
+    /// The same error, attributed to `file`.
+    pub fn in_file(mut self, file: &Path) -> Self {
+        self.file = Some(file.to_path_buf());
+        self
+    }
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}: ", file.display())?;
+        }
+        if self.field.is_empty() {
+            f.write_str(&self.problem)
+        } else {
+            write!(f, "field `{}`: {}", self.field, self.problem)
+        }
+    }
+}
+
+impl std::error::Error for ModelError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.param.as_ref().map(|e| e as _)
+    }
+}
+
+impl From<ParamError> for ModelError {
+    /// A parameter a model's constructor refused: no field, the parameter error's text.
+    fn from(e: ParamError) -> Self {
+        let problem = e.to_string();
+        Self {
+            param: Some(e),
+            ..Self::new("", problem)
+        }
+    }
+}
+
+/// A parsed model document: its `kind`, its fields, and the folder relative to which array
+/// files are resolved.
+#[derive(Debug, Clone)]
+pub struct ModelDoc {
+    /// The `kind` field.
+    pub kind: String,
+    /// All fields.
+    pub fields: Map<String, Value>,
+    /// Folder of the JSON file (array files named in fields are relative to it).
+    pub base: PathBuf,
+    /// The file, when the document came from one.
+    pub file: Option<PathBuf>,
+}
+
+impl ModelDoc {
+    /// Reads and parses `path`.
+    ///
+    /// # Errors
+    ///
+    /// A [`ModelError`] if the file cannot be read, is not JSON, is not an object or has no
+    /// string `kind`.
+    pub fn read(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ModelError::new("", format!("cannot read: {e}")).in_file(path))?;
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut doc = Self::parse(&text, base).map_err(|e| e.in_file(path))?;
+        doc.file = Some(path.to_path_buf());
+        Ok(doc)
+    }
+
+    /// Parses a JSON text; array files are resolved against `base`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`ModelDoc::read`].
+    pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ModelError::new("", format!("not valid JSON: {e}")))?;
+        let Value::Object(fields) = value else {
+            return Err(ModelError::new("", "expected a JSON object"));
+        };
+        let kind = match fields.get("kind") {
+            Some(Value::String(k)) => k.clone(),
+            Some(_) => return Err(ModelError::new("kind", "must be a string")),
+            None => return Err(ModelError::new("kind", "missing")),
+        };
+        Ok(Self {
+            kind,
+            fields,
+            base,
+            file: None,
+        })
+    }
+
+    /// Attributes a model constructor's error to this document's file.
+    ///
+    /// # Errors
+    ///
+    /// `built`'s error, naming the file.
+    pub fn own<T>(&self, built: Result<T, ModelError>) -> Result<T, ModelError> {
+        built.map_err(|e| match &self.file {
+            Some(f) => e.in_file(f),
+            None => e,
+        })
+    }
+
+    /// Attributes an error to this document's file.
+    pub fn err(&self, field: &str, problem: impl Into<String>) -> ModelError {
+        let e = ModelError::new(field, problem);
+        match &self.file {
+            Some(f) => e.in_file(f),
+            None => e,
+        }
+    }
+
+    /// A required field.
+    ///
+    /// # Errors
+    ///
+    /// If it is missing.
+    pub fn get(&self, field: &str) -> Result<&Value, ModelError> {
+        self.fields
+            .get(field)
+            .ok_or_else(|| self.err(field, "missing"))
+    }
+
+    /// A required finite number.
+    ///
+    /// # Errors
+    ///
+    /// If missing, not a number or not finite.
+    pub fn number(&self, field: &str) -> Result<f64, ModelError> {
+        let v = self.get(field)?;
+        let x = v
+            .as_f64()
+            .ok_or_else(|| self.err(field, format!("expected a number, found {}", short(v))))?;
+        if !x.is_finite() {
+            return Err(self.err(field, "must be finite"));
+        }
+        Ok(x)
+    }
+
+    /// An optional finite number with a default.
+    ///
+    /// # Errors
+    ///
+    /// If present but not a finite number.
+    pub fn number_or(&self, field: &str, default: f64) -> Result<f64, ModelError> {
+        if self.fields.contains_key(field) {
+            self.number(field)
+        } else {
+            Ok(default)
+        }
+    }
+
+    /// A required non-negative integer.
+    ///
+    /// # Errors
+    ///
+    /// If missing or not a non-negative integer.
+    pub fn count(&self, field: &str) -> Result<usize, ModelError> {
+        let v = self.get(field)?;
+        v.as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                self.err(
+                    field,
+                    format!("expected a non-negative integer, found {}", short(v)),
+                )
+            })
+    }
+
+    /// An optional boolean with a default.
+    ///
+    /// # Errors
+    ///
+    /// If present but not a boolean.
+    pub fn flag_or(&self, field: &str, default: bool) -> Result<bool, ModelError> {
+        match self.fields.get(field) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(self.err(field, format!("expected true or false, found {}", short(v)))),
+        }
+    }
+
+    /// A finite vector: a JSON array of numbers, or the name of a 1-D `.npy` file.
+    ///
+    /// # Errors
+    ///
+    /// If missing, malformed or containing non-finite values.
+    pub fn vector(&self, field: &str) -> Result<Vec<f64>, ModelError> {
+        let (shape, data) = self.array(field)?;
+        if shape.len() != 1 {
+            return Err(self.err(field, format!("expected a vector, found shape {shape:?}")));
+        }
+        Ok(data)
+    }
+
+    /// A finite matrix: a JSON array of equal-length rows, or the name of a 2-D `.npy` file.
+    /// Returns `(rows, cols, row-major data)`.
+    ///
+    /// # Errors
+    ///
+    /// If missing, ragged, malformed or containing non-finite values.
+    pub fn matrix(&self, field: &str) -> Result<(usize, usize, Vec<f64>), ModelError> {
+        let (shape, data) = self.array(field)?;
+        match shape.as_slice() {
+            &[r, c] => Ok((r, c, data)),
+            _ => Err(self.err(field, format!("expected a matrix, found shape {shape:?}"))),
+        }
+    }
+
+    /// A finite array of any rank, from JSON or a `.npy` file: `(shape, row-major data)`.
+    ///
+    /// # Errors
+    ///
+    /// If missing, ragged, malformed or containing non-finite values.
+    pub fn array(&self, field: &str) -> Result<(Vec<usize>, Vec<f64>), ModelError> {
+        let v = self.get(field)?;
+        let (shape, data) = match v {
+            Value::String(name) => {
+                let path = self.base.join(name);
+                let arr = crate::io::npy::read_npy(&path)
+                    .map_err(|e| self.err(field, format!("cannot load {}: {e}", path.display())))?;
+                let data = arr.data.to_f64();
+                (arr.shape, data)
+            }
+            _ => {
+                let mut shape = Vec::new();
+                let mut data = Vec::new();
+                flatten(v, 0, &mut shape, &mut data).map_err(|p| self.err(field, p))?;
+                (shape, data)
+            }
+        };
+        if let Some(i) = data.iter().position(|x| !x.is_finite()) {
+            return Err(self.err(field, format!("entry {i} is not finite")));
+        }
+        Ok((shape, data))
+    }
+}
+
+/// Flattens nested JSON arrays of numbers, checking they are rectangular.
+fn flatten(
+    v: &Value,
+    depth: usize,
+    shape: &mut Vec<usize>,
+    out: &mut Vec<f64>,
+) -> Result<(), String> {
+    match v {
+        Value::Array(items) => {
+            match shape.get(depth) {
+                None => shape.push(items.len()),
+                Some(&n) if n != items.len() => {
+                    return Err(format!(
+                        "ragged array: found {} entries at depth {depth}, expected {n}",
+                        items.len()
+                    ));
+                }
+                Some(_) => {}
+            }
+            for item in items {
+                flatten(item, depth + 1, shape, out)?;
+            }
+            Ok(())
+        }
+        Value::Number(n) => {
+            if depth != shape.len() {
+                return Err("ragged array: numbers and arrays mixed".into());
+            }
+            out.push(n.as_f64().unwrap_or(f64::NAN));
+            Ok(())
+        }
+        other => Err(format!("expected numbers, found {}", short(other))),
+    }
+}
+
+/// A short description of a JSON value for error messages.
+fn short(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s
+    }
+}

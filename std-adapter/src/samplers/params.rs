@@ -1,0 +1,294 @@
+//! The parameters of the discrete samplers: their flags, defaults, ranges and help.
+
+use super::SAMPLERS;
+use crate::ab2::DiagonalRule;
+use langevin_core::baselines::Scan;
+use std::fmt;
+
+/// A sampler parameter, as the registry lists it per sampler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Param {
+    /// The step size `a`.
+    Step,
+    /// The balance `b`.
+    Balance,
+    /// Gibbs' site order.
+    Scan,
+    /// The random walk's initial flip rate.
+    Rate,
+    /// Where ACS's search for the largest step starts.
+    ACeil,
+    /// ACS's largest step, fixed instead of searched.
+    AMax,
+    /// ACS's smallest step, fixed instead of searched.
+    AMin,
+    /// The ordinal window.
+    Window,
+    /// AB-2's choice of the diagonal `D`.
+    Diagonal,
+    /// AB-2's steps per tuning phase.
+    Ab2Tune,
+}
+
+/// The values a parameter may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Range {
+    /// Finite and `> 0`.
+    Positive,
+    /// In `(0, 1]`.
+    UnitInterval,
+    /// In `(0, 1)`.
+    OpenUnit,
+    /// An integer `≥ 1`.
+    AtLeastOne,
+    /// Any integer `≥ 0`.
+    Count,
+    /// One of these names.
+    OneOf(&'static [&'static str]),
+}
+
+impl Range {
+    /// Whether a number lies in the range (always `false` for [`Range::OneOf`]).
+    pub fn contains(self, v: f64) -> bool {
+        match self {
+            Range::Positive => v.is_finite() && v > 0.0,
+            Range::UnitInterval => v > 0.0 && v <= 1.0,
+            Range::OpenUnit => v > 0.0 && v < 1.0,
+            Range::AtLeastOne => v >= 1.0 && v.fract() == 0.0,
+            Range::Count => v >= 0.0 && v.fract() == 0.0,
+            Range::OneOf(_) => false,
+        }
+    }
+}
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Range::Positive => f.write_str("> 0"),
+            Range::UnitInterval => f.write_str("(0, 1]"),
+            Range::OpenUnit => f.write_str("(0, 1)"),
+            Range::AtLeastOne => f.write_str("≥ 1"),
+            Range::Count => f.write_str("≥ 0"),
+            Range::OneOf(names) => f.write_str(&names.join("|")),
+        }
+    }
+}
+
+/// What the registry says about one parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParamInfo {
+    /// The command-line flag, `--step`.
+    pub flag: &'static str,
+    /// The default as the command line shows it (`None`: unset unless given).
+    pub default: Option<&'static str>,
+    /// The values it may take.
+    pub range: Range,
+    /// What it means, in a few words.
+    pub help: &'static str,
+}
+
+impl Param {
+    /// Every parameter, in the order `--help` lists them.
+    pub const ALL: [Param; 10] = [
+        Param::Diagonal,
+        Param::Ab2Tune,
+        Param::Step,
+        Param::Balance,
+        Param::Scan,
+        Param::Rate,
+        Param::ACeil,
+        Param::AMax,
+        Param::AMin,
+        Param::Window,
+    ];
+
+    /// The registry's description of the parameter.
+    pub fn info(self) -> ParamInfo {
+        let (flag, default, range, help) = match self {
+            Param::Step => (
+                "--step",
+                Some("0.2"),
+                Range::Positive,
+                "Step size `a` in x-units (tuned samplers: where tuning starts)",
+            ),
+            Param::Balance => (
+                "--balance",
+                Some("0.5"),
+                Range::UnitInterval,
+                "Balance `b`; 0.5 is the discrete Langevin proposal (tuned samplers: where tuning starts)",
+            ),
+            Param::Scan => (
+                "--scan",
+                Some("systematic"),
+                Range::OneOf(&["systematic", "random"]),
+                "Site order of Gibbs",
+            ),
+            Param::Rate => (
+                "--rate",
+                None,
+                Range::OpenUnit,
+                "Initial flip rate (unset: 1/d)",
+            ),
+            Param::ACeil => (
+                "--a-ceil",
+                Some("5"),
+                Range::Positive,
+                "Where the search for the largest step starts",
+            ),
+            Param::AMax => (
+                "--a-max",
+                None,
+                Range::Positive,
+                "Largest step, fixed instead of searched (with --a-min)",
+            ),
+            Param::AMin => (
+                "--a-min",
+                None,
+                Range::Positive,
+                "Smallest step, fixed instead of searched (with --a-max)",
+            ),
+            Param::Window => (
+                "--window",
+                None,
+                Range::AtLeastOne,
+                "Ordinal models: proposals move each coordinate by at most W",
+            ),
+            Param::Diagonal => (
+                "--diagonal",
+                Some("trace"),
+                Range::OneOf(&["trace", "shift", "max", "dlp-trace"]),
+                "How the diagonal D that makes W + D positive semidefinite is chosen",
+            ),
+            Param::Ab2Tune => (
+                "--ab2-tune",
+                Some("10000"),
+                Range::Count,
+                "Steps of each of the two tuning phases, taken before --burn-in",
+            ),
+        };
+        ParamInfo {
+            flag,
+            default,
+            range,
+            help,
+        }
+    }
+
+    /// The samplers that read the parameter, in registry order.
+    pub fn samplers(self) -> impl Iterator<Item = &'static str> {
+        SAMPLERS
+            .iter()
+            .filter(move |e| e.params.contains(&self))
+            .map(|e| e.name)
+    }
+
+    /// The `--help` text: what the parameter means, its range and the samplers that read it.
+    pub fn help(self) -> String {
+        let info = self.info();
+        let users: Vec<&str> = self.samplers().collect();
+        format!(
+            "{} [range: {}] [used by: {}]",
+            info.help,
+            info.range,
+            users.join(", ")
+        )
+    }
+}
+
+/// The parameters of every sampler; each reads its own ([`SamplerEntry::params`]) and ignores
+/// the rest.
+///
+/// [`SamplerEntry::params`]: super::SamplerEntry::params
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct SamplerParams {
+    /// Step `a`.
+    pub step: f64,
+    /// Balance `b`.
+    pub balance: f64,
+    /// Gibbs' site order.
+    pub scan: Scan,
+    /// The random walk's initial flip rate (`None`: `1/d`).
+    pub rate: Option<f64>,
+    /// Where ACS's search for the largest step starts.
+    pub a_ceil: f64,
+    /// ACS's `(a_max, a_min)`, fixed instead of searched.
+    pub fixed_steps: Option<(f64, f64)>,
+    /// The ordinal window.
+    pub window: Option<u16>,
+    /// AB-2's rule for `D`.
+    pub diagonal: DiagonalRule,
+    /// AB-2's steps per tuning phase.
+    pub ab2_tune: u64,
+}
+
+impl SamplerParams {
+    /// The defaults [`Param::info`] states.
+    pub const DEFAULT: Self = Self {
+        step: 0.2,
+        balance: 0.5,
+        scan: Scan::Systematic,
+        rate: None,
+        a_ceil: 5.0,
+        fixed_steps: None,
+        window: None,
+        diagonal: DiagonalRule::Trace,
+        ab2_tune: 10_000,
+    };
+}
+
+impl Default for SamplerParams {
+    /// [`SamplerParams::DEFAULT`].
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stated_defaults_are_the_defaults() {
+        let p = SamplerParams::default();
+        let text = |param: Param| param.info().default.map(str::to_string);
+        assert_eq!(text(Param::Step), Some(p.step.to_string()));
+        assert_eq!(text(Param::Balance), Some(p.balance.to_string()));
+        assert_eq!(text(Param::ACeil), Some(p.a_ceil.to_string()));
+        assert_eq!(text(Param::Ab2Tune), Some(p.ab2_tune.to_string()));
+        assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
+        assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
+        assert_eq!(p.scan, Scan::Systematic);
+        for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
+            assert_eq!(param.info().default, None, "{param:?}");
+        }
+        assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
+    }
+
+    #[test]
+    fn every_parameter_is_read_by_some_sampler() {
+        for param in Param::ALL {
+            assert!(param.samplers().next().is_some(), "{param:?}");
+        }
+    }
+
+    /// The ranges the registry states are the ones the kernels enforce.
+    #[test]
+    fn stated_ranges_agree_with_the_kernels() {
+        let probes = [-1.0, 0.0, 1e-9, 0.5, 1.0, 1.5, f64::INFINITY, f64::NAN];
+        let check = |name: &str, param: Param, set: &dyn Fn(&mut SamplerParams, f64)| {
+            let entry = super::super::find(name).unwrap();
+            for v in probes {
+                let mut p = SamplerParams::default();
+                set(&mut p, v);
+                let ok = entry.with(p).is_ok();
+                assert_eq!(ok, param.info().range.contains(v), "{name} {param:?} = {v}");
+            }
+        };
+        check("dmala", Param::Step, &|p, v| p.step = v);
+        check("dula", Param::Balance, &|p, v| p.balance = v);
+        check("rwm", Param::Rate, &|p, v| p.rate = Some(v));
+    }
+}

@@ -1,0 +1,19 @@
+//! The command-line tests, one test binary (each separate binary costs a link on every build):
+//! every module runs the built `langevin` binary on scratch files.
+
+#[allow(dead_code)]
+mod common;
+
+mod ab2_ordinal;
+mod compare;
+mod diagonal;
+mod errors;
+mod exact;
+mod labels;
+mod mmd;
+mod model;
+mod model_file_npy;
+mod registry;
+mod sample;
+mod samplers;
+mod threads;

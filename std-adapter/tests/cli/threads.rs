@@ -1,0 +1,79 @@
+//! The same seed and chain count give the same `samples.npy` bytes on 1, 2 and 4 threads.
+
+use crate::common;
+
+use common::{Scratch, ok, words};
+
+#[test]
+fn thread_count_does_not_change_the_samples() {
+    let scratch = Scratch::new("threads");
+    // A model big enough that chains take turns on the workers in different orders.
+    ok(
+        &scratch.0,
+        &words("model rbm --visible 40 --hidden 12 --seed 4 --out rbm.json"),
+    );
+    ok(
+        &scratch.0,
+        &words("model ising-ba --nodes 60 --edges-per-node 3 --seed 2 --out ba.json"),
+    );
+    for model in ["rbm.json", "ba.json"] {
+        for sampler in ["dmala", "dula"] {
+            let files: Vec<Vec<u8>> = ["1", "2", "4"]
+                .iter()
+                .map(|threads| {
+                    let out = format!("{model}-{sampler}-{threads}.npy");
+                    ok(
+                        &scratch.0,
+                        &words(&format!("sample --model {model} --sampler {sampler} --chains 5 --steps 2000 --burn-in 100 --seed 21 --threads {threads} --out {out} --quiet")),
+                    );
+                    std::fs::read(scratch.path(&out)).unwrap()
+                })
+                .collect();
+            assert_eq!(files[0], files[1], "{model} {sampler}: 1 vs 2 threads");
+            assert_eq!(files[0], files[2], "{model} {sampler}: 1 vs 4 threads");
+        }
+    }
+}
+
+#[test]
+fn tuned_and_label_samplers_are_thread_count_invariant() {
+    let scratch = Scratch::new("threads-tuned");
+    scratch.write("potts.json", common::POTTS);
+    scratch.write("mix.json", common::MIXTURE);
+    ok(
+        &scratch.0,
+        &words("model ising-lattice --rows 6 --cols 6 --coupling 0.4 --out lat.json"),
+    );
+    let cases: [(&str, &[&str]); 8] = [
+        ("lat.json", &["ab"]),
+        ("lat.json", &["ab2"]),
+        ("lat.json", &["acs"]),
+        ("lat.json", &["rwm"]),
+        ("lat.json", &["gibbs", "--scan", "random"]),
+        ("potts.json", &["acs"]),
+        ("potts.json", &["gwg"]),
+        ("mix.json", &["ab", "--window", "20"]),
+    ];
+    for (k, (model, sampler)) in cases.iter().enumerate() {
+        let runs: Vec<(Vec<u8>, serde_json::Value)> = ["1", "2", "3"]
+            .iter()
+            .map(|threads| {
+                let (out, sum) = (format!("{k}-{threads}.npy"), format!("{k}-{threads}.json"));
+                let args_line = format!("sample {model} --chains 5 --steps 1500 --burn-in 400 --seed 8 --threads {threads} --out {out} --summary {sum} --quiet --sampler");
+                let mut args = words(&args_line);
+                args.insert(1, "--model");
+                args.extend(*sampler);
+                ok(&scratch.0, &args);
+                (
+                    std::fs::read(scratch.path(&out)).unwrap(),
+                    common::summary(&scratch.path(&sum)),
+                )
+            })
+            .collect();
+        for r in &runs[1..] {
+            assert_eq!(runs[0].0, r.0, "{model} {sampler:?}: draws differ");
+            assert_eq!(runs[0].1["tuned"], r.1["tuned"], "{model} {sampler:?}");
+            assert_eq!(runs[0].1["evals"], r.1["evals"], "{model} {sampler:?}");
+        }
+    }
+}

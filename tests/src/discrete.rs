@@ -1,0 +1,481 @@
+//! Helpers of the discrete-sampler tests on every domain: enumeration of small label spaces
+//! (through [`StateSpace`]), Metropolis–Hastings matrices from a `log q`, the sampling-path
+//! comparison at level [`ALPHA`], a Geyer initial-monotone-sequence ESS, and small models.
+
+use crate::harness::{LabelBox, StateSpace};
+use crate::{ChainBox, chi_square_pooled, chi_square_sf, normalise_log, tv_counts, tv_threshold};
+use langevin_core::ordinal::OrdinalTarget;
+use langevin_core::random::unit_f64;
+use langevin_std::discrete_models::Potts;
+use rand_core::Rng;
+use std::convert::Infallible;
+
+/// Per-test false-positive rate of every statistical assertion.
+pub const ALPHA: f64 = 1e-6;
+
+/// All states of `{0..s-1}^d`, coordinate 0 fastest.
+pub fn enumerate(d: usize, s: usize) -> Vec<Vec<u16>> {
+    StateSpace { dim: d, levels: s }.all()
+}
+
+/// The index of `x` in [`enumerate`]'s order.
+pub fn index_of(x: &[u16], s: usize) -> usize {
+    StateSpace {
+        dim: x.len(),
+        levels: s,
+    }
+    .index(x)
+}
+
+/// All binary states of dimension `d`, coordinate 0 fastest.
+pub fn enumerate_binary(d: usize) -> Vec<Vec<u8>> {
+    (0..1usize << d).map(|k| crate::state(k, d)).collect()
+}
+
+/// The index of a binary state.
+pub fn index_of_binary(x: &[u8]) -> usize {
+    crate::index_of(x)
+}
+
+/// Normalised probabilities from log-weights.
+pub fn normalise(log_w: &[f64]) -> Vec<f64> {
+    normalise_log(log_w)
+}
+
+/// The Metropolis–Hastings transition matrix (row-major `K × K`) for a proposal with
+/// `log_q(i, j) = log q(state j | state i)`.
+pub fn mh_matrix(log_pi: &[f64], log_q: impl Fn(usize, usize) -> f64) -> Vec<f64> {
+    let k = log_pi.len();
+    let mut p = vec![0.0; k * k];
+    for i in 0..k {
+        let mut off = 0.0;
+        for j in 0..k {
+            if i == j {
+                continue;
+            }
+            let fwd = log_q(i, j);
+            if fwd == f64::NEG_INFINITY {
+                continue;
+            }
+            let rev = log_q(j, i);
+            let la = log_pi[j] - log_pi[i] + rev - fwd;
+            let v = fwd.exp() * la.exp().min(1.0);
+            p[i * k + j] = v;
+            off += v;
+        }
+        p[i * k + i] = 1.0 - off;
+    }
+    p
+}
+
+/// Checks that `p` is stochastic with non-negative entries, leaves `pi` invariant and, if
+/// `reversible`, satisfies detailed balance, all to `tol`; returns the largest violation of
+/// `πP = π`.
+pub fn assert_invariant(pi: &[f64], p: &[f64], tol: f64, reversible: bool) -> f64 {
+    let k = pi.len();
+    for i in 0..k {
+        let row = &p[i * k..(i + 1) * k];
+        let s: f64 = row.iter().sum();
+        assert!((s - 1.0).abs() < tol, "row {i} sums to {s}");
+        assert!(row.iter().all(|&v| v >= -tol), "negative entry in row {i}");
+    }
+    let mut worst = 0.0f64;
+    for j in 0..k {
+        let v: f64 = (0..k).map(|i| pi[i] * p[i * k + j]).sum();
+        worst = worst.max((v - pi[j]).abs());
+    }
+    assert!(worst < tol, "πP differs from π by {worst}");
+    if reversible {
+        for i in 0..k {
+            for j in 0..k {
+                let a = pi[i] * p[i * k + j];
+                let b = pi[j] * p[j * k + i];
+                assert!(
+                    (a - b).abs() < tol,
+                    "detailed balance fails at ({i}, {j}): {a} vs {b}"
+                );
+            }
+        }
+    }
+    worst
+}
+
+/// Detailed balance of a matrix of log-fluxes `f[i·K + j] = ln(π_i P_ij)`: asserts
+/// `|π_i P_ij − π_j P_ji| < 1e-10·max(π_i P_ij, π_j P_ji)` for every pair (fluxes rescaled by
+/// their largest entry) and returns the largest relative difference.
+pub fn log_detailed_balance(name: &str, f: &[f64], k: usize) -> f64 {
+    let m = f.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut worst = 0.0f64;
+    for i in 0..k {
+        for j in 0..k {
+            if i == j {
+                continue;
+            }
+            // The reverse conditional of x → y is the forward one of y → x.
+            let (lr, lf) = (f[i * k + j], f[j * k + i]);
+            let diff = ((lr - m).exp() - (lf - m).exp()).abs();
+            let scale = (lr - m).exp().max((lf - m).exp());
+            let rel = if scale > 0.0 { diff / scale } else { 0.0 };
+            worst = worst.max(rel);
+            assert!(
+                rel < 1e-10,
+                "{name}: detailed balance off by {rel:e} at ({i}, {j})"
+            );
+        }
+    }
+    worst
+}
+
+/// `−½ |u − A x|²` for a row-major `d × d` factor `A`.
+pub fn log_gauss<V: Copy + Into<f64>>(factor: &[f32], x: &[V], u: &[f64]) -> f64 {
+    let d = x.len();
+    -0.5 * (0..d)
+        .map(|i| {
+            let ax: f64 = (0..d)
+                .map(|j| f64::from(factor[i * d + j]) * x[j].into())
+                .sum();
+            (u[i] - ax).powi(2)
+        })
+        .sum::<f64>()
+}
+
+/// `log Q(y | x, u)` of the binary second-order kernel straight from its definition, all in
+/// `f64`, with `W_ij` read through `w(i, j)`.
+#[allow(clippy::too_many_arguments)]
+pub fn second_order_log_q(
+    w: impl Fn(usize, usize) -> f64,
+    diag: &[f32],
+    factor: &[f32],
+    (a, b): (f64, f64),
+    x: &[u8],
+    g: &[f32],
+    u: &[f64],
+    y: &[u8],
+) -> f64 {
+    let d = x.len();
+    (0..d)
+        .map(|i| {
+            let wx: f64 = (0..d).map(|j| w(i, j) * f64::from(x[j])).sum();
+            let atu: f64 = (0..d).map(|k| f64::from(factor[k * d + i]) * u[k]).sum();
+            let c = b * f64::from(g[i]) - b * wx + f64::from(x[i]) / a + atu;
+            let l = c - (b * f64::from(diag[i]) / 2.0 + 1.0 / (2.0 * a));
+            f64::from(y[i]) * l - crate::softplus(l)
+        })
+        .sum()
+}
+
+/// `A·B` for square row-major matrices.
+pub fn mat_mul(a: &[f64], b: &[f64], k: usize) -> Vec<f64> {
+    let mut c = vec![0.0; k * k];
+    for i in 0..k {
+        for l in 0..k {
+            let ail = a[i * k + l];
+            if ail == 0.0 {
+                continue;
+            }
+            for j in 0..k {
+                c[i * k + j] += ail * b[l * k + j];
+            }
+        }
+    }
+    c
+}
+
+/// One exact draw from `p` (inverse CDF on a 53-bit uniform).
+pub fn draw<R: Rng + ?Sized>(p: &[f64], rng: &mut R) -> usize {
+    let u = unit_f64(rng);
+    let mut c = 0.0;
+    for (i, &pi) in p.iter().enumerate() {
+        c += pi;
+        if u < c {
+            return i;
+        }
+    }
+    p.len() - 1
+}
+
+/// The upper tail `P(χ²_k > x)`.
+pub fn chi2_sf(x: f64, k: f64) -> f64 {
+    chi_square_sf(x, k)
+}
+
+/// The result of comparing counts with probabilities.
+#[derive(Debug)]
+pub struct Comparison {
+    /// Pooled chi-square statistic.
+    pub chi2: f64,
+    /// Its degrees of freedom.
+    pub df: usize,
+    /// Its p-value.
+    pub p_value: f64,
+    /// Total variation distance between the empirical and the expected law.
+    pub tv: f64,
+    /// The TV threshold with false-positive rate `ALPHA`.
+    pub tv_threshold: f64,
+}
+
+/// The pooled chi-square test ([`chi_square_pooled`]) and the TV test with threshold
+/// [`tv_threshold`], each at level [`ALPHA`].
+pub fn compare(counts: &[u64], p: &[f64]) -> Comparison {
+    let n: u64 = counts.iter().sum();
+    let chi = chi_square_pooled(counts, p);
+    Comparison {
+        chi2: chi.statistic,
+        df: chi.df,
+        p_value: chi.p_value,
+        tv: tv_counts(counts, p),
+        tv_threshold: tv_threshold(p, n, ALPHA),
+    }
+}
+
+/// Asserts both statistical tests pass, naming the case.
+pub fn assert_matches(name: &str, counts: &[u64], p: &[f64]) {
+    let c = compare(counts, p);
+    assert!(
+        c.p_value > ALPHA,
+        "{name}: chi-square {:.2} on {} df, p = {:.3e}",
+        c.chi2,
+        c.df,
+        c.p_value
+    );
+    assert!(
+        c.tv < c.tv_threshold,
+        "{name}: TV {:.5} above {:.5}",
+        c.tv,
+        c.tv_threshold
+    );
+}
+
+/// Effective sample size of one series by Geyer's initial monotone sequence: autocovariances
+/// `γ_t` (divisor `n`) are summed in pairs `Γ_m = γ_{2m} + γ_{2m+1}` while positive, each pair
+/// capped by the previous one; `τ = −1 + 2 Σ Γ_m / γ_0`, `ESS = n / τ`.
+pub fn ess(series: &[f64]) -> f64 {
+    let n = series.len();
+    if n < 4 {
+        return n as f64;
+    }
+    let mean = series.iter().sum::<f64>() / n as f64;
+    let c: Vec<f64> = series.iter().map(|v| v - mean).collect();
+    let gamma = |t: usize| {
+        c[..n - t]
+            .iter()
+            .zip(&c[t..])
+            .map(|(a, b)| a * b)
+            .sum::<f64>()
+            / n as f64
+    };
+    let g0 = gamma(0);
+    if g0 <= 0.0 {
+        return n as f64;
+    }
+    let mut sum = 0.0;
+    let mut prev = f64::INFINITY;
+    let mut m = 0;
+    while 2 * m + 1 < n {
+        let pair = gamma(2 * m) + gamma(2 * m + 1);
+        if pair <= 0.0 {
+            break;
+        }
+        let pair = pair.min(prev);
+        sum += pair;
+        prev = pair;
+        m += 1;
+    }
+    let tau = (-1.0 + 2.0 * sum / g0).max(1.0 / n as f64);
+    n as f64 / tau
+}
+
+/// A non-quadratic ordinal model: `U(x) = Σ θ_i x_i − ½κ Σ (x_i − c)² + γ sin(x_0 + x_1)`.
+#[derive(Clone, Debug)]
+pub struct Wavy {
+    /// The linear coefficients `θ`; their number is the dimension.
+    pub theta: Vec<f64>,
+    /// The number of values per coordinate.
+    pub s: usize,
+}
+
+impl Wavy {
+    /// The three-coordinate model `θ = (0.3, −0.2, 0.5)` over `s` values.
+    pub fn three(s: usize) -> Self {
+        Self {
+            theta: vec![0.3, -0.2, 0.5],
+            s,
+        }
+    }
+}
+
+impl OrdinalTarget for Wavy {
+    type Error = Infallible;
+    fn dim(&self) -> usize {
+        self.theta.len()
+    }
+    fn states(&self) -> usize {
+        self.s
+    }
+    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
+        let c = (self.s - 1) as f64 / 2.0;
+        let (kappa, gamma) = (0.4, 1.3);
+        let phase = f64::from(x[0]) + f64::from(x[1]);
+        let mut u = gamma * phase.sin();
+        for (i, (g, &v)) in grad.iter_mut().zip(x).enumerate() {
+            let r = f64::from(v) - c;
+            u += self.theta[i] * f64::from(v) - 0.5 * kappa * r * r;
+            let mut gi = self.theta[i] - kappa * r;
+            if i < 2 {
+                gi += gamma * phase.cos();
+            }
+            *g = gi as f32;
+        }
+        Ok(u)
+    }
+}
+
+/// Independent binary coordinates: `U(x) = Σ θ_i x_i` with `θ` the entries.
+#[derive(Clone, Debug)]
+pub struct Independent(pub Vec<f32>);
+
+impl langevin_core::BinaryTarget for Independent {
+    type Error = Infallible;
+    fn dim(&self) -> usize {
+        self.0.len()
+    }
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
+        grad.copy_from_slice(&self.0);
+        Ok(x.iter()
+            .zip(&self.0)
+            .map(|(&xi, &t)| f64::from(xi) * f64::from(t))
+            .sum())
+    }
+}
+
+/// A small frustrated Potts model with an uneven field.
+pub fn small_potts(n: usize, s: usize) -> Potts {
+    let mut edges = Vec::new();
+    for i in 0..n {
+        edges.push((i, (i + 1) % n, if i % 2 == 0 { 0.9 } else { -0.6 }));
+    }
+    if n > 3 {
+        edges.push((0, 2, 0.4));
+    }
+    let field = (0..n * s)
+        .map(|v| ((v * 7) % 5) as f64 * 0.2 - 0.4)
+        .collect();
+    Potts::new(s, n, &edges, field).unwrap()
+}
+
+/// The exact-start protocol: `n` times, draw `x0 ~ π`, let `run` apply the kernel `k` times
+/// from state index `x0` and return the final state's index; returns the counts.
+pub fn exact_start_counts<R: Rng>(
+    pi: &[f64],
+    n: usize,
+    rng: &mut R,
+    mut run: impl FnMut(usize, &mut R) -> usize,
+) -> Vec<u64> {
+    let mut counts = vec![0u64; pi.len()];
+    for _ in 0..n {
+        let x0 = draw(pi, rng);
+        counts[run(x0, rng)] += 1;
+    }
+    counts
+}
+
+/// The exact-start check at `k = 1` and `k = 10` steps (see [`exact_start_counts`]):
+/// `run(x0, k, rng)` puts the chain at state index `x0`, applies the kernel `k` times and returns
+/// the final state's index; both laws must match `pi` ([`assert_matches`]).
+pub fn check_exact_start<R: Rng>(
+    name: &str,
+    pi: &[f64],
+    n: usize,
+    rng: &mut R,
+    mut run: impl FnMut(usize, usize, &mut R) -> usize,
+) {
+    for k in [1usize, 10] {
+        let counts = exact_start_counts(pi, n, rng, |x0, rng| run(x0, k, rng));
+        assert_matches(&format!("{name}, k = {k}"), &counts, pi);
+    }
+}
+
+/// `U` and the gradient (of `grad_len` entries) at every state, from `eval(x, grad)`.
+pub fn tabulate(
+    states: &[Vec<u16>],
+    grad_len: usize,
+    mut eval: impl FnMut(&[u16], &mut [f32]) -> f64,
+) -> (Vec<f64>, Vec<Vec<f32>>) {
+    states
+        .iter()
+        .map(|x| {
+            let mut g = vec![0.0f32; grad_len];
+            let u = eval(x, &mut g);
+            (u, g)
+        })
+        .unzip()
+}
+
+/// `U` and `∇U` of an ordinal target at every state.
+pub fn tabulate_ordinal<T: OrdinalTarget>(
+    t: &mut T,
+    states: &[Vec<u16>],
+) -> (Vec<f64>, Vec<Vec<f32>>) {
+    let d = t.dim();
+    tabulate(states, d, |x, g| t.log_density_and_grad(x, g).unwrap())
+}
+
+/// An ordinal target enumerated: its states, `U` and `∇U` at each, and `π`.
+#[allow(clippy::type_complexity)]
+pub fn ordinal_law<T: OrdinalTarget>(
+    t: &mut T,
+) -> (Vec<Vec<u16>>, Vec<f64>, Vec<Vec<f32>>, Vec<f64>) {
+    let states = enumerate(t.dim(), t.states());
+    let (log_pi, grads) = tabulate_ordinal(t, &states);
+    let pi = normalise(&log_pi);
+    (states, log_pi, grads, pi)
+}
+
+/// `U` and the one-hot gradient of a categorical target at every state.
+pub fn tabulate_categorical<T: langevin_core::categorical::CategoricalTarget>(
+    t: &mut T,
+    states: &[Vec<u16>],
+) -> (Vec<f64>, Vec<Vec<f32>>) {
+    let g = t.dim() * t.states();
+    tabulate(states, g, |x, grad| {
+        t.log_density_and_grad(x, grad).unwrap()
+    })
+}
+
+/// Owned buffers for one label chain.
+pub type LabelBuf = LabelBox;
+
+/// Owned buffers for one binary chain.
+pub type BinBuf = ChainBox;
+
+/// `U` of a binary target at every state of [`enumerate_binary`].
+pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<u8>>, Vec<f64>) {
+    let d = t.dim();
+    let states = enumerate_binary(d);
+    let log_pi = states
+        .iter()
+        .map(|x| t.log_density_and_grad(x, &mut vec![0.0; d]).unwrap())
+        .collect();
+    (states, log_pi)
+}
+
+/// Exact-start sampling-path test of a binary kernel (`k ∈ {1, 10}`, `n` repeats).
+pub fn check_binary_kernel<T, K>(name: &str, model: &mut T, kernel: &mut K, n: usize, seed: u64)
+where
+    T: langevin_core::BinaryTarget,
+    K: langevin_core::binary::BinaryKernel,
+{
+    use rand_core::SeedableRng;
+    let (states, log_pi) = tabulate_binary_u(model);
+    let pi = normalise(&log_pi);
+    let mut buf = BinBuf::new(&states[0]);
+    let mut chain = langevin_core::binary::BinaryChain::new(buf.buffers(), model).unwrap();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    check_exact_start(name, &pi, n, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], model).unwrap();
+        for _ in 0..k {
+            kernel.step(model, &mut chain, rng).unwrap();
+        }
+        index_of_binary(chain.state())
+    });
+}

@@ -1,0 +1,759 @@
+//! One exactness harness for every discrete domain: the transition matrix of a kernel built from
+//! the kernel's own `step`, with no closed form of its acceptance rule.
+//!
+//! # How the matrix is built
+//!
+//! Every balanced kernel of the core (binary, ordinal, categorical; DULA and DMALA) draws its
+//! randomness in one documented layout: coordinate `i` reads the 32-bit lane `i` (word `i / 2`,
+//! low half first), and the Metropolis uniform is the word after the last lane, `⌈d/2⌉ + 1` words
+//! in all. A step is therefore a deterministic function of those words, and the harness drives it
+//! with a [`ScriptedRng`] that serves chosen words:
+//!
+//! 1. **Proposal.** For a state `x` and a coordinate `i`, the proposed value of `x_i` is a step
+//!    function of lane `i` whose pieces are intervals (inverse-CDF sampling). Bisection on the lane
+//!    finds every interval exactly; its width over `2^32` is the realised proposal probability of
+//!    that value. The intervals of each lane are checked to partition the lane, and no value to
+//!    occur twice (which would break the interval assumption).
+//! 2. **Acceptance.** For each proposal `y ≠ x`, the lanes are set inside `y`'s intervals and the
+//!    last word is bisected: `step` accepts for all words below a threshold `W*`, so the realised
+//!    acceptance probability is `W*/2^64`, whatever formula the kernel uses.
+//! 3. `P(x → y) = Π_i |I_i(y_i)| / 2^32 · W*(x, y) / 2^64`, and `P(x → x)` is the rest of the row.
+//!
+//! A wrong acceptance ratio in a kernel's `step` shows up in `P` and fails detailed balance or
+//! `πP = π` (see [`check_step_matrix`]); the proposal's own `log q` is never consulted.
+//!
+//! # Adapting to a kernel interface
+//!
+//! The harness sees a kernel only through [`KernelProbe`]; [`BinaryProbe`], [`OrdinalProbe`] and
+//! [`CategoricalProbe`] adapt each domain's chain, target and kernel traits to it.
+
+use langevin_core::binary::{BinaryChain, BinaryKernel, StepReport};
+use langevin_core::categorical::{CategoricalKernel, CategoricalTarget};
+use langevin_core::ordinal::{
+    CategoricalChain, LabelBuffers, LabelMove, OrdinalChain, OrdinalKernel, OrdinalTarget,
+};
+use langevin_core::{BinaryTarget, FlipMove};
+use rand_core::TryRng;
+use std::convert::Infallible;
+
+use crate::{ChainBox, UNIT_ROUNDOFF_F64, normalise_log};
+
+// ---------------------------------------------------------------------------------------------
+// State spaces
+// ---------------------------------------------------------------------------------------------
+
+/// The states `{0, …, levels−1}^dim` of a small model, coordinate 0 fastest: state `k` has
+/// `x_i = (k / levels^i) mod levels` (for binary models, `x_i = (k >> i) & 1`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateSpace {
+    /// Coordinates `d`.
+    pub dim: usize,
+    /// Values per coordinate `S`.
+    pub levels: usize,
+}
+
+impl StateSpace {
+    /// The number of states `S^d`.
+    pub fn len(&self) -> usize {
+        self.levels.pow(self.dim as u32)
+    }
+
+    /// Whether the space is empty (`S = 0`).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// State `k`.
+    pub fn state(&self, mut k: usize) -> Vec<u16> {
+        (0..self.dim)
+            .map(|_| {
+                let v = (k % self.levels) as u16;
+                k /= self.levels;
+                v
+            })
+            .collect()
+    }
+
+    /// The index of `x` (inverse of [`state`](Self::state)).
+    pub fn index(&self, x: &[u16]) -> usize {
+        x.iter()
+            .rev()
+            .fold(0, |acc, &v| acc * self.levels + usize::from(v))
+    }
+
+    /// Every state, in index order.
+    pub fn all(&self) -> Vec<Vec<u16>> {
+        (0..self.len()).map(|k| self.state(k)).collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A scripted random stream
+// ---------------------------------------------------------------------------------------------
+
+/// A random stream that serves fixed words, and panics if a kernel draws more of them (or draws
+/// 32-bit or byte outputs, which no kernel here uses): the layout is part of what is tested.
+#[derive(Clone, Debug)]
+pub struct ScriptedRng {
+    words: Vec<u64>,
+    next: usize,
+}
+
+impl ScriptedRng {
+    /// A stream serving `words` in order.
+    pub fn new(words: Vec<u64>) -> Self {
+        Self { words, next: 0 }
+    }
+
+    /// How many words were drawn.
+    pub fn drawn(&self) -> usize {
+        self.next
+    }
+}
+
+impl TryRng for ScriptedRng {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        panic!("a kernel drew a 32-bit output; the scripted layout assumes 64-bit words")
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        let w = *self
+            .words
+            .get(self.next)
+            .unwrap_or_else(|| panic!("a kernel drew more than {} words", self.words.len()));
+        self.next += 1;
+        Ok(w)
+    }
+    fn try_fill_bytes(&mut self, _: &mut [u8]) -> Result<(), Infallible> {
+        panic!("a kernel drew bytes; the scripted layout assumes 64-bit words")
+    }
+}
+
+/// A stream that returns the same word forever (all-zero words are uniforms of exactly 0,
+/// all-one words uniforms just below 1).
+#[derive(Clone, Copy, Debug)]
+pub struct ConstRng(pub u64);
+
+impl TryRng for ConstRng {
+    type Error = Infallible;
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(self.0 as u32)
+    }
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(self.0)
+    }
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        dst.fill(self.0 as u8);
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The interface the harness needs
+// ---------------------------------------------------------------------------------------------
+
+/// What one step from a given state did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    /// The state the kernel proposed (the start itself when the proposal changed nothing).
+    pub proposed: Vec<u16>,
+    /// The state after the step.
+    pub after: Vec<u16>,
+    /// The kernel's report.
+    pub report: StepReport,
+}
+
+/// A kernel on a small model, seen through the two operations the harness needs.
+pub trait KernelProbe {
+    /// The model's states.
+    fn space(&self) -> StateSpace;
+    /// `U(x)` from a fresh evaluation.
+    fn log_density(&mut self, x: &[u16]) -> f64;
+    /// Puts a chain at `x` and takes one step drawing from `rng`.
+    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe;
+}
+
+/// A target wrapper that remembers the last state a kernel evaluated as a proposal, so the
+/// harness sees a proposal even when the step rejects it.
+#[derive(Clone, Debug)]
+pub struct Recording<T> {
+    /// The wrapped target.
+    pub inner: T,
+    /// The last proposal evaluated.
+    pub last: Option<Vec<u16>>,
+}
+
+impl<T> Recording<T> {
+    /// Wraps `inner`.
+    pub fn new(inner: T) -> Self {
+        Self { inner, last: None }
+    }
+}
+
+impl<T: BinaryTarget> BinaryTarget for Recording<T> {
+    type Error = T::Error;
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.inner.log_density_and_grad(x, grad)
+    }
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &FlipMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, T::Error> {
+        self.last = Some(mv.to.iter().map(|&v| u16::from(v)).collect());
+        self.inner.log_density_and_grad_after(mv, grad)
+    }
+    fn commit(&mut self) {
+        self.inner.commit();
+    }
+}
+
+impl<T: OrdinalTarget> OrdinalTarget for Recording<T> {
+    type Error = T::Error;
+    fn dim(&self) -> usize {
+        self.inner.dim()
+    }
+    fn states(&self) -> usize {
+        self.inner.states()
+    }
+    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.inner.log_density_and_grad(x, grad)
+    }
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &LabelMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, T::Error> {
+        self.last = Some(mv.to.to_vec());
+        self.inner.log_density_and_grad_after(mv, grad)
+    }
+    fn commit(&mut self) {
+        self.inner.commit();
+    }
+}
+
+/// Categorical targets go through [`CategoricalRecording`]: a type cannot be both an ordinal
+/// and a categorical target wrapper without ambiguity in the chain constructors.
+#[derive(Clone, Debug)]
+pub struct CategoricalRecording<T>(pub Recording<T>);
+
+impl<T: CategoricalTarget> CategoricalTarget for CategoricalRecording<T> {
+    type Error = T::Error;
+    fn dim(&self) -> usize {
+        self.0.inner.dim()
+    }
+    fn states(&self) -> usize {
+        self.0.inner.states()
+    }
+    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.0.inner.log_density_and_grad(x, grad)
+    }
+    fn log_density_and_grad_after(
+        &mut self,
+        mv: &LabelMove<'_>,
+        grad: &mut [f32],
+    ) -> Result<f64, T::Error> {
+        self.0.last = Some(mv.to.to_vec());
+        self.0.inner.log_density_and_grad_after(mv, grad)
+    }
+    fn commit(&mut self) {
+        self.0.inner.commit();
+    }
+}
+
+/// Owned buffers for one ordinal or categorical chain.
+#[derive(Clone, Debug)]
+pub struct LabelBox {
+    /// The state.
+    pub x: Vec<u16>,
+    /// `∇U` (`d` entries for ordinal chains, `d·S` for categorical ones).
+    pub grad: Vec<f32>,
+    /// Room for a proposal.
+    pub x_proposal: Vec<u16>,
+    /// Room for the gradient at a proposal.
+    pub grad_proposal: Vec<f32>,
+    /// Room for the changed indices.
+    pub changed: Vec<u32>,
+    /// Work space of `S` values.
+    pub scratch: Vec<f64>,
+}
+
+impl LabelBox {
+    /// Buffers starting at `x0`, for `s` values and a gradient of `g` entries.
+    pub fn new(x0: &[u16], s: usize, g: usize) -> Self {
+        let d = x0.len();
+        Self {
+            x: x0.to_vec(),
+            grad: vec![0.0; g],
+            x_proposal: vec![0; d],
+            grad_proposal: vec![0.0; g],
+            changed: vec![0; d],
+            scratch: vec![0.0; s],
+        }
+    }
+
+    /// Borrows them.
+    pub fn buffers(&mut self) -> LabelBuffers<'_> {
+        LabelBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            x_proposal: &mut self.x_proposal,
+            grad_proposal: &mut self.grad_proposal,
+            changed: &mut self.changed,
+            scratch: &mut self.scratch,
+        }
+    }
+}
+
+fn recorded(last: Option<Vec<u16>>, x: &[u16]) -> Vec<u16> {
+    last.unwrap_or_else(|| x.to_vec())
+}
+
+/// A binary target with a binary kernel.
+#[derive(Debug)]
+pub struct BinaryProbe<T, K> {
+    /// The target, recording proposals.
+    pub target: Recording<T>,
+    /// The kernel.
+    pub kernel: K,
+}
+
+impl<T: BinaryTarget, K: BinaryKernel> BinaryProbe<T, K> {
+    /// Wraps `target` and `kernel`.
+    pub fn new(target: T, kernel: K) -> Self {
+        Self {
+            target: Recording::new(target),
+            kernel,
+        }
+    }
+}
+
+/// The state space of a binary target.
+pub fn binary_space<T: BinaryTarget + ?Sized>(target: &T) -> StateSpace {
+    StateSpace {
+        dim: target.dim(),
+        levels: 2,
+    }
+}
+
+/// `U(x)` of a binary target at a state given as `u16` values.
+pub fn binary_log_density<T: BinaryTarget + ?Sized>(target: &mut T, x: &[u16]) -> f64 {
+    let x: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+    let mut g = vec![0.0f32; x.len()];
+    target
+        .log_density_and_grad(&x, &mut g)
+        .expect("the model evaluates")
+}
+
+impl<T: BinaryTarget, K: BinaryKernel> KernelProbe for BinaryProbe<T, K> {
+    fn space(&self) -> StateSpace {
+        binary_space(&self.target)
+    }
+    fn log_density(&mut self, x: &[u16]) -> f64 {
+        binary_log_density(&mut self.target, x)
+    }
+    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
+        let xb: Vec<u8> = x.iter().map(|&v| v as u8).collect();
+        let mut bufs = ChainBox::new(&xb);
+        let mut chain = BinaryChain::new(bufs.buffers(), &mut self.target).expect("valid start");
+        self.target.last = None;
+        let report = self
+            .kernel
+            .step(&mut self.target, &mut chain, rng)
+            .expect("step");
+        let after = chain.state().iter().map(|&v| u16::from(v)).collect();
+        Probe {
+            proposed: recorded(self.target.last.take(), x),
+            after,
+            report,
+        }
+    }
+}
+
+/// An ordinal target with an ordinal kernel.
+#[derive(Debug)]
+pub struct OrdinalProbe<T, K> {
+    /// The target, recording proposals.
+    pub target: Recording<T>,
+    /// The kernel.
+    pub kernel: K,
+}
+
+impl<T: OrdinalTarget, K: OrdinalKernel> OrdinalProbe<T, K> {
+    /// Wraps `target` and `kernel`.
+    pub fn new(target: T, kernel: K) -> Self {
+        Self {
+            target: Recording::new(target),
+            kernel,
+        }
+    }
+}
+
+impl<T: OrdinalTarget, K: OrdinalKernel> KernelProbe for OrdinalProbe<T, K> {
+    fn space(&self) -> StateSpace {
+        StateSpace {
+            dim: self.target.dim(),
+            levels: self.target.states(),
+        }
+    }
+    fn log_density(&mut self, x: &[u16]) -> f64 {
+        let mut g = vec![0.0f32; x.len()];
+        self.target
+            .log_density_and_grad(x, &mut g)
+            .expect("the model evaluates")
+    }
+    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
+        let s = self.target.states();
+        let mut bufs = LabelBox::new(x, s, x.len());
+        let mut chain =
+            OrdinalChain::new_ordinal(bufs.buffers(), &mut self.target).expect("valid start");
+        self.target.last = None;
+        let report = self
+            .kernel
+            .step(&mut self.target, &mut chain, rng)
+            .expect("step");
+        let after = chain.state().to_vec();
+        Probe {
+            proposed: recorded(self.target.last.take(), x),
+            after,
+            report,
+        }
+    }
+}
+
+/// A categorical target with a categorical kernel.
+#[derive(Debug)]
+pub struct CategoricalProbe<T, K> {
+    /// The target, recording proposals.
+    pub target: CategoricalRecording<T>,
+    /// The kernel.
+    pub kernel: K,
+}
+
+impl<T: CategoricalTarget, K: CategoricalKernel> CategoricalProbe<T, K> {
+    /// Wraps `target` and `kernel`.
+    pub fn new(target: T, kernel: K) -> Self {
+        Self {
+            target: CategoricalRecording(Recording::new(target)),
+            kernel,
+        }
+    }
+}
+
+impl<T: CategoricalTarget, K: CategoricalKernel> KernelProbe for CategoricalProbe<T, K> {
+    fn space(&self) -> StateSpace {
+        StateSpace {
+            dim: self.target.dim(),
+            levels: self.target.states(),
+        }
+    }
+    fn log_density(&mut self, x: &[u16]) -> f64 {
+        let mut g = vec![0.0f32; x.len() * self.target.states()];
+        self.target
+            .log_density_and_grad(x, &mut g)
+            .expect("the model evaluates")
+    }
+    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
+        let s = self.target.states();
+        let mut bufs = LabelBox::new(x, s, x.len() * s);
+        let mut chain = CategoricalChain::new_categorical(bufs.buffers(), &mut self.target)
+            .expect("valid start");
+        self.target.0.last = None;
+        let report = self
+            .kernel
+            .step(&mut self.target, &mut chain, rng)
+            .expect("step");
+        let after = chain.state().to_vec();
+        Probe {
+            proposed: recorded(self.target.0.last.take(), x),
+            after,
+            report,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The matrix
+// ---------------------------------------------------------------------------------------------
+
+const LANE: u64 = 1 << 32;
+
+/// The words of one step: lane `i` in word `i / 2` (low half first), then the Metropolis word.
+fn words(lanes: &[u32], accept: u64) -> Vec<u64> {
+    let mut w: Vec<u64> = lanes
+        .chunks(2)
+        .map(|p| u64::from(p[0]) | (u64::from(p.get(1).copied().unwrap_or(0)) << 32))
+        .collect();
+    w.push(accept);
+    w
+}
+
+/// Runs one scripted step and checks that it drew exactly the documented number of words.
+fn scripted<P: KernelProbe + ?Sized>(
+    probe: &mut P,
+    x: &[u16],
+    lanes: &[u32],
+    accept: u64,
+) -> Probe {
+    let mut rng = ScriptedRng::new(words(lanes, accept));
+    let out = probe.step_from(x, &mut rng);
+    assert_eq!(
+        rng.drawn(),
+        lanes.len().div_ceil(2) + 1,
+        "a step must draw ⌈d/2⌉ + 1 words"
+    );
+    out
+}
+
+/// One value's interval of a lane: lanes `start..start + width` propose `value`.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    value: u16,
+    start: u64,
+    width: u64,
+}
+
+/// The intervals of lane `i` at state `x` (step 1 of the module documentation).
+fn lane_pieces<P: KernelProbe + ?Sized>(probe: &mut P, x: &[u16], i: usize) -> Vec<Piece> {
+    let d = x.len();
+    let mut lanes = vec![0u32; d];
+    let mut value_at = |probe: &mut P, l: u64| {
+        lanes[i] = l as u32;
+        scripted(probe, x, &lanes, u64::MAX).proposed[i]
+    };
+    let mut pieces: Vec<Piece> = Vec::new();
+    let mut start = 0u64;
+    while start < LANE {
+        let v = value_at(probe, start);
+        let (mut good, mut bad) = (start, LANE);
+        while bad - good > 1 {
+            let mid = good + (bad - good) / 2;
+            if value_at(probe, mid) == v {
+                good = mid;
+            } else {
+                bad = mid;
+            }
+        }
+        assert!(
+            pieces.iter().all(|p| p.value != v),
+            "lane {i} at {x:?}: value {v} occupies two intervals"
+        );
+        pieces.push(Piece {
+            value: v,
+            start,
+            width: good - start + 1,
+        });
+        start = good + 1;
+    }
+    assert_eq!(pieces.iter().map(|p| p.width).sum::<u64>(), LANE);
+    pieces
+}
+
+/// The number of Metropolis words (out of `2^64`) for which the step from `x` with these lanes
+/// ends at `y` (step 2 of the module documentation).
+fn accepting_words<P: KernelProbe + ?Sized>(
+    probe: &mut P,
+    x: &[u16],
+    lanes: &[u32],
+    y: &[u16],
+) -> u128 {
+    let accepts = |probe: &mut P, w: u64| {
+        let out = scripted(probe, x, lanes, w);
+        assert_eq!(out.proposed, y, "the lanes must propose y");
+        out.after == y
+    };
+    if !accepts(probe, 0) {
+        return 0;
+    }
+    if accepts(probe, u64::MAX) {
+        return 1u128 << 64;
+    }
+    let (mut good, mut bad) = (0u64, u64::MAX);
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if accepts(probe, mid) {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    // Monotone: every word up to `good` accepts; spot-check one below.
+    assert!(
+        accepts(probe, good / 2),
+        "acceptance is not monotone in the uniform"
+    );
+    u128::from(good) + 1
+}
+
+/// A transition matrix built from a kernel's `step` (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct StepMatrix {
+    /// The states.
+    pub space: StateSpace,
+    /// `P` row-major: `p[x·K + y] = P(x → y)`.
+    pub p: Vec<f64>,
+    /// `U` at each state (fresh evaluation).
+    pub log_density: Vec<f64>,
+    /// `π ∝ exp U`.
+    pub pi: Vec<f64>,
+    /// The realised proposal probability `q(y | x)`, row-major.
+    pub q: Vec<f64>,
+    /// The realised acceptance probability of `x → y`, row-major (1 on the diagonal).
+    pub accept: Vec<f64>,
+}
+
+impl StepMatrix {
+    /// `P(x → y)`.
+    pub fn get(&self, x: usize, y: usize) -> f64 {
+        self.p[x * self.space.len() + y]
+    }
+
+    /// `v P` for a row vector `v`.
+    pub fn left_mul(&self, v: &[f64]) -> Vec<f64> {
+        let k = self.space.len();
+        let mut out = vec![0.0; k];
+        for (x, &vx) in v.iter().enumerate() {
+            for (o, &pxy) in out.iter_mut().zip(&self.p[x * k..(x + 1) * k]) {
+                *o += vx * pxy;
+            }
+        }
+        out
+    }
+}
+
+/// Builds the transition matrix of `probe`'s kernel from its `step` alone.
+///
+/// The cost is about `K·(d·S·32 + K·64)` steps for `K` states.
+pub fn step_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMatrix {
+    let space = probe.space();
+    let k = space.len();
+    let d = space.dim;
+    let states = space.all();
+    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
+    let pi = normalise_log(&log_density);
+    let mut p = vec![0.0f64; k * k];
+    let mut q = vec![0.0f64; k * k];
+    let mut accept = vec![1.0f64; k * k];
+    for (xi, x) in states.iter().enumerate() {
+        let pieces: Vec<Vec<Piece>> = (0..d).map(|i| lane_pieces(probe, x, i)).collect();
+        let mut off = 0.0f64;
+        for (yi, y) in states.iter().enumerate() {
+            let mut qxy = 1.0f64;
+            let mut lanes = vec![0u32; d];
+            for i in 0..d {
+                match pieces[i].iter().find(|pc| pc.value == y[i]) {
+                    Some(pc) => {
+                        qxy *= pc.width as f64 / LANE as f64;
+                        lanes[i] = pc.start as u32;
+                    }
+                    None => qxy = 0.0,
+                }
+            }
+            q[xi * k + yi] = qxy;
+            if yi == xi || qxy == 0.0 {
+                continue;
+            }
+            let a = accepting_words(probe, x, &lanes, y) as f64 / 2f64.powi(64);
+            accept[xi * k + yi] = a;
+            p[xi * k + yi] = qxy * a;
+            off += qxy * a;
+        }
+        p[xi * k + xi] = 1.0 - off;
+    }
+    StepMatrix {
+        space,
+        p,
+        log_density,
+        pi,
+        q,
+        accept,
+    }
+}
+
+/// Result of [`check_step_matrix`]: worst violations as multiples of their tolerance (a check
+/// passes at most 1).
+#[derive(Clone, Copy, Debug)]
+pub struct StepCheck {
+    /// `max |π_x P_xy − π_y P_yx| / tol_xy` (detailed balance).
+    pub balance: f64,
+    /// `max_y |(πP)_y − π_y| / tol_y`.
+    pub invariance: f64,
+    /// The most negative diagonal entry (a row whose moves sum above 1), as a multiple of
+    /// `K·u`.
+    pub negative_diagonal: f64,
+}
+
+impl StepCheck {
+    /// Whether every check passed.
+    pub fn passed(&self) -> bool {
+        self.balance <= 1.0 && self.invariance <= 1.0 && self.negative_diagonal <= 1.0
+    }
+}
+
+/// Relative tolerance of a step-built matrix: see [`check_step_matrix`].
+pub const STEP_RELATIVE_TOLERANCE: f64 = 1.0 / 65_536.0;
+
+/// Checks detailed balance and `πP = π` for a matrix built by [`step_transition_matrix`].
+///
+/// # Tolerance
+///
+/// The kernel's Metropolis ratio uses its own `f32` logits and `log q`, while the realised
+/// proposal probabilities are the lane intervals. Per coordinate and direction these differ by a
+/// relative `8·2^-24` at most (the `f32` rounding of the logits or weights and of the
+/// logarithm), so by `2·d·8·2^-24 ≤ 2^-17` for `d ≤ 8`, and by an absolute `2^-32` per lane
+/// (the interval ends are integers). The acceptance threshold adds `2^-53` (the resolution of
+/// the uniform). So with `ρ = 2^-16` (twice that) and `δ = d·2^-31 + 2^-52`:
+/// `|π_x P_xy − π_y P_yx| ≤ ρ·max(π_x P_xy, π_y P_yx) + δ·(π_x + π_y)`, and `(πP)_y − π_y`
+/// (a sum of such differences over `x`) is bounded by the sum of their tolerances plus
+/// `K·u` for the summation. A wrong acceptance ratio changes entries by a relative `O(1)`.
+pub fn check_step_matrix(m: &StepMatrix) -> StepCheck {
+    let k = m.space.len();
+    let d = m.space.dim as f64;
+    let delta = d * 2f64.powi(-31) + 2f64.powi(-52);
+    let tol = |x: usize, y: usize| {
+        let a = m.pi[x] * m.get(x, y);
+        let b = m.pi[y] * m.get(y, x);
+        (
+            (a - b).abs(),
+            STEP_RELATIVE_TOLERANCE * a.max(b) + delta * (m.pi[x] + m.pi[y]),
+        )
+    };
+    let mut balance = 0.0f64;
+    let mut invariance = 0.0f64;
+    let pp = m.left_mul(&m.pi);
+    for (y, (&ppy, &piy)) in pp.iter().zip(&m.pi).enumerate() {
+        let mut budget = k as f64 * UNIT_ROUNDOFF_F64 * piy;
+        for x in 0..k {
+            if x == y {
+                continue;
+            }
+            let (err, t) = tol(x, y);
+            balance = balance.max(err / t);
+            budget += t;
+        }
+        invariance = invariance.max((ppy - piy).abs() / budget);
+    }
+    let negative_diagonal = (0..k)
+        .map(|x| -m.get(x, x) / (k as f64 * UNIT_ROUNDOFF_F64))
+        .fold(0.0, f64::max);
+    StepCheck {
+        balance,
+        invariance,
+        negative_diagonal,
+    }
+}
+
+/// `max_{x,y} |P_xy − R_xy| / (ρ·R_xy + δ)` for a reference matrix `r` (row-major, same order):
+/// how far a step-built matrix is from a closed form, in units of the tolerance of
+/// [`check_step_matrix`]. Used for kernels that are not reversible (DULA).
+pub fn distance_to_reference(m: &StepMatrix, r: &[f64]) -> f64 {
+    let d = m.space.dim as f64;
+    let delta = d * 2f64.powi(-31) + 2f64.powi(-52);
+    let k = m.space.len();
+    (0..k * k)
+        .map(|i| (m.p[i] - r[i]).abs() / (STEP_RELATIVE_TOLERANCE * r[i].abs() + delta))
+        .fold(0.0, f64::max)
+}

@@ -1,0 +1,158 @@
+//! The AB kernel with any fixed `(a, b)` is the exact Metropolis-adjusted balanced kernel:
+//! enumeration over a grid of `(a, b)` (tolerance 1e-12, see `ordinal_exact.rs`), the frozen
+//! tuner reproducing that kernel draw for draw, and sampling-path tests of the frozen tuner on
+//! small ordinal and categorical models.
+
+use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
+use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, CategoricalTarget};
+use langevin_core::models::{Dims, IsingLattice};
+use langevin_core::ordinal::{
+    CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget,
+};
+use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_tests::discrete::*;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const TOL: f64 = 1e-12;
+
+/// Step and balance values spanning what the tuner can produce (balance capped at 1).
+const GRID: [(f64, f64); 6] = [
+    (0.1, 0.5),
+    (0.12, 0.6),
+    (0.5, 0.35),
+    (2.0, 0.8),
+    (20.0, 1.0),
+    (1e3, 0.96),
+];
+
+#[test]
+fn ab_kernel_is_exact_for_fixed_parameters_binary() {
+    let mut m = IsingLattice::with_dims(Dims { rows: 3, cols: 3 }, 0.35, 0.1, true).unwrap();
+    let (states, log_pi) = tabulate_binary_u(&mut m);
+    let grads: Vec<Vec<f32>> = states
+        .iter()
+        .map(|x| {
+            let mut g = vec![0.0f32; 9];
+            langevin_core::BinaryTarget::log_density_and_grad(&mut m, x, &mut g).unwrap();
+            g
+        })
+        .collect();
+    let pi = normalise(&log_pi);
+    for (a, b) in GRID {
+        let prop = FlipProposal::new(a, b).unwrap();
+        let p = mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], &states[j]).unwrap()
+        });
+        assert_invariant(&pi, &p, TOL, true);
+    }
+}
+
+#[test]
+fn ab_kernel_is_exact_for_fixed_parameters_ordinal_and_categorical() {
+    let mut q = OrdinalQuadratic::rotated_gaussian(3, 4, 3.0, 1.2, 4).unwrap();
+    let (states, log_pi, grads, pi) = ordinal_law(&mut q);
+    for (a, b) in GRID {
+        let prop = OrdinalProposal::new(a, b).unwrap();
+        let p = mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], 4, &states[j]).unwrap()
+        });
+        assert_invariant(&pi, &p, TOL, true);
+    }
+    let mut m = small_potts(4, 3);
+    let states = enumerate(4, 3);
+    let (log_pi, grads) = tabulate_categorical(&mut m, &states);
+    let pi = normalise(&log_pi);
+    for (a, b) in GRID {
+        let prop = CategoricalProposal::new(a, b).unwrap();
+        let p = mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], 3, &states[j]).unwrap()
+        });
+        assert_invariant(&pi, &p, TOL, true);
+    }
+}
+
+/// Once frozen, the tuner's steps are those of `Dmala` with the reported `(a, b)`, bit for bit.
+#[test]
+fn frozen_tuner_is_the_fixed_kernel() {
+    let mut m = IsingLattice::with_dims(Dims { rows: 6, cols: 6 }, 0.3, 0.05, true).unwrap();
+    let mut s = AbSettings::default();
+    s.budget = 1_500;
+    let mut ab = AbTuner::new(s).unwrap();
+    let mut buf = BinBuf::new(&[0u8; 36]);
+    let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    while !ab.is_frozen() {
+        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+    }
+    let r = ab.report();
+    let fixed = Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
+    let mut buf2 = BinBuf::new(chain.state());
+    let mut twin = BinaryChain::new(buf2.buffers(), &mut m).unwrap();
+    let mut rng2 = rng.clone();
+    for _ in 0..500 {
+        let r1 = BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        let r2 = fixed.step(&mut m, &mut twin, &mut rng2).unwrap();
+        assert_eq!(r1, r2);
+        assert_eq!(chain.state(), twin.state());
+    }
+    assert_eq!(ab.report(), r, "nothing changes after freezing");
+}
+
+const N: usize = 100_000;
+
+#[test]
+fn frozen_tuner_samples_ordinal_and_categorical_models() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+    // Ordinal: tune on the model, then run the exact-start protocol with the frozen tuner.
+    let mut q = OrdinalQuadratic::rotated_gaussian(4, 4, 3.0, 1.2, 6).unwrap();
+    let (states, _, _, pi) = ordinal_law(&mut q);
+    let mut s = AbSettings::default();
+    s.budget = 3_000;
+    let mut ab = AbTuner::new(s).unwrap();
+    let mut buf = LabelBuf::new(&states[0], 4, 4);
+    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
+    while !ab.is_frozen() {
+        OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
+    }
+    check_exact_start(
+        &format!("frozen AB ordinal {:?}", ab.report()),
+        &pi,
+        N,
+        &mut rng,
+        |x0, k, rng| {
+            chain.reset(&states[x0], &mut q).unwrap();
+            for _ in 0..k {
+                OrdinalKernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
+            }
+            index_of(chain.state(), 4)
+        },
+    );
+    let _ = q.dim();
+    // Categorical.
+    let mut m = small_potts(4, 3);
+    let states = enumerate(4, 3);
+    let (log_pi, _) = tabulate_categorical(&mut m, &states);
+    let pi = normalise(&log_pi);
+    let mut ab = AbTuner::new(s).unwrap();
+    let mut buf = LabelBuf::new(&states[0], 3, 12);
+    let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
+    while !ab.is_frozen() {
+        CategoricalKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+    }
+    check_exact_start(
+        &format!("frozen AB potts {:?}", ab.report()),
+        &pi,
+        N,
+        &mut rng,
+        |x0, k, rng| {
+            chain.reset(&states[x0], &mut m).unwrap();
+            for _ in 0..k {
+                CategoricalKernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
+            }
+            index_of(chain.state(), 3)
+        },
+    );
+    let _ = m.dim();
+}

@@ -1,0 +1,139 @@
+//! Every `(a_k, b_k)` of a tuned ACS cycle is an exact MH kernel (enumeration, tolerance
+//! 1e-12 as in `ordinal_exact.rs`), a whole cycle leaves π invariant (π propagated through the
+//! `s` kernels in turn), and the fixed-schedule sampler passes the sampling-path tests on
+//! small ordinal and categorical models.
+
+use langevin_core::binary::{BinaryChain, BinaryKernel, FlipProposal};
+use langevin_core::categorical::{CategoricalKernel, CategoricalProposal};
+use langevin_core::models::{Dims, IsingLattice};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal};
+use langevin_core::tuning::{Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_tests::discrete::*;
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const TOL: f64 = 1e-12;
+const N: usize = 100_000;
+
+/// Checks each kernel of the cycle and the cycle as a whole.
+fn check_cycle(
+    name: &str,
+    schedule: &AcsSchedule,
+    log_pi: &[f64],
+    matrix: impl Fn(f64, f64) -> Vec<f64>,
+) {
+    let pi = normalise(log_pi);
+    let k = pi.len();
+    let mut v = pi.clone();
+    for step in 0..u64::from(schedule.cycle()) {
+        let (a, b) = schedule.at(step);
+        let p = matrix(a, b);
+        assert_invariant(&pi, &p, TOL, true);
+        v = (0..k)
+            .map(|j| (0..k).map(|i| v[i] * p[i * k + j]).sum())
+            .collect();
+    }
+    let worst = v
+        .iter()
+        .zip(&pi)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(worst < TOL, "{name}: a cycle moves π by {worst}");
+}
+
+/// The report of an ACS tuner run to the end of its budget on a binary chain.
+fn tuned_binary_schedule() -> AcsSchedule {
+    let mut m = IsingLattice::with_dims(Dims { rows: 2, cols: 4 }, 0.35, 0.1, true).unwrap();
+    let mut s = AcsSettings::default();
+    s.total_steps = 20_000;
+    let mut acs = AcsTuner::new(s).unwrap();
+    let mut buf = BinBuf::new(&[0u8; 8]);
+    let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    while !acs.is_frozen() {
+        BinaryKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+    }
+    acs.report().schedule
+}
+
+#[test]
+fn every_kernel_of_a_tuned_binary_cycle_is_exact() {
+    let schedule = tuned_binary_schedule();
+    let mut m = IsingLattice::with_dims(Dims { rows: 2, cols: 4 }, 0.35, 0.1, true).unwrap();
+    let (states, log_pi) = tabulate_binary_u(&mut m);
+    let grads: Vec<Vec<f32>> = states
+        .iter()
+        .map(|x| {
+            let mut g = vec![0.0f32; 8];
+            langevin_core::BinaryTarget::log_density_and_grad(&mut m, x, &mut g).unwrap();
+            g
+        })
+        .collect();
+    check_cycle("binary", &schedule, &log_pi, |a, b| {
+        let prop = FlipProposal::new(a, b).unwrap();
+        mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], &states[j]).unwrap()
+        })
+    });
+}
+
+#[test]
+fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let mut s = AcsSettings::default();
+    s.total_steps = 20_000;
+
+    // Ordinal.
+    let mut w = Wavy::three(4);
+    let states = enumerate(3, 4);
+    let (log_pi, grads) = tabulate_ordinal(&mut w, &states);
+    let mut acs = AcsTuner::new(s).unwrap();
+    let mut buf = LabelBuf::new(&states[0], 4, 3);
+    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
+    while !acs.is_frozen() {
+        OrdinalKernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
+    }
+    let schedule = acs.report().schedule;
+    check_cycle("ordinal", &schedule, &log_pi, |a, b| {
+        let prop = OrdinalProposal::new(a, b).unwrap();
+        mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], 4, &states[j]).unwrap()
+        })
+    });
+    let pi = normalise(&log_pi);
+    let mut sampler = Acs::new(schedule);
+    check_exact_start("ACS ordinal", &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], &mut w).unwrap();
+        for _ in 0..k {
+            OrdinalKernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), 4)
+    });
+
+    // Categorical.
+    let mut m = small_potts(4, 3);
+    let states = enumerate(4, 3);
+    let (log_pi, grads) = tabulate_categorical(&mut m, &states);
+    let mut acs = AcsTuner::new(s).unwrap();
+    let mut buf = LabelBuf::new(&states[0], 3, 12);
+    let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
+    while !acs.is_frozen() {
+        CategoricalKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+    }
+    let schedule = acs.report().schedule;
+    check_cycle("categorical", &schedule, &log_pi, |a, b| {
+        let prop = CategoricalProposal::new(a, b).unwrap();
+        mh_matrix(&log_pi, |i, j| {
+            prop.log_q(&states[i], &grads[i], 3, &states[j]).unwrap()
+        })
+    });
+    let pi = normalise(&log_pi);
+    let mut sampler = Acs::new(schedule);
+    check_exact_start("ACS potts", &pi, N, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], &mut m).unwrap();
+        for _ in 0..k {
+            CategoricalKernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), 3)
+    });
+}

@@ -1,0 +1,12 @@
+//! Exact checks without randomness: transition matrices built by enumeration, detailed balance
+//! and `πP = π`, for every discrete domain and kernel.
+
+mod ab;
+mod acs;
+mod baselines;
+mod binary;
+mod categorical;
+mod lattice_kernel;
+mod ordinal;
+mod second_order;
+mod step_harness;

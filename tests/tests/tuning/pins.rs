@@ -1,0 +1,405 @@
+//! The tuners' state machines, pinned bit for bit: a tuner that has stopped (by `freeze()`, by
+//! its rate floor or by its budget) is exactly the fixed kernel at its reported parameters, step
+//! after step; the fixed-schedule ACS sampler's step `k` is DMALA at `schedule.at(k)`; a frozen
+//! ACS tuner starts its cycle at position 0.
+//!
+//! "Bit for bit" compares the step reports, the states, the bits of the cached `U` and gradient
+//! and the random streams after every step of two chains run side by side.
+
+use langevin_core::binary::{self, BinaryChain, BinaryKernel, FlipProposal, StepReport};
+use langevin_core::categorical::{self, CategoricalKernel, CategoricalProposal};
+use langevin_core::models::{Dims, IsingLattice};
+use langevin_core::ordinal::{
+    self, CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal,
+};
+use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// What one step left behind, in bits.
+#[derive(Debug, PartialEq)]
+struct Trace {
+    report: StepReport,
+    state: Vec<u16>,
+    log_density: u64,
+    grad: Vec<u32>,
+}
+
+/// A chain whose state, `U` and gradient can be traced.
+trait Traced {
+    fn trace(&self, report: StepReport) -> Trace;
+}
+
+impl Traced for BinaryChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        let state: Vec<u16> = self.state().iter().map(|&v| u16::from(v)).collect();
+        trace(report, &state, self.log_density(), self.grad())
+    }
+}
+
+impl Traced for OrdinalChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        trace(report, self.state(), self.log_density(), self.grad())
+    }
+}
+
+impl Traced for CategoricalChain<'_> {
+    fn trace(&self, report: StepReport) -> Trace {
+        trace(report, self.state(), self.log_density(), self.grad())
+    }
+}
+
+/// The trace of `chain` after a step that reported `report`.
+fn after<C: Traced>(report: StepReport, chain: &C) -> Trace {
+    chain.trace(report)
+}
+
+fn trace(report: StepReport, state: &[u16], log_density: f64, grad: &[f32]) -> Trace {
+    Trace {
+        report,
+        state: state.to_vec(),
+        log_density: log_density.to_bits(),
+        grad: grad.iter().map(|g| g.to_bits()).collect(),
+    }
+}
+
+/// Runs `steps` steps of two chains side by side from streams `rng` and a clone of it, and
+/// asserts the traces and the streams agree after every step.
+fn side_by_side(
+    name: &str,
+    steps: usize,
+    rng: &Xoshiro256PlusPlus,
+    mut first: impl FnMut(usize, &mut Xoshiro256PlusPlus) -> Trace,
+    mut second: impl FnMut(usize, &mut Xoshiro256PlusPlus) -> Trace,
+) {
+    let (mut r1, mut r2) = (rng.clone(), rng.clone());
+    for k in 0..steps {
+        let (a, b) = (first(k, &mut r1), second(k, &mut r2));
+        assert_eq!(a, b, "{name}: step {k}");
+        assert_eq!(r1, r2, "{name}: streams differ after step {k}");
+    }
+}
+
+fn ising() -> IsingLattice {
+    IsingLattice::with_dims(Dims { rows: 5, cols: 5 }, 0.3, 0.05, true).unwrap()
+}
+
+fn wavy() -> Wavy {
+    Wavy {
+        theta: vec![0.3, -0.2, 0.5, 0.1],
+        s: 6,
+    }
+}
+
+/// Runs `tuner` on each domain until `stop` says it has stopped, then pins it to DMALA at its
+/// reported parameters for 300 steps.
+fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> bool) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+
+    // Binary.
+    let (mut m1, mut m2) = (ising(), ising());
+    let mut ab = AbTuner::new(settings).unwrap();
+    let mut buf = BinBuf::new(&[0u8; 25]);
+    let mut c1 = BinaryChain::new(buf.buffers(), &mut m1).unwrap();
+    let mut n = 0;
+    while !stop(&mut ab, n) {
+        BinaryKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        n += 1;
+    }
+    assert!(ab.is_frozen(), "{name}: not frozen");
+    let r = ab.report();
+    let fixed = binary::Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
+    let mut buf2 = BinBuf::new(c1.state());
+    let mut c2 = BinaryChain::new(buf2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        &format!("{name}, binary"),
+        300,
+        &rng,
+        |_, rng| {
+            after(
+                BinaryKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+    );
+    assert_eq!(ab.report(), r, "{name}: nothing changes once stopped");
+
+    // Ordinal, with a window.
+    let mut settings = settings;
+    settings.window = Some(2);
+    let (mut m1, mut m2) = (wavy(), wavy());
+    let mut ab = AbTuner::new(settings).unwrap();
+    let mut buf = LabelBuf::new(&[0u16; 4], 6, 4);
+    let mut c1 = OrdinalChain::new_ordinal(buf.buffers(), &mut m1).unwrap();
+    let mut n = 0;
+    while !stop(&mut ab, n) {
+        OrdinalKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        n += 1;
+    }
+    let r = ab.report();
+    let p = OrdinalProposal::new(r.step, r.balance)
+        .unwrap()
+        .windowed(2)
+        .unwrap();
+    let fixed = ordinal::Dmala::new(p);
+    let mut buf2 = LabelBuf::new(c1.state(), 6, 4);
+    let mut c2 = OrdinalChain::new_ordinal(buf2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        &format!("{name}, ordinal"),
+        300,
+        &rng,
+        |_, rng| {
+            after(
+                OrdinalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+    );
+    assert_eq!(ab.report(), r);
+
+    // Categorical.
+    settings.window = None;
+    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
+    let mut ab = AbTuner::new(settings).unwrap();
+    let mut buf = LabelBuf::new(&[0u16; 5], 3, 15);
+    let mut c1 = CategoricalChain::new_categorical(buf.buffers(), &mut m1).unwrap();
+    let mut n = 0;
+    while !stop(&mut ab, n) {
+        CategoricalKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        n += 1;
+    }
+    let r = ab.report();
+    let fixed = categorical::Dmala::new(CategoricalProposal::new(r.step, r.balance).unwrap());
+    let mut buf2 = LabelBuf::new(c1.state(), 3, 15);
+    let mut c2 = CategoricalChain::new_categorical(buf2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        &format!("{name}, categorical"),
+        300,
+        &rng,
+        |_, rng| {
+            after(
+                CategoricalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+    );
+    assert_eq!(ab.report(), r);
+}
+
+/// `freeze()` in the middle of a probe (step 137 of 100-step probes: the second probe of the
+/// first triple, at `a·(1 + γ)`) keeps the centre values, not the probe's.
+#[test]
+fn ab_tuner_stopped_by_freeze_is_the_fixed_kernel() {
+    let settings = AbSettings::default();
+    pin_ab("freeze()", settings, |ab, n| {
+        if n == 137 {
+            let probing = ab.current();
+            ab.freeze();
+            assert_ne!(
+                probing,
+                ab.current(),
+                "frozen mid-probe: back to the centre"
+            );
+            assert_eq!(ab.current(), (settings.step, settings.balance));
+        }
+        ab.is_frozen()
+    });
+}
+
+/// With a large budget the tuner stops at its rate floor: `γ = 0.2` halves after each round in
+/// which nothing moved and tuning ends below 0.06, i.e. after two such rounds.
+#[test]
+fn ab_tuner_stopped_by_its_rate_floor_is_the_fixed_kernel() {
+    let mut settings = AbSettings::default();
+    settings.decay = 0.5;
+    settings.min_rate = 0.06;
+    settings.probe_steps = 20;
+    settings.budget = 1_000_000;
+    pin_ab("rate floor", settings, |ab, _| {
+        let r = ab.report();
+        if r.frozen {
+            assert!(r.tuning_steps < settings.budget, "stopped by the budget");
+        }
+        r.frozen
+    });
+}
+
+/// Stopped by its budget (the case the AB exactness tests also cover on one domain).
+#[test]
+fn ab_tuner_stopped_by_its_budget_is_the_fixed_kernel() {
+    let mut settings = AbSettings::default();
+    settings.budget = 700;
+    pin_ab("budget", settings, |ab, _| {
+        let r = ab.report();
+        if r.frozen {
+            assert_eq!(r.tuning_steps, settings.budget);
+        }
+        r.frozen
+    });
+}
+
+fn schedule() -> AcsSchedule {
+    AcsSchedule::new(3.0, 0.2, &[0.95, 0.8, 0.7, 0.6, 0.5]).unwrap()
+}
+
+/// `Acs` at step `k` is DMALA at `schedule.at(k)`, over several cycles, in every domain.
+#[test]
+fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
+    let s = schedule();
+    let steps = 4 * s.cycle() as usize + 3;
+    let rng = Xoshiro256PlusPlus::seed_from_u64(9);
+
+    let (mut m1, mut m2) = (ising(), ising());
+    let mut acs = Acs::new(s);
+    let (mut b1, mut b2) = (BinBuf::new(&[0u8; 25]), BinBuf::new(&[0u8; 25]));
+    let mut c1 = BinaryChain::new(b1.buffers(), &mut m1).unwrap();
+    let mut c2 = BinaryChain::new(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        "ACS binary",
+        steps,
+        &rng,
+        |k, rng| {
+            assert_eq!(acs.position(), k as u64);
+            let rep = BinaryKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
+            after(rep, &c1)
+        },
+        |k, rng| {
+            let (a, b) = s.at(k as u64);
+            let rep = binary::Dmala::new(FlipProposal::new(a, b).unwrap())
+                .step(&mut m2, &mut c2, rng)
+                .unwrap();
+            after(rep, &c2)
+        },
+    );
+
+    let (mut m1, mut m2) = (wavy(), wavy());
+    let mut acs = Acs::new(s).with_window(2);
+    let (mut b1, mut b2) = (
+        LabelBuf::new(&[0u16; 4], 6, 4),
+        LabelBuf::new(&[0u16; 4], 6, 4),
+    );
+    let mut c1 = OrdinalChain::new_ordinal(b1.buffers(), &mut m1).unwrap();
+    let mut c2 = OrdinalChain::new_ordinal(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        "ACS ordinal",
+        steps,
+        &rng,
+        |_, rng| {
+            after(
+                OrdinalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |k, rng| {
+            let (a, b) = s.at(k as u64);
+            let p = OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap();
+            let rep = ordinal::Dmala::new(p).step(&mut m2, &mut c2, rng).unwrap();
+            after(rep, &c2)
+        },
+    );
+
+    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
+    let mut acs = Acs::new(s);
+    let (mut b1, mut b2) = (
+        LabelBuf::new(&[0u16; 5], 3, 15),
+        LabelBuf::new(&[0u16; 5], 3, 15),
+    );
+    let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
+    let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        "ACS categorical",
+        steps,
+        &rng,
+        |_, rng| {
+            after(
+                CategoricalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |k, rng| {
+            let (a, b) = s.at(k as u64);
+            let p = CategoricalProposal::new(a, b).unwrap();
+            let rep = categorical::Dmala::new(p)
+                .step(&mut m2, &mut c2, rng)
+                .unwrap();
+            after(rep, &c2)
+        },
+    );
+}
+
+/// A tuner that has just frozen asks for `schedule.at(0)` and then steps exactly like a fresh
+/// `Acs` on its tuned schedule, cycle position 0 first.
+#[test]
+fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
+    let mut settings = AcsSettings::default();
+    settings.total_steps = 20_000;
+    settings.cycle = 5;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+
+    let (mut m1, mut m2) = (ising(), ising());
+    let mut tuner = AcsTuner::new(settings).unwrap();
+    let mut b1 = BinBuf::new(&[0u8; 25]);
+    let mut c1 = BinaryChain::new(b1.buffers(), &mut m1).unwrap();
+    while !tuner.is_frozen() {
+        BinaryKernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
+    }
+    let s = tuner.report().schedule;
+    let (a0, b0) = s.at(0);
+    let act = tuner.action();
+    assert_eq!((act.step, act.balance, act.adjusted), (a0, b0, true));
+    let mut acs = Acs::new(s);
+    let mut b2 = BinBuf::new(c1.state());
+    let mut c2 = BinaryChain::new(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        "frozen ACS tuner, binary",
+        3 * s.cycle() as usize,
+        &rng,
+        |_, rng| {
+            after(
+                BinaryKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |_, rng| {
+            after(
+                BinaryKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
+                &c2,
+            )
+        },
+    );
+    assert_eq!(tuner.report().schedule, s, "the schedule stays once frozen");
+
+    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
+    let mut tuner = AcsTuner::new(settings).unwrap();
+    let mut b1 = LabelBuf::new(&[0u16; 5], 3, 15);
+    let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
+    while !tuner.is_frozen() {
+        CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
+    }
+    let s = tuner.report().schedule;
+    assert_eq!(tuner.action().step, s.at(0).0);
+    let mut acs = Acs::new(s);
+    let mut b2 = LabelBuf::new(c1.state(), 3, 15);
+    let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        "frozen ACS tuner, categorical",
+        3 * s.cycle() as usize,
+        &rng,
+        |_, rng| {
+            after(
+                CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                &c1,
+            )
+        },
+        |_, rng| {
+            after(
+                CategoricalKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
+                &c2,
+            )
+        },
+    );
+}
