@@ -23,11 +23,11 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula,
-    LatticeProposal, StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula, LatticeProposal, StepReport,
 };
 use langevin_core::math::{Fast, FlipMath, Libm};
 use langevin_core::models::{ConstDims, IsingLattice, Rbm};
+use langevin_core::{Binary, Kernel};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
@@ -98,7 +98,7 @@ fn generic<T, K>(
     burn: usize,
 ) where
     T: BinaryTarget + 'static,
-    K: BinaryKernel,
+    K: Kernel<Binary>,
 {
     let setup = || {
         let (model, mut chain, mut rng) = start(model(), 7);
@@ -219,7 +219,7 @@ impl RbmParams {
 
 /// `RBM_CHAINS` independent chains sharing the weights, stepped round-robin: one iteration is
 /// one chain-step.
-fn rbm_many<M: FlipMath + 'static, K: BinaryKernel>(
+fn rbm_many<M: FlipMath + 'static, K: Kernel<Binary>>(
     group: &mut Group<'_>,
     p: &'static RbmParams,
     transposed: bool,

@@ -31,9 +31,10 @@ mod common;
 use common::{BinBuf, ess};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use langevin_core::BinaryTarget;
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, Scan};
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
-use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, Dmala as CatDmala};
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
+use langevin_core::categorical::{CategoricalProposal, Dmala as CatDmala};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{
     CategoricalChain, Dmala as OrdDmala, LabelBuffers, OrdinalChain, OrdinalProposal,
@@ -157,11 +158,7 @@ fn categorical(c: &mut Criterion) {
             b.iter(|| black_box(kernel.step(&mut model, &mut chain, &mut rng).unwrap()))
         });
         group.bench_function(BenchmarkId::new("gwg_step", s), |b| {
-            b.iter(|| {
-                black_box(
-                    CategoricalKernel::step(&mut Gwg, &mut model, &mut chain, &mut rng).unwrap(),
-                )
-            })
+            b.iter(|| black_box(Kernel::step(&mut Gwg, &mut model, &mut chain, &mut rng).unwrap()))
         });
         let mut x = x0.clone();
         langevin_core::categorical::CategoricalTarget::log_density_and_grad(
@@ -271,7 +268,7 @@ fn tune<T: BinaryTarget>(
     let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     while !ab.is_frozen() {
-        BinaryKernel::step(&mut ab, model, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, model, &mut chain, &mut rng).unwrap();
     }
     let x = chain.state().to_vec();
     (ab, x)
@@ -301,7 +298,7 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
         b.iter(|| black_box(gibbs.sweep_binary(model, &mut x, &mut rng).unwrap()))
     });
     group.bench_function("gwg_step", |b| {
-        b.iter(|| black_box(BinaryKernel::step(&mut Gwg, model, &mut chain, &mut rng).unwrap()))
+        b.iter(|| black_box(Kernel::step(&mut Gwg, model, &mut chain, &mut rng).unwrap()))
     });
     let r = dmala_tuned.report();
     let dmala = Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
@@ -310,7 +307,7 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     });
     let mut ab = ab_tuned;
     group.bench_function("ab_step", |b| {
-        b.iter(|| black_box(BinaryKernel::step(&mut ab, model, &mut chain, &mut rng).unwrap()))
+        b.iter(|| black_box(Kernel::step(&mut ab, model, &mut chain, &mut rng).unwrap()))
     });
     group.finish();
 }
@@ -375,11 +372,11 @@ fn ess_row<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
                 let mut buf = BinBuf::new(x0);
                 let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
                 for _ in 0..6_000 {
-                    BinaryKernel::step(&mut Gwg, model, &mut chain, &mut srng).unwrap();
+                    Kernel::step(&mut Gwg, model, &mut chain, &mut srng).unwrap();
                 }
                 let start = Instant::now();
                 for _ in 0..t {
-                    let r = BinaryKernel::step(&mut Gwg, model, &mut chain, &mut srng).unwrap();
+                    let r = Kernel::step(&mut Gwg, model, &mut chain, &mut srng).unwrap();
                     row.accepted += u64::from(r.accepted);
                     record(chain.state(), &reference, &mut hs, &mut ms);
                 }
@@ -392,7 +389,7 @@ fn ess_row<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
                 let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
                 let start = Instant::now();
                 for _ in 0..t {
-                    let r = BinaryKernel::step(&mut ab, model, &mut chain, &mut srng).unwrap();
+                    let r = Kernel::step(&mut ab, model, &mut chain, &mut srng).unwrap();
                     row.accepted += u64::from(r.accepted);
                     record(chain.state(), &reference, &mut hs, &mut ms);
                 }

@@ -17,14 +17,15 @@ mod common;
 
 use common::{BinBuf, DenseQuadratic, ess, random_bits};
 use criterion::{BenchmarkId, Criterion};
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::stats::ChainStats;
 use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::{Binary, Kernel};
 use langevin_std::ab2::fit::trick_factor_f32;
-use langevin_std::sdp::SdpOptions;
 use langevin_std::ab2::{Ab2Settings, DiagonalRule, trace_diagonal, tune_chain};
+use langevin_std::sdp::SdpOptions;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
@@ -68,7 +69,7 @@ struct Row {
     tuned: String,
 }
 
-fn run_kept<K: BinaryKernel>(
+fn run_kept<K: Kernel<Binary>>(
     kernel: &mut K,
     model: &mut IsingLattice<Dims>,
     chain: &mut BinaryChain<'_>,
@@ -152,7 +153,7 @@ fn ess_report() {
                 settings.tune_balance = false;
                 let mut ab = AbTuner::new(settings).unwrap();
                 while !ab.is_frozen() {
-                    BinaryKernel::step(&mut ab, &mut model, &mut chain, &mut rng).unwrap();
+                    Kernel::step(&mut ab, &mut model, &mut chain, &mut rng).unwrap();
                 }
                 let rep = ab.report();
                 let tuned = format!("a={:.3} b={:.3}", rep.step, rep.balance);

@@ -1,7 +1,8 @@
 //! Small error types shared by the kernels.
 //!
-//! Each failing operation has its own error type; these two are the ones nearly every
-//! constructor can return.
+//! Each failing operation has its own error type: [`LenError`] and [`ParamError`] for
+//! constructors, [`InitError`] for starting a chain, [`StepError`] for a kernel step. They are
+//! the same for every [`Domain`](crate::domain::Domain).
 
 use core::fmt;
 
@@ -81,6 +82,57 @@ pub enum ParamError {
     Len(LenError),
 }
 
+impl ParamError {
+    /// Checks a step size: finite and `> 0`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Step`] otherwise.
+    pub fn check_step(step: f64) -> Result<(), ParamError> {
+        if step.is_finite() && step > 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError::Step(step))
+        }
+    }
+
+    /// Checks a balance: in `(0, 1]`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Balance`] otherwise.
+    pub fn check_balance(balance: f64) -> Result<(), ParamError> {
+        if balance > 0.0 && balance <= 1.0 {
+            Ok(())
+        } else {
+            Err(ParamError::Balance(balance))
+        }
+    }
+
+    /// Checks a diagonal preconditioner for step `a`: every `p_i` finite and positive, with
+    /// `a · p_i²` finite and positive, and `extra(p_i)` true.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Preconditioner`] for the first entry that fails.
+    pub(crate) fn check_preconditioner(
+        step: f64,
+        p: &[f32],
+        extra: impl Fn(f32) -> bool,
+    ) -> Result<(), ParamError> {
+        for (index, &pi) in p.iter().enumerate() {
+            let scaled = step * f64::from(pi) * f64::from(pi);
+            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0 && extra(pi)) {
+                return Err(ParamError::Preconditioner {
+                    index,
+                    value: f64::from(pi),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 impl From<LenError> for ParamError {
     fn from(e: LenError) -> Self {
         ParamError::Len(e)
@@ -107,3 +159,95 @@ impl fmt::Display for ParamError {
 }
 
 impl core::error::Error for ParamError {}
+
+/// Why a chain could not be started or reset.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InitError<E> {
+    /// The target has dimension zero.
+    EmptyDimension,
+    /// The target's number of values is below 2 or above 65 535 (or, on reset, not the
+    /// chain's).
+    States(usize),
+    /// A buffer does not fit the target.
+    Len(LenError),
+    /// The initial state has an entry beyond the last value (above 1 for binary states, `≥ S`
+    /// otherwise).
+    StateOutOfRange {
+        /// The coordinate.
+        index: usize,
+        /// Its value.
+        value: u16,
+    },
+    /// `U` or `∇U` at the initial state is not finite.
+    NonFinite,
+    /// The target failed to evaluate the initial state.
+    Target(E),
+}
+
+impl<E: fmt::Display> fmt::Display for InitError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InitError::EmptyDimension => f.write_str("the target has dimension zero"),
+            InitError::States(s) => {
+                write!(
+                    f,
+                    "the target has {s} values per coordinate, expected 2 to 65535"
+                )
+            }
+            InitError::Len(e) => e.fmt(f),
+            InitError::StateOutOfRange { index, value } => {
+                write!(
+                    f,
+                    "initial state has x[{index}] = {value}, beyond the last value"
+                )
+            }
+            InitError::NonFinite => {
+                f.write_str("log-density or gradient at the initial state is not finite")
+            }
+            InitError::Target(e) => write!(f, "target failed at the initial state: {e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> core::error::Error for InitError<E> {}
+
+impl<E> From<LenError> for InitError<E> {
+    fn from(e: LenError) -> Self {
+        InitError::Len(e)
+    }
+}
+
+/// Why a step could not be taken. The chain is left unchanged.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepError<E> {
+    /// The chain, the target or the preconditioner disagree on the dimension.
+    Len(LenError),
+    /// An adaptive kernel could not build a proposal from its current parameters.
+    Param(ParamError),
+    /// The target returned an unrecoverable error.
+    Target(E),
+}
+
+impl<E: fmt::Display> fmt::Display for StepError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Len(e) => e.fmt(f),
+            StepError::Param(e) => e.fmt(f),
+            StepError::Target(e) => write!(f, "target failed: {e}"),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> core::error::Error for StepError<E> {}
+
+impl<E> From<LenError> for StepError<E> {
+    fn from(e: LenError) -> Self {
+        StepError::Len(e)
+    }
+}
+
+impl<E> From<ParamError> for StepError<E> {
+    fn from(e: ParamError) -> Self {
+        StepError::Param(e)
+    }
+}

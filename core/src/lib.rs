@@ -16,6 +16,10 @@
 //!
 //! # Layout
 //!
+//! * [`domain`]: the sealed state spaces ([`Binary`], [`Ordinal`], [`Categorical`]);
+//!   [`chain`]: one chain type over caller-owned buffers for all of them.
+//! * [`kernel`]: the one [`Kernel`] interface, the step report, and the unadjusted and
+//!   Metropolis-adjusted wrappers of a proposal, generic over the domain.
 //! * [`target`]: the traits a model implements.
 //! * [`binary`]: the balanced flip proposal and its unadjusted (DULA) and Metropolis-adjusted
 //!   (DMALA) kernels over `{0,1}^d`, and the tabulated kernels of the Ising lattice.
@@ -31,7 +35,15 @@
 //! * [`math`]: the only place that evaluates transcendental functions.
 //! * [`random`]: uniform and Gaussian draws from a [`rand_core::Rng`].
 //! * [`stats`]: online chain statistics.
-//! * [`error`]: small error types shared by the kernels.
+//! * [`error`]: small error types shared by the kernels of every domain.
+//!
+//! # Adding a sampler
+//!
+//! A sampler is one type implementing [`Kernel<D>`](Kernel) for the domains it supports: once,
+//! generically, where the algorithm is the same (a [`kernel::Proposal`] run by
+//! [`kernel::Dula`] or [`kernel::Dmala`] is already such a kernel), with the chain's buffers,
+//! the report and the errors shared by every domain. Its module is re-exported from its
+//! family's `mod.rs`.
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
@@ -55,11 +67,15 @@
 #[cfg(test)]
 extern crate std;
 
+mod balanced;
 pub mod baselines;
 pub mod binary;
 pub mod categorical;
+pub mod chain;
 pub mod continuous;
+pub mod domain;
 pub mod error;
+pub mod kernel;
 pub mod math;
 pub mod models;
 pub mod ordinal;
@@ -70,5 +86,8 @@ pub mod stats;
 pub mod target;
 pub mod tuning;
 
-pub use error::{LenError, ParamError};
-pub use target::{BinaryTarget, FlipMove, TargetError};
+pub use chain::{BinaryChain, CategoricalChain, Chain, OrdinalChain};
+pub use domain::{Binary, Categorical, Domain, Ordinal};
+pub use error::{InitError, LenError, ParamError, StepError};
+pub use kernel::{Kernel, Rejection, StepReport};
+pub use target::{BinaryTarget, Eval, FlipMove, TargetError};

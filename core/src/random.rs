@@ -84,6 +84,50 @@ pub fn shuffle<T, R: Rng + ?Sized>(rng: &mut R, items: &mut [T]) {
     }
 }
 
+/// A draw by inverting a running sum of weights: the values are offered in a fixed order and
+/// the first whose running sum exceeds the threshold is kept, with its weight. Branch-free
+/// selects, so the time does not depend on the draw; if no running sum exceeds the threshold
+/// (NaN weights), the fallback value is kept with a NaN weight.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pick<V> {
+    threshold: f64,
+    cum: f64,
+    found: bool,
+    value: V,
+    weight: f64,
+}
+
+impl<V: Copy> Pick<V> {
+    /// A pick at `threshold` (a uniform times the total weight).
+    #[inline(always)]
+    pub(crate) fn new(threshold: f64, fallback: V) -> Self {
+        Self {
+            threshold,
+            cum: 0.0,
+            found: false,
+            value: fallback,
+            weight: f64::NAN,
+        }
+    }
+
+    /// Adds `weight` to the running sum; keeps `value` if it is the first to exceed the
+    /// threshold.
+    #[inline(always)]
+    pub(crate) fn offer(&mut self, value: V, weight: f64) {
+        self.cum += weight;
+        let take = (self.cum > self.threshold) & !self.found;
+        self.value = if take { value } else { self.value };
+        self.weight = if take { weight } else { self.weight };
+        self.found |= take;
+    }
+
+    /// The value kept (the fallback if none was), its weight, and whether one was.
+    #[inline(always)]
+    pub(crate) fn result(&self) -> (V, f64, bool) {
+        (self.value, self.weight, self.found)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

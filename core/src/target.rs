@@ -1,9 +1,13 @@
 //! The traits a model implements to be sampled.
 //!
-//! A discrete model over `x ∈ {0,1}^d` implements [`BinaryTarget`]. The kernels call it in a fixed
-//! protocol (see [`BinaryTarget#contract`]) so that a model with caches (an RBM's hidden
-//! pre-activations, a lattice's local fields) can update them incrementally after a move.
+//! A discrete model implements the target trait of its domain: [`BinaryTarget`] over
+//! `x ∈ {0,1}^d`, [`OrdinalTarget`](crate::ordinal::OrdinalTarget) or
+//! [`CategoricalTarget`](crate::categorical::CategoricalTarget) over labels. The kernels see all
+//! three through one generic view, [`Eval`], and call them in a fixed protocol (see
+//! [`BinaryTarget#contract`]) so that a model with caches (an RBM's hidden pre-activations, a
+//! lattice's local fields) can update them incrementally after a move.
 
+use crate::domain::{Binary, Domain};
 use core::convert::Infallible;
 use core::fmt;
 
@@ -135,4 +139,258 @@ impl<T: BinaryTarget + ?Sized> BinaryTarget for &mut T {
     fn commit(&mut self) {
         (**self).commit()
     }
+}
+
+/// A proposed move of a chain in any domain: `to` equals `from` except at the coordinates in
+/// `changed`, and the log-density and gradient at `from` are known.
+#[derive(Clone, Copy, Debug)]
+pub struct Move<'a, V> {
+    /// The current state.
+    pub from: &'a [V],
+    /// The proposed state.
+    pub to: &'a [V],
+    /// Indices where `to` differs from `from`, in increasing order, without repeats.
+    pub changed: &'a [u32],
+    /// `U(from)`, as last returned by the target.
+    pub from_log_density: f64,
+    /// `∇U(from)`, as last written by the target (length `d`, or `d·S` for categorical
+    /// targets).
+    pub from_grad: &'a [f32],
+}
+
+/// A proposed move of a chain over labels (ordinal or categorical).
+pub type LabelMove<'a> = Move<'a, u16>;
+
+/// What the kernels see of a target in domain `D`: the domain's target trait, uniformly.
+///
+/// Implemented for every [`BinaryTarget`], [`OrdinalTarget`](crate::ordinal::OrdinalTarget) and
+/// [`CategoricalTarget`](crate::categorical::CategoricalTarget); a model implements its
+/// domain's trait, not this one. The methods and their contract are those of the domain's
+/// trait (`eval` is `log_density_and_grad`, `eval_after` is `log_density_and_grad_after`).
+pub trait Eval<D: Domain> {
+    /// Error returned by an evaluation.
+    type Error: TargetError;
+    /// The number of coordinates `d`.
+    fn dim(&self) -> usize;
+    /// The number of values `S` per coordinate (2 for binary targets).
+    fn states(&self) -> usize;
+    /// `U(x)`, writing `∇U(x)` into `grad`; makes `x` current.
+    ///
+    /// # Errors
+    ///
+    /// Whatever the model cannot evaluate.
+    fn eval(&mut self, x: &[D::Value], grad: &mut [f32]) -> Result<f64, Self::Error>;
+    /// `U(mv.to)`, writing its gradient, knowing the values at `mv.from`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`eval`](Self::eval).
+    fn eval_after(&mut self, mv: &Move<'_, D::Value>, grad: &mut [f32])
+    -> Result<f64, Self::Error>;
+    /// The last state evaluated by [`eval_after`](Self::eval_after) became current.
+    fn commit(&mut self);
+}
+
+impl<T: BinaryTarget + ?Sized> Eval<Binary> for T {
+    type Error = T::Error;
+    #[inline(always)]
+    fn dim(&self) -> usize {
+        BinaryTarget::dim(self)
+    }
+    #[inline(always)]
+    fn states(&self) -> usize {
+        2
+    }
+    #[inline(always)]
+    fn eval(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.log_density_and_grad(x, grad)
+    }
+    #[inline(always)]
+    fn eval_after(&mut self, mv: &Move<'_, u8>, grad: &mut [f32]) -> Result<f64, T::Error> {
+        let flip = FlipMove {
+            from: mv.from,
+            to: mv.to,
+            flipped: mv.changed,
+            from_log_density: mv.from_log_density,
+            from_grad: mv.from_grad,
+        };
+        self.log_density_and_grad_after(&flip, grad)
+    }
+    #[inline(always)]
+    fn commit(&mut self) {
+        BinaryTarget::commit(self)
+    }
+}
+
+/// Defines a target trait over labels, its `&mut` forwarding impl, its [`Eval`] view, and its
+/// optional single-coordinate conditional: the ordinal and categorical traits have the same
+/// signatures and protocol and differ only in the layout of the gradient.
+macro_rules! label_target {
+    (
+        $(#[$target_doc:meta])*
+        trait $target:ident for $domain:ty, grad $grad_doc:literal;
+        $(#[$cond_doc:meta])*
+        conditional $cond:ident;
+    ) => {
+        $(#[$target_doc])*
+        pub trait $target {
+            /// Error returned by an evaluation.
+            type Error: $crate::target::TargetError;
+
+            /// The number of coordinates `d`.
+            fn dim(&self) -> usize;
+
+            /// The number of values `S` each coordinate takes (`2 ≤ S ≤ 65 535`).
+            fn states(&self) -> usize;
+
+            #[doc = concat!("Writes `∇U(x)` (", $grad_doc, ") into `grad` and returns `U(x)`; ")]
+            /// makes `x` the model's current state.
+            ///
+            /// # Errors
+            ///
+            /// Whatever the model cannot evaluate; see [`TargetError`](crate::target::TargetError).
+            fn log_density_and_grad(
+                &mut self,
+                x: &[u16],
+                grad: &mut [f32],
+            ) -> Result<f64, Self::Error>;
+
+            /// Like [`log_density_and_grad`](Self::log_density_and_grad) at `mv.to`, knowing
+            /// the value and gradient at `mv.from`; must not change the model's current state
+            /// until [`commit`](Self::commit).
+            ///
+            /// # Errors
+            ///
+            /// As for [`log_density_and_grad`](Self::log_density_and_grad).
+            fn log_density_and_grad_after(
+                &mut self,
+                mv: &$crate::target::LabelMove<'_>,
+                grad: &mut [f32],
+            ) -> Result<f64, Self::Error> {
+                self.log_density_and_grad(mv.to, grad)
+            }
+
+            /// The last state evaluated by
+            /// [`log_density_and_grad_after`](Self::log_density_and_grad_after) became current.
+            fn commit(&mut self) {}
+        }
+
+        impl<T: $target + ?Sized> $target for &mut T {
+            type Error = T::Error;
+            fn dim(&self) -> usize {
+                (**self).dim()
+            }
+            fn states(&self) -> usize {
+                (**self).states()
+            }
+            fn log_density_and_grad(
+                &mut self,
+                x: &[u16],
+                grad: &mut [f32],
+            ) -> Result<f64, Self::Error> {
+                (**self).log_density_and_grad(x, grad)
+            }
+            fn log_density_and_grad_after(
+                &mut self,
+                mv: &$crate::target::LabelMove<'_>,
+                grad: &mut [f32],
+            ) -> Result<f64, Self::Error> {
+                (**self).log_density_and_grad_after(mv, grad)
+            }
+            fn commit(&mut self) {
+                (**self).commit()
+            }
+        }
+
+        impl<T: $target + ?Sized> $crate::target::Eval<$domain> for T {
+            type Error = T::Error;
+            #[inline(always)]
+            fn dim(&self) -> usize {
+                $target::dim(self)
+            }
+            #[inline(always)]
+            fn states(&self) -> usize {
+                $target::states(self)
+            }
+            #[inline(always)]
+            fn eval(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
+                self.log_density_and_grad(x, grad)
+            }
+            #[inline(always)]
+            fn eval_after(
+                &mut self,
+                mv: &$crate::target::LabelMove<'_>,
+                grad: &mut [f32],
+            ) -> Result<f64, T::Error> {
+                self.log_density_and_grad_after(mv, grad)
+            }
+            #[inline(always)]
+            fn commit(&mut self) {
+                $target::commit(self)
+            }
+        }
+
+        $(#[$cond_doc])*
+        pub trait $cond: $target {
+            /// Writes `U(x with x_i = k) − c` for every value `k` into `out` (length `S`), for
+            /// some `c` that does not depend on `k` (typically `U(x)`).
+            ///
+            /// # Errors
+            ///
+            #[doc = concat!("As for [`log_density_and_grad`](", stringify!($target), "::log_density_and_grad).")]
+            fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64])
+            -> Result<(), Self::Error>;
+
+            /// Coordinate `i` of the current state changed from `old` to `x[i]`; `x` is now
+            /// current.
+            fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+                let _ = (x, i, old);
+            }
+        }
+
+        impl<T: $cond + ?Sized> $cond for &mut T {
+            fn conditional(
+                &mut self,
+                x: &[u16],
+                i: usize,
+                out: &mut [f64],
+            ) -> Result<(), Self::Error> {
+                (**self).conditional(x, i, out)
+            }
+            fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+                (**self).commit_change(x, i, old)
+            }
+        }
+
+        impl<T: $cond + ?Sized> $crate::target::Conditional<$domain> for T {
+            #[inline(always)]
+            fn conditional(
+                &mut self,
+                x: &[u16],
+                i: usize,
+                out: &mut [f64],
+            ) -> Result<(), T::Error> {
+                $cond::conditional(self, x, i, out)
+            }
+            #[inline(always)]
+            fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+                $cond::commit_change(self, x, i, old)
+            }
+        }
+    };
+}
+pub(crate) use label_target;
+
+/// What single-coordinate samplers see of a label target's optional conditional capability
+/// ([`OrdinalConditional`](crate::ordinal::OrdinalConditional),
+/// [`CategoricalConditional`](crate::categorical::CategoricalConditional)).
+pub trait Conditional<D: Domain>: Eval<D> {
+    /// Writes `U(x with x_i = k) − c` for every value `k` into `out`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Eval::eval`].
+    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Self::Error>;
+    /// Coordinate `i` of the current state changed from `old` to `x[i]`.
+    fn commit_change(&mut self, x: &[u16], i: usize, old: u16);
 }

@@ -56,8 +56,8 @@ use core::ffi::c_char;
 use core::mem::{align_of, size_of};
 use core::ptr;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection,
-    StepError, StepReport,
+    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Kernel, Rejection, StepError,
+    StepReport,
 };
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::stats::ChainStats;
@@ -754,6 +754,7 @@ fn step<T: BinaryTarget<Error = Infallible>>(
     };
     r.map_err(|e| match e {
         StepError::Len(_) => LGV_ERR_LENGTH,
+        StepError::Param(e) => param_status(e),
         StepError::Target(never) => match never {},
     })
 }
@@ -776,6 +777,8 @@ fn init_status(e: InitError<Infallible>) -> LgvStatus {
     match e {
         InitError::EmptyDimension => LGV_ERR_EMPTY_DIMENSION,
         InitError::Len(_) => LGV_ERR_LENGTH,
+        // Binary targets always have two values per coordinate.
+        InitError::States(_) => LGV_ERR_PARAMETER,
         InitError::StateOutOfRange { .. } => LGV_ERR_STATE_OUT_OF_RANGE,
         InitError::NonFinite => LGV_ERR_NON_FINITE_START,
         InitError::Target(never) => match never {},

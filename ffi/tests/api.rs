@@ -4,10 +4,11 @@
 //! `LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api` rewrites `c/expected.h`.
 
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice, Rbm};
 use langevin_core::stats::ChainStats;
 use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::{Binary, Kernel};
 use langevin_ffi::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -96,7 +97,7 @@ fn stats_array(s: &ChainStats) -> [u64; 6] {
 
 // ---- The Rust API ----
 
-fn rust_run<K: BinaryKernel, T: BinaryTarget, const D: usize>(
+fn rust_run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
     kernel: &mut K,
     target: &mut T,
     seed: u64,

@@ -10,11 +10,11 @@
 //! `[2^-32, ½]` and freezes after the burn-in; and that the same input gives the same output.
 #![no_main]
 
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
-use langevin_core::binary::{BinaryKernel, Rejection, StepError, StepReport};
-use langevin_core::categorical::CategoricalKernel;
+use langevin_core::binary::{Rejection, StepError, StepReport};
 use langevin_core::math::sigmoid;
-use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain, OrdinalKernel};
+use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain};
 use langevin_core::random::{index, open_unit_f64, unit_f64};
 use langevin_fuzz::drive::{self, BinarySetup, MIN_LOG_U, draw_softmax, report_bits};
 use langevin_fuzz::labels::{self, LabelSetup, LabelTabled};
@@ -94,7 +94,7 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
                 }
             };
             let words = rng.words;
-            let got = BinaryKernel::step(&mut gibbs, target, chain, rng);
+            let got = Kernel::step(&mut gibbs, target, chain, rng);
             assert_eq!(rng.words - words, r.words - words, "random words");
             same(&want, &got);
             if got.as_ref().is_ok_and(|g| g.accepted) {
@@ -109,7 +109,7 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
                 chain.grad().to_vec(),
                 chain.log_density(),
             );
-            let got = BinaryKernel::step(&mut Gwg, target, chain, rng);
+            let got = Kernel::step(&mut Gwg, target, chain, rng);
             assert_eq!(rng.words - words, 2, "random words");
             if let Ok(r) = &got {
                 assert_eq!((r.proposed_flips, r.evaluations), (1, 1));
@@ -203,8 +203,8 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
                 };
                 let words = rng.words;
                 let got = match &mut tuner {
-                    Some(t) => BinaryKernel::step(t, target, chain, rng),
-                    None => BinaryKernel::step(&mut kernel.clone(), target, chain, rng),
+                    Some(t) => Kernel::step(t, target, chain, rng),
+                    None => Kernel::step(&mut kernel.clone(), target, chain, rng),
                 };
                 assert_eq!(rng.words - words, r.words - words, "random words");
                 assert_eq!(rng.words - words, d.div_ceil(2) as u64 + 1);
@@ -475,7 +475,7 @@ fn gwg_categorical(data: &[u8]) -> Vec<u64> {
             chain.grad().to_vec(),
             chain.log_density(),
         );
-        let got = CategoricalKernel::step(&mut Gwg, target, chain, rng);
+        let got = Kernel::step(&mut Gwg, target, chain, rng);
         assert_eq!(rng.words - words, 2, "random words");
         if let Ok(r) = &got {
             assert_eq!((r.proposed_flips, r.evaluations), (1, 1));
@@ -502,10 +502,8 @@ fn run(data: &[u8]) -> Vec<u64> {
     match mode % 10 {
         0..=3 => binary(rest, mode % 10),
         4 => raw_binary(rest),
-        5 => gibbs_labels::<OrdinalDomain>(rest, |g, t, c, r| OrdinalKernel::step(g, t, c, r)),
-        6 => gibbs_labels::<CategoricalDomain>(rest, |g, t, c, r| {
-            CategoricalKernel::step(g, t, c, r)
-        }),
+        5 => gibbs_labels::<OrdinalDomain>(rest, |g, t, c, r| Kernel::step(g, t, c, r)),
+        6 => gibbs_labels::<CategoricalDomain>(rest, |g, t, c, r| Kernel::step(g, t, c, r)),
         7 => gwg_categorical(rest),
         8 => raw_labels(rest, false),
         _ => raw_labels(rest, true),

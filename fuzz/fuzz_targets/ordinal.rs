@@ -9,7 +9,8 @@
 //! and reset; and that the same input gives the same output.
 #![no_main]
 
-use langevin_core::ordinal::{Dmala, Dula, OrdinalDomain, OrdinalKernel, OrdinalProposal};
+use langevin_core::Kernel;
+use langevin_core::ordinal::{Dmala, Dula, OrdinalDomain, OrdinalProposal};
 use langevin_fuzz::labels::{self, LabelSetup, check_expected, expect_step};
 use langevin_fuzz::{ByteRng, Input, valid_params};
 
@@ -83,13 +84,13 @@ fn run(data: &[u8]) -> Vec<u64> {
         let before = rng.words;
         let (got, jump) = match (metropolis, t % 3) {
             (true, 0) => (dmala.step(target, chain, rng), None),
-            (true, 1) => (OrdinalKernel::step(&mut dmala, target, chain, rng), None),
+            (true, 1) => (Kernel::step(&mut dmala, target, chain, rng), None),
             (true, _) => match dmala.step_with_jump(target, chain, rng) {
                 Ok((r, j)) => (Ok(r), Some(j)),
                 Err(e) => (Err(e), None),
             },
             (false, 0) => (dula.step(target, chain, rng), None),
-            (false, _) => (OrdinalKernel::step(&mut dula, target, chain, rng), None),
+            (false, _) => (Kernel::step(&mut dula, target, chain, rng), None),
         };
         check_expected(&want, &got, chain, rng.words - before);
         if let Some(j) = jump {

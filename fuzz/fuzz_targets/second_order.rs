@@ -10,7 +10,7 @@
 //! every step; and that the same input gives the same output.
 #![no_main]
 
-use langevin_core::binary::BinaryKernel;
+use langevin_core::Kernel;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_fuzz::drive::{self, BinarySetup, MIN_LOG_U};
 use langevin_fuzz::{ByteRng, Input, valid_params};
@@ -107,7 +107,7 @@ fn run(data: &[u8], drop_cache: bool) -> (Vec<u64>, bool) {
         let r = if t % 2 == 0 {
             kernel.step(target, chain, rng)
         } else {
-            BinaryKernel::step(&mut kernel, target, chain, rng)
+            Kernel::step(&mut kernel, target, chain, rng)
         };
         assert_eq!(
             rng.words - words,

@@ -11,8 +11,8 @@
 //! of the drivers; and that the same input gives the same output.
 #![no_main]
 
-use langevin_core::binary::BinaryKernel;
-use langevin_core::ordinal::{OrdinalDomain, OrdinalKernel};
+use langevin_core::Kernel;
+use langevin_core::ordinal::OrdinalDomain;
 use langevin_core::tuning::{
     AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_step,
 };
@@ -184,10 +184,10 @@ fn acs_kernel(data: &[u8], ordinal: bool, tuned: bool) -> Vec<u64> {
         labels::drive::<OrdinalDomain>(setup, rng, &mut |t, target, chain, rng| {
             let words = rng.words;
             let r = match &mut tuner {
-                Some(tuner) => OrdinalKernel::step(tuner, target, chain, rng),
+                Some(tuner) => Kernel::step(tuner, target, chain, rng),
                 None => {
                     assert_eq!(acs.position(), t as u64);
-                    OrdinalKernel::step(&mut acs, target, chain, rng)
+                    Kernel::step(&mut acs, target, chain, rng)
                 }
             };
             if r.is_ok() {
@@ -202,8 +202,8 @@ fn acs_kernel(data: &[u8], ordinal: bool, tuned: bool) -> Vec<u64> {
         drive::drive(setup, rng, &mut |_, target, chain, rng| {
             let words = rng.words;
             let r = match &mut tuner {
-                Some(tuner) => BinaryKernel::step(tuner, target, chain, rng),
-                None => BinaryKernel::step(&mut acs, target, chain, rng),
+                Some(tuner) => Kernel::step(tuner, target, chain, rng),
+                None => Kernel::step(&mut acs, target, chain, rng),
             };
             if r.is_ok() {
                 assert_eq!(rng.words - words, d.div_ceil(2) as u64 + 1);
@@ -259,7 +259,7 @@ fn ab(data: &[u8], ordinal: bool) -> Vec<u64> {
         let setup = LabelSetup::read(&mut input, false, 8, 8, 24);
         let rng = ByteRng::new(input.rest());
         labels::drive::<OrdinalDomain>(setup, rng, &mut |_, target, chain, rng| {
-            let r = OrdinalKernel::step(&mut tuner, target, chain, rng);
+            let r = Kernel::step(&mut tuner, target, chain, rng);
             check(&tuner);
             r
         })
@@ -267,7 +267,7 @@ fn ab(data: &[u8], ordinal: bool) -> Vec<u64> {
         let setup = BinarySetup::read(&mut input, 16, 24);
         let rng = ByteRng::new(input.rest());
         drive::drive(setup, rng, &mut |_, target, chain, rng| {
-            let r = BinaryKernel::step(&mut tuner, target, chain, rng);
+            let r = Kernel::step(&mut tuner, target, chain, rng);
             check(&tuner);
             r
         })

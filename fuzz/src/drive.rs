@@ -151,6 +151,7 @@ pub fn drive(mut setup: BinarySetup, mut rng: ByteRng<'_>, step: &mut StepFn<'_>
                 out.push(u64::MAX);
             }
             Err(StepError::Len(e)) => panic!("length error on a consistent chain: {e}"),
+            Err(StepError::Param(e)) => panic!("parameter error from a valid kernel: {e}"),
             Ok(r) => {
                 check_cache(&chain, target);
                 let moved = before

@@ -8,8 +8,8 @@ use crate::{ByteRng, Input, TableError};
 use langevin_core::binary::{Rejection, StepError, StepReport};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use langevin_core::ordinal::{
-    CategoricalDomain, Domain, InitError, LabelBuffers, LabelChain, OrdinalConditional,
-    OrdinalDomain, OrdinalTarget,
+    CategoricalDomain, InitError, LabelBuffers, LabelChain, OrdinalConditional, OrdinalDomain,
+    OrdinalTarget,
 };
 use langevin_core::stats::ChainStats;
 
@@ -136,7 +136,7 @@ impl CategoricalConditional for LabelTabled {
 }
 
 /// The two label domains, seen alike.
-pub trait LabelDomain: Domain {
+pub trait LabelDomain: langevin_core::domain::LabelDomain {
     /// Whether the gradient is one-hot (`d·S` entries).
     const CATEGORICAL: bool;
     /// Starts a chain.
@@ -245,7 +245,9 @@ impl LabelSetup {
 }
 
 /// A bitwise snapshot of a label chain.
-pub fn snapshot<K: Domain>(chain: &LabelChain<'_, K>) -> (Vec<u16>, u64, Vec<u32>) {
+pub fn snapshot<K: langevin_core::domain::LabelDomain>(
+    chain: &LabelChain<'_, K>,
+) -> (Vec<u16>, u64, Vec<u32>) {
     (
         chain.state().to_vec(),
         chain.log_density().to_bits(),
@@ -254,7 +256,10 @@ pub fn snapshot<K: Domain>(chain: &LabelChain<'_, K>) -> (Vec<u16>, u64, Vec<u32
 }
 
 /// The chain caches exactly what the target gives at its state, finite, entries below `S`.
-pub fn check_cache<K: Domain>(chain: &LabelChain<'_, K>, target: &LabelTabled) {
+pub fn check_cache<K: langevin_core::domain::LabelDomain>(
+    chain: &LabelChain<'_, K>,
+    target: &LabelTabled,
+) {
     assert!(
         chain
             .state()
@@ -357,6 +362,7 @@ pub fn drive<K: LabelDomain>(
                 out.push(u64::MAX);
             }
             Err(StepError::Len(e)) => panic!("length error on a consistent chain: {e}"),
+            Err(StepError::Param(e)) => panic!("parameter error from a valid kernel: {e}"),
             Ok(r) => {
                 check_cache(&chain, target);
                 let moved = before
@@ -457,7 +463,7 @@ pub type LogQFn<'p> = dyn Fn(&[u16], &[f32], &[u16]) -> f64 + 'p;
 /// the draw on the way: the changed list is exactly where `y` differs, the jump is the L1
 /// (ordinal) or Hamming (categorical) distance, `log q` of the draw equals `log_q` bit for bit
 /// and is not positive.
-pub fn expect_step<K: Domain>(
+pub fn expect_step<K: langevin_core::domain::LabelDomain>(
     chain: &LabelChain<'_, K>,
     target: &LabelTabled,
     rng: &ByteRng<'_>,
@@ -557,7 +563,7 @@ pub fn expect_step<K: Domain>(
 }
 
 /// Checks a step's outcome against [`expect_step`]'s.
-pub fn check_expected<K: Domain>(
+pub fn check_expected<K: langevin_core::domain::LabelDomain>(
     want: &Expected,
     got: &Result<StepReport, StepError<TableError>>,
     chain: &LabelChain<'_, K>,

@@ -8,9 +8,10 @@ pub mod labels;
 
 use core::convert::Infallible;
 use core::fmt;
+use langevin_core::Kernel;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection,
-    StepError, StepReport,
+    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
+    StepReport,
 };
 use langevin_core::stats::ChainStats;
 use langevin_core::{BinaryTarget, TargetError};
@@ -443,13 +444,9 @@ pub fn kernel_run(data: &[u8], metropolis: bool) -> Vec<u64> {
         let words = rng.words;
         let result = match (metropolis, t % 2 == 0) {
             (true, true) => kernel_dmala.step(&mut target, &mut chain, &mut rng),
-            (true, false) => {
-                BinaryKernel::step(&mut kernel_dmala, &mut target, &mut chain, &mut rng)
-            }
+            (true, false) => Kernel::step(&mut kernel_dmala, &mut target, &mut chain, &mut rng),
             (false, true) => kernel_dula.step(&mut target, &mut chain, &mut rng),
-            (false, false) => {
-                BinaryKernel::step(&mut kernel_dula, &mut target, &mut chain, &mut rng)
-            }
+            (false, false) => Kernel::step(&mut kernel_dula, &mut target, &mut chain, &mut rng),
         };
         // The stream is consumed identically whatever happens: ⌈d/2⌉ + 1 words.
         assert_eq!(
@@ -464,6 +461,7 @@ pub fn kernel_run(data: &[u8], metropolis: bool) -> Vec<u64> {
                 out.push(u64::MAX);
             }
             Err(StepError::Len(e)) => panic!("length error on a consistent chain: {e}"),
+            Err(StepError::Param(e)) => panic!("parameter error from a valid kernel: {e}"),
             Ok(r) => {
                 check_cache(&chain, &target);
                 let moved = before

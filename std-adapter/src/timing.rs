@@ -2,7 +2,8 @@
 
 use crate::binary::{BinaryBuffers, BinaryModel, SamplerSpec};
 use crate::seeding::chain_rng;
-use langevin_core::binary::{BinaryChain, BinaryKernel};
+use langevin_core::Kernel;
+use langevin_core::binary::BinaryChain;
 use langevin_core::stats::ChainStats;
 use std::fmt;
 use std::time::Instant;

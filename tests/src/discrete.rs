@@ -463,7 +463,7 @@ pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<
 pub fn check_binary_kernel<T, K>(name: &str, model: &mut T, kernel: &mut K, n: usize, seed: u64)
 where
     T: langevin_core::BinaryTarget,
-    K: langevin_core::binary::BinaryKernel,
+    K: langevin_core::Kernel<langevin_core::Binary>,
 {
     use rand_core::SeedableRng;
     let (states, log_pi) = tabulate_binary_u(model);

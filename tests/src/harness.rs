@@ -27,11 +27,12 @@
 //! The harness sees a kernel only through [`KernelProbe`]; [`BinaryProbe`], [`OrdinalProbe`] and
 //! [`CategoricalProbe`] adapt each domain's chain, target and kernel traits to it.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, StepReport};
-use langevin_core::categorical::{CategoricalKernel, CategoricalTarget};
+use langevin_core::binary::{BinaryChain, StepReport};
+use langevin_core::categorical::CategoricalTarget;
 use langevin_core::ordinal::{
-    CategoricalChain, LabelBuffers, LabelMove, OrdinalChain, OrdinalKernel, OrdinalTarget,
+    CategoricalChain, LabelBuffers, LabelMove, OrdinalChain, OrdinalTarget,
 };
+use langevin_core::{Binary, Categorical, Kernel, Ordinal};
 use langevin_core::{BinaryTarget, FlipMove};
 use rand_core::TryRng;
 use std::convert::Infallible;
@@ -321,7 +322,7 @@ pub struct BinaryProbe<T, K> {
     pub kernel: K,
 }
 
-impl<T: BinaryTarget, K: BinaryKernel> BinaryProbe<T, K> {
+impl<T: BinaryTarget, K: Kernel<Binary>> BinaryProbe<T, K> {
     /// Wraps `target` and `kernel`.
     pub fn new(target: T, kernel: K) -> Self {
         Self {
@@ -348,7 +349,7 @@ pub fn binary_log_density<T: BinaryTarget + ?Sized>(target: &mut T, x: &[u16]) -
         .expect("the model evaluates")
 }
 
-impl<T: BinaryTarget, K: BinaryKernel> KernelProbe for BinaryProbe<T, K> {
+impl<T: BinaryTarget, K: Kernel<Binary>> KernelProbe for BinaryProbe<T, K> {
     fn space(&self) -> StateSpace {
         binary_space(&self.target)
     }
@@ -382,7 +383,7 @@ pub struct OrdinalProbe<T, K> {
     pub kernel: K,
 }
 
-impl<T: OrdinalTarget, K: OrdinalKernel> OrdinalProbe<T, K> {
+impl<T: OrdinalTarget, K: Kernel<Ordinal>> OrdinalProbe<T, K> {
     /// Wraps `target` and `kernel`.
     pub fn new(target: T, kernel: K) -> Self {
         Self {
@@ -392,7 +393,7 @@ impl<T: OrdinalTarget, K: OrdinalKernel> OrdinalProbe<T, K> {
     }
 }
 
-impl<T: OrdinalTarget, K: OrdinalKernel> KernelProbe for OrdinalProbe<T, K> {
+impl<T: OrdinalTarget, K: Kernel<Ordinal>> KernelProbe for OrdinalProbe<T, K> {
     fn space(&self) -> StateSpace {
         StateSpace {
             dim: self.target.dim(),
@@ -433,7 +434,7 @@ pub struct CategoricalProbe<T, K> {
     pub kernel: K,
 }
 
-impl<T: CategoricalTarget, K: CategoricalKernel> CategoricalProbe<T, K> {
+impl<T: CategoricalTarget, K: Kernel<Categorical>> CategoricalProbe<T, K> {
     /// Wraps `target` and `kernel`.
     pub fn new(target: T, kernel: K) -> Self {
         Self {
@@ -443,7 +444,7 @@ impl<T: CategoricalTarget, K: CategoricalKernel> CategoricalProbe<T, K> {
     }
 }
 
-impl<T: CategoricalTarget, K: CategoricalKernel> KernelProbe for CategoricalProbe<T, K> {
+impl<T: CategoricalTarget, K: Kernel<Categorical>> KernelProbe for CategoricalProbe<T, K> {
     fn space(&self) -> StateSpace {
         StateSpace {
             dim: self.target.dim(),

@@ -19,10 +19,11 @@
 pub mod discrete;
 pub mod harness;
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, ChainStorage, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainBuffers, ChainStorage, FlipProposal};
 use langevin_core::math::FlipMath;
 use langevin_core::models::{ConstDims, IsingGraph, IsingLattice};
 use langevin_core::random::unit_f64;
+use langevin_core::{Binary, Kernel};
 use langevin_core::{BinaryTarget, TargetError};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -550,7 +551,7 @@ pub fn sample_exact_start<T, K, R>(
 where
     T: BinaryTarget + ?Sized,
     T::Error: TargetError,
-    K: BinaryKernel,
+    K: Kernel<Binary>,
     R: Rng + ?Sized,
 {
     let d = target.dim();
@@ -1101,7 +1102,7 @@ pub fn fnv1a_64(mut hash: u64, bytes: &[u8]) -> u64 {
 /// # Panics
 ///
 /// If a step fails (it cannot on this model).
-pub fn golden_hash<K: BinaryKernel>(kernel: &mut K, seed: u64, steps: usize) -> u64 {
+pub fn golden_hash<K: Kernel<Binary>>(kernel: &mut K, seed: u64, steps: usize) -> u64 {
     let mut model =
         IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).expect("valid lattice parameters");
     let mut storage = ChainStorage::<64>::new([0; 64]);

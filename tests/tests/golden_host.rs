@@ -11,8 +11,9 @@
 //! value-breaking and goes in the changelog, and the firmware table must be updated with it.
 
 use langevin_core::BinaryTarget;
+use langevin_core::{Binary, Kernel};
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -45,7 +46,7 @@ fn hashes<T: BinaryTarget, const D: usize>(target: &mut T, kind: Kind, seed: u64
     }
 }
 
-fn run<K: BinaryKernel, T: BinaryTarget, const D: usize>(
+fn run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
     mut kernel: K,
     target: &mut T,
     seed: u64,
@@ -180,15 +181,13 @@ mod targets;
 
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
 use langevin_core::binary::{LatticeDmala, LatticeDula, LatticeProposal};
-use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalStorage,
-};
+use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
     PointSnapshot, ScalarSnapshots, SgStep, SnapshotStore, SnapshotUpdate, Underdamped,
     UnderdampedSettings,
 };
-use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
@@ -234,7 +233,7 @@ fn fold_labels(h: &mut (u64, u64), x: &[u16], u: f64) {
     h.1 = fnv1a(h.1, &u.to_bits().to_le_bytes());
 }
 
-fn ordinal_run(mut kernel: impl OrdinalKernel) -> (u64, u64) {
+fn ordinal_run(mut kernel: impl Kernel<langevin_core::Ordinal>) -> (u64, u64) {
     let mut target = LatticeGauss::<LABEL_DIM>;
     let mut storage = OrdinalStorage::<LABEL_DIM, 5>::new([0; LABEL_DIM]);
     let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target).unwrap();
@@ -247,7 +246,7 @@ fn ordinal_run(mut kernel: impl OrdinalKernel) -> (u64, u64) {
     h
 }
 
-fn categorical_run(mut kernel: impl CategoricalKernel) -> (u64, u64) {
+fn categorical_run(mut kernel: impl Kernel<langevin_core::Categorical>) -> (u64, u64) {
     let mut target = RingPotts::<LABEL_DIM>;
     let mut storage = CategoricalStorage::<LABEL_DIM, 3>::new([0; LABEL_DIM]);
     let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target).unwrap();
@@ -396,16 +395,16 @@ fn compute_kernel(name: &str) -> (u64, u64) {
         "gibbs" => {
             let mut k = Gibbs::new(Scan::Random);
             lattice_run(|t, c, r| {
-                BinaryKernel::step(&mut k, t, c, r).unwrap();
+                Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
         "gwg" => lattice_run(|t, c, r| {
-            BinaryKernel::step(&mut Gwg, t, c, r).unwrap();
+            Kernel::step(&mut Gwg, t, c, r).unwrap();
         }),
         "rwm" => {
             let mut k = RandomWalk::new(1.0 / 16.0).unwrap();
             lattice_run(|t, c, r| {
-                BinaryKernel::step(&mut k, t, c, r).unwrap();
+                Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
         "second-order" => second_order_run(),

@@ -1,17 +1,14 @@
 //! Single-site Gibbs sampling (Gibbs-1) for binary, ordinal and categorical states.
 
 use super::flip_delta::FlipDelta;
-use crate::binary::{BinaryChain, BinaryKernel, Rejection, StepError, StepReport};
-use crate::categorical::{
-    CategoricalConditional, CategoricalEval, CategoricalKernel, CategoricalTarget,
-};
-use crate::error::LenError;
-use crate::ordinal::{
-    CategoricalChain, Domain, Eval, LabelChain, LabelMove, OrdinalChain, OrdinalConditional,
-    OrdinalEval, OrdinalKernel, OrdinalTarget,
-};
-use crate::random::{index, unit_f64};
-use crate::target::{BinaryTarget, FlipMove, TargetError};
+use crate::categorical::CategoricalConditional;
+use crate::chain::Chain;
+use crate::domain::{Binary, Categorical, LabelDomain, Ordinal};
+use crate::error::{LenError, StepError};
+use crate::kernel::{Kernel, Rejection, StepReport, evaluate_proposal, propose_single, settle};
+use crate::ordinal::OrdinalConditional;
+use crate::random::{Pick, index, unit_f64};
+use crate::target::{Conditional, Eval, TargetError};
 use rand_core::Rng;
 
 /// The order in which a single-site sampler visits coordinates.
@@ -33,8 +30,8 @@ pub enum Scan {
 ///   [`update_binary`](Self::update_binary), [`sweep_binary`](Self::sweep_binary),
 ///   [`update_labels`](Self::update_ordinal) … This is the baseline to time: on a lattice
 ///   Ising model an update costs a handful of operations.
-/// * **as a kernel** on a [`BinaryChain`], [`OrdinalChain`] or [`CategoricalChain`]
-///   ([`BinaryKernel`] …): one step is one single-site update, priced through the target's
+/// * **as a [`Kernel`]** on a [`BinaryChain`](crate::chain::BinaryChain), [`OrdinalChain`](crate::chain::OrdinalChain) or
+///   [`CategoricalChain`](crate::chain::CategoricalChain): one step is one single-site update, priced through the target's
 ///   ordinary evaluations (one per binary update, `S` per label update) so that it works for
 ///   every target and keeps the chain's cached `U` and `∇U` exact.
 ///
@@ -176,8 +173,7 @@ impl Gibbs {
         T: OrdinalConditional + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (target.dim(), target.states());
-        self.update_labels(d, s, x, scratch, rng, &mut OrdinalCond(target))
+        self.update_labels::<Ordinal, _, _>(target, x, scratch, rng)
     }
 
     /// Like [`update_ordinal`](Self::update_ordinal) for a categorical target.
@@ -196,19 +192,66 @@ impl Gibbs {
         T: CategoricalConditional + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (target.dim(), target.states());
-        self.update_labels(d, s, x, scratch, rng, &mut CategoricalCond(target))
+        self.update_labels::<Categorical, _, _>(target, x, scratch, rng)
     }
 
-    fn update_labels<C: Conditional + ?Sized, R: Rng + ?Sized>(
+    /// `d` single-site updates of an ordinal state; returns how many changed a coordinate.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn sweep_ordinal<T, R>(
         &mut self,
-        d: usize,
-        s: usize,
+        target: &mut T,
         x: &mut [u16],
         scratch: &mut [f64],
         rng: &mut R,
-        target: &mut C,
-    ) -> Result<bool, StepError<C::Error>> {
+    ) -> Result<u32, StepError<T::Error>>
+    where
+        T: OrdinalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.sweep_labels::<Ordinal, _, _>(target, x, scratch, rng)
+    }
+
+    /// `d` single-site updates of a categorical state; returns how many changed a coordinate.
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn sweep_categorical<T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<u32, StepError<T::Error>>
+    where
+        T: CategoricalConditional + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.sweep_labels::<Categorical, _, _>(target, x, scratch, rng)
+    }
+
+    /// One single-site update of a raw label state in either domain
+    /// ([`update_ordinal`](Self::update_ordinal), [`update_categorical`](Self::update_categorical)).
+    ///
+    /// # Errors
+    ///
+    /// As for [`update_ordinal`](Self::update_ordinal).
+    pub fn update_labels<D, T, R>(
+        &mut self,
+        target: &mut T,
+        x: &mut [u16],
+        scratch: &mut [f64],
+        rng: &mut R,
+    ) -> Result<bool, StepError<T::Error>>
+    where
+        D: LabelDomain,
+        T: Conditional<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let (d, s) = (target.dim(), target.states());
         LenError::check("x", d, x.len())?;
         LenError::check("scratch", s, scratch.len())?;
         if d == 0 {
@@ -237,12 +280,13 @@ impl Gibbs {
         Ok(new != old)
     }
 
-    /// `d` single-site updates of an ordinal state; returns how many changed a coordinate.
+    /// `d` single-site updates of a raw label state in either domain; returns how many changed
+    /// a coordinate.
     ///
     /// # Errors
     ///
     /// As for [`update_ordinal`](Self::update_ordinal).
-    pub fn sweep_ordinal<T, R>(
+    pub fn sweep_labels<D, T, R>(
         &mut self,
         target: &mut T,
         x: &mut [u16],
@@ -250,50 +294,102 @@ impl Gibbs {
         rng: &mut R,
     ) -> Result<u32, StepError<T::Error>>
     where
-        T: OrdinalConditional + ?Sized,
+        D: LabelDomain,
+        T: Conditional<D> + ?Sized,
         R: Rng + ?Sized,
     {
         let mut moves = 0;
         for _ in 0..x.len() {
-            moves += u32::from(self.update_ordinal(target, x, scratch, rng)?);
+            moves += u32::from(self.update_labels::<D, _, _>(target, x, scratch, rng)?);
         }
         Ok(moves)
     }
+}
 
-    /// `d` single-site updates of a categorical state; returns how many changed a coordinate.
-    ///
-    /// # Errors
-    ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
-    pub fn sweep_categorical<T, R>(
+/// `U` at the chain's state with coordinate `i` set to `k`, evaluated into the proposal
+/// buffers (which hold the current state elsewhere); `None` if it is not usable (non-finite or
+/// a recoverable error).
+fn evaluate_at<D, T>(
+    target: &mut T,
+    chain: &mut Chain<'_, D>,
+    i: usize,
+    k: u16,
+    report: &mut StepReport,
+) -> Result<Option<f64>, StepError<T::Error>>
+where
+    D: LabelDomain,
+    T: Eval<D> + ?Sized,
+{
+    if let Some(v) = chain.x_proposal.get_mut(i) {
+        *v = k;
+    }
+    // An unusable alternative is not a rejection of the step: only count the evaluation.
+    let mut probe = StepReport::proposed(false, 1, 0);
+    let u = evaluate_proposal(target, chain, &mut probe)?;
+    report.evaluations += probe.evaluations;
+    Ok(u)
+}
+
+/// Draws an index from the softmax of the log-weights in `w` (overwritten with the weights)
+/// with the uniform `u`; falls back to `keep` if nothing can be drawn (all weights NaN or
+/// `−∞`). Branch-free selects: the time does not depend on the draw.
+pub(crate) fn draw_softmax(w: &mut [f64], u: f64, keep: usize) -> usize {
+    let m = w
+        .iter()
+        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
+    let mut total = 0.0f64;
+    for v in w.iter_mut() {
+        *v = libm::exp(*v - m);
+        total += if v.is_nan() { 0.0 } else { *v };
+    }
+    let mut pick = Pick::new(u * total, keep);
+    for (k, &v) in w.iter().enumerate() {
+        pick.offer(k, if v.is_nan() { 0.0 } else { v });
+    }
+    pick.result().0
+}
+
+impl Kernel<Binary> for Gibbs {
+    /// One single-site update through one evaluation of the target at the flipped state: the
+    /// flip is taken with probability `sigmoid(U' − U)`, reported as `log_accept_ratio = U' − U`.
+    fn step<T, R>(
         &mut self,
         target: &mut T,
-        x: &mut [u16],
-        scratch: &mut [f64],
+        chain: &mut Chain<'_, Binary>,
         rng: &mut R,
-    ) -> Result<u32, StepError<T::Error>>
+    ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: CategoricalConditional + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        let mut moves = 0;
-        for _ in 0..x.len() {
-            moves += u32::from(self.update_categorical(target, x, scratch, rng)?);
-        }
-        Ok(moves)
+        let d = chain.dim();
+        LenError::check("target", d, target.dim())?;
+        let i = self.site(d, rng);
+        let u = unit_f64(rng);
+        let flipped = chain.x.get(i).map_or(1, |&v| v ^ 1);
+        propose_single(chain, i, flipped);
+        let mut report = StepReport::proposed(false, 1, 0);
+        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
+            return Ok(report);
+        };
+        report.log_accept_ratio = u_new - chain.log_density;
+        report.accepted = u < crate::math::sigmoid(report.log_accept_ratio);
+        settle(&mut report, false, 0.0, 0.0, u_new, target, chain);
+        Ok(report)
     }
+}
 
-    /// One update of a label chain through evaluations: `S − 1` evaluations price the
+impl<D: LabelDomain> Kernel<D> for Gibbs {
+    /// One single-site update through evaluations: `S − 1` evaluations price the
     /// alternatives, one more refreshes the gradient of the chosen value.
-    fn label_step<K, E, R>(
+    fn step<T, R>(
         &mut self,
-        target: &mut E,
-        chain: &mut LabelChain<'_, K>,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
-    ) -> Result<StepReport, StepError<E::Error>>
+    ) -> Result<StepReport, StepError<T::Error>>
     where
-        K: Domain,
-        E: Eval + ?Sized,
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
         let (d, s) = (chain.dim(), chain.states);
@@ -302,17 +398,8 @@ impl Gibbs {
         let i = self.site(d, rng);
         let u = unit_f64(rng);
         let old = chain.x.get(i).copied().unwrap_or(0);
-        crate::slices::copy(chain.x_proposal, chain.x);
-        if let Some(c) = chain.changed.first_mut() {
-            *c = i as u32;
-        }
-        let mut report = StepReport {
-            accepted: false,
-            proposed_flips: 1,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
+        propose_single(chain, i, old);
+        let mut report = StepReport::proposed(false, 1, 0);
         for k in 0..s {
             let value = if k == usize::from(old) {
                 0.0
@@ -340,184 +427,5 @@ impl Gibbs {
             None => report.rejection = Some(Rejection::NonFinite),
         }
         Ok(report)
-    }
-}
-
-/// The single-coordinate conditional of either label domain.
-trait Conditional {
-    type Error: TargetError;
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Self::Error>;
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16);
-}
-
-struct OrdinalCond<'t, T: ?Sized>(&'t mut T);
-struct CategoricalCond<'t, T: ?Sized>(&'t mut T);
-
-impl<T: OrdinalConditional + ?Sized> Conditional for OrdinalCond<'_, T> {
-    type Error = T::Error;
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), T::Error> {
-        self.0.conditional(x, i, out)
-    }
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        self.0.commit_change(x, i, old)
-    }
-}
-
-impl<T: CategoricalConditional + ?Sized> Conditional for CategoricalCond<'_, T> {
-    type Error = T::Error;
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), T::Error> {
-        self.0.conditional(x, i, out)
-    }
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        self.0.commit_change(x, i, old)
-    }
-}
-
-/// `U` at the chain's state with coordinate `i` set to `k`, evaluated into the proposal
-/// buffers; `None` if it is not usable (non-finite or a recoverable error).
-fn evaluate_at<K, E>(
-    target: &mut E,
-    chain: &mut LabelChain<'_, K>,
-    i: usize,
-    k: u16,
-    report: &mut StepReport,
-) -> Result<Option<f64>, StepError<E::Error>>
-where
-    K: Domain,
-    E: Eval + ?Sized,
-{
-    if let Some(v) = chain.x_proposal.get_mut(i) {
-        *v = k;
-    }
-    let mv = LabelMove {
-        from: chain.x,
-        to: chain.x_proposal,
-        changed: chain.changed.get(..1).unwrap_or(&[]),
-        from_log_density: chain.log_density,
-        from_grad: chain.grad,
-    };
-    report.evaluations += 1;
-    match target.eval_after(&mv, chain.grad_proposal) {
-        Ok(u) if u.is_finite() && crate::ordinal::all_finite(chain.grad_proposal) => Ok(Some(u)),
-        Ok(_) => Ok(None),
-        Err(e) if e.is_recoverable() => Ok(None),
-        Err(e) => Err(StepError::Target(e)),
-    }
-}
-
-/// Draws an index from the softmax of the log-weights in `w` (overwritten with the weights)
-/// with the uniform `u`; falls back to `keep` if nothing can be drawn (all weights NaN or
-/// `−∞`). Branch-free selects: the time does not depend on the draw.
-pub(crate) fn draw_softmax(w: &mut [f64], u: f64, keep: usize) -> usize {
-    let m = w
-        .iter()
-        .fold(f64::NEG_INFINITY, |m, &v| if v > m { v } else { m });
-    let mut total = 0.0f64;
-    for v in w.iter_mut() {
-        *v = libm::exp(*v - m);
-        total += if v.is_nan() { 0.0 } else { *v };
-    }
-    let threshold = u * total;
-    let (mut cum, mut found, mut pick) = (0.0f64, false, keep);
-    for (k, &v) in w.iter().enumerate() {
-        cum += if v.is_nan() { 0.0 } else { v };
-        let take = (cum > threshold) & !found;
-        pick = if take { k } else { pick };
-        found |= take;
-    }
-    pick
-}
-
-impl BinaryKernel for Gibbs {
-    /// One single-site update through one evaluation of the target at the flipped state: the
-    /// flip is taken with probability `sigmoid(U' − U)`, reported as `log_accept_ratio = U' − U`.
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut BinaryChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: BinaryTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let d = chain.dim();
-        LenError::check("target", d, target.dim())?;
-        let i = self.site(d, rng);
-        let u = unit_f64(rng);
-        crate::slices::copy(chain.x_proposal, chain.x);
-        if let Some(v) = chain.x_proposal.get_mut(i) {
-            *v ^= 1;
-        }
-        if let Some(f) = chain.flipped.first_mut() {
-            *f = i as u32;
-        }
-        let mut report = StepReport {
-            accepted: false,
-            proposed_flips: 1,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 1,
-        };
-        let mv = FlipMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            flipped: chain.flipped.get(..1).unwrap_or(&[]),
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if e.is_recoverable() => {
-                report.rejection = Some(Rejection::TargetError);
-                report.log_accept_ratio = f64::NEG_INFINITY;
-                return Ok(report);
-            }
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !u_new.is_finite() || !crate::ordinal::all_finite(chain.grad_proposal) {
-            report.rejection = Some(Rejection::NonFinite);
-            report.log_accept_ratio = f64::NEG_INFINITY;
-            return Ok(report);
-        }
-        report.log_accept_ratio = u_new - chain.log_density;
-        report.accepted = u < crate::math::sigmoid(report.log_accept_ratio);
-        if report.accepted {
-            chain.adopt_proposal(u_new);
-            target.commit();
-        }
-        Ok(report)
-    }
-}
-
-impl OrdinalKernel for Gibbs {
-    /// One single-site update through `S` evaluations (see [`Gibbs`]).
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.label_step(&mut OrdinalEval(target), chain, rng)
-    }
-}
-
-impl CategoricalKernel for Gibbs {
-    /// One single-site update through `S` evaluations (see [`Gibbs`]).
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut CategoricalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: CategoricalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.label_step(&mut CategoricalEval(target), chain, rng)
     }
 }

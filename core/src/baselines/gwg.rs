@@ -1,11 +1,11 @@
 //! Gibbs-with-gradients (GWG-1) for binary and categorical states.
 
-use crate::binary::{BinaryChain, BinaryKernel, Rejection, StepError, StepReport};
-use crate::categorical::{CategoricalKernel, CategoricalTarget};
-use crate::error::LenError;
-use crate::ordinal::{CategoricalChain, LabelMove, all_finite};
-use crate::random::{open_unit_f64, unit_f64};
-use crate::target::{BinaryTarget, FlipMove, TargetError};
+use crate::chain::Chain;
+use crate::domain::{Binary, Categorical, Domain};
+use crate::error::{LenError, StepError};
+use crate::kernel::{Kernel, Rejection, StepReport, evaluate_proposal, propose_single, settle};
+use crate::random::{Pick, open_unit_f64, unit_f64};
+use crate::target::Eval;
 use rand_core::Rng;
 
 /// Gibbs-with-gradients with one change per step (Grathwohl et al. 2021).
@@ -26,7 +26,7 @@ use rand_core::Rng;
 ///
 /// ```
 /// use langevin_core::baselines::Gwg;
-/// use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage};
+/// use langevin_core::binary::{BinaryChain, ChainStorage, Kernel};
 /// use langevin_core::models::{ConstDims, IsingLattice};
 /// use rand_core::SeedableRng;
 ///
@@ -156,107 +156,100 @@ fn categorical_weights(
 /// Inverts the running sum of `weights` at `threshold`; returns the index and its weight
 /// (`(keep, NaN)` if nothing is drawn). Branch-free selects.
 fn pick(weights: &[f32], threshold: f64) -> (usize, f64) {
-    let (mut cum, mut found) = (0.0f64, false);
-    let (mut index, mut weight) = (0usize, f64::NAN);
+    let mut pick = Pick::new(threshold, 0usize);
     for (p, &w) in weights.iter().enumerate() {
-        let w = f64::from(w);
-        cum += w;
-        let take = (cum > threshold) & !found;
-        index = if take { p } else { index };
-        weight = if take { w } else { weight };
-        found |= take;
+        pick.offer(p, f64::from(w));
     }
+    let (index, weight, _) = pick.result();
     (index, weight)
 }
 
-fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
-    report.accepted = false;
-    report.log_accept_ratio = f64::NEG_INFINITY;
-    report.rejection = Some(why);
-    report
+/// What Gibbs-with-gradients needs of a domain: the pick weights over its single changes, and
+/// the probability of picking a change back. Implemented for [`Binary`] and [`Categorical`].
+pub trait GwgDomain: Domain {
+    /// Writes the forward pick weights of every single change of `x` into `out` (the length of
+    /// `grad`) and returns their total.
+    fn weights(x: &[Self::Value], grad: &[f32], states: usize, out: &mut [f32]) -> f64;
+    /// The coordinate and new value of pick `p`.
+    fn decode(p: usize, x: &[Self::Value], states: usize) -> (usize, Self::Value);
+    /// `log` of the probability that a step from `y` picks coordinate `i` back to `old`.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] for mismatched lengths.
+    fn log_pick_back(
+        y: &[Self::Value],
+        grad: &[f32],
+        states: usize,
+        i: usize,
+        old: Self::Value,
+    ) -> Result<f64, LenError>;
 }
 
-impl BinaryKernel for Gwg {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut BinaryChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: BinaryTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let d = chain.dim();
-        LenError::check("target", d, target.dim())?;
-        let u_pick = unit_f64(rng);
-        let log_u = libm::log(open_unit_f64(rng));
-        // Forward pick weights, kept in the proposal-gradient buffer.
-        let (x, grad) = (&*chain.x, &*chain.grad);
+impl GwgDomain for Binary {
+    #[inline(always)]
+    fn weights(x: &[u8], grad: &[f32], _states: usize, out: &mut [f32]) -> f64 {
         let logit = |j: usize| match (x.get(j), grad.get(j)) {
             (Some(&xj), Some(&gj)) => binary_logit(xj, gj),
             _ => f64::NEG_INFINITY,
         };
-        let m = max_of(d, logit);
+        let m = max_of(x.len(), logit);
         let mut total = 0.0f64;
-        for (j, w) in chain.grad_proposal.iter_mut().enumerate() {
+        for (j, w) in out.iter_mut().enumerate() {
             *w = weight(logit(j), m);
             total += f64::from(*w);
         }
-        let (i, wi) = pick(chain.grad_proposal, u_pick * total);
-        let log_q_forward = libm::log(wi / total);
-        let mut report = StepReport {
-            accepted: false,
-            proposed_flips: 1,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 1,
-        };
-        if !log_q_forward.is_finite() {
-            return Ok(rejected(report, Rejection::NonFinite));
-        }
-        crate::slices::copy(chain.x_proposal, chain.x);
-        if let Some(v) = chain.x_proposal.get_mut(i) {
-            *v ^= 1;
-        }
-        if let Some(f) = chain.flipped.first_mut() {
-            *f = i as u32;
-        }
-        let mv = FlipMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            flipped: chain.flipped.get(..1).unwrap_or(&[]),
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if e.is_recoverable() => return Ok(rejected(report, Rejection::TargetError)),
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !u_new.is_finite() || !all_finite(chain.grad_proposal) {
-            return Ok(rejected(report, Rejection::NonFinite));
-        }
-        let log_q_reverse = Gwg::log_pick(chain.x_proposal, chain.grad_proposal, i)?;
-        report.log_accept_ratio = (u_new - chain.log_density) + (log_q_reverse - log_q_forward);
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(u_new);
-            target.commit();
-        }
-        Ok(report)
+        total
+    }
+    #[inline(always)]
+    fn decode(p: usize, x: &[u8], _states: usize) -> (usize, u8) {
+        (p, x.get(p).map_or(1, |&v| v ^ 1))
+    }
+    #[inline(always)]
+    fn log_pick_back(
+        y: &[u8],
+        grad: &[f32],
+        _states: usize,
+        i: usize,
+        _old: u8,
+    ) -> Result<f64, LenError> {
+        Gwg::log_pick(y, grad, i)
     }
 }
 
-impl CategoricalKernel for Gwg {
+impl GwgDomain for Categorical {
+    #[inline(always)]
+    fn weights(x: &[u16], grad: &[f32], states: usize, out: &mut [f32]) -> f64 {
+        categorical_weights(x, grad, states, Some(out), None).1
+    }
+    #[inline(always)]
+    fn decode(p: usize, _x: &[u16], states: usize) -> (usize, u16) {
+        // `s ≥ 2` for a valid chain; `max(1)` keeps the division total.
+        (p / states.max(1), (p % states.max(1)) as u16)
+    }
+    #[inline(always)]
+    fn log_pick_back(
+        y: &[u16],
+        grad: &[f32],
+        states: usize,
+        i: usize,
+        old: u16,
+    ) -> Result<f64, LenError> {
+        let (w, total) =
+            categorical_weights(y, grad, states, None, Some(i * states + usize::from(old)));
+        Ok(libm::log(w / total))
+    }
+}
+
+impl<D: GwgDomain> Kernel<D> for Gwg {
     fn step<T, R>(
         &mut self,
         target: &mut T,
-        chain: &mut CategoricalChain<'_>,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: CategoricalTarget + ?Sized,
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
         let (d, s) = (chain.dim(), chain.states);
@@ -264,64 +257,24 @@ impl CategoricalKernel for Gwg {
         LenError::check("states", s, target.states())?;
         let u_pick = unit_f64(rng);
         let log_u = libm::log(open_unit_f64(rng));
-        let (_, total) = categorical_weights(
-            chain.x,
-            chain.grad,
-            s,
-            Some(&mut *chain.grad_proposal),
-            None,
-        );
+        // Forward pick weights, kept in the proposal-gradient buffer.
+        let total = D::weights(chain.x, chain.grad, s, chain.grad_proposal);
         let (p, wp) = pick(chain.grad_proposal, u_pick * total);
         let log_q_forward = libm::log(wp / total);
-        let mut report = StepReport {
-            accepted: false,
-            proposed_flips: 1,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 1,
-        };
+        let mut report = StepReport::proposed(false, 1, 0);
         if !log_q_forward.is_finite() {
-            return Ok(rejected(report, Rejection::NonFinite));
+            report.evaluations = 1;
+            return Ok(report.rejected(Rejection::NonFinite));
         }
-        // `s ≥ 2` for a valid chain; `max(1)` keeps the division total.
-        let (i, k) = (p / s.max(1), (p % s.max(1)) as u16);
-        let old = chain.x.get(i).copied().unwrap_or(0);
-        crate::slices::copy(chain.x_proposal, chain.x);
-        if let Some(v) = chain.x_proposal.get_mut(i) {
-            *v = k;
-        }
-        if let Some(c) = chain.changed.first_mut() {
-            *c = i as u32;
-        }
-        let mv = LabelMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            changed: chain.changed.get(..1).unwrap_or(&[]),
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
+        let (i, value) = D::decode(p, chain.x, s);
+        let old = chain.x.get(i).copied().unwrap_or_default();
+        propose_single(chain, i, value);
+        let Some(u_new) = evaluate_proposal(target, chain, &mut report)? else {
+            return Ok(report);
         };
-        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if e.is_recoverable() => return Ok(rejected(report, Rejection::TargetError)),
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !u_new.is_finite() || !all_finite(chain.grad_proposal) {
-            return Ok(rejected(report, Rejection::NonFinite));
-        }
-        let (w_back, total_back) = categorical_weights(
-            chain.x_proposal,
-            chain.grad_proposal,
-            s,
-            None,
-            Some(i * s + usize::from(old)),
-        );
-        let log_q_reverse = libm::log(w_back / total_back);
-        report.log_accept_ratio = (u_new - chain.log_density) + (log_q_reverse - log_q_forward);
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(u_new);
-            target.commit();
-        }
+        let log_q_reverse = D::log_pick_back(chain.x_proposal, chain.grad_proposal, s, i, old)?;
+        let log_ratio = (u_new - chain.log_density) + (log_q_reverse - log_q_forward);
+        settle(&mut report, true, log_u, log_ratio, u_new, target, chain);
         Ok(report)
     }
 }

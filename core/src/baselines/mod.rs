@@ -19,5 +19,5 @@ mod rwm;
 
 pub use flip_delta::FlipDelta;
 pub use gibbs::{Gibbs, Scan};
-pub use gwg::Gwg;
+pub use gwg::{Gwg, GwgDomain};
 pub use rwm::{RandomWalk, TunedRandomWalk};

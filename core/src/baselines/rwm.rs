@@ -1,10 +1,11 @@
 //! Random-walk Metropolis on binary states.
 
-use crate::binary::{BinaryChain, BinaryKernel, LANES, Rejection, StepError, StepReport};
-use crate::error::{LenError, ParamError};
-use crate::ordinal::all_finite;
-use crate::random::open_unit_f64;
-use crate::target::{BinaryTarget, FlipMove, TargetError};
+use crate::binary::LANES;
+use crate::chain::BinaryChain;
+use crate::domain::Binary;
+use crate::error::{LenError, ParamError, StepError};
+use crate::kernel::{Drawn, Kernel, Proposal, StepReport, advance};
+use crate::target::Eval;
 use rand_core::Rng;
 
 /// `2^32` as an `f64`.
@@ -76,74 +77,54 @@ impl RandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        LenError::check("target", chain.dim(), target.dim())?;
+        advance(self, true, target, chain, rng).map(|r| r.0)
+    }
+}
+
+impl Proposal<Binary> for RandomWalk {
+    const SYMMETRIC: bool = true;
+
+    /// Flips every coordinate whose 32 random bits fall below the threshold.
+    fn draw<R: Rng + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+        _with_log_q: bool,
+    ) -> Result<Drawn, LenError> {
         let mut count = 0usize;
         let mut bits = [0u32; LANES];
-        for (c, (xc, nc)) in chain
+        let pairs = chain
             .x
             .chunks(LANES)
-            .zip(chain.x_proposal.chunks_mut(LANES))
-            .enumerate()
-        {
+            .zip(chain.x_proposal.chunks_mut(LANES));
+        for (c, (xc, nc)) in pairs.enumerate() {
             crate::ordinal::fill_bits(rng, &mut bits, xc.len());
             for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
                 let flip = r < self.threshold;
                 *ni = xi ^ u8::from(flip);
-                if let Some(slot) = chain.flipped.get_mut(count) {
+                if let Some(slot) = chain.changed.get_mut(count) {
                     *slot = (c * LANES + j) as u32;
                 }
                 count += usize::from(flip);
             }
         }
-        let log_u = libm::log(open_unit_f64(rng));
-        let mut report = StepReport {
-            accepted: true,
-            proposed_flips: count as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        if count == 0 {
-            return Ok(report);
-        }
-        report.evaluations = 1;
-        let mv = FlipMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            flipped: chain.flipped.get(..count).unwrap_or(&[]),
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        let u_new = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if e.is_recoverable() => {
-                report.accepted = false;
-                report.log_accept_ratio = f64::NEG_INFINITY;
-                report.rejection = Some(Rejection::TargetError);
-                return Ok(report);
-            }
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !u_new.is_finite() || !all_finite(chain.grad_proposal) {
-            report.accepted = false;
-            report.log_accept_ratio = f64::NEG_INFINITY;
-            report.rejection = Some(Rejection::NonFinite);
-            return Ok(report);
-        }
-        report.log_accept_ratio = u_new - chain.log_density;
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(u_new);
-            target.commit();
-        }
-        Ok(report)
+        Ok(Drawn {
+            changed: count,
+            jump: count as u64,
+            log_q: 0.0,
+        })
+    }
+
+    /// The proposal is symmetric: `log q` cancels and is reported as 0.
+    fn reverse_log_q(&self, _chain: &mut BinaryChain<'_>) -> Result<f64, LenError> {
+        Ok(0.0)
     }
 }
 
-impl BinaryKernel for RandomWalk {
+impl Kernel<Binary> for RandomWalk {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -151,7 +132,7 @@ impl BinaryKernel for RandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         RandomWalk::step(self, target, chain, rng)
@@ -217,7 +198,7 @@ impl TunedRandomWalk {
     }
 }
 
-impl BinaryKernel for TunedRandomWalk {
+impl Kernel<Binary> for TunedRandomWalk {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -225,7 +206,7 @@ impl BinaryKernel for TunedRandomWalk {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         let report = self.walk.step(target, chain, rng)?;

@@ -17,10 +17,10 @@
 //!
 //! See [`LatticeProposal`] for the quantisation and the random stream.
 
-use super::chain::BinaryChain;
-use super::kernel::StepReport;
 use super::proposal::FlipProposal;
+use crate::chain::BinaryChain;
 use crate::error::{LenError, ParamError};
+use crate::kernel::StepReport;
 use crate::models::{IsingLattice, LatticeDims};
 use crate::random::open_unit_f64;
 use rand_core::Rng;
@@ -532,24 +532,25 @@ fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     }
 }
 
+/// The flip kernels with the tabulated lattice proposal, unadjusted (`ADJUSTED = false`:
+/// [`LatticeDula`]) or Metropolis-adjusted (`ADJUSTED = true`: [`LatticeDmala`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LatticeKernel<D: LatticeDims, const ADJUSTED: bool> {
+    proposal: LatticeProposal<D>,
+}
+
 /// The unadjusted kernel with the tabulated lattice proposal: every proposal is accepted.
 ///
 /// Like [`Dula`](super::Dula) on the same model, with the proposal quantised as
 /// [`LatticeProposal`] describes.
-#[derive(Clone, Copy, Debug)]
-pub struct LatticeDula<D: LatticeDims> {
-    proposal: LatticeProposal<D>,
-}
+pub type LatticeDula<D> = LatticeKernel<D, false>;
 
 /// The Metropolis-adjusted kernel with the tabulated lattice proposal: exact for every step and
 /// balance.
-#[derive(Clone, Copy, Debug)]
-pub struct LatticeDmala<D: LatticeDims> {
-    proposal: LatticeProposal<D>,
-}
+pub type LatticeDmala<D> = LatticeKernel<D, true>;
 
-impl<D: LatticeDims> LatticeDula<D> {
-    /// The unadjusted kernel with this proposal.
+impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
+    /// The kernel with this proposal.
     pub fn new(proposal: LatticeProposal<D>) -> Self {
         Self { proposal }
     }
@@ -560,8 +561,8 @@ impl<D: LatticeDims> LatticeDula<D> {
     }
 
     /// Advances `chain`, which must have been started on the proposal's model, by one step.
-    /// Consumes `⌈d/4⌉` words of `rng`. The chain's log-density and gradient are updated as the
-    /// model would compute them.
+    /// Consumes `⌈d/4⌉` words of `rng`, and one more for the Metropolis test of the adjusted
+    /// kernel. The chain's log-density and gradient are updated as the model would compute them.
     ///
     /// # Errors
     ///
@@ -574,71 +575,23 @@ impl<D: LatticeDims> LatticeDula<D> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
         p.fill_classes(chain.x, chain.x_proposal);
-        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
-        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
-        if flips > 0 {
-            let class = &mut *chain.x_proposal;
-            let (_, pair, ups) = p.apply_flips::<false>(class, flipped);
-            p.adopt(chain.x, chain.grad, class, flipped);
-            chain.log_density += p.delta_u(pair, ups);
-        }
-        Ok(StepReport {
-            accepted: true,
-            proposed_flips: flips as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: u32::from(flips > 0),
-        })
-    }
-}
-
-impl<D: LatticeDims> LatticeDmala<D> {
-    /// The Metropolis-adjusted kernel with this proposal.
-    pub fn new(proposal: LatticeProposal<D>) -> Self {
-        Self { proposal }
-    }
-
-    /// The proposal.
-    pub fn proposal(&self) -> &LatticeProposal<D> {
-        &self.proposal
-    }
-
-    /// Advances `chain`, which must have been started on the proposal's model, by one step.
-    /// Consumes `⌈d/4⌉ + 1` words of `rng`. The chain's log-density and gradient are updated as
-    /// the model would compute them.
-    ///
-    /// # Errors
-    ///
-    /// [`LenError`] if the chain's dimension is not the model's; the chain is unchanged then.
-    pub fn step<R: Rng + ?Sized>(
-        &self,
-        chain: &mut BinaryChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, LenError> {
-        let p = &self.proposal;
-        LenError::check("chain", p.dim(), chain.dim())?;
-        p.fill_classes(chain.x, chain.x_proposal);
-        let flips = p.draw(chain.x_proposal, chain.flipped, rng);
-        let u = open_unit_f64(rng);
-        let mut report = StepReport {
-            accepted: true,
-            proposed_flips: flips as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
+        let flips = p.draw(chain.x_proposal, chain.changed, rng);
+        let u = if ADJUSTED { open_unit_f64(rng) } else { 0.0 };
+        let mut report = StepReport::proposed(true, flips, u32::from(flips > 0));
         if flips == 0 {
             return Ok(report);
         }
-        report.evaluations = 1;
-        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
+        let flipped = chain.changed.get(..flips).unwrap_or(&[]);
         let class = &mut *chain.x_proposal;
-        let (forward, pair, ups) = p.apply_flips::<true>(class, flipped);
-        let log_q_ratio = forward + p.reverse_terms(class, flipped);
+        let (forward, pair, ups) = p.apply_flips::<ADJUSTED>(class, flipped);
         let delta_u = p.delta_u(pair, ups);
-        report.log_accept_ratio = delta_u + log_q_ratio;
-        // `ln u < 0` always: skip the logarithm when the ratio is not negative.
-        report.accepted = report.log_accept_ratio >= 0.0 || libm::log(u) < report.log_accept_ratio;
+        if ADJUSTED {
+            let log_q_ratio = forward + p.reverse_terms(class, flipped);
+            report.log_accept_ratio = delta_u + log_q_ratio;
+            // `ln u < 0` always: skip the logarithm when the ratio is not negative.
+            report.accepted =
+                report.log_accept_ratio >= 0.0 || libm::log(u) < report.log_accept_ratio;
+        }
         if report.accepted {
             p.adopt(chain.x, chain.grad, class, flipped);
             chain.log_density += delta_u;

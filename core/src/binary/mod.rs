@@ -10,6 +10,10 @@
 //! * [`BinaryChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`ChainStorage`] is a fixed-size owner of those buffers for firmware.
 //!
+//! Chains, kernels, step reports and errors are those of every domain
+//! ([`Chain`](crate::chain::Chain), [`Kernel`], [`StepReport`], [`StepError`], [`InitError`]),
+//! re-exported here.
+//!
 //! # Examples
 //!
 //! ```
@@ -29,12 +33,21 @@
 //! assert!(chain.state().iter().all(|&x| x <= 1));
 //! ```
 
-mod chain;
-mod kernel;
 mod lattice;
 mod proposal;
 
-pub use chain::{BinaryChain, ChainBuffers, ChainStorage, InitError};
-pub use kernel::{BinaryKernel, Dmala, Dula, Rejection, StepError, StepReport};
-pub use lattice::{LatticeDmala, LatticeDula, LatticeProposal};
+use crate::math::Libm;
+
+/// The discrete unadjusted Langevin kernel on binary states (see [`crate::kernel::Dula`]).
+pub type Dula<'p, M = Libm> = crate::kernel::Dula<FlipProposal<'p, M>>;
+
+/// The discrete Metropolis-adjusted Langevin kernel on binary states (see
+/// [`crate::kernel::Dmala`]).
+pub type Dmala<'p, M = Libm> = crate::kernel::Dmala<FlipProposal<'p, M>>;
+
+pub use crate::chain::{BinaryChain, ChainBuffers, ChainStorage};
+pub use crate::domain::Binary;
+pub use crate::error::{InitError, StepError};
+pub use crate::kernel::{Kernel, Rejection, StepReport};
+pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
 pub use proposal::{FlipProposal, LANES};

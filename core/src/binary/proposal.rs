@@ -68,12 +68,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// As for [`FlipProposal::new`].
     pub fn with_math(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         Ok(Self {
             balance: balance as f32,
             half_inv_step: (0.5 / step) as f32,
@@ -91,18 +87,8 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// `a · p_i²` overflow, or makes the `f32` evaluation of `1/(2a) / p_i²` undefined (`0/0` or
     /// `∞/∞`, which would give NaN logits).
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<FlipProposal<'q, M>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            let half_inv = self.half_inv_step / (pi * pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0)
-                || half_inv.is_nan()
-            {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        let defined = |pi: f32| !(self.half_inv_step / (pi * pi)).is_nan();
+        ParamError::check_preconditioner(self.step, p, defined)?;
         Ok(FlipProposal {
             balance: self.balance,
             half_inv_step: self.half_inv_step,

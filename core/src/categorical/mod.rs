@@ -4,7 +4,7 @@
 //! * [`CategoricalProposal`] draws every coordinate independently from the softmax over labels
 //!   of `b·(g_{i,k} − g_{i,x_i}) − [k ≠ x_i]/a_i` and evaluates the exact `log q` of a move.
 //! * [`Dula`] applies it without correction; [`Dmala`] adds a Metropolis–Hastings test.
-//! * [`CategoricalChain`] (a [`LabelChain`](crate::ordinal::LabelChain) with a one-hot gradient
+//! * [`CategoricalChain`] (a [`Chain`](crate::chain::Chain) with a one-hot gradient
 //!   of `d·S` entries) and [`CategoricalStorage`] hold the state; the scratch row of `S` values
 //!   is where a proposal keeps one coordinate's weights.
 //!
@@ -33,7 +33,7 @@
 //! }
 //!
 //! let mut storage = CategoricalStorage::<2, 3>::new([0, 2]);
-//! let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut Pair).unwrap();
+//! let mut chain = CategoricalChain::new(storage.buffers(), &mut Pair).unwrap();
 //! let kernel = Dmala::new(CategoricalProposal::new(1.0, 0.5).unwrap());
 //! let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(2);
 //! for _ in 0..20 {
@@ -42,13 +42,19 @@
 //! assert!(chain.state().iter().all(|&k| k < 3));
 //! ```
 
-mod kernel;
 mod proposal;
 mod target;
 
-pub use crate::ordinal::{CategoricalChain, CategoricalStorage};
-pub use kernel::{CategoricalKernel, Dmala, Dula};
+/// The unadjusted categorical kernel: every valid proposal is accepted (biased for `a > 0`).
+/// See [`crate::kernel::Dula`].
+pub type Dula<'p> = crate::kernel::Dula<CategoricalProposal<'p>>;
+
+/// The Metropolis-adjusted categorical kernel: exact for every step and balance. See
+/// [`crate::kernel::Dmala`].
+pub type Dmala<'p> = crate::kernel::Dmala<CategoricalProposal<'p>>;
+
+pub use crate::chain::{CategoricalChain, CategoricalStorage};
+pub use crate::domain::Categorical;
+pub use crate::kernel::Kernel;
 pub use proposal::CategoricalProposal;
 pub use target::{CategoricalConditional, CategoricalTarget};
-
-pub(crate) use target::CategoricalEval;

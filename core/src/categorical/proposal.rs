@@ -1,12 +1,10 @@
 //! The balanced proposal over categorical states.
 
-use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
-use crate::ordinal::{Drawn, fill_bits};
+use crate::kernel::Drawn;
+use crate::ordinal::draw_each;
+use crate::random::Pick;
 use rand_core::Rng;
-
-/// `2^-32` as an `f64` (exact).
-const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
 
 /// The balanced proposal family on categorical states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate is drawn
 /// independently from the softmax over labels `k` of the logits
@@ -52,12 +50,8 @@ impl CategoricalProposal<'static> {
     /// assert!(CategoricalProposal::new(-1.0, 0.5).is_err());
     /// ```
     pub fn new(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         Ok(Self {
             step,
             balance,
@@ -75,15 +69,7 @@ impl<'p> CategoricalProposal<'p> {
     /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive or makes
     /// `a · p_i²` overflow or vanish.
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<CategoricalProposal<'q>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0) {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        ParamError::check_preconditioner(self.step, p, |_| true)?;
         Ok(CategoricalProposal {
             step: self.step,
             balance: self.balance,
@@ -178,50 +164,27 @@ impl<'p> CategoricalProposal<'p> {
         LenError::check("proposal", d, x_new.len())?;
         LenError::check("changed", d, changed.len())?;
         LenError::check("scratch", states, scratch.len())?;
-        let mut drawn = Drawn {
-            changed: 0,
-            jump: 0,
-            log_q: 0.0,
-        };
-        let mut bits = [0u32; LANES];
-        let rows = grad.chunks_exact(states.max(1));
-        let chunks = x.chunks(LANES).zip(x_new.chunks_mut(LANES));
-        let mut rows = rows.into_iter();
-        for (c, (xc, nc)) in chunks.enumerate() {
-            fill_bits(rng, &mut bits, xc.len());
-            for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
-                let i = c * LANES + j;
-                let row = rows.next().unwrap_or(&[]);
-                let current = usize::from(xi);
-                let penalty = self.penalty(i);
-                let gc = f64::from(row.get(current).copied().unwrap_or(0.0));
-                let m = self.max_logit(row, current, penalty);
-                let mut total = 0.0f64;
-                for (k, (&gk, w)) in row.iter().zip(scratch.iter_mut()).enumerate() {
-                    *w = self.weight(gk, gc, k != current, penalty, m);
-                    total += *w;
-                }
-                let threshold = f64::from(r) * TWO_POW_NEG_32 * total;
-                let (mut cum, mut found) = (0.0f64, false);
-                let (mut label, mut weight) = (current, f64::NAN);
-                for (k, &w) in scratch.iter().enumerate() {
-                    cum += w;
-                    let take = (cum > threshold) & !found;
-                    label = if take { k } else { label };
-                    weight = if take { w } else { weight };
-                    found |= take;
-                }
-                let label = label as u16;
-                *ni = label;
-                drawn.log_q += libm::log(weight / total);
-                drawn.jump += u64::from(label != xi);
-                if let Some(slot) = changed.get_mut(drawn.changed) {
-                    *slot = i as u32;
-                }
-                drawn.changed += usize::from(label != xi);
+        let mut rows = grad.chunks_exact(states.max(1));
+        let draw = |i: usize, xi: u16, u: f64| {
+            let row = rows.next().unwrap_or(&[]);
+            let current = usize::from(xi);
+            let penalty = self.penalty(i);
+            let gc = f64::from(row.get(current).copied().unwrap_or(0.0));
+            let m = self.max_logit(row, current, penalty);
+            let mut total = 0.0f64;
+            for (k, (&gk, w)) in row.iter().zip(scratch.iter_mut()).enumerate() {
+                *w = self.weight(gk, gc, k != current, penalty, m);
+                total += *w;
             }
-        }
-        Ok(drawn)
+            let mut pick = Pick::new(u * total, current);
+            for (k, &w) in scratch.iter().enumerate() {
+                pick.offer(k, w);
+            }
+            let (label, weight, _) = pick.result();
+            (label as u16, weight, total)
+        };
+        let hamming = |a: u16, b: u16| u16::from(a != b);
+        Ok(draw_each(x, x_new, changed, rng, hamming, draw))
     }
 
     /// `log q(to | from)` with one-hot gradient `grad_from` at `from`.

@@ -1,8 +1,9 @@
 //! The traits a categorical model implements.
 
-use crate::ordinal::{Eval, LabelMove};
-use crate::target::TargetError;
+use crate::domain::Categorical;
+use crate::target::label_target;
 
+label_target! {
 /// A log-density over categorical states `x ∈ {0, …, S−1}^d` (labels without order), with the
 /// gradient of a differentiable extension of `U` to the one-hot encoding.
 ///
@@ -43,112 +44,9 @@ use crate::target::TargetError;
 /// let mut g = [0.0; 6];
 /// assert_eq!(t.log_density_and_grad(&[2, 0], &mut g).unwrap(), 2.5);
 /// ```
-pub trait CategoricalTarget {
-    /// Error returned by an evaluation.
-    type Error: TargetError;
-
-    /// The number of coordinates `d`.
-    fn dim(&self) -> usize;
-
-    /// The number of labels `S` per coordinate (`2 ≤ S ≤ 65 535`).
-    fn states(&self) -> usize;
-
-    /// Writes the one-hot gradient (length `d·S`) into `grad` and returns `U(x)`; makes `x` the
-    /// model's current state.
-    ///
-    /// # Errors
-    ///
-    /// Whatever the model cannot evaluate; see [`TargetError`].
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Self::Error>;
-
-    /// Like [`log_density_and_grad`](Self::log_density_and_grad) at `mv.to`, knowing the value
-    /// and gradient at `mv.from`; must not change the model's current state until
-    /// [`commit`](Self::commit).
-    ///
-    /// # Errors
-    ///
-    /// As for [`log_density_and_grad`](Self::log_density_and_grad).
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, Self::Error> {
-        self.log_density_and_grad(mv.to, grad)
-    }
-
-    /// The last state evaluated by
-    /// [`log_density_and_grad_after`](Self::log_density_and_grad_after) became current.
-    fn commit(&mut self) {}
-}
-
-impl<T: CategoricalTarget + ?Sized> CategoricalTarget for &mut T {
-    type Error = T::Error;
-    fn dim(&self) -> usize {
-        (**self).dim()
-    }
-    fn states(&self) -> usize {
-        (**self).states()
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Self::Error> {
-        (**self).log_density_and_grad(x, grad)
-    }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, Self::Error> {
-        (**self).log_density_and_grad_after(mv, grad)
-    }
-    fn commit(&mut self) {
-        (**self).commit()
-    }
-}
-
+    trait CategoricalTarget for Categorical, grad "the one-hot gradient, length `d·S`";
 /// An optional capability for single-coordinate samplers (Gibbs): the full conditional of one
 /// coordinate, cheaply. Same contract as
 /// [`OrdinalConditional`](crate::ordinal::OrdinalConditional).
-pub trait CategoricalConditional: CategoricalTarget {
-    /// Writes `U(x with x_i = k) − c` for every label `k` into `out` (length `S`), for some `c`
-    /// that does not depend on `k`.
-    ///
-    /// # Errors
-    ///
-    /// As for [`log_density_and_grad`](CategoricalTarget::log_density_and_grad).
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Self::Error>;
-
-    /// Coordinate `i` of the current state changed from `old` to `x[i]`; `x` is now current.
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        let _ = (x, i, old);
-    }
-}
-
-impl<T: CategoricalConditional + ?Sized> CategoricalConditional for &mut T {
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), Self::Error> {
-        (**self).conditional(x, i, out)
-    }
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        (**self).commit_change(x, i, old)
-    }
-}
-
-/// A [`CategoricalTarget`] seen through the domain-independent evaluation interface.
-pub(crate) struct CategoricalEval<'t, T: ?Sized>(pub(crate) &'t mut T);
-
-impl<T: CategoricalTarget + ?Sized> Eval for CategoricalEval<'_, T> {
-    type Error = T::Error;
-    fn dim(&self) -> usize {
-        self.0.dim()
-    }
-    fn states(&self) -> usize {
-        self.0.states()
-    }
-    fn eval(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
-        self.0.log_density_and_grad(x, grad)
-    }
-    fn eval_after(&mut self, mv: &LabelMove<'_>, grad: &mut [f32]) -> Result<f64, T::Error> {
-        self.0.log_density_and_grad_after(mv, grad)
-    }
-    fn commit(&mut self) {
-        self.0.commit()
-    }
+    conditional CategoricalConditional;
 }

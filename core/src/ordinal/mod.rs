@@ -8,25 +8,31 @@
 //!   for every `a`, `b`, `w`).
 //! * [`OrdinalChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`OrdinalStorage`] owns those buffers at a fixed size.
-//! * [`LabelChain`], [`LabelBuffers`], [`LabelMove`] and [`InitError`] are shared with the
-//!   [`categorical`](crate::categorical) domain; step reports and errors are those of
-//!   [`binary`](crate::binary) (`proposed_flips` counts changed coordinates).
+//! * Chains, buffers, moves, kernels, step reports and errors are those of every domain
+//!   ([`Chain`](crate::chain::Chain), [`LabelBuffers`], [`LabelMove`], [`Kernel`],
+//!   [`StepReport`](crate::kernel::StepReport), [`InitError`]); `proposed_flips` counts changed
+//!   coordinates.
 //!
 //! States are `u16`, so `S ≤ 65 535`.
 
-mod chain;
-mod kernel;
 mod proposal;
 mod target;
 
-pub use chain::{
-    CategoricalChain, CategoricalDomain, CategoricalStorage, Domain, InitError, LabelBuffers,
-    LabelChain, OrdinalChain, OrdinalDomain, OrdinalStorage,
+/// The unadjusted ordinal kernel: every valid proposal is accepted (biased for `a > 0`; the
+/// target may return a stochastic gradient). See [`crate::kernel::Dula`].
+pub type Dula<'p> = crate::kernel::Dula<OrdinalProposal<'p>>;
+
+/// The Metropolis-adjusted ordinal kernel: exact for every step, balance and window. See
+/// [`crate::kernel::Dmala`].
+pub type Dmala<'p> = crate::kernel::Dmala<OrdinalProposal<'p>>;
+
+pub use crate::chain::{
+    CategoricalChain, CategoricalStorage, LabelBuffers, LabelChain, OrdinalChain, OrdinalStorage,
 };
-pub use kernel::{Dmala, Dula, OrdinalKernel};
-pub use proposal::{Drawn, OrdinalProposal};
+pub use crate::domain::{Categorical as CategoricalDomain, Domain, Ordinal as OrdinalDomain};
+pub use crate::error::InitError;
+pub use crate::kernel::{Drawn, Kernel};
+pub use proposal::OrdinalProposal;
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 
-pub(crate) use chain::{Eval, all_finite};
-pub(crate) use kernel::{LabelProposal, OrdinalEval, advance};
-pub(crate) use proposal::fill_bits;
+pub(crate) use proposal::{draw_each, fill_bits};

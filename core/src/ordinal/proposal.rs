@@ -2,21 +2,12 @@
 
 use crate::binary::LANES;
 use crate::error::{LenError, ParamError};
+use crate::kernel::Drawn;
+use crate::random::Pick;
 use rand_core::Rng;
 
 /// `2^-32` as an `f64` (exact).
 const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
-
-/// What a draw produced.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Drawn {
-    /// How many coordinates changed (their indices are at the front of the `changed` buffer).
-    pub changed: usize,
-    /// The L1 distance `Σ |x'_i − x_i|` between the proposal and the current state.
-    pub jump: u64,
-    /// `log q(x' | x)`.
-    pub log_q: f64,
-}
 
 /// The balanced proposal family on ordinal states (Zhang, Liu & Liu 2022; Sun et al. 2023): each coordinate is drawn
 /// independently from the softmax over values `k` of the logits
@@ -68,12 +59,8 @@ impl OrdinalProposal<'static> {
     /// assert!(OrdinalProposal::new(2.0, 0.0).is_err());
     /// ```
     pub fn new(step: f64, balance: f64) -> Result<Self, ParamError> {
-        if !(step.is_finite() && step > 0.0) {
-            return Err(ParamError::Step(step));
-        }
-        if !(balance > 0.0 && balance <= 1.0) {
-            return Err(ParamError::Balance(balance));
-        }
+        ParamError::check_step(step)?;
+        ParamError::check_balance(balance)?;
         let half_inv_step = 0.5 / step;
         Ok(Self {
             step,
@@ -112,15 +99,7 @@ impl<'p> OrdinalProposal<'p> {
     /// [`ParamError::Preconditioner`] if some `p_i` is not finite and positive or makes
     /// `a · p_i²` overflow or vanish.
     pub fn preconditioned<'q>(self, p: &'q [f32]) -> Result<OrdinalProposal<'q>, ParamError> {
-        for (index, &pi) in p.iter().enumerate() {
-            let scaled = self.step * f64::from(pi) * f64::from(pi);
-            if !(pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0) {
-                return Err(ParamError::Preconditioner {
-                    index,
-                    value: f64::from(pi),
-                });
-            }
-        }
+        ParamError::check_preconditioner(self.step, p, |_| true)?;
         Ok(OrdinalProposal {
             step: self.step,
             balance: self.balance,
@@ -224,43 +203,20 @@ impl<'p> OrdinalProposal<'p> {
         LenError::check("proposal", d, x_new.len())?;
         LenError::check("changed", d, changed.len())?;
         self.check(d)?;
-        let mut drawn = Drawn {
-            changed: 0,
-            jump: 0,
-            log_q: 0.0,
+        let draw = |i: usize, xi: u16, u: f64| {
+            let gi = grad.get(i).copied().unwrap_or(0.0);
+            let law = self.law(i, xi, gi, states);
+            let total = law.total();
+            let (value, weight) = law.pick(u * total);
+            // Nothing drawn (NaN weights): keep the coordinate; the NaN log q rejects.
+            let value = if weight > 0.0 {
+                value.clamp(0, i64::from(u16::MAX)) as u16
+            } else {
+                xi
+            };
+            (value, weight, total)
         };
-        let mut bits = [0u32; LANES];
-        let chunks = x
-            .chunks(LANES)
-            .zip(grad.chunks(LANES))
-            .zip(x_new.chunks_mut(LANES));
-        for (c, ((xc, gc), nc)) in chunks.enumerate() {
-            let base = c * LANES;
-            fill_bits(rng, &mut bits, xc.len());
-            for (j, (((&xi, &gi), ni), &r)) in
-                xc.iter().zip(gc).zip(nc.iter_mut()).zip(&bits).enumerate()
-            {
-                let i = base + j;
-                let law = self.law(i, xi, gi, states);
-                let total = law.total();
-                let threshold = f64::from(r) * TWO_POW_NEG_32 * total;
-                let (value, weight) = law.pick(threshold);
-                // Nothing drawn (NaN weights): keep the coordinate; the NaN log q rejects.
-                let value = if weight > 0.0 {
-                    value.clamp(0, i64::from(u16::MAX)) as u16
-                } else {
-                    xi
-                };
-                *ni = value;
-                drawn.log_q += libm::log(weight / total);
-                drawn.jump += u64::from(value.abs_diff(xi));
-                if let Some(slot) = changed.get_mut(drawn.changed) {
-                    *slot = i as u32;
-                }
-                drawn.changed += usize::from(value != xi);
-            }
-        }
-        Ok(drawn)
+        Ok(draw_each(x, x_new, changed, rng, u16::abs_diff, draw))
     }
 
     /// `log q(to | from)` with gradient `grad_from` at `from`; `−∞` for a move the proposal
@@ -336,15 +292,9 @@ impl Law {
     /// weight. Branch-free selects, so the time does not depend on the draw.
     #[inline(always)]
     fn pick(&self, threshold: f64) -> (i64, f64) {
-        let (mut cum, mut found) = (0.0f64, false);
-        let (mut value, mut weight) = (self.mode, f64::NAN);
-        self.visit(|v, w| {
-            cum += w;
-            let take = (cum > threshold) & !found;
-            value = if take { v } else { value };
-            weight = if take { w } else { weight };
-            found |= take;
-        });
+        let mut pick = Pick::new(threshold, self.mode);
+        self.visit(|v, w| pick.offer(v, w));
+        let (value, weight, _) = pick.result();
         (value, weight)
     }
 
@@ -358,6 +308,43 @@ impl Law {
         });
         (weight, z)
     }
+}
+
+/// Draws every coordinate of a label state independently, 32 random bits each, two per word
+/// (`⌈d/2⌉` words in all): `law(i, x_i, u)` turns the uniform `u = r·2^-32` of coordinate `i` into
+/// its new value, that value's weight and the normaliser, so `log q` gains `ln(weight / total)`.
+/// The new state goes to `x_new`, the changed indices to the front of `changed`; the jump adds
+/// `distance(x_i, x'_i)` per coordinate.
+#[inline(always)]
+pub(crate) fn draw_each<R: Rng + ?Sized>(
+    x: &[u16],
+    x_new: &mut [u16],
+    changed: &mut [u32],
+    rng: &mut R,
+    distance: fn(u16, u16) -> u16,
+    mut law: impl FnMut(usize, u16, f64) -> (u16, f64, f64),
+) -> Drawn {
+    let mut drawn = Drawn {
+        changed: 0,
+        jump: 0,
+        log_q: 0.0,
+    };
+    let mut bits = [0u32; LANES];
+    for (c, (xc, nc)) in x.chunks(LANES).zip(x_new.chunks_mut(LANES)).enumerate() {
+        fill_bits(rng, &mut bits, xc.len());
+        for (j, ((&xi, ni), &r)) in xc.iter().zip(nc.iter_mut()).zip(&bits).enumerate() {
+            let i = c * LANES + j;
+            let (value, weight, total) = law(i, xi, f64::from(r) * TWO_POW_NEG_32);
+            *ni = value;
+            drawn.log_q += libm::log(weight / total);
+            drawn.jump += u64::from(distance(xi, value));
+            if let Some(slot) = changed.get_mut(drawn.changed) {
+                *slot = i as u32;
+            }
+            drawn.changed += usize::from(value != xi);
+        }
+    }
+    drawn
 }
 
 /// Fills the first `n` entries of `bits` with 32-bit draws, two per `next_u64`.

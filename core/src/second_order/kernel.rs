@@ -1,31 +1,18 @@
-//! The Gaussian-integral-trick kernel over `{0,1}^d`.
+//! The Gaussian-integral-trick kernel, for binary and ordinal states.
 
-use crate::binary::{BinaryChain, BinaryKernel, Rejection, StepError, StepReport};
-use crate::error::{LenError, ParamError};
+use super::linalg::{gauss_ratio, mat_state, mat_t_vec, scratch_len, split, update_columns};
+use super::sparse::{SparseW, WMatrix};
+use crate::chain::Chain;
+use crate::domain::{Binary, Domain};
+use crate::error::{LenError, ParamError, StepError};
+use crate::kernel::{Kernel, StepReport, evaluate_proposal, settle};
 use crate::math::{sigmoid, softplus};
 use crate::random::{fill_normal, open_unit_f64};
-use crate::target::{BinaryTarget, FlipMove};
+use crate::target::Eval;
 use rand_core::Rng;
-
-use super::sparse::{SparseW, WMatrix};
-
-/// `f64` scratch entries per coordinate: `W x`, `A x`, `W y`, `A y`, `u` and `Aᵀu`.
-pub const SCRATCH_PER_DIM: usize = 6;
 
 /// `2^32` as an `f64`.
 const TWO_POW_32: f64 = 4_294_967_296.0;
-
-/// Length of the `f64` scratch buffer [`AbSecondOrder::new`] needs for dimension `d`:
-/// `6 d` (`W x`, `A x`, `W y`, `A y`, `u`, `Aᵀu`). Saturates instead of overflowing.
-///
-/// # Examples
-///
-/// ```
-/// assert_eq!(langevin_core::second_order::scratch_len(10), 60);
-/// ```
-pub const fn scratch_len(d: usize) -> usize {
-    d.saturating_mul(SCRATCH_PER_DIM)
-}
 
 /// The parameters of the second-order kernel: `W` (symmetric; `d × d` row-major from
 /// [`TrickParams::new`], or a [`SparseW`] from [`TrickParams::with_sparse_w`]), the diagonal
@@ -73,19 +60,9 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let d = diag.len();
-        if d == 0 {
-            return Err(ParamError::EmptyDimension);
-        }
-        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-            name: "dimension",
-            value: d as f64,
-        })?;
+        let (d, d2) = dims(diag)?;
         LenError::check("W", d2, w.len())?;
-        check_step_balance(step, balance)?;
-        if !diag.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("D"));
-        }
+        check_scalars(step, balance, diag)?;
         if !w.iter().all(|v| v.is_finite()) {
             return Err(ParamError::NonFinite("W"));
         }
@@ -101,15 +78,13 @@ impl<'m> TrickParams<'m> {
             }
         }
         check_factor(factor, d2)?;
-        Ok(Self {
-            dim: d,
-            w: WMatrix::Dense(w),
+        Ok(Self::assemble(
+            WMatrix::Dense(w),
             diag,
             factor,
             step,
             balance,
-            upper: is_upper(factor, d),
-        })
+        ))
     }
 
     /// Validated parameters with a sparse `W` (validated by [`SparseW::new`]); the dimension is
@@ -141,29 +116,37 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let d = diag.len();
-        if d == 0 {
-            return Err(ParamError::EmptyDimension);
-        }
+        let (d, d2) = dims(diag)?;
         LenError::check("W", d, w.dim())?;
-        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-            name: "dimension",
-            value: d as f64,
-        })?;
-        check_step_balance(step, balance)?;
-        if !diag.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("D"));
-        }
+        check_scalars(step, balance, diag)?;
         check_factor(factor, d2)?;
-        Ok(Self {
-            dim: d,
-            w: WMatrix::Sparse(w),
+        Ok(Self::assemble(
+            WMatrix::Sparse(w),
             diag,
             factor,
             step,
             balance,
-            upper: is_upper(factor, d),
-        })
+        ))
+    }
+
+    /// Parameters from validated parts.
+    fn assemble(
+        w: WMatrix<'m>,
+        diag: &'m [f32],
+        factor: &'m [f32],
+        step: f64,
+        balance: f64,
+    ) -> Self {
+        let dim = diag.len();
+        Self {
+            dim,
+            w,
+            diag,
+            factor,
+            step,
+            balance,
+            upper: is_upper(factor, dim),
+        }
     }
 
     /// The same parameters with step `a` (cheap: `A` does not depend on `a`).
@@ -233,38 +216,51 @@ impl<'m> TrickParams<'m> {
         self.factor
     }
 
-    /// The logit of `y_i = 1` given the current `x_i`, `g_i`, `(W x)_i`, `(Aᵀu)_i` and `D_ii`.
-    /// Drawing and `log Q` both go through here, so they agree bit for bit.
+    /// `c_i = b g_i − b (W x)_i + x_i / a + (Aᵀu)_i` and `κ_i = b D_ii / 2 + 1/(2a)` given the
+    /// current `x_i`, `g_i`, `(W x)_i`, `(Aᵀu)_i` and `D_ii`: the conditional of `y_i` is
+    /// `log Q(v) = v c_i − κ_i v² + const`. Drawing and `log Q` both go through here, so they
+    /// agree bit for bit.
     #[inline(always)]
-    fn logit(&self, x: u8, g: f32, wx: f64, t: f64, d: f32) -> f64 {
+    pub(super) fn coefficients<V: Into<f64>>(
+        &self,
+        x: V,
+        g: f32,
+        wx: f64,
+        t: f64,
+        d: f32,
+    ) -> (f64, f64) {
         let inv_a = 1.0 / self.step;
         let b = self.balance;
-        let c = b * f64::from(g) - b * wx + f64::from(x) * inv_a + t;
-        c - (0.5 * b * f64::from(d) + 0.5 * inv_a)
-    }
-
-    /// `log Q(to | from, u)` with `t = Aᵀu` and `wf = W from`.
-    fn log_q(&self, from: &[u8], grad: &[f32], wf: &[f64], t: &[f64], to: &[u8]) -> f64 {
-        from.iter()
-            .zip(grad)
-            .zip(wf.iter().zip(t))
-            .zip(self.diag.iter().zip(to))
-            .map(|(((&x, &g), (&w, &t)), (&d, &y))| {
-                let l = self.logit(x, g, w, t, d);
-                if y == 1 { -softplus(-l) } else { -softplus(l) }
-            })
-            .sum()
+        let c = b * f64::from(g) - b * wx + x.into() * inv_a + t;
+        (c, 0.5 * b * f64::from(d) + 0.5 * inv_a)
     }
 }
 
-fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
-    if !(step.is_finite() && step > 0.0) {
-        return Err(ParamError::Step(step));
+/// The dimension `d` (the length of the diagonal, at least 1) and `d²`.
+fn dims(diag: &[f32]) -> Result<(usize, usize), ParamError> {
+    let d = diag.len();
+    if d == 0 {
+        return Err(ParamError::EmptyDimension);
     }
-    if !(balance > 0.0 && balance <= 1.0) {
-        return Err(ParamError::Balance(balance));
+    let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
+        name: "dimension",
+        value: d as f64,
+    })?;
+    Ok((d, d2))
+}
+
+/// Checks the step, the balance and the diagonal `D`.
+fn check_scalars(step: f64, balance: f64, diag: &[f32]) -> Result<(), ParamError> {
+    check_step_balance(step, balance)?;
+    if !diag.iter().all(|v| v.is_finite()) {
+        return Err(ParamError::NonFinite("D"));
     }
     Ok(())
+}
+
+fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
+    ParamError::check_step(step)?;
+    ParamError::check_balance(balance)
 }
 
 /// Whether every entry below the diagonal is zero.
@@ -295,13 +291,102 @@ pub struct Transition {
     pub log_gauss_ratio: f64,
 }
 
-/// The second-order any-scale balanced kernel (module docs: [`crate::second_order`]) with its
-/// caller-owned scratch.
+/// What the second-order kernel needs of a domain: step 2, the coordinatewise draw of `y_i`
+/// from its conditional, and that conditional's `log Q`. Implemented for [`Binary`] and
+/// [`Ordinal`](crate::domain::Ordinal).
+pub trait TrickDomain: Domain {
+    /// Draws `y_i` with the 32 random `bits` given the conditional's coefficients `(c, κ)`;
+    /// returns it with its `log Q`. `weights` is a row of `S` values (empty for binary states).
+    fn draw(
+        c: f64,
+        kappa: f64,
+        x: Self::Value,
+        bits: u32,
+        weights: &mut [f64],
+    ) -> (Self::Value, f64);
+
+    /// `log Q(y_i = v)` given the conditional's coefficients `(c, κ)`.
+    fn log_prob(c: f64, kappa: f64, v: Self::Value, weights: &mut [f64]) -> f64;
+}
+
+impl TrickDomain for Binary {
+    #[inline(always)]
+    fn draw(c: f64, kappa: f64, _x: u8, bits: u32, _weights: &mut [f64]) -> (u8, f64) {
+        // For binary states y² = y: `y = 1` with probability `sigmoid(c − κ)`.
+        let l = c - kappa;
+        let threshold = (sigmoid(l) * TWO_POW_32) as u32;
+        let one = bits < threshold;
+        (
+            u8::from(one),
+            if one { -softplus(-l) } else { -softplus(l) },
+        )
+    }
+
+    #[inline(always)]
+    fn log_prob(c: f64, kappa: f64, v: u8, _weights: &mut [f64]) -> f64 {
+        let l = c - kappa;
+        if v == 1 { -softplus(-l) } else { -softplus(l) }
+    }
+}
+
+/// The six `d`-vectors of the scratch and the `S` weights after them (none for binary
+/// states).
+fn split_scratch(scratch: &mut [f64], d: usize) -> Result<([&mut [f64]; 6], &mut [f64]), LenError> {
+    let d6 = scratch_len(d);
+    let found = scratch.len();
+    let (vectors, weights) = scratch.split_at_mut_checked(d6).ok_or(LenError {
+        buffer: "scratch",
+        expected: d6,
+        found,
+    })?;
+    Ok((split(vectors, d)?, weights))
+}
+
+/// `log Q(to | from, u)` with `t = Aᵀu` and `wf = W from`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the kernel's vectors, passed apart"
+)]
+fn log_q<D: TrickDomain>(
+    p: &TrickParams<'_>,
+    from: &[D::Value],
+    grad: &[f32],
+    wf: &[f64],
+    t: &[f64],
+    to: &[D::Value],
+    weights: &mut [f64],
+) -> f64 {
+    let mut total = 0.0f64;
+    for (((&x, &g), (&w, &t)), (&d, &y)) in from
+        .iter()
+        .zip(grad)
+        .zip(wf.iter().zip(t))
+        .zip(p.diag.iter().zip(to))
+    {
+        let (c, kappa) = p.coefficients(x, g, w, t, d);
+        total += D::log_prob(c, kappa, y, weights);
+    }
+    total
+}
+
+/// The second-order any-scale balanced kernel (module docs: [`crate::second_order`]) in domain
+/// `D` with its caller-owned scratch; use the aliases [`AbSecondOrder`] (binary states) and
+/// [`OrdinalAbSecondOrder`](super::OrdinalAbSecondOrder).
 ///
 /// Every step is an exact Metropolis–Hastings step for `π`, whatever `W`, `D`, `A`, `a`, `b`.
 /// A proposal at which the target is not finite, or returns a recoverable error, is rejected
-/// and reported, as in [`crate::binary::Dmala`]. A step consumes exactly `3⌈d/2⌉ + 1` words of
+/// and reported, as in [`crate::kernel::Dmala`]. A step consumes exactly `3⌈d/2⌉ + 1` words of
 /// the random stream (`d` normals, one 32-bit draw per coordinate, one uniform).
+#[derive(Debug)]
+pub struct SecondOrder<'m, 's, D: Domain> {
+    params: TrickParams<'m>,
+    states: usize,
+    scratch: &'s mut [f64],
+    cached_state: &'s mut [D::Value],
+    cache_valid: bool,
+}
+
+/// The second-order kernel over `{0,1}^d`.
 ///
 /// # Examples
 ///
@@ -325,15 +410,9 @@ pub struct Transition {
 ///     kernel.step(&mut model, &mut chain, &mut rng).unwrap();
 /// }
 /// ```
-#[derive(Debug)]
-pub struct AbSecondOrder<'m, 's> {
-    params: TrickParams<'m>,
-    scratch: &'s mut [f64],
-    cached_state: &'s mut [u8],
-    cache_valid: bool,
-}
+pub type AbSecondOrder<'m, 's> = SecondOrder<'m, 's, Binary>;
 
-impl<'m, 's> AbSecondOrder<'m, 's> {
+impl<'m, 's> SecondOrder<'m, 's, Binary> {
     /// The kernel with these parameters, working in `scratch` (length [`scratch_len`]`(d)`) and
     /// `state` (length `d`, the state the cached products belong to).
     ///
@@ -345,10 +424,23 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         scratch: &'s mut [f64],
         state: &'s mut [u8],
     ) -> Result<Self, LenError> {
-        LenError::check("scratch", scratch_len(params.dim), scratch.len())?;
+        Self::with_states(params, 2, scratch_len(params.dim), scratch, state)
+    }
+}
+
+impl<'m, 's, D: TrickDomain> SecondOrder<'m, 's, D> {
+    pub(super) fn with_states(
+        params: TrickParams<'m>,
+        states: usize,
+        scratch_needed: usize,
+        scratch: &'s mut [f64],
+        state: &'s mut [D::Value],
+    ) -> Result<Self, LenError> {
+        LenError::check("scratch", scratch_needed, scratch.len())?;
         LenError::check("state", params.dim, state.len())?;
         Ok(Self {
             params,
+            states,
             scratch,
             cached_state: state,
             cache_valid: false,
@@ -358,6 +450,11 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
     /// The parameters.
     pub fn params(&self) -> &TrickParams<'m> {
         &self.params
+    }
+
+    /// The number of values `S` (2 for binary states).
+    pub fn states(&self) -> usize {
+        self.states
     }
 
     /// Replaces the parameters (same dimension), e.g. after tuning `a` or `b`.
@@ -373,16 +470,17 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
     }
 
     /// The normalised conditionals and the Gaussian ratio of the move `x → y` given `u`, computed
-    /// by the same code the step uses (for tests and diagnostics). Invalidates the cache.
+    /// by the same code the step uses (for tests and diagnostics). A value beyond the last in
+    /// `y` (or `x`) has `log Q = −∞`. Invalidates the cache.
     ///
     /// # Errors
     ///
     /// [`LenError`] unless every slice has length `d`.
     pub fn transition(
         &mut self,
-        x: &[u8],
+        x: &[D::Value],
         grad_x: &[f32],
-        y: &[u8],
+        y: &[D::Value],
         grad_y: &[f32],
         u: &[f64],
     ) -> Result<Transition, LenError> {
@@ -398,15 +496,15 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
             LenError::check(name, d, len)?;
         }
         self.cache_valid = false;
-        let [wx, ax, wy, ay, _, t] = split(self.scratch, d)?;
+        let ([wx, ax, wy, ay, _, t], weights) = split_scratch(self.scratch, d)?;
         p.w.mul_state(d, x, wx);
         mat_state(p.factor, d, p.upper, x, ax);
         p.w.mul_state(d, y, wy);
         mat_state(p.factor, d, p.upper, y, ay);
         mat_t_vec(p.factor, d, p.upper, u, t);
         Ok(Transition {
-            log_q_forward: p.log_q(x, grad_x, wx, t, y),
-            log_q_reverse: p.log_q(y, grad_y, wy, t, x),
+            log_q_forward: log_q::<D>(&p, x, grad_x, wx, t, y, weights),
+            log_q_reverse: log_q::<D>(&p, y, grad_y, wy, t, x, weights),
             log_gauss_ratio: gauss_ratio(u, ax, ay),
         })
     }
@@ -415,28 +513,52 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
     ///
     /// # Errors
     ///
-    /// [`StepError::Len`] if the chain or target dimension differs from the parameters';
-    /// [`StepError::Target`] for an unrecoverable target error. The chain is unchanged then.
+    /// [`StepError::Len`] if the chain's or target's dimension or number of values differs
+    /// from the kernel's; [`StepError::Target`] for an unrecoverable target error. The chain is
+    /// unchanged then.
     pub fn step<T, R>(
         &mut self,
         target: &mut T,
-        chain: &mut BinaryChain<'_>,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.step_with_jump(target, chain, rng).map(|r| r.0)
+    }
+
+    /// Like [`step`](Self::step), also returning the L1 distance the chain moved (0 unless
+    /// accepted).
+    ///
+    /// # Errors
+    ///
+    /// As for [`step`](Self::step).
+    pub fn step_with_jump<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<(StepReport, u64), StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
         let p = self.params;
         let d = p.dim;
         LenError::check("chain", d, chain.dim())?;
         LenError::check("target", d, target.dim())?;
-        let [wx, ax, wy, ay, u, t] = split(self.scratch, d)?;
-        if !self.cache_valid || *self.cached_state != *chain.x {
+        LenError::check("states", self.states, chain.states())?;
+        LenError::check("states", self.states, target.states())?;
+        let valid = self.cache_valid && *self.cached_state == *chain.x;
+        let ([wx, ax, wy, ay, u, t], weights) = split_scratch(self.scratch, d)?;
+        let cached_state = &mut *self.cached_state;
+        self.cache_valid = true;
+        if !valid {
             p.w.mul_state(d, chain.x, wx);
             mat_state(p.factor, d, p.upper, chain.x, ax);
-            crate::slices::copy(self.cached_state, chain.x);
-            self.cache_valid = true;
+            crate::slices::copy(cached_state, chain.x);
         }
         // 1. u = A x + ξ and t = Aᵀu.
         fill_normal(rng, u);
@@ -445,7 +567,7 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
         }
         mat_t_vec(p.factor, d, p.upper, u, t);
         // 2. y coordinatewise, two 32-bit draws per word.
-        let mut flips = 0usize;
+        let (mut changed, mut jump) = (0usize, 0u64);
         let mut log_q_forward = 0.0f64;
         let mut word = 0u64;
         for (i, ((((&xi, &gi), (&wxi, &ti)), &di), yi)) in chain
@@ -465,208 +587,75 @@ impl<'m, 's> AbSecondOrder<'m, 's> {
             } else {
                 (word >> 32) as u32
             };
-            let l = p.logit(xi, gi, wxi, ti, di);
-            let threshold = (sigmoid(l) * TWO_POW_32) as u32;
-            let one = bits < threshold;
-            *yi = u8::from(one);
-            log_q_forward += if one { -softplus(-l) } else { -softplus(l) };
-            if *yi != xi {
-                if let Some(slot) = chain.flipped.get_mut(flips) {
-                    *slot = i as u32;
-                }
-                flips += 1;
+            let (c, kappa) = p.coefficients(xi, gi, wxi, ti, di);
+            let (value, term) = D::draw(c, kappa, xi, bits, weights);
+            *yi = value;
+            log_q_forward += term;
+            let (from, to): (usize, usize) = (xi.into(), value.into());
+            jump += from.abs_diff(to) as u64;
+            if let Some(slot) = chain.changed.get_mut(changed) {
+                *slot = i as u32;
             }
+            changed += usize::from(value != xi);
         }
         let log_u = libm::log(open_unit_f64(rng));
-        let mut report = StepReport {
-            accepted: true,
-            proposed_flips: flips as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
+        let mut report = StepReport::proposed(true, changed, 0);
+        // y = x needs no evaluation: every term of the ratio cancels.
+        let Some(log_density) = evaluate_proposal(target, chain, &mut report)? else {
+            return Ok((report, 0));
         };
-        if flips == 0 {
-            // y = x: every term of the ratio cancels.
-            return Ok(report);
-        }
-        let flipped = chain.flipped.get(..flips).unwrap_or(&[]);
-        let mv = FlipMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            flipped,
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        report.evaluations = 1;
-        let log_density = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if crate::target::TargetError::is_recoverable(&e) => {
-                return Ok(rejected(report, Rejection::TargetError));
-            }
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !log_density.is_finite() || !chain.grad_proposal.iter().all(|g| g.is_finite()) {
-            return Ok(rejected(report, Rejection::NonFinite));
-        }
-        // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates flipped.
-        if 2 * flips < d {
+        // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates changed.
+        let changed_idx = chain.changed.get(..changed).unwrap_or(&[]);
+        if 2 * changed < d {
             let pair = (&*chain.x, &*chain.x_proposal);
-            p.w.update(d, wx, pair, flipped, wy);
-            update_columns(p.factor, d, ax, pair, flipped, ay);
+            p.w.update(d, wx, pair, changed_idx, wy);
+            update_columns(p.factor, d, ax, pair, changed_idx, ay);
         } else {
             p.w.mul_state(d, chain.x_proposal, wy);
             mat_state(p.factor, d, p.upper, chain.x_proposal, ay);
         }
-        let log_q_reverse = p.log_q(chain.x_proposal, chain.grad_proposal, wy, t, chain.x);
-        report.log_accept_ratio = (log_density - chain.log_density)
+        let log_q_reverse = log_q::<D>(
+            &p,
+            chain.x_proposal,
+            chain.grad_proposal,
+            wy,
+            t,
+            chain.x,
+            weights,
+        );
+        let log_ratio = (log_density - chain.log_density)
             + gauss_ratio(u, ax, ay)
             + (log_q_reverse - log_q_forward);
-        // NaN compares false: rejected.
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(log_density);
-            target.commit();
+        if settle(
+            &mut report,
+            true,
+            log_u,
+            log_ratio,
+            log_density,
+            target,
+            chain,
+        ) {
             crate::slices::copy(wx, wy);
             crate::slices::copy(ax, ay);
-            crate::slices::copy(self.cached_state, chain.x);
+            crate::slices::copy(cached_state, chain.x);
+            Ok((report, jump))
+        } else {
+            Ok((report, 0))
         }
-        Ok(report)
     }
 }
 
-impl BinaryKernel for AbSecondOrder<'_, '_> {
+impl<D: TrickDomain> Kernel<D> for SecondOrder<'_, '_, D> {
     fn step<T, R>(
         &mut self,
         target: &mut T,
-        chain: &mut BinaryChain<'_>,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        AbSecondOrder::step(self, target, chain, rng)
-    }
-}
-
-pub(super) fn rejected(mut report: StepReport, why: Rejection) -> StepReport {
-    report.accepted = false;
-    report.log_accept_ratio = f64::NEG_INFINITY;
-    report.rejection = Some(why);
-    report
-}
-
-/// The six scratch vectors of length `d`.
-pub(super) fn split(scratch: &mut [f64], d: usize) -> Result<[&mut [f64]; 6], LenError> {
-    let err = LenError {
-        buffer: "scratch",
-        expected: scratch_len(d),
-        found: scratch.len(),
-    };
-    let mut parts = scratch.chunks_exact_mut(d.max(1));
-    let mut next = || parts.next().ok_or(err);
-    Ok([next()?, next()?, next()?, next()?, next()?, next()?])
-}
-
-/// `log N(u; A y, I) − log N(u; A x, I) = ½|u − A x|² − ½|u − A y|²`.
-pub(super) fn gauss_ratio(u: &[f64], ax: &[f64], ay: &[f64]) -> f64 {
-    u.iter()
-        .zip(ax.iter().zip(ay))
-        .map(|(&u, (&x, &y))| 0.5 * ((u - x) * (u - x) - (u - y) * (u - y)))
-        .sum()
-}
-
-/// `out = M x` for an integer state `x` (rows of `M` dotted with `x`), in `f64`.
-pub(super) fn mat_state<V: Copy + Into<f64>>(
-    m: &[f32],
-    d: usize,
-    upper: bool,
-    x: &[V],
-    out: &mut [f64],
-) {
-    for (i, (row, o)) in m.chunks_exact(d.max(1)).zip(out.iter_mut()).enumerate() {
-        let skip = if upper { i } else { 0 };
-        let (row, x) = (row.get(skip..).unwrap_or(&[]), x.get(skip..).unwrap_or(&[]));
-        let mut acc = [0.0f64; 4];
-        let mut rc = row.chunks_exact(4);
-        let mut xc = x.chunks_exact(4);
-        for (r, xs) in (&mut rc).zip(&mut xc) {
-            for ((a, &m), &x) in acc.iter_mut().zip(r).zip(xs) {
-                *a += f64::from(m) * x.into();
-            }
-        }
-        let tail: f64 = rc
-            .remainder()
-            .iter()
-            .zip(xc.remainder())
-            .map(|(&m, &x)| f64::from(m) * x.into())
-            .sum();
-        let [a, b, c, e] = acc;
-        *o = (a + b) + (c + e) + tail;
-    }
-}
-
-/// `out = Mᵀ v` (rows of `M` scaled by `v_i` and summed), in `f64`.
-pub(super) fn mat_t_vec(m: &[f32], d: usize, upper: bool, v: &[f64], out: &mut [f64]) {
-    out.fill(0.0);
-    for (i, (row, &vi)) in m.chunks_exact(d.max(1)).zip(v).enumerate() {
-        let skip = if upper { i } else { 0 };
-        let (row, out) = (
-            row.get(skip..).unwrap_or(&[]),
-            out.get_mut(skip..).unwrap_or(&mut []),
-        );
-        for (o, &a) in out.iter_mut().zip(row) {
-            *o += vi * f64::from(a);
-        }
-    }
-}
-
-/// `y_j − x_j` as an `f64` (0 for an index beyond either state).
-#[inline(always)]
-fn delta<V: Copy + Into<f64>>(x: &[V], y: &[V], j: usize) -> f64 {
-    match (x.get(j), y.get(j)) {
-        (Some(&a), Some(&b)) => b.into() - a.into(),
-        _ => 0.0,
-    }
-}
-
-/// `wy = wx + Σ_{j changed} (y_j − x_j) W[j, :]` (`W` symmetric, so rows stand in for
-/// columns). For binary states the factor is `±1`, exact.
-pub(super) fn update_symmetric<V: Copy + Into<f64>>(
-    w: &[f32],
-    d: usize,
-    wx: &[f64],
-    (x, y): (&[V], &[V]),
-    changed: &[u32],
-    wy: &mut [f64],
-) {
-    crate::slices::copy(wy, wx);
-    for &j in changed {
-        let j = j as usize;
-        let step = delta(x, y, j);
-        let row = w.get(j * d..(j + 1) * d).unwrap_or(&[]);
-        for (o, &a) in wy.iter_mut().zip(row) {
-            *o += step * f64::from(a);
-        }
-    }
-}
-
-/// `ay_i = ax_i + Σ_{j changed} (y_j − x_j) A[i, j]`.
-pub(super) fn update_columns<V: Copy + Into<f64>>(
-    a: &[f32],
-    d: usize,
-    ax: &[f64],
-    (x, y): (&[V], &[V]),
-    changed: &[u32],
-    ay: &mut [f64],
-) {
-    for (row, (o, &base)) in a.chunks_exact(d.max(1)).zip(ay.iter_mut().zip(ax)) {
-        let mut acc = base;
-        for &j in changed {
-            let j = j as usize;
-            let v = f64::from(row.get(j).copied().unwrap_or(0.0));
-            acc += delta(x, y, j) * v;
-        }
-        *o = acc;
+        SecondOrder::step(self, target, chain, rng)
     }
 }

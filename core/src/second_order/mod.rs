@@ -46,9 +46,11 @@
 //! `TrickParams` included, is shared.
 
 mod kernel;
+mod linalg;
 mod ordinal;
 mod sparse;
 
-pub use kernel::{AbSecondOrder, SCRATCH_PER_DIM, Transition, TrickParams, scratch_len};
+pub use kernel::{AbSecondOrder, SecondOrder, Transition, TrickDomain, TrickParams};
+pub use linalg::{SCRATCH_PER_DIM, scratch_len};
 pub use ordinal::{OrdinalAbSecondOrder, ordinal_scratch_len};
 pub use sparse::{SparseW, WMatrix};

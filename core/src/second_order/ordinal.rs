@@ -1,15 +1,10 @@
 //! The Gaussian-integral-trick kernel over ordinal states `{0, …, S−1}^d`.
 
-use super::kernel::{
-    Transition, TrickParams, gauss_ratio, mat_state, mat_t_vec, rejected, split, update_columns,
-};
-use super::scratch_len;
-use crate::binary::{Rejection, StepError, StepReport};
+use super::kernel::{SecondOrder, TrickDomain, TrickParams};
+use super::linalg::scratch_len;
+use crate::domain::Ordinal;
 use crate::error::LenError;
-use crate::ordinal::{LabelMove, OrdinalChain, OrdinalKernel, OrdinalTarget, all_finite};
-use crate::random::{fill_normal, open_unit_f64};
-use crate::target::TargetError;
-use rand_core::Rng;
+use crate::random::Pick;
 
 /// `2^-32` as an `f64` (exact).
 const TWO_POW_NEG_32: f64 = 1.0 / 4_294_967_296.0;
@@ -77,41 +72,31 @@ impl Law {
     }
 }
 
-/// `c_i = b g_i − b (W x)_i + x_i / a + (Aᵀu)_i` and `κ_i = b D_ii / 2 + 1/(2a)`.
-#[inline(always)]
-fn coefficients(p: &TrickParams<'_>, x: u16, g: f32, wx: f64, t: f64, d: f32) -> (f64, f64) {
-    let inv_a = 1.0 / p.step();
-    let b = p.balance();
-    let c = b * f64::from(g) - b * wx + f64::from(x) * inv_a + t;
-    (c, 0.5 * b * f64::from(d) + 0.5 * inv_a)
-}
-
-/// `log Q(to | from, u)` with `t = Aᵀu` and `wf = W from`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the kernel's vectors, passed apart"
-)]
-fn log_q(
-    p: &TrickParams<'_>,
-    from: &[u16],
-    grad: &[f32],
-    wf: &[f64],
-    t: &[f64],
-    to: &[u16],
-    weights: &mut [f64],
-) -> f64 {
-    let states = weights.len();
-    let mut total = 0.0f64;
-    for (((&x, &g), (&w, &t)), (&d, &y)) in from
-        .iter()
-        .zip(grad)
-        .zip(wf.iter().zip(t))
-        .zip(p.diag().iter().zip(to))
-    {
-        let (c, kappa) = coefficients(p, x, g, w, t, d);
-        total += Law::new(c, kappa, weights).log_prob(y, states);
+impl TrickDomain for Ordinal {
+    #[inline(always)]
+    fn draw(c: f64, kappa: f64, x: u16, bits: u32, weights: &mut [f64]) -> (u16, f64) {
+        let states = weights.len();
+        let law = Law::new(c, kappa, weights);
+        let threshold = f64::from(bits) * TWO_POW_NEG_32 * law.z;
+        let mut pick = Pick::new(threshold, x);
+        for (v, &w) in weights.iter().enumerate() {
+            pick.offer(v as u16, w);
+        }
+        let (value, _, found) = pick.result();
+        // Nothing drawn (NaN weights): keep the coordinate; the NaN log Q rejects.
+        let log_q = if found {
+            law.log_prob(value, states)
+        } else {
+            f64::NAN
+        };
+        (value, log_q)
     }
-    total
+
+    #[inline(always)]
+    fn log_prob(c: f64, kappa: f64, v: u16, weights: &mut [f64]) -> f64 {
+        let states = weights.len();
+        Law::new(c, kappa, weights).log_prob(v, states)
+    }
 }
 
 /// The second-order any-scale balanced kernel (module docs: [`crate::second_order`]) on ordinal
@@ -171,16 +156,9 @@ fn log_q(
 /// }
 /// assert!(chain.state().iter().all(|&v| v < 8));
 /// ```
-#[derive(Debug)]
-pub struct OrdinalAbSecondOrder<'m, 's> {
-    params: TrickParams<'m>,
-    states: usize,
-    scratch: &'s mut [f64],
-    cached_state: &'s mut [u16],
-    cache_valid: bool,
-}
+pub type OrdinalAbSecondOrder<'m, 's> = SecondOrder<'m, 's, Ordinal>;
 
-impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
+impl<'m, 's> SecondOrder<'m, 's, Ordinal> {
     /// The kernel with these parameters for chains over `states` values, working in `scratch`
     /// (length [`ordinal_scratch_len`]`(d, states)`) and `state` (length `d`, the state the
     /// cached products belong to).
@@ -202,278 +180,7 @@ impl<'m, 's> OrdinalAbSecondOrder<'m, 's> {
                 found: states,
             });
         }
-        let d = params.dim();
-        LenError::check("scratch", ordinal_scratch_len(d, states), scratch.len())?;
-        LenError::check("state", d, state.len())?;
-        Ok(Self {
-            params,
-            states,
-            scratch,
-            cached_state: state,
-            cache_valid: false,
-        })
-    }
-
-    /// The parameters.
-    pub fn params(&self) -> &TrickParams<'m> {
-        &self.params
-    }
-
-    /// The number of values `S`.
-    pub fn states(&self) -> usize {
-        self.states
-    }
-
-    /// Replaces the parameters (same dimension), e.g. after tuning `a` or `b`.
-    ///
-    /// # Errors
-    ///
-    /// [`LenError`] if the dimension differs.
-    pub fn set_params(&mut self, params: TrickParams<'m>) -> Result<(), LenError> {
-        LenError::check("params", self.params.dim(), params.dim())?;
-        self.params = params;
-        self.cache_valid = false;
-        Ok(())
-    }
-
-    /// The normalised conditionals and the Gaussian ratio of the move `x → y` given `u`,
-    /// computed by the same code the step uses (for tests and diagnostics). A value `≥ S` in
-    /// `y` (or `x`) has `log Q = −∞`. Invalidates the cache.
-    ///
-    /// # Errors
-    ///
-    /// [`LenError`] unless every slice has length `d`.
-    pub fn transition(
-        &mut self,
-        x: &[u16],
-        grad_x: &[f32],
-        y: &[u16],
-        grad_y: &[f32],
-        u: &[f64],
-    ) -> Result<Transition, LenError> {
-        let p = self.params;
-        let d = p.dim();
-        for (name, len) in [
-            ("x", x.len()),
-            ("grad_x", grad_x.len()),
-            ("y", y.len()),
-            ("grad_y", grad_y.len()),
-            ("u", u.len()),
-        ] {
-            LenError::check(name, d, len)?;
-        }
-        self.cache_valid = false;
-        let (vectors, weights) = self.split()?;
-        let [wx, ax, wy, ay, _, t] = split(vectors, d)?;
-        p.w().mul_state(d, x, wx);
-        mat_state(p.factor(), d, p.upper, x, ax);
-        p.w().mul_state(d, y, wy);
-        mat_state(p.factor(), d, p.upper, y, ay);
-        mat_t_vec(p.factor(), d, p.upper, u, t);
-        Ok(Transition {
-            log_q_forward: log_q(&p, x, grad_x, wx, t, y, weights),
-            log_q_reverse: log_q(&p, y, grad_y, wy, t, x, weights),
-            log_gauss_ratio: gauss_ratio(u, ax, ay),
-        })
-    }
-
-    /// The six `d`-vectors and the `S` weights.
-    fn split(&mut self) -> Result<(&mut [f64], &mut [f64]), LenError> {
-        let d6 = scratch_len(self.params.dim());
-        let found = self.scratch.len();
-        self.scratch.split_at_mut_checked(d6).ok_or(LenError {
-            buffer: "scratch",
-            expected: d6,
-            found,
-        })
-    }
-
-    /// Advances `chain` by one step.
-    ///
-    /// # Errors
-    ///
-    /// [`StepError::Len`] if the chain's or target's dimension or number of values differs
-    /// from the kernel's; [`StepError::Target`] for an unrecoverable target error. The chain is
-    /// unchanged then.
-    pub fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.step_with_jump(target, chain, rng).map(|r| r.0)
-    }
-
-    /// Like [`step`](Self::step), also returning the L1 distance the chain moved.
-    ///
-    /// # Errors
-    ///
-    /// As for [`step`](Self::step).
-    pub fn step_with_jump<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<(StepReport, u64), StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let p = self.params;
-        let (d, states) = (p.dim(), self.states);
-        LenError::check("chain", d, chain.dim())?;
-        LenError::check("target", d, target.dim())?;
-        LenError::check("states", states, chain.states())?;
-        LenError::check("states", states, target.states())?;
-        let valid = self.cache_valid && *self.cached_state == *chain.x;
-        let cached_state = &mut *self.cached_state;
-        let d6 = scratch_len(d);
-        let found = self.scratch.len();
-        let (vectors, weights) = self.scratch.split_at_mut_checked(d6).ok_or(LenError {
-            buffer: "scratch",
-            expected: d6,
-            found,
-        })?;
-        let [wx, ax, wy, ay, u, t] = split(vectors, d)?;
-        if !valid {
-            p.w().mul_state(d, chain.x, wx);
-            mat_state(p.factor(), d, p.upper, chain.x, ax);
-            crate::slices::copy(cached_state, chain.x);
-            self.cache_valid = true;
-        }
-        // 1. u = A x + ξ and t = Aᵀu.
-        fill_normal(rng, u);
-        for (ui, &a) in u.iter_mut().zip(ax.iter()) {
-            *ui += a;
-        }
-        mat_t_vec(p.factor(), d, p.upper, u, t);
-        // 2. y coordinatewise from the softmax, two 32-bit draws per word.
-        let (mut changed, mut jump) = (0usize, 0u64);
-        let mut log_q_forward = 0.0f64;
-        let mut word = 0u64;
-        for (i, ((((&xi, &gi), (&wxi, &ti)), &di), yi)) in chain
-            .x
-            .iter()
-            .zip(chain.grad.iter())
-            .zip(wx.iter().zip(t.iter()))
-            .zip(p.diag())
-            .zip(chain.x_proposal.iter_mut())
-            .enumerate()
-        {
-            if i % 2 == 0 {
-                word = rng.next_u64();
-            }
-            let bits = if i % 2 == 0 {
-                word as u32
-            } else {
-                (word >> 32) as u32
-            };
-            let (c, kappa) = coefficients(&p, xi, gi, wxi, ti, di);
-            let law = Law::new(c, kappa, weights);
-            let threshold = f64::from(bits) * TWO_POW_NEG_32 * law.z;
-            // Branch-free pick of the first value whose running sum exceeds the threshold.
-            let (mut cum, mut found, mut value) = (0.0f64, false, xi);
-            for (v, &w) in weights.iter().enumerate() {
-                cum += w;
-                let take = (cum > threshold) & !found;
-                value = if take { v as u16 } else { value };
-                found |= take;
-            }
-            // Nothing drawn (NaN weights): keep the coordinate; the NaN log Q rejects.
-            *yi = value;
-            log_q_forward += if found {
-                law.log_prob(value, states)
-            } else {
-                f64::NAN
-            };
-            jump += u64::from(value.abs_diff(xi));
-            if let Some(slot) = chain.changed.get_mut(changed) {
-                *slot = i as u32;
-            }
-            changed += usize::from(value != xi);
-        }
-        let log_u = libm::log(open_unit_f64(rng));
-        let mut report = StepReport {
-            accepted: true,
-            proposed_flips: changed as u32,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        if changed == 0 {
-            // y = x: every term of the ratio cancels.
-            return Ok((report, 0));
-        }
-        let changed_idx = chain.changed.get(..changed).unwrap_or(&[]);
-        let mv = LabelMove {
-            from: chain.x,
-            to: chain.x_proposal,
-            changed: changed_idx,
-            from_log_density: chain.log_density,
-            from_grad: chain.grad,
-        };
-        report.evaluations = 1;
-        let log_density = match target.log_density_and_grad_after(&mv, chain.grad_proposal) {
-            Ok(v) => v,
-            Err(e) if e.is_recoverable() => {
-                return Ok((rejected(report, Rejection::TargetError), 0));
-            }
-            Err(e) => return Err(StepError::Target(e)),
-        };
-        if !log_density.is_finite() || !all_finite(chain.grad_proposal) {
-            return Ok((rejected(report, Rejection::NonFinite), 0));
-        }
-        // 3. W y and A y from the cache (O(k d)) or afresh when most coordinates changed.
-        if 2 * changed < d {
-            let pair = (&*chain.x, &*chain.x_proposal);
-            p.w().update(d, wx, pair, changed_idx, wy);
-            update_columns(p.factor(), d, ax, pair, changed_idx, ay);
-        } else {
-            p.w().mul_state(d, chain.x_proposal, wy);
-            mat_state(p.factor(), d, p.upper, chain.x_proposal, ay);
-        }
-        let log_q_reverse = log_q(
-            &p,
-            chain.x_proposal,
-            chain.grad_proposal,
-            wy,
-            t,
-            chain.x,
-            weights,
-        );
-        report.log_accept_ratio = (log_density - chain.log_density)
-            + gauss_ratio(u, ax, ay)
-            + (log_q_reverse - log_q_forward);
-        // NaN compares false: rejected.
-        report.accepted = log_u < report.log_accept_ratio;
-        if report.accepted {
-            chain.adopt_proposal(log_density);
-            target.commit();
-            crate::slices::copy(wx, wy);
-            crate::slices::copy(ax, ay);
-            crate::slices::copy(cached_state, chain.x);
-            Ok((report, jump))
-        } else {
-            Ok((report, 0))
-        }
-    }
-}
-
-impl OrdinalKernel for OrdinalAbSecondOrder<'_, '_> {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        OrdinalAbSecondOrder::step(self, target, chain, rng)
+        let needed = ordinal_scratch_len(params.dim(), states);
+        Self::with_states(params, states, needed, scratch, state)
     }
 }

@@ -1,6 +1,6 @@
 //! The quadratic term `W` of the second-order kernel, dense or sparse.
 
-use super::kernel::{mat_state, update_symmetric};
+use super::linalg::{delta, mat_state, update_symmetric};
 use crate::error::{LenError, ParamError};
 use crate::slices::copy;
 
@@ -191,10 +191,7 @@ impl<'m> SparseW<'m> {
         copy(wy, wx);
         for &j in changed {
             let j = j as usize;
-            let step = match (x.get(j), y.get(j)) {
-                (Some(&a), Some(&b)) => b.into() - a.into(),
-                _ => 0.0,
-            };
+            let step = delta(x, y, j);
             let (cols, vals) = self.row(j);
             for (&i, &v) in cols.iter().zip(vals) {
                 if let Some(o) = wy.get_mut(i as usize) {

@@ -1,17 +1,9 @@
 //! The any-scale balanced sampler with first-order proposals and adaptive (step, balance).
 
-use crate::binary::{
-    BinaryChain, BinaryKernel, Dmala as BinaryDmala, FlipProposal, StepError, StepReport,
-};
-use crate::categorical::{
-    CategoricalKernel, CategoricalProposal, CategoricalTarget, Dmala as CategoricalDmala,
-};
-use crate::error::ParamError;
-use crate::ordinal::{
-    CategoricalChain, Dmala as OrdinalDmala, OrdinalChain, OrdinalKernel, OrdinalProposal,
-    OrdinalTarget,
-};
-use crate::target::BinaryTarget;
+use crate::chain::Chain;
+use crate::error::{ParamError, StepError};
+use crate::kernel::{Balanced, Dmala, Kernel, StepReport};
+use crate::target::Eval;
 use rand_core::Rng;
 
 /// Smallest and largest step the tuner will try (keeps every proposal constructible).
@@ -71,12 +63,8 @@ impl AbSettings {
     /// [`ParamError::OutOfRange`] for `γ ∉ (0, 1)`, a decay outside `(0, 1)`, zero probe steps,
     /// a negative or non-finite `min_rate`, or a zero window.
     pub fn validate(&self) -> Result<(), ParamError> {
-        if !(self.step.is_finite() && self.step > 0.0) {
-            return Err(ParamError::Step(self.step));
-        }
-        if !(self.balance > 0.0 && self.balance <= 1.0) {
-            return Err(ParamError::Balance(self.balance));
-        }
+        ParamError::check_step(self.step)?;
+        ParamError::check_balance(self.balance)?;
         let open_unit = |name, value: f64| {
             if value > 0.0 && value < 1.0 {
                 Ok(())
@@ -154,13 +142,13 @@ pub struct AbReport {
 /// draws kept after [`is_frozen`](Self::is_frozen) are a valid MCMC sample. Discard the tuning
 /// steps.
 ///
-/// The same tuner drives binary, ordinal and categorical chains (it implements
-/// [`BinaryKernel`], [`OrdinalKernel`] and [`CategoricalKernel`]); use one tuner per chain.
+/// The same tuner drives binary, ordinal and categorical chains (it implements [`Kernel`] for
+/// every [`Balanced`] domain); use one tuner per chain.
 ///
 /// # Examples
 ///
 /// ```
-/// use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage};
+/// use langevin_core::binary::{BinaryChain, ChainStorage, Kernel};
 /// use langevin_core::models::{ConstDims, IsingLattice};
 /// use langevin_core::tuning::{AbSettings, AbTuner};
 /// use rand_core::SeedableRng;
@@ -333,86 +321,23 @@ impl AbTuner {
     }
 }
 
-impl BinaryKernel for AbTuner {
+impl<D: Balanced> Kernel<D> for AbTuner {
     fn step<T, R>(
         &mut self,
         target: &mut T,
-        chain: &mut BinaryChain<'_>,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
         let (a, b) = self.current();
+        let window = self.settings.window;
         // (a, b) are kept in range, so the proposal always exists; fall back to DLP otherwise.
-        let proposal = FlipProposal::new(a, b).or_else(|_| FlipProposal::new(0.1, 0.5));
-        let kernel = match proposal {
-            Ok(p) => BinaryDmala::new(p),
-            Err(e) => return Err(StepError::Len(param_as_len(e))),
-        };
-        let report = kernel.step(target, chain, rng)?;
-        self.record(u64::from(report.accepted_flips()));
-        Ok(report)
-    }
-}
-
-impl OrdinalKernel for AbTuner {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let (a, b) = self.current();
-        let mut proposal = OrdinalProposal::new(a, b).or_else(|_| OrdinalProposal::new(0.1, 0.5));
-        if let (Ok(p), Some(w)) = (proposal, self.settings.window) {
-            proposal = p.windowed(w);
-        }
-        let kernel = match proposal {
-            Ok(p) => OrdinalDmala::new(p),
-            Err(e) => return Err(StepError::Len(param_as_len(e))),
-        };
-        let (report, jump) = kernel.step_with_jump(target, chain, rng)?;
+        let proposal = D::balanced(a, b, window).or_else(|_| D::balanced(0.1, 0.5, window))?;
+        let (report, jump) = Dmala::new(proposal).step_with_jump(target, chain, rng)?;
         self.record(jump);
         Ok(report)
-    }
-}
-
-impl CategoricalKernel for AbTuner {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut CategoricalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: CategoricalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let (a, b) = self.current();
-        let proposal =
-            CategoricalProposal::new(a, b).or_else(|_| CategoricalProposal::new(0.1, 0.5));
-        let kernel = match proposal {
-            Ok(p) => CategoricalDmala::new(p),
-            Err(e) => return Err(StepError::Len(param_as_len(e))),
-        };
-        let (report, jump) = kernel.step_with_jump(target, chain, rng)?;
-        self.record(jump);
-        Ok(report)
-    }
-}
-
-/// Unreachable in practice (the fallback proposal is valid); reported as a length error
-/// rather than a panic.
-fn param_as_len(_: ParamError) -> crate::error::LenError {
-    crate::error::LenError {
-        buffer: "proposal parameters",
-        expected: 0,
-        found: 0,
     }
 }

@@ -1,19 +1,9 @@
 //! Automatic cyclical scheduling (ACS): cyclical step and balance schedules and their tuner.
 
-use crate::binary::{
-    BinaryChain, BinaryKernel, Dmala as BinaryDmala, Dula as BinaryDula, FlipProposal, StepError,
-    StepReport,
-};
-use crate::categorical::{
-    CategoricalKernel, CategoricalProposal, CategoricalTarget, Dmala as CategoricalDmala,
-    Dula as CategoricalDula,
-};
-use crate::error::{LenError, ParamError};
-use crate::ordinal::{
-    CategoricalChain, Dmala as OrdinalDmala, Dula as OrdinalDula, OrdinalChain, OrdinalKernel,
-    OrdinalProposal, OrdinalTarget,
-};
-use crate::target::BinaryTarget;
+use crate::chain::Chain;
+use crate::error::{ParamError, StepError};
+use crate::kernel::{Balanced, Dmala, Dula, Kernel, StepReport};
+use crate::target::Eval;
 use core::f64::consts::PI;
 use rand_core::Rng;
 
@@ -93,9 +83,7 @@ impl AcsSchedule {
         }
         let mut stored = [0.0; MAX_CYCLE];
         for (slot, &b) in stored.iter_mut().zip(balances) {
-            if !(b > 0.0 && b <= 1.0) {
-                return Err(ParamError::Balance(b));
-            }
+            ParamError::check_balance(b)?;
             *slot = b;
         }
         Ok(Self {
@@ -160,31 +148,29 @@ impl AcsSchedule {
 }
 
 fn check_steps(a_max: f64, a_min: f64) -> Result<(), ParamError> {
-    for a in [a_max, a_min] {
-        if !(a.is_finite() && a > 0.0) {
-            return Err(ParamError::Step(a));
-        }
-    }
-    if a_min > a_max {
-        return Err(ParamError::OutOfRange {
-            name: "a_min (above a_max)",
-            value: a_min,
-        });
-    }
-    Ok(())
+    check_pair(a_max, a_min, ParamError::check_step, "a_min (above a_max)")
 }
 
 fn check_balances(b_max: f64, b_min: f64) -> Result<(), ParamError> {
-    for b in [b_max, b_min] {
-        if !(b > 0.0 && b <= 1.0) {
-            return Err(ParamError::Balance(b));
-        }
-    }
-    if b_min > b_max {
-        return Err(ParamError::OutOfRange {
-            name: "b_min (above b_max)",
-            value: b_min,
-        });
+    check_pair(
+        b_max,
+        b_min,
+        ParamError::check_balance,
+        "b_min (above b_max)",
+    )
+}
+
+/// Checks the ends `(max, min)` of a schedule: each valid, and `min ≤ max`.
+fn check_pair(
+    max: f64,
+    min: f64,
+    each: fn(f64) -> Result<(), ParamError>,
+    name: &'static str,
+) -> Result<(), ParamError> {
+    each(max)?;
+    each(min)?;
+    if min > max {
+        return Err(ParamError::OutOfRange { name, value: min });
     }
     Ok(())
 }
@@ -247,140 +233,41 @@ impl Acs {
     }
 }
 
-/// One MH or unadjusted step of a domain's balanced kernel at `(a, b)`.
-trait DomainStep<C> {
-    type Error;
-    fn balanced<R: Rng + ?Sized>(
-        &mut self,
-        chain: &mut C,
-        a: f64,
-        b: f64,
-        adjusted: bool,
-        window: Option<u16>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<Self::Error>>;
-}
-
-struct BinaryStep<'t, T: ?Sized>(&'t mut T);
-struct OrdinalStep<'t, T: ?Sized>(&'t mut T);
-struct CategoricalStep<'t, T: ?Sized>(&'t mut T);
-
-fn bad_parameters(_: ParamError) -> LenError {
-    LenError {
-        buffer: "proposal parameters",
-        expected: 0,
-        found: 0,
+/// One Metropolis-adjusted or unadjusted step of the domain's balanced kernel at `(a, b)`.
+fn balanced_step<D, T, R>(
+    (a, b): (f64, f64),
+    adjusted: bool,
+    window: Option<u16>,
+    target: &mut T,
+    chain: &mut Chain<'_, D>,
+    rng: &mut R,
+) -> Result<StepReport, StepError<T::Error>>
+where
+    D: Balanced,
+    T: Eval<D> + ?Sized,
+    R: Rng + ?Sized,
+{
+    let p = D::balanced(a, b, window)?;
+    if adjusted {
+        Dmala::new(p).step(target, chain, rng)
+    } else {
+        Dula::new(p).step(target, chain, rng)
     }
 }
 
-impl<T: BinaryTarget + ?Sized> DomainStep<BinaryChain<'_>> for BinaryStep<'_, T> {
-    type Error = T::Error;
-    fn balanced<R: Rng + ?Sized>(
-        &mut self,
-        chain: &mut BinaryChain<'_>,
-        a: f64,
-        b: f64,
-        adjusted: bool,
-        _window: Option<u16>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>> {
-        let p = FlipProposal::new(a, b).map_err(bad_parameters)?;
-        if adjusted {
-            BinaryDmala::new(p).step(self.0, chain, rng)
-        } else {
-            BinaryDula::new(p).step(self.0, chain, rng)
-        }
-    }
-}
-
-impl<T: OrdinalTarget + ?Sized> DomainStep<OrdinalChain<'_>> for OrdinalStep<'_, T> {
-    type Error = T::Error;
-    fn balanced<R: Rng + ?Sized>(
-        &mut self,
-        chain: &mut OrdinalChain<'_>,
-        a: f64,
-        b: f64,
-        adjusted: bool,
-        window: Option<u16>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>> {
-        let mut p = OrdinalProposal::new(a, b).map_err(bad_parameters)?;
-        if let Some(w) = window {
-            p = p.windowed(w).map_err(bad_parameters)?;
-        }
-        if adjusted {
-            OrdinalDmala::new(p).step(self.0, chain, rng)
-        } else {
-            OrdinalDula::new(p).step(self.0, chain, rng)
-        }
-    }
-}
-
-impl<T: CategoricalTarget + ?Sized> DomainStep<CategoricalChain<'_>> for CategoricalStep<'_, T> {
-    type Error = T::Error;
-    fn balanced<R: Rng + ?Sized>(
-        &mut self,
-        chain: &mut CategoricalChain<'_>,
-        a: f64,
-        b: f64,
-        adjusted: bool,
-        _window: Option<u16>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>> {
-        let p = CategoricalProposal::new(a, b).map_err(bad_parameters)?;
-        if adjusted {
-            CategoricalDmala::new(p).step(self.0, chain, rng)
-        } else {
-            CategoricalDula::new(p).step(self.0, chain, rng)
-        }
-    }
-}
-
-impl BinaryKernel for Acs {
+impl<D: Balanced> Kernel<D> for Acs {
     fn step<T, R>(
         &mut self,
         target: &mut T,
-        chain: &mut BinaryChain<'_>,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        let (a, b) = self.next();
-        BinaryStep(target).balanced(chain, a, b, true, self.window, rng)
-    }
-}
-
-impl OrdinalKernel for Acs {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let (a, b) = self.next();
-        OrdinalStep(target).balanced(chain, a, b, true, self.window, rng)
-    }
-}
-
-impl CategoricalKernel for Acs {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut CategoricalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: CategoricalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let (a, b) = self.next();
-        CategoricalStep(target).balanced(chain, a, b, true, self.window, rng)
+        let ab = self.next();
+        balanced_step(ab, true, self.window, target, chain, rng)
     }
 }
 
@@ -680,7 +567,7 @@ pub struct AcsReport {
 /// # Examples
 ///
 /// ```
-/// use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage};
+/// use langevin_core::binary::{BinaryChain, ChainStorage, Kernel};
 /// use langevin_core::models::{ConstDims, IsingLattice};
 /// use langevin_core::tuning::{AcsSettings, AcsTuner};
 /// use rand_core::SeedableRng;
@@ -999,21 +886,27 @@ impl AcsTuner {
         self.phase = Phase::Frozen;
         self.k = 0;
     }
+}
 
-    /// One step on any domain: the action, the kernel, the observation.
-    fn drive<C, D: DomainStep<C>, R: Rng + ?Sized>(
+impl<D: Balanced> Kernel<D> for AcsTuner {
+    /// One step: the [`action`](AcsTuner::action), the kernel, the observation.
+    fn step<T, R>(
         &mut self,
-        domain: &mut D,
-        chain: &mut C,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
         rng: &mut R,
-    ) -> Result<StepReport, StepError<D::Error>> {
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
         let act = self.action();
-        let report = domain.balanced(
-            chain,
-            act.step,
-            act.balance,
+        let report = balanced_step(
+            (act.step, act.balance),
             act.adjusted,
             self.settings.window,
+            target,
+            chain,
             rng,
         )?;
         self.observe(if act.adjusted {
@@ -1022,50 +915,5 @@ impl AcsTuner {
             1.0
         });
         Ok(report)
-    }
-}
-
-impl BinaryKernel for AcsTuner {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut BinaryChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: BinaryTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.drive(&mut BinaryStep(target), chain, rng)
-    }
-}
-
-impl OrdinalKernel for AcsTuner {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut OrdinalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: OrdinalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.drive(&mut OrdinalStep(target), chain, rng)
-    }
-}
-
-impl CategoricalKernel for AcsTuner {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut CategoricalChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: CategoricalTarget + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.drive(&mut CategoricalStep(target), chain, rng)
     }
 }

@@ -4,15 +4,16 @@
 
 use crate::OpaqueError;
 use core::hint::black_box;
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalConditional, CategoricalKernel, CategoricalProposal,
-    CategoricalStorage, CategoricalTarget,
+    self, CategoricalChain, CategoricalConditional, CategoricalProposal, CategoricalStorage,
+    CategoricalTarget,
 };
 use langevin_core::ordinal::{
-    self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalKernel,
-    OrdinalProposal, OrdinalStorage, OrdinalTarget,
+    self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalProposal,
+    OrdinalStorage, OrdinalTarget,
 };
 use langevin_core::second_order::{
     OrdinalAbSecondOrder, SparseW, TrickParams, ordinal_scratch_len,
@@ -200,7 +201,7 @@ pub fn ordinal(rng: &mut Xoshiro256PlusPlus) {
     let mut systematic = Gibbs::new(black_box(Scan::Systematic));
     black_box(gibbs.scan());
     for g in [&mut gibbs, &mut systematic] {
-        seen(OrdinalKernel::step(g, t, &mut chain, rng));
+        seen(Kernel::step(g, t, &mut chain, rng));
     }
     let mut raw = Bufs::new();
     let r = raw.buffers();
@@ -234,8 +235,8 @@ fn ordinal_kernels(
         if let Ok((r, jump)) = dmala.step_with_jump(t, chain, rng) {
             black_box((r.accepted, jump));
         }
-        seen(OrdinalKernel::step(&mut dula, t, chain, rng));
-        seen(OrdinalKernel::step(&mut dmala, t, chain, rng));
+        seen(Kernel::step(&mut dula, t, chain, rng));
+        seen(Kernel::step(&mut dmala, t, chain, rng));
     }
 }
 
@@ -294,7 +295,7 @@ fn ordinal_second_order(
             if let Ok((r, jump)) = kernel.step_with_jump(t, chain, rng) {
                 black_box((r.accepted, jump));
             }
-            seen(OrdinalKernel::step(&mut kernel, t, chain, rng));
+            seen(Kernel::step(&mut kernel, t, chain, rng));
         }
         let mut s = Bufs::new();
         let b = s.buffers();
@@ -311,14 +312,14 @@ fn tuners_ordinal(
     rng: &mut Xoshiro256PlusPlus,
 ) {
     if let Some(mut ab) = ab_tuner() {
-        seen(OrdinalKernel::step(&mut ab, t, chain, rng));
+        seen(Kernel::step(&mut ab, t, chain, rng));
         ab_methods(&mut ab);
     }
     if let Some(mut acs) = acs() {
-        seen(OrdinalKernel::step(&mut acs, t, chain, rng));
+        seen(Kernel::step(&mut acs, t, chain, rng));
     }
     if let Some(mut tuner) = acs_tuner() {
-        seen(OrdinalKernel::step(&mut tuner, t, chain, rng));
+        seen(Kernel::step(&mut tuner, t, chain, rng));
     }
 }
 
@@ -363,21 +364,21 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
     let mut gibbs = Gibbs::new(black_box(Scan::Random));
     let mut systematic = Gibbs::new(black_box(Scan::Systematic));
     for g in [&mut gibbs, &mut systematic] {
-        seen(CategoricalKernel::step(g, t, &mut chain, rng));
+        seen(Kernel::step(g, t, &mut chain, rng));
     }
-    seen(CategoricalKernel::step(&mut Gwg, t, &mut chain, rng));
+    seen(Kernel::step(&mut Gwg, t, &mut chain, rng));
     let mut raw = Bufs::new();
     let r = raw.buffers();
     black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());
     black_box(systematic.sweep_categorical(t, r.x, r.scratch, rng).is_ok());
     if let Some(mut ab) = ab_tuner() {
-        seen(CategoricalKernel::step(&mut ab, t, &mut chain, rng));
+        seen(Kernel::step(&mut ab, t, &mut chain, rng));
     }
     if let Some(mut acs) = acs() {
-        seen(CategoricalKernel::step(&mut acs, t, &mut chain, rng));
+        seen(Kernel::step(&mut acs, t, &mut chain, rng));
     }
     if let Some(mut tuner) = acs_tuner() {
-        seen(CategoricalKernel::step(&mut tuner, t, &mut chain, rng));
+        seen(Kernel::step(&mut tuner, t, &mut chain, rng));
     }
     let reset_to = [0u16; D];
     black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
@@ -405,8 +406,8 @@ fn categorical_kernels(
         if let Ok((r, jump)) = dmala.step_with_jump(t, chain, rng) {
             black_box((r.accepted, jump));
         }
-        seen(CategoricalKernel::step(&mut dula, t, chain, rng));
-        seen(CategoricalKernel::step(&mut dmala, t, chain, rng));
+        seen(Kernel::step(&mut dula, t, chain, rng));
+        seen(Kernel::step(&mut dmala, t, chain, rng));
     }
 }
 

@@ -17,7 +17,8 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hint::black_box;
 use cortex_m_rt::entry;
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, Dmala, Dula, FlipProposal};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal};
 use langevin_core::math::{FlipOdds, Libm, sigmoid, softplus};
 use langevin_core::models::{
     BinaryLogistic, BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, LatticeDims, Rbm,
@@ -174,10 +175,10 @@ fn exercise<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
         if let Ok(r) = dmala.step(target, &mut chain, rng) {
             stats.record(&r);
         }
-        if let Ok(r) = BinaryKernel::step(&mut { dula }, target, &mut chain, rng) {
+        if let Ok(r) = Kernel::step(&mut { dula }, target, &mut chain, rng) {
             stats.record(&r);
         }
-        if let Ok(r) = BinaryKernel::step(&mut { dmala }, target, &mut chain, rng) {
+        if let Ok(r) = Kernel::step(&mut { dmala }, target, &mut chain, rng) {
             black_box(r.accepted_flips());
             stats.record(&r);
         }

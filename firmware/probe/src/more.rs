@@ -7,9 +7,10 @@ use crate::labels::{ab_methods, ab_tuner, acs, acs_tuner};
 use crate::{Bufs, Opaque, OpaqueError};
 use core::hint::black_box;
 use langevin_core::BinaryTarget;
+use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, LatticeDmala, LatticeDula, LatticeProposal, StepError, StepReport,
+    BinaryChain, LatticeDmala, LatticeDula, LatticeProposal, StepError, StepReport,
 };
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BatchStream, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget,
@@ -50,29 +51,29 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
     let mut gibbs = Gibbs::new(black_box(Scan::Random));
     let mut systematic = Gibbs::new(black_box(Scan::Systematic));
     for g in [&mut gibbs, &mut systematic] {
-        seen(BinaryKernel::step(g, target, &mut chain, rng));
+        seen(Kernel::step(g, target, &mut chain, rng));
     }
-    seen(BinaryKernel::step(&mut Gwg, target, &mut chain, rng));
+    seen(Kernel::step(&mut Gwg, target, &mut chain, rng));
     if let Ok(mut rw) = RandomWalk::new(black_box(0.1)) {
         black_box((rw.rate(), rw.flip_probability()));
         seen(rw.step(target, &mut chain, rng));
-        seen(BinaryKernel::step(&mut rw, target, &mut chain, rng));
+        seen(Kernel::step(&mut rw, target, &mut chain, rng));
     }
     if let Ok(mut tuned) = TunedRandomWalk::new(black_box(0.1), black_box(10), black_box(0.3)) {
         black_box((tuned.rate(), tuned.is_frozen(), tuned.kernel().rate()));
         for _ in 0..black_box(2) {
-            seen(BinaryKernel::step(&mut tuned, target, &mut chain, rng));
+            seen(Kernel::step(&mut tuned, target, &mut chain, rng));
         }
     }
     if let Some(mut ab) = ab_tuner() {
-        seen(BinaryKernel::step(&mut ab, target, &mut chain, rng));
+        seen(Kernel::step(&mut ab, target, &mut chain, rng));
         ab_methods(&mut ab);
     }
     if let Some(mut a) = acs() {
-        seen(BinaryKernel::step(&mut a, target, &mut chain, rng));
+        seen(Kernel::step(&mut a, target, &mut chain, rng));
     }
     if let Some(mut tuner) = acs_tuner() {
-        seen(BinaryKernel::step(&mut tuner, target, &mut chain, rng));
+        seen(Kernel::step(&mut tuner, target, &mut chain, rng));
     }
     let mut raw = Bufs::new();
     let r = raw.buffers();
@@ -175,7 +176,7 @@ pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlu
         black_box(kernel.set_params(p).is_ok());
         for _ in 0..black_box(2) {
             seen(kernel.step(target, &mut chain, rng));
-            seen(BinaryKernel::step(&mut kernel, target, &mut chain, rng));
+            seen(Kernel::step(&mut kernel, target, &mut chain, rng));
         }
     }
     let mut s = Bufs::new();

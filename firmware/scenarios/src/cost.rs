@@ -14,10 +14,11 @@ use crate::targets::{GAUSS_STATES, LatticeGauss};
 use crate::{Failure, Kernel};
 use core::convert::Infallible;
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal, StepError, StepReport,
+    BinaryChain, ChainStorage, Dmala, Dula, FlipProposal, StepError, StepReport,
 };
 use langevin_core::models::{ConstDims, IsingLattice};
-use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
+use langevin_core::{Binary, Kernel as CoreKernel, Ordinal};
 use langevin_core::{BinaryTarget, FlipMove};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -366,7 +367,7 @@ pub fn metered_step_ordinal<K, T, R>(
     rng: &mut R,
 ) -> Result<StepReport, StepError<T::Error>>
 where
-    K: OrdinalKernel,
+    K: CoreKernel<Ordinal>,
     T: ordinal::OrdinalTarget + ?Sized,
     R: Rng + ?Sized,
 {
@@ -388,7 +389,7 @@ fn with_kernel<T: BinaryTarget, M: Meter>(
     }
 }
 
-fn metered<K: BinaryKernel, T: BinaryTarget, M: Meter>(
+fn metered<K: CoreKernel<Binary>, T: BinaryTarget, M: Meter>(
     kernel: &mut K,
     target: &mut T,
     chain: &mut BinaryChain<'_>,
@@ -419,7 +420,7 @@ pub fn metered_step<K, T, R>(
     rng: &mut R,
 ) -> Result<StepReport, StepError<T::Error>>
 where
-    K: BinaryKernel,
+    K: CoreKernel<Binary>,
     T: BinaryTarget + ?Sized,
     R: Rng + ?Sized,
 {

@@ -11,8 +11,9 @@ use crate::models::{
 };
 use crate::{Failure, Kernel};
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainStorage, Dmala, Dula, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
+use langevin_core::{Binary, Kernel as CoreKernel};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -161,7 +162,11 @@ pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes
 /// # Errors
 ///
 /// As for [`run`].
-pub fn run_lattice<K: BinaryKernel>(kernel: K, seed: u64, steps: u32) -> Result<Hashes, Failure> {
+pub fn run_lattice<K: CoreKernel<Binary>>(
+    kernel: K,
+    seed: u64,
+    steps: u32,
+) -> Result<Hashes, Failure> {
     let mut target =
         IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
     let mut storage = ChainStorage::<64>::new([0; 64]);
@@ -185,7 +190,7 @@ fn drive<T: BinaryTarget + ?Sized>(
     }
 }
 
-fn hash_steps<K: BinaryKernel, T: BinaryTarget + ?Sized>(
+fn hash_steps<K: CoreKernel<Binary>, T: BinaryTarget + ?Sized>(
     mut kernel: K,
     target: &mut T,
     chain: &mut BinaryChain<'_>,

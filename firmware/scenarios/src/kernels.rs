@@ -18,18 +18,17 @@ use crate::targets::{
 };
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
+    BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
 };
-use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalStorage,
-};
+use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
     PointSnapshot, ScalarSnapshots, SgStep, SnapshotUpdate, Underdamped, UnderdampedSettings,
 };
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
-use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalStorage};
+use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -376,7 +375,7 @@ fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
 
 type Ctx<'c, C, T> = (&'c mut C, &'c mut T, &'c mut Xoshiro256PlusPlus);
 
-fn ordinal_loop<K: OrdinalKernel, M: Meter>(
+fn ordinal_loop<K: CoreKernel<Ordinal>, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, OrdinalChain<'_>, LatticeGauss<LABEL_DIM>>,
     steps: u32,
@@ -391,7 +390,7 @@ fn ordinal_loop<K: OrdinalKernel, M: Meter>(
     )
 }
 
-fn categorical_loop<K: CategoricalKernel, M: Meter>(
+fn categorical_loop<K: CoreKernel<Categorical>, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, CategoricalChain<'_>, RingPotts<LABEL_DIM>>,
     steps: u32,
@@ -406,7 +405,7 @@ fn categorical_loop<K: CategoricalKernel, M: Meter>(
     )
 }
 
-fn binary_loop<K: BinaryKernel, T: langevin_core::BinaryTarget, M: Meter>(
+fn binary_loop<K: CoreKernel<Binary>, T: langevin_core::BinaryTarget, M: Meter>(
     mut kernel: K,
     ctx: &mut Ctx<'_, BinaryChain<'_>, T>,
     steps: u32,

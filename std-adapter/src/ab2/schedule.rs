@@ -10,11 +10,10 @@ use super::diagonal::{
 use super::fit::{FitError, FitOptions, fit_symmetric};
 use super::{Ab2Error, Ab2Fitted, Ab2Report, Ab2Settings, DiagonalRule};
 use crate::FlipMathImpl;
+use langevin_core::Kernel;
 use langevin_core::ParamError;
-use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, FlipProposal, StepError, StepReport,
-};
-use langevin_core::ordinal::{OrdinalChain, OrdinalKernel, OrdinalTarget};
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal, StepError, StepReport};
+use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::second_order::{
     AbSecondOrder, OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len, scratch_len,
 };
@@ -199,7 +198,7 @@ macro_rules! ab2_chain {
 }
 
 ab2_chain!(
-    BinaryChain<'_>, BinaryTarget, u8, true, BinaryKernel::step,
+    BinaryChain<'_>, BinaryTarget, u8, true, Kernel::step,
     scratch: |chain| scratch_len(chain.dim()),
     kernel: |params, scratch, cached| AbSecondOrder::new(params, scratch, cached),
     step: |kernel, target, chain, rng| {
@@ -209,7 +208,7 @@ ab2_chain!(
 );
 
 ab2_chain!(
-    OrdinalChain<'_>, OrdinalTarget, u16, false, OrdinalKernel::step,
+    OrdinalChain<'_>, OrdinalTarget, u16, false, Kernel::step,
     scratch: |chain| ordinal_scratch_len(chain.dim(), chain.states()),
     kernel: |params, scratch, cached| {
         OrdinalAbSecondOrder::new(params, chain.states(), scratch, cached)

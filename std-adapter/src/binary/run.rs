@@ -6,8 +6,9 @@ use crate::run::{
     ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
     kernel_driver, map_chains,
 };
+use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
-use langevin_core::binary::{BinaryChain, BinaryKernel, ChainBuffers, StepReport};
+use langevin_core::binary::{BinaryChain, ChainBuffers, StepReport};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
@@ -84,7 +85,7 @@ kernel_driver!(
     ModelTarget<'_>,
     AnyBinaryKernel,
     u8,
-    BinaryKernel::step,
+    Kernel::step,
     hamming
 );
 

@@ -1,14 +1,14 @@
 //! Which kernel a run uses, chosen by name and parameters.
 
-use langevin_core::BinaryTarget;
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
 use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection,
-    StepError, StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
+    StepReport,
 };
 use langevin_core::models::Dims;
 use langevin_core::tuning::{AbSettings, AbTuner, AcsReport, AcsSettings, AcsTuner};
+use langevin_core::{Binary, Eval, Kernel};
 use rand_core::Rng;
 use serde_json::{Value, json};
 
@@ -337,7 +337,7 @@ pub(crate) fn acs_json(r: &AcsReport) -> Value {
     })
 }
 
-impl BinaryKernel for AnyBinaryKernel {
+impl Kernel<Binary> for AnyBinaryKernel {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -345,7 +345,7 @@ impl BinaryKernel for AnyBinaryKernel {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         match self {
@@ -356,14 +356,14 @@ impl BinaryKernel for AnyBinaryKernel {
             Self::Gibbs(k) => {
                 let mut sweep = SweepReport::default();
                 for _ in 0..chain.dim() {
-                    sweep.add(&BinaryKernel::step(k, target, chain, rng)?);
+                    sweep.add(&Kernel::step(k, target, chain, rng)?);
                 }
                 Ok(sweep.report())
             }
-            Self::Gwg(k) => BinaryKernel::step(k, target, chain, rng),
-            Self::Rwm(k) => BinaryKernel::step(k, target, chain, rng),
-            Self::Ab(k) => BinaryKernel::step(k, target, chain, rng),
-            Self::Acs(k) => BinaryKernel::step(&mut **k, target, chain, rng),
+            Self::Gwg(k) => Kernel::step(k, target, chain, rng),
+            Self::Rwm(k) => Kernel::step(k, target, chain, rng),
+            Self::Ab(k) => Kernel::step(k, target, chain, rng),
+            Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
         }
     }
 }

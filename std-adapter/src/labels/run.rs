@@ -9,12 +9,10 @@ use crate::run::{
     ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
     kernel_driver, manhattan, map_chains,
 };
+use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
-use langevin_core::categorical::CategoricalKernel;
-use langevin_core::ordinal::{
-    CategoricalDomain, LabelBuffers, LabelChain, OrdinalDomain, OrdinalKernel,
-};
+use langevin_core::ordinal::{CategoricalDomain, LabelBuffers, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
@@ -291,7 +289,7 @@ kernel_driver!(
     OrdinalModel,
     AnyOrdinalKernel,
     u16,
-    OrdinalKernel::step,
+    Kernel::step,
     manhattan
 );
 kernel_driver!(
@@ -299,7 +297,7 @@ kernel_driver!(
     Potts,
     AnyCategoricalKernel,
     u16,
-    CategoricalKernel::step,
+    Kernel::step,
     hamming
 );
 

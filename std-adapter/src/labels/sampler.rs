@@ -6,11 +6,10 @@ use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
-use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalKernel, CategoricalProposal, CategoricalTarget,
-};
-use langevin_core::ordinal::{self, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget};
+use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::ordinal::{self, OrdinalProposal};
 use langevin_core::tuning::{AbTuner, AcsTuner};
+use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
 use rand_core::Rng;
 use serde_json::Value;
 
@@ -306,41 +305,29 @@ macro_rules! impl_tuning {
 
 impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
 
-/// The kernel trait of a domain for a kernel enum: each variant steps its own kernel (`Acs`
-/// through its box).
+/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
+/// its box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $trait:ident, $target:ident, $chain:ident, [$($variant:ident),*]) => {
-        impl $trait for $kernel {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*]) => {
+        impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
                 target: &mut T,
-                chain: &mut $chain<'_>,
+                chain: &mut Chain<'_, $domain>,
                 rng: &mut R,
             ) -> Result<StepReport, StepError<T::Error>>
             where
-                T: $target + ?Sized,
+                T: Eval<$domain> + ?Sized,
                 R: Rng + ?Sized,
             {
                 match self {
-                    $(Self::$variant(k) => $trait::step(k, target, chain, rng),)*
-                    Self::Acs(k) => $trait::step(&mut **k, target, chain, rng),
+                    $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
+                    Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
                 }
             }
         }
     };
 }
 
-impl_kernel!(
-    AnyOrdinalKernel,
-    OrdinalKernel,
-    OrdinalTarget,
-    OrdinalChain,
-    [Dula, Dmala, Ab]
-);
-impl_kernel!(
-    AnyCategoricalKernel,
-    CategoricalKernel,
-    CategoricalTarget,
-    CategoricalChain,
-    [Dula, Dmala, Gwg, Ab]
-);
+impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
+impl_kernel!(AnyCategoricalKernel, Categorical, [Dula, Dmala, Gwg, Ab]);

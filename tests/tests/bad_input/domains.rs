@@ -2,18 +2,17 @@
 //! kernel, the tuners, the baselines and the lattice kernels): typed errors or documented safe
 //! outcomes, never a panic. Each test names the rows of `docs/bad-input.md` it proves.
 
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
-use langevin_core::binary::{
-    BinaryChain, BinaryKernel, LatticeDmala, LatticeDula, LatticeProposal, StepError,
-};
-use langevin_core::categorical::{CategoricalChain, CategoricalKernel, CategoricalProposal};
+use langevin_core::binary::{BinaryChain, LatticeDmala, LatticeDula, LatticeProposal, StepError};
+use langevin_core::categorical::{CategoricalChain, CategoricalProposal};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BuildError, DenseSnapshots, Ewsg, EwsgSettings, Langevin,
     LangevinSettings, PointSnapshot, ScalarSnapshots, SnapshotUpdate,
     StepError as ContinuousStepError, SumTarget, Underdamped, UnderdampedSettings,
 };
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
-use langevin_core::ordinal::{InitError, OrdinalChain, OrdinalKernel};
+use langevin_core::ordinal::{InitError, OrdinalChain};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::tuning::{
     AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_step,
@@ -417,7 +416,7 @@ fn ab_tuner_refuses_bad_settings_and_stays_in_range() {
                 sa.is_finite() && sa > 0.0 && sb > 0.0 && sb <= 1.0,
                 "{a} {b}"
             );
-            BinaryKernel::step(&mut t, &mut model, &mut chain, &mut r).unwrap();
+            Kernel::step(&mut t, &mut model, &mut chain, &mut r).unwrap();
             assert!(chain.log_density().is_finite());
         }
         assert!(t.is_frozen());
@@ -487,9 +486,9 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     let mut k = acs;
     assert!(matches!(
-        OrdinalKernel::step(&mut k, &mut w, &mut chain, &mut rng()),
-        Err(StepError::Len(LenError {
-            buffer: "proposal parameters",
+        Kernel::step(&mut k, &mut w, &mut chain, &mut rng()),
+        Err(StepError::Param(ParamError::OutOfRange {
+            name: "window",
             ..
         }))
     ));
@@ -498,7 +497,7 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     let mut potts = small_potts(3, 3);
     let mut buf = LabelBuf::new(&[0, 1, 2], 3, 9);
     let mut cchain = CategoricalChain::new_categorical(buf.buffers(), &mut potts).unwrap();
-    CategoricalKernel::step(&mut k, &mut potts, &mut cchain, &mut rng()).unwrap();
+    Kernel::step(&mut k, &mut potts, &mut cchain, &mut rng()).unwrap();
 
     // AcsSettings.
     let base = AcsSettings::default();
@@ -631,7 +630,7 @@ fn baselines_refuse_bad_rates_indices_and_lengths() {
         let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
         let mut r = rng();
         for _ in 0..2_500 {
-            BinaryKernel::step(&mut t, &mut model, &mut chain, &mut r).unwrap();
+            Kernel::step(&mut t, &mut model, &mut chain, &mut r).unwrap();
         }
         assert!(
             t.is_frozen() && t.rate() > 0.0 && t.rate() < 1.0,
@@ -726,11 +725,11 @@ fn baselines_refuse_bad_rates_indices_and_lengths() {
     let mut buf = BinBuf::new(&[0; 9]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
     assert!(matches!(
-        BinaryKernel::step(&mut Gwg, &mut big, &mut chain, &mut rng()),
+        Kernel::step(&mut Gwg, &mut big, &mut chain, &mut rng()),
         Err(StepError::Len(_))
     ));
     assert!(matches!(
-        BinaryKernel::step(
+        Kernel::step(
             &mut Gibbs::new(Scan::Random),
             &mut big,
             &mut chain,
@@ -1076,12 +1075,12 @@ fn failing_binary_targets_through_every_other_binary_kernel() {
         let mut gibbs = Gibbs::new(Scan::Random);
         let kernels: [&mut StepFn<'_>; 7] = [
             &mut |t, c, r| second.step(t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut ab, t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut acs, t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut fixed, t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut walk, t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut Gwg, t, c, r),
-            &mut |t, c, r| BinaryKernel::step(&mut gibbs, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut ab, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut acs, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut fixed, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut walk, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut Gwg, t, c, r),
+            &mut |t, c, r| Kernel::step(&mut gibbs, t, c, r),
         ];
         for (n, k) in kernels.into_iter().enumerate() {
             let mut buf = BinBuf::new(&[0; 3]);

@@ -1,15 +1,13 @@
 //! Bad input on the ordinal and categorical domains: typed errors, rejected moves, valid
 //! chains, no panics.
 
+use langevin_core::Kernel;
 use langevin_core::TargetError;
 use langevin_core::baselines::{Gibbs, Scan};
 use langevin_core::binary::{Rejection, StepError};
-use langevin_core::categorical::{
-    CategoricalKernel, CategoricalProposal, CategoricalTarget, Dmala as CatDmala,
-};
+use langevin_core::categorical::{CategoricalProposal, CategoricalTarget, Dmala as CatDmala};
 use langevin_core::ordinal::{
-    CategoricalChain, Dmala, Dula, InitError, OrdinalChain, OrdinalKernel, OrdinalProposal,
-    OrdinalTarget,
+    CategoricalChain, Dmala, Dula, InitError, OrdinalChain, OrdinalProposal, OrdinalTarget,
 };
 use langevin_core::{LenError, ParamError};
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
@@ -352,7 +350,7 @@ fn extreme_numbers_keep_the_chain_valid() {
     for (a, b) in [(1e-300, 0.5), (1e300, 1.0)] {
         let mut k = CatDmala::new(CategoricalProposal::new(a, b).unwrap());
         for _ in 0..50 {
-            CategoricalKernel::step(&mut k, &mut p, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut k, &mut p, &mut chain, &mut rng).unwrap();
             assert!(chain.state().iter().all(|&v| v < 3));
         }
     }
@@ -372,7 +370,7 @@ fn extreme_numbers_keep_the_chain_valid() {
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut t).unwrap();
     for _ in 0..2_000 {
         let before = chain.state().to_vec();
-        match OrdinalKernel::step(&mut gibbs, &mut t, &mut chain, &mut rng) {
+        match Kernel::step(&mut gibbs, &mut t, &mut chain, &mut rng) {
             Ok(_) => {}
             Err(_) => assert_eq!(chain.state(), &before[..]),
         }

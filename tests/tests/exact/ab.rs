@@ -3,12 +3,11 @@
 //! tuner reproducing that kernel draw for draw, and sampling-path tests of the frozen tuner on
 //! small ordinal and categorical models.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
-use langevin_core::categorical::{CategoricalKernel, CategoricalProposal, CategoricalTarget};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
+use langevin_core::categorical::{CategoricalProposal, CategoricalTarget};
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{
-    CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal, OrdinalTarget,
-};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::discrete_models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
@@ -84,7 +83,7 @@ fn frozen_tuner_is_the_fixed_kernel() {
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     while !ab.is_frozen() {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
     let r = ab.report();
     let fixed = Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
@@ -92,7 +91,7 @@ fn frozen_tuner_is_the_fixed_kernel() {
     let mut twin = BinaryChain::new(buf2.buffers(), &mut m).unwrap();
     let mut rng2 = rng.clone();
     for _ in 0..500 {
-        let r1 = BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        let r1 = Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         let r2 = fixed.step(&mut m, &mut twin, &mut rng2).unwrap();
         assert_eq!(r1, r2);
         assert_eq!(chain.state(), twin.state());
@@ -114,7 +113,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut buf = LabelBuf::new(&states[0], 4, 4);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
     while !ab.is_frozen() {
-        OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
     }
     check_exact_start(
         &format!("frozen AB ordinal {:?}", ab.report()),
@@ -124,7 +123,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
         |x0, k, rng| {
             chain.reset(&states[x0], &mut q).unwrap();
             for _ in 0..k {
-                OrdinalKernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
+                Kernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 4)
         },
@@ -139,7 +138,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut buf = LabelBuf::new(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !ab.is_frozen() {
-        CategoricalKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
     check_exact_start(
         &format!("frozen AB potts {:?}", ab.report()),
@@ -149,7 +148,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
         |x0, k, rng| {
             chain.reset(&states[x0], &mut m).unwrap();
             for _ in 0..k {
-                CategoricalKernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
+                Kernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
             }
             index_of(chain.state(), 3)
         },

@@ -3,10 +3,11 @@
 //! `s` kernels in turn), and the fixed-schedule sampler passes the sampling-path tests on
 //! small ordinal and categorical models.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, FlipProposal};
-use langevin_core::categorical::{CategoricalKernel, CategoricalProposal};
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, FlipProposal};
+use langevin_core::categorical::CategoricalProposal;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{Acs, AcsSchedule, AcsSettings, AcsTuner};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
@@ -51,7 +52,7 @@ fn tuned_binary_schedule() -> AcsSchedule {
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     while !acs.is_frozen() {
-        BinaryKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
     }
     acs.report().schedule
 }
@@ -91,7 +92,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let mut buf = LabelBuf::new(&states[0], 4, 3);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     while !acs.is_frozen() {
-        OrdinalKernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
     }
     let schedule = acs.report().schedule;
     check_cycle("ordinal", &schedule, &log_pi, |a, b| {
@@ -105,7 +106,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     check_exact_start("ACS ordinal", &pi, N, &mut rng, |x0, k, rng| {
         chain.reset(&states[x0], &mut w).unwrap();
         for _ in 0..k {
-            OrdinalKernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
+            Kernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
         }
         index_of(chain.state(), 4)
     });
@@ -118,7 +119,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let mut buf = LabelBuf::new(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !acs.is_frozen() {
-        CategoricalKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
     }
     let schedule = acs.report().schedule;
     check_cycle("categorical", &schedule, &log_pi, |a, b| {
@@ -132,7 +133,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     check_exact_start("ACS potts", &pi, N, &mut rng, |x0, k, rng| {
         chain.reset(&states[x0], &mut m).unwrap();
         for _ in 0..k {
-            CategoricalKernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
+            Kernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
         }
         index_of(chain.state(), 3)
     });

@@ -12,8 +12,9 @@
 //! 25 000 steps and DMALA 4 to 7 modes in 60 000 steps; the thresholds below leave a margin on
 //! both sides.
 
-use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalKernel, OrdinalProposal};
+use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AcsSettings, AcsTuner};
+use langevin_core::{Kernel, Ordinal};
 use langevin_std::discrete_models::LatticeMixture;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
@@ -23,7 +24,7 @@ const STEPS: usize = 60_000;
 
 /// Runs `steps` steps from (75, 75); returns the number of modes visited and the acceptance
 /// rate.
-fn visits<K: OrdinalKernel>(
+fn visits<K: Kernel<Ordinal>>(
     m: &mut LatticeMixture,
     k: &mut K,
     steps: usize,

@@ -3,11 +3,12 @@
 //! ordinal lattice Gaussian and a Potts model.
 
 use langevin_core::BinaryTarget;
+use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
-use langevin_core::binary::{BinaryChain, BinaryKernel};
-use langevin_core::categorical::{CategoricalKernel, CategoricalTarget};
+use langevin_core::binary::BinaryChain;
+use langevin_core::categorical::CategoricalTarget;
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
-use langevin_core::ordinal::{OrdinalKernel, OrdinalTarget};
+use langevin_core::ordinal::OrdinalTarget;
 use langevin_std::discrete_models::OrdinalQuadratic;
 use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
@@ -128,7 +129,7 @@ fn ordinal_gibbs_raw_and_kernel() {
     check_exact_start("ordinal gibbs kernel", &pi, N, &mut rng, |x0, k, rng| {
         chain.reset(&states[x0], &mut w).unwrap();
         for _ in 0..k {
-            OrdinalKernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
+            Kernel::step(&mut gibbs, &mut w, &mut chain, rng).unwrap();
         }
         index_of(chain.state(), 4)
     });
@@ -163,9 +164,9 @@ fn categorical_gibbs_and_gwg() {
             chain.reset(&states[x0], &mut m).unwrap();
             for _ in 0..k {
                 if use_gwg {
-                    CategoricalKernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
+                    Kernel::step(&mut Gwg, &mut m, &mut chain, rng).unwrap();
                 } else {
-                    CategoricalKernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
+                    Kernel::step(&mut gibbs, &mut m, &mut chain, rng).unwrap();
                 }
             }
             index_of(chain.state(), s)

@@ -6,11 +6,10 @@
 //! Each test function holds its false-positive rate at `ALPHA = 1e-6`: with m checks in it, each
 //! check runs at `ALPHA / m`, split evenly between the chi-square and the TV test.
 
-use langevin_core::binary::{
-    BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, StepError, StepReport,
-};
+use langevin_core::binary::{BinaryChain, Dmala, Dula, FlipProposal, StepError, StepReport};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::random::open_unit_f64;
+use langevin_core::{Binary, Eval, Kernel};
 use langevin_core::{BinaryTarget, TargetError};
 use langevin_tests::{
     Correction, GraphData, QuadraticData, RbmData, check_sample, chi_square_surely_rejects,
@@ -38,7 +37,7 @@ fn assert_law<T, K>(
 ) where
     T: BinaryTarget + ?Sized,
     T::Error: TargetError,
-    K: BinaryKernel,
+    K: Kernel<Binary>,
 {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let counts = sample_exact_start(target, kernel, law, steps, N, &mut rng);
@@ -234,7 +233,7 @@ struct NoProposalRatio<'p> {
     grad: Vec<f32>,
 }
 
-impl BinaryKernel for NoProposalRatio<'_> {
+impl Kernel<Binary> for NoProposalRatio<'_> {
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -242,7 +241,7 @@ impl BinaryKernel for NoProposalRatio<'_> {
         rng: &mut R,
     ) -> Result<StepReport, StepError<T::Error>>
     where
-        T: BinaryTarget + ?Sized,
+        T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
         let (flips, _) = self.proposal.propose(
@@ -254,7 +253,7 @@ impl BinaryKernel for NoProposalRatio<'_> {
         )?;
         let log_u = open_unit_f64(rng).ln();
         let u_new = target
-            .log_density_and_grad(&self.x_new, &mut self.grad)
+            .eval(&self.x_new, &mut self.grad)
             .map_err(StepError::Target)?;
         let r = u_new - chain.log_density();
         let accepted = log_u < r;

@@ -21,8 +21,9 @@
 //!   `sigmoid` in `f32`; so `|ΔU| ≤ 2^-21·Σ_j(|p_j| + 1)` and
 //!   `|Δg_i| ≤ 2^-21·(H + 1)·(|b_i| + Σ_j |W_ji|(|p_j| + 1))`.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, Dula, FlipProposal, StepReport};
+use langevin_core::binary::{BinaryChain, Dmala, Dula, FlipProposal, StepReport};
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingLattice, LatticeDims, Rbm};
+use langevin_core::{Binary, Kernel};
 use langevin_core::{BinaryTarget, FlipMove};
 use langevin_tests::{
     ChainBox, GraphData, QuadraticData, RbmData, golden_hash, ising_reference, lattice_bonds,
@@ -132,7 +133,7 @@ fn check_chain<T, F, K>(
 where
     T: BinaryTarget<Error = Infallible> + ?Sized,
     F: BinaryTarget<Error = Infallible> + ?Sized,
-    K: BinaryKernel,
+    K: Kernel<Binary>,
 {
     let d = x0.len();
     let mut bufs = ChainBox::new(x0);

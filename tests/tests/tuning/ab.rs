@@ -5,10 +5,11 @@
 //! ESS is Geyer's initial-monotone-sequence estimate (`langevin_tests::discrete::ess`) of the statistic
 //! `Σ_i x_i` over the steps after tuning.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel};
-use langevin_core::categorical::CategoricalKernel;
+use langevin_core::Kernel;
+use langevin_core::binary::BinaryChain;
+
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain};
 use langevin_core::tuning::{AbReport, AbSettings, AbTuner};
 use langevin_std::discrete_models::{OrdinalQuadratic, Potts, QuarticMixture};
 use langevin_tests::discrete::*;
@@ -34,14 +35,14 @@ fn tune_and_run(settings: AbSettings, keep: usize, seed: u64) -> (AbReport, f64)
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut spent = 0u64;
     while !ab.is_frozen() {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         spent += 1;
     }
     assert!(spent <= settings.budget);
     assert_eq!(ab.report().tuning_steps, spent);
     let mut series = Vec::with_capacity(keep);
     for _ in 0..keep {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         series.push(chain.state().iter().map(|&v| f64::from(v)).sum());
     }
     (ab.report(), ess(&series))
@@ -123,7 +124,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         }
         check_report("ising", ab.report(), budget);
         // Ordinal: lattice Gaussian (windowed) and quartic mixture.
@@ -134,7 +135,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         so.window = Some(5);
         let mut ab = AbTuner::new(so).unwrap();
         for _ in 0..budget + 10 {
-            OrdinalKernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
         }
         check_report("lattice gaussian", ab.report(), budget);
         let mut qm = QuarticMixture::new(6, 21, 5, 2.0, 3).unwrap();
@@ -142,7 +143,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut qm).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            OrdinalKernel::step(&mut ab, &mut qm, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut qm, &mut chain, &mut rng).unwrap();
         }
         check_report("quartic mixture", ab.report(), budget);
         // Categorical: Potts lattice.
@@ -151,7 +152,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
-            CategoricalKernel::step(&mut ab, &mut p, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut ab, &mut p, &mut chain, &mut rng).unwrap();
         }
         check_report("potts", ab.report(), budget);
     }
@@ -165,7 +166,7 @@ fn tuner_terminates_within_budget_on_every_model() {
     let mut ab = AbTuner::new(s).unwrap();
     let mut steps = 0u64;
     while !ab.is_frozen() && steps < 1_000_000 {
-        BinaryKernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
         steps += 1;
     }
     check_report("min rate", ab.report(), 1_000_000);

@@ -1,10 +1,11 @@
 //! The ACS schedules as pure functions, the tuner's budget on every domain, the batch
 //! interface, and bad settings.
 
-use langevin_core::binary::{BinaryChain, BinaryKernel, Dmala, FlipProposal};
-use langevin_core::categorical::CategoricalKernel;
+use langevin_core::Kernel;
+use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
+
 use langevin_core::models::{Dims, IsingLattice, Rbm};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalKernel};
+use langevin_core::ordinal::{CategoricalChain, OrdinalChain};
 use langevin_core::tuning::{
     AcsReport, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_balance, cyclical_step,
 };
@@ -88,7 +89,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
         let mut acs = AcsTuner::new(s).unwrap();
         for _ in 0..s.budget() {
-            BinaryKernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
         }
         check("ising", &acs.report(), acs.planned_steps(), &s);
         let (v, h) = (30, 10);
@@ -103,7 +104,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         let mut chain = BinaryChain::new(buf.buffers(), &mut rbm).unwrap();
         let mut acs = AcsTuner::new(s).unwrap();
         for _ in 0..s.budget() {
-            BinaryKernel::step(&mut acs, &mut rbm, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut acs, &mut rbm, &mut chain, &mut rng).unwrap();
         }
         check("rbm", &acs.report(), acs.planned_steps(), &s);
         // Ordinal (windowed) and categorical.
@@ -114,7 +115,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         so.window = Some(4);
         let mut acs = AcsTuner::new(so).unwrap();
         for _ in 0..s.budget() {
-            OrdinalKernel::step(&mut acs, &mut q, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut acs, &mut q, &mut chain, &mut rng).unwrap();
         }
         check("lattice gaussian", &acs.report(), acs.planned_steps(), &s);
         let mut p = Potts::lattice(6, 6, 4, 1.0).unwrap();
@@ -122,7 +123,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
         let mut acs = AcsTuner::new(s).unwrap();
         for _ in 0..s.budget() {
-            CategoricalKernel::step(&mut acs, &mut p, &mut chain, &mut rng).unwrap();
+            Kernel::step(&mut acs, &mut p, &mut chain, &mut rng).unwrap();
         }
         check("potts", &acs.report(), acs.planned_steps(), &s);
     }

@@ -6,12 +6,11 @@
 //! "Bit for bit" compares the step reports, the states, the bits of the cached `U` and gradient
 //! and the random streams after every step of two chains run side by side.
 
-use langevin_core::binary::{self, BinaryChain, BinaryKernel, FlipProposal, StepReport};
-use langevin_core::categorical::{self, CategoricalKernel, CategoricalProposal};
+use langevin_core::Kernel;
+use langevin_core::binary::{self, BinaryChain, FlipProposal, StepReport};
+use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{
-    self, CategoricalChain, OrdinalChain, OrdinalKernel, OrdinalProposal,
-};
+use langevin_core::ordinal::{self, CategoricalChain, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
 use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use rand_core::SeedableRng;
@@ -104,7 +103,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut c1 = BinaryChain::new(buf.buffers(), &mut m1).unwrap();
     let mut n = 0;
     while !stop(&mut ab, n) {
-        BinaryKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
         n += 1;
     }
     assert!(ab.is_frozen(), "{name}: not frozen");
@@ -116,12 +115,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         &format!("{name}, binary"),
         300,
         &rng,
-        |_, rng| {
-            after(
-                BinaryKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
         |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r, "{name}: nothing changes once stopped");
@@ -135,7 +129,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut c1 = OrdinalChain::new_ordinal(buf.buffers(), &mut m1).unwrap();
     let mut n = 0;
     while !stop(&mut ab, n) {
-        OrdinalKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
         n += 1;
     }
     let r = ab.report();
@@ -150,12 +144,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         &format!("{name}, ordinal"),
         300,
         &rng,
-        |_, rng| {
-            after(
-                OrdinalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
         |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r);
@@ -168,7 +157,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut c1 = CategoricalChain::new_categorical(buf.buffers(), &mut m1).unwrap();
     let mut n = 0;
     while !stop(&mut ab, n) {
-        CategoricalKernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
         n += 1;
     }
     let r = ab.report();
@@ -179,12 +168,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         &format!("{name}, categorical"),
         300,
         &rng,
-        |_, rng| {
-            after(
-                CategoricalKernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
         |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(ab.report(), r);
@@ -264,7 +248,7 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         &rng,
         |k, rng| {
             assert_eq!(acs.position(), k as u64);
-            let rep = BinaryKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
+            let rep = Kernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap();
             after(rep, &c1)
         },
         |k, rng| {
@@ -288,12 +272,7 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         "ACS ordinal",
         steps,
         &rng,
-        |_, rng| {
-            after(
-                OrdinalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(), &c1),
         |k, rng| {
             let (a, b) = s.at(k as u64);
             let p = OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap();
@@ -314,12 +293,7 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         "ACS categorical",
         steps,
         &rng,
-        |_, rng| {
-            after(
-                CategoricalKernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(), &c1),
         |k, rng| {
             let (a, b) = s.at(k as u64);
             let p = CategoricalProposal::new(a, b).unwrap();
@@ -345,7 +319,7 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
     let mut b1 = BinBuf::new(&[0u8; 25]);
     let mut c1 = BinaryChain::new(b1.buffers(), &mut m1).unwrap();
     while !tuner.is_frozen() {
-        BinaryKernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
     }
     let s = tuner.report().schedule;
     let (a0, b0) = s.at(0);
@@ -360,16 +334,11 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
         &rng,
         |_, rng| {
             after(
-                BinaryKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
                 &c1,
             )
         },
-        |_, rng| {
-            after(
-                BinaryKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
-                &c2,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(), &c2),
     );
     assert_eq!(tuner.report().schedule, s, "the schedule stays once frozen");
 
@@ -378,7 +347,7 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
     let mut b1 = LabelBuf::new(&[0u16; 5], 3, 15);
     let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
     while !tuner.is_frozen() {
-        CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
     }
     let s = tuner.report().schedule;
     assert_eq!(tuner.action().step, s.at(0).0);
@@ -391,15 +360,10 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
         &rng,
         |_, rng| {
             after(
-                CategoricalKernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
+                Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
                 &c1,
             )
         },
-        |_, rng| {
-            after(
-                CategoricalKernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(),
-                &c2,
-            )
-        },
+        |_, rng| after(Kernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(), &c2),
     );
 }
