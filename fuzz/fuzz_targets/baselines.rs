@@ -10,13 +10,13 @@
 //! `[2^-32, ½]` and freezes after the burn-in; and that the same input gives the same output.
 #![no_main]
 
-use langevin_core::Kernel;
 use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
 use langevin_core::binary::{Rejection, StepError, StepReport};
 use langevin_core::math::sigmoid;
 use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain};
 use langevin_core::random::{index, open_unit_f64, unit_f64};
-use langevin_fuzz::drive::{self, BinarySetup, MIN_LOG_U, draw_softmax, report_bits};
+use langevin_core::{Chain, Kernel};
+use langevin_fuzz::drive::{self, BinarySetup, MIN_LOG_U, TabledDomain, draw_softmax, report_bits};
 use langevin_fuzz::labels::{self, LabelSetup, LabelTabled};
 use langevin_fuzz::{ByteRng, Input, TableError};
 
@@ -103,26 +103,11 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
             got
         }),
         1 => drive::drive(setup, rng, &mut |_, target, chain, rng| {
-            let words = rng.words;
-            let before = (
-                chain.state().to_vec(),
-                chain.grad().to_vec(),
-                chain.log_density(),
-            );
-            let got = Kernel::step(&mut Gwg, target, chain, rng);
-            assert_eq!(rng.words - words, 2, "random words");
-            if let Ok(r) = &got {
-                assert_eq!((r.proposed_flips, r.evaluations), (1, 1));
-                if r.accepted {
-                    let i = (0..d).find(|&j| before.0[j] != chain.state()[j]).unwrap();
-                    let fwd = Gwg::log_pick(&before.0, &before.1, i).unwrap();
-                    let back = Gwg::log_pick(chain.state(), chain.grad(), i).unwrap();
-                    let ratio = (chain.log_density() - before.2) + (back - fwd);
-                    assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "GWG ratio");
-                    assert!(fwd <= 0.0 && back <= 0.0 && ratio > MIN_LOG_U);
-                }
-            }
-            got
+            gwg_step(target, chain, rng, |x, g, i, chain| {
+                let fwd = Gwg::log_pick(x, g, i).unwrap();
+                let back = Gwg::log_pick(chain.state(), chain.grad(), i).unwrap();
+                (fwd, back)
+            })
         }),
         _ => {
             let tuned = mode == 3;
@@ -466,33 +451,51 @@ fn raw_labels(data: &[u8], categorical: bool) -> Vec<u64> {
 fn gwg_categorical(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = LabelSetup::read(&mut input, true, 8, 8, 12);
-    let (d, s) = (setup.d, setup.s);
+    let s = setup.s;
     let rng = ByteRng::new(input.rest());
     labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
-        let words = rng.words;
-        let before = (
-            chain.state().to_vec(),
-            chain.grad().to_vec(),
-            chain.log_density(),
-        );
-        let got = Kernel::step(&mut Gwg, target, chain, rng);
-        assert_eq!(rng.words - words, 2, "random words");
-        if let Ok(r) = &got {
-            assert_eq!((r.proposed_flips, r.evaluations), (1, 1));
-            if r.accepted {
-                let i = (0..d).find(|&j| before.0[j] != chain.state()[j]).unwrap();
-                let k = chain.state()[i];
-                let fwd = Gwg::log_pick_categorical(&before.0, &before.1, s, i, k).unwrap();
-                let back =
-                    Gwg::log_pick_categorical(chain.state(), chain.grad(), s, i, before.0[i])
-                        .unwrap();
-                let ratio = (chain.log_density() - before.2) + (back - fwd);
-                assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "GWG ratio");
-                assert!(fwd <= 0.0 && back <= 0.0 && ratio > MIN_LOG_U);
-            }
-        }
-        got
+        gwg_step(target, chain, rng, |x, g, i, chain| {
+            let k = chain.state()[i];
+            let fwd = Gwg::log_pick_categorical(x, g, s, i, k).unwrap();
+            let back = Gwg::log_pick_categorical(chain.state(), chain.grad(), s, i, x[i]).unwrap();
+            (fwd, back)
+        })
     })
+}
+
+/// One GWG step, checked: two random words, one proposed flip and one evaluation, and an
+/// accepted move `i` has the ratio `ΔU + back − fwd` bit for bit, where `picks(x, ∇U(x), i,
+/// chain)` gives the forward and backward log-picks from the state `x` before the step.
+fn gwg_step<D: TabledDomain>(
+    target: &mut D::Target,
+    chain: &mut Chain<'_, D>,
+    rng: &mut ByteRng<'_>,
+    picks: impl Fn(&[D::Value], &[f32], usize, &Chain<'_, D>) -> (f64, f64),
+) -> Result<StepReport, StepError<TableError>>
+where
+    Gwg: Kernel<D>,
+{
+    let words = rng.words;
+    let before = (
+        chain.state().to_vec(),
+        chain.grad().to_vec(),
+        chain.log_density(),
+    );
+    let got = Kernel::step(&mut Gwg, target, chain, rng);
+    assert_eq!(rng.words - words, 2, "random words");
+    if let Ok(r) = &got {
+        assert_eq!((r.proposed_flips, r.evaluations), (1, 1));
+        if r.accepted {
+            let i = (0..chain.dim())
+                .find(|&j| before.0[j] != chain.state()[j])
+                .unwrap();
+            let (fwd, back) = picks(&before.0, &before.1, i, chain);
+            let ratio = (chain.log_density() - before.2) + (back - fwd);
+            assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "GWG ratio");
+            assert!(fwd <= 0.0 && back <= 0.0 && ratio > MIN_LOG_U);
+        }
+    }
+    got
 }
 
 fn run(data: &[u8]) -> Vec<u64> {

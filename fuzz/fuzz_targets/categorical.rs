@@ -9,10 +9,9 @@
 //! that the same input gives the same output.
 #![no_main]
 
-use langevin_core::Kernel;
-use langevin_core::categorical::{CategoricalProposal, Dmala, Dula};
+use langevin_core::categorical::CategoricalProposal;
 use langevin_core::ordinal::CategoricalDomain;
-use langevin_fuzz::labels::{self, LabelSetup, check_expected, expect_step};
+use langevin_fuzz::labels::{self, LabelSetup};
 use langevin_fuzz::{ByteRng, Input, valid_params};
 
 fn run(data: &[u8]) -> Vec<u64> {
@@ -32,20 +31,10 @@ fn run(data: &[u8]) -> Vec<u64> {
     let p = CategoricalProposal::new(step, balance);
     assert_eq!(p.is_ok(), valid_params(step, balance), "{step} {balance}");
     let Ok(p) = p else { return Vec::new() };
-    let p = match &pre {
-        Some(pre) => {
-            let q = p.preconditioned(pre);
-            let valid = pre.iter().all(|&pi| {
-                let scaled = step * f64::from(pi) * f64::from(pi);
-                pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
-            });
-            assert_eq!(q.is_ok(), valid, "preconditioner {pre:?}");
-            match q {
-                Ok(q) => q,
-                Err(_) => return Vec::new(),
-            }
-        }
-        None => p,
+    let Some(p) =
+        labels::checked_preconditioned(p, step, pre.as_deref(), |p, pre| p.preconditioned(pre))
+    else {
+        return Vec::new();
     };
     assert_eq!(
         (p.step().to_bits(), p.balance().to_bits()),
@@ -68,27 +57,7 @@ fn run(data: &[u8]) -> Vec<u64> {
         (drawn.changed, drawn.jump, drawn.log_q)
     };
     let log_q = |x: &[u16], g: &[f32], y: &[u16]| p.log_q(x, g, s, y).expect("consistent lengths");
-    let mut dula = Dula::new(p);
-    let mut dmala = Dmala::new(p);
-    labels::drive::<CategoricalDomain>(setup, rng, &mut |t, target, chain, rng| {
-        let want = expect_step(chain, target, rng, metropolis, true, &propose, &log_q);
-        let before = rng.words;
-        let (got, jump) = match (metropolis, t % 3) {
-            (true, 0) => (dmala.step(target, chain, rng), None),
-            (true, 1) => (Kernel::step(&mut dmala, target, chain, rng), None),
-            (true, _) => match dmala.step_with_jump(target, chain, rng) {
-                Ok((r, j)) => (Ok(r), Some(j)),
-                Err(e) => (Err(e), None),
-            },
-            (false, 0) => (dula.step(target, chain, rng), None),
-            (false, _) => (Kernel::step(&mut dula, target, chain, rng), None),
-        };
-        check_expected(&want, &got, chain, rng.words - before);
-        if let Some(j) = jump {
-            assert_eq!(j, want.jump, "jump");
-        }
-        got
-    })
+    labels::drive_balanced::<CategoricalDomain, _>(setup, rng, p, metropolis, &propose, &log_q)
 }
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {

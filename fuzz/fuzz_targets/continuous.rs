@@ -577,12 +577,7 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
                      _: &[f64],
                      _: &Result<SgStep, _>| {
                         let s = chain.store();
-                        let mut sum = vec![0.0; d];
-                        for i in 0..n {
-                            for (a, v) in sum.iter_mut().zip(s.entry(i).expect("entry")) {
-                                *a += v;
-                            }
-                        }
+                        let sum = sum_rows(d, (0..n).map(|i| s.entry(i).expect("entry")));
                         let rows = &mut (0..n).map(|i| s.entry(i).expect("entry").to_vec());
                         let scale = scale_of(target, rows);
                         close(s.sum(), &sum, &scale, &mut hist.borrow_mut(), ops);
@@ -610,12 +605,7 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
                             .zip(&target.z)
                             .map(|(a, z)| z.iter().map(|v| a * v).collect())
                             .collect();
-                        let mut sum = vec![0.0; d];
-                        for row in &rows {
-                            for (a, v) in sum.iter_mut().zip(row) {
-                                *a += v;
-                            }
-                        }
+                        let sum = sum_rows(d, rows.iter().map(Vec::as_slice));
                         let scale = scale_of(target, &mut rows.iter().cloned());
                         close(s.sum(), &sum, &scale, &mut hist.borrow_mut(), ops);
                     }
@@ -624,6 +614,17 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
         }
     }
     out
+}
+
+/// The entrywise sum of `rows`, added row after row.
+fn sum_rows<'r>(d: usize, rows: impl IntoIterator<Item = &'r [f64]>) -> Vec<f64> {
+    let mut sum = vec![0.0; d];
+    for row in rows {
+        for (a, v) in sum.iter_mut().zip(row) {
+            *a += v;
+        }
+    }
+    sum
 }
 
 fn run(data: &[u8]) -> Vec<u64> {

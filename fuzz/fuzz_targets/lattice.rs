@@ -13,13 +13,11 @@
 #![no_main]
 
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{
-    BinaryChain, ChainBuffers, InitError, LatticeDmala, LatticeDula, LatticeProposal,
-};
+use langevin_core::binary::{BinaryChain, InitError, LatticeDmala, LatticeDula, LatticeProposal};
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
 use langevin_fuzz::drive::MIN_LOG_U;
-use langevin_fuzz::{ByteRng, Input, valid_params};
+use langevin_fuzz::{ByteRng, Input, OwnedBuffers, valid_params};
 use rand_core::Rng;
 
 fn run(data: &[u8]) -> Vec<u64> {
@@ -53,20 +51,8 @@ fn run(data: &[u8]) -> Vec<u64> {
     let dula = LatticeDula::new(proposal);
     let dmala = LatticeDmala::new(proposal);
 
-    let (mut x, mut grad, mut xp, mut gp, mut fl) = (
-        x0.clone(),
-        vec![0.0f32; d],
-        vec![0u8; d],
-        vec![0.0f32; d],
-        vec![0u32; d],
-    );
-    let buffers = ChainBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        x_proposal: &mut xp,
-        grad_proposal: &mut gp,
-        flipped: &mut fl,
-    };
+    let mut owned = OwnedBuffers::binary(&x0);
+    let buffers = owned.buffers();
     let mut fresh = vec![0.0f32; d];
     let u0 = model.log_density_and_grad(&x0, &mut fresh).unwrap();
     let mut chain = match BinaryChain::new(buffers, &mut model) {

@@ -9,10 +9,10 @@
 
 use core::convert::Infallible;
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal};
+use langevin_core::binary::{BinaryChain, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::stats::ChainStats;
-use langevin_fuzz::{ByteRng, Input};
+use langevin_fuzz::{ByteRng, Input, OwnedBuffers};
 
 /// How closely a cached value must match a fresh evaluation, after `t + 1` steps: `None` means
 /// bit for bit, `Some(tol)` means `|cached − fresh| ≤ tol` (any bound when `tol` is infinite,
@@ -58,20 +58,8 @@ where
 {
     let d = x0.len();
     let mut out = Vec::new();
-    let (mut x, mut grad, mut xp, mut gp, mut fl) = (
-        x0.clone(),
-        vec![0.0f32; d],
-        vec![0u8; d],
-        vec![0.0f32; d],
-        vec![0u32; d],
-    );
-    let buffers = ChainBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        x_proposal: &mut xp,
-        grad_proposal: &mut gp,
-        flipped: &mut fl,
-    };
+    let mut owned = OwnedBuffers::binary(&x0);
+    let buffers = owned.buffers();
     let mut g_fresh = vec![0.0f32; d];
     let u0 = fresh
         .log_density_and_grad(&x0, &mut g_fresh)

@@ -27,7 +27,10 @@ fn write(a: &NpyArray) -> Vec<u8> {
     out
 }
 
-fn run(data: &[u8]) -> Option<(Vec<usize>, (&'static str, Vec<u64>))> {
+/// What a run observes: the shape and the data's type and bits.
+type Observed = (Vec<usize>, (&'static str, Vec<u64>));
+
+fn run(data: &[u8]) -> Option<Observed> {
     let a = match read_npy_bytes(data) {
         Ok(a) => a,
         Err(e) => {

@@ -5,38 +5,24 @@
 //! mismatched lengths are refused, and that the same input gives the same output.
 #![no_main]
 
-use langevin_core::binary::FlipProposal;
-use langevin_fuzz::{ByteRng, Input, valid_params, valid_preconditioner};
+use langevin_fuzz::{ByteRng, FlipParams, Input, checked_proposal};
 
 fn run(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
-    let d = 1 + usize::from(input.u8() % 64);
-    let step = input.f64();
-    let balance = input.f64();
-    let precondition = input.u8().is_multiple_of(4);
-    let pre: Vec<f32> = if precondition {
-        (0..d).map(|_| input.f32()).collect()
-    } else {
-        Vec::new()
-    };
+    let FlipParams {
+        d,
+        step,
+        balance,
+        pre,
+    } = FlipParams::read(&mut input, 64);
     let x: Vec<u8> = (0..d).map(|_| input.u8() & 1).collect();
     let g: Vec<f32> = (0..d).map(|_| input.f32()).collect();
     let short = input.u8().is_multiple_of(8);
     let mut rng = ByteRng::new(input.rest());
     let mut out = Vec::new();
 
-    let p = FlipProposal::new(step, balance);
-    assert_eq!(p.is_ok(), valid_params(step, balance));
-    let Ok(p) = p else { return out };
-    let p = if precondition {
-        let q = p.preconditioned(&pre);
-        assert_eq!(q.is_ok(), valid_preconditioner(step, &pre));
-        match q {
-            Ok(q) => q,
-            Err(_) => return out,
-        }
-    } else {
-        p
+    let Some(p) = checked_proposal(step, balance, pre.as_deref()) else {
+        return out;
     };
 
     let mut y = vec![0u8; d];
@@ -81,7 +67,7 @@ fn run(data: &[u8]) -> Vec<u64> {
     );
     assert!(lq.is_nan() || lq <= 0.0, "log q = {lq}");
     for i in 0..d {
-        let scale = pre.get(i).copied().unwrap_or(1.0);
+        let scale = pre.as_ref().and_then(|p| p.get(i)).copied().unwrap_or(1.0);
         if g[i].is_nan() && scale.is_finite() {
             assert_eq!(x[i], y[i], "a NaN logit flipped coordinate {i}");
         }

@@ -21,7 +21,7 @@ fn cholesky_ok(n: usize, m: &[f64], shift: f64) -> bool {
         for k in 0..j {
             s -= l[j * n + k] * l[j * n + k];
         }
-        if !(s > 0.0) {
+        if s.partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater) {
             return false;
         }
         let ljj = s.sqrt();

@@ -4,14 +4,15 @@
 //! steps change nothing, the coordinates that moved are the report's accepted flips, invalid
 //! proposals are reported as rejected with ratio `−∞`.
 
-use crate::{ByteRng, Input, TableError};
+use crate::drive::{Setup, StepFn, TabledDomain, drive_chain, read_resets};
+use crate::{ByteRng, Input, TableError, Tables};
+use langevin_core::Kernel;
 use langevin_core::binary::{Rejection, StepError, StepReport};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
+use langevin_core::kernel::{Dmala, Dula, Proposal};
 use langevin_core::ordinal::{
-    CategoricalDomain, InitError, LabelBuffers, LabelChain, OrdinalConditional, OrdinalDomain,
-    OrdinalTarget,
+    CategoricalDomain, LabelChain, OrdinalConditional, OrdinalDomain, OrdinalTarget,
 };
-use langevin_core::stats::ChainStats;
 
 /// A label target: `U(x) = u[h(x) mod |u|]`, gradient entry `j` = `g[(h(x) + j) mod |g|]`
 /// (`d` entries for ordinal targets, `d·S` for categorical ones), errors from `e`, with `h` the
@@ -24,59 +25,25 @@ pub struct LabelTabled {
     pub states: usize,
     /// Gradient length.
     pub grad_len: usize,
-    u: Vec<f64>,
-    g: Vec<f32>,
-    e: Vec<u8>,
+    tables: Tables,
 }
 
 impl LabelTabled {
     /// Reads the tables from `input`.
     pub fn read(dim: usize, states: usize, grad_len: usize, input: &mut Input<'_>) -> Self {
-        let nu = 1 + usize::from(input.u8() % 8);
-        let ng = 1 + usize::from(input.u8() % 16);
-        let ne = 1 + usize::from(input.u8() % 8);
-        let u = (0..nu).map(|_| input.f64()).collect();
-        let g = (0..ng).map(|_| input.f32()).collect();
-        let e = (0..ne)
-            .map(|_| match input.u8() {
-                0..=239 => 0,
-                240..=249 => 1,
-                _ => 2,
-            })
-            .collect();
+        let tables = Tables::read(input);
         Self {
             dim,
             states,
             grad_len,
-            u,
-            g,
-            e,
+            tables,
         }
-    }
-
-    fn hash(x: &[u16]) -> usize {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for &v in x {
-            for b in v.to_le_bytes() {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        h as usize
     }
 
     /// `(U(x), ∇U(x))` or the error at `x`.
     pub fn at(&self, x: &[u16]) -> Result<(f64, Vec<f32>), TableError> {
-        let h = Self::hash(x);
-        match self.e[h % self.e.len()] {
-            1 => return Err(TableError { recoverable: true }),
-            2 => return Err(TableError { recoverable: false }),
-            _ => {}
-        }
-        let grad = (0..self.grad_len)
-            .map(|j| self.g[h.wrapping_add(j) % self.g.len()])
-            .collect();
-        Ok((self.u[h % self.u.len()], grad))
+        let h = Tables::hash(x.iter().flat_map(|v| v.to_le_bytes()));
+        self.tables.lookup(h, self.grad_len)
     }
 
     fn eval(&self, x: &[u16], grad: &mut [f32]) -> Result<f64, TableError> {
@@ -136,70 +103,19 @@ impl CategoricalConditional for LabelTabled {
 }
 
 /// The two label domains, seen alike.
-pub trait LabelDomain: langevin_core::domain::LabelDomain {
+pub trait LabelDomain:
+    langevin_core::domain::LabelDomain + TabledDomain<Target = LabelTabled>
+{
     /// Whether the gradient is one-hot (`d·S` entries).
-    const CATEGORICAL: bool;
-    /// Starts a chain.
-    fn start<'a>(
-        b: LabelBuffers<'a>,
-        t: &mut LabelTabled,
-    ) -> Result<LabelChain<'a, Self>, InitError<TableError>>;
-    /// Resets a chain.
-    fn reset(
-        c: &mut LabelChain<'_, Self>,
-        x: &[u16],
-        t: &mut LabelTabled,
-    ) -> Result<(), InitError<TableError>>;
+    const CATEGORICAL: bool = Self::ONE_HOT;
 }
 
-impl LabelDomain for OrdinalDomain {
-    const CATEGORICAL: bool = false;
-    fn start<'a>(
-        b: LabelBuffers<'a>,
-        t: &mut LabelTabled,
-    ) -> Result<LabelChain<'a, Self>, InitError<TableError>> {
-        LabelChain::new_ordinal(b, t)
-    }
-    fn reset(
-        c: &mut LabelChain<'_, Self>,
-        x: &[u16],
-        t: &mut LabelTabled,
-    ) -> Result<(), InitError<TableError>> {
-        c.reset(x, t)
-    }
-}
+impl LabelDomain for OrdinalDomain {}
 
-impl LabelDomain for CategoricalDomain {
-    const CATEGORICAL: bool = true;
-    fn start<'a>(
-        b: LabelBuffers<'a>,
-        t: &mut LabelTabled,
-    ) -> Result<LabelChain<'a, Self>, InitError<TableError>> {
-        LabelChain::new_categorical(b, t)
-    }
-    fn reset(
-        c: &mut LabelChain<'_, Self>,
-        x: &[u16],
-        t: &mut LabelTabled,
-    ) -> Result<(), InitError<TableError>> {
-        c.reset(x, t)
-    }
-}
+impl LabelDomain for CategoricalDomain {}
 
 /// The part of a case every label kernel shares.
-#[derive(Clone, Debug)]
-pub struct LabelSetup {
-    /// Dimension.
-    pub d: usize,
-    /// Values per coordinate (valid: 2..=max_s).
-    pub s: usize,
-    /// Initial state (may hold entries ≥ S).
-    pub x0: Vec<u16>,
-    /// The target.
-    pub target: LabelTabled,
-    /// Per step, the state to reset to afterwards, if any.
-    pub resets: Vec<Option<Vec<u16>>>,
-}
+pub type LabelSetup = Setup<u16, LabelTabled>;
 
 impl LabelSetup {
     /// Reads a case: `d ∈ 1..=max_d`, `S ∈ 2..=max_s` (rarely 0, 1 or 65 536, which a chain
@@ -230,10 +146,9 @@ impl LabelSetup {
         let x0: Vec<u16> = (0..d).map(|_| label(input)).collect();
         let grad_len = if categorical { d * s.min(256) } else { d };
         let target = LabelTabled::read(d, s, grad_len, input);
-        let steps = 1 + usize::from(input.u8()) % max_steps;
-        let resets = (0..steps)
-            .map(|_| (input.u8().is_multiple_of(8)).then(|| (0..d).map(|_| label(input)).collect()))
-            .collect();
+        let resets = read_resets(input, max_steps, |input| {
+            (0..d).map(|_| label(input)).collect()
+        });
         Self {
             d,
             s,
@@ -244,187 +159,22 @@ impl LabelSetup {
     }
 }
 
-/// A bitwise snapshot of a label chain.
-pub fn snapshot<K: langevin_core::domain::LabelDomain>(
-    chain: &LabelChain<'_, K>,
-) -> (Vec<u16>, u64, Vec<u32>) {
-    (
-        chain.state().to_vec(),
-        chain.log_density().to_bits(),
-        chain.grad().iter().map(|g| g.to_bits()).collect(),
-    )
-}
-
-/// The chain caches exactly what the target gives at its state, finite, entries below `S`.
-pub fn check_cache<K: langevin_core::domain::LabelDomain>(
-    chain: &LabelChain<'_, K>,
-    target: &LabelTabled,
-) {
-    assert!(
-        chain
-            .state()
-            .iter()
-            .all(|&v| usize::from(v) < chain.states()),
-        "state out of range"
-    );
-    let (u, g) = target
-        .at(chain.state())
-        .expect("the current state evaluated without error");
-    assert_eq!(chain.log_density().to_bits(), u.to_bits(), "cached U");
-    let cached: Vec<u32> = chain.grad().iter().map(|v| v.to_bits()).collect();
-    let fresh: Vec<u32> = g.iter().map(|v| v.to_bits()).collect();
-    assert_eq!(cached, fresh, "cached gradient");
-    assert!(chain.log_density().is_finite(), "cached U not finite");
-    assert!(
-        chain.grad().iter().all(|v| v.is_finite()),
-        "gradient not finite"
-    );
-}
-
 /// A step function: step index, target, chain, random stream.
-pub type LabelStepFn<'k, K> = dyn FnMut(
-        usize,
-        &mut LabelTabled,
-        &mut LabelChain<'_, K>,
-        &mut ByteRng<'_>,
-    ) -> Result<StepReport, StepError<TableError>>
-    + 'k;
+pub type LabelStepFn<'k, K> = StepFn<'k, K>;
 
 /// The observable bits of a report.
 pub fn report_bits(r: &StepReport) -> [u64; 5] {
     crate::drive::report_bits(r)
 }
 
-/// Runs `setup` with `step` and the random stream `rng`; returns a transcript.
+/// Runs `setup` with `step` and the random stream `rng`; returns a transcript
+/// ([`drive_chain`]).
 pub fn drive<K: LabelDomain>(
-    mut setup: LabelSetup,
-    mut rng: ByteRng<'_>,
+    setup: LabelSetup,
+    rng: ByteRng<'_>,
     step: &mut LabelStepFn<'_, K>,
 ) -> Vec<u64> {
-    let (d, s) = (setup.d, setup.s);
-    let target = &mut setup.target;
-    let x0 = setup.x0.clone();
-    let mut out = Vec::new();
-    let g = target.grad_len;
-    let (mut x, mut grad, mut xp, mut gp, mut ch, mut scratch) = (
-        x0.clone(),
-        vec![0.0f32; g],
-        vec![0u16; d],
-        vec![0.0f32; g],
-        vec![0u32; d],
-        vec![0.0f64; if s <= 300 { s } else { 0 }],
-    );
-    let buffers = LabelBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        x_proposal: &mut xp,
-        grad_proposal: &mut gp,
-        changed: &mut ch,
-        scratch: &mut scratch,
-    };
-    let started = K::start(buffers, target);
-    let valid_s = (2..=65_535).contains(&s);
-    let bad_entry = x0.iter().position(|&v| usize::from(v) >= s);
-    match (&started, valid_s, bad_entry, target.at(&x0)) {
-        (Err(InitError::States(v)), false, _, _) => {
-            assert_eq!(*v, s);
-            return out;
-        }
-        (Err(InitError::Len(_)), true, _, _) if K::CATEGORICAL && s > 256 => return out,
-        (Err(InitError::StateOutOfRange { index, .. }), true, Some(i), _) => {
-            assert_eq!(*index, i);
-            return out;
-        }
-        (Err(InitError::Target(e)), true, None, Err(want)) => {
-            assert_eq!(*e, want);
-            return out;
-        }
-        (Err(InitError::NonFinite), true, None, Ok((u, g))) => {
-            assert!(!u.is_finite() || g.iter().any(|v| !v.is_finite()));
-            return out;
-        }
-        (Ok(_), true, None, Ok((u, g))) => {
-            assert!(u.is_finite() && g.iter().all(|v| v.is_finite()));
-        }
-        (other, ..) => panic!("unexpected start: {other:?} (S = {s})"),
-    }
-    let Ok(mut chain) = started else { return out };
-    check_cache(&chain, target);
-    assert_eq!((chain.dim(), chain.states()), (d, s));
-
-    let mut stats = ChainStats::default();
-    for (t, reset) in setup.resets.iter().enumerate() {
-        let before = snapshot(&chain);
-        match step(t, target, &mut chain, &mut rng) {
-            Err(StepError::Target(e)) => {
-                assert!(!e.recoverable, "a recoverable error must not stop the step");
-                assert_eq!(snapshot(&chain), before, "a failed step changed the chain");
-                out.push(u64::MAX);
-            }
-            Err(StepError::Len(e)) => panic!("length error on a consistent chain: {e}"),
-            Err(StepError::Param(e)) => panic!("parameter error from a valid kernel: {e}"),
-            Ok(r) => {
-                check_cache(&chain, target);
-                let moved = before
-                    .0
-                    .iter()
-                    .zip(chain.state())
-                    .filter(|(a, b)| a != b)
-                    .count();
-                assert_eq!(moved as u32, r.accepted_flips(), "moves taken vs report");
-                assert!(r.proposed_flips as usize <= d);
-                if let Some(why) = r.rejection {
-                    assert!(
-                        !r.accepted && r.log_accept_ratio == f64::NEG_INFINITY,
-                        "{why:?}: {r:?}"
-                    );
-                }
-                if !r.accepted {
-                    assert_eq!(
-                        snapshot(&chain),
-                        before,
-                        "a rejected step changed the chain"
-                    );
-                }
-                stats.record(&r);
-                out.extend(report_bits(&r));
-            }
-        }
-        if let Some(x_new) = reset {
-            let before = snapshot(&chain);
-            let result = K::reset(&mut chain, x_new, target);
-            let bad = x_new.iter().position(|&v| usize::from(v) >= s);
-            match (result, bad, target.at(x_new)) {
-                (Err(InitError::StateOutOfRange { index, .. }), Some(i), _) => assert_eq!(index, i),
-                (Err(InitError::Target(e)), None, Err(want)) => assert_eq!(e, want),
-                (Err(InitError::NonFinite), None, Ok((u, g))) => {
-                    assert!(!u.is_finite() || g.iter().any(|v| !v.is_finite()));
-                }
-                (Ok(()), None, Ok(_)) => assert_eq!(chain.state(), &x_new[..]),
-                (other, _, _) => panic!("unexpected reset: {other:?}"),
-            }
-            if chain.state() != &x_new[..] {
-                assert_eq!(
-                    snapshot(&chain),
-                    before,
-                    "a refused reset changed the chain"
-                );
-            }
-            check_cache(&chain, target);
-        }
-        let snap = snapshot(&chain);
-        out.push(snap.1);
-        out.extend(snap.0.iter().map(|&v| u64::from(v)));
-    }
-    assert!(stats.accepted <= stats.steps && stats.accepted_flips <= stats.proposed_flips);
-    for m in [
-        stats.acceptance_rate(),
-        stats.mean_proposed_flips(),
-        stats.mean_accepted_flips(),
-    ] {
-        assert!(m.is_finite() && m >= 0.0, "statistic {m}");
-    }
-    out
+    drive_chain::<K>(setup, rng, step)
 }
 
 /// Whether a report's rejection is consistent with the kernel's evaluation at `y`.
@@ -584,4 +334,68 @@ pub fn check_expected<K: langevin_core::domain::LabelDomain>(
         }
         (w, g) => panic!("step gave {g:?}, expected {w:?}"),
     }
+}
+
+/// Runs a balanced proposal's DULA (`metropolis = false`) or DMALA kernel on `setup`, calling it
+/// every way there is (inherent `step`, [`Kernel::step`], `step_with_jump`) by turns, and checks
+/// every step against [`expect_step`]'s replay with `propose` and `log_q`, the jump too.
+pub fn drive_balanced<K: LabelDomain, P: Proposal<K> + Copy>(
+    setup: LabelSetup,
+    rng: ByteRng<'_>,
+    proposal: P,
+    metropolis: bool,
+    propose: &ProposeFn<'_>,
+    log_q: &LogQFn<'_>,
+) -> Vec<u64>
+where
+    LabelTabled: langevin_core::target::Eval<K, Error = TableError>,
+{
+    let mut dula = Dula::new(proposal);
+    let mut dmala = Dmala::new(proposal);
+    drive::<K>(setup, rng, &mut |t, target, chain, rng| {
+        let want = expect_step(
+            chain,
+            target,
+            rng,
+            metropolis,
+            K::CATEGORICAL,
+            propose,
+            log_q,
+        );
+        let before = rng.words;
+        let (got, jump) = match (metropolis, t % 3) {
+            (true, 0) => (dmala.step(target, chain, rng), None),
+            (true, 1) => (Kernel::step(&mut dmala, target, chain, rng), None),
+            (true, _) => match dmala.step_with_jump(target, chain, rng) {
+                Ok((r, j)) => (Ok(r), Some(j)),
+                Err(e) => (Err(e), None),
+            },
+            (false, 0) => (dula.step(target, chain, rng), None),
+            (false, _) => (Kernel::step(&mut dula, target, chain, rng), None),
+        };
+        check_expected(&want, &got, chain, rng.words - before);
+        if let Some(j) = jump {
+            assert_eq!(j, want.jump, "jump");
+        }
+        got
+    })
+}
+
+/// A label proposal `p` at `step`, preconditioned by `pre` if given: asserts that
+/// `preconditioned` accepts exactly the preconditioners whose entries are positive and finite
+/// and keep `step · p²` positive and finite; `None` if it refuses.
+pub fn checked_preconditioned<'q, P, E>(
+    p: P,
+    step: f64,
+    pre: Option<&'q [f32]>,
+    preconditioned: impl FnOnce(P, &'q [f32]) -> Result<P, E>,
+) -> Option<P> {
+    let Some(pre) = pre else { return Some(p) };
+    let q = preconditioned(p, pre);
+    let valid = pre.iter().all(|&pi| {
+        let scaled = step * f64::from(pi) * f64::from(pi);
+        pi.is_finite() && pi > 0.0 && scaled.is_finite() && scaled > 0.0
+    });
+    assert_eq!(q.is_ok(), valid, "preconditioner {pre:?}");
+    q.ok()
 }
