@@ -6,8 +6,7 @@
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
-    StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, InitError, Rejection, StepError, StepReport,
 };
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError, TargetError};
@@ -441,33 +440,15 @@ fn zero_dimension_is_refused() {
 #[test]
 fn buffer_length_mismatch_is_refused() {
     let mut target = Independent(vec![1.0; 4]);
-    let names = ["x", "grad", "x_proposal", "grad_proposal", "flipped"];
-    for (which, name) in names.iter().enumerate() {
-        let (mut x, mut g, mut xp, mut gp, mut fl) = (
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u32; 4],
-        );
-        match which {
-            0 => x.push(0),
-            1 => g.truncate(3),
-            2 => xp.push(0),
-            3 => gp.clear(),
-            _ => fl.truncate(2),
-        }
-        let bufs = ChainBuffers {
-            x: &mut x,
-            grad: &mut g,
-            x_proposal: &mut xp,
-            grad_proposal: &mut gp,
-            flipped: &mut fl,
-        };
-        match BinaryChain::new(bufs, &mut target) {
-            Err(InitError::Len(e)) => assert_eq!(e.buffer, *name),
-            other => panic!("{name}: {other:?}"),
-        }
+    let bad = [
+        ("x", 5),
+        ("grad", 3),
+        ("x_proposal", 5),
+        ("grad_proposal", 0),
+        ("flipped", 2),
+    ];
+    for (name, len) in bad {
+        super::assert_binary_len_refused(&mut target, name, len);
     }
 
     // Proposal buffers.

@@ -7,8 +7,8 @@
 use core::fmt;
 use langevin_core::Kernel;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, ChainStorage, Dmala, Dula, FlipProposal, InitError, Rejection,
-    StepError, StepReport,
+    BinaryChain, ChainStorage, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
+    StepReport,
 };
 use langevin_core::math::{FlipOdds, Libm, sigmoid, softplus};
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, Rbm};
@@ -368,33 +368,15 @@ fn chain_new_refuses_empty_targets_lengths_states_and_non_finite_starts() {
     ));
 
     let mut t = Fixed::new(4);
-    let names = ["x", "grad", "x_proposal", "grad_proposal", "flipped"];
-    for (which, name) in names.iter().enumerate() {
-        let (mut x, mut g, mut xp, mut gp, mut fl) = (
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u32; 4],
-        );
-        match which {
-            0 => x.push(0),
-            1 => g.pop().map(drop).unwrap_or(()),
-            2 => xp.push(0),
-            3 => gp.clear(),
-            _ => fl.push(0),
-        }
-        let b = ChainBuffers {
-            x: &mut x,
-            grad: &mut g,
-            x_proposal: &mut xp,
-            grad_proposal: &mut gp,
-            flipped: &mut fl,
-        };
-        match BinaryChain::new(b, &mut t) {
-            Err(InitError::Len(LenError { buffer, .. })) => assert_eq!(buffer, *name),
-            other => panic!("{name}: {other:?}"),
-        }
+    let bad = [
+        ("x", 5),
+        ("grad", 3),
+        ("x_proposal", 5),
+        ("grad_proposal", 0),
+        ("flipped", 5),
+    ];
+    for (name, len) in bad {
+        super::assert_binary_len_refused(&mut t, name, len);
     }
 
     for bad in [2u8, 255] {
@@ -407,32 +389,28 @@ fn chain_new_refuses_empty_targets_lengths_states_and_non_finite_starts() {
         }
     }
 
-    for u in BAD_F64 {
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut t = Fixed {
+    let bad_u = BAD_F64.iter().map(|&u| {
+        let t = Fixed {
             u0: u,
             ..Fixed::new(4)
         };
-        assert!(
-            matches!(
-                BinaryChain::new(s.buffers(), &mut t),
-                Err(InitError::NonFinite)
-            ),
-            "{u}"
-        );
-    }
-    for g in BAD_F32 {
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut t = Fixed {
+        (t, format!("U = {u}"))
+    });
+    let bad_g = BAD_F32.iter().map(|&g| {
+        let t = Fixed {
             g0: g,
             ..Fixed::new(4)
         };
+        (t, format!("grad = {g}"))
+    });
+    for (mut t, what) in bad_u.chain(bad_g) {
+        let mut s = ChainStorage::<4>::new([0; 4]);
         assert!(
             matches!(
                 BinaryChain::new(s.buffers(), &mut t),
                 Err(InitError::NonFinite)
             ),
-            "{g}"
+            "{what}"
         );
     }
     // Finite extremes start.
