@@ -474,26 +474,15 @@ fn check_const_dims(seed: u64, periodic: bool) -> Result<(), TestCaseError> {
             })
             .collect()
     }
-    prop_assert_eq!(
-        run(ConstDims::<1, 1>, periodic, seed),
-        run(Dims { rows: 1, cols: 1 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<1, 2>, periodic, seed),
-        run(Dims { rows: 1, cols: 2 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<2, 2>, periodic, seed),
-        run(Dims { rows: 2, cols: 2 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<3, 3>, periodic, seed),
-        run(Dims { rows: 3, cols: 3 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<3, 5>, periodic, seed),
-        run(Dims { rows: 3, cols: 5 }, periodic, seed)
-    );
+    macro_rules! same_chain {
+        ($(($r:literal, $c:literal)),*) => {$(
+            prop_assert_eq!(
+                run(ConstDims::<$r, $c>, periodic, seed),
+                run(Dims { rows: $r, cols: $c }, periodic, seed)
+            );
+        )*};
+    }
+    same_chain!((1, 1), (1, 2), (2, 2), (3, 3), (3, 5));
     Ok(())
 }
 
