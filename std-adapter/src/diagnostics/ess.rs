@@ -1,23 +1,22 @@
 //! Autocorrelation and effective sample size.
 
-use super::fft::{Fft, autocovariance_pair, padded_size};
+use super::fft::AutocovPlan;
 use super::rhat::{rank_normalize, split_halves};
 use super::{DiagError, check_chains, mean, median_of_defined, sample_variance};
 use crate::run::Pool;
 
 /// Biased autocovariances `γ_t = (1/n) Σ_{i<n−t} (x_i − x̄)(x_{i+t} − x̄)` for lags `0..n`.
 ///
-/// Computed by a zero-padded FFT: `O(n log n)`, equal to the direct sum up to round-off.
+/// Computed by a zero-padded real FFT: `O(n log n)`, equal to the direct sum up to round-off.
 ///
 /// # Errors
 ///
 /// [`DiagError::Empty`] for an empty series, [`DiagError::NonFinite`] for NaN or infinite draws.
 pub fn autocovariance(x: &[f64]) -> Result<Vec<f64>, DiagError> {
     let n = check_chains(&[x], 1)?;
-    let plan = Fft::new(padded_size(n));
     let m = mean(x);
     let centred: Vec<f64> = x.iter().map(|v| v - m).collect();
-    Ok(autocovariance_pair(&plan, &centred, &[]).0)
+    Ok(AutocovPlan::new(n).autocovariance(&centred))
 }
 
 /// Autocorrelations `ρ_t = γ_t / γ_0` for lags `0..=min(max_lag, n − 1)`.
@@ -48,36 +47,29 @@ pub fn autocorrelation(x: &[f64], max_lag: usize) -> Result<Vec<f64>, DiagError>
         .collect())
 }
 
-/// Per-chain means and biased autocovariances, two chains per complex FFT.
-fn chain_autocovariances(chains: &[&[f64]], n: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
-    let plan = Fft::new(padded_size(n));
-    let means: Vec<f64> = chains.iter().map(|c| mean(c)).collect();
-    let centred: Vec<Vec<f64>> = chains
+/// Per-chain means and biased autocovariances of chains of the plan's length.
+fn chain_autocovariances<C: AsRef<[f64]>>(
+    plan: &AutocovPlan,
+    chains: &[C],
+) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
+    let acov = chains
         .iter()
         .zip(&means)
-        .map(|(c, m)| c.iter().map(|v| v - m).collect())
+        .map(|(c, m)| {
+            let centred: Vec<f64> = c.as_ref().iter().map(|v| v - m).collect();
+            plan.autocovariance(&centred)
+        })
         .collect();
-    let mut acov = Vec::with_capacity(chains.len());
-    for pair in centred.chunks(2) {
-        match pair {
-            [x, y] => {
-                let (ax, ay) = autocovariance_pair(&plan, x, y);
-                acov.push(ax);
-                acov.push(ay);
-            }
-            [x] => acov.push(autocovariance_pair(&plan, x, &[]).0),
-            _ => {}
-        }
-    }
     (acov, means)
 }
 
-/// Stan's multi-chain ESS from per-chain autocovariances (`n ≥ 4` draws per chain).
+/// The multi-chain ESS of ArviZ's `_ess` (Stan's estimator) from per-chain autocovariances of
+/// `n ≥ 2` lags.
 fn ess_from_autocovariances(acov: &[Vec<f64>], means: &[f64], n: usize) -> Result<f64, DiagError> {
     let chains = acov.len() as f64;
     let nf = n as f64;
-    let chain_var: Vec<f64> = acov.iter().map(|a| a[0] * nf / (nf - 1.0)).collect();
-    let mean_var = mean(&chain_var);
+    let mean_var = acov.iter().map(|a| a[0]).sum::<f64>() / chains * nf / (nf - 1.0);
     let mut var_plus = mean_var * (nf - 1.0) / nf;
     if means.len() > 1 {
         var_plus += sample_variance(means);
@@ -94,50 +86,53 @@ fn ess_from_autocovariances(acov: &[Vec<f64>], means: &[f64], n: usize) -> Resul
     let mut even = 1.0;
     let mut odd = rho(1);
     rho_hat[1] = odd;
-    let mut s = 1;
-    while s + 4 < n && even + odd > 0.0 {
-        even = rho(s + 1);
-        odd = rho(s + 2);
+    let mut t = 1;
+    while t + 3 < n && even + odd > 0.0 {
+        even = rho(t + 1);
+        odd = rho(t + 2);
         if even + odd >= 0.0 {
-            rho_hat[s + 1] = even;
-            rho_hat[s + 2] = odd;
+            rho_hat[t + 1] = even;
+            rho_hat[t + 2] = odd;
         }
-        s += 2;
+        t += 2;
     }
-    let max_s = s;
-    // The last positive even lag enters once: it lowers the variance of τ̂ for antithetic chains.
+    // The pairs up to lag `last − 1` were kept (ArviZ's `max_t = last − 1`); the last even
+    // lag evaluated enters once if positive: it lowers the variance of τ̂ for antithetic chains.
+    let last = t - 1;
     if even > 0.0 {
-        rho_hat[max_s + 1] = even;
+        rho_hat[last] = even;
     }
     // Geyer's initial monotone sequence: pair sums may not increase.
-    let mut s = 1;
-    while s + 3 <= max_s {
-        let previous = rho_hat[s - 1] + rho_hat[s];
-        if rho_hat[s + 1] + rho_hat[s + 2] > previous {
-            rho_hat[s + 1] = previous / 2.0;
-            rho_hat[s + 2] = previous / 2.0;
+    let mut t = 1;
+    while t + 3 <= last {
+        let previous = rho_hat[t - 1] + rho_hat[t];
+        if rho_hat[t + 1] + rho_hat[t + 2] > previous {
+            rho_hat[t + 1] = previous / 2.0;
+            rho_hat[t + 2] = previous / 2.0;
         }
-        s += 2;
+        t += 2;
     }
     let total = chains * nf;
-    let tau = -1.0 + 2.0 * rho_hat[..max_s].iter().sum::<f64>() + rho_hat[max_s + 1];
-    // Stan's cap: an ESS above N·log10(N) is not credible; τ̂ ≤ 0 can only come from strongly
-    // antithetic chains and is sent to the cap as well.
-    let cap = total * total.log10();
-    Ok(if tau > 0.0 {
-        (total / tau).min(cap)
-    } else {
-        cap
-    })
+    let tau = -1.0 + 2.0 * rho_hat[..last].iter().sum::<f64>() + rho_hat[last];
+    // An ESS above N·log10(N) is not credible; τ̂ ≤ 0 can only come from strongly antithetic
+    // chains and is sent to the same bound.
+    Ok(total / tau.max(1.0 / total.log10()))
+}
+
+/// [`ess`] of chains already checked to have equal lengths `n ≥ 2`.
+fn ess_checked<C: AsRef<[f64]>>(chains: &[C], n: usize) -> Result<f64, DiagError> {
+    let (acov, means) = chain_autocovariances(&AutocovPlan::new(n), chains);
+    ess_from_autocovariances(&acov, &means, n)
 }
 
 /// Effective sample size of one or more chains of a scalar statistic.
 ///
-/// The estimator is Stan's (see the [module docs](super)): autocovariances by FFT, the
-/// multi-chain combination through the within-chain variance `W` and `var⁺ = (n−1)/n · W + B/n`,
-/// truncation by Geyer's initial positive sequence, Geyer's initial monotone correction, and the
-/// cap `N · log10(N)` with `N = chains × n`. For a single chain it is the usual `n / τ̂` with
-/// `τ̂ = 1 + 2 Σ ρ̂_t`.
+/// The estimator is Stan's, as ArviZ's `ess(method="identity")` computes it (see the
+/// [module docs](super)): autocovariances by FFT, the multi-chain combination through the
+/// within-chain variance `W` and `var⁺ = (n−1)/n · W + B/n`, truncation by Geyer's initial
+/// positive sequence (the last positive even lag counted once), Geyer's initial monotone
+/// correction, and `τ̂ ≥ 1 / log10(N)` with `N = chains × n`, so the ESS is at most
+/// `N · log10(N)`. For a single chain it is the usual `n / τ̂` with `τ̂ = 1 + 2 Σ ρ̂_t`.
 ///
 /// # Errors
 ///
@@ -155,22 +150,23 @@ fn ess_from_autocovariances(acov: &[Vec<f64>], means: &[f64], n: usize) -> Resul
 /// ```
 pub fn ess(chains: &[&[f64]]) -> Result<f64, DiagError> {
     let n = check_chains(chains, 4)?;
-    let (acov, means) = chain_autocovariances(chains, n);
-    ess_from_autocovariances(&acov, &means, n)
+    ess_checked(chains, n)
 }
 
-/// Bulk effective sample size (Vehtari et al. 2021): [`ess`] of the split chains after rank
-/// normalisation. Robust to heavy tails and invariant under monotone transformations.
+/// Bulk effective sample size (Vehtari et al. 2021), as ArviZ's `ess(method="bulk")`: each
+/// chain is split in halves (the middle draw of an odd length dropped), all halves are rank
+/// normalised together ([`rank_normalize`](super::rank_normalize())) and [`ess`]'s estimator
+/// is applied to the halves. Robust to heavy tails and invariant under monotone
+/// transformations.
 ///
 /// # Errors
 ///
-/// As [`ess`], with at least 8 draws per chain (4 per half).
+/// As [`ess`] (at least 4 draws per chain).
 pub fn ess_bulk(chains: &[&[f64]]) -> Result<f64, DiagError> {
-    let n = check_chains(chains, 8)?;
+    let n = check_chains(chains, 4)?;
     let halves = split_halves(chains, n);
     let z = rank_normalize(&halves)?;
-    let views: Vec<&[f64]> = z.iter().map(Vec::as_slice).collect();
-    ess(&views)
+    ess_checked(&z, n / 2)
 }
 
 /// A borrowed row-major `(chains, draws, dim)` array of draws of a vector: element
@@ -251,7 +247,7 @@ impl<'a, T: Copy + Into<f64>> DrawArray<'a, T> {
 /// Per-coordinate effective sample sizes with their minimum and median.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EssSummary {
-    /// [`ess`] of each coordinate over all chains; NaN where the coordinate never varies.
+    /// [`ess_bulk`] of each coordinate over all chains; NaN where the coordinate never varies.
     pub per_coordinate: Vec<f64>,
     /// Smallest defined value (NaN if none is defined).
     pub min: f64,
@@ -261,7 +257,7 @@ pub struct EssSummary {
     pub undefined: usize,
 }
 
-/// [`ess`] of every coordinate of a `(chains, draws, dim)` array, spread over the available
+/// [`ess_bulk`] of every coordinate of a `(chains, draws, dim)` array, spread over the available
 /// cores: [`ess_per_coordinate_on`] with one worker per core.
 ///
 /// A coordinate that is constant across all draws of all chains gets NaN and is counted in
@@ -308,10 +304,15 @@ pub fn ess_per_coordinate_on<T: Copy + Into<f64> + Sync>(
         });
     }
     let dim = draws.dim;
+    let half = draws.draws / 2;
+    // One plan for every coordinate, shared by the workers: all halves have the same length.
+    let plan = AutocovPlan::new(half);
     let one = |i: usize| -> Result<f64, DiagError> {
         let series: Vec<Vec<f64>> = (0..draws.chains).map(|c| draws.coordinate(c, i)).collect();
         let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
-        match ess(&views) {
+        let z = rank_normalize(&split_halves(&views, draws.draws))?;
+        let (acov, means) = chain_autocovariances(&plan, &z);
+        match ess_from_autocovariances(&acov, &means, half) {
             Err(DiagError::ZeroVariance) => Ok(f64::NAN),
             other => other,
         }
@@ -357,6 +358,113 @@ mod tests {
         assert_eq!(ess(&[]), Err(DiagError::Empty));
         let d = [1.0, f64::NAN, 3.0, 4.0];
         assert_eq!(ess(&[&d]), Err(DiagError::NonFinite));
+    }
+
+    /// A 64-bit LCG (Knuth's MMIX constants) giving uniforms in `[0, 1)` from the top 53 bits:
+    /// easy to reproduce exactly in Python to compute reference values with ArviZ.
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> f64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 11) as f64 / 9_007_199_254_740_992.0
+        }
+    }
+
+    /// `chains` AR(1) chains `x_t = φ x_{t−1} + (u_t − 1/2)` from `x_0 = 0`.
+    fn ar1(seed: u64, chains: usize, draws: usize, phi: f64) -> Vec<Vec<f64>> {
+        let mut g = Lcg(seed);
+        (0..chains)
+            .map(|_| {
+                let mut x = 0.0;
+                (0..draws)
+                    .map(|_| {
+                        x = phi * x + (g.next() - 0.5);
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// 0/1 chains from 0 that flip with probability `p` at each draw.
+    fn flips(seed: u64, chains: usize, draws: usize, p: f64) -> Vec<Vec<f64>> {
+        let mut g = Lcg(seed);
+        (0..chains)
+            .map(|_| {
+                let mut x = 0.0;
+                (0..draws)
+                    .map(|_| {
+                        if g.next() < p {
+                            x = 1.0 - x;
+                        }
+                        x
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Reference values from ArviZ 0.23.4, `az.ess(a, method="bulk")` and
+    /// `az.ess(a, method="identity")`, on the same data generated in Python with the same LCG.
+    #[test]
+    fn agrees_with_arviz() {
+        let ties: Vec<Vec<f64>> = ar1(1, 3, 101, 0.7)
+            .into_iter()
+            .map(|c| c.into_iter().map(|v| (v * 4.0).floor()).collect())
+            .collect();
+        let cases = [
+            ("ties", ties, 69.157_009_646_746_16, 67.053_784_053_309_91),
+            (
+                "antithetic",
+                ar1(2, 2, 200, -0.3),
+                699.250_857_957_286_5,
+                634.522_346_313_680_3,
+            ),
+            (
+                "short",
+                ar1(3, 4, 12, 0.95),
+                15.804_858_349_105_105,
+                5.625_303_693_809_424,
+            ),
+            (
+                "binary",
+                flips(4, 2, 64, 0.1),
+                27.412_796_354_271_958,
+                22.305_837_838_315_703,
+            ),
+            (
+                "single",
+                ar1(5, 1, 1000, 0.9),
+                43.615_172_102_485_29,
+                41.004_158_802_158_95,
+            ),
+        ];
+        for (name, chains, bulk, identity) in cases {
+            let views: Vec<&[f64]> = chains.iter().map(Vec::as_slice).collect();
+            let b = ess_bulk(&views).unwrap();
+            let e = ess(&views).unwrap();
+            assert!(
+                (b - bulk).abs() <= 1e-6 * bulk,
+                "{name}: bulk {b} vs {bulk}"
+            );
+            assert!(
+                (e - identity).abs() <= 1e-6 * identity,
+                "{name}: {e} vs {identity}"
+            );
+            // The per-coordinate ESS is the bulk ESS.
+            let draws = chains[0].len();
+            let flat: Vec<f64> = chains.concat();
+            let array = DrawArray::new(&flat, chains.len(), draws, 1).unwrap();
+            let per = ess_per_coordinate_on(&array, 1).unwrap().per_coordinate[0];
+            assert!(
+                (per - bulk).abs() <= 1e-6 * bulk,
+                "{name}: per coordinate {per}"
+            );
+        }
     }
 
     #[test]

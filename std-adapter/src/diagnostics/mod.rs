@@ -14,13 +14,16 @@
 //!
 //! # Estimators
 //!
-//! * [`ess`]: Stan's multi-chain effective sample size. Autocovariances come from a zero-padded
-//!   radix-2 FFT (exact up to round-off, `O(n log n)` per chain); the within-chain variance `W`
-//!   and the between-chain variance of the means give `var⁺`, the combined autocorrelation is
-//!   `ρ̂_t = 1 − (W − mean_c acov_c(t)) / var⁺`, and the sum is truncated by Geyer's initial
-//!   positive sequence and made monotone (Geyer's initial monotone sequence). With one chain this
-//!   is the usual single-chain estimate `n / τ̂`.
-//! * [`ess_bulk`] and [`rhat`]: the rank-normalised split versions of Vehtari et al. (2021).
+//! * [`ess`]: Stan's multi-chain effective sample size, with ArviZ's truncation (the same
+//!   numbers as ArviZ's `ess(method="identity")` up to round-off). Autocovariances come from a
+//!   zero-padded real FFT (exact up to round-off, `O(n log n)` per chain); the within-chain
+//!   variance `W` and the between-chain variance of the means give `var⁺`, the combined
+//!   autocorrelation is `ρ̂_t = 1 − (W − mean_c acov_c(t)) / var⁺`, and the sum is truncated by
+//!   Geyer's initial positive sequence and made monotone (Geyer's initial monotone sequence).
+//!   With one chain this is the usual single-chain estimate `n / τ̂`.
+//! * [`ess_bulk`] and [`rhat`]: the rank-normalised split versions of Vehtari et al. (2021);
+//!   [`ess_bulk`] gives ArviZ's `ess(method="bulk")` and is the per-coordinate ESS of
+//!   [`ess_per_coordinate`].
 //! * [`split_rhat`]: the classic split R-hat without rank normalisation.
 //!
 //! # References
