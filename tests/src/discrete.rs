@@ -479,3 +479,31 @@ where
         index_of_binary(chain.state())
     });
 }
+
+/// Exact-start sampling-path test of a label kernel of domain `D` (`k ∈ {1, 10}`, `n`
+/// repeats): `pi` is the law over `states`, the chain starts at `states[0]`.
+pub fn check_label_kernel<D, T, K>(
+    name: &str,
+    model: &mut T,
+    kernel: &mut K,
+    (states, pi): (&[Vec<u16>], &[f64]),
+    n: usize,
+    seed: u64,
+) where
+    D: langevin_core::Domain<Value = u16>,
+    T: langevin_core::Eval<D>,
+    K: langevin_core::Kernel<D>,
+{
+    use rand_core::SeedableRng;
+    let s = model.states();
+    let mut buf = LabelBox::for_domain::<D>(&states[0], s);
+    let mut chain = langevin_core::Chain::<D>::new(buf.buffers(), model).unwrap();
+    let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+    check_exact_start(name, pi, n, &mut rng, |x0, k, rng| {
+        chain.reset(&states[x0], model).unwrap();
+        for _ in 0..k {
+            kernel.step(model, &mut chain, rng).unwrap();
+        }
+        index_of(chain.state(), s)
+    });
+}

@@ -24,20 +24,19 @@
 //!
 //! # Adapting to a kernel interface
 //!
-//! The harness sees a kernel only through [`KernelProbe`]; [`BinaryProbe`], [`OrdinalProbe`] and
-//! [`CategoricalProbe`] adapt each domain's chain, target and kernel traits to it.
+//! The harness sees a kernel only through [`KernelProbe`]; [`DomainProbe`] adapts any
+//! [`Kernel<D>`](Kernel) of any domain to it ([`BinaryProbe`], [`OrdinalProbe`] and
+//! [`CategoricalProbe`] name the three).
 
-use langevin_core::binary::{BinaryChain, StepReport};
-use langevin_core::categorical::CategoricalTarget;
-use langevin_core::ordinal::{
-    CategoricalChain, LabelBuffers, LabelMove, OrdinalChain, OrdinalTarget,
-};
-use langevin_core::{Binary, Categorical, Kernel, Ordinal};
-use langevin_core::{BinaryTarget, FlipMove};
+use langevin_core::binary::StepReport;
+use langevin_core::chain::Buffers;
+use langevin_core::target::Move;
+use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use rand_core::TryRng;
 use std::convert::Infallible;
+use std::marker::PhantomData;
 
-use crate::{ChainBox, UNIT_ROUNDOFF_F64, normalise_log};
+use crate::{UNIT_ROUNDOFF_F64, normalise_log};
 
 // ---------------------------------------------------------------------------------------------
 // State spaces
@@ -191,28 +190,7 @@ impl<T> Recording<T> {
     }
 }
 
-impl<T: BinaryTarget> BinaryTarget for Recording<T> {
-    type Error = T::Error;
-    fn dim(&self) -> usize {
-        self.inner.dim()
-    }
-    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, T::Error> {
-        self.inner.log_density_and_grad(x, grad)
-    }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &FlipMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, T::Error> {
-        self.last = Some(mv.to.iter().map(|&v| u16::from(v)).collect());
-        self.inner.log_density_and_grad_after(mv, grad)
-    }
-    fn commit(&mut self) {
-        self.inner.commit();
-    }
-}
-
-impl<T: OrdinalTarget> OrdinalTarget for Recording<T> {
+impl<D: Domain, T: Eval<D>> Eval<D> for Recording<T> {
     type Error = T::Error;
     fn dim(&self) -> usize {
         self.inner.dim()
@@ -220,60 +198,27 @@ impl<T: OrdinalTarget> OrdinalTarget for Recording<T> {
     fn states(&self) -> usize {
         self.inner.states()
     }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
-        self.inner.log_density_and_grad(x, grad)
+    fn eval(&mut self, x: &[D::Value], grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.inner.eval(x, grad)
     }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, T::Error> {
-        self.last = Some(mv.to.to_vec());
-        self.inner.log_density_and_grad_after(mv, grad)
+    fn eval_after(&mut self, mv: &Move<'_, D::Value>, grad: &mut [f32]) -> Result<f64, T::Error> {
+        self.last = Some(to_u16::<D>(mv.to));
+        self.inner.eval_after(mv, grad)
     }
     fn commit(&mut self) {
         self.inner.commit();
     }
 }
 
-/// Categorical targets go through [`CategoricalRecording`]: a type cannot be both an ordinal
-/// and a categorical target wrapper without ambiguity in the chain constructors.
+/// Owned buffers for one chain (labels by default; any domain through [`LabelBox::for_domain`]).
 #[derive(Clone, Debug)]
-pub struct CategoricalRecording<T>(pub Recording<T>);
-
-impl<T: CategoricalTarget> CategoricalTarget for CategoricalRecording<T> {
-    type Error = T::Error;
-    fn dim(&self) -> usize {
-        self.0.inner.dim()
-    }
-    fn states(&self) -> usize {
-        self.0.inner.states()
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, T::Error> {
-        self.0.inner.log_density_and_grad(x, grad)
-    }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, T::Error> {
-        self.0.last = Some(mv.to.to_vec());
-        self.0.inner.log_density_and_grad_after(mv, grad)
-    }
-    fn commit(&mut self) {
-        self.0.inner.commit();
-    }
-}
-
-/// Owned buffers for one ordinal or categorical chain.
-#[derive(Clone, Debug)]
-pub struct LabelBox {
+pub struct LabelBox<V = u16> {
     /// The state.
-    pub x: Vec<u16>,
+    pub x: Vec<V>,
     /// `∇U` (`d` entries for ordinal chains, `d·S` for categorical ones).
     pub grad: Vec<f32>,
     /// Room for a proposal.
-    pub x_proposal: Vec<u16>,
+    pub x_proposal: Vec<V>,
     /// Room for the gradient at a proposal.
     pub grad_proposal: Vec<f32>,
     /// Room for the changed indices.
@@ -285,20 +230,32 @@ pub struct LabelBox {
 impl LabelBox {
     /// Buffers starting at `x0`, for `s` values and a gradient of `g` entries.
     pub fn new(x0: &[u16], s: usize, g: usize) -> Self {
+        LabelBox::with_lengths(x0, g, s)
+    }
+}
+
+impl<V: Copy + Default> LabelBox<V> {
+    fn with_lengths(x0: &[V], g: usize, scratch: usize) -> Self {
         let d = x0.len();
         Self {
             x: x0.to_vec(),
             grad: vec![0.0; g],
-            x_proposal: vec![0; d],
+            x_proposal: vec![V::default(); d],
             grad_proposal: vec![0.0; g],
             changed: vec![0; d],
-            scratch: vec![0.0; s],
+            scratch: vec![0.0; scratch],
         }
     }
 
+    /// Buffers of domain `D` starting at `x0`, for `s` values per coordinate.
+    pub fn for_domain<D: Domain<Value = V>>(x0: &[V], s: usize) -> Self {
+        let g = D::grad_len(x0.len(), s).expect("a small model");
+        Self::with_lengths(x0, g, D::scratch_len(s))
+    }
+
     /// Borrows them.
-    pub fn buffers(&mut self) -> LabelBuffers<'_> {
-        LabelBuffers {
+    pub fn buffers(&mut self) -> Buffers<'_, V> {
+        Buffers {
             x: &mut self.x,
             grad: &mut self.grad,
             x_proposal: &mut self.x_proposal,
@@ -309,167 +266,97 @@ impl LabelBox {
     }
 }
 
-fn recorded(last: Option<Vec<u16>>, x: &[u16]) -> Vec<u16> {
-    last.unwrap_or_else(|| x.to_vec())
+/// A state of domain `D` as `u16` values.
+fn to_u16<D: Domain>(x: &[D::Value]) -> Vec<u16> {
+    x.iter()
+        .map(|&v| {
+            let v: usize = v.into();
+            v as u16
+        })
+        .collect()
 }
 
-/// A binary target with a binary kernel.
-#[derive(Debug)]
-pub struct BinaryProbe<T, K> {
-    /// The target, recording proposals.
-    pub target: Recording<T>,
-    /// The kernel.
-    pub kernel: K,
+/// A state given as `u16` values in domain `D`'s value type.
+fn from_u16<D: Domain>(x: &[u16]) -> Vec<D::Value>
+where
+    D::Value: TryFrom<u16>,
+{
+    x.iter()
+        .map(|&v| {
+            D::Value::try_from(v).unwrap_or_else(|_| panic!("{v} is not a value of the domain"))
+        })
+        .collect()
 }
 
-impl<T: BinaryTarget, K: Kernel<Binary>> BinaryProbe<T, K> {
-    /// Wraps `target` and `kernel`.
-    pub fn new(target: T, kernel: K) -> Self {
-        Self {
-            target: Recording::new(target),
-            kernel,
-        }
-    }
-}
-
-/// The state space of a binary target.
-pub fn binary_space<T: BinaryTarget + ?Sized>(target: &T) -> StateSpace {
+/// The state space of a target of domain `D`.
+pub fn domain_space<D: Domain, T: Eval<D> + ?Sized>(target: &T) -> StateSpace {
     StateSpace {
         dim: target.dim(),
-        levels: 2,
+        levels: target.states(),
     }
 }
 
-/// `U(x)` of a binary target at a state given as `u16` values.
-pub fn binary_log_density<T: BinaryTarget + ?Sized>(target: &mut T, x: &[u16]) -> f64 {
-    let x: Vec<u8> = x.iter().map(|&v| v as u8).collect();
-    let mut g = vec![0.0f32; x.len()];
+/// `U(x)` of a target of domain `D` at a state given as `u16` values.
+pub fn domain_log_density<D: Domain, T: Eval<D> + ?Sized>(target: &mut T, x: &[u16]) -> f64
+where
+    D::Value: TryFrom<u16>,
+{
+    let g = D::grad_len(x.len(), target.states()).expect("a small model");
     target
-        .log_density_and_grad(&x, &mut g)
+        .eval(&from_u16::<D>(x), &mut vec![0.0f32; g])
         .expect("the model evaluates")
 }
 
-impl<T: BinaryTarget, K: Kernel<Binary>> KernelProbe for BinaryProbe<T, K> {
-    fn space(&self) -> StateSpace {
-        binary_space(&self.target)
-    }
-    fn log_density(&mut self, x: &[u16]) -> f64 {
-        binary_log_density(&mut self.target, x)
-    }
-    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
-        let xb: Vec<u8> = x.iter().map(|&v| v as u8).collect();
-        let mut bufs = ChainBox::new(&xb);
-        let mut chain = BinaryChain::new(bufs.buffers(), &mut self.target).expect("valid start");
-        self.target.last = None;
-        let report = self
-            .kernel
-            .step(&mut self.target, &mut chain, rng)
-            .expect("step");
-        let after = chain.state().iter().map(|&v| u16::from(v)).collect();
-        Probe {
-            proposed: recorded(self.target.last.take(), x),
-            after,
-            report,
-        }
-    }
-}
-
-/// An ordinal target with an ordinal kernel.
+/// A target of domain `D` with a kernel of that domain.
 #[derive(Debug)]
-pub struct OrdinalProbe<T, K> {
+pub struct DomainProbe<D, T, K> {
     /// The target, recording proposals.
     pub target: Recording<T>,
     /// The kernel.
     pub kernel: K,
+    domain: PhantomData<D>,
 }
 
-impl<T: OrdinalTarget, K: Kernel<Ordinal>> OrdinalProbe<T, K> {
+/// A binary target with a binary kernel.
+pub type BinaryProbe<T, K> = DomainProbe<Binary, T, K>;
+/// An ordinal target with an ordinal kernel.
+pub type OrdinalProbe<T, K> = DomainProbe<Ordinal, T, K>;
+/// A categorical target with a categorical kernel.
+pub type CategoricalProbe<T, K> = DomainProbe<Categorical, T, K>;
+
+impl<D: Domain, T: Eval<D>, K: Kernel<D>> DomainProbe<D, T, K> {
     /// Wraps `target` and `kernel`.
     pub fn new(target: T, kernel: K) -> Self {
         Self {
             target: Recording::new(target),
             kernel,
+            domain: PhantomData,
         }
     }
 }
 
-impl<T: OrdinalTarget, K: Kernel<Ordinal>> KernelProbe for OrdinalProbe<T, K> {
+impl<D: Domain, T: Eval<D>, K: Kernel<D>> KernelProbe for DomainProbe<D, T, K>
+where
+    D::Value: TryFrom<u16>,
+{
     fn space(&self) -> StateSpace {
-        StateSpace {
-            dim: self.target.dim(),
-            levels: self.target.states(),
-        }
+        domain_space::<D, _>(&self.target)
     }
     fn log_density(&mut self, x: &[u16]) -> f64 {
-        let mut g = vec![0.0f32; x.len()];
-        self.target
-            .log_density_and_grad(x, &mut g)
-            .expect("the model evaluates")
+        domain_log_density::<D, _>(&mut self.target, x)
     }
     fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
-        let s = self.target.states();
-        let mut bufs = LabelBox::new(x, s, x.len());
-        let mut chain =
-            OrdinalChain::new_ordinal(bufs.buffers(), &mut self.target).expect("valid start");
+        let s = Eval::<D>::states(&self.target);
+        let mut bufs = LabelBox::for_domain::<D>(&from_u16::<D>(x), s);
+        let mut chain = Chain::<D>::new(bufs.buffers(), &mut self.target).expect("valid start");
         self.target.last = None;
         let report = self
             .kernel
             .step(&mut self.target, &mut chain, rng)
             .expect("step");
-        let after = chain.state().to_vec();
+        let after = to_u16::<D>(chain.state());
         Probe {
-            proposed: recorded(self.target.last.take(), x),
-            after,
-            report,
-        }
-    }
-}
-
-/// A categorical target with a categorical kernel.
-#[derive(Debug)]
-pub struct CategoricalProbe<T, K> {
-    /// The target, recording proposals.
-    pub target: CategoricalRecording<T>,
-    /// The kernel.
-    pub kernel: K,
-}
-
-impl<T: CategoricalTarget, K: Kernel<Categorical>> CategoricalProbe<T, K> {
-    /// Wraps `target` and `kernel`.
-    pub fn new(target: T, kernel: K) -> Self {
-        Self {
-            target: CategoricalRecording(Recording::new(target)),
-            kernel,
-        }
-    }
-}
-
-impl<T: CategoricalTarget, K: Kernel<Categorical>> KernelProbe for CategoricalProbe<T, K> {
-    fn space(&self) -> StateSpace {
-        StateSpace {
-            dim: self.target.dim(),
-            levels: self.target.states(),
-        }
-    }
-    fn log_density(&mut self, x: &[u16]) -> f64 {
-        let mut g = vec![0.0f32; x.len() * self.target.states()];
-        self.target
-            .log_density_and_grad(x, &mut g)
-            .expect("the model evaluates")
-    }
-    fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
-        let s = self.target.states();
-        let mut bufs = LabelBox::new(x, s, x.len() * s);
-        let mut chain = CategoricalChain::new_categorical(bufs.buffers(), &mut self.target)
-            .expect("valid start");
-        self.target.0.last = None;
-        let report = self
-            .kernel
-            .step(&mut self.target, &mut chain, rng)
-            .expect("step");
-        let after = chain.state().to_vec();
-        Probe {
-            proposed: recorded(self.target.0.last.take(), x),
+            proposed: self.target.last.take().unwrap_or_else(|| x.to_vec()),
             after,
             report,
         }

@@ -22,6 +22,12 @@ fn data_dir() -> PathBuf {
 /// True when `a` (row-major, symmetric) admits a Cholesky factorisation: `a ≻ 0` up to the
 /// rounding of the factorisation.
 fn cholesky_ok(n: usize, a: &[f64]) -> bool {
+    cholesky(n, a).is_some()
+}
+
+/// The lower Cholesky factor `L` of `a` (row-major, symmetric, `a = L Lᵀ`); `None` if `a` is
+/// not positive definite up to the rounding of the factorisation.
+fn cholesky(n: usize, a: &[f64]) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
     for i in 0..n {
         for j in 0..=i {
@@ -31,7 +37,7 @@ fn cholesky_ok(n: usize, a: &[f64]) -> bool {
             }
             if i == j {
                 if s.is_nan() || s <= 0.0 {
-                    return false;
+                    return None;
                 }
                 l[i * n + i] = s.sqrt();
             } else {
@@ -39,7 +45,7 @@ fn cholesky_ok(n: usize, a: &[f64]) -> bool {
             }
         }
     }
-    true
+    Some(l)
 }
 
 /// Checks `d ≥ 0`, `trace = Σ d`, and `W + diag(d) + FEAS_TOL·max|W|·I ≻ 0`.
@@ -340,23 +346,7 @@ fn early_stop_is_still_feasible_and_honest() {
 
 /// Inverse of a symmetric positive definite matrix by Cholesky; `None` if not PD.
 fn spd_inverse(n: usize, a: &[f64]) -> Option<Vec<f64>> {
-    let mut l = vec![0.0; n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= l[i * n + k] * l[j * n + k];
-            }
-            if i == j {
-                if s.is_nan() || s <= 0.0 {
-                    return None;
-                }
-                l[i * n + i] = s.sqrt();
-            } else {
-                l[i * n + j] = s / l[j * n + j];
-            }
-        }
-    }
+    let l = cholesky(n, a)?;
     // Solve L Lᵀ X = I column by column.
     let mut inv = vec![0.0; n * n];
     for c in 0..n {

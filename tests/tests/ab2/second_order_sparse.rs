@@ -100,6 +100,36 @@ fn path(report: &StepReport, d: usize, counts: &mut (usize, usize)) {
     }
 }
 
+/// One chain's trace, its (incremental, full) proposal counts and its number of moves.
+type Run<T> = (Vec<T>, (usize, usize), usize);
+
+/// Asserts the sparse run (pushed last) equals the dense run step by step, and adds the dense
+/// run's counts to `coverage`.
+fn same_runs<T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    mut runs: Vec<Run<T>>,
+    coverage: &mut (usize, usize, usize),
+) {
+    let (sparse_run, dense_run) = (runs.pop().unwrap(), runs.pop().unwrap());
+    for (k, (sp, dn)) in sparse_run.0.iter().zip(&dense_run.0).enumerate() {
+        assert_eq!(sp, dn, "{what}: chains differ at step {k}");
+    }
+    eprintln!(
+        "{what}: (incremental, full) proposals {:?}, moves {}",
+        dense_run.1, dense_run.2
+    );
+    coverage.0 += dense_run.1.0;
+    coverage.1 += dense_run.1.1;
+    coverage.2 += dense_run.2;
+}
+
+/// Asserts both update paths ran and the chain moved.
+fn assert_covered(name: &str, coverage: (usize, usize, usize)) {
+    assert!(coverage.0 > 0, "{name}: no incremental update exercised");
+    assert!(coverage.1 > 0, "{name}: no full recomputation exercised");
+    assert!(coverage.2 > 0, "{name}: the chain never moved");
+}
+
 #[test]
 fn binary_sparse_and_dense_chains_are_bit_identical() {
     let model = ba_model(63, 3, 0.1, 4);
@@ -147,21 +177,9 @@ fn binary_sparse_and_dense_chains_are_bit_identical() {
                 }
                 runs.push((trace, counts, accepted));
             }
-            let (sparse_run, dense_run) = (runs.pop().unwrap(), runs.pop().unwrap());
-            for (k, (s, dn)) in sparse_run.0.iter().zip(&dense_run.0).enumerate() {
-                assert_eq!(s, dn, "{name}, a = {a}, b = {b}: chains differ at step {k}");
-            }
-            eprintln!(
-                "{name}, a = {a}, b = {b}: (incremental, full) proposals {:?}, moves {}",
-                dense_run.1, dense_run.2
-            );
-            coverage.0 += dense_run.1.0;
-            coverage.1 += dense_run.1.1;
-            coverage.2 += dense_run.2;
+            same_runs(&format!("{name}, a = {a}, b = {b}"), runs, &mut coverage);
         }
-        assert!(coverage.0 > 0, "{name}: no incremental update exercised");
-        assert!(coverage.1 > 0, "{name}: no full recomputation exercised");
-        assert!(coverage.2 > 0, "{name}: the chain never moved");
+        assert_covered(name, coverage);
     }
 }
 
@@ -250,24 +268,9 @@ fn ordinal_sparse_and_dense_chains_are_bit_identical() {
                 }
                 runs.push((trace, counts, moved));
             }
-            let (sparse_run, dense_run) = (runs.pop().unwrap(), runs.pop().unwrap());
-            for (k, (sp, dn)) in sparse_run.0.iter().zip(&dense_run.0).enumerate() {
-                assert_eq!(
-                    sp, dn,
-                    "{name}, a = {a}, b = {b}: chains differ at step {k}"
-                );
-            }
-            eprintln!(
-                "{name}, a = {a}, b = {b}: (incremental, full) proposals {:?}, moves {}",
-                dense_run.1, dense_run.2
-            );
-            coverage.0 += dense_run.1.0;
-            coverage.1 += dense_run.1.1;
-            coverage.2 += dense_run.2;
+            same_runs(&format!("{name}, a = {a}, b = {b}"), runs, &mut coverage);
         }
-        assert!(coverage.0 > 0, "{name}: no incremental update exercised");
-        assert!(coverage.1 > 0, "{name}: no full recomputation exercised");
-        assert!(coverage.2 > 0, "{name}: the chain never moved");
+        assert_covered(name, coverage);
     }
 }
 

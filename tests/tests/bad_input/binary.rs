@@ -6,8 +6,7 @@
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
-    StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, InitError, Rejection, StepError, StepReport,
 };
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError, TargetError};
@@ -104,9 +103,15 @@ fn eager_proposal() -> FlipProposal<'static> {
     FlipProposal::new(1e6, 1.0).unwrap()
 }
 
-/// Sets `fault` for the proposal only, takes one step of DMALA and one of DULA, and checks each
-/// left the chain exactly where it was, with the report `check` expects.
-fn assert_step_rejected(fault: Fault, why: Rejection) {
+/// For DMALA (`metropolis`) and DULA: starts a chain at zeros of [`eager`], sets `fault` for
+/// the proposal only and takes one step, whose outcome `check` sees; the chain must be exactly
+/// where it was. Then clears the fault and takes another step, which must succeed; `after` sees
+/// its report, the target and the chain.
+fn step_with_fault(
+    fault: Fault,
+    mut check: impl FnMut(bool, Result<StepReport, StepError<FaultError>>),
+    mut after: impl FnMut(StepReport, &mut Faulty<Independent>, &BinaryChain<'_>),
+) {
     for metropolis in [true, false] {
         let mut target = eager();
         let mut bufs = ChainBox::new(&[0; 4]);
@@ -118,29 +123,46 @@ fn assert_step_rejected(fault: Fault, why: Rejection) {
             chain.grad().to_vec(),
         );
         target.fault = fault;
-        let report = step(metropolis, &mut target, &mut chain, &mut rng).unwrap();
-        assert!(
-            report.proposed_flips > 0,
-            "the proposal must move for this test"
+        check(
+            metropolis,
+            step(metropolis, &mut target, &mut chain, &mut rng),
         );
-        assert!(
-            !report.accepted,
-            "{fault:?}: accepted (metropolis {metropolis})"
-        );
-        assert_eq!(report.rejection, Some(why), "{fault:?}");
-        assert_eq!(report.log_accept_ratio, f64::NEG_INFINITY);
-        assert_eq!(report.evaluations, 1);
         assert_eq!(chain.state(), &before.0[..]);
         assert_eq!(chain.log_density().to_bits(), before.1.to_bits());
         assert_eq!(chain.grad(), &before.2[..]);
         // The chain carries on once the target is sane again.
         target.fault = Fault::None;
         let report = step(metropolis, &mut target, &mut chain, &mut rng).unwrap();
-        assert!(report.rejection.is_none());
-        let mut g = [0.0; 4];
-        let u = target.log_density_and_grad(chain.state(), &mut g).unwrap();
-        assert_eq!(u, chain.log_density());
+        after(report, &mut target, &chain);
     }
+}
+
+/// Sets `fault` for the proposal only, takes one step of DMALA and one of DULA, and checks each
+/// left the chain exactly where it was, with the report `check` expects.
+fn assert_step_rejected(fault: Fault, why: Rejection) {
+    step_with_fault(
+        fault,
+        |metropolis, report| {
+            let report = report.unwrap();
+            assert!(
+                report.proposed_flips > 0,
+                "the proposal must move for this test"
+            );
+            assert!(
+                !report.accepted,
+                "{fault:?}: accepted (metropolis {metropolis})"
+            );
+            assert_eq!(report.rejection, Some(why), "{fault:?}");
+            assert_eq!(report.log_accept_ratio, f64::NEG_INFINITY);
+            assert_eq!(report.evaluations, 1);
+        },
+        |report, target, chain| {
+            assert!(report.rejection.is_none());
+            let mut g = [0.0; 4];
+            let u = target.log_density_and_grad(chain.state(), &mut g).unwrap();
+            assert_eq!(u, chain.log_density());
+        },
+    );
 }
 
 fn step<T: BinaryTarget + ?Sized, R: Rng>(
@@ -185,26 +207,15 @@ fn recoverable_target_error_rejects_the_move() {
 
 #[test]
 fn unrecoverable_target_error_stops_the_step() {
-    for metropolis in [true, false] {
-        let mut target = eager();
-        let mut bufs = ChainBox::new(&[0; 4]);
-        let mut chain = BinaryChain::new(bufs.buffers(), &mut target).unwrap();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        let before = (
-            chain.state().to_vec(),
-            chain.log_density(),
-            chain.grad().to_vec(),
-        );
-        target.fault = Fault::Error { recoverable: false };
-        let err = step(metropolis, &mut target, &mut chain, &mut rng).unwrap_err();
-        assert_eq!(err, StepError::Target(FaultError { recoverable: false }));
-        assert!(err.to_string().contains("injected fault"));
-        assert_eq!(chain.state(), &before.0[..]);
-        assert_eq!(chain.log_density().to_bits(), before.1.to_bits());
-        assert_eq!(chain.grad(), &before.2[..]);
-        target.fault = Fault::None;
-        assert!(step(metropolis, &mut target, &mut chain, &mut rng).is_ok());
-    }
+    step_with_fault(
+        Fault::Error { recoverable: false },
+        |_, outcome| {
+            let err = outcome.unwrap_err();
+            assert_eq!(err, StepError::Target(FaultError { recoverable: false }));
+            assert!(err.to_string().contains("injected fault"));
+        },
+        |_, _, _| {},
+    );
 }
 
 #[test]
@@ -441,33 +452,15 @@ fn zero_dimension_is_refused() {
 #[test]
 fn buffer_length_mismatch_is_refused() {
     let mut target = Independent(vec![1.0; 4]);
-    let names = ["x", "grad", "x_proposal", "grad_proposal", "flipped"];
-    for (which, name) in names.iter().enumerate() {
-        let (mut x, mut g, mut xp, mut gp, mut fl) = (
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u32; 4],
-        );
-        match which {
-            0 => x.push(0),
-            1 => g.truncate(3),
-            2 => xp.push(0),
-            3 => gp.clear(),
-            _ => fl.truncate(2),
-        }
-        let bufs = ChainBuffers {
-            x: &mut x,
-            grad: &mut g,
-            x_proposal: &mut xp,
-            grad_proposal: &mut gp,
-            flipped: &mut fl,
-        };
-        match BinaryChain::new(bufs, &mut target) {
-            Err(InitError::Len(e)) => assert_eq!(e.buffer, *name),
-            other => panic!("{name}: {other:?}"),
-        }
+    let bad = [
+        ("x", 5),
+        ("grad", 3),
+        ("x_proposal", 5),
+        ("grad_proposal", 0),
+        ("flipped", 2),
+    ];
+    for (name, len) in bad {
+        super::assert_binary_len_refused(&mut target, name, len);
     }
 
     // Proposal buffers.

@@ -7,8 +7,8 @@
 
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BuildError, DenseSnapshots, Ewsg, EwsgSettings, Langevin,
-    LangevinSettings, PointSnapshot, ScalarSnapshots, SnapshotUpdate, StepError, SumTarget,
-    Underdamped, UnderdampedSettings,
+    LangevinSettings, PointSnapshot, ScalarSnapshots, SnapshotStore, SnapshotUpdate, StepError,
+    SumTarget, Underdamped, UnderdampedSettings,
 };
 use langevin_core::target::TargetError;
 use langevin_core::{LenError, ParamError};
@@ -281,35 +281,52 @@ fn poisoned(n: usize, bad: usize, value: f64) -> Poisoned {
     }
 }
 
+/// A Langevin chain of `settings` (`d = 2`, `n` terms, from `theta0`) that must fail cleanly
+/// on `t` with `expect` (see [`fails_cleanly`]).
+fn langevin_fails_cleanly(
+    settings: LangevinSettings,
+    (n, theta0): (usize, &[f64]),
+    t: &mut Poisoned,
+    r: &mut Xoshiro256PlusPlus,
+    expect: StepError<Broken>,
+) {
+    let mut w = vec![0.0; 6];
+    let mut ch = Langevin::new(settings, 2, n, theta0, &mut w, &mut []).unwrap();
+    fails_cleanly(|| (ch.step(t, r).map(|_| ()), ch.theta().to_vec()), expect);
+}
+
+/// An AGLD chain of `settings` with `store` (`d = 2`, 4 terms, from `(1, 2)`) that must fail
+/// cleanly on `t` with a non-finite gradient; returned for checks of its store.
+fn agld_fails_cleanly<'a, S: SnapshotStore<Poisoned>>(
+    settings: AgldSettings,
+    store: S,
+    (work, idx): (&'a mut [f64], &'a mut [u32]),
+    t: &mut Poisoned,
+    r: &mut Xoshiro256PlusPlus,
+) -> Agld<'a, S> {
+    let mut ch = Agld::new(settings, 2, 4, &[1.0, 2.0], store, work, idx).unwrap();
+    fails_cleanly(
+        || (ch.step(t, r).map(|_| ()), ch.theta().to_vec()),
+        StepError::NonFiniteGradient,
+    );
+    ch
+}
+
 #[test]
 fn non_finite_gradients_are_typed_errors() {
     for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         // Full gradients see every term.
         let mut t = poisoned(4, 2, value);
-        let mut w = vec![0.0; 6];
-        let mut ch = Langevin::new(
-            LangevinSettings::lmc(0.1).unwrap(),
-            2,
-            4,
-            &[1.0, 2.0],
-            &mut w,
-            &mut [],
-        )
-        .unwrap();
         let mut r = rng();
-        fails_cleanly(
-            || (ch.step(&mut t, &mut r).map(|_| ()), ch.theta().to_vec()),
-            StepError::NonFiniteGradient,
-        );
+        let lmc = LangevinSettings::lmc(0.1).unwrap();
         // Cyclic minibatches of all terms see it too.
-        let s = LangevinSettings::sgld(0.1, 4)
+        let sgld = LangevinSettings::sgld(0.1, 4)
             .unwrap()
             .with_access(Access::Cyclic);
-        let mut ch = Langevin::new(s, 2, 4, &[1.0, 2.0], &mut w, &mut []).unwrap();
-        fails_cleanly(
-            || (ch.step(&mut t, &mut r).map(|_| ()), ch.theta().to_vec()),
-            StepError::NonFiniteGradient,
-        );
+        for s in [lmc, sgld] {
+            let start = (4, &[1.0, 2.0][..]);
+            langevin_fails_cleanly(s, start, &mut t, &mut r, StepError::NonFiniteGradient);
+        }
         let mut w8 = vec![0.0; 8];
         let mut ch = Underdamped::new(
             UnderdampedSettings::full(0.1, 1.0).unwrap(),
@@ -349,20 +366,8 @@ fn non_finite_gradients_are_typed_errors() {
             let s = AgldSettings::new(0.1, 2, Access::Cyclic, update).unwrap();
             let mut idx = vec![0u32; 2];
             let mut tb = vec![0.0; DenseSnapshots::len(2, 4).unwrap()];
-            let mut ch = Agld::new(
-                s,
-                2,
-                4,
-                &[1.0, 2.0],
-                DenseSnapshots::new(2, 4, &mut tb).unwrap(),
-                &mut w8,
-                &mut idx,
-            )
-            .unwrap();
-            fails_cleanly(
-                || (ch.step(&mut t, &mut r).map(|_| ()), ch.theta().to_vec()),
-                StepError::NonFiniteGradient,
-            );
+            let store = DenseSnapshots::new(2, 4, &mut tb).unwrap();
+            let ch = agld_fails_cleanly(s, store, (&mut w8, &mut idx), &mut t, &mut r);
             // The running sum stayed consistent with the entries kept.
             let st = ch.store();
             let mut total = [0.0; 2];
@@ -377,36 +382,12 @@ fn non_finite_gradients_are_typed_errors() {
             AgldSettings::new(0.1, 2, Access::Cyclic, SnapshotUpdate::Total { period: 3 }).unwrap();
         let mut pb = vec![0.0; 4];
         let mut idx = vec![0u32; 2];
-        let mut ch = Agld::new(
-            s,
-            2,
-            4,
-            &[1.0, 2.0],
-            PointSnapshot::new(2, 4, &mut pb).unwrap(),
-            &mut w8,
-            &mut idx,
-        )
-        .unwrap();
-        fails_cleanly(
-            || (ch.step(&mut t, &mut r).map(|_| ()), ch.theta().to_vec()),
-            StepError::NonFiniteGradient,
-        );
+        let store = PointSnapshot::new(2, 4, &mut pb).unwrap();
+        agld_fails_cleanly(s, store, (&mut w8, &mut idx), &mut t, &mut r);
         let s = AgldSettings::new(0.1, 2, Access::Cyclic, SnapshotUpdate::Partial).unwrap();
         let mut sb = vec![0.0; ScalarSnapshots::len(2, 4).unwrap()];
-        let mut ch = Agld::new(
-            s,
-            2,
-            4,
-            &[1.0, 2.0],
-            ScalarSnapshots::new(2, 4, &mut sb).unwrap(),
-            &mut w8,
-            &mut idx,
-        )
-        .unwrap();
-        fails_cleanly(
-            || (ch.step(&mut t, &mut r).map(|_| ()), ch.theta().to_vec()),
-            StepError::NonFiniteGradient,
-        );
+        let store = ScalarSnapshots::new(2, 4, &mut sb).unwrap();
+        let ch = agld_fails_cleanly(s, store, (&mut w8, &mut idx), &mut t, &mut r);
         assert!(ch.store().scalars().iter().all(|v| v.is_finite()));
 
         // A term that turns bad after the initial refresh: SAGA's minibatch path (full cyclic
@@ -475,7 +456,6 @@ fn target_errors_shape_mismatch_and_overflow() {
     );
     assert_eq!(ch.theta(), &[1.0, 2.0]);
     // A sum of finite terms that overflows is a non-finite gradient.
-    let mut w4 = vec![0.0; 6];
     let mut sum_over = Poisoned {
         d: 2,
         n: 4,
@@ -483,38 +463,20 @@ fn target_errors_shape_mismatch_and_overflow() {
         value: 0.0,
         fail: false,
     };
-    let mut ch4 = Langevin::new(
+    langevin_fails_cleanly(
         LangevinSettings::lmc(0.1).unwrap(),
-        2,
-        4,
-        &[f64::MAX, 1.0],
-        &mut w4,
-        &mut [],
-    )
-    .unwrap();
-    fails_cleanly(
-        || {
-            (
-                ch4.step(&mut sum_over, &mut r).map(|_| ()),
-                ch4.theta().to_vec(),
-            )
-        },
+        (4, &[f64::MAX, 1.0]),
+        &mut sum_over,
+        &mut r,
         StepError::NonFiniteGradient,
     );
     // A finite but enormous gradient whose move overflows.
     let mut huge1 = poisoned(1, 0, -f64::MAX / 2.0);
-    let mut w6 = vec![0.0; 6];
-    let mut ch = Langevin::new(
+    langevin_fails_cleanly(
         LangevinSettings::lmc(4.0).unwrap(),
-        2,
-        1,
-        &[1.0, 2.0],
-        &mut w6,
-        &mut [],
-    )
-    .unwrap();
-    fails_cleanly(
-        || (ch.step(&mut huge1, &mut r).map(|_| ()), ch.theta().to_vec()),
+        (1, &[1.0, 2.0]),
+        &mut huge1,
+        &mut r,
         StepError::NonFiniteState,
     );
     let mut w8 = vec![0.0; 8];

@@ -7,8 +7,8 @@
 use core::fmt;
 use langevin_core::Kernel;
 use langevin_core::binary::{
-    BinaryChain, ChainBuffers, ChainStorage, Dmala, Dula, FlipProposal, InitError, Rejection,
-    StepError, StepReport,
+    BinaryChain, ChainStorage, Dmala, Dula, FlipProposal, InitError, Rejection, StepError,
+    StepReport,
 };
 use langevin_core::math::{FlipOdds, Libm, sigmoid, softplus};
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, Rbm};
@@ -119,6 +119,22 @@ fn no_panic<R>(f: impl FnOnce() -> R) -> R {
         Ok(r) => r,
         Err(_) => panic!("the entry point panicked"),
     }
+}
+
+/// Fifty DMALA steps on `m` (dimension 4) from zeros: none panics or fails, and the chain's
+/// log-density stays finite.
+fn dmala_stays_finite<T: BinaryTarget>(m: &mut T, what: &str)
+where
+    T::Error: fmt::Debug,
+{
+    let mut s = ChainStorage::<4>::new([0; 4]);
+    let mut chain = BinaryChain::new(s.buffers(), m).unwrap();
+    let p = FlipProposal::new(0.5, 0.5).unwrap();
+    let mut r = rng();
+    for _ in 0..50 {
+        no_panic(|| Dmala::new(p).step(m, &mut chain, &mut r)).unwrap();
+    }
+    assert!(chain.log_density().is_finite(), "{what}");
 }
 
 // ---- FlipProposal::new / with_math ----
@@ -368,33 +384,15 @@ fn chain_new_refuses_empty_targets_lengths_states_and_non_finite_starts() {
     ));
 
     let mut t = Fixed::new(4);
-    let names = ["x", "grad", "x_proposal", "grad_proposal", "flipped"];
-    for (which, name) in names.iter().enumerate() {
-        let (mut x, mut g, mut xp, mut gp, mut fl) = (
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u8; 4],
-            vec![0f32; 4],
-            vec![0u32; 4],
-        );
-        match which {
-            0 => x.push(0),
-            1 => g.pop().map(drop).unwrap_or(()),
-            2 => xp.push(0),
-            3 => gp.clear(),
-            _ => fl.push(0),
-        }
-        let b = ChainBuffers {
-            x: &mut x,
-            grad: &mut g,
-            x_proposal: &mut xp,
-            grad_proposal: &mut gp,
-            flipped: &mut fl,
-        };
-        match BinaryChain::new(b, &mut t) {
-            Err(InitError::Len(LenError { buffer, .. })) => assert_eq!(buffer, *name),
-            other => panic!("{name}: {other:?}"),
-        }
+    let bad = [
+        ("x", 5),
+        ("grad", 3),
+        ("x_proposal", 5),
+        ("grad_proposal", 0),
+        ("flipped", 5),
+    ];
+    for (name, len) in bad {
+        super::assert_binary_len_refused(&mut t, name, len);
     }
 
     for bad in [2u8, 255] {
@@ -407,32 +405,28 @@ fn chain_new_refuses_empty_targets_lengths_states_and_non_finite_starts() {
         }
     }
 
-    for u in BAD_F64 {
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut t = Fixed {
+    let bad_u = BAD_F64.iter().map(|&u| {
+        let t = Fixed {
             u0: u,
             ..Fixed::new(4)
         };
-        assert!(
-            matches!(
-                BinaryChain::new(s.buffers(), &mut t),
-                Err(InitError::NonFinite)
-            ),
-            "{u}"
-        );
-    }
-    for g in BAD_F32 {
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut t = Fixed {
+        (t, format!("U = {u}"))
+    });
+    let bad_g = BAD_F32.iter().map(|&g| {
+        let t = Fixed {
             g0: g,
             ..Fixed::new(4)
         };
+        (t, format!("grad = {g}"))
+    });
+    for (mut t, what) in bad_u.chain(bad_g) {
+        let mut s = ChainStorage::<4>::new([0; 4]);
         assert!(
             matches!(
                 BinaryChain::new(s.buffers(), &mut t),
                 Err(InitError::NonFinite)
             ),
-            "{g}"
+            "{what}"
         );
     }
     // Finite extremes start.
@@ -937,14 +931,7 @@ fn quadratic_with_degenerate_matrices() {
     ] {
         let mut cache = vec![0.0; 2 * d];
         let mut m = BinaryQuadratic::new(w, &b, &mut cache).unwrap();
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut chain = BinaryChain::new(s.buffers(), &mut m).unwrap();
-        let p = FlipProposal::new(0.5, 0.5).unwrap();
-        let mut r = rng();
-        for _ in 0..50 {
-            no_panic(|| Dmala::new(p).step(&mut m, &mut chain, &mut r)).unwrap();
-        }
-        assert!(chain.log_density().is_finite(), "{name}");
+        dmala_stays_finite(&mut m, name);
     }
     let max = vec![f32::MAX; d * d];
     let mut cache = vec![0.0; 2 * d];
@@ -1017,14 +1004,7 @@ fn rbm_with_huge_and_tiny_weights() {
         let (b, c) = ([0.1f32; 4], [0.0f32; 2]);
         let mut cache = [0.0f64; 4];
         let mut m = Rbm::new(&w, &b, &c, &mut cache).unwrap();
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        let mut chain = BinaryChain::new(s.buffers(), &mut m).unwrap();
-        let p = FlipProposal::new(0.5, 0.5).unwrap();
-        let mut r = rng();
-        for _ in 0..50 {
-            no_panic(|| Dmala::new(p).step(&mut m, &mut chain, &mut r)).unwrap();
-        }
-        assert!(chain.log_density().is_finite(), "{scale}");
+        dmala_stays_finite(&mut m, &scale.to_string());
     }
 }
 

@@ -9,7 +9,7 @@
 use super::support::{QuadSum, chain_rng};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, GlmSumTarget, Langevin, LangevinSettings,
-    PointSnapshot, ScalarSnapshots, SnapshotUpdate, SumTarget,
+    PointSnapshot, ScalarSnapshots, SnapshotStore, SnapshotUpdate, SumTarget,
 };
 use proptest::prelude::*;
 
@@ -150,43 +150,17 @@ fn compare_with_lmc(
     }
 }
 
-#[test]
-fn ptu_every_step_with_full_batch_is_lmc_bit_for_bit() {
-    let n = 6;
-    for access in [Access::Random, Access::Reshuffle, Access::Cyclic] {
-        let settings =
-            AgldSettings::new(0.02, n, access, SnapshotUpdate::Total { period: 1 }).unwrap();
-        let mut snap = vec![0.0; PointSnapshot::len(3)];
-        let store = PointSnapshot::new(3, n, &mut snap).unwrap();
-        let mut work = vec![0.0; 12];
-        let mut idx = vec![0; Agld::<PointSnapshot>::index_len(&settings, n)];
-        let mut ch = Agld::new(
-            settings,
-            3,
-            n,
-            &[0.5, -0.5, 1.0],
-            store,
-            &mut work,
-            &mut idx,
-        )
-        .unwrap();
-        compare_with_lmc(
-            |t, rng| {
-                let rep = ch.step(t, rng).unwrap();
-                assert!(rep.refreshed);
-                (ch.theta().to_vec(), rep.grad_evals)
-            },
-            n,
-            0.0,
-        );
-    }
-    // The same with a dense table.
-    let settings =
-        AgldSettings::new(0.02, n, Access::Random, SnapshotUpdate::Total { period: 1 }).unwrap();
-    let mut snap = vec![0.0; DenseSnapshots::len(3, n).unwrap()];
-    let store = DenseSnapshots::new(3, n, &mut snap).unwrap();
+/// Runs AGLD from `store` (`d = 3`) against LMC with [`compare_with_lmc`]; with `refreshes`,
+/// every step must refresh the store.
+fn agld_matches_lmc<S: SnapshotStore<QuadSum>>(
+    settings: AgldSettings,
+    n: usize,
+    store: S,
+    tol: f64,
+    refreshes: bool,
+) {
     let mut work = vec![0.0; 12];
-    let mut idx = vec![0; n];
+    let mut idx = vec![0; Agld::<S>::index_len(&settings, n)];
     let mut ch = Agld::new(
         settings,
         3,
@@ -200,11 +174,29 @@ fn ptu_every_step_with_full_batch_is_lmc_bit_for_bit() {
     compare_with_lmc(
         |t, rng| {
             let rep = ch.step(t, rng).unwrap();
+            assert!(rep.refreshed || !refreshes);
             (ch.theta().to_vec(), rep.grad_evals)
         },
         n,
-        0.0,
+        tol,
     );
+}
+
+#[test]
+fn ptu_every_step_with_full_batch_is_lmc_bit_for_bit() {
+    let n = 6;
+    let total = SnapshotUpdate::Total { period: 1 };
+    for access in [Access::Random, Access::Reshuffle, Access::Cyclic] {
+        let settings = AgldSettings::new(0.02, n, access, total).unwrap();
+        let mut snap = vec![0.0; PointSnapshot::len(3)];
+        let store = PointSnapshot::new(3, n, &mut snap).unwrap();
+        agld_matches_lmc(settings, n, store, 0.0, true);
+    }
+    // The same with a dense table.
+    let settings = AgldSettings::new(0.02, n, Access::Random, total).unwrap();
+    let mut snap = vec![0.0; DenseSnapshots::len(3, n).unwrap()];
+    let store = DenseSnapshots::new(3, n, &mut snap).unwrap();
+    agld_matches_lmc(settings, n, store, 0.0, false);
 }
 
 #[test]
@@ -216,46 +208,10 @@ fn saga_and_tmu_with_cyclic_full_batches_are_lmc_to_rounding() {
         let settings = AgldSettings::new(0.02, n, Access::Cyclic, update).unwrap();
         let mut snap = vec![0.0; DenseSnapshots::len(3, n).unwrap()];
         let store = DenseSnapshots::new(3, n, &mut snap).unwrap();
-        let mut work = vec![0.0; 12];
-        let mut idx = vec![0; n];
-        let mut ch = Agld::new(
-            settings,
-            3,
-            n,
-            &[0.5, -0.5, 1.0],
-            store,
-            &mut work,
-            &mut idx,
-        )
-        .unwrap();
-        compare_with_lmc(
-            |t, rng| {
-                let rep = ch.step(t, rng).unwrap();
-                (ch.theta().to_vec(), rep.grad_evals)
-            },
-            n,
-            1e-9,
-        );
+        agld_matches_lmc(settings, n, store, 1e-9, false);
         let mut snap = vec![0.0; ScalarSnapshots::len(3, n).unwrap()];
         let store = ScalarSnapshots::new(3, n, &mut snap).unwrap();
-        let mut ch = Agld::new(
-            settings,
-            3,
-            n,
-            &[0.5, -0.5, 1.0],
-            store,
-            &mut work,
-            &mut idx,
-        )
-        .unwrap();
-        compare_with_lmc(
-            |t, rng| {
-                let rep = ch.step(t, rng).unwrap();
-                (ch.theta().to_vec(), rep.grad_evals)
-            },
-            n,
-            1e-9,
-        );
+        agld_matches_lmc(settings, n, store, 1e-9, false);
     }
 }
 

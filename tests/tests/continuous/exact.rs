@@ -59,6 +59,21 @@ fn chains_of(mut one: impl FnMut(&mut rand_xoshiro::Xoshiro256PlusPlus, &mut Acc
     Check::new(&runs)
 }
 
+/// Takes `BURN + KEPT` steps of `ch`, pushing `theta(ch)` after each kept one.
+fn burn_then_keep<C, R>(
+    acc: &mut Accum,
+    ch: &mut C,
+    mut step: impl FnMut(&mut C) -> R,
+    theta: impl Fn(&C) -> &[f64],
+) {
+    for k in 0..BURN + KEPT {
+        step(ch);
+        if k >= BURN {
+            acc.push(theta(ch));
+        }
+    }
+}
+
 fn run_langevin(t: &QuadSum, settings: LangevinSettings) -> Check {
     chains_of(|rng, acc| {
         let mut t = t.clone();
@@ -66,12 +81,12 @@ fn run_langevin(t: &QuadSum, settings: LangevinSettings) -> Check {
         let mut work = vec![0.0; Langevin::workspace_len(2)];
         let mut idx = vec![0; Langevin::index_len(&settings, n)];
         let mut ch = Langevin::new(settings, 2, n, &theta0(), &mut work, &mut idx).unwrap();
-        for k in 0..BURN + KEPT {
-            ch.step(&mut t, rng).unwrap();
-            if k >= BURN {
-                acc.push(ch.theta());
-            }
-        }
+        burn_then_keep(
+            acc,
+            &mut ch,
+            |ch| ch.step(&mut t, rng).unwrap(),
+            Langevin::theta,
+        );
     })
 }
 
@@ -82,12 +97,12 @@ fn run_underdamped(t: &QuadSum, settings: UnderdampedSettings) -> Check {
         let mut work = vec![0.0; Underdamped::workspace_len(2)];
         let mut idx = vec![0; Underdamped::index_len(&settings, n)];
         let mut ch = Underdamped::new(settings, 2, n, &theta0(), &mut work, &mut idx).unwrap();
-        for k in 0..BURN + KEPT {
-            ch.step(&mut t, rng).unwrap();
-            if k >= BURN {
-                acc.push(ch.theta());
-            }
-        }
+        burn_then_keep(
+            acc,
+            &mut ch,
+            |ch| ch.step(&mut t, rng).unwrap(),
+            Underdamped::theta,
+        );
     })
 }
 
@@ -109,12 +124,12 @@ fn run_agld(t: &QuadSum, settings: AgldSettings, store: Store) -> Check {
             ($store:expr) => {{
                 let mut ch =
                     Agld::new(settings, 2, n, &theta0(), $store, &mut work, &mut idx).unwrap();
-                for k in 0..BURN + KEPT {
-                    ch.step(&mut t, rng).unwrap();
-                    if k >= BURN {
-                        acc.push(ch.theta());
-                    }
-                }
+                burn_then_keep(
+                    acc,
+                    &mut ch,
+                    |ch| ch.step(&mut t, rng).unwrap(),
+                    |ch| ch.theta(),
+                );
             }};
         }
         match store {
@@ -301,13 +316,11 @@ fn ewsg_with_identical_terms_is_full_gradient_em() {
             let mut t = t.clone();
             let mut work = vec![0.0; Ewsg::workspace_len(2)];
             let mut ch = Ewsg::new(settings, 2, 5, &theta0(), &mut work).unwrap();
-            for k in 0..BURN + KEPT {
+            let step = |ch: &mut Ewsg| {
                 let rep = ch.step(&mut t, rng).unwrap();
                 assert_eq!(rep.grad_evals as usize, (m as usize + 1) * batch);
-                if k >= BURN {
-                    acc.push(ch.theta());
-                }
-            }
+            };
+            burn_then_keep(acc, &mut ch, step, Ewsg::theta);
         });
         check.assert_exact("EWSG, identical terms", &full.0, &full.1);
         let (ta, tb) = target_law(&t);

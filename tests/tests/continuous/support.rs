@@ -711,28 +711,21 @@ fn beta_cf(a: f64, b: f64, x: f64) -> f64 {
     for m in 1..10_000 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < tiny {
-            d = tiny;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < tiny {
-            c = tiny;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < tiny {
-            d = tiny;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < tiny {
-            c = tiny;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        // One modified-Lentz update with coefficient `aa`: returns the factor of `h`.
+        let mut lentz = |aa: f64| {
+            d = 1.0 + aa * d;
+            if d.abs() < tiny {
+                d = tiny;
+            }
+            c = 1.0 + aa / c;
+            if c.abs() < tiny {
+                c = tiny;
+            }
+            d = 1.0 / d;
+            d * c
+        };
+        h *= lentz(m * (b - m) * x / ((qam + m2) * (a + m2)));
+        let del = lentz(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)));
         h *= del;
         if (del - 1.0).abs() < 1e-15 {
             break;

@@ -8,11 +8,11 @@ use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::ordinal::{self, OrdinalProposal};
 use langevin_core::random::open_unit_f64;
-use langevin_core::{BinaryTarget, TargetError};
+use langevin_core::{Binary, BinaryTarget, TargetError};
 use langevin_tests::discrete::{Wavy, small_potts};
 use langevin_tests::harness::{
     BinaryProbe, CategoricalProbe, KernelProbe, OrdinalProbe, Probe, ScriptedRng, StateSpace,
-    StepMatrix, binary_log_density, binary_space, check_step_matrix, distance_to_reference,
+    StepMatrix, check_step_matrix, distance_to_reference, domain_log_density, domain_space,
     step_transition_matrix,
 };
 use langevin_tests::{Correction, QuadraticData, RbmData, enumerate, transition_matrix};
@@ -174,10 +174,10 @@ where
     T::Error: TargetError,
 {
     fn space(&self) -> StateSpace {
-        binary_space(&self.target)
+        domain_space::<Binary, _>(&self.target)
     }
     fn log_density(&mut self, x: &[u16]) -> f64 {
-        binary_log_density(&mut self.target, x)
+        domain_log_density::<Binary, _>(&mut self.target, x)
     }
     fn step_from(&mut self, x16: &[u16], rng: &mut ScriptedRng) -> Probe {
         let x: Vec<u8> = x16.iter().map(|&v| v as u8).collect();

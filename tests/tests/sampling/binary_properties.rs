@@ -368,7 +368,6 @@ fn check_fresh_against_definition(
     let d = rows * cols;
     let x = random_state(d, &mut rng);
     let mut g = vec![0.0f32; d];
-    let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol;
 
     // Lattice: f32 parameters, so the reference uses their exact values.
     let (j, h) = (
@@ -406,14 +405,7 @@ fn check_fresh_against_definition(
     let u = graph.model().log_density_and_grad(&x, &mut g).unwrap();
     let (u_ref, g_ref) = graph.reference(&x);
     let scale = graph_scale(&graph);
-    prop_assert!(close(u, u_ref, 4.0 * (d as f64 + 4.0) * EPS * scale));
-    for i in 0..d {
-        prop_assert!(close(
-            f64::from(g[i]),
-            g_ref[i],
-            F32_ULP * g_ref[i].abs() + 4.0 * d as f64 * EPS * scale
-        ));
-    }
+    check_pairwise(d, (u, &g), (u_ref, &g_ref), scale)?;
 
     // Quadratic.
     let quad = QuadraticData::random(d, 0.5, 1.0, &mut rng);
@@ -424,14 +416,7 @@ fn check_fresh_against_definition(
         .unwrap();
     let (u_ref, g_ref) = quad.reference(&x);
     let scale = quadratic_scale(&quad);
-    prop_assert!(close(u, u_ref, 4.0 * (d as f64 + 4.0) * EPS * scale));
-    for i in 0..d {
-        prop_assert!(close(
-            f64::from(g[i]),
-            g_ref[i],
-            F32_ULP * g_ref[i].abs() + 4.0 * d as f64 * EPS * scale
-        ));
-    }
+    check_pairwise(d, (u, &g), (u_ref, &g_ref), scale)?;
 
     // RBM with `d` visible units: softplus and sigmoid in f32 (a few ulps each).
     let rbm = RbmData::random(d, 1 + (seed % 5) as usize, 1.5, 1.0, 1.0, &mut rng);
@@ -458,6 +443,30 @@ fn check_fresh_against_definition(
     Ok(())
 }
 
+/// `|a − b| ≤ tol`.
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol
+}
+
+/// `U` and `∇U` of a pairwise model (`d` coordinates) against its `f64` reference, within the
+/// rounding bound of sums of terms of size `scale`.
+fn check_pairwise(
+    d: usize,
+    (u, g): (f64, &[f32]),
+    (u_ref, g_ref): (f64, &[f64]),
+    scale: f64,
+) -> Result<(), TestCaseError> {
+    prop_assert!(close(u, u_ref, 4.0 * (d as f64 + 4.0) * EPS * scale));
+    for i in 0..d {
+        prop_assert!(close(
+            f64::from(g[i]),
+            g_ref[i],
+            F32_ULP * g_ref[i].abs() + 4.0 * d as f64 * EPS * scale
+        ));
+    }
+    Ok(())
+}
+
 /// Compile-time and run-time lattice sizes give bit-identical chains.
 fn check_const_dims(seed: u64, periodic: bool) -> Result<(), TestCaseError> {
     fn run<D: LatticeDims>(dims: D, periodic: bool, seed: u64) -> Vec<(Vec<u8>, u64)> {
@@ -474,26 +483,15 @@ fn check_const_dims(seed: u64, periodic: bool) -> Result<(), TestCaseError> {
             })
             .collect()
     }
-    prop_assert_eq!(
-        run(ConstDims::<1, 1>, periodic, seed),
-        run(Dims { rows: 1, cols: 1 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<1, 2>, periodic, seed),
-        run(Dims { rows: 1, cols: 2 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<2, 2>, periodic, seed),
-        run(Dims { rows: 2, cols: 2 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<3, 3>, periodic, seed),
-        run(Dims { rows: 3, cols: 3 }, periodic, seed)
-    );
-    prop_assert_eq!(
-        run(ConstDims::<3, 5>, periodic, seed),
-        run(Dims { rows: 3, cols: 5 }, periodic, seed)
-    );
+    macro_rules! same_chain {
+        ($(($r:literal, $c:literal)),*) => {$(
+            prop_assert_eq!(
+                run(ConstDims::<$r, $c>, periodic, seed),
+                run(Dims { rows: $r, cols: $c }, periodic, seed)
+            );
+        )*};
+    }
+    same_chain!((1, 1), (1, 2), (2, 2), (3, 3), (3, 5));
     Ok(())
 }
 

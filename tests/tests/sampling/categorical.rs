@@ -1,10 +1,8 @@
 //! Sampling-path tests of the categorical kernels on Potts models (protocol as in
 //! `ordinal_sampling.rs`).
 
-use langevin_core::categorical::{CategoricalChain, CategoricalProposal, CategoricalTarget, Dmala};
+use langevin_core::categorical::{CategoricalProposal, CategoricalTarget, Dmala};
 use langevin_tests::discrete::*;
-use rand_core::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 const N: usize = 100_000;
 
@@ -18,17 +16,7 @@ fn run_dmala<T: CategoricalTarget>(
     let states = enumerate(d, s);
     let (log_pi, _) = tabulate_categorical(model, &states);
     let pi = normalise(&log_pi);
-    let kernel = Dmala::new(prop);
-    let mut buf = LabelBuf::new(&states[0], s, d * s);
-    let mut chain = CategoricalChain::new_categorical(buf.buffers(), model).unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    check_exact_start(name, &pi, N, &mut rng, |x0, k, rng| {
-        chain.reset(&states[x0], model).unwrap();
-        for _ in 0..k {
-            kernel.step(model, &mut chain, rng).unwrap();
-        }
-        index_of(chain.state(), s)
-    });
+    check_label_kernel(name, model, &mut Dmala::new(prop), (&states, &pi), N, seed);
 }
 
 #[test]

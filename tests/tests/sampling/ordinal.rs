@@ -2,28 +2,15 @@
 //! `n = 10^5` repeats, pooled chi-square at α = 1e-6 and the TV bound of
 //! `langevin_tests::discrete::compare`.
 
-use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalTarget};
+use langevin_core::ordinal::{Dmala, OrdinalProposal, OrdinalTarget};
 use langevin_std::discrete_models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
-use rand_core::SeedableRng;
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 const N: usize = 100_000;
 
 fn run_dmala<T: OrdinalTarget>(name: &str, model: &mut T, prop: OrdinalProposal<'_>, seed: u64) {
-    let (d, s) = (model.dim(), model.states());
     let (states, _, _, pi) = ordinal_law(model);
-    let kernel = Dmala::new(prop);
-    let mut buf = LabelBuf::new(&states[0], s, d);
-    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), model).unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    check_exact_start(name, &pi, N, &mut rng, |x0, k, rng| {
-        chain.reset(&states[x0], model).unwrap();
-        for _ in 0..k {
-            kernel.step(model, &mut chain, rng).unwrap();
-        }
-        index_of(chain.state(), s)
-    });
+    check_label_kernel(name, model, &mut Dmala::new(prop), (&states, &pi), N, seed);
 }
 
 #[test]
