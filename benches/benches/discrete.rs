@@ -41,7 +41,7 @@ use langevin_core::ordinal::{
 };
 use langevin_core::random::unit_f64;
 use langevin_core::tuning::{AbSettings, AbTuner};
-use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
+use langevin_std::models::{OrdinalQuadratic, Potts};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;

@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use langevin_std::npy::read_matrix_f64;
+use langevin_std::io::npy::read_matrix_f64;
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 
 /// The reference cases shipped with the integration tests.

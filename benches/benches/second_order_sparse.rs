@@ -25,7 +25,7 @@ use langevin_std::ab2::fit::trick_factor_f32;
 use langevin_std::ab2::trace_diagonal;
 use langevin_std::binary::BinaryModel;
 use langevin_std::sdp::SdpOptions;
-use langevin_std::zoo::BarabasiAlbertSpec;
+use langevin_std::models::zoo::BarabasiAlbertSpec;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;

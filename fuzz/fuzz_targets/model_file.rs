@@ -9,7 +9,7 @@
 use langevin_core::BinaryTarget;
 use langevin_std::binary::BinaryModel;
 use langevin_std::labels::LabelModel;
-use langevin_std::model_file::ModelDoc;
+use langevin_std::models::ModelDoc;
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 //! write, and that the same input gives the same output.
 #![no_main]
 
-use langevin_std::npy::{NpyArray, NpyData, read_npy_bytes, write_npy_to};
+use langevin_std::io::npy::{NpyArray, NpyData, read_npy_bytes, write_npy_to};
 
 /// The dtype and every element's bits.
 fn bits(data: &NpyData) -> (&'static str, Vec<u64>) {

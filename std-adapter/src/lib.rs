@@ -19,21 +19,6 @@ pub mod sdp;
 pub mod seeding;
 pub mod timing;
 
-/// The model types, now in [`models`] (this path stays while other code moves over).
-pub mod discrete_models {
-    pub use crate::models::{
-        LatticeMixture, MixtureForm, OrdinalQuadratic, Potts, QuarticMixture, RbmBlockGibbs,
-    };
-}
-
-/// Model files, now in [`models`] (this path stays while other code moves over).
-pub mod model_file {
-    pub use crate::models::{ModelDoc, ModelError};
-}
-
-pub use io::npy;
-pub use models::zoo;
-
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.
 pub type FlipMathImpl = langevin_core::math::Fast;
 

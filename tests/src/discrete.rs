@@ -6,7 +6,7 @@ use crate::harness::{LabelBox, StateSpace};
 use crate::{ChainBox, chi_square_pooled, chi_square_sf, normalise_log, tv_counts, tv_threshold};
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::random::unit_f64;
-use langevin_std::discrete_models::Potts;
+use langevin_std::models::Potts;
 use rand_core::Rng;
 use std::convert::Infallible;
 

@@ -1,4 +1,4 @@
-//! Reading covariates and responses from `.npy` (through [`crate::npy`]) or CSV, and writing
+//! Reading covariates and responses from `.npy` (through [`crate::io::npy`]) or CSV, and writing
 //! `f32` samples as `.npy`.
 
 use super::ContinuousError;

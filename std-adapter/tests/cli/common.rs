@@ -1,6 +1,6 @@
 //! Helpers shared by the command-line tests: scratch folders and running the built binary.
 
-use langevin_std::npy::{NpyData, write_npy};
+use langevin_std::io::npy::{NpyData, write_npy};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -215,7 +215,7 @@ fn flatten(v: &serde_json::Value) -> (Vec<usize>, Vec<f64>) {
 
 /// Reads a `(chains, draws, d)` uint8 sample file.
 pub fn samples(path: &Path) -> (Vec<usize>, Vec<u8>) {
-    let array = langevin_std::npy::read_npy(path).unwrap();
+    let array = langevin_std::io::npy::read_npy(path).unwrap();
     match array.data {
         NpyData::U8(v) => (array.shape, v),
         other => panic!("samples have dtype {}", other.descr()),
@@ -240,7 +240,7 @@ pub const QUARTIC: &str = r#"{"kind": "quartic_mixture", "dim": 3, "states": 7,
 
 /// Reads a `(chains, draws, d)` label sample file: its shape, its dtype and its values.
 pub fn label_samples(path: &Path) -> (Vec<usize>, &'static str, Vec<i64>) {
-    let array = langevin_std::npy::read_npy(path).unwrap();
+    let array = langevin_std::io::npy::read_npy(path).unwrap();
     let (dtype, values) = match array.data {
         NpyData::U8(v) => ("u8", v.into_iter().map(i64::from).collect()),
         NpyData::I32(v) => ("i32", v.into_iter().map(i64::from).collect()),

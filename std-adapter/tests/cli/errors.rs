@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{QUADRATIC, RBM, Scratch, fails, npy_variant, words};
-use langevin_std::npy::NpyData;
+use langevin_std::io::npy::NpyData;
 
 /// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
 /// checks the failure contract; returns the message.

@@ -3,7 +3,7 @@
 use crate::common;
 
 use common::{Scratch, ok, samples, words};
-use langevin_std::model_file::ModelDoc;
+use langevin_std::models::ModelDoc;
 
 /// Sampling arguments shared by the comparisons below.
 fn sample(scratch: &Scratch, model: &str, out: &str) -> Vec<u8> {
@@ -136,7 +136,7 @@ fn paper_models_have_the_documented_fields() {
 #[test]
 fn rbm_from_given_weights() {
     let scratch = Scratch::new("given");
-    use langevin_std::npy::NpyData;
+    use langevin_std::io::npy::NpyData;
     let w = scratch.npy(
         "w.npy",
         &[2, 3],

@@ -5,8 +5,8 @@ use crate::common;
 
 use common::{ISING, QUADRATIC, RBM, Scratch, npy_variant};
 use langevin_std::binary::BinaryModel;
-use langevin_std::model_file::ModelDoc;
-use langevin_std::npy::NpyData;
+use langevin_std::io::npy::NpyData;
+use langevin_std::models::ModelDoc;
 
 #[test]
 fn every_kind_loads_the_same_from_npy_as_from_json() {

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use langevin_std::npy::read_matrix_f64;
+use langevin_std::io::npy::read_matrix_f64;
 use langevin_std::sdp::{SdpError, SdpOptions, SdpSolution, SymmetricMatrix, solve_diagonal_sdp};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -19,7 +19,7 @@ use langevin_core::random::fill_normal;
 use langevin_core::second_order::{OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len};
 use langevin_std::ab2::fit::trick_factor_f32;
 use langevin_std::ab2::{shift_diagonal, trace_diagonal};
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_std::sdp::SdpOptions;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;

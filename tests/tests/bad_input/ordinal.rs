@@ -10,7 +10,7 @@ use langevin_core::ordinal::{
     CategoricalChain, Dmala, Dula, InitError, OrdinalChain, OrdinalProposal, OrdinalTarget,
 };
 use langevin_core::{LenError, ParamError};
-use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
+use langevin_std::models::{OrdinalQuadratic, Potts};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -9,7 +9,7 @@ use langevin_core::categorical::{CategoricalProposal, CategoricalTarget};
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal, OrdinalTarget};
 use langevin_core::tuning::{AbSettings, AbTuner};
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -12,7 +12,7 @@ use langevin_core::baselines::{FlipDelta, Gwg, RandomWalk};
 use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
 

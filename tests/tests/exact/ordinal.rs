@@ -6,7 +6,7 @@
 //! acceptance-ratio bug (which shows up at 1e-3 or more).
 
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal, OrdinalStorage, OrdinalTarget};
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

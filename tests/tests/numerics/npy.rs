@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use langevin_std::npy::{
+use langevin_std::io::npy::{
     NpyArray, NpyData, NpyError, read_matrix_f64, read_npy, read_npy_bytes, write_npy, write_npy_to,
 };
 use proptest::prelude::*;

@@ -15,7 +15,7 @@
 use langevin_core::ordinal::{Dmala, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AcsSettings, AcsTuner};
 use langevin_core::{Kernel, Ordinal};
-use langevin_std::discrete_models::LatticeMixture;
+use langevin_std::models::LatticeMixture;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

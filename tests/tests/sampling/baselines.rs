@@ -9,7 +9,7 @@ use langevin_core::binary::BinaryChain;
 use langevin_core::categorical::CategoricalTarget;
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::ordinal::OrdinalTarget;
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
@@ -189,7 +189,7 @@ fn rbm_block_gibbs() {
     let mut m = Rbm::new(&w, &b, &c, &mut cache).unwrap();
     let (states, log_pi) = tabulate_binary_u(&mut m);
     let pi = normalise(&log_pi);
-    let mut g = langevin_std::discrete_models::RbmBlockGibbs::new(w.clone(), b.clone(), c).unwrap();
+    let mut g = langevin_std::models::RbmBlockGibbs::new(w.clone(), b.clone(), c).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(12);
     check_exact_start("rbm block gibbs", &pi, N, &mut rng, |x0, k, rng| {
         let mut x = states[x0].clone();

@@ -3,7 +3,7 @@
 //! `langevin_tests::discrete::compare`.
 
 use langevin_core::ordinal::{Dmala, OrdinalProposal, OrdinalTarget};
-use langevin_std::discrete_models::OrdinalQuadratic;
+use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
 
 const N: usize = 100_000;

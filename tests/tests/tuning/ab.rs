@@ -11,7 +11,7 @@ use langevin_core::binary::BinaryChain;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, OrdinalChain};
 use langevin_core::tuning::{AbReport, AbSettings, AbTuner};
-use langevin_std::discrete_models::{OrdinalQuadratic, Potts, QuarticMixture};
+use langevin_std::models::{OrdinalQuadratic, Potts, QuarticMixture};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -9,7 +9,7 @@ use langevin_core::ordinal::{CategoricalChain, OrdinalChain};
 use langevin_core::tuning::{
     AcsReport, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_balance, cyclical_step,
 };
-use langevin_std::discrete_models::{OrdinalQuadratic, Potts};
+use langevin_std::models::{OrdinalQuadratic, Potts};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
