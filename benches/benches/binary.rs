@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::BinBuf;
+use common::random_buffers;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use langevin_core::BinaryTarget;
@@ -54,7 +54,7 @@ fn start<T: BinaryTarget>(
 ) -> (&'static mut T, BinaryChain<'static>, Xoshiro256PlusPlus) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let model = Box::leak(Box::new(model));
-    let bufs = Box::leak(Box::new(BinBuf::random(model.dim(), &mut rng)));
+    let bufs = Box::leak(Box::new(random_buffers(model.dim(), &mut rng)));
     let chain = BinaryChain::new(bufs.buffers(), model).expect("chain");
     (model, chain, rng)
 }

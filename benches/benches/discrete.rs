@@ -28,7 +28,7 @@
 
 mod common;
 
-use common::{BinBuf, ess};
+use common::{BinBuf, ChainVecs, ess};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use langevin_core::BinaryTarget;
 use langevin_core::Kernel;
@@ -36,9 +36,7 @@ use langevin_core::baselines::{Gibbs, Gwg, Scan};
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalProposal, Dmala as CatDmala};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
-use langevin_core::ordinal::{
-    CategoricalChain, Dmala as OrdDmala, LabelBuffers, OrdinalChain, OrdinalProposal,
-};
+use langevin_core::ordinal::{CategoricalChain, Dmala as OrdDmala, OrdinalChain, OrdinalProposal};
 use langevin_core::random::unit_f64;
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::models::{OrdinalQuadratic, Potts};
@@ -46,41 +44,6 @@ use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-
-/// Owned buffers of a label chain.
-struct LabelBuf {
-    x: Vec<u16>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u16>,
-    grad_proposal: Vec<f32>,
-    changed: Vec<u32>,
-    scratch: Vec<f64>,
-}
-
-impl LabelBuf {
-    fn new(x0: Vec<u16>, s: usize, g: usize) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0,
-            grad: vec![0.0; g],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; g],
-            changed: vec![0; d],
-            scratch: vec![0.0; s],
-        }
-    }
-
-    fn buffers(&mut self) -> LabelBuffers<'_> {
-        LabelBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            changed: &mut self.changed,
-            scratch: &mut self.scratch,
-        }
-    }
-}
 
 fn random_bits(d: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<u8> {
     (0..d).map(|_| (rng.next_u32() & 1) as u8).collect()
@@ -96,7 +59,7 @@ fn ordinal(c: &mut Criterion) {
     for (d, s) in [(100usize, 21usize), (50, 21)] {
         let mut model = OrdinalQuadratic::rotated_gaussian(d, s, 10.0, 3.0, 7).unwrap();
         let x0 = random_labels(d, s, &mut rng);
-        let mut buf = LabelBuf::new(x0.clone(), s, d);
+        let mut buf = ChainVecs::labels(&x0, s, d);
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
         let grad = chain.grad().to_vec();
         group.throughput(Throughput::Elements(d as u64));
@@ -137,7 +100,7 @@ fn categorical(c: &mut Criterion) {
     for s in [4usize, 16, 64, 256] {
         let mut model = Potts::lattice(10, 10, s, 0.5).unwrap();
         let x0 = random_labels(d, s, &mut rng);
-        let mut buf = LabelBuf::new(x0.clone(), s, d * s);
+        let mut buf = ChainVecs::labels(&x0, s, d * s);
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut model).unwrap();
         let grad = chain.grad().to_vec();
         let prop = CategoricalProposal::new(1.0, 0.6).unwrap();
@@ -264,7 +227,7 @@ fn tune<T: BinaryTarget>(
     settings.budget = 6_000;
     settings.tune_balance = balance;
     let mut ab = AbTuner::new(settings).unwrap();
-    let mut buf = BinBuf::new(x0);
+    let mut buf = BinBuf::new(&x0);
     let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     while !ab.is_frozen() {
@@ -285,7 +248,7 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     let x0 = random_bits(d, &mut rng);
     let (dmala_tuned, _) = tune(model, x0.clone(), false, 4);
     let (ab_tuned, _) = tune(model, x0.clone(), true, 5);
-    let mut buf = BinBuf::new(x0.clone());
+    let mut buf = BinBuf::new(&x0);
     let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
     let mut x = x0.clone();
     model.log_density_and_grad(&x, &mut vec![0.0; d]).unwrap();
@@ -369,7 +332,7 @@ fn ess_row<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
                 params = "systematic sweep".into();
             }
             "gwg" => {
-                let mut buf = BinBuf::new(x0);
+                let mut buf = BinBuf::new(&x0);
                 let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
                 for _ in 0..6_000 {
                     Kernel::step(&mut Gwg, model, &mut chain, &mut srng).unwrap();
@@ -385,7 +348,7 @@ fn ess_row<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
             }
             _ => {
                 let (mut ab, x) = tune(model, x0, sampler == "ab", 2000 + chain_id);
-                let mut buf = BinBuf::new(x);
+                let mut buf = BinBuf::new(&x);
                 let mut chain = BinaryChain::new(buf.buffers(), model).unwrap();
                 let start = Instant::now();
                 for _ in 0..t {

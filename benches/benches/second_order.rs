@@ -43,7 +43,7 @@ fn step_group(c: &mut Criterion) {
         let a32 = trick_factor_f32(h, &trace, d, b).unwrap();
         let mut cache = vec![0.0f64; 2 * d];
         let mut model = BinaryQuadratic::new(&quadratic.w0, &quadratic.bias, &mut cache).unwrap();
-        let mut buf = BinBuf::new(random_bits(d, &mut rng));
+        let mut buf = BinBuf::new(&random_bits(d, &mut rng));
         let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
         let params = TrickParams::new(&w32, &d32, &a32, a, b).unwrap();
         let (mut scratch, mut cached) = (vec![0.0; scratch_len(d)], vec![0u8; d]);
@@ -109,7 +109,7 @@ fn ess_report() {
     for (name, rule) in variants {
         let mut model =
             IsingLattice::with_dims(Dims { rows: 20, cols: 20 }, 0.4407, 0.0, true).unwrap();
-        let mut buf = BinBuf::new(x0.clone());
+        let mut buf = BinBuf::new(&x0);
         let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
         let tune_start = Instant::now();

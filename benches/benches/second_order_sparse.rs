@@ -24,8 +24,8 @@ use langevin_std::ab2::exact_w::model_w;
 use langevin_std::ab2::fit::trick_factor_f32;
 use langevin_std::ab2::trace_diagonal;
 use langevin_std::binary::BinaryModel;
-use langevin_std::sdp::SdpOptions;
 use langevin_std::models::zoo::BarabasiAlbertSpec;
+use langevin_std::sdp::SdpOptions;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Instant;
@@ -92,7 +92,7 @@ fn main() {
     let (d32, a32) = trace_and_factor(h, d);
     let mut qcache = vec![0.0f64; 2 * d];
     let mut qmodel = BinaryQuadratic::new(&quadratic.w0, &quadratic.bias, &mut qcache).unwrap();
-    let mut qbuf = BinBuf::new(random_bits(d, &mut rng));
+    let mut qbuf = BinBuf::new(&random_bits(d, &mut rng));
     let qchain = BinaryChain::new(qbuf.buffers(), &mut qmodel).unwrap();
     let params = TrickParams::new(&w32, &d32, &a32, STEP, BALANCE).unwrap();
     let (mut qscratch, mut qcached) = (vec![0.0; scratch_len(d)], vec![0u8; d]);
@@ -120,7 +120,7 @@ fn main() {
     let (mut cache_a, mut cache_b) = (vec![0.0; model.cache_len()], vec![0.0; model.cache_len()]);
     let mut target_a = model.target(&mut cache_a).unwrap();
     let mut target_b = model.target(&mut cache_b).unwrap();
-    let (mut buf_a, mut buf_b) = (BinBuf::new(x0.clone()), BinBuf::new(x0));
+    let (mut buf_a, mut buf_b) = (BinBuf::new(&x0), BinBuf::new(&x0));
     let chain_a = BinaryChain::new(buf_a.buffers(), &mut target_a).unwrap();
     let chain_b = BinaryChain::new(buf_b.buffers(), &mut target_b).unwrap();
     let dense_params = TrickParams::new(&w32, &d32, &a32, STEP, BALANCE).unwrap();

@@ -51,7 +51,7 @@ fn run(data: &[u8]) -> Vec<u64> {
     let dula = LatticeDula::new(proposal);
     let dmala = LatticeDmala::new(proposal);
 
-    let mut owned = OwnedBuffers::binary(&x0);
+    let mut owned = OwnedBuffers::new(&x0);
     let buffers = owned.buffers();
     let mut fresh = vec![0.0f32; d];
     let u0 = model.log_density_and_grad(&x0, &mut fresh).unwrap();

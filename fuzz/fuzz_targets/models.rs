@@ -58,7 +58,7 @@ where
 {
     let d = x0.len();
     let mut out = Vec::new();
-    let mut owned = OwnedBuffers::binary(&x0);
+    let mut owned = OwnedBuffers::new(&x0);
     let buffers = owned.buffers();
     let mut g_fresh = vec![0.0f32; d];
     let u0 = fresh

@@ -190,7 +190,7 @@ pub fn drive_chain<D: TabledDomain>(
     let x0 = setup.x0.clone();
     let mut out = Vec::new();
     let scratch = if s <= 300 { D::scratch_len(s) } else { 0 };
-    let mut owned = OwnedBuffers::new(&x0, D::target_grad_len(target), scratch);
+    let mut owned = OwnedBuffers::with_lengths(&x0, D::target_grad_len(target), scratch);
     let started = Chain::<D>::new(owned.buffers(), &mut *target);
     let valid_s = (2..=65_535).contains(&s);
     let bad_entry = x0.iter().position(|&v| Into::<usize>::into(v) >= s);

@@ -9,7 +9,6 @@ pub mod labels;
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{Dmala, Dula, FlipProposal};
-use langevin_core::chain::Buffers;
 use langevin_core::{Binary, BinaryTarget, Kernel, TargetError};
 use rand_core::TryRng;
 
@@ -318,48 +317,9 @@ pub fn valid_preconditioner(step: f64, p: &[f32]) -> bool {
     })
 }
 
-/// Owned buffers for one chain: the state, room for a proposal, and a scratch row.
-#[derive(Clone, Debug)]
-pub struct OwnedBuffers<V> {
-    x: Vec<V>,
-    grad: Vec<f32>,
-    x_proposal: Vec<V>,
-    grad_proposal: Vec<f32>,
-    changed: Vec<u32>,
-    scratch: Vec<f64>,
-}
-
-impl<V: Copy + Default> OwnedBuffers<V> {
-    /// Buffers starting at `x0`, gradients of length `grad_len`, a scratch row of `scratch`.
-    pub fn new(x0: &[V], grad_len: usize, scratch: usize) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0.to_vec(),
-            grad: vec![0.0; grad_len],
-            x_proposal: vec![V::default(); d],
-            grad_proposal: vec![0.0; grad_len],
-            changed: vec![0; d],
-            scratch: vec![0.0; scratch],
-        }
-    }
-
-    /// Binary-chain buffers starting at `x0` (gradients of length `d`, no scratch row).
-    pub fn binary(x0: &[V]) -> Self {
-        Self::new(x0, x0.len(), 0)
-    }
-
-    /// The buffers, to start a chain in.
-    pub fn buffers(&mut self) -> Buffers<'_, V> {
-        Buffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            changed: &mut self.changed,
-            scratch: &mut self.scratch,
-        }
-    }
-}
+/// Owned chain buffers of any domain (`OwnedBuffers::with_lengths`, or `OwnedBuffers::new` for
+/// a binary chain).
+pub type OwnedBuffers<V> = langevin_std::run::ChainVecs<V>;
 
 /// The parameters of a flip proposal, read from the input.
 #[derive(Clone, Debug)]

@@ -1,6 +1,6 @@
 //! Per-step cost of a binary sampler on a model: warm-up, timed repeats, median and spread.
 
-use crate::binary::{BinaryBuffers, BinaryModel, SamplerSpec};
+use crate::binary::{BinaryModel, SamplerSpec, uniform_buffers};
 use crate::seeding::chain_rng;
 use langevin_core::Kernel;
 use langevin_core::binary::BinaryChain;
@@ -114,7 +114,7 @@ pub fn time_steps(
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(TimingError::Model)?;
     let mut kernel = sampler.kernel().map_err(TimingError::Param)?;
-    let mut buffers = BinaryBuffers::uniform(d, &mut rng);
+    let mut buffers = uniform_buffers(d, &mut rng);
     let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| TimingError::Model(e.to_string()))?;
     let model_error = |e: langevin_core::binary::StepError<_>| TimingError::Model(e.to_string());

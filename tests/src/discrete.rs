@@ -496,7 +496,7 @@ pub fn check_label_kernel<D, T, K>(
 {
     use rand_core::SeedableRng;
     let s = model.states();
-    let mut buf = LabelBox::for_domain::<D>(&states[0], s);
+    let mut buf = LabelBox::for_domain::<D>(&states[0], s).expect("a small model");
     let mut chain = langevin_core::Chain::<D>::new(buf.buffers(), model).unwrap();
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
     check_exact_start(name, pi, n, &mut rng, |x0, k, rng| {

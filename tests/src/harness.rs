@@ -29,7 +29,6 @@
 //! [`CategoricalProbe`] name the three).
 
 use langevin_core::binary::StepReport;
-use langevin_core::chain::Buffers;
 use langevin_core::target::Move;
 use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use rand_core::TryRng;
@@ -210,61 +209,9 @@ impl<D: Domain, T: Eval<D>> Eval<D> for Recording<T> {
     }
 }
 
-/// Owned buffers for one chain (labels by default; any domain through [`LabelBox::for_domain`]).
-#[derive(Clone, Debug)]
-pub struct LabelBox<V = u16> {
-    /// The state.
-    pub x: Vec<V>,
-    /// `∇U` (`d` entries for ordinal chains, `d·S` for categorical ones).
-    pub grad: Vec<f32>,
-    /// Room for a proposal.
-    pub x_proposal: Vec<V>,
-    /// Room for the gradient at a proposal.
-    pub grad_proposal: Vec<f32>,
-    /// Room for the changed indices.
-    pub changed: Vec<u32>,
-    /// Work space of `S` values.
-    pub scratch: Vec<f64>,
-}
-
-impl LabelBox {
-    /// Buffers starting at `x0`, for `s` values and a gradient of `g` entries.
-    pub fn new(x0: &[u16], s: usize, g: usize) -> Self {
-        LabelBox::with_lengths(x0, g, s)
-    }
-}
-
-impl<V: Copy + Default> LabelBox<V> {
-    fn with_lengths(x0: &[V], g: usize, scratch: usize) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0.to_vec(),
-            grad: vec![0.0; g],
-            x_proposal: vec![V::default(); d],
-            grad_proposal: vec![0.0; g],
-            changed: vec![0; d],
-            scratch: vec![0.0; scratch],
-        }
-    }
-
-    /// Buffers of domain `D` starting at `x0`, for `s` values per coordinate.
-    pub fn for_domain<D: Domain<Value = V>>(x0: &[V], s: usize) -> Self {
-        let g = D::grad_len(x0.len(), s).expect("a small model");
-        Self::with_lengths(x0, g, D::scratch_len(s))
-    }
-
-    /// Borrows them.
-    pub fn buffers(&mut self) -> Buffers<'_, V> {
-        Buffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            changed: &mut self.changed,
-            scratch: &mut self.scratch,
-        }
-    }
-}
+/// Owned buffers for one chain (labels by default; `LabelBox::labels(&x0, s, g)`, or any domain
+/// through `LabelBox::for_domain`).
+pub type LabelBox<V = u16> = langevin_std::run::ChainVecs<V>;
 
 /// A state of domain `D` as `u16` values.
 fn to_u16<D: Domain>(x: &[D::Value]) -> Vec<u16> {
@@ -347,7 +294,7 @@ where
     }
     fn step_from(&mut self, x: &[u16], rng: &mut ScriptedRng) -> Probe {
         let s = Eval::<D>::states(&self.target);
-        let mut bufs = LabelBox::for_domain::<D>(&from_u16::<D>(x), s);
+        let mut bufs = LabelBox::for_domain::<D>(&from_u16::<D>(x), s).expect("a small model");
         let mut chain = Chain::<D>::new(bufs.buffers(), &mut self.target).expect("valid start");
         self.target.last = None;
         let report = self

@@ -19,7 +19,7 @@
 pub mod discrete;
 pub mod harness;
 
-use langevin_core::binary::{BinaryChain, ChainBuffers, ChainStorage, FlipProposal};
+use langevin_core::binary::{BinaryChain, ChainStorage, FlipProposal};
 use langevin_core::math::FlipMath;
 use langevin_core::models::{ConstDims, IsingGraph, IsingLattice};
 use langevin_core::random::unit_f64;
@@ -479,40 +479,8 @@ pub fn stationarity_residual(t: &Transition, pi: &[f64]) -> f64 {
 // Sampling path
 // ---------------------------------------------------------------------------------------------
 
-/// Owned buffers for one chain of dimension `d`.
-#[derive(Clone, Debug)]
-pub struct ChainBox {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl ChainBox {
-    /// Buffers starting at `x0`.
-    pub fn new(x0: &[u8]) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0.to_vec(),
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    /// Borrows the buffers for [`BinaryChain::new`].
-    pub fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
-}
+/// Owned buffers for one binary chain (`ChainBox::new(&x0)`).
+pub type ChainBox = langevin_std::run::ChainVecs<u8>;
 
 /// Cumulative sums of `p`, for [`draw_index`].
 pub fn cumulative(p: &[f64]) -> Vec<f64> {

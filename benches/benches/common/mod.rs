@@ -3,48 +3,17 @@
 
 #![allow(dead_code, reason = "each bench uses a part")]
 
-use langevin_core::binary::ChainBuffers;
 use langevin_core::random::fill_normal;
+pub use langevin_std::run::ChainVecs;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// Owned buffers of a binary chain.
-pub struct BinBuf {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
+/// Owned buffers of a binary chain (`BinBuf::new(&x0)`).
+pub type BinBuf = ChainVecs<u8>;
 
-impl BinBuf {
-    /// Buffers for a chain starting at `x0`.
-    pub fn new(x0: Vec<u8>) -> Self {
-        let d = x0.len();
-        Self {
-            x: x0,
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    /// Buffers for a chain starting at a uniform random state.
-    pub fn random(d: usize, rng: &mut Xoshiro256PlusPlus) -> Self {
-        Self::new(random_bits(d, rng))
-    }
-
-    /// The borrowed buffers a chain is built on.
-    pub fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
+/// Buffers for a chain starting at a uniform random state.
+pub fn random_buffers(d: usize, rng: &mut Xoshiro256PlusPlus) -> BinBuf {
+    BinBuf::new(&random_bits(d, rng))
 }
 
 /// `d` uniform random bits, one `u32` draw each.

@@ -3,9 +3,9 @@
 
 use super::Ab2Settings;
 use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
-use crate::binary::{BinaryBuffers, BinaryModel, BinaryRun};
-use crate::labels::{Buffers, LabelDomain, LabelRun, OrdinalModel};
-use crate::run::{ChainResult, DiscreteRun, RunConfig, RunError, map_chains};
+use crate::binary::{BinaryModel, BinaryRun, uniform_buffers};
+use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
+use crate::run::{ChainResult, ChainVecs, DiscreteRun, RunConfig, RunError, map_chains};
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
@@ -38,7 +38,7 @@ pub fn run_ab2_chains(
         |c, (), mut rng| {
             let mut cache = vec![0.0f64; model.cache_len()];
             let mut target = model.target(&mut cache).map_err(RunError::Model)?;
-            let mut buffers = BinaryBuffers::uniform(model.dim(), &mut rng);
+            let mut buffers = uniform_buffers(model.dim(), &mut rng);
             let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
             run_chain(&mut chain, &mut target, rng, settings, config, progress)
@@ -80,7 +80,7 @@ pub fn run_ab2_ordinal_chains(
         |c, (), mut rng| {
             let mut model = model.clone();
             let x: Vec<u16> = (0..d).map(|_| index(&mut rng, s) as u16).collect();
-            let mut buffers = Buffers::new(x, d, s);
+            let mut buffers = ChainVecs::labels(&x, s, d);
             let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
             run_chain(&mut chain, &mut model, rng, settings, config, progress)

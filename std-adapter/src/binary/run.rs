@@ -3,12 +3,12 @@
 use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport};
 use crate::run::{
-    ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
-    kernel_driver, map_chains,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
+    hamming, kernel_driver, map_chains,
 };
 use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
-use langevin_core::binary::{BinaryChain, ChainBuffers, StepReport};
+use langevin_core::binary::{BinaryChain, StepReport};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
@@ -44,40 +44,13 @@ pub fn run_chains(
     Ok(BinaryRun::new(model.dim(), run))
 }
 
-/// Room for one binary chain, owned.
-pub(crate) struct BinaryBuffers {
-    pub(crate) x: Vec<u8>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u8>,
-    grad_proposal: Vec<f32>,
-    flipped: Vec<u32>,
-}
-
-impl BinaryBuffers {
-    /// Buffers for `d` coordinates, the state drawn uniformly from `{0,1}^d` (one `u32` of
-    /// `rng` per coordinate, its top bit).
-    pub(crate) fn uniform<R: Rng + ?Sized>(d: usize, rng: &mut R) -> Self {
-        Self {
-            x: (0..d)
-                .map(|_| u8::from(rng.next_u32() >> 31 == 1))
-                .collect(),
-            grad: vec![0.0; d],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; d],
-            flipped: vec![0; d],
-        }
-    }
-
-    /// The borrowed view a [`BinaryChain`] is built on.
-    pub(crate) fn buffers(&mut self) -> ChainBuffers<'_> {
-        ChainBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            flipped: &mut self.flipped,
-        }
-    }
+/// Buffers for `d` coordinates, the state drawn uniformly from `{0,1}^d` (one `u32` of `rng`
+/// per coordinate, its top bit).
+pub(crate) fn uniform_buffers<R: Rng + ?Sized>(d: usize, rng: &mut R) -> ChainVecs<u8> {
+    let x: Vec<u8> = (0..d)
+        .map(|_| u8::from(rng.next_u32() >> 31 == 1))
+        .collect();
+    ChainVecs::new(&x)
 }
 
 kernel_driver!(
@@ -164,7 +137,7 @@ fn run_one(
     let kernel = sampler
         .kernel_for_model(model, shape)
         .map_err(RunError::Param)?;
-    let mut buffers = BinaryBuffers::uniform(d, &mut rng);
+    let mut buffers = uniform_buffers(d, &mut rng);
     if let SamplerSpec::Gibbs { scan } = *sampler {
         let x = buffers.x;
         match &mut target {

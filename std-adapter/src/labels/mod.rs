@@ -14,6 +14,5 @@ mod run;
 mod sampler;
 
 pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
-pub(crate) use run::Buffers;
 pub use run::{LabelRun, LabelStart, run_label_chains};
 pub use sampler::LabelSamplerSpec;

@@ -6,13 +6,13 @@ use crate::binary::{BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnos
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
 use crate::run::{
-    ChainDriver, ChainResult, DiscreteRun, KernelDriver, RunConfig, RunError, drive, hamming,
-    kernel_driver, manhattan, map_chains,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
+    hamming, kernel_driver, manhattan, map_chains,
 };
 use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
-use langevin_core::ordinal::{CategoricalDomain, LabelBuffers, LabelChain, OrdinalDomain};
+use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
@@ -148,43 +148,6 @@ pub fn run_label_chains(
     Ok(LabelRun::new(DiscreteRun::new(d, run), s, model.domain()))
 }
 
-/// Room for one label chain, owned.
-pub(crate) struct Buffers {
-    x: Vec<u16>,
-    grad: Vec<f32>,
-    x_proposal: Vec<u16>,
-    grad_proposal: Vec<f32>,
-    changed: Vec<u32>,
-    scratch: Vec<f64>,
-}
-
-impl Buffers {
-    /// Buffers for the state `x`, gradients of `grad_len` entries and `states` values.
-    pub(crate) fn new(x: Vec<u16>, grad_len: usize, states: usize) -> Self {
-        let d = x.len();
-        Self {
-            x,
-            grad: vec![0.0; grad_len],
-            x_proposal: vec![0; d],
-            grad_proposal: vec![0.0; grad_len],
-            changed: vec![0; d],
-            scratch: vec![0.0; states],
-        }
-    }
-
-    /// The borrowed view a [`LabelChain`] is built on.
-    pub(crate) fn buffers(&mut self) -> LabelBuffers<'_> {
-        LabelBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            x_proposal: &mut self.x_proposal,
-            grad_proposal: &mut self.grad_proposal,
-            changed: &mut self.changed,
-            scratch: &mut self.scratch,
-        }
-    }
-}
-
 /// What every chain of a label run shares.
 struct LabelJob<'a> {
     sampler: &'a LabelSamplerSpec,
@@ -213,7 +176,7 @@ impl LabelJob<'_> {
                     .sampler
                     .ordinal_kernel(shape)
                     .map_err(RunError::Param)?;
-                let mut buffers = Buffers::new(x, d, s);
+                let mut buffers = ChainVecs::labels(&x, s, d);
                 let chain = LabelChain::new_ordinal(buffers.buffers(), &mut m)
                     .map_err(|e| start_error(e.to_string()))?;
                 let x = chain.state().to_vec();
@@ -232,7 +195,7 @@ impl LabelJob<'_> {
                     .sampler
                     .categorical_kernel(shape)
                     .map_err(RunError::Param)?;
-                let mut buffers = Buffers::new(x, d * s, s);
+                let mut buffers = ChainVecs::labels(&x, s, d * s);
                 let chain = LabelChain::new_categorical(buffers.buffers(), &mut m)
                     .map_err(|e| start_error(e.to_string()))?;
                 if let Some(kernel) = kernel {

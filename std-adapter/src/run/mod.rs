@@ -10,8 +10,10 @@
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed.
 
 mod pool;
+mod vecs;
 
 pub use pool::{Pool, PoolError, available_threads};
+pub use vecs::ChainVecs;
 
 use crate::binary::RunShape;
 use crate::seeding::chain_rngs;

@@ -319,7 +319,7 @@ fn exact_quadratic_model_accepts_every_proposal() {
     let params = TrickParams::new(&w32, &d32, &a32, 1e7, 1.0).unwrap();
     let (mut scratch, mut cached) = (vec![0.0; ordinal_scratch_len(d, s)], vec![0u16; d]);
     let mut kernel = OrdinalAbSecondOrder::new(params, s, &mut scratch, &mut cached).unwrap();
-    let mut buf = LabelBuf::new(&[0u16; 6], s, d);
+    let mut buf = LabelBuf::labels(&[0u16; 6], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
     let (mut moves, mut worst, mut accepted) = (0, 0.0f64, 0);
@@ -343,7 +343,7 @@ fn check<T: OrdinalTarget>(name: &str, model: &mut T, case: &Case, seed: u64) {
         TrickParams::new(&case.w, &case.diag, &case.factor, case.step, case.balance).unwrap();
     let (mut scratch, mut cached) = (vec![0.0; ordinal_scratch_len(d, s)], vec![0u16; d]);
     let mut kernel = OrdinalAbSecondOrder::new(params, s, &mut scratch, &mut cached).unwrap();
-    let mut buf = LabelBuf::new(&states[0], s, d);
+    let mut buf = LabelBuf::labels(&states[0], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     for k in [1usize, 10] {
@@ -432,7 +432,7 @@ fn bad_inputs_are_typed_errors() {
         theta: vec![0.1, 0.2],
         s: 5,
     };
-    let mut buf = LabelBuf::new(&[4, 0], 5, 2);
+    let mut buf = LabelBuf::labels(&[4, 0], 5, 2);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     assert!(kernel.step(&mut model, &mut chain, &mut rng).is_err());
@@ -492,7 +492,7 @@ fn non_finite_proposals_are_rejected_and_the_stream_is_fixed() {
     let params = TrickParams::new(&w32, &d32, &a32, 20.0, 1.0).unwrap();
     let (mut scratch, mut cached) = (vec![0.0; ordinal_scratch_len(d, s)], vec![0u16; d]);
     let mut kernel = OrdinalAbSecondOrder::new(params, s, &mut scratch, &mut cached).unwrap();
-    let mut buf = LabelBuf::new(&[0, 0, 0], s, d);
+    let mut buf = LabelBuf::labels(&[0, 0, 0], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
     let mut rejected = 0;

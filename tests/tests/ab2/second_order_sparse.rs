@@ -242,7 +242,7 @@ fn ordinal_sparse_and_dense_chains_are_bit_identical() {
             let x0: Vec<u16> = (0..d).map(|i| (i % s) as u16).collect();
             let mut runs = Vec::new();
             for params in [dense, sparse] {
-                let mut buf = LabelBuf::new(&x0, s, d);
+                let mut buf = LabelBuf::labels(&x0, s, d);
                 let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
                 let mut scratch = vec![0.0; ordinal_scratch_len(d, s)];
                 let mut cached = vec![0u16; d];

@@ -172,14 +172,14 @@ fn categorical_proposal_on_wild_gradients_lengths_and_label_counts() {
     // A chain refuses S outside 2..=65535 (the categorical chain as the ordinal one).
     for states in [0usize, 1, 65_536] {
         let mut t = small_potts(3, 2);
-        let mut buf = LabelBuf::new(&[0, 0, 0], 2, 6);
+        let mut buf = LabelBuf::labels(&[0, 0, 0], 2, 6);
         let chain = CategoricalChain::new_categorical(buf.buffers(), &mut t);
         assert!(chain.is_ok());
         let mut w = Wavy {
             theta: vec![0.1; 3],
             s: states,
         };
-        let mut buf = LabelBuf::new(&[0, 0, 0], states.min(8), 3);
+        let mut buf = LabelBuf::labels(&[0, 0, 0], states.min(8), 3);
         assert!(matches!(
             OrdinalChain::new_ordinal(buf.buffers(), &mut w),
             Err(InitError::States(v)) if v == states
@@ -482,7 +482,7 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
         theta: vec![0.1; 3],
         s: 5,
     };
-    let mut buf = LabelBuf::new(&[1, 2, 3], 5, 3);
+    let mut buf = LabelBuf::labels(&[1, 2, 3], 5, 3);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     let mut k = acs;
     assert!(matches!(
@@ -495,7 +495,7 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     assert_eq!(chain.state(), &[1, 2, 3]);
     // The window is ignored on the binary and categorical domains.
     let mut potts = small_potts(3, 3);
-    let mut buf = LabelBuf::new(&[0, 1, 2], 3, 9);
+    let mut buf = LabelBuf::labels(&[0, 1, 2], 3, 9);
     let mut cchain = CategoricalChain::new_categorical(buf.buffers(), &mut potts).unwrap();
     Kernel::step(&mut k, &mut potts, &mut cchain, &mut rng()).unwrap();
 

@@ -108,25 +108,25 @@ fn faulty(d: usize, s: usize, fatal: bool) -> Faulty {
 fn chains_refuse_bad_shapes_and_states() {
     for s in [0usize, 1, 65_536, usize::MAX] {
         let mut t = faulty(2, s, false);
-        let mut buf = LabelBuf::new(&[0, 0], s.min(8), 2);
+        let mut buf = LabelBuf::labels(&[0, 0], s.min(8), 2);
         assert!(
             matches!(OrdinalChain::new_ordinal(buf.buffers(), &mut t), Err(InitError::States(v)) if v == s),
             "S = {s}"
         );
     }
     let mut t = faulty(0, 5, false);
-    let mut buf = LabelBuf::new(&[], 5, 0);
+    let mut buf = LabelBuf::labels(&[], 5, 0);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::EmptyDimension)
     ));
     let mut t = faulty(3, 5, false);
-    let mut buf = LabelBuf::new(&[0, 0], 5, 3);
+    let mut buf = LabelBuf::labels(&[0, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::Len(_))
     ));
-    let mut buf = LabelBuf::new(&[0, 0, 0], 4, 3);
+    let mut buf = LabelBuf::labels(&[0, 0, 0], 4, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::Len(LenError {
@@ -134,22 +134,22 @@ fn chains_refuse_bad_shapes_and_states() {
             ..
         }))
     ));
-    let mut buf = LabelBuf::new(&[0, 5, 0], 5, 3);
+    let mut buf = LabelBuf::labels(&[0, 5, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::StateOutOfRange { index: 1, value: 5 })
     ));
-    let mut buf = LabelBuf::new(&[1, 0, 0], 5, 3);
+    let mut buf = LabelBuf::labels(&[1, 0, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::NonFinite)
     ));
-    let mut buf = LabelBuf::new(&[2, 0, 0], 5, 3);
+    let mut buf = LabelBuf::labels(&[2, 0, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::NonFinite)
     ));
-    let mut buf = LabelBuf::new(&[3, 0, 0], 5, 3);
+    let mut buf = LabelBuf::labels(&[3, 0, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
         Err(InitError::Target(Broken { recoverable: true }))
@@ -161,12 +161,12 @@ fn chains_refuse_bad_shapes_and_states() {
         fatal: false,
         one_hot: true,
     };
-    let mut buf = LabelBuf::new(&[0, 0, 0], 4, 3);
+    let mut buf = LabelBuf::labels(&[0, 0, 0], 4, 3);
     assert!(matches!(
         CategoricalChain::new_categorical(buf.buffers(), &mut t),
         Err(InitError::Len(LenError { buffer: "grad", .. }))
     ));
-    let mut buf = LabelBuf::new(&[0, 0, 0], 4, 12);
+    let mut buf = LabelBuf::labels(&[0, 0, 0], 4, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut t).unwrap();
     // Resetting to a bad state leaves the chain where it was.
     for bad in [[9u16, 0, 0], [1, 0, 0], [3, 0, 0]] {
@@ -225,7 +225,7 @@ fn proposals_refuse_bad_parameters() {
     }
     // A preconditioner of the wrong length is a step error, not a panic.
     let mut t = faulty(3, 6, false);
-    let mut buf = LabelBuf::new(&[0, 0, 0], 6, 3);
+    let mut buf = LabelBuf::labels(&[0, 0, 0], 6, 3);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut t).unwrap();
     let pre = [1.0f32, 1.0];
     let k = Dmala::new(
@@ -260,7 +260,7 @@ fn invalid_proposals_are_rejected_and_fatal_errors_returned() {
     let (d, s) = (2usize, 6usize);
     for fatal in [false, true] {
         let mut t = faulty(d, s, fatal);
-        let mut buf = LabelBuf::new(&[5, 2], s, d);
+        let mut buf = LabelBuf::labels(&[5, 2], s, d);
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut t).unwrap();
         let mut seen = [false; 3];
         let mut fatal_seen = false;
@@ -308,7 +308,7 @@ fn invalid_proposals_are_rejected_and_fatal_errors_returned() {
         fatal: true,
         one_hot: true,
     };
-    let mut buf = LabelBuf::new(&[5, 2], 6, 12);
+    let mut buf = LabelBuf::labels(&[5, 2], 6, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut t).unwrap();
     let k = CatDmala::new(CategoricalProposal::new(0.5, 0.9).unwrap());
     let mut errors = 0;
@@ -328,7 +328,7 @@ fn invalid_proposals_are_rejected_and_fatal_errors_returned() {
 fn extreme_numbers_keep_the_chain_valid() {
     let a = vec![1e30, 0.0, 0.0, 1e-30];
     let mut q = OrdinalQuadratic::new(21, a, vec![3.0, 17.0], vec![1e30, -1e30]).unwrap();
-    let mut buf = LabelBuf::new(&[0, 20], 21, 2);
+    let mut buf = LabelBuf::labels(&[0, 20], 21, 2);
     // U is about −1e31 there, finite.
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
@@ -345,7 +345,7 @@ fn extreme_numbers_keep_the_chain_valid() {
         }
     }
     let mut p = Potts::new(3, 2, &[(0, 1, 1e30)], vec![3e30, -1e30, 0.0, 0.0, 0.0, 0.0]).unwrap();
-    let mut buf = LabelBuf::new(&[0, 1], 3, 6);
+    let mut buf = LabelBuf::labels(&[0, 1], 3, 6);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
     for (a, b) in [(1e-300, 0.5), (1e300, 1.0)] {
         let mut k = CatDmala::new(CategoricalProposal::new(a, b).unwrap());
@@ -366,7 +366,7 @@ fn extreme_numbers_keep_the_chain_valid() {
     assert_eq!(x[0], 0);
     let mut gibbs = Gibbs::new(Scan::Random);
     let mut t = faulty(2, 6, true);
-    let mut buf = LabelBuf::new(&[5, 2], 6, 2);
+    let mut buf = LabelBuf::labels(&[5, 2], 6, 2);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut t).unwrap();
     for _ in 0..2_000 {
         let before = chain.state().to_vec();

@@ -110,7 +110,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let mut s = AbSettings::default();
     s.budget = 3_000;
     let mut ab = AbTuner::new(s).unwrap();
-    let mut buf = LabelBuf::new(&states[0], 4, 4);
+    let mut buf = LabelBuf::labels(&states[0], 4, 4);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
     while !ab.is_frozen() {
         Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
@@ -135,7 +135,7 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let (log_pi, _) = tabulate_categorical(&mut m, &states);
     let pi = normalise(&log_pi);
     let mut ab = AbTuner::new(s).unwrap();
-    let mut buf = LabelBuf::new(&states[0], 3, 12);
+    let mut buf = LabelBuf::labels(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !ab.is_frozen() {
         Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();

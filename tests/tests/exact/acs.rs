@@ -89,7 +89,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let states = enumerate(3, 4);
     let (log_pi, grads) = tabulate_ordinal(&mut w, &states);
     let mut acs = AcsTuner::new(s).unwrap();
-    let mut buf = LabelBuf::new(&states[0], 4, 3);
+    let mut buf = LabelBuf::labels(&states[0], 4, 3);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     while !acs.is_frozen() {
         Kernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
@@ -116,7 +116,7 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     let states = enumerate(4, 3);
     let (log_pi, grads) = tabulate_categorical(&mut m, &states);
     let mut acs = AcsTuner::new(s).unwrap();
-    let mut buf = LabelBuf::new(&states[0], 3, 12);
+    let mut buf = LabelBuf::labels(&states[0], 3, 12);
     let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     while !acs.is_frozen() {
         Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();

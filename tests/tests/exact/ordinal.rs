@@ -148,7 +148,7 @@ fn ordinal_dula_has_its_own_stationary_law() {
     );
     let pi_a = stationary(1.0);
     let kernel = Dula::new(OrdinalProposal::new(1.0, 0.5).unwrap());
-    let mut buf = LabelBuf::new(&states[0], 5, 2);
+    let mut buf = LabelBuf::labels(&states[0], 5, 2);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
     for steps in [1usize, 10] {

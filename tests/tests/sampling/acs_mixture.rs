@@ -30,7 +30,7 @@ fn visits<K: Kernel<Ordinal>>(
     steps: usize,
     seed: u64,
 ) -> (usize, f64) {
-    let mut buf = LabelBuf::new(&[75, 75], 450, 2);
+    let mut buf = LabelBuf::labels(&[75, 75], 450, 2);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut seen = [false; 25];

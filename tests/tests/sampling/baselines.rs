@@ -122,7 +122,7 @@ fn ordinal_gibbs_raw_and_kernel() {
     // The kernel path on a model without the capability.
     let mut w = Wavy::three(4);
     let (states, _, _, pi) = ordinal_law(&mut w);
-    let mut buf = LabelBuf::new(&states[0], 4, 3);
+    let mut buf = LabelBuf::labels(&states[0], 4, 3);
     let mut chain =
         langevin_core::ordinal::OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
     let mut gibbs = Gibbs::new(Scan::Random);
@@ -155,7 +155,7 @@ fn categorical_gibbs_and_gwg() {
         }
         index_of(&x, s)
     });
-    let mut buf = LabelBuf::new(&states[0], s, d * s);
+    let mut buf = LabelBuf::labels(&states[0], s, d * s);
     let mut chain =
         langevin_core::ordinal::CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
     let mut gibbs = Gibbs::new(Scan::Random);

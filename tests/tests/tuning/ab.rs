@@ -129,7 +129,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         check_report("ising", ab.report(), budget);
         // Ordinal: lattice Gaussian (windowed) and quartic mixture.
         let mut q = OrdinalQuadratic::rotated_gaussian(10, 21, 10.0, 3.0, 1).unwrap();
-        let mut buf = LabelBuf::new(&[10u16; 10], 21, 10);
+        let mut buf = LabelBuf::labels(&[10u16; 10], 21, 10);
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
         let mut so = s;
         so.window = Some(5);
@@ -139,7 +139,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         }
         check_report("lattice gaussian", ab.report(), budget);
         let mut qm = QuarticMixture::new(6, 21, 5, 2.0, 3).unwrap();
-        let mut buf = LabelBuf::new(&[0u16; 6], 21, 6);
+        let mut buf = LabelBuf::labels(&[0u16; 6], 21, 6);
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut qm).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {
@@ -148,7 +148,7 @@ fn tuner_terminates_within_budget_on_every_model() {
         check_report("quartic mixture", ab.report(), budget);
         // Categorical: Potts lattice.
         let mut p = Potts::lattice(5, 5, 4, 0.8).unwrap();
-        let mut buf = LabelBuf::new(&[0u16; 25], 4, 100);
+        let mut buf = LabelBuf::labels(&[0u16; 25], 4, 100);
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
         let mut ab = AbTuner::new(s).unwrap();
         for _ in 0..budget + 10 {

@@ -109,7 +109,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         check("rbm", &acs.report(), acs.planned_steps(), &s);
         // Ordinal (windowed) and categorical.
         let mut q = OrdinalQuadratic::rotated_gaussian(20, 21, 10.0, 3.0, 2).unwrap();
-        let mut buf = LabelBuf::new(&[10u16; 20], 21, 20);
+        let mut buf = LabelBuf::labels(&[10u16; 20], 21, 20);
         let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
         let mut so = s;
         so.window = Some(4);
@@ -119,7 +119,7 @@ fn tuner_overhead_stays_within_budget_on_every_model() {
         }
         check("lattice gaussian", &acs.report(), acs.planned_steps(), &s);
         let mut p = Potts::lattice(6, 6, 4, 1.0).unwrap();
-        let mut buf = LabelBuf::new(&[0u16; 36], 4, 144);
+        let mut buf = LabelBuf::labels(&[0u16; 36], 4, 144);
         let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
         let mut acs = AcsTuner::new(s).unwrap();
         for _ in 0..s.budget() {

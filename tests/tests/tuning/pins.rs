@@ -125,7 +125,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     settings.window = Some(2);
     let (mut m1, mut m2) = (wavy(), wavy());
     let mut ab = AbTuner::new(settings).unwrap();
-    let mut buf = LabelBuf::new(&[0u16; 4], 6, 4);
+    let mut buf = LabelBuf::labels(&[0u16; 4], 6, 4);
     let mut c1 = OrdinalChain::new_ordinal(buf.buffers(), &mut m1).unwrap();
     let mut n = 0;
     while !stop(&mut ab, n) {
@@ -138,7 +138,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
         .windowed(2)
         .unwrap();
     let fixed = ordinal::Dmala::new(p);
-    let mut buf2 = LabelBuf::new(c1.state(), 6, 4);
+    let mut buf2 = LabelBuf::labels(c1.state(), 6, 4);
     let mut c2 = OrdinalChain::new_ordinal(buf2.buffers(), &mut m2).unwrap();
     side_by_side(
         &format!("{name}, ordinal"),
@@ -153,7 +153,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     settings.window = None;
     let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
     let mut ab = AbTuner::new(settings).unwrap();
-    let mut buf = LabelBuf::new(&[0u16; 5], 3, 15);
+    let mut buf = LabelBuf::labels(&[0u16; 5], 3, 15);
     let mut c1 = CategoricalChain::new_categorical(buf.buffers(), &mut m1).unwrap();
     let mut n = 0;
     while !stop(&mut ab, n) {
@@ -162,7 +162,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     }
     let r = ab.report();
     let fixed = categorical::Dmala::new(CategoricalProposal::new(r.step, r.balance).unwrap());
-    let mut buf2 = LabelBuf::new(c1.state(), 3, 15);
+    let mut buf2 = LabelBuf::labels(c1.state(), 3, 15);
     let mut c2 = CategoricalChain::new_categorical(buf2.buffers(), &mut m2).unwrap();
     side_by_side(
         &format!("{name}, categorical"),
@@ -263,8 +263,8 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
     let (mut m1, mut m2) = (wavy(), wavy());
     let mut acs = Acs::new(s).with_window(2);
     let (mut b1, mut b2) = (
-        LabelBuf::new(&[0u16; 4], 6, 4),
-        LabelBuf::new(&[0u16; 4], 6, 4),
+        LabelBuf::labels(&[0u16; 4], 6, 4),
+        LabelBuf::labels(&[0u16; 4], 6, 4),
     );
     let mut c1 = OrdinalChain::new_ordinal(b1.buffers(), &mut m1).unwrap();
     let mut c2 = OrdinalChain::new_ordinal(b2.buffers(), &mut m2).unwrap();
@@ -284,8 +284,8 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
     let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
     let mut acs = Acs::new(s);
     let (mut b1, mut b2) = (
-        LabelBuf::new(&[0u16; 5], 3, 15),
-        LabelBuf::new(&[0u16; 5], 3, 15),
+        LabelBuf::labels(&[0u16; 5], 3, 15),
+        LabelBuf::labels(&[0u16; 5], 3, 15),
     );
     let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
     let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
@@ -344,7 +344,7 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
 
     let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
     let mut tuner = AcsTuner::new(settings).unwrap();
-    let mut b1 = LabelBuf::new(&[0u16; 5], 3, 15);
+    let mut b1 = LabelBuf::labels(&[0u16; 5], 3, 15);
     let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
     while !tuner.is_frozen() {
         Kernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
@@ -352,7 +352,7 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
     let s = tuner.report().schedule;
     assert_eq!(tuner.action().step, s.at(0).0);
     let mut acs = Acs::new(s);
-    let mut b2 = LabelBuf::new(c1.state(), 3, 15);
+    let mut b2 = LabelBuf::labels(c1.state(), 3, 15);
     let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
     side_by_side(
         "frozen ACS tuner, categorical",
