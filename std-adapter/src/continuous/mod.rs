@@ -102,7 +102,7 @@ pub use driver::{
 pub use gaussian_sum::GaussianSum;
 pub use logistic::LogisticRegression;
 pub use mixture::GaussianMixture;
-pub use model_file::{Model, ModelSpec};
+pub use model_file::{DataSource, Model, ModelSpec};
 pub use ridge::RidgeRegression;
 
 use std::fmt;

@@ -14,12 +14,14 @@ use std::path::{Path, PathBuf};
 /// {"kind": "logistic_regression", "X": "X.npy", "y": "y.npy", "prior_var": 10.0}
 /// {"kind": "ridge_regression", "X": "X.csv", "y": "y.csv", "noise_var": 1.0, "prior_var": 1.0}
 /// {"kind": "gaussian_mixture", "a": [[2.0, 1.5], [1.8, 2.2]], "scale": 0.5}
+/// {"kind": "ridge_regression", "X": [[1.0, 0.5], [0.2, 1.0]], "y": [0.3, -0.1], "noise_var": 1.0, "prior_var": 1.0}
 /// ```
 ///
-/// Labels of logistic regression are `{0, 1}` or `{−1, 1}`; `scale` of the mixture defaults to
-/// `1/N`.
+/// `X` and `y` are files or inline arrays. Labels of logistic regression are `{0, 1}` or
+/// `{−1, 1}`; `scale` of the mixture defaults to `1/N`. A field the kind does not have is an
+/// error (the fields are listed in [`crate::models::schema`]).
 #[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ModelSpec {
     /// [`GaussianSum`] over the given centres.
     GaussianSum {
@@ -30,9 +32,9 @@ pub enum ModelSpec {
     LogisticRegression {
         /// Covariates, `N × d` (`.npy` or CSV).
         #[serde(rename = "X")]
-        x: PathBuf,
+        x: DataSource,
         /// Labels, length `N`.
-        y: PathBuf,
+        y: DataSource,
         /// Prior variance `v`.
         prior_var: f64,
     },
@@ -40,9 +42,9 @@ pub enum ModelSpec {
     RidgeRegression {
         /// Covariates, `N × d` (`.npy` or CSV).
         #[serde(rename = "X")]
-        x: PathBuf,
+        x: DataSource,
         /// Responses, length `N`.
-        y: PathBuf,
+        y: DataSource,
         /// Noise variance `λ`.
         noise_var: f64,
         /// Prior variance `v`.
@@ -56,6 +58,115 @@ pub enum ModelSpec {
         #[serde(default)]
         scale: Option<f64>,
     },
+}
+
+/// Data of a continuous model: a file (`.npy` or CSV, relative to the model file's folder) or
+/// an inline JSON array.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum DataSource {
+    /// A `.npy` or CSV file.
+    File(PathBuf),
+    /// Rows of numbers (a matrix).
+    Rows(Vec<Vec<f64>>),
+    /// Numbers (a vector, or a matrix of one column).
+    Values(Vec<f64>),
+}
+
+impl DataSource {
+    /// `(rows, cols, row-major values)`; a vector is one column.
+    fn matrix(&self, base: &Path) -> Result<(usize, usize, Vec<f64>), ContinuousError> {
+        match self {
+            DataSource::File(p) => load_matrix(&base.join(p)),
+            DataSource::Values(v) => Ok((v.len(), 1, v.clone())),
+            DataSource::Rows(rows) => {
+                let cols = rows.first().map_or(0, Vec::len);
+                if let Some(i) = rows.iter().position(|r| r.len() != cols) {
+                    return Err(ContinuousError::Model(format!(
+                        "`X`: row {i} has {} entries, row 0 has {cols}",
+                        rows[i].len()
+                    )));
+                }
+                Ok((rows.len(), cols, rows.concat()))
+            }
+        }
+    }
+
+    /// A vector; rows of one entry each, or a single row, count as one.
+    fn vector(&self, base: &Path) -> Result<Vec<f64>, ContinuousError> {
+        match self {
+            DataSource::File(p) => load_vector(&base.join(p)),
+            DataSource::Values(v) => Ok(v.clone()),
+            DataSource::Rows(rows) if rows.len() == 1 || rows.iter().all(|r| r.len() == 1) => {
+                Ok(rows.concat())
+            }
+            DataSource::Rows(rows) => Err(ContinuousError::Model(format!(
+                "`y`: expected a vector, found {} rows of {} entries",
+                rows.len(),
+                rows.first().map_or(0, Vec::len)
+            ))),
+        }
+    }
+
+    /// The file, when the data come from one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            DataSource::File(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+impl ModelSpec {
+    /// Reads and parses a model file, refusing fields its kind does not have.
+    ///
+    /// # Errors
+    ///
+    /// [`ContinuousError::Io`], or [`ContinuousError::Data`] naming the file.
+    pub fn read(path: &Path) -> Result<Self, ContinuousError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ContinuousError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let fail = |message: String| ContinuousError::Data {
+            path: path.to_path_buf(),
+            message,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
+        let kind = value.get("kind").and_then(serde_json::Value::as_str);
+        if let (Some(schema), Some(fields)) = (
+            kind.and_then(crate::models::schema::find),
+            value.as_object(),
+        ) {
+            schema
+                .check_fields(fields)
+                .map_err(|(field, problem)| fail(format!("field `{field}`: {problem}")))?;
+        }
+        serde_json::from_value(value).map_err(|e| fail(format!("model file: {e}")))
+    }
+
+    /// The kind as model files spell it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelSpec::GaussianSum { .. } => "gaussian_sum",
+            ModelSpec::LogisticRegression { .. } => "logistic_regression",
+            ModelSpec::RidgeRegression { .. } => "ridge_regression",
+            ModelSpec::GaussianMixture { .. } => "gaussian_mixture",
+        }
+    }
+
+    /// The data files the model names, as `(field, path)` relative to the model's folder.
+    pub fn data_files(&self) -> Vec<(&'static str, &Path)> {
+        match self {
+            ModelSpec::LogisticRegression { x, y, .. }
+            | ModelSpec::RidgeRegression { x, y, .. } => [("X", x), ("y", y)]
+                .into_iter()
+                .filter_map(|(n, d)| Some((n, d.file()?)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A loaded continuous model.
@@ -76,15 +187,18 @@ impl Model {
     ///
     /// # Errors
     ///
-    /// [`ContinuousError::Io`], [`ContinuousError::ModelFile`], [`ContinuousError::Data`] or
+    /// [`ContinuousError::Io`], [`ContinuousError::Data`] (naming the model file when it is
+    /// not valid JSON of a known kind or has a field its kind does not have) or
     /// [`ContinuousError::Model`].
     pub fn load(path: &Path) -> Result<Self, ContinuousError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ContinuousError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        let spec: ModelSpec = serde_json::from_str(&text).map_err(ContinuousError::ModelFile)?;
-        Self::from_spec(&spec, path.parent().unwrap_or(Path::new(".")))
+        let spec = ModelSpec::read(path)?;
+        Self::from_spec(&spec, path.parent().unwrap_or(Path::new("."))).map_err(|e| match e {
+            ContinuousError::Model(message) => ContinuousError::Data {
+                path: path.to_path_buf(),
+                message,
+            },
+            e => e,
+        })
     }
 
     /// Builds a model from its description, resolving data paths against `base`.
@@ -93,8 +207,8 @@ impl Model {
     ///
     /// As for [`load`](Self::load).
     pub fn from_spec(spec: &ModelSpec, base: &Path) -> Result<Self, ContinuousError> {
-        let matrix = |p: &Path| -> Result<DataMatrix, ContinuousError> {
-            let (r, c, v) = load_matrix(&base.join(p))?;
+        let matrix = |x: &DataSource| -> Result<DataMatrix, ContinuousError> {
+            let (r, c, v) = x.matrix(base)?;
             DataMatrix::new(r, c, v)
         };
         Ok(match spec {
@@ -102,7 +216,7 @@ impl Model {
                 Model::GaussianSum(GaussianSum::from_rows(centers)?)
             }
             ModelSpec::LogisticRegression { x, y, prior_var } => {
-                let y = load_vector(&base.join(y))?;
+                let y = y.vector(base)?;
                 Model::Logistic(LogisticRegression::new(matrix(x)?, &y, *prior_var)?)
             }
             ModelSpec::RidgeRegression {
@@ -111,7 +225,7 @@ impl Model {
                 noise_var,
                 prior_var,
             } => {
-                let y = load_vector(&base.join(y))?;
+                let y = y.vector(base)?;
                 Model::Ridge(RidgeRegression::new(
                     matrix(x)?,
                     &y,

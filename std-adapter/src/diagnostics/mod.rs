@@ -25,6 +25,8 @@
 //!   [`ess_bulk`] gives ArviZ's `ess(method="bulk")` and is the per-coordinate ESS of
 //!   [`ess_per_coordinate`].
 //! * [`split_rhat`]: the classic split R-hat without rank normalisation.
+//! * [`convergence_warnings`]: R-hat above [`RHAT_LIMIT`] or ESS below [`ESS_LIMIT`], as the
+//!   warnings a run's summary carries.
 //!
 //! # References
 //!
@@ -34,6 +36,7 @@
 //! * C. J. Geyer, Practical Markov chain Monte Carlo, Statistical Science 7 (1992).
 //! * Stan reference manual, "Effective sample size" (the multi-chain formula used here).
 
+mod convergence;
 mod discrete;
 mod enumerate;
 mod ess;
@@ -42,6 +45,7 @@ mod mmd;
 mod normal;
 mod rhat;
 
+pub use convergence::{ESS_LIMIT, RHAT_LIMIT, convergence_warnings, rhat_and_ess};
 pub use discrete::{
     DiscreteValue, DiscsEss, discs_ess, empirical_marginals, hamming_series, marginal_rmse,
     random_reference,

@@ -1,5 +1,6 @@
 //! Files in and out: `.npy` arrays, draws as CSV, summaries as JSON, and writes that leave
-//! each file whole or not at all.
+//! each file whole or not at all, never replace an input, a link or a special file, and take
+//! `-` for standard output (the rules: [`output`]).
 //!
 //! # Examples
 //!
@@ -11,73 +12,14 @@
 //! ```
 
 pub mod npy;
+pub mod output;
+
+pub use output::{
+    PathClash, WriteError, check_distinct, is_stdout, resolve_links, write_all, write_atomically,
+};
 
 use npy::{NpyData, NpyError, write_npy_to};
 use std::fmt;
-use std::path::{Path, PathBuf};
-
-/// A file that could not be written.
-#[derive(Debug)]
-pub struct WriteError {
-    /// The file.
-    pub path: PathBuf,
-    /// Why.
-    pub source: std::io::Error,
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.source)
-    }
-}
-
-impl std::error::Error for WriteError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so a
-/// failed write never leaves a partial file behind.
-///
-/// # Errors
-///
-/// [`WriteError`] when `path` names no file, or the write or the rename fails.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let fail = |source| WriteError {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty());
-    let name = path
-        .file_name()
-        .ok_or_else(|| fail(std::io::Error::other("not a file name")))?;
-    let tmp = dir
-        .map(|d| d.join(format!(".{}.partial", name.to_string_lossy())))
-        .unwrap_or_else(|| format!(".{}.partial", name.to_string_lossy()).into());
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        fail(e)
-    })
-}
-
-/// Writes every file atomically; if one fails, removes those already written.
-///
-/// # Errors
-///
-/// The first [`WriteError`].
-pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteError> {
-    for (k, (path, bytes)) in files.iter().enumerate() {
-        if let Err(e) = write_atomically(path.as_ref(), bytes) {
-            for (written, _) in files.iter().take(k) {
-                let _ = std::fs::remove_file(written);
-            }
-            return Err(e);
-        }
-    }
-    Ok(())
-}
 
 /// An `.npy` array in memory.
 ///

@@ -87,8 +87,8 @@ impl ModelDoc {
     ///
     /// # Errors
     ///
-    /// A [`ModelError`] if the file cannot be read, is not JSON, is not an object or has no
-    /// string `kind`.
+    /// A [`ModelError`] if the file cannot be read, is not JSON, is not an object, has no
+    /// string `kind`, or has a field its kind does not list in [`schema`](super::schema).
     pub fn read(path: &Path) -> Result<Self, ModelError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| ModelError::new("", format!("cannot read: {e}")).in_file(path))?;
@@ -114,12 +114,36 @@ impl ModelDoc {
             Some(_) => return Err(ModelError::new("kind", "must be a string")),
             None => return Err(ModelError::new("kind", "missing")),
         };
+        if let Some(schema) = super::schema::find(&kind) {
+            schema
+                .check_fields(&fields)
+                .map_err(|(field, problem)| ModelError::new(field, problem))?;
+        }
         Ok(Self {
             kind,
             fields,
             base,
             file: None,
         })
+    }
+
+    /// The files this document names for its array fields, as `(field, path)` (paths
+    /// resolved against the model file's folder): the inputs an output must not overwrite.
+    pub fn array_files(&self) -> Vec<(String, PathBuf)> {
+        use super::schema::FieldType;
+        let schema = super::schema::find(&self.kind);
+        self.fields
+            .iter()
+            .filter(|(name, _)| {
+                schema.and_then(|s| s.field(name)).is_some_and(|f| {
+                    matches!(
+                        f.ty,
+                        FieldType::Vector | FieldType::Matrix | FieldType::Data
+                    )
+                })
+            })
+            .filter_map(|(name, v)| Some((name.clone(), self.base.join(v.as_str()?))))
+            .collect()
     }
 
     /// Attributes a model constructor's error to this document's file.
@@ -263,10 +287,29 @@ impl ModelDoc {
             }
         };
         if let Some(i) = data.iter().position(|x| !x.is_finite()) {
-            return Err(self.err(field, format!("entry {i} is not finite")));
+            return Err(self.err(
+                field,
+                format!("entry {} is not finite", entry_index(i, &shape)),
+            ));
         }
         Ok((shape, data))
     }
+}
+
+/// The index of the `flat`-th entry of a row-major array of `shape`: `3` for a vector,
+/// `(0, 1)` for a matrix.
+fn entry_index(flat: usize, shape: &[usize]) -> String {
+    if shape.len() <= 1 {
+        return flat.to_string();
+    }
+    let mut rest = flat;
+    let mut index = vec![0; shape.len()];
+    for (slot, &n) in index.iter_mut().zip(shape).rev() {
+        *slot = rest % n.max(1);
+        rest /= n.max(1);
+    }
+    let parts: Vec<String> = index.iter().map(usize::to_string).collect();
+    format!("({})", parts.join(", "))
 }
 
 /// Flattens nested JSON arrays of numbers, checking they are rectangular.

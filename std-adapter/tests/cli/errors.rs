@@ -56,7 +56,7 @@ fn unknown_kind() {
         ],
     );
     // A known kind with its fields missing names the first missing field.
-    s.write("potts.json", r#"{"kind": "potts", "q": 3}"#);
+    s.write("potts.json", r#"{"kind": "potts", "n": 3}"#);
     expect(
         &sample_fails(&s, "potts.json", &[]),
         &["potts.json", "`states`", "missing"],
@@ -134,7 +134,7 @@ fn non_finite_values() {
     s.npy("m/arrays/binary_quadratic_W.npy", &[6, 6], NpyData::F32(w));
     expect(
         &sample_fails(&s, model.to_str().unwrap(), &[]),
-        &["`W`", "entry 7", "not finite"],
+        &["`W`", "entry (1, 1)", "not finite"],
     );
     // Finite in double precision but not in single.
     file_fails(

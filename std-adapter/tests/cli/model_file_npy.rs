@@ -78,13 +78,13 @@ fn errors_name_file_field_and_problem() {
     scratch.write("sub/w.npy", "hello");
     let text = message("W");
     assert!(text.contains("cannot load"), "{text}");
-    // Non-finite entries, with their position.
+    // Non-finite entries, with their position (row, column).
     scratch.npy(
         "sub/w.npy",
         &[2, 2],
         NpyData::F64(vec![0.0, 1.0, f64::NAN, 2.0]),
     );
-    assert!(message("W").contains("entry 2 is not finite"));
+    assert!(message("W").contains("entry (1, 0) is not finite"));
     // The wrong rank for a vector.
     scratch.npy("sub/b.npy", &[1, 2], NpyData::F64(vec![0.0, 1.0]));
     let doc = ModelDoc::read(&json).unwrap();

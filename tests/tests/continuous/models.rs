@@ -204,6 +204,39 @@ fn model_files_of_every_kind() {
     ))
     .unwrap();
     assert_eq!((m.dim(), m.num_terms()), (2, 2));
+    // `X` and `y` may be inline arrays: the same model as from the files.
+    let inline = Model::load(&write(
+        "inline.json",
+        r#"{"kind":"ridge_regression","X":[[1,0.5],[-0.3,2],[0,1]],"y":[0.5,-1.5,2],"noise_var":0.5,"prior_var":2}"#,
+    ))
+    .unwrap();
+    let from_csv = Model::load(&dir.join("r.json")).unwrap();
+    assert_eq!(inline, from_csv, "X.csv holds the same rows");
+
+    // Unknown fields are refused, naming the file, the field, the fields of the kind and the
+    // near miss.
+    let e = Model::load(&write(
+        "typo.json",
+        r#"{"kind":"ridge_regression","X":"X.csv","y":"y.csv","nosie_var":0.5,"prior_var":2}"#,
+    ))
+    .unwrap_err()
+    .to_string();
+    for part in [
+        "typo.json",
+        "`nosie_var`",
+        "did you mean `noise_var`",
+        "`prior_var`",
+    ] {
+        assert!(e.contains(part), "{e:?} lacks {part:?}");
+    }
+    // Errors of the data name the model file.
+    let e = Model::load(&write(
+        "ragged.json",
+        r#"{"kind":"ridge_regression","X":[[1,2],[3]],"y":[0,1],"noise_var":1,"prior_var":1}"#,
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("ragged.json") && e.contains("row 1"), "{e}");
 
     // Errors name what is wrong.
     let bad = [

@@ -351,8 +351,7 @@ mod tests {
         let spec = ModelSpec::new("rbm")
             .with_array("W", &[2, 3], vec![0.1, -0.2, 0.3, 1e-6, 5.0, -7.25])
             .with_array("b", &[3], vec![0.0, 1.0, -1.0])
-            .with_array("c", &[2], vec![0.5, 0.25])
-            .with("note", "x");
+            .with_array("c", &[2], vec![0.5, 0.25]);
         let doc = spec.to_doc().unwrap();
         assert_eq!(doc.kind, "rbm");
         let (r, c, w) = doc.matrix("W").unwrap();
@@ -367,8 +366,8 @@ mod tests {
         // Field order is kept and kind comes first.
         let kind_at = text.find("\"kind\"").unwrap();
         let w_at = text.find("\"W\"").unwrap();
-        let note_at = text.find("\"note\"").unwrap();
-        assert!(kind_at < w_at && w_at < note_at);
+        let c_at = text.find("\"c\"").unwrap();
+        assert!(kind_at < w_at && w_at < c_at);
     }
 
     #[test]
