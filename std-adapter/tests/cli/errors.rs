@@ -333,7 +333,7 @@ fn model_and_bench_bad_inputs() {
     gen_fails(&["lattice-mixture", "--distance", "l1"], &["--distance"]);
     gen_fails(&["lattice-mixture", "--dim", "40"], &["--modes-per-axis"]);
     gen_fails(&["no-such-model"], &["no-such-model"]);
-    expect(&fails(&s.0, &["model"]), &["subcommand"]);
+    expect(&fails(&s.0, &["model"]), &["generator", "--schema"]);
     expect(&fails(&s.0, &["model", "rbm", "--npy"]), &["--out"]);
     // Given RBM weights of the wrong rank or with mismatched biases.
     let w = s.npy("w/w.npy", &[6], NpyData::F64(vec![0.5; 6]));

@@ -67,7 +67,7 @@ fn defines(source: &str, name: &str) -> bool {
 fn every_cited_test_exists() {
     let doc = read(&root().join("docs/bad-input.md"));
     let prefixes = prefixes(&doc);
-    for p in ["inv", "dom", "ord", "cont", "ffi", "c"] {
+    for p in ["inv", "dom", "ord", "cont", "ffi", "c", "cli"] {
         assert!(
             prefixes.contains_key(p),
             "prefix `{p}::` missing from the table"

@@ -3,13 +3,16 @@
 
 use crate::CliError;
 use crate::args::{ChainArgs, ReportArgs};
+use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
-    ContinuousConfig, Model, SamplerKind, SnapshotKind, parse_access, run,
+    ContinuousConfig, ContinuousError, Model, ModelSpec, SamplerKind, SnapshotKind, parse_access,
+    run,
 };
+use langevin_std::diagnostics::{DrawArray, convergence_warnings, rhat_and_ess};
 use langevin_std::io::npy::NpyData;
-use langevin_std::io::{json_bytes, npy_bytes};
-use std::path::PathBuf;
+use langevin_std::io::{check_distinct, is_stdout, json_bytes, npy_bytes};
+use std::path::{Path, PathBuf};
 
 /// Integrators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -50,6 +53,7 @@ pub enum SnapshotName {
 
 /// Arguments of `langevin sample-continuous`.
 #[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct ContinuousArgs {
     /// Model file (JSON): `gaussian_sum`, `logistic_regression`, `ridge_regression` or
     /// `gaussian_mixture`.
@@ -98,7 +102,25 @@ pub struct ContinuousArgs {
 }
 
 pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
-    let model = Model::load(&args.model)?;
+    let spec = ModelSpec::read(&args.model)?;
+    let base = args.model.parent().unwrap_or(Path::new("."));
+    let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), args.model.clone())];
+    inputs.extend(
+        spec.data_files()
+            .into_iter()
+            .map(|(field, p)| (format!("the model's `{field}`"), base.join(p))),
+    );
+    let outputs: Vec<(String, PathBuf)> =
+        [("--out", &args.out), ("--summary", &args.report.summary)]
+            .into_iter()
+            .filter_map(|(flag, p)| Some((flag.to_string(), p.clone()?)))
+            .collect();
+    check_distinct(&inputs, &outputs)?;
+    let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
+    let model = Model::from_spec(&spec, base).map_err(|e| match e {
+        ContinuousError::Model(message) => CliError(format!("{}: {message}", args.model.display())),
+        e => CliError::from(e),
+    })?;
     let sampler: SamplerKind = format!("{:?}", args.sampler).to_lowercase().parse()?;
     let mut config = ContinuousConfig::new(model, sampler, args.step);
     config.friction = args.friction;
@@ -116,10 +138,45 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     config.seed = args.chains.seed;
     config.threads = args.chains.threads();
     let outcome = run(&config)?;
+    // The driver refuses options that keep no draws.
+    let [chains, draws, dim] = outcome.shape;
+    let diagnostics = DrawArray::new(&outcome.samples, chains, draws, dim)
+        .ok()
+        .and_then(|a| rhat_and_ess(&a, config.threads));
+    let warnings = match diagnostics {
+        Some((rhat_max, ess_min)) => convergence_warnings(rhat_max, ess_min),
+        None => vec![format!(
+            "{draws} kept draws per chain are too few for R-hat and ESS (at least 4): the run \
+             cannot be judged"
+        )],
+    };
+    let s = &outcome.summary;
+    let extra = serde_json::json!({
+        "model": args.model.display().to_string(),
+        "kind": spec.kind(),
+        "step": args.step,
+        "friction": args.friction,
+        "batch": args.batch,
+        "index_chain": args.index_chain,
+        "access": format!("{:?}", args.access).to_lowercase(),
+        "snapshot": format!("{:?}", args.snapshot).to_lowercase(),
+        "period": args.period,
+        "burn_in_passes": args.burn_in_passes,
+        "draws_per_pass": args.draws_per_pass,
+        "seed": args.chains.seed,
+        "steps_per_chain": s.steps / (s.chains.max(1) as u64),
+        "rhat_max": diagnostics.map(|d| d.0),
+        "ess_min": diagnostics.map(|d| d.1),
+        "warnings": warnings,
+    });
+    let mut summary = Provenance::new(Some(&args.model)).prepend(serde_json::to_value(s)?);
+    if let (Some(out), serde_json::Value::Object(extra)) = (summary.as_object_mut(), extra) {
+        out.extend(extra);
+    }
     let samples = npy_bytes(&outcome.shape, &NpyData::F32(outcome.samples.clone()))?;
-    let summary = json_bytes(&outcome.summary)?;
+    let summary = json_bytes(&summary)?;
     args.report.write(args.out.as_deref(), samples, summary)?;
-    if !args.report.quiet {
+    if !quiet {
         let s = &outcome.summary;
         println!(
             "sampler             {} (d = {}, N = {})",
@@ -137,6 +194,13 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
         let show = s.mean.len().min(6);
         println!("mean (first {show})      {:?}", &s.mean[..show]);
         println!("variance (first {show})  {:?}", &s.var[..show]);
+        if let Some((rhat_max, ess_min)) = diagnostics {
+            println!("R-hat (max)         {rhat_max:.4}");
+            println!("ESS (min)           {ess_min:.1}");
+        }
+        for w in &warnings {
+            println!("WARNING             {w}");
+        }
     }
     Ok(())
 }

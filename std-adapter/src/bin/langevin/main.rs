@@ -11,13 +11,23 @@ mod bench;
 mod compare;
 mod model;
 mod progress;
+mod provenance;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 /// Gradient-informed MCMC for discrete and continuous models.
 #[derive(Parser, Debug)]
-#[command(name = "langevin", version, about, long_about = None)]
+#[command(
+    name = "langevin",
+    version,
+    about = "Gradient-informed MCMC: sample discrete models (binary, ordinal, categorical) with \
+             discrete Langevin samplers and continuous posteriors with stochastic-gradient \
+             Langevin integrators; every seeded run is reproducible bit for bit.",
+    after_help = "Example:\n  langevin model ising-lattice --rows 10 --cols 10 --out ising.json\n  \
+                  langevin sample --model ising.json --sampler dmala --steps 5000 --out draws.npy \
+                  --summary summary.json\n\nWith no command, runs the demonstration."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -35,7 +45,7 @@ enum Command {
     /// Run the built-in demonstration (also what `langevin` with no arguments does).
     Demo(demo::DemoArgs),
     /// Write a model file from a seeded generator (Ising, RBM, lattice Gaussian, ...).
-    #[command(subcommand_required = true, arg_required_else_help = false)]
+    #[command(subcommand_required = false, arg_required_else_help = false)]
     Model(model::ModelArgs),
     /// Measure a sampler's per-step cost on a model file, next to its ESS per second.
     Bench(bench::BenchArgs),
@@ -64,18 +74,27 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // One line: clap's first paragraph names the problem (and, for missing or
-            // invalid values, lists them on the lines below).
+            // invalid values, lists them on the lines below); its "did you mean" tips follow
+            // in parentheses.
             let text = e.to_string();
             let paragraph: Vec<&str> = text
                 .lines()
                 .map(str::trim)
                 .take_while(|l| !l.is_empty())
                 .collect();
-            let line = if paragraph.is_empty() {
+            let tips: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("tip:"))
+                .collect();
+            let mut line = if paragraph.is_empty() {
                 "error: invalid arguments".to_string()
             } else {
                 paragraph.join(" ")
             };
+            if !tips.is_empty() {
+                line = format!("{line} ({})", tips.join("; "));
+            }
             eprintln!("{line}");
             return ExitCode::from(2);
         }

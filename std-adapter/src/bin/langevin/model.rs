@@ -5,7 +5,8 @@ use crate::sample::check_writable;
 use clap::{ArgAction, Args, Subcommand, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::io::npy::{NpyData, read_npy};
-use langevin_std::io::{npy_bytes, write_all, write_atomically};
+use langevin_std::io::{check_distinct, is_stdout, npy_bytes, write_all, write_atomically};
+use langevin_std::models::schema;
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, BinaryQuadraticSpec, GaussianStructure, IsingLatticeSpec,
     LatticeGaussianSpec, LatticeMixtureSpec, LogisticRegressionSpec, MixtureDistance, ModelSpec,
@@ -18,7 +19,11 @@ use std::path::{Path, PathBuf};
 pub struct ModelArgs {
     /// The generator.
     #[command(subcommand)]
-    pub generator: Generator,
+    pub generator: Option<Generator>,
+    /// Print the JSON Schema of model files (every kind, discrete and continuous, with its
+    /// fields) instead of generating a model.
+    #[arg(long, conflicts_with_all = ["npy"])]
+    pub schema: bool,
     /// Write the model file here instead of printing it.
     #[arg(long, global = true)]
     pub out: Option<PathBuf>,
@@ -184,7 +189,34 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
     if let Some(out) = &args.out {
         check_writable(out)?;
     }
-    let spec = generate(&args.generator)?;
+    if args.schema {
+        if args.generator.is_some() {
+            return Err(CliError(
+                "--schema prints the schema of every kind and takes no generator".into(),
+            ));
+        }
+        let mut text = serde_json::to_string_pretty(&schema::json_schema())?;
+        text.push('\n');
+        return match &args.out {
+            Some(out) => Ok(write_atomically(out, text.as_bytes())?),
+            None => {
+                print!("{text}");
+                Ok(())
+            }
+        };
+    }
+    let Some(generator) = &args.generator else {
+        return Err(CliError(
+            "name a generator (ising-lattice, ising-ba, rbm, binary-quadratic, binary-logistic, \
+             lattice-gaussian, lattice-mixture) or --schema; `langevin model --help` lists them"
+                .into(),
+        ));
+    };
+    let inputs = generator.inputs();
+    if let Some(out) = &args.out {
+        check_distinct(&inputs, &[("--out", out.as_path())])?;
+    }
+    let spec = generate(generator)?;
     // Kinds `sample` knows are checked by loading them as it would.
     BinaryModel::from_doc(&spec.to_doc()?)?;
     let Some(out) = &args.out else {
@@ -193,6 +225,11 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
     };
     if !args.npy {
         return Ok(write_atomically(out, spec.to_json().as_bytes())?);
+    }
+    if is_stdout(out) {
+        return Err(CliError(
+            "--npy writes files beside --out, which cannot be standard output".into(),
+        ));
     }
     let stem = out
         .file_stem()
@@ -205,7 +242,38 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         files.push((dir.join(name), npy_bytes(&array.shape, &array.data)?));
     }
     files.push((out.clone(), json.into_bytes()));
+    let outputs: Vec<(String, &Path)> = files
+        .iter()
+        .map(|(p, _)| (p.display().to_string(), p.as_path()))
+        .collect();
+    let inputs: Vec<(String, &Path)> = inputs
+        .iter()
+        .map(|(flag, p)| ((*flag).to_string(), *p))
+        .collect();
+    check_distinct(&inputs, &outputs)?;
     Ok(write_all(&files)?)
+}
+
+impl Generator {
+    /// The files this generator reads, with their flags.
+    fn inputs(&self) -> Vec<(&'static str, &Path)> {
+        match self {
+            Generator::Rbm {
+                weights,
+                visible_bias,
+                hidden_bias,
+                ..
+            } => [
+                ("--weights", weights),
+                ("--visible-bias", visible_bias),
+                ("--hidden-bias", hidden_bias),
+            ]
+            .into_iter()
+            .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+            .collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 fn zoo(e: ZooError) -> CliError {

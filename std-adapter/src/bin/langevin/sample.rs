@@ -12,11 +12,13 @@ pub(crate) mod spec;
 
 use crate::CliError;
 use crate::progress;
+use crate::provenance::Provenance;
 use langevin_std::ab2::run_ab2_chains;
 use langevin_std::binary::{BinaryDiagnostics, BinaryModel, BinaryRun, diagnose, run_chains};
 use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::diagnostics::convergence_warnings;
 use langevin_std::io::npy::NpyData;
-use langevin_std::io::{csv_draws, json_bytes, npy_bytes, write_all};
+use langevin_std::io::{check_distinct, csv_draws, json_bytes, npy_bytes, write_all};
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::ModelDoc;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
@@ -43,6 +45,14 @@ macro_rules! measured {
         $summary.wall_time_s = $run.wall_time.as_secs_f64();
         $summary.ns_per_step = $crate::sample::ns_per_step($run.wall_time, $run.steps_taken());
         $summary.diagnostics = $diagnostics;
+        $summary.warnings = match &$summary.diagnostics {
+            Some(d) => $crate::sample::convergence_warnings(d.rhat_max, d.ess_min),
+            None => vec![format!(
+                "{} kept draws per chain are too few for R-hat and ESS (at least 8): \
+                 the run cannot be judged",
+                $summary.kept_per_chain
+            )],
+        };
         $summary.tuned = $run.tuned();
         $summary.mean = $run.means();
     };
@@ -62,6 +72,8 @@ const BINARY_KINDS: [&str; 5] = [
 /// left out).
 #[derive(Debug, Serialize)]
 pub struct Summary {
+    #[serde(flatten)]
+    provenance: Provenance,
     sampler: &'static str,
     model: String,
     kind: String,
@@ -110,6 +122,8 @@ pub struct Summary {
     tuned: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     plots: Vec<String>,
+    /// Why the numbers should not be trusted (empty when R-hat and ESS pass).
+    warnings: Vec<String>,
     mean: Vec<f64>,
 }
 
@@ -120,6 +134,7 @@ pub fn run(args: &SampleArgs) -> Result<(), CliError> {
 /// Runs a typed specification: reads the model, then samples it in its domain.
 fn sample(spec: &RunSpec) -> Result<(), CliError> {
     let doc = ModelDoc::read(&spec.model)?;
+    check_outputs(spec, &doc)?;
     if let Some(model) = BinaryModel::from_doc(&doc)? {
         return run_binary(spec, &doc, &model);
     }
@@ -188,6 +203,24 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     finish(spec, &summary, &draws_npy, &draws, files)
 }
 
+/// Refuses, before sampling, an output that would overwrite the model file, an array file it
+/// names, or another output.
+fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
+    let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), spec.model.clone())];
+    inputs.extend(
+        doc.array_files()
+            .into_iter()
+            .map(|(field, path)| (format!("the model's `{field}`"), path)),
+    );
+    let outputs: Vec<(String, PathBuf)> = spec
+        .outputs
+        .named()
+        .into_iter()
+        .map(|(flag, p)| (flag.to_string(), p.to_path_buf()))
+        .collect();
+    Ok(check_distinct(&inputs, &outputs)?)
+}
+
 /// The error for a plan the model's domain cannot run (the registry never builds one).
 fn not_for(spec: &RunSpec, domain: Domain) -> CliError {
     SamplerError::Domain {
@@ -212,6 +245,7 @@ impl Summary {
         let params = spec.sampler.params();
         let reads = |p: Param| spec.sampler.entry().params.contains(&p);
         Summary {
+            provenance: Provenance::new(Some(&spec.model)),
             sampler: spec.sampler.name(),
             model: spec.model.display().to_string(),
             kind: doc.kind.clone(),
@@ -255,6 +289,7 @@ impl Summary {
             mmd: None,
             tuned: None,
             plots: Vec::new(),
+            warnings: Vec::new(),
             mean: Vec::new(),
         }
     }
@@ -461,6 +496,9 @@ fn print_table(s: &Summary) {
     }
     if !s.plots.is_empty() {
         println!("{:<22}{}", "plots", s.plots.join(", "));
+    }
+    for w in &s.warnings {
+        println!("{:<22}{w}", "WARNING");
     }
 }
 

@@ -2,15 +2,17 @@
 
 use crate::CliError;
 use crate::args::ReportArgs;
+use crate::provenance::Provenance;
 use clap::Args;
 use langevin_std::io::npy::{NpyData, read_matrix_f64};
-use langevin_std::io::{json_bytes, npy_bytes};
+use langevin_std::io::{check_distinct, is_stdout, json_bytes, npy_bytes};
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin sdp`.
 #[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct SdpArgs {
     /// The symmetric matrix W (`.npy`, float64 or float32, square).
     #[arg(long)]
@@ -27,6 +29,10 @@ pub struct SdpArgs {
 
 #[derive(Debug, Serialize)]
 struct SdpSummary {
+    #[serde(flatten)]
+    provenance: Provenance,
+    matrix: String,
+    requested_rel_gap: f64,
     dim: usize,
     trace: f64,
     lower_bound: f64,
@@ -38,6 +44,12 @@ struct SdpSummary {
 }
 
 pub fn run(args: &SdpArgs) -> Result<(), CliError> {
+    let outputs: Vec<(&str, &Path)> = [("--out", &args.out), ("--summary", &args.report.summary)]
+        .into_iter()
+        .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+        .collect();
+    check_distinct(&[("--matrix", args.matrix.as_path())], &outputs)?;
+    let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
     let (rows, cols, data) = read_matrix_f64(&args.matrix)
         .map_err(|e| CliError(format!("{}: {e}", args.matrix.display())))?;
     let w = SymmetricMatrix::from_row_major(rows, cols, &data)
@@ -46,6 +58,9 @@ pub fn run(args: &SdpArgs) -> Result<(), CliError> {
     options.rel_gap = args.rel_gap;
     let solution = solve_diagonal_sdp(&w, &options)?;
     let summary = SdpSummary {
+        provenance: Provenance::new(Some(&args.matrix)),
+        matrix: args.matrix.display().to_string(),
+        requested_rel_gap: args.rel_gap,
         dim: rows,
         trace: solution.trace,
         lower_bound: solution.lower_bound,
@@ -59,7 +74,7 @@ pub fn run(args: &SdpArgs) -> Result<(), CliError> {
     let summary_bytes = json_bytes(&summary)?;
     args.report
         .write(args.out.as_deref(), d_bytes, summary_bytes)?;
-    if !args.report.quiet {
+    if !quiet {
         println!("dim                 {}", summary.dim);
         println!("trace of D          {:.9}", summary.trace);
         println!(

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
 use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::io::is_stdout;
 use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -185,6 +186,24 @@ pub struct Outputs {
 }
 
 impl Outputs {
+    /// Every output with its flag.
+    pub fn named(&self) -> Vec<(&'static str, &Path)> {
+        [
+            ("--out", &self.draws),
+            ("--csv", &self.csv),
+            ("--summary", &self.summary),
+            ("--plot", &self.plot),
+        ]
+        .into_iter()
+        .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
+        .collect()
+    }
+
+    /// Whether an output goes to standard output (then nothing else is printed there).
+    pub fn uses_stdout(&self) -> bool {
+        self.named().iter().any(|(_, p)| is_stdout(p))
+    }
+
     /// Fails early, before any sampling, when an output could not be written.
     pub fn check_writable(&self) -> Result<(), CliError> {
         let all = [&self.draws, &self.summary, &self.csv, &self.plot];
@@ -211,7 +230,7 @@ pub struct RunSpec {
     pub mmd: bool,
     /// How to print the summary.
     pub format: Format,
-    /// Print nothing and show no progress bar.
+    /// Print nothing and show no progress bar (also when an output is standard output).
     pub quiet: bool,
 }
 
@@ -224,6 +243,18 @@ impl RunSpec {
         if args.thin == 0 {
             return Err(CliError("--thin must be at least 1".into()));
         }
+        if args.steps / args.thin == 0 {
+            return Err(CliError(format!(
+                "--steps {} with --thin {} keeps no draws: there would be nothing to report \
+                 (keep at least one draw per chain)",
+                args.steps, args.thin
+            )));
+        }
+        if args.plot.as_deref().is_some_and(is_stdout) {
+            return Err(CliError(
+                "--plot writes one or more PNG files and cannot be standard output".into(),
+            ));
+        }
         let sampler = args.sampler.sampler()?;
         let outputs = Outputs {
             draws: args.out.clone(),
@@ -232,6 +263,7 @@ impl RunSpec {
             plot: args.plot.clone(),
         };
         outputs.check_writable()?;
+        let quiet = args.report.quiet || outputs.uses_stdout();
         Ok(Self {
             model: args.sampler.model.clone(),
             sampler,
@@ -247,7 +279,7 @@ impl RunSpec {
             exact: args.exact,
             mmd: args.mmd,
             format: args.format,
-            quiet: args.report.quiet,
+            quiet,
         })
     }
 }

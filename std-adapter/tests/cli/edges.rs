@@ -1,0 +1,554 @@
+//! The edges of the command line: outputs that must not destroy anything, model files with
+//! fields their kind does not have, runs that keep no draws or have not converged, summaries
+//! that say how they were made, and the conventions of the argument parser.
+
+use crate::common;
+
+use common::{QUADRATIC, Scratch, fails, ok, summary};
+use langevin_std::io::npy::NpyData;
+
+/// A short `sample` run on the quadratic test model in `s` (written as `m.json`).
+fn short_run<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "sample",
+        "--model",
+        "m.json",
+        "--steps",
+        "40",
+        "--burn-in",
+        "10",
+        "--chains",
+        "2",
+        "--seed",
+        "3",
+        "--threads",
+        "1",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+fn expect(line: &str, parts: &[&str]) {
+    assert!(line.starts_with("error: "), "{line}");
+    for part in parts {
+        assert!(line.contains(part), "{line:?} lacks {part:?}");
+    }
+}
+
+#[test]
+fn an_output_naming_an_input_or_another_output_is_refused() {
+    let s = Scratch::new("clash");
+    s.write("m.json", QUADRATIC);
+    let before = std::fs::read(s.path("m.json")).unwrap();
+    // The model itself, directly or through another spelling of its path.
+    for out in ["m.json", "./m.json", "sub/../m.json"] {
+        std::fs::create_dir_all(s.path("sub")).unwrap();
+        let line = fails(&s.0, &short_run(&["--out", out]));
+        expect(&line, &["--out", "input --model"]);
+    }
+    let line = fails(&s.0, &short_run(&["--summary", "m.json"]));
+    expect(&line, &["--summary", "input --model"]);
+    // Two outputs on one file.
+    let line = fails(&s.0, &short_run(&["--out", "x.npy", "--summary", "x.npy"]));
+    expect(&line, &["--out", "--summary", "same file"]);
+    let line = fails(&s.0, &short_run(&["--csv", "-", "--summary", "-"]));
+    expect(&line, &["same file"]);
+    // An array file the model names.
+    s.npy("arr/w.npy", &[2, 2], NpyData::F64(vec![0.0, 0.5, 0.5, 0.0]));
+    s.write(
+        "arr/q.json",
+        r#"{"kind": "binary_quadratic", "W": "w.npy", "b": [0, 0]}"#,
+    );
+    let line = fails(
+        &s.0,
+        &[
+            "sample",
+            "--model",
+            "arr/q.json",
+            "--steps",
+            "20",
+            "--out",
+            "arr/w.npy",
+        ],
+    );
+    expect(&line, &["--out", "the model's `W`"]);
+    assert_eq!(std::fs::read(s.path("m.json")).unwrap(), before);
+    assert!(!s.path("x.npy").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_to_an_input_is_the_input_and_links_stay_links() {
+    let s = Scratch::new("links");
+    s.write("m.json", QUADRATIC);
+    std::os::unix::fs::symlink("m.json", s.path("alias.json")).unwrap();
+    let line = fails(&s.0, &short_run(&["--out", "alias.json"]));
+    expect(&line, &["--out alias.json", "input --model"]);
+    // A hard link is the same file too.
+    std::fs::hard_link(s.path("m.json"), s.path("hard.json")).unwrap();
+    let line = fails(&s.0, &short_run(&["--summary", "hard.json"]));
+    expect(&line, &["input --model"]);
+    // An output path that is a link is written through; the link stays.
+    std::fs::write(s.path("real.json"), "old").unwrap();
+    std::os::unix::fs::symlink("real.json", s.path("link.json")).unwrap();
+    ok(&s.0, &short_run(&["--summary", "link.json", "--quiet"]));
+    let meta = std::fs::symlink_metadata(s.path("link.json")).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link was replaced");
+    assert_eq!(summary(&s.path("real.json"))["sampler"], "dmala");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_output_is_written_into_not_replaced() {
+    let s = Scratch::new("fifo");
+    let fifo = s.path("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|st| st.success()) {
+        return; // no mkfifo on this system
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    ok(
+        &s.0,
+        &[
+            "model",
+            "ising-lattice",
+            "--rows",
+            "2",
+            "--cols",
+            "2",
+            "--out",
+            "pipe",
+        ],
+    );
+    let text = reader.join().unwrap();
+    assert!(text.contains("\"ising_lattice\""), "{text}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+#[test]
+fn a_dash_is_standard_output() {
+    let s = Scratch::new("dash");
+    s.write("m.json", QUADRATIC);
+    let csv = ok(&s.0, &short_run(&["--csv", "-"]));
+    assert!(csv.starts_with("chain,draw,x_0,"), "{csv}");
+    assert_eq!(
+        csv.lines().count(),
+        1 + 2 * 40,
+        "header and every draw, no table"
+    );
+    let json = ok(&s.0, &short_run(&["--summary", "-"]));
+    let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(parsed["sampler"], "dmala");
+    let model = ok(
+        &s.0,
+        &["model", "binary-quadratic", "--dim", "3", "--out", "-"],
+    );
+    assert!(model.contains("\"binary_quadratic\""));
+    assert_eq!(s.files(), ["m.json"], "no file named `-`");
+    let line = fails(&s.0, &short_run(&["--plot", "-"]));
+    expect(&line, &["--plot", "standard output"]);
+}
+
+#[test]
+fn model_rbm_npy_never_overwrites_its_weights() {
+    let s = Scratch::new("rbm-npy");
+    s.npy("r_W.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
+    let before = std::fs::read(s.path("r_W.npy")).unwrap();
+    let line = fails(
+        &s.0,
+        &[
+            "model",
+            "rbm",
+            "--weights",
+            "r_W.npy",
+            "--out",
+            "r.json",
+            "--npy",
+        ],
+    );
+    expect(&line, &["r_W.npy", "input --weights"]);
+    assert_eq!(std::fs::read(s.path("r_W.npy")).unwrap(), before);
+    assert!(!s.path("r.json").exists());
+    let line = fails(
+        &s.0,
+        &["model", "rbm", "--weights", "r_W.npy", "--out", "r_W.npy"],
+    );
+    expect(&line, &["input --weights"]);
+    // Another stem is fine.
+    ok(
+        &s.0,
+        &[
+            "model",
+            "rbm",
+            "--weights",
+            "r_W.npy",
+            "--out",
+            "copy.json",
+            "--npy",
+        ],
+    );
+    assert!(s.path("copy_W.npy").exists());
+}
+
+#[test]
+fn unknown_model_fields_are_named_with_the_kinds_fields() {
+    let s = Scratch::new("strict");
+    s.write(
+        "m.json",
+        r#"{"kind":"ising_lattice","rows":3,"cols":3,"coupling":0.2,"periodc":false,"feild":5}"#,
+    );
+    let line = fails(&s.0, &short_run(&[]));
+    expect(
+        &line,
+        &[
+            "m.json",
+            "`feild`",
+            "did you mean `field`",
+            "`periodic`",
+            "`coupling`",
+        ],
+    );
+    s.write(
+        "c.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1]],"centres":[[0,1]]}"#,
+    );
+    let line = fails(
+        &s.0,
+        &["sample-continuous", "--model", "c.json", "--step", "0.1"],
+    );
+    expect(&line, &["c.json", "`centres`", "did you mean `centers`"]);
+}
+
+#[test]
+fn the_schema_lists_every_kind_and_refuses_other_fields() {
+    let s = Scratch::new("schema");
+    let text = ok(&s.0, &["model", "--schema"]);
+    let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let kinds: Vec<&str> = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["properties"]["kind"]["const"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "ising_lattice",
+        "rbm",
+        "potts",
+        "quartic_mixture",
+        "ridge_regression",
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing from {kinds:?}");
+    }
+    for k in schema["oneOf"].as_array().unwrap() {
+        assert_eq!(k["additionalProperties"], false);
+    }
+    // Every file the generators write is valid under the schema's field lists.
+    let lattice = ok(
+        &s.0,
+        &["model", "lattice-gaussian", "--dim", "3", "--states", "4"],
+    );
+    let lattice: serde_json::Value = serde_json::from_str(&lattice).unwrap();
+    let ordinal = schema["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["title"] == "ordinal_quadratic")
+        .unwrap();
+    for field in lattice.as_object().unwrap().keys() {
+        assert!(ordinal["properties"].get(field).is_some(), "{field}");
+    }
+    let line = fails(&s.0, &["model", "--schema", "rbm"]);
+    expect(&line, &["--schema"]);
+}
+
+#[test]
+fn runs_without_draws_are_errors() {
+    let s = Scratch::new("nodraws");
+    s.write("m.json", QUADRATIC);
+    let line = fails(
+        &s.0,
+        &[
+            "sample",
+            "--model",
+            "m.json",
+            "--steps",
+            "0",
+            "--summary",
+            "s.json",
+        ],
+    );
+    expect(&line, &["--steps 0", "no draws"]);
+    let line = fails(
+        &s.0,
+        &["sample", "--model", "m.json", "--steps", "3", "--thin", "5"],
+    );
+    expect(&line, &["--thin 5", "no draws"]);
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    let line = fails(
+        &s.0,
+        &[
+            "sample-continuous",
+            "--model",
+            "g.json",
+            "--step",
+            "0.1",
+            "--passes",
+            "0.2",
+            "--summary",
+            "s.json",
+        ],
+    );
+    expect(&line, &["passes", "zero draws"]);
+    assert_eq!(s.files(), ["g.json", "m.json"]);
+}
+
+#[test]
+fn unconverged_runs_warn_and_converged_ones_do_not() {
+    let s = Scratch::new("warnings");
+    s.write("m.json", QUADRATIC);
+    // 40 draws per chain cannot reach an ESS of 100 over 2 chains.
+    let table = ok(&s.0, &short_run(&["--summary", "short.json"]));
+    assert!(table.contains("WARNING"), "{table}");
+    let short = summary(&s.path("short.json"));
+    let warnings = short["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().starts_with("ESS ")),
+        "{warnings:?}"
+    );
+    // A 6-coordinate model with 4 × 4000 draws of DMALA: seeded, so the result is fixed; its
+    // R-hat is 1.004 and its smallest ESS about 1050.
+    let table = ok(
+        &s.0,
+        &[
+            "sample",
+            "--model",
+            "m.json",
+            "--steps",
+            "4000",
+            "--burn-in",
+            "200",
+            "--chains",
+            "4",
+            "--seed",
+            "1",
+            "--summary",
+            "long.json",
+        ],
+    );
+    let long = summary(&s.path("long.json"));
+    assert_eq!(long["warnings"], serde_json::json!([]), "{table}");
+    assert!(!table.contains("WARNING"), "{table}");
+    // Continuous runs report R-hat and ESS and warn the same way.
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    ok(
+        &s.0,
+        &[
+            "sample-continuous",
+            "--model",
+            "g.json",
+            "--step",
+            "0.1",
+            "--passes",
+            "5",
+            "--summary",
+            "c.json",
+        ],
+    );
+    let c = summary(&s.path("c.json"));
+    assert!(
+        c["rhat_max"].as_f64().is_some() && c["ess_min"].as_f64().is_some(),
+        "{c}"
+    );
+    assert!(!c["warnings"].as_array().unwrap().is_empty(), "{c}");
+}
+
+#[test]
+fn summaries_say_how_they_were_made() {
+    let s = Scratch::new("provenance");
+    s.write("m.json", QUADRATIC);
+    ok(&s.0, &short_run(&["--summary", "s.json", "--quiet"]));
+    let j = summary(&s.path("s.json"));
+    assert_eq!(j["tool"], "langevin");
+    assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
+    let line: Vec<&str> = j["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &line[1..],
+        short_run(&["--summary", "s.json", "--quiet"]).as_slice()
+    );
+    assert!(j["model_hash"].as_str().unwrap().starts_with("fnv1a64:"));
+    for field in [
+        "seed", "chains", "steps", "burn_in", "thin", "step", "balance", "kind",
+    ] {
+        assert!(j.get(field).is_some(), "{field}");
+    }
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    ok(
+        &s.0,
+        &[
+            "sample-continuous",
+            "--model",
+            "g.json",
+            "--step",
+            "0.1",
+            "--passes",
+            "3",
+            "--chains",
+            "2",
+            "--seed",
+            "5",
+            "--summary",
+            "c.json",
+            "--quiet",
+        ],
+    );
+    let c = summary(&s.path("c.json"));
+    for field in [
+        "version",
+        "command_line",
+        "model",
+        "model_hash",
+        "kind",
+        "step",
+        "seed",
+        "batch",
+        "access",
+        "burn_in_passes",
+        "steps_per_chain",
+    ] {
+        assert!(c.get(field).is_some(), "{field}: {c}");
+    }
+    assert_eq!(c["seed"], 5);
+    assert_eq!(c["kind"], "gaussian_sum");
+    assert_eq!(
+        c["steps_per_chain"].as_u64().unwrap() * 2,
+        c["steps"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn the_parser_suggests_and_passes_negative_numbers_on() {
+    let s = Scratch::new("parser");
+    expect(&fails(&s.0, &["smaple"]), &["smaple", "tip", "'sample'"]);
+    expect(
+        &fails(&s.0, &["sample", "--model", "m.json", "--stpes", "5"]),
+        &["--stpes", "tip", "--steps"],
+    );
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    let line = fails(
+        &s.0,
+        &[
+            "sample-continuous",
+            "--model",
+            "g.json",
+            "--step",
+            "0.1",
+            "--passes",
+            "-1",
+        ],
+    );
+    expect(&line, &["passes", "-1"]);
+    assert!(!line.contains("unexpected argument"), "{line}");
+    let help = ok(&s.0, &["--help"]);
+    assert!(
+        help.contains("Gradient-informed MCMC") && help.contains("Example:"),
+        "{help}"
+    );
+    assert!(
+        !help.contains("langevin-core"),
+        "the crate description: {help}"
+    );
+}
+
+/// The synopsis block of the README: the lines of its first code block under
+/// `## Command line`, continuation lines joined.
+fn readme_synopses() -> Vec<String> {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
+    )
+    .unwrap();
+    let section = readme.split("## Command line").nth(1).unwrap();
+    let block = section.split("```").nth(1).unwrap();
+    let joined = block.replace("\\\n", " ");
+    joined
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("langevin"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn the_readme_synopses_agree_with_help() {
+    let s = Scratch::new("synopsis");
+    let synopses = readme_synopses();
+    let top = ok(&s.0, &["--help"]);
+    // Every command `--help` lists has a synopsis, and every synopsis names a command.
+    let commands: Vec<&str> = top
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 7, "{commands:?}");
+    for command in &commands {
+        assert!(
+            synopses
+                .iter()
+                .any(|l| l.split_whitespace().nth(1) == Some(command)),
+            "`langevin {command}` has no synopsis in the README"
+        );
+    }
+    for line in &synopses {
+        let Some(command) = line
+            .split_whitespace()
+            .nth(1)
+            .filter(|w| !w.starts_with('#'))
+        else {
+            continue;
+        };
+        assert!(
+            commands.contains(&command),
+            "README names `langevin {command}`"
+        );
+        let help = ok(&s.0, &[command, "--help"]);
+        // Every flag the synopsis shows is one `--help` lists.
+        for flag in line
+            .split(|c: char| c.is_whitespace() || "[]{}|=".contains(c))
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+        {
+            let flag = flag.trim_end_matches(|c: char| !c.is_alphanumeric());
+            assert!(
+                help.contains(&format!("{flag} ")) || help.contains(&format!("{flag}\n")),
+                "README: `langevin {command} ... {flag}` is not in `langevin {command} --help`"
+            );
+        }
+    }
+}
