@@ -1,7 +1,10 @@
-//! Reading and writing NumPy `.npy` files: little-endian, C order, any rank.
+//! Reading and writing NumPy `.npy` files, any rank.
 //!
-//! Reads format versions 1.0, 2.0 and 3.0 with the dtypes `<f8`, `<f4`, `|u1`, `<u2`, `<i4` and
-//! `<i8`; writes version 1.0 (version 2.0 only when a header would not fit in 65 535 bytes).
+//! Reads format versions 1.0, 2.0 and 3.0 with every real numeric dtype (`b1`, `i1`..`i8`,
+//! `u1`..`u8`, `f2`, `f4`, `f8`), in either byte order and in C or Fortran order (Fortran-order
+//! arrays are returned in C order); each is widened into the [`NpyData`] variant that holds its
+//! values exactly. Writes little-endian C order, version 1.0 (version 2.0 only when a header
+//! would not fit in 65 535 bytes).
 //! Every byte input gives either an array or an [`NpyError`]; nothing panics and nothing
 //! allocates more than the input holds, so the reader is safe to run on untrusted files.
 //!
@@ -34,7 +37,8 @@ pub struct NpyArray {
     pub data: NpyData,
 }
 
-/// The elements of an array, one variant per supported dtype.
+/// The elements of an array: one variant per dtype this module writes; a file of another
+/// dtype is read into the variant that holds its values exactly (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub enum NpyData {
     /// `<f8`.
@@ -83,17 +87,23 @@ impl NpyData {
 
     /// The NumPy dtype string (`descr`) of this variant, e.g. `<f8`.
     pub fn descr(&self) -> &'static str {
-        self.dtype().descr()
+        match self {
+            NpyData::F64(_) => "<f8",
+            NpyData::F32(_) => "<f4",
+            NpyData::U8(_) => "|u1",
+            NpyData::U16(_) => "<u2",
+            NpyData::I32(_) => "<i4",
+            NpyData::I64(_) => "<i8",
+        }
     }
 
-    fn dtype(&self) -> Dtype {
+    /// Bytes per element.
+    fn element_size(&self) -> usize {
         match self {
-            NpyData::F64(_) => Dtype::F64,
-            NpyData::F32(_) => Dtype::F32,
-            NpyData::U8(_) => Dtype::U8,
-            NpyData::U16(_) => Dtype::U16,
-            NpyData::I32(_) => Dtype::I32,
-            NpyData::I64(_) => Dtype::I64,
+            NpyData::U8(_) => 1,
+            NpyData::U16(_) => 2,
+            NpyData::F32(_) | NpyData::I32(_) => 4,
+            NpyData::F64(_) | NpyData::I64(_) => 8,
         }
     }
 }
@@ -137,10 +147,12 @@ pub enum NpyError {
     BadHeader(&'static str),
     /// A dtype this reader does not support (the `descr` string).
     UnsupportedDtype(String),
-    /// A big-endian dtype (the `descr` string).
-    BigEndian(String),
-    /// `fortran_order` is `True`; only C order is supported.
-    FortranOrder,
+    /// A `u8` (unsigned 64-bit) element above `i64::MAX`, which the `I64` variant cannot
+    /// hold; `index` is its position in the file.
+    ValueOutOfRange {
+        /// Position of the element in the file's order.
+        index: usize,
+    },
     /// The product of the shape overflows `usize`.
     ShapeOverflow,
     /// The element count of the shape and the number of data elements (or, when reading,
@@ -181,8 +193,10 @@ impl fmt::Display for NpyError {
             NpyError::TruncatedHeader => write!(f, "truncated .npy header"),
             NpyError::BadHeader(why) => write!(f, "malformed .npy header: {why}"),
             NpyError::UnsupportedDtype(d) => write!(f, "unsupported .npy dtype {d:?}"),
-            NpyError::BigEndian(d) => write!(f, "big-endian .npy dtype {d:?} is not supported"),
-            NpyError::FortranOrder => write!(f, "Fortran-order .npy arrays are not supported"),
+            NpyError::ValueOutOfRange { index } => write!(
+                f,
+                "uint64 element {index} is above 2^63 − 1 and cannot be read as int64"
+            ),
             NpyError::ShapeOverflow => write!(f, "the .npy shape's element count overflows"),
             NpyError::ShapeMismatch { expected, found } => write!(
                 f,
@@ -219,61 +233,74 @@ impl From<std::io::Error> for NpyError {
     }
 }
 
+/// What the elements of a file are, before they are widened into an [`NpyData`] variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dtype {
-    F64,
-    F32,
+enum Kind {
+    Bool,
+    I8,
     U8,
+    I16,
     U16,
     I32,
+    U32,
     I64,
+    U64,
+    F16,
+    F32,
+    F64,
 }
 
-impl Dtype {
+/// A file's dtype: its element kind and byte order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileDtype {
+    kind: Kind,
+    big_endian: bool,
+}
+
+impl Kind {
     fn size(self) -> usize {
         match self {
-            Dtype::U8 => 1,
-            Dtype::U16 => 2,
-            Dtype::F32 | Dtype::I32 => 4,
-            Dtype::F64 | Dtype::I64 => 8,
+            Kind::Bool | Kind::I8 | Kind::U8 => 1,
+            Kind::I16 | Kind::U16 | Kind::F16 => 2,
+            Kind::I32 | Kind::U32 | Kind::F32 => 4,
+            Kind::I64 | Kind::U64 | Kind::F64 => 8,
         }
     }
+}
 
-    fn descr(self) -> &'static str {
-        match self {
-            Dtype::F64 => "<f8",
-            Dtype::F32 => "<f4",
-            Dtype::U8 => "|u1",
-            Dtype::U16 => "<u2",
-            Dtype::I32 => "<i4",
-            Dtype::I64 => "<i8",
-        }
-    }
-
-    /// Parses a `descr`; single-byte types accept any byte-order mark.
+impl FileDtype {
+    /// Parses a `descr`: `b1`, `i1`..`i8`, `u1`..`u8`, `f2`, `f4`, `f8` with `<` (little),
+    /// `>` (big), `=` (native) or, for single bytes, `|`.
     fn parse(descr: &str) -> Result<Self, NpyError> {
-        let bytes = descr.as_bytes();
-        let (order, kind) = match bytes {
+        let unsupported = || NpyError::UnsupportedDtype(descr.to_owned());
+        let (order, code) = match descr.as_bytes() {
             [o @ (b'<' | b'>' | b'|' | b'='), rest @ ..] => (*o, rest),
-            _ => return Err(NpyError::UnsupportedDtype(descr.to_owned())),
+            _ => return Err(unsupported()),
         };
-        let dtype = match kind {
-            b"f8" => Dtype::F64,
-            b"f4" => Dtype::F32,
-            b"u1" => Dtype::U8,
-            b"u2" => Dtype::U16,
-            b"i4" => Dtype::I32,
-            b"i8" => Dtype::I64,
-            _ => return Err(NpyError::UnsupportedDtype(descr.to_owned())),
+        let kind = match code {
+            b"b1" | b"?" => Kind::Bool,
+            b"i1" => Kind::I8,
+            b"u1" => Kind::U8,
+            b"i2" => Kind::I16,
+            b"u2" => Kind::U16,
+            b"i4" => Kind::I32,
+            b"u4" => Kind::U32,
+            b"i8" => Kind::I64,
+            b"u8" => Kind::U64,
+            b"f2" => Kind::F16,
+            b"f4" => Kind::F32,
+            b"f8" => Kind::F64,
+            _ => return Err(unsupported()),
         };
-        let little = cfg!(target_endian = "little");
-        match (order, dtype.size()) {
-            (_, 1) | (b'<', _) => Ok(dtype),
-            (b'=', _) if little => Ok(dtype),
-            (b'>' | b'=', _) => Err(NpyError::BigEndian(descr.to_owned())),
-            // '|' on a multi-byte type is not something NumPy writes.
-            _ => Err(NpyError::UnsupportedDtype(descr.to_owned())),
-        }
+        let big_endian = match order {
+            b'<' => false,
+            b'>' => true,
+            b'=' => cfg!(target_endian = "big"),
+            // '|' (no byte order) only makes sense for single bytes.
+            _ if kind.size() == 1 => false,
+            _ => return Err(unsupported()),
+        };
+        Ok(Self { kind, big_endian })
     }
 }
 
@@ -329,13 +356,10 @@ pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
     // Version 3.0 allows UTF-8; 1.0 and 2.0 are Latin-1, whose ASCII subset is all we accept.
     let header = std::str::from_utf8(header).map_err(|_| NpyError::BadHeader("not UTF-8 text"))?;
     let parsed = parse_header(header)?;
-    if parsed.fortran_order {
-        return Err(NpyError::FortranOrder);
-    }
-    let dtype = Dtype::parse(&parsed.descr)?;
+    let dtype = FileDtype::parse(&parsed.descr)?;
     let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
     let expected = count
-        .checked_mul(dtype.size())
+        .checked_mul(dtype.kind.size())
         .ok_or(NpyError::ShapeOverflow)?;
     if data.len() != expected {
         return Err(NpyError::DataLength {
@@ -343,29 +367,113 @@ pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
             found: data.len(),
         });
     }
+    let data = decode(dtype, data)?;
+    let data = if parsed.fortran_order && parsed.shape.len() > 1 {
+        to_c_order(data, &parsed.shape)
+    } else {
+        data
+    };
     Ok(NpyArray {
         shape: parsed.shape,
-        data: decode(dtype, data),
+        data,
     })
 }
 
-fn decode(dtype: Dtype, data: &[u8]) -> NpyData {
-    fn map<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+/// The elements widened into the variant that holds every value of the file's dtype
+/// exactly: `b1` (as 0/1) and `u1` to `U8`; `i1`, `i2`, `i4` to `I32`; `u2` to `U16`; `u4` and
+/// `i8` to `I64`; `u8` to `I64` (values above `i64::MAX` are an error); `f2` and `f4` to `F32`;
+/// `f8` to `F64`.
+fn decode(dtype: FileDtype, data: &[u8]) -> Result<NpyData, NpyError> {
+    fn map<const N: usize, T>(data: &[u8], big: bool, f: impl Fn([u8; N]) -> T) -> Vec<T> {
         data.chunks_exact(N)
             .map(|c| {
                 let mut a = [0u8; N];
                 a.copy_from_slice(c);
+                if big {
+                    a.reverse();
+                }
                 f(a)
             })
             .collect()
     }
-    match dtype {
-        Dtype::F64 => NpyData::F64(map(data, f64::from_le_bytes)),
-        Dtype::F32 => NpyData::F32(map(data, f32::from_le_bytes)),
-        Dtype::U8 => NpyData::U8(data.to_vec()),
-        Dtype::U16 => NpyData::U16(map(data, u16::from_le_bytes)),
-        Dtype::I32 => NpyData::I32(map(data, i32::from_le_bytes)),
-        Dtype::I64 => NpyData::I64(map(data, i64::from_le_bytes)),
+    let big = dtype.big_endian;
+    Ok(match dtype.kind {
+        Kind::Bool => NpyData::U8(data.iter().map(|&b| u8::from(b != 0)).collect()),
+        Kind::U8 => NpyData::U8(data.to_vec()),
+        Kind::I8 => NpyData::I32(data.iter().map(|&b| i32::from(b as i8)).collect()),
+        Kind::I16 => NpyData::I32(map(data, big, |a| i32::from(i16::from_le_bytes(a)))),
+        Kind::U16 => NpyData::U16(map(data, big, u16::from_le_bytes)),
+        Kind::I32 => NpyData::I32(map(data, big, i32::from_le_bytes)),
+        Kind::U32 => NpyData::I64(map(data, big, |a| i64::from(u32::from_le_bytes(a)))),
+        Kind::I64 => NpyData::I64(map(data, big, i64::from_le_bytes)),
+        Kind::U64 => {
+            let wide = map(data, big, u64::from_le_bytes);
+            let mut out = Vec::with_capacity(wide.len());
+            for (index, v) in wide.into_iter().enumerate() {
+                out.push(i64::try_from(v).map_err(|_| NpyError::ValueOutOfRange { index })?);
+            }
+            NpyData::I64(out)
+        }
+        Kind::F16 => NpyData::F32(map(data, big, |a| f16_to_f32(u16::from_le_bytes(a)))),
+        Kind::F32 => NpyData::F32(map(data, big, f32::from_le_bytes)),
+        Kind::F64 => NpyData::F64(map(data, big, f64::from_le_bytes)),
+    })
+}
+
+/// An IEEE half-precision value, exactly, as single precision.
+fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exponent = u32::from((h >> 10) & 0x1f);
+    let mantissa = u32::from(h & 0x3ff);
+    let bits = match (exponent, mantissa) {
+        (0, 0) => sign,
+        // Subnormal: mantissa · 2⁻²⁴, exact in f32.
+        (0, m) => {
+            let magnitude = m as f32 * f32::from_bits(0x3380_0000); // 2⁻²⁴
+            return if sign == 0 { magnitude } else { -magnitude };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 127 - 15) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// Elements stored in Fortran (column-major) order, rearranged into C (row-major) order.
+fn to_c_order(data: NpyData, shape: &[usize]) -> NpyData {
+    fn permute<T: Copy>(v: Vec<T>, shape: &[usize]) -> Vec<T> {
+        // Strides of the Fortran layout: the first axis is contiguous.
+        let mut strides = Vec::with_capacity(shape.len());
+        let mut stride = 1usize;
+        for &n in shape {
+            strides.push(stride);
+            stride = stride.saturating_mul(n);
+        }
+        let mut index = vec![0usize; shape.len()];
+        let mut out = Vec::with_capacity(v.len());
+        for _ in 0..v.len() {
+            let f: usize = index.iter().zip(&strides).map(|(i, s)| i * s).sum();
+            if let Some(&x) = v.get(f) {
+                out.push(x);
+            }
+            // Next C-order multi-index: the last axis fastest.
+            for (i, &n) in index.iter_mut().zip(shape).rev() {
+                *i += 1;
+                if *i < n {
+                    break;
+                }
+                *i = 0;
+            }
+        }
+        out
+    }
+    match data {
+        NpyData::F64(v) => NpyData::F64(permute(v, shape)),
+        NpyData::F32(v) => NpyData::F32(permute(v, shape)),
+        NpyData::U8(v) => NpyData::U8(permute(v, shape)),
+        NpyData::U16(v) => NpyData::U16(permute(v, shape)),
+        NpyData::I32(v) => NpyData::I32(permute(v, shape)),
+        NpyData::I64(v) => NpyData::I64(permute(v, shape)),
     }
 }
 
@@ -567,7 +675,7 @@ pub fn write_npy_to<W: Write>(
     };
     dict.extend(std::iter::repeat_n(' ', header_len - dict.len() - 1));
     dict.push('\n');
-    let mut out = Vec::with_capacity(header_len + 12 + expected * data.dtype().size());
+    let mut out = Vec::with_capacity(header_len + 12 + expected * data.element_size());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[version, 0]);
     if version == 1 {
@@ -594,36 +702,22 @@ pub fn write_npy_to<W: Write>(
     Ok(())
 }
 
-/// Reads a 2-D `<f8` or `<f4` array as `(rows, cols, row-major f64 data)`.
+/// Reads a 2-D array of any numeric dtype as `(rows, cols, row-major f64 data)` (exact but for
+/// 64-bit integers beyond 2^53).
 ///
 /// # Errors
 ///
-/// As [`read_npy`], and [`NpyError::WrongKind`] for another rank or dtype.
+/// As [`read_npy`], and [`NpyError::WrongKind`] for another rank.
 pub fn read_matrix_f64(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>), NpyError> {
     let array = read_npy(path)?;
-    let dtype = array.data.descr();
-    let (rows, cols) = match array.shape.as_slice() {
-        [r, c] => (*r, *c),
-        _ => {
-            return Err(NpyError::WrongKind {
-                expected: "a 2-D float array",
-                dtype,
-                rank: array.shape.len(),
-            });
-        }
-    };
-    let data = match array.data {
-        NpyData::F64(v) => v,
-        NpyData::F32(v) => v.into_iter().map(f64::from).collect(),
-        _ => {
-            return Err(NpyError::WrongKind {
-                expected: "a 2-D float array",
-                dtype,
-                rank: 2,
-            });
-        }
-    };
-    Ok((rows, cols, data))
+    match array.shape.as_slice() {
+        &[rows, cols] => Ok((rows, cols, array.data.to_f64())),
+        _ => Err(NpyError::WrongKind {
+            expected: "a 2-D array",
+            dtype: array.data.descr(),
+            rank: array.shape.len(),
+        }),
+    }
 }
 
 #[cfg(test)]

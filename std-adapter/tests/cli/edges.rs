@@ -482,6 +482,22 @@ fn the_parser_suggests_and_passes_negative_numbers_on() {
     );
 }
 
+#[test]
+fn sdp_takes_integer_matrices() {
+    let s = Scratch::new("sdp-int");
+    s.npy("w.npy", &[2, 2], NpyData::I64(vec![0, 3, 3, 0]));
+    let line = ok(
+        &s.0,
+        &["sdp", "--matrix", "w.npy", "--summary", "s.json", "--quiet"],
+    );
+    assert!(line.is_empty());
+    let j = summary(&s.path("s.json"));
+    // W = [[0, 3], [3, 0]] needs d = (3, 3): trace 6.
+    assert!((j["trace"].as_f64().unwrap() - 6.0).abs() < 0.01, "{j}");
+    let line = fails(&s.0, &["sdp", "--matrix", "w.npy", "--out", "w.npy"]);
+    expect(&line, &["--out", "input --matrix"]);
+}
+
 /// The synopsis block of the README: the lines of its first code block under
 /// `## Command line`, continuation lines joined.
 fn readme_synopses() -> Vec<String> {

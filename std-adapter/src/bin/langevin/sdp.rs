@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 #[derive(Args, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct SdpArgs {
-    /// The symmetric matrix W (`.npy`, float64 or float32, square).
+    /// The symmetric matrix W (`.npy`, square, any numeric dtype: floats or integers).
     #[arg(long)]
     pub matrix: PathBuf,
     /// Stop once the certified relative duality gap is at most this.
