@@ -13,6 +13,7 @@ pub mod io;
 pub mod labels;
 pub mod models;
 pub mod plot;
+pub mod resources;
 pub mod run;
 pub mod samplers;
 pub mod sdp;

@@ -498,6 +498,86 @@ fn sdp_takes_integer_matrices() {
     expect(&line, &["--out", "input --matrix"]);
 }
 
+#[test]
+fn oversized_requests_are_refused_before_allocating() {
+    let s = Scratch::new("memory");
+    s.write("m.json", QUADRATIC);
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "sample",
+            "--model",
+            "m.json",
+            "--burn-in",
+            "0",
+            "--out",
+            "d.npy",
+        ];
+        args.extend_from_slice(extra);
+        args.iter().map(|a| a.to_string()).collect::<Vec<String>>()
+    };
+    let refused = |extra: &[&str], parts: &[&str]| {
+        let args = run(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        expect(&fails(&s.0, &args), parts);
+    };
+    // Beyond 2^64 bytes, whatever the machine: refused under the default cap.
+    refused(
+        &["--steps", "18446744073709551615"],
+        &[
+            "more than 2^64 bytes",
+            "kept draws beyond 2^64",
+            "--max-memory",
+        ],
+    );
+    refused(
+        &["--chains", "18446744073709551615", "--steps", "10"],
+        &["more than 2^64 bytes"],
+    );
+    // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws.
+    refused(
+        &["--steps", "10000000000", "--max-memory", "100G"],
+        &[
+            "needs about",
+            "kept draws 240.0 GB",
+            "above the limit of 100.0 GB (--max-memory)",
+        ],
+    );
+    // A small run under a tiny cap, then under a fair one.
+    refused(
+        &["--steps", "1000", "--max-memory", "1k"],
+        &["limit of 1.0 kB"],
+    );
+    let args = run(&["--steps", "1000", "--max-memory", "1G", "--quiet"]);
+    ok(&s.0, &args.iter().map(String::as_str).collect::<Vec<_>>());
+    expect(
+        &fails(
+            &s.0,
+            &["sample", "--model", "m.json", "--max-memory", "lots"],
+        ),
+        &["--max-memory", "lots"],
+    );
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    let line = fails(
+        &s.0,
+        &[
+            "sample-continuous",
+            "--model",
+            "g.json",
+            "--step",
+            "0.1",
+            "--passes",
+            "1000000000",
+            "--max-memory",
+            "10G",
+        ],
+    );
+    expect(&line, &["kept draws 32.0 GB", "10.0 GB"]);
+    assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
+}
+
 /// The synopsis block of the README: the lines of its first code block under
 /// `## Command line`, continuation lines joined.
 fn readme_synopses() -> Vec<String> {

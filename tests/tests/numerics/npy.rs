@@ -413,7 +413,7 @@ fn fortran_order_is_read_in_c_order() {
     assert_eq!(a.shape, vec![2, 3]);
     assert_eq!(a.data, NpyData::F64(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
     // Element (i, j, k) of a Fortran array sits at i + 2j + 4k; its value here is 100i + 10j + k.
-    let mut fortran = vec![0i32; 8];
+    let mut fortran = [0i32; 8];
     for i in 0..2 {
         for j in 0..2 {
             for k in 0..2 {

@@ -3,6 +3,7 @@
 use crate::CliError;
 use clap::Args;
 use langevin_std::io::write_all;
+use langevin_std::resources::{MemoryBudget, parse_size};
 use std::path::{Path, PathBuf};
 
 /// Chains, seed and threads, as every command that runs chains takes them.
@@ -56,5 +57,22 @@ impl ReportArgs {
             .filter_map(|(path, bytes)| Some((path?, bytes)))
             .collect();
         Ok(write_all(&files)?)
+    }
+}
+
+/// The memory cap of a run.
+#[derive(Args, Debug, Clone)]
+pub struct MemoryArgs {
+    /// Refuse the run before it starts if its estimated memory (kept draws, their copies for
+    /// the outputs, diagnostics) exceeds this many bytes (4G, 512M, 2GiB, 100000) [default:
+    /// half of the machine's memory].
+    #[arg(long = "max-memory", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+}
+
+impl MemoryArgs {
+    /// The cap: the flag, or the default.
+    pub fn budget(&self) -> MemoryBudget {
+        MemoryBudget::new(self.max_memory)
     }
 }

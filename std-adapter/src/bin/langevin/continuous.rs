@@ -2,7 +2,7 @@
 //! sums over data.
 
 use crate::CliError;
-use crate::args::{ChainArgs, ReportArgs};
+use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
@@ -12,6 +12,7 @@ use langevin_std::continuous::{
 use langevin_std::diagnostics::{DrawArray, convergence_warnings, rhat_and_ess};
 use langevin_std::io::npy::NpyData;
 use langevin_std::io::{check_distinct, is_stdout, json_bytes, npy_bytes};
+use langevin_std::resources::product;
 use std::path::{Path, PathBuf};
 
 /// Integrators.
@@ -99,6 +100,8 @@ pub struct ContinuousArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
@@ -137,6 +140,7 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     config.chains = args.chains.chains;
     config.seed = args.chains.seed;
     config.threads = args.chains.threads();
+    check_memory(&config, &args.memory)?;
     let outcome = run(&config)?;
     // The driver refuses options that keep no draws.
     let [chains, draws, dim] = outcome.shape;
@@ -202,5 +206,26 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
             println!("WARNING             {w}");
         }
     }
+    Ok(())
+}
+
+/// Refuses, before anything is allocated, a run whose memory would exceed the cap: the kept
+/// draws (f32), their copy and `.npy` bytes, and the diagnostics' series.
+fn check_memory(config: &ContinuousConfig, memory: &MemoryArgs) -> Result<(), CliError> {
+    let per_chain = (config.passes * f64::from(config.draws_per_pass)).round();
+    // Beyond 2^64 the estimate is refused as an overflow.
+    let per_chain = (per_chain < 1.8e19).then_some(per_chain as u64);
+    let draws = per_chain.and_then(|n| product(&[n, config.chains as u64]));
+    let values = draws.and_then(|n| n.checked_mul(config.model.dim() as u64));
+    let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
+    let parts = [
+        ("kept draws", times(values, 4)),
+        ("their copy and .npy bytes", times(values, 8)),
+        (
+            "diagnostics",
+            times(draws, 8 * (4 * config.threads.max(1) as u64 + 4)),
+        ),
+    ];
+    memory.budget().check(&parts)?;
     Ok(())
 }

@@ -21,6 +21,7 @@ use langevin_std::io::npy::NpyData;
 use langevin_std::io::{check_distinct, csv_draws, json_bytes, npy_bytes, write_all};
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::ModelDoc;
+use langevin_std::resources::product;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use serde::Serialize;
 use spec::RunSpec;
@@ -157,6 +158,7 @@ fn sample(spec: &RunSpec) -> Result<(), CliError> {
 fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(), CliError> {
     let config = &spec.config;
     let d = model.dim();
+    check_memory(spec, d, 1, 1)?;
     let plan = spec.sampler.plan_for(Domain::Binary, &config.shape(d))?;
     if spec.exact {
         exact::check_size(d, 2)?;
@@ -219,6 +221,42 @@ fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
         .map(|(flag, p)| (flag.to_string(), p.to_path_buf()))
         .collect();
     Ok(check_distinct(&inputs, &outputs)?)
+}
+
+/// Refuses, before anything is allocated, a run whose memory would exceed the cap: the kept
+/// draws (`stored` bytes per value), their flat copy and `.npy` bytes (`npy` bytes per value),
+/// the CSV text and the diagnostics' series.
+pub(crate) fn check_memory(
+    spec: &RunSpec,
+    d: usize,
+    stored: u64,
+    npy: u64,
+) -> Result<(), CliError> {
+    let config = &spec.config;
+    let draws = product(&[config.chains as u64, config.steps / config.thin.max(1)]);
+    let values = draws.and_then(|n| n.checked_mul(d as u64));
+    let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
+    let mut parts = vec![
+        ("kept draws", times(values, stored)),
+        ("their copy for the outputs", times(values, stored)),
+        // Per worker: a coordinate's series and its rank-normalised split halves, in f64.
+        (
+            "diagnostics",
+            times(draws, 8 * (4 * config.threads.max(1) as u64 + 4)),
+        ),
+    ];
+    if spec.outputs.draws.is_some() {
+        parts.push((".npy bytes", times(values, npy)));
+    }
+    if spec.outputs.csv.is_some() {
+        // Up to five digits and a comma per value, and the chain and draw numbers per line.
+        let text = times(values, 6)
+            .zip(times(draws, 24))
+            .and_then(|(a, b)| a.checked_add(b));
+        parts.push(("CSV text", text));
+    }
+    spec.memory.check(&parts)?;
+    Ok(())
 }
 
 /// The error for a plan the model's domain cannot run (the registry never builds one).

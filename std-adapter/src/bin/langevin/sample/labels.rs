@@ -1,7 +1,9 @@
 //! `langevin sample` on ordinal and categorical models.
 
 use super::spec::RunSpec;
-use super::{Summary, exact, finish, measured, not_for, pictures, plot_names, progress_total};
+use super::{
+    Summary, check_memory, exact, finish, measured, not_for, pictures, plot_names, progress_total,
+};
 use crate::CliError;
 use crate::progress;
 use langevin_std::ab2::run_ab2_ordinal_chains;
@@ -15,6 +17,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let config = &spec.config;
     let domain = Domain::from(model.domain());
     let (d, s) = (model.dim(), model.states());
+    check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 })?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
     if spec.mmd {
         return Err(CliError(

@@ -2,13 +2,14 @@
 //! argument struct goes no further.
 
 use crate::CliError;
-use crate::args::{ChainArgs, ReportArgs};
+use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::io::is_stdout;
+use langevin_std::resources::MemoryBudget;
 use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -170,6 +171,8 @@ pub struct SampleArgs {
     pub format: Format,
     #[command(flatten)]
     pub report: ReportArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 /// The files a run writes.
@@ -232,6 +235,8 @@ pub struct RunSpec {
     pub format: Format,
     /// Print nothing and show no progress bar (also when an output is standard output).
     pub quiet: bool,
+    /// The memory cap.
+    pub memory: MemoryBudget,
 }
 
 impl RunSpec {
@@ -280,6 +285,7 @@ impl RunSpec {
             mmd: args.mmd,
             format: args.format,
             quiet,
+            memory: args.memory.budget(),
         })
     }
 }
