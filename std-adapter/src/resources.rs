@@ -119,7 +119,10 @@ impl fmt::Display for MemoryError {
             }
             LimitSource::Fallback => f.write_str(" (the default when memory is unknown)")?,
         }
-        f.write_str("; keep fewer draws (--steps, --thin, --chains) or raise --max-memory")
+        f.write_str(
+            "; ask for less (fewer or shorter chains, more thinning, a smaller model) or raise \
+             --max-memory",
+        )
     }
 }
 
@@ -176,11 +179,12 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
-/// A byte count for people: `200.0 GB`.
+/// A byte count for people, with at least two significant digits before the point: `200.0 GB`,
+/// `5000.0 MB`, `1001 B`.
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
     for (unit, scale) in [("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)] {
-        if b >= scale {
+        if b >= 10.0 * scale {
             return format!("{:.1} {unit}", b / scale);
         }
     }

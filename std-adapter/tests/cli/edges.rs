@@ -545,7 +545,7 @@ fn oversized_requests_are_refused_before_allocating() {
     // A small run under a tiny cap, then under a fair one.
     refused(
         &["--steps", "1000", "--max-memory", "1k"],
-        &["limit of 1.0 kB"],
+        &["limit of 1000 B"],
     );
     let args = run(&["--steps", "1000", "--max-memory", "1G", "--quiet"]);
     ok(&s.0, &args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -575,6 +575,31 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     expect(&line, &["kept draws 32.0 GB", "10.0 GB"]);
+    // `model binary-quadratic --dim 100000`: 10¹⁰ entries.
+    let line = fails(
+        &s.0,
+        &[
+            "model",
+            "binary-quadratic",
+            "--dim",
+            "100000",
+            "--out",
+            "bq.json",
+        ],
+    );
+    expect(&line, &["arrays 120.0 GB", "JSON text 240.0 GB"]);
+    let line = fails(
+        &s.0,
+        &[
+            "model",
+            "binary-quadratic",
+            "--dim",
+            "50",
+            "--max-memory",
+            "10k",
+        ],
+    );
+    expect(&line, &["limit of 10.0 kB (--max-memory)"]);
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
 }
 

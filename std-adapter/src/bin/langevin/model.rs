@@ -12,6 +12,7 @@ use langevin_std::models::zoo::{
     LatticeGaussianSpec, LatticeMixtureSpec, LogisticRegressionSpec, MixtureDistance, ModelSpec,
     RbmSpec, ZooError, rbm_from_weights,
 };
+use langevin_std::resources::{MemoryBudget, parse_size, product};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin model`.
@@ -24,6 +25,10 @@ pub struct ModelArgs {
     /// fields) instead of generating a model.
     #[arg(long, conflicts_with_all = ["npy"])]
     pub schema: bool,
+    /// Refuse a model whose generation would need more memory than this (4G, 512M, 100000)
+    /// [default: half of the machine's memory].
+    #[arg(long = "max-memory", global = true, value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// Write the model file here instead of printing it.
     #[arg(long, global = true)]
     pub out: Option<PathBuf>,
@@ -216,6 +221,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
     if let Some(out) = &args.out {
         check_distinct(&inputs, &[("--out", out.as_path())])?;
     }
+    MemoryBudget::new(args.max_memory).check(&generator.memory())?;
     let spec = generate(generator)?;
     // Kinds `sample` knows are checked by loading them as it would.
     BinaryModel::from_doc(&spec.to_doc()?)?;
@@ -255,6 +261,34 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
 }
 
 impl Generator {
+    /// The memory generation needs, by part: the arrays in f64 (and a rotation for the lattice
+    /// Gaussian), their single-precision check, and the JSON text (up to 24 bytes a number).
+    fn memory(&self) -> Vec<(&'static str, Option<u64>)> {
+        let entries = match *self {
+            Generator::BinaryQuadratic { dim, .. } => product(&[dim as u64, dim as u64]),
+            Generator::LatticeGaussian { dim, .. } => {
+                product(&[dim as u64, dim as u64]).and_then(|n| n.checked_mul(2))
+            }
+            Generator::Rbm {
+                visible,
+                hidden,
+                ref weights,
+                ..
+            } if weights.is_none() => product(&[visible as u64, hidden as u64]),
+            Generator::BinaryLogistic { dim, samples, .. } => {
+                product(&[dim as u64, samples as u64])
+            }
+            Generator::IsingBa {
+                nodes,
+                edges_per_node,
+                ..
+            } => product(&[nodes as u64, edges_per_node as u64, 3]),
+            _ => Some(0),
+        };
+        let times = |k: u64| entries.and_then(|n| n.checked_mul(k));
+        vec![("arrays", times(8 + 4)), ("JSON text", times(24))]
+    }
+
     /// The files this generator reads, with their flags.
     fn inputs(&self) -> Vec<(&'static str, &Path)> {
         match self {
