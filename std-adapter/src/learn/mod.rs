@@ -5,13 +5,22 @@
 //!   statistics;
 //! * [`ais`]: AIS estimates of `log Z` with a standard error, the exact `log Z` by enumeration
 //!   of the smaller layer, and mean log-likelihoods;
-//! * [`BinaryRows`]: binary data read from `.npy` files.
+//! * [`BinaryRows`]: binary data read from `.npy` files;
+//! * [`IsingParams`]: an Ising model on a graph (lattices built in) with per-edge couplings;
+//! * [`Pcd`]: persistent contrastive divergence with any binary sampler of the registry, and
+//!   the [`Optimizer`] (SGD, Adam; ℓ1, ℓ2) it steps.
 
 pub mod ais;
 mod data;
+mod ising;
+mod optim;
+mod pcd;
 mod rbm;
 
 pub use data::BinaryRows;
+pub use ising::IsingParams;
+pub use optim::{Optimizer, OptimizerKind};
+pub use pcd::{Pcd, PcdModel, PcdSettings};
 pub use rbm::RbmParams;
 
 use crate::run::{PoolError, RunError};
