@@ -7,6 +7,7 @@ mod continuous;
 mod demo;
 mod sample;
 mod sdp;
+mod train;
 // Model generators, benchmarks and the progress bar.
 mod bench;
 mod compare;
@@ -46,6 +47,9 @@ enum Command {
     /// Estimate an RBM's log partition function by annealed importance sampling (exactly,
     /// when a layer is small) and the mean log-likelihood of data.
     Ais(ais::AisArgs),
+    /// Learn an RBM or an Ising model on a lattice from binary data by persistent contrastive
+    /// divergence with any binary sampler.
+    Train(train::TrainArgs),
 }
 
 /// A failure reported as one line on stderr with exit status 2.
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Compare(args)) => compare::run(&args),
         Some(Command::Ais(args)) => ais::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
     });
     let outcome = match outcome {
