@@ -14,7 +14,9 @@ pub struct BinaryRows {
 }
 
 impl BinaryRows {
-    /// Reads a 2-D `.npy` array of any numeric dtype whose entries are all 0 or 1.
+    /// Reads a `.npy` array of any numeric dtype whose entries are all 0 or 1, of shape
+    /// `(rows, d)` or `(…, d)`: leading axes are flattened into rows, so the draws `langevin
+    /// sample --out` writes, `(chains, draws, d)`, read as data.
     ///
     /// # Errors
     ///
@@ -26,12 +28,14 @@ impl BinaryRows {
             problem: why,
         };
         let array = read_npy(path).map_err(|e| bad(e.to_string()))?;
-        let [rows, cols] = array.shape[..] else {
+        let Some((&cols, leading)) = array.shape.split_last().filter(|_| array.shape.len() >= 2)
+        else {
             return Err(bad(format!(
-                "expected a 2-D array (rows × values), found {} dimensions",
+                "expected an array of rows × values (2 or more dimensions), found {}",
                 array.shape.len()
             )));
         };
+        let rows: usize = leading.iter().product();
         if rows == 0 || cols == 0 {
             return Err(bad("the array is empty".into()));
         }

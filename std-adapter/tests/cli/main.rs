@@ -10,6 +10,7 @@ mod diagonal;
 mod errors;
 mod exact;
 mod labels;
+mod learn;
 mod mmd;
 mod model;
 mod model_file_npy;
