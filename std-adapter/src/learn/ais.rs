@@ -114,11 +114,7 @@ pub fn betas(schedule: BetaSchedule, m: usize) -> Vec<f64> {
 /// of the per-pixel means, smoothed as `(count + 1/2) / (n + 1)` so that a pixel never on or
 /// never off keeps a finite bias. With no rows, `b₀ = 0`.
 pub fn base_rate_bias(rows: &[u8], visible: usize) -> Vec<f64> {
-    let n = if visible == 0 {
-        0
-    } else {
-        rows.len() / visible
-    };
+    let n = rows.len().checked_div(visible).unwrap_or(0);
     (0..visible)
         .map(|k| {
             let on = rows

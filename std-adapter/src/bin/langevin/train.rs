@@ -138,6 +138,9 @@ pub struct TrainArgs {
     pub quiet: bool,
 }
 
+/// A held-out log-likelihood and its standard error (0 when exact), and a coupling RMSE.
+type Evaluation = (Option<(f64, f64)>, Option<f64>);
+
 /// One evaluation.
 struct Row {
     update: u64,
@@ -249,7 +252,7 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     };
     let mut pcd = Pcd::new(model, &data, &sampler, settings)?;
     let every = args.eval_every.unwrap_or((updates / 10).max(1)).max(1);
-    let evaluate = |model: &PcdModel| -> Result<(Option<(f64, f64)>, Option<f64>), CliError> {
+    let evaluate = |model: &PcdModel| -> Result<Evaluation, CliError> {
         let ll = match (model, &test) {
             (PcdModel::Rbm(rbm), Some(t)) => Some(match exact_log_z(rbm) {
                 Some(z) => (mean_log_likelihood(rbm, &t.values, z), 0.0),
