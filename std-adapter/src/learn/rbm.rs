@@ -54,6 +54,30 @@ impl RbmParams {
         }
     }
 
+    /// The usual starting point of learning (Hinton's practical guide): visible biases `b`,
+    /// hidden biases 0, and weights drawn uniformly with standard deviation `scale` (random, so
+    /// that the hidden units do not stay identical: from `W = 0` every hidden unit gets the same
+    /// gradient).
+    pub fn initial<R: rand_core::Rng + ?Sized>(
+        b: &[f64],
+        hidden: usize,
+        scale: f64,
+        rng: &mut R,
+    ) -> Self {
+        let visible = b.len();
+        let half_width = scale * 3f64.sqrt();
+        let mut theta: Vec<f64> = (0..visible * hidden)
+            .map(|_| (2.0 * langevin_core::random::unit_f64(rng) - 1.0) * half_width)
+            .collect();
+        theta.extend_from_slice(b);
+        theta.extend(std::iter::repeat_n(0.0, hidden));
+        Self {
+            visible,
+            hidden,
+            theta,
+        }
+    }
+
     /// The RBM of a model file's `rbm` kind; `None` for other kinds.
     pub fn from_model(model: &BinaryModel) -> Option<Self> {
         match model {

@@ -17,6 +17,7 @@ use langevin_std::learn::{
 };
 use langevin_std::models::ModelDoc;
 use langevin_std::samplers::{Param, SamplerEntry, SamplerParams};
+use langevin_std::seeding::chain_rng;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -24,7 +25,8 @@ use std::time::{Duration, Instant};
 /// The model to learn.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ModelKind {
-    /// RBM with `--hidden` hidden units.
+    /// RBM with `--hidden` hidden units: visible biases start at the data's base rates, weights
+    /// uniform with standard deviation 0.01.
     Rbm,
     /// Ising model on `--graph`, one coupling per edge and one field per node.
     Ising,
@@ -179,7 +181,10 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             let h = args
                 .hidden
                 .ok_or_else(|| CliError("--model-kind rbm needs --hidden".into()))?;
-            PcdModel::Rbm(RbmParams::zeros(data.cols, h))
+            // Weights from the stream after the chains' and the minibatches' streams.
+            let mut rng = chain_rng(args.seed, args.chains.saturating_add(1));
+            let b = base_rate_bias(&data.values, data.cols);
+            PcdModel::Rbm(RbmParams::initial(&b, h, 0.01, &mut rng))
         }
         ModelKind::Ising => {
             let graph = args
