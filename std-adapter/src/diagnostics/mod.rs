@@ -37,6 +37,7 @@
 //! * Stan reference manual, "Effective sample size" (the multi-chain formula used here).
 
 mod convergence;
+mod coordinates;
 mod discrete;
 mod enumerate;
 mod ess;
@@ -46,6 +47,7 @@ mod normal;
 mod rhat;
 
 pub use convergence::{ESS_LIMIT, RHAT_LIMIT, convergence_warnings, rhat_and_ess};
+pub use coordinates::{CoordinateDiagnostics, coordinate_diagnostics};
 pub use discrete::{
     DiscreteValue, DiscsEss, discs_ess, empirical_marginals, hamming_series, marginal_rmse,
     random_reference,

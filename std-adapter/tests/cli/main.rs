@@ -11,6 +11,7 @@ mod edges;
 mod errors;
 mod exact;
 mod labels;
+mod learn;
 mod mmd;
 mod model;
 mod model_file_npy;

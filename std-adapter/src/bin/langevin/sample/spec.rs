@@ -169,10 +169,26 @@ pub struct SampleArgs {
     /// How to print the summary on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Diagnostics after the run: `full` (every coordinate's bulk ESS and R-hat, and the
+    /// distance statistic's), `summary` (the statistic's only: cheap at any dimension) or
+    /// `none`.
+    #[arg(long, value_enum, default_value_t = Diagnostics::Full)]
+    pub diagnostics: Diagnostics,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
     pub memory: MemoryArgs,
+}
+
+/// Which diagnostics `sample` computes after the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Diagnostics {
+    /// None.
+    None,
+    /// The distance statistic's ESS and R-hat.
+    Summary,
+    /// Also every coordinate's bulk ESS and R-hat.
+    Full,
 }
 
 /// The files a run writes.
@@ -237,6 +253,8 @@ pub struct RunSpec {
     pub quiet: bool,
     /// The memory cap.
     pub memory: MemoryBudget,
+    /// The diagnostics to compute.
+    pub diagnostics: Diagnostics,
 }
 
 impl RunSpec {
@@ -286,6 +304,7 @@ impl RunSpec {
             format: args.format,
             quiet,
             memory: args.memory.budget(),
+            diagnostics: args.diagnostics,
         })
     }
 }
