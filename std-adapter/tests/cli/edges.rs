@@ -603,21 +603,28 @@ fn oversized_requests_are_refused_before_allocating() {
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
 }
 
-/// The synopsis block of the README: the lines of its first code block under
-/// `## Command line`, continuation lines joined.
+/// The command lines of the README's `## Command line` section: every line of its code blocks
+/// that starts with `langevin`, continuation lines joined.
 fn readme_synopses() -> Vec<String> {
     let readme = std::fs::read_to_string(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"),
     )
     .unwrap();
-    let section = readme.split("## Command line").nth(1).unwrap();
-    let block = section.split("```").nth(1).unwrap();
-    let joined = block.replace("\\\n", " ");
-    joined
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("langevin"))
-        .map(str::to_owned)
+    let section = readme.split("\n## Command line").nth(1).unwrap();
+    let section = section.split("\n## ").next().unwrap();
+    section
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .flat_map(|block| {
+            block
+                .replace("\\\n", " ")
+                .lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("langevin"))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
