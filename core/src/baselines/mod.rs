@@ -8,16 +8,20 @@
 //!   any chain;
 //! * [`Gwg`]: Gibbs-with-gradients with one change per step (binary and categorical);
 //! * [`RandomWalk`] and [`TunedRandomWalk`]: random-walk Metropolis with independent flips at a
-//!   fixed or burn-in-tuned rate.
+//!   fixed or burn-in-tuned rate;
+//! * [`LocallyBalanced`]: the locally balanced informed proposal with exact differences
+//!   (binary and categorical).
 //!
 //! Block Gibbs for the RBM lives in the std crate.
 
 mod flip_delta;
 mod gibbs;
 mod gwg;
+mod locally_balanced;
 mod rwm;
 
 pub use flip_delta::FlipDelta;
 pub use gibbs::{Gibbs, Scan};
 pub use gwg::{Gwg, GwgDomain};
+pub use locally_balanced::{Balancing, LocallyBalanced, SingleSiteMoves};
 pub use rwm::{RandomWalk, TunedRandomWalk};
