@@ -129,6 +129,11 @@ impl<W: AsMut<[f64]>> LocallyBalanced<W> {
         self.balancing
     }
 
+    /// The weights buffer (for a caller that sizes it to the chain it is about to step).
+    pub fn weights_mut(&mut self) -> &mut W {
+        &mut self.weights
+    }
+
     /// The length the weights buffer needs for `d` coordinates of `s` values in domain `D`:
     /// `d` (binary) or `d·S` (categorical); `None` on overflow.
     pub fn weights_len<D: SingleSiteMoves>(d: usize, s: usize) -> Option<usize> {

@@ -1,7 +1,7 @@
 //! Which kernel a run uses, chosen by name and parameters.
 
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
+use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan, TunedRandomWalk};
 use langevin_core::binary::{
     BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
     StepReport,
@@ -84,6 +84,11 @@ pub enum SamplerSpec {
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
     },
+    /// The locally balanced informed proposal, one flip per step.
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
 }
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
@@ -119,6 +124,7 @@ impl SamplerSpec {
             Self::Rwm { .. } => "rwm",
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
+            Self::Lb { .. } => "lb",
         }
     }
 
@@ -207,6 +213,9 @@ impl SamplerSpec {
                 a_ceil,
                 fixed_steps,
             } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Lb { balancing } => {
+                AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
+            }
         })
     }
 }
@@ -270,6 +279,8 @@ pub enum AnyBinaryKernel {
     Ab(AbTuner),
     /// See [`AcsTuner`] (boxed: it holds a whole schedule).
     Acs(Box<AcsTuner>),
+    /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
+    Lb(LocallyBalanced<Vec<f64>>),
 }
 
 impl AnyBinaryKernel {
@@ -364,7 +375,18 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Rwm(k) => Kernel::step(k, target, chain, rng),
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::Lb(k) => {
+                grow(k.weights_mut(), chain.dim());
+                Kernel::step(k, target, chain, rng)
+            }
         }
+    }
+}
+
+/// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).
+pub(crate) fn grow(buffer: &mut Vec<f64>, n: usize) {
+    if buffer.len() < n {
+        buffer.resize(n, 0.0);
     }
 }
 

@@ -323,6 +323,21 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             }),
         },
     },
+    SamplerEntry {
+        name: "lb",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::Balancing],
+        description: "Locally balanced informed proposal: one change per step, picked by exact differences, Metropolis-adjusted",
+        demo: &[],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Lb {
+                balancing: p.balancing,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Lb {
+                balancing: p.balancing,
+            }),
+        },
+    },
 ];
 
 /// The names of every sampler, in registry order.

@@ -2,7 +2,7 @@
 
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
-use langevin_core::baselines::Scan;
+use langevin_core::baselines::{Balancing, Scan};
 use std::fmt;
 
 /// A sampler parameter, as the registry lists it per sampler.
@@ -29,6 +29,8 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// The balancing function of the locally balanced proposal.
+    Balancing,
 }
 
 /// The values a parameter may take.
@@ -91,7 +93,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 11] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -102,6 +104,7 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::Balancing,
     ];
 
     /// The registry's description of the parameter.
@@ -167,6 +170,12 @@ impl Param {
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
             ),
+            Param::Balancing => (
+                "--balancing",
+                Some("sqrt"),
+                Range::OneOf(&["sqrt", "barker"]),
+                "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
+            ),
         };
         ParamInfo {
             flag,
@@ -222,6 +231,8 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// The locally balanced proposal's balancing function.
+    pub balancing: Balancing,
 }
 
 impl SamplerParams {
@@ -236,6 +247,7 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        balancing: Balancing::Sqrt,
     };
 }
 
@@ -261,6 +273,7 @@ mod tests {
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
         assert_eq!(p.scan, Scan::Systematic);
+        assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
         for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
             assert_eq!(param.info().default, None, "{param:?}");
         }

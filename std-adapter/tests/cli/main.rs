@@ -10,6 +10,7 @@ mod diagonal;
 mod errors;
 mod exact;
 mod labels;
+mod local_samplers;
 mod mmd;
 mod model;
 mod model_file_npy;

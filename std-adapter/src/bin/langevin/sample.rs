@@ -71,6 +71,9 @@ pub struct Summary {
     balance: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan: Option<&'static str>,
+    /// The locally balanced proposal's balancing function.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    balancing: Option<&'static str>,
     /// AB-2's rule for D.
     #[serde(skip_serializing_if = "Option::is_none")]
     diagonal: Option<&'static str>,
@@ -223,6 +226,7 @@ impl Summary {
                 Scan::Random => "random",
                 _ => "systematic",
             }),
+            balancing: reads(Param::Balancing).then_some(params.balancing.name()),
             diagonal: match plan {
                 SamplerPlan::Ab2(s) if domain == Domain::Binary => Some(s.diagonal.name()),
                 _ => None,
