@@ -1,7 +1,9 @@
 //! Which kernel a run uses, chosen by name and parameters.
 
 use langevin_core::ParamError;
-use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan, TunedRandomWalk};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, TunedRandomWalk, ball_size,
+};
 use langevin_core::binary::{
     BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
     StepReport,
@@ -89,7 +91,21 @@ pub enum SamplerSpec {
         /// The balancing function.
         balancing: Balancing,
     },
+    /// The Hamming-ball block sampler; one step updates one block.
+    HammingBall {
+        /// The radius `r`.
+        radius: usize,
+        /// The block length `k`.
+        block: usize,
+    },
+    /// Alternating block Gibbs on an RBM's joint (RBM models only); one step is one
+    /// hidden-then-visible sweep.
+    BlockGibbs,
 }
+
+/// What `block-gibbs` on a model that is not an RBM says.
+pub const BLOCK_GIBBS_NEEDS_RBM: &str =
+    "sampler block-gibbs applies to RBM models only (kind \"rbm\"); use gibbs, lb or dmala";
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,6 +141,8 @@ impl SamplerSpec {
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
             Self::Lb { .. } => "lb",
+            Self::HammingBall { .. } => "hamming-ball",
+            Self::BlockGibbs => "block-gibbs",
         }
     }
 
@@ -216,6 +234,17 @@ impl SamplerSpec {
             Self::Lb { balancing } => {
                 AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
             }
+            Self::HammingBall { radius, block } => {
+                // Sized for a valid (radius, block); `new` refuses the others.
+                let len = ball_size(block.min(64), radius.min(4));
+                AnyBinaryKernel::HammingBall(HammingBall::new(radius, block, vec![0.0; len])?)
+            }
+            Self::BlockGibbs => {
+                return Err(ParamError::OutOfRange {
+                    name: BLOCK_GIBBS_NEEDS_RBM,
+                    value: f64::NAN,
+                });
+            }
         })
     }
 }
@@ -281,6 +310,8 @@ pub enum AnyBinaryKernel {
     Acs(Box<AcsTuner>),
     /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
     Lb(LocallyBalanced<Vec<f64>>),
+    /// See [`HammingBall`]; one step is one block update.
+    HammingBall(HammingBall<Vec<f64>>),
 }
 
 impl AnyBinaryKernel {
@@ -379,6 +410,7 @@ impl Kernel<Binary> for AnyBinaryKernel {
                 grow(k.weights_mut(), chain.dim());
                 Kernel::step(k, target, chain, rng)
             }
+            Self::HammingBall(k) => Kernel::step(k, target, chain, rng),
         }
     }
 }

@@ -143,6 +143,8 @@ impl SamplerPlan {
                 window: s.first.window,
             }
             .validate(label(domain), shape),
+            // Its runner checks that the model is an RBM.
+            SamplerPlan::Binary(SamplerSpec::BlockGibbs) => Ok(()),
             _ => match self.binary_first_order() {
                 Some(spec) => spec.kernel_for(shape).map(|_| ()),
                 None => Ok(()),
@@ -337,6 +339,27 @@ pub static SAMPLERS: &[SamplerEntry] = &[
                 balancing: p.balancing,
             }),
         },
+    },
+    SamplerEntry {
+        name: "hamming-ball",
+        domains: &[Domain::Binary],
+        params: &[Param::Radius, Param::Block],
+        description: "Hamming-ball block sampler: each step redraws one block from π restricted to a ball of radius r around a random auxiliary point; no rejection",
+        demo: &[],
+        build: |p, _| {
+            SamplerPlan::Binary(SamplerSpec::HammingBall {
+                radius: p.radius,
+                block: p.block,
+            })
+        },
+    },
+    SamplerEntry {
+        name: "block-gibbs",
+        domains: &[Domain::Binary],
+        params: &[],
+        description: "RBM models only: alternating block Gibbs on the joint (hidden given visible, then visible given hidden); reports the visible units",
+        demo: &[],
+        build: |_, _| SamplerPlan::Binary(SamplerSpec::BlockGibbs),
     },
 ];
 

@@ -31,6 +31,10 @@ pub enum Param {
     Ab2Tune,
     /// The balancing function of the locally balanced proposal.
     Balancing,
+    /// The Hamming ball's radius.
+    Radius,
+    /// The Hamming ball's block length.
+    Block,
 }
 
 /// The values a parameter may take.
@@ -93,7 +97,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 11] = [
+    pub const ALL: [Param; 13] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -105,6 +109,8 @@ impl Param {
         Param::AMin,
         Param::Window,
         Param::Balancing,
+        Param::Radius,
+        Param::Block,
     ];
 
     /// The registry's description of the parameter.
@@ -176,6 +182,18 @@ impl Param {
                 Range::OneOf(&["sqrt", "barker"]),
                 "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
             ),
+            Param::Radius => (
+                "--radius",
+                Some("1"),
+                Range::AtLeastOne,
+                "Hamming-ball radius r (at most 3 and at most the block length)",
+            ),
+            Param::Block => (
+                "--block",
+                Some("10"),
+                Range::AtLeastOne,
+                "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
+            ),
         };
         ParamInfo {
             flag,
@@ -233,6 +251,10 @@ pub struct SamplerParams {
     pub ab2_tune: u64,
     /// The locally balanced proposal's balancing function.
     pub balancing: Balancing,
+    /// The Hamming ball's radius.
+    pub radius: usize,
+    /// The Hamming ball's block length.
+    pub block: usize,
 }
 
 impl SamplerParams {
@@ -248,6 +270,8 @@ impl SamplerParams {
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
         balancing: Balancing::Sqrt,
+        radius: 1,
+        block: 10,
     };
 }
 
@@ -274,6 +298,8 @@ mod tests {
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
         assert_eq!(p.scan, Scan::Systematic);
         assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
+        assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
+        assert_eq!(text(Param::Block), Some(p.block.to_string()));
         for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
             assert_eq!(param.info().default, None, "{param:?}");
         }

@@ -56,3 +56,65 @@ fn lb_runs_on_binary_and_categorical_models() {
         "{err}"
     );
 }
+
+#[test]
+fn hamming_ball_runs_on_binary_models_and_refuses_unbounded_balls() {
+    let scratch = Scratch::new("local-hb");
+    for (kind, json) in BINARY {
+        let model = format!("{kind}.json");
+        scratch.write(&model, json);
+        let s = run(
+            &scratch,
+            &model,
+            &["hamming-ball", "--radius", "2", "--block", "4"],
+            kind,
+        );
+        assert_eq!(s["sampler"], "hamming-ball");
+        assert_eq!(
+            (s["radius"].as_u64(), s["block"].as_u64()),
+            (Some(2), Some(4))
+        );
+        // Gibbs on (x, u): nothing is rejected.
+        assert_eq!(s["acceptance_rate"].as_f64(), Some(1.0), "{kind}");
+        assert!(s["mean_jump"].as_f64().unwrap() > 0.0, "{kind}: stuck");
+    }
+    for bad in [["--radius", "4"], ["--block", "33"], ["--radius", "0"]] {
+        let mut args = words("sample --model rbm.json --steps 10 --sampler hamming-ball");
+        args.extend(bad);
+        let err = fails(&scratch.0, &args);
+        assert!(
+            err.contains("hamming-ball: `Hamming-ball"),
+            "{bad:?}: {err}"
+        );
+    }
+    scratch.write("potts.json", POTTS);
+    let err = fails(
+        &scratch.0,
+        &words("sample --model potts.json --steps 10 --sampler hamming-ball"),
+    );
+    assert!(
+        err.contains("does not apply to categorical models"),
+        "{err}"
+    );
+}
+
+#[test]
+fn block_gibbs_runs_on_rbm_models_only() {
+    let scratch = Scratch::new("local-block-gibbs");
+    scratch.write("rbm.json", RBM);
+    let s = run(&scratch, "rbm.json", &["block-gibbs"], "rbm");
+    assert_eq!(s["sampler"], "block-gibbs");
+    assert_eq!(s["acceptance_rate"].as_f64(), Some(1.0));
+    assert!(s["mean_jump"].as_f64().unwrap() > 0.0);
+    for (kind, json) in &BINARY[..3] {
+        let model = format!("{kind}.json");
+        scratch.write(&model, json);
+        let err = fails(
+            &scratch.0,
+            &words(&format!(
+                "sample --model {model} --steps 10 --sampler block-gibbs"
+            )),
+        );
+        assert!(err.contains("applies to RBM models only"), "{kind}: {err}");
+    }
+}

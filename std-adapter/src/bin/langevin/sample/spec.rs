@@ -125,6 +125,10 @@ pub struct SamplerArgs {
     pub window: Option<u16>,
     #[arg(long, value_enum, default_value_t = BalancingName::Sqrt, help = Param::Balancing.help())]
     pub balancing: BalancingName,
+    #[arg(long, default_value_t = 1, help = Param::Radius.help())]
+    pub radius: usize,
+    #[arg(long, default_value_t = 10, help = Param::Block.help())]
+    pub block: usize,
 }
 
 impl SamplerArgs {
@@ -145,6 +149,8 @@ impl SamplerArgs {
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
         params.balancing = self.balancing.balancing();
+        params.radius = self.radius;
+        params.block = self.block;
         Ok(self.sampler.with(params)?)
     }
 }
