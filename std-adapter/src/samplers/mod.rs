@@ -550,7 +550,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab or acs)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or lb)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }
