@@ -44,6 +44,8 @@ struct BenchSummary {
     kind: String,
     dim: usize,
     sampler: &'static str,
+    /// The kernel timed: the one `sample` runs for this sampler on this model.
+    kernel: &'static str,
     step: f64,
     balance: f64,
     warm_up: u64,
@@ -110,6 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         kind: doc.kind.clone(),
         dim: timing.dim,
         sampler: spec.name(),
+        kernel: timing.kernel,
         step,
         balance,
         warm_up,
@@ -150,6 +153,7 @@ fn print_table(s: &BenchSummary) {
         "{:<24}{} step {} balance {}",
         "sampler", s.sampler, s.step, s.balance
     );
+    println!("{:<24}{}", "kernel", s.kernel);
     println!(
         "{:<24}{} repeats × {} steps after {} warm-up steps, one chain",
         "timing", s.repeats, s.steps, s.warm_up
