@@ -6,7 +6,7 @@ use crate::args::ChainArgs;
 use crate::progress;
 use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
-use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
+use langevin_std::binary::{BinaryDiagnostics, Depth, RunConfig, diagnose, run_chains};
 use langevin_std::samplers::Domain;
 use langevin_std::timing::time_steps;
 use serde::Serialize;
@@ -104,7 +104,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
         run_chains(&model, &spec, &config, p)
     })?;
-    let diagnostics = diagnose(&run, config.seed).ok();
+    let diagnostics = diagnose(&run, config.seed, Depth::Coordinates(None)).ok();
     let cpu_seconds = total as f64 * timing.median() * 1e-9;
     let (step, balance) = spec.step_balance();
     let summary = BenchSummary {
