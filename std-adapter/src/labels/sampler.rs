@@ -1,10 +1,10 @@
 //! Which kernel a label run uses.
 
 use super::model::LabelDomain;
-use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
+use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner, grow};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gwg, Scan};
+use langevin_core::baselines::{Balancing, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::ordinal::{self, OrdinalProposal};
@@ -71,6 +71,11 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// The locally balanced informed proposal (categorical only).
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -91,6 +96,7 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
             },
+            Self::Lb { balancing } => SamplerSpec::Lb { balancing },
         }
     }
 
@@ -180,7 +186,7 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
-            Self::Gibbs { .. } | Self::Gwg => return Ok(None),
+            Self::Gibbs { .. } | Self::Gwg | Self::Lb { .. } => return Ok(None),
         }))
     }
 
@@ -217,6 +223,9 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Lb { balancing } => {
+                AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
+            }
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -252,6 +261,7 @@ pub(crate) enum AnyCategoricalKernel {
     Gwg(Gwg),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    Lb(LocallyBalanced<Vec<f64>>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -308,7 +318,7 @@ impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
 /// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
 /// its box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*]) => {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?) => {
         impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
@@ -323,6 +333,11 @@ macro_rules! impl_kernel {
                 match self {
                     $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
                     Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+                    $($(Self::$extra(k) => {
+                        let n = chain.dim().saturating_mul(chain.states());
+                        grow(k.weights_mut(), n);
+                        Kernel::step(k, target, chain, rng)
+                    })*)?
                 }
             }
         }
@@ -330,4 +345,9 @@ macro_rules! impl_kernel {
 }
 
 impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
-impl_kernel!(AnyCategoricalKernel, Categorical, [Dula, Dmala, Gwg, Ab]);
+impl_kernel!(
+    AnyCategoricalKernel,
+    Categorical,
+    [Dula, Dmala, Gwg, Ab],
+    sized[Lb]
+);

@@ -2,7 +2,7 @@
 
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
-use langevin_core::baselines::Scan;
+use langevin_core::baselines::{Balancing, Scan};
 use std::fmt;
 
 /// A sampler parameter, as the registry lists it per sampler.
@@ -29,6 +29,12 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// The balancing function of the locally balanced proposal.
+    Balancing,
+    /// The Hamming ball's radius.
+    Radius,
+    /// The Hamming ball's block length.
+    Block,
 }
 
 /// The values a parameter may take.
@@ -91,7 +97,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 13] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -102,6 +108,9 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::Balancing,
+        Param::Radius,
+        Param::Block,
     ];
 
     /// The registry's description of the parameter.
@@ -167,6 +176,24 @@ impl Param {
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
             ),
+            Param::Balancing => (
+                "--balancing",
+                Some("sqrt"),
+                Range::OneOf(&["sqrt", "barker"]),
+                "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
+            ),
+            Param::Radius => (
+                "--radius",
+                Some("1"),
+                Range::AtLeastOne,
+                "Hamming-ball radius r (at most 3 and at most the block length)",
+            ),
+            Param::Block => (
+                "--block",
+                Some("10"),
+                Range::AtLeastOne,
+                "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
+            ),
         };
         ParamInfo {
             flag,
@@ -222,6 +249,12 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// The locally balanced proposal's balancing function.
+    pub balancing: Balancing,
+    /// The Hamming ball's radius.
+    pub radius: usize,
+    /// The Hamming ball's block length.
+    pub block: usize,
 }
 
 impl SamplerParams {
@@ -236,6 +269,9 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        balancing: Balancing::Sqrt,
+        radius: 1,
+        block: 10,
     };
 }
 
@@ -261,6 +297,9 @@ mod tests {
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
         assert_eq!(p.scan, Scan::Systematic);
+        assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
+        assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
+        assert_eq!(text(Param::Block), Some(p.block.to_string()));
         for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
             assert_eq!(param.info().default, None, "{param:?}");
         }

@@ -12,6 +12,7 @@ mod errors;
 mod exact;
 mod labels;
 mod learn;
+mod local_samplers;
 mod mmd;
 mod model;
 mod model_file_npy;

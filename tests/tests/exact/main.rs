@@ -10,3 +10,4 @@ mod lattice_kernel;
 mod ordinal;
 mod second_order;
 mod step_harness;
+mod word_driven;
