@@ -15,7 +15,7 @@ const BINARY: [(&str, &str); 4] = [
 
 /// Runs `langevin sample` with these sampler words; returns the summary.
 fn run(scratch: &Scratch, model: &str, sampler: &[&str], tag: &str) -> serde_json::Value {
-    let sum = format!("{tag}.json");
+    let sum = format!("{tag}.summary.json");
     let line = format!(
         "sample --model {model} --steps 400 --burn-in 100 --chains 2 --seed 9 --summary {sum} --quiet --sampler"
     );
