@@ -8,5 +8,6 @@ mod binary;
 mod categorical;
 mod lattice_kernel;
 mod ordinal;
+mod path_auxiliary;
 mod second_order;
 mod step_harness;
