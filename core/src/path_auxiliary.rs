@@ -234,15 +234,17 @@ impl PathAuxiliary {
             found,
         };
         let weights_len = buffers.weights.len();
-        let weights = buffers
-            .weights
-            .get_mut(..moves)
-            .ok_or(len_error("weights", moves, weights_len))?;
+        let weights =
+            buffers
+                .weights
+                .get_mut(..moves)
+                .ok_or(len_error("weights", moves, weights_len))?;
         let path_len = buffers.path.len();
-        let path = buffers
-            .path
-            .get_mut(..self.length)
-            .ok_or(len_error("path", self.length, path_len))?;
+        let path =
+            buffers
+                .path
+                .get_mut(..self.length)
+                .ok_or(len_error("path", self.length, path_len))?;
 
         // Forward: cumulative weights exp(log w − max) at x, then L independent draws.
         let (x, grad) = (&*chain.x, &*chain.grad);

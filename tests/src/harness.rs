@@ -672,7 +672,8 @@ pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usi
     for (xi, x) in states.iter().enumerate() {
         let pieces = word_pieces(probe, x, picks, 0);
         if picks > 1 {
-            let bounds = |ps: &[(Vec<u16>, u64, u64)]| ps.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>();
+            let bounds =
+                |ps: &[(Vec<u16>, u64, u64)]| ps.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>();
             let last = word_pieces(probe, x, picks, picks - 1);
             assert_eq!(bounds(&pieces), bounds(&last), "move words differ at {x:?}");
         }
@@ -712,7 +713,10 @@ pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usi
                         bad = mid;
                     }
                 }
-                assert!(accepts(probe, &mut words, good / 2).1, "acceptance is not monotone");
+                assert!(
+                    accepts(probe, &mut words, good / 2).1,
+                    "acceptance is not monotone"
+                );
                 (good as f64 + 1.0) / two64
             };
             accepted_mass[yi] += weight * a;

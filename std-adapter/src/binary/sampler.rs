@@ -13,6 +13,7 @@ use rand_core::Rng;
 use serde_json::{Value, json};
 
 use super::model::BinaryModel;
+use crate::kernels::PathSampler;
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
 /// high-dimensional random walks).
@@ -84,6 +85,11 @@ pub enum SamplerSpec {
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
     },
+    /// The path auxiliary sampler.
+    Pas {
+        /// Moves per path (`None`: adapted during burn-in, from 1 up to `d`).
+        path_length: Option<usize>,
+    },
 }
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
@@ -119,6 +125,7 @@ impl SamplerSpec {
             Self::Rwm { .. } => "rwm",
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
+            Self::Pas { .. } => "pas",
         }
     }
 
@@ -135,7 +142,10 @@ impl SamplerSpec {
 
     /// Whether the sampler adapts its parameters during the burn-in.
     pub fn is_tuned(&self) -> bool {
-        matches!(self, Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. })
+        matches!(
+            self,
+            Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. } | Self::Pas { path_length: None }
+        )
     }
 
     /// A fresh kernel for one chain of a nominal run ([`RunShape::default`]).
@@ -207,6 +217,11 @@ impl SamplerSpec {
                 a_ceil,
                 fixed_steps,
             } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Pas { path_length } => AnyBinaryKernel::Pas(Box::new(PathSampler::new(
+                path_length,
+                shape.dim,
+                shape.burn_in,
+            )?)),
         })
     }
 }
@@ -270,6 +285,8 @@ pub enum AnyBinaryKernel {
     Ab(AbTuner),
     /// See [`AcsTuner`] (boxed: it holds a whole schedule).
     Acs(Box<AcsTuner>),
+    /// See [`PathSampler`].
+    Pas(Box<PathSampler>),
 }
 
 impl AnyBinaryKernel {
@@ -279,6 +296,7 @@ impl AnyBinaryKernel {
             Self::Rwm(k) => !k.is_frozen(),
             Self::Ab(k) => !k.is_frozen(),
             Self::Acs(k) => !k.is_frozen(),
+            Self::Pas(k) => k.is_tuning(),
             _ => false,
         }
     }
@@ -302,6 +320,7 @@ impl AnyBinaryKernel {
             })),
             Self::Ab(k) => Some(ab_json(k)),
             Self::Acs(k) => Some(acs_json(&k.report())),
+            Self::Pas(k) => k.tuned(),
             _ => None,
         }
     }
@@ -364,6 +383,7 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Rwm(k) => Kernel::step(k, target, chain, rng),
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::Pas(k) => Kernel::step(&mut **k, target, chain, rng),
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::model::LabelDomain;
 use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
+use crate::kernels::PathSampler;
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
@@ -71,6 +72,11 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// The path auxiliary sampler (categorical only).
+    Pas {
+        /// Moves per path (`None`: adapted during burn-in).
+        path_length: Option<usize>,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -91,6 +97,7 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
             },
+            Self::Pas { path_length } => SamplerSpec::Pas { path_length },
         }
     }
 
@@ -180,7 +187,7 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
-            Self::Gibbs { .. } | Self::Gwg => return Ok(None),
+            Self::Gibbs { .. } | Self::Gwg | Self::Pas { .. } => return Ok(None),
         }))
     }
 
@@ -217,6 +224,11 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Pas { path_length } => AnyCategoricalKernel::Pas(Box::new(PathSampler::new(
+                path_length,
+                shape.dim,
+                shape.burn_in,
+            )?)),
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -252,6 +264,7 @@ pub(crate) enum AnyCategoricalKernel {
     Gwg(Gwg),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    Pas(Box<PathSampler>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -259,11 +272,16 @@ pub(crate) trait Tuning {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
     fn ab_mut(&mut self) -> Option<&mut AbTuner>;
 
+    /// A kernel that adapts by its own rule (not AB or ACS), if this is one.
+    fn own_tuning(&self) -> Option<&PathSampler> {
+        None
+    }
+
     fn is_tuning(&self) -> bool {
         match self.tuner() {
             (Some(ab), _) => !ab.is_frozen(),
             (_, Some(acs)) => !acs.is_frozen(),
-            _ => false,
+            _ => self.own_tuning().is_some_and(PathSampler::is_tuning),
         }
     }
 
@@ -277,7 +295,7 @@ pub(crate) trait Tuning {
         match self.tuner() {
             (Some(ab), _) => Some(ab_json(ab)),
             (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => None,
+            _ => self.own_tuning().and_then(PathSampler::tuned),
         }
     }
 }
@@ -299,16 +317,38 @@ macro_rules! impl_tuning {
                     _ => None,
                 }
             }
+            fn own_tuning(&self) -> Option<&PathSampler> {
+                match self {
+                    Self::Pas(k) => Some(k),
+                    _ => None,
+                }
+            }
         }
     )*};
 }
 
-impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
+impl_tuning!(AnyCategoricalKernel);
 
-/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
-/// its box).
+impl Tuning for AnyOrdinalKernel {
+    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+        match self {
+            Self::Ab(k) => (Some(k), None),
+            Self::Acs(k) => (None, Some(&**k)),
+            _ => (None, None),
+        }
+    }
+    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+        match self {
+            Self::Ab(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (the boxed
+/// ones, `Acs` and `Pas`, through their box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*]) => {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*], [$($boxed:ident),*]) => {
         impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
@@ -322,12 +362,17 @@ macro_rules! impl_kernel {
             {
                 match self {
                     $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
-                    Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+                    $(Self::$boxed(k) => Kernel::step(&mut **k, target, chain, rng),)*
                 }
             }
         }
     };
 }
 
-impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
-impl_kernel!(AnyCategoricalKernel, Categorical, [Dula, Dmala, Gwg, Ab]);
+impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab], [Acs]);
+impl_kernel!(
+    AnyCategoricalKernel,
+    Categorical,
+    [Dula, Dmala, Gwg, Ab],
+    [Acs, Pas]
+);

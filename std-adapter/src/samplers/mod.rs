@@ -323,6 +323,21 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             }),
         },
     },
+    SamplerEntry {
+        name: "pas",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::PathLength],
+        description: "Path auxiliary sampler: a path of gradient-picked moves per proposal, the path as auxiliary variable in the test",
+        demo: &[None],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Pas {
+                path_length: p.path_length,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Pas {
+                path_length: p.path_length,
+            }),
+        },
+    },
 ];
 
 /// The names of every sampler, in registry order.
@@ -512,7 +527,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab or acs)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or pas)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

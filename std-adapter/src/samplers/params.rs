@@ -29,6 +29,8 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// The path auxiliary sampler's path length.
+    PathLength,
 }
 
 /// The values a parameter may take.
@@ -47,6 +49,8 @@ pub enum Range {
     Count,
     /// One of these names.
     OneOf(&'static [&'static str]),
+    /// An integer `≥ 1`, or `auto` (adapted).
+    AtLeastOneOrAuto,
 }
 
 impl Range {
@@ -59,6 +63,7 @@ impl Range {
             Range::AtLeastOne => v >= 1.0 && v.fract() == 0.0,
             Range::Count => v >= 0.0 && v.fract() == 0.0,
             Range::OneOf(_) => false,
+            Range::AtLeastOneOrAuto => Range::AtLeastOne.contains(v),
         }
     }
 }
@@ -72,6 +77,7 @@ impl fmt::Display for Range {
             Range::AtLeastOne => f.write_str("≥ 1"),
             Range::Count => f.write_str("≥ 0"),
             Range::OneOf(names) => f.write_str(&names.join("|")),
+            Range::AtLeastOneOrAuto => f.write_str("≥ 1 or auto"),
         }
     }
 }
@@ -91,7 +97,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 11] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -102,6 +108,7 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::PathLength,
     ];
 
     /// The registry's description of the parameter.
@@ -167,6 +174,12 @@ impl Param {
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
             ),
+            Param::PathLength => (
+                "--path-length",
+                Some("auto"),
+                Range::AtLeastOneOrAuto,
+                "Moves per path proposal; auto: from 1, adapted toward acceptance 0.574 during burn-in, then fixed",
+            ),
         };
         ParamInfo {
             flag,
@@ -222,6 +235,8 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
+    pub path_length: Option<usize>,
 }
 
 impl SamplerParams {
@@ -236,6 +251,7 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        path_length: None,
     };
 }
 
@@ -265,6 +281,8 @@ mod tests {
             assert_eq!(param.info().default, None, "{param:?}");
         }
         assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
+        assert_eq!(text(Param::PathLength).as_deref(), Some("auto"));
+        assert!(p.path_length.is_none());
     }
 
     #[test]
@@ -290,5 +308,17 @@ mod tests {
         check("dmala", Param::Step, &|p, v| p.step = v);
         check("dula", Param::Balance, &|p, v| p.balance = v);
         check("rwm", Param::Rate, &|p, v| p.rate = Some(v));
+        for (v, ok) in [(0usize, false), (1, true), (7, true)] {
+            let p = SamplerParams {
+                path_length: Some(v),
+                ..SamplerParams::default()
+            };
+            assert_eq!(
+                super::super::find("pas").unwrap().with(p).is_ok(),
+                ok,
+                "{v}"
+            );
+            assert_eq!(Param::PathLength.info().range.contains(v as f64), ok);
+        }
     }
 }

@@ -13,6 +13,7 @@ mod labels;
 mod mmd;
 mod model;
 mod model_file_npy;
+mod path_auxiliary;
 mod registry;
 mod sample;
 mod samplers;

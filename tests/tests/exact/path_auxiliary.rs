@@ -36,7 +36,10 @@ fn binary_pas_from_its_steps_is_reversible() {
     let mut cache = q.cache();
     let model = BinaryQuadratic::new(&q.w, &q.b, &mut cache).unwrap();
     let mut probe = BinaryProbe::new(model, PathSampler::new(Some(2), 4, 0).unwrap());
-    assert_exact("quadratic d = 4, L = 2", &path_transition_matrix(&mut probe, 2));
+    assert_exact(
+        "quadratic d = 4, L = 2",
+        &path_transition_matrix(&mut probe, 2),
+    );
 }
 
 #[test]

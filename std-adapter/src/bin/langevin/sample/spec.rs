@@ -105,6 +105,27 @@ pub struct SamplerArgs {
     pub a_min: Option<f64>,
     #[arg(long, help = Param::Window.help())]
     pub window: Option<u16>,
+    #[arg(long = "path-length", default_value = "auto", help = Param::PathLength.help())]
+    pub path_length: Auto<usize>,
+}
+
+/// A number, or `auto` (`None`): adapted by the sampler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Auto<T>(pub Option<T>);
+
+impl<T: std::str::FromStr> std::str::FromStr for Auto<T>
+where
+    T::Err: std::fmt::Display,
+{
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "auto" {
+            return Ok(Auto(None));
+        }
+        s.parse()
+            .map(|v| Auto(Some(v)))
+            .map_err(|e| format!("expected a number or `auto`: {e}"))
+    }
 }
 
 impl SamplerArgs {
@@ -124,6 +145,7 @@ impl SamplerArgs {
         params.window = self.window;
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
+        params.path_length = self.path_length.0;
         Ok(self.sampler.with(params)?)
     }
 }
