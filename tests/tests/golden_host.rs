@@ -188,13 +188,14 @@ use langevin_core::continuous::{
     UnderdampedSettings,
 };
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 22] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 24] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -217,6 +218,8 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 22] = [
     ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    ("pas", 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
+    ("categorical-pas", 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -435,6 +438,33 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             let mut scalars = vec![0.0; ScalarSnapshots::len(4, 16).unwrap()];
             let store = ScalarSnapshots::new(4, 16, &mut scalars).unwrap();
             agld_run(Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }, store)
+        }
+        "pas" => {
+            let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let mut k = PathAuxiliary::new(3)
+                .unwrap()
+                .with_buffers(buffers)
+                .unwrap();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "categorical-pas" => {
+            let (mut weights, mut path) = ([0.0f64; LABEL_DIM * 3], [0u32; 2]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            categorical_run(
+                PathAuxiliary::new(2)
+                    .unwrap()
+                    .with_buffers(buffers)
+                    .unwrap(),
+            )
         }
         other => panic!("unknown run {other}"),
     }

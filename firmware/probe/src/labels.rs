@@ -367,6 +367,7 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
         seen(Kernel::step(g, t, &mut chain, rng));
     }
     seen(Kernel::step(&mut Gwg, t, &mut chain, rng));
+    crate::path::path_kernels(t, &mut chain, rng);
     let mut raw = Bufs::new();
     let r = raw.buffers();
     black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());

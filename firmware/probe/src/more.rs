@@ -54,6 +54,7 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
         seen(Kernel::step(g, target, &mut chain, rng));
     }
     seen(Kernel::step(&mut Gwg, target, &mut chain, rng));
+    crate::path::path_kernels(target, &mut chain, rng);
     if let Ok(mut rw) = RandomWalk::new(black_box(0.1)) {
         black_box((rw.rate(), rw.flip_probability()));
         seen(rw.step(target, &mut chain, rng));

@@ -27,6 +27,7 @@ use langevin_core::continuous::{
 };
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
@@ -85,6 +86,10 @@ pub enum Run {
     AgldSaga,
     /// AGLD with mixed updates every 16 steps (TMU), scalar snapshots, cyclic access.
     AgldTmu,
+    /// The path auxiliary sampler, paths of 3 flips, on the 8×8 lattice.
+    Pas,
+    /// The path auxiliary sampler, paths of 2 moves, on [`RingPotts`].
+    CategoricalPas,
 }
 
 impl Run {
@@ -113,6 +118,8 @@ impl Run {
             Run::AgldSvrg => "agld-svrg",
             Run::AgldSaga => "agld-saga",
             Run::AgldTmu => "agld-tmu",
+            Run::Pas => "pas",
+            Run::CategoricalPas => "categorical-pas",
         }
     }
 }
@@ -145,7 +152,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 22] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 24] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -168,6 +175,8 @@ pub const KERNEL_GOLDEN: [KernelGolden; 22] = [
     k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    k(Run::Pas, 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
+    k(Run::CategoricalPas, 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
 ];
 
 /// Initial position of the continuous runs.
@@ -248,6 +257,38 @@ pub fn run_kernel<M: Meter>(
                     binary_loop(k, ctx, steps, meter)
                 }
             }
+        }
+        Run::Pas => {
+            let mut target =
+                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<64>::new([0; 64]);
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let kernel = PathAuxiliary::new(3)
+                .and_then(|p| p.with_buffers(buffers))
+                .map_err(|_| Failure::Param)?;
+            binary_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
+        }
+        Run::CategoricalPas => {
+            let mut target = RingPotts::<LABEL_DIM>;
+            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
+            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
+                .map_err(|_| Failure::Init)?;
+            let mut weights = [0.0f64; LABEL_DIM * POTTS_STATES];
+            let mut path = [0u32; 2];
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let kernel = PathAuxiliary::new(2)
+                .and_then(|p| p.with_buffers(buffers))
+                .map_err(|_| Failure::Param)?;
+            categorical_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
         }
         Run::SecondOrder => {
             let (w, diag, a, bias) = second_order_params();
