@@ -28,6 +28,8 @@
 //!   Gaussian integral trick.
 //! * [`tuning`]: adaptive step and balance (AB) and automatic cyclical schedules (ACS).
 //! * [`baselines`]: Gibbs, Gibbs-with-gradients and random-walk Metropolis.
+//! * [`dlmc`]: discrete Langevin Monte Carlo (factorised continuous-time chains, Euler and
+//!   interpolating solvers, binary and categorical).
 //! * [`path_auxiliary`]: the path auxiliary proposal (several gradient-informed moves per
 //!   step, binary and categorical).
 //! * [`continuous`]: stochastic-gradient Langevin integrators (LMC, SGLD, SGHMC, EWSG, AGLD) for
@@ -75,6 +77,7 @@ pub mod binary;
 pub mod categorical;
 pub mod chain;
 pub mod continuous;
+pub mod dlmc;
 pub mod domain;
 pub mod error;
 pub mod kernel;

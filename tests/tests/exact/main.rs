@@ -6,6 +6,7 @@ mod acs;
 mod baselines;
 mod binary;
 mod categorical;
+mod dlmc;
 mod lattice_kernel;
 mod ordinal;
 mod path_auxiliary;
