@@ -1,5 +1,6 @@
 //! Kernels that own the memory their core kernel borrows, for the runners (one per chain).
 
+use langevin_core::dlmc::DLMC_TARGET_ACCEPTANCE;
 use langevin_core::path_auxiliary::{
     PATH_TARGET_ACCEPTANCE, PathAdaptation, PathAuxiliary, PathBuffers, PathDomain,
 };
@@ -108,4 +109,13 @@ impl<D: PathDomain> Kernel<D> for PathSampler {
             PathLength::Adapted(a) => a.step(target, chain, &mut buffers, rng),
         }
     }
+}
+
+/// DLMC's adapted time as JSON.
+pub fn dlmc_json(time: f64, frozen: bool) -> Value {
+    json!({
+        "time": time,
+        "target_acceptance": DLMC_TARGET_ACCEPTANCE,
+        "frozen": frozen,
+    })
 }

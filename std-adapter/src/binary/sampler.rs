@@ -13,7 +13,8 @@ use rand_core::Rng;
 use serde_json::{Value, json};
 
 use super::model::BinaryModel;
-use crate::kernels::PathSampler;
+use crate::kernels::{PathSampler, dlmc_json};
+use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
 /// high-dimensional random walks).
@@ -90,6 +91,13 @@ pub enum SamplerSpec {
         /// Moves per path (`None`: adapted during burn-in, from 1 up to `d`).
         path_length: Option<usize>,
     },
+    /// Discrete Langevin Monte Carlo.
+    Dlmc {
+        /// Time `τ` (`None`: adapted during burn-in).
+        time: Option<f64>,
+        /// Solver (`None`: interpolate).
+        solver: Option<Solver>,
+    },
 }
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
@@ -126,6 +134,7 @@ impl SamplerSpec {
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
             Self::Pas { .. } => "pas",
+            Self::Dlmc { .. } => "dlmc",
         }
     }
 
@@ -144,7 +153,11 @@ impl SamplerSpec {
     pub fn is_tuned(&self) -> bool {
         matches!(
             self,
-            Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. } | Self::Pas { path_length: None }
+            Self::Rwm { .. }
+                | Self::Ab { .. }
+                | Self::Acs { .. }
+                | Self::Pas { path_length: None }
+                | Self::Dlmc { time: None, .. }
         )
     }
 
@@ -222,6 +235,19 @@ impl SamplerSpec {
                 shape.dim,
                 shape.burn_in,
             )?)),
+            Self::Dlmc { time, solver } => {
+                let solver = solver.unwrap_or(Solver::Interpolate);
+                let proposal = DlmcProposal::new(solver, time.unwrap_or(1.0))?;
+                match time {
+                    Some(_) => AnyBinaryKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal)),
+                    None => AnyBinaryKernel::DlmcTuned(TunedDlmc::new(
+                        proposal,
+                        true,
+                        shape.burn_in,
+                        DLMC_TARGET_ACCEPTANCE,
+                    )?),
+                }
+            }
         })
     }
 }
@@ -287,6 +313,10 @@ pub enum AnyBinaryKernel {
     Acs(Box<AcsTuner>),
     /// See [`PathSampler`].
     Pas(Box<PathSampler>),
+    /// DLMC at a fixed time (see [`DlmcProposal`]).
+    Dlmc(langevin_core::kernel::Dmala<DlmcProposal>),
+    /// DLMC with its time adapted during burn-in (see [`TunedDlmc`]).
+    DlmcTuned(TunedDlmc<DlmcProposal>),
 }
 
 impl AnyBinaryKernel {
@@ -297,6 +327,7 @@ impl AnyBinaryKernel {
             Self::Ab(k) => !k.is_frozen(),
             Self::Acs(k) => !k.is_frozen(),
             Self::Pas(k) => k.is_tuning(),
+            Self::DlmcTuned(k) => !k.is_frozen(),
             _ => false,
         }
     }
@@ -321,6 +352,7 @@ impl AnyBinaryKernel {
             Self::Ab(k) => Some(ab_json(k)),
             Self::Acs(k) => Some(acs_json(&k.report())),
             Self::Pas(k) => k.tuned(),
+            Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
             _ => None,
         }
     }
@@ -384,6 +416,8 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
             Self::Pas(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::Dlmc(k) => k.step(target, chain, rng),
+            Self::DlmcTuned(k) => Kernel::step(k, target, chain, rng),
         }
     }
 }

@@ -2,12 +2,13 @@
 
 use super::model::LabelDomain;
 use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
-use crate::kernels::PathSampler;
+use crate::kernels::{PathSampler, dlmc_json};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::dlmc::{CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, Solver, TunedDlmc};
 use langevin_core::ordinal::{self, OrdinalProposal};
 use langevin_core::tuning::{AbTuner, AcsTuner};
 use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
@@ -77,6 +78,13 @@ pub enum LabelSamplerSpec {
         /// Moves per path (`None`: adapted during burn-in).
         path_length: Option<usize>,
     },
+    /// Discrete Langevin Monte Carlo (categorical only; Euler solver).
+    Dlmc {
+        /// Time `τ` (`None`: adapted during burn-in).
+        time: Option<f64>,
+        /// Solver (`None`: Euler, the only one for categorical models).
+        solver: Option<Solver>,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -98,6 +106,7 @@ impl LabelSamplerSpec {
                 fixed_steps,
             },
             Self::Pas { path_length } => SamplerSpec::Pas { path_length },
+            Self::Dlmc { time, solver } => SamplerSpec::Dlmc { time, solver },
         }
     }
 
@@ -187,7 +196,9 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
-            Self::Gibbs { .. } | Self::Gwg | Self::Pas { .. } => return Ok(None),
+            Self::Gibbs { .. } | Self::Gwg | Self::Pas { .. } | Self::Dlmc { .. } => {
+                return Ok(None);
+            }
         }))
     }
 
@@ -229,6 +240,25 @@ impl LabelSamplerSpec {
                 shape.dim,
                 shape.burn_in,
             )?)),
+            Self::Dlmc { time, solver } => {
+                if solver == Some(Solver::Interpolate) {
+                    return Err(ParamError::Unsupported(
+                        "the interpolate solver is exact for binary models only (the categorical chain has no closed form); use --solver euler",
+                    ));
+                }
+                let proposal = CategoricalDlmcProposal::new(time.unwrap_or(1.0))?;
+                match time {
+                    Some(_) => {
+                        AnyCategoricalKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal))
+                    }
+                    None => AnyCategoricalKernel::DlmcTuned(TunedDlmc::new(
+                        proposal,
+                        true,
+                        shape.burn_in,
+                        DLMC_TARGET_ACCEPTANCE,
+                    )?),
+                }
+            }
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -265,6 +295,8 @@ pub(crate) enum AnyCategoricalKernel {
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
     Pas(Box<PathSampler>),
+    Dlmc(langevin_core::kernel::Dmala<CategoricalDlmcProposal>),
+    DlmcTuned(TunedDlmc<CategoricalDlmcProposal>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -272,8 +304,13 @@ pub(crate) trait Tuning {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
     fn ab_mut(&mut self) -> Option<&mut AbTuner>;
 
-    /// A kernel that adapts by its own rule (not AB or ACS), if this is one.
-    fn own_tuning(&self) -> Option<&PathSampler> {
+    /// Whether a kernel that adapts by its own rule (not AB or ACS) is still adapting.
+    fn own_is_tuning(&self) -> bool {
+        false
+    }
+
+    /// What a kernel that adapts by its own rule settled on, as JSON.
+    fn own_tuned(&self) -> Option<Value> {
         None
     }
 
@@ -281,7 +318,7 @@ pub(crate) trait Tuning {
         match self.tuner() {
             (Some(ab), _) => !ab.is_frozen(),
             (_, Some(acs)) => !acs.is_frozen(),
-            _ => self.own_tuning().is_some_and(PathSampler::is_tuning),
+            _ => self.own_is_tuning(),
         }
     }
 
@@ -295,7 +332,7 @@ pub(crate) trait Tuning {
         match self.tuner() {
             (Some(ab), _) => Some(ab_json(ab)),
             (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => self.own_tuning().and_then(PathSampler::tuned),
+            _ => self.own_tuned(),
         }
     }
 }
@@ -317,9 +354,17 @@ macro_rules! impl_tuning {
                     _ => None,
                 }
             }
-            fn own_tuning(&self) -> Option<&PathSampler> {
+            fn own_is_tuning(&self) -> bool {
                 match self {
-                    Self::Pas(k) => Some(k),
+                    Self::Pas(k) => k.is_tuning(),
+                    Self::DlmcTuned(k) => !k.is_frozen(),
+                    _ => false,
+                }
+            }
+            fn own_tuned(&self) -> Option<Value> {
+                match self {
+                    Self::Pas(k) => k.tuned(),
+                    Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
                     _ => None,
                 }
             }
@@ -373,6 +418,6 @@ impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab], [Acs]);
 impl_kernel!(
     AnyCategoricalKernel,
     Categorical,
-    [Dula, Dmala, Gwg, Ab],
+    [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned],
     [Acs, Pas]
 );

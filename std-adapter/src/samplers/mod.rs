@@ -338,6 +338,23 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             }),
         },
     },
+    SamplerEntry {
+        name: "dlmc",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::Time, Param::Solver],
+        description: "Discrete Langevin Monte Carlo: every coordinate runs its own gradient-informed continuous-time chain for a time τ, then a Metropolis test",
+        demo: &[None],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dlmc {
+                time: p.time,
+                solver: p.solver,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Dlmc {
+                time: p.time,
+                solver: p.solver,
+            }),
+        },
+    },
 ];
 
 /// The names of every sampler, in registry order.
@@ -527,7 +544,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or pas)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, pas or dlmc)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

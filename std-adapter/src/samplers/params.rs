@@ -3,6 +3,7 @@
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
 use langevin_core::baselines::Scan;
+use langevin_core::dlmc::Solver;
 use std::fmt;
 
 /// A sampler parameter, as the registry lists it per sampler.
@@ -31,6 +32,10 @@ pub enum Param {
     Ab2Tune,
     /// The path auxiliary sampler's path length.
     PathLength,
+    /// DLMC's time `τ`.
+    Time,
+    /// DLMC's solver.
+    Solver,
 }
 
 /// The values a parameter may take.
@@ -51,6 +56,8 @@ pub enum Range {
     OneOf(&'static [&'static str]),
     /// An integer `≥ 1`, or `auto` (adapted).
     AtLeastOneOrAuto,
+    /// Finite and `> 0`, or `auto` (adapted).
+    PositiveOrAuto,
 }
 
 impl Range {
@@ -64,6 +71,7 @@ impl Range {
             Range::Count => v >= 0.0 && v.fract() == 0.0,
             Range::OneOf(_) => false,
             Range::AtLeastOneOrAuto => Range::AtLeastOne.contains(v),
+            Range::PositiveOrAuto => Range::Positive.contains(v),
         }
     }
 }
@@ -78,6 +86,7 @@ impl fmt::Display for Range {
             Range::Count => f.write_str("≥ 0"),
             Range::OneOf(names) => f.write_str(&names.join("|")),
             Range::AtLeastOneOrAuto => f.write_str("≥ 1 or auto"),
+            Range::PositiveOrAuto => f.write_str("> 0 or auto"),
         }
     }
 }
@@ -97,7 +106,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 11] = [
+    pub const ALL: [Param; 13] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -109,6 +118,8 @@ impl Param {
         Param::AMin,
         Param::Window,
         Param::PathLength,
+        Param::Time,
+        Param::Solver,
     ];
 
     /// The registry's description of the parameter.
@@ -180,6 +191,18 @@ impl Param {
                 Range::AtLeastOneOrAuto,
                 "Moves per path proposal; auto: from 1, adapted toward acceptance 0.574 during burn-in, then fixed",
             ),
+            Param::Time => (
+                "--time",
+                Some("auto"),
+                Range::PositiveOrAuto,
+                "Time τ of DLMC's continuous-time chains; auto: from e/Σλ, log τ adapted toward acceptance 0.574 during burn-in, then fixed",
+            ),
+            Param::Solver => (
+                "--solver",
+                Some("auto"),
+                Range::OneOf(&["auto", "euler", "interpolate"]),
+                "DLMC's solver; auto: interpolate (the exact two-state solution) on binary models, euler on categorical ones",
+            ),
         };
         ParamInfo {
             flag,
@@ -237,6 +260,10 @@ pub struct SamplerParams {
     pub ab2_tune: u64,
     /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
     pub path_length: Option<usize>,
+    /// DLMC's time (`None`: adapted during burn-in).
+    pub time: Option<f64>,
+    /// DLMC's solver (`None`: the domain's default).
+    pub solver: Option<Solver>,
 }
 
 impl SamplerParams {
@@ -252,6 +279,8 @@ impl SamplerParams {
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
         path_length: None,
+        time: None,
+        solver: None,
     };
 }
 
@@ -283,6 +312,9 @@ mod tests {
         assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
         assert_eq!(text(Param::PathLength).as_deref(), Some("auto"));
         assert!(p.path_length.is_none());
+        assert_eq!(text(Param::Time).as_deref(), Some("auto"));
+        assert_eq!(text(Param::Solver).as_deref(), Some("auto"));
+        assert!(p.time.is_none() && p.solver.is_none());
     }
 
     #[test]
@@ -319,6 +351,14 @@ mod tests {
                 "{v}"
             );
             assert_eq!(Param::PathLength.info().range.contains(v as f64), ok);
+        }
+        for v in probes {
+            let p = SamplerParams {
+                time: Some(v),
+                ..SamplerParams::default()
+            };
+            let ok = super::super::find("dlmc").unwrap().with(p).is_ok();
+            assert_eq!(ok, Param::Time.info().range.contains(v), "time {v}");
         }
     }
 }

@@ -7,6 +7,7 @@ mod common;
 mod ab2_ordinal;
 mod compare;
 mod diagonal;
+mod dlmc;
 mod errors;
 mod exact;
 mod labels;

@@ -43,9 +43,9 @@ fn pas_samples_categorical_models_and_refuses_ordinal_ones_and_empty_paths() {
     let s = Scratch::new("pas-labels");
     s.write("potts.json", POTTS);
     s.write("ord.json", ORDINAL);
-    let sum = sample(&s, "potts.json", "--path-length 2", "potts");
+    let sum = sample(&s, "potts.json", "--path-length 2", "labels");
     assert_eq!(sum["domain"], "categorical");
-    let (shape, _, values) = label_samples(&s.path("potts.npy"));
+    let (shape, _, values) = label_samples(&s.path("labels.npy"));
     assert_eq!(shape, vec![2, 600, 4]);
     assert!(values.iter().all(|&v| (0..3).contains(&v)));
     let line = fails(

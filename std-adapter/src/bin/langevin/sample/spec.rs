@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
 use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -107,6 +108,31 @@ pub struct SamplerArgs {
     pub window: Option<u16>,
     #[arg(long = "path-length", default_value = "auto", help = Param::PathLength.help())]
     pub path_length: Auto<usize>,
+    #[arg(long, default_value = "auto", help = Param::Time.help())]
+    pub time: Auto<f64>,
+    #[arg(long, value_enum, default_value_t = SolverName::Auto, help = Param::Solver.help())]
+    pub solver: SolverName,
+}
+
+/// DLMC's solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SolverName {
+    /// Interpolate on binary models, Euler on categorical ones.
+    Auto,
+    /// One Euler step of the forward equation.
+    Euler,
+    /// The exact two-state solution (binary models).
+    Interpolate,
+}
+
+impl SolverName {
+    fn solver(self) -> Option<Solver> {
+        match self {
+            SolverName::Auto => None,
+            SolverName::Euler => Some(Solver::Euler),
+            SolverName::Interpolate => Some(Solver::Interpolate),
+        }
+    }
 }
 
 /// A number, or `auto` (`None`): adapted by the sampler.
@@ -146,6 +172,8 @@ impl SamplerArgs {
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
         params.path_length = self.path_length.0;
+        params.time = self.time.0;
+        params.solver = self.solver.solver();
         Ok(self.sampler.with(params)?)
     }
 }
