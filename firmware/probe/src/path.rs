@@ -49,3 +49,31 @@ pub fn path_kernels<D: PathDomain, T: Eval<D>>(
         seen(Kernel::step(&mut k, t, chain, rng));
     }
 }
+
+/// The DLMC proposals and the adapted-time kernel on a chain of either domain.
+#[inline(never)]
+pub fn dlmc_kernels<D, P, T>(
+    proposal: P,
+    t: &mut T,
+    chain: &mut Chain<'_, D>,
+    rng: &mut Xoshiro256PlusPlus,
+) where
+    D: langevin_core::Domain,
+    P: langevin_core::dlmc::TimedProposal<D> + core::fmt::Debug,
+    T: Eval<D>,
+{
+    black_box((proposal.time(), proposal.with_time(black_box(0.7)).is_ok()));
+    let kernel = langevin_core::kernel::Dmala::new(proposal);
+    seen(kernel.step(t, chain, rng));
+    if let Ok(mut tuned) = langevin_core::dlmc::TunedDlmc::new(
+        proposal,
+        black_box(true),
+        black_box(3),
+        black_box(0.574),
+    ) {
+        for _ in 0..black_box(2) {
+            seen(Kernel::step(&mut tuned, t, chain, rng));
+        }
+        black_box((tuned.proposal().time(), tuned.is_frozen()));
+    }
+}
