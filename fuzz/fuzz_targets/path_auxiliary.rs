@@ -6,10 +6,10 @@
 //! `[1, max]` and freezes after the burn-in; and that the same input gives the same output.
 #![no_main]
 
+use langevin_core::Chain;
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::ordinal::CategoricalDomain;
 use langevin_core::path_auxiliary::{PathAdaptation, PathAuxiliary, PathBuffers, PathDomain};
-use langevin_core::Chain;
 use langevin_fuzz::drive::{self, BinarySetup, TabledDomain};
 use langevin_fuzz::labels::{self, LabelSetup};
 use langevin_fuzz::{ByteRng, Input, TableError};
@@ -33,7 +33,11 @@ impl Plan {
         let adaptation = if adapt {
             let a = PathAdaptation::new(raw.max(1), max, burn_in, target);
             let valid = raw.max(1) <= max && target > 0.0 && target < 1.0;
-            assert_eq!(a.is_ok(), valid, "initial {raw}, max {max}, target {target}");
+            assert_eq!(
+                a.is_ok(),
+                valid,
+                "initial {raw}, max {max}, target {target}"
+            );
             Some(a.ok()?)
         } else {
             None
@@ -55,10 +59,7 @@ fn step<D: PathDomain + TabledDomain>(
     chain: &mut Chain<'_, D>,
     rng: &mut ByteRng<'_>,
 ) -> Result<StepReport, StepError<TableError>> {
-    let mut buffers = PathBuffers {
-        weights,
-        path,
-    };
+    let mut buffers = PathBuffers { weights, path };
     let words = rng.words;
     let (length, got) = match &mut plan.adapt {
         Some(a) => {
@@ -86,10 +87,12 @@ fn step<D: PathDomain + TabledDomain>(
     // A path buffer shorter than the length is refused, not overrun.
     let mut short = [0u32; 0];
     let mut none = [0.0f64; 0];
-    let refused = PathAuxiliary::new(length).unwrap().with_buffers(PathBuffers {
-        weights: &mut none,
-        path: &mut short,
-    });
+    let refused = PathAuxiliary::new(length)
+        .unwrap()
+        .with_buffers(PathBuffers {
+            weights: &mut none,
+            path: &mut short,
+        });
     assert!(refused.is_err());
     got
 }
@@ -105,7 +108,15 @@ fn binary(data: &[u8]) -> Vec<u64> {
     let (mut weights, mut path) = (vec![0.0f64; d], vec![0u32; 9]);
     let mut taken = 0;
     drive::drive(setup, rng, &mut |_, target, chain, rng| {
-        step(&mut plan, &mut taken, &mut weights, &mut path, target, chain, rng)
+        step(
+            &mut plan,
+            &mut taken,
+            &mut weights,
+            &mut path,
+            target,
+            chain,
+            rng,
+        )
     })
 }
 
@@ -117,10 +128,21 @@ fn categorical(data: &[u8]) -> Vec<u64> {
         return Vec::new();
     };
     let rng = ByteRng::new(input.rest());
-    let (mut weights, mut path) = (vec![0.0f64; d.saturating_mul(s).min(1 << 16)], vec![0u32; 9]);
+    let (mut weights, mut path) = (
+        vec![0.0f64; d.saturating_mul(s).min(1 << 16)],
+        vec![0u32; 9],
+    );
     let mut taken = 0;
     labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
-        step(&mut plan, &mut taken, &mut weights, &mut path, target, chain, rng)
+        step(
+            &mut plan,
+            &mut taken,
+            &mut weights,
+            &mut path,
+            target,
+            chain,
+            rng,
+        )
     })
 }
 
