@@ -2,7 +2,7 @@
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
-use crate::binary::{BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnose_draws};
+use crate::binary::{BinaryDiagnostics, Depth, RunShape, Statistic, SweepReport, diagnose_draws};
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
 use crate::run::{
@@ -69,7 +69,7 @@ impl LabelRun {
     /// # Errors
     ///
     /// [`DiagError`] with fewer than 8 kept draws per chain.
-    pub fn diagnose(&self, seed: u64) -> Result<BinaryDiagnostics, DiagError> {
+    pub fn diagnose(&self, seed: u64, depth: Depth<'_>) -> Result<BinaryDiagnostics, DiagError> {
         let chains: Vec<&[u16]> = self.chains.iter().map(|c| c.draws.as_slice()).collect();
         diagnose_draws(
             &chains,
@@ -80,6 +80,7 @@ impl LabelRun {
             self.wall_time,
             seed,
             self.threads,
+            depth,
         )
     }
 }
