@@ -12,6 +12,7 @@ pub mod diagnostics;
 pub mod io;
 pub mod kernels;
 pub mod labels;
+pub mod learn;
 pub mod models;
 pub mod plot;
 pub mod run;

@@ -179,7 +179,9 @@ fn firmware_pins_the_same_values() {
 #[path = "../../firmware/scenarios/src/targets.rs"]
 mod targets;
 
-use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
+};
 use langevin_core::binary::{LatticeDmala, LatticeDula, LatticeProposal};
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -196,7 +198,7 @@ use targets::{LatticeGauss, Ridge, RingPotts};
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 26] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 29] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -219,6 +221,9 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 26] = [
     ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    ("lb", 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
+    ("categorical-lb", 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
+    ("hamming-ball", 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
     ("pas", 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
     ("categorical-pas", 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
     ("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
@@ -442,6 +447,13 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             let store = ScalarSnapshots::new(4, 16, &mut scalars).unwrap();
             agld_run(Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }, store)
         }
+        "lb" => {
+            // Barker: with √ the kernel equals GWG on this multilinear target, bit for bit.
+            let mut k = LocallyBalanced::new(Balancing::Barker, [0.0f64; 64]);
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
         "pas" => {
             let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
             let buffers = PathBuffers {
@@ -452,6 +464,16 @@ fn compute_kernel(name: &str) -> (u64, u64) {
                 .unwrap()
                 .with_buffers(buffers)
                 .unwrap();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "categorical-lb" => categorical_run(LocallyBalanced::new(
+            Balancing::Barker,
+            [0.0f64; LABEL_DIM * 3],
+        )),
+        "hamming-ball" => {
+            let mut k = HammingBall::new(2, 5, [0.0f64; 16]).unwrap();
             lattice_run(|t, c, r| {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
@@ -510,4 +532,27 @@ fn firmware_pins_the_same_kernel_values() {
         .collect();
     let ours: Vec<u64> = KERNEL_GOLDEN.iter().flat_map(|g| [g.1, g.2]).collect();
     assert_eq!(pinned, ours);
+}
+
+/// The core's block Gibbs sweep draws the same bits as the std crate's reference sampler (which
+/// the MMD diagnostics use), and its first sweeps are pinned.
+#[test]
+fn rbm_block_gibbs_matches_the_reference_sampler() {
+    use langevin_core::baselines::BlockGibbs;
+    let mut rng = rng();
+    let r = langevin_tests::RbmData::random(12, 5, 0.8, 0.4, 0.4, &mut rng);
+    let mut cache = r.cache();
+    let rbm = Rbm::new(&r.w, &r.b, &r.c, &mut cache).unwrap();
+    let mut reference =
+        langevin_std::models::RbmBlockGibbs::new(r.w.clone(), r.b.clone(), r.c.clone()).unwrap();
+    let (mut x, mut y, mut hidden) = (vec![0u8; 12], vec![0u8; 12], vec![0u8; 5]);
+    let (mut ours, mut theirs) = (rng.clone(), rng.clone());
+    let mut h = FNV_OFFSET;
+    for _ in 0..STEPS {
+        BlockGibbs::sweep(&rbm, &mut x, &mut hidden, &mut ours).unwrap();
+        reference.sweep(&mut y, &mut theirs).unwrap();
+        assert_eq!((&x, &hidden[..]), (&y, reference.hidden()));
+        h = fnv1a(h, &x);
+    }
+    assert_eq!(h, 0x189e_b797_aca4_1e67, "block Gibbs: got {h:#018x}");
 }

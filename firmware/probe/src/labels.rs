@@ -5,7 +5,7 @@
 use crate::OpaqueError;
 use core::hint::black_box;
 use langevin_core::Kernel;
-use langevin_core::baselines::{Gibbs, Gwg, Scan};
+use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{
     self, CategoricalChain, CategoricalConditional, CategoricalProposal, CategoricalStorage,
@@ -367,6 +367,9 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
         seen(Kernel::step(g, t, &mut chain, rng));
     }
     seen(Kernel::step(&mut Gwg, t, &mut chain, rng));
+    let mut weights = [0.0f64; 64];
+    let mut lb = LocallyBalanced::new(black_box(Balancing::Barker), &mut weights[..]);
+    seen(Kernel::step(&mut lb, t, &mut chain, rng));
     crate::path::path_kernels(t, &mut chain, rng);
     if let Ok(p) = langevin_core::dlmc::CategoricalDlmcProposal::new(black_box(0.4)) {
         let mut r = Bufs::new();

@@ -16,7 +16,9 @@ use crate::targets::{
     GAUSS_STATES, LatticeGauss, POTTS_STATES, RIDGE_DIM, RIDGE_TERMS, Ridge, RingPotts,
     SECOND_BALANCE, SECOND_DIM, second_order_params,
 };
-use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
+};
 use langevin_core::binary::{
     BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
 };
@@ -88,6 +90,12 @@ pub enum Run {
     AgldSaga,
     /// AGLD with mixed updates every 16 steps (TMU), scalar snapshots, cyclic access.
     AgldTmu,
+    /// The locally balanced proposal (Barker) on the 8×8 lattice.
+    Lb,
+    /// The locally balanced proposal (Barker) as a categorical kernel on [`RingPotts`].
+    CategoricalLb,
+    /// The Hamming-ball sampler, radius 2, blocks of 5, on the 8×8 lattice.
+    HammingBall,
     /// The path auxiliary sampler, paths of 3 flips, on the 8×8 lattice.
     Pas,
     /// The path auxiliary sampler, paths of 2 moves, on [`RingPotts`].
@@ -124,6 +132,9 @@ impl Run {
             Run::AgldSvrg => "agld-svrg",
             Run::AgldSaga => "agld-saga",
             Run::AgldTmu => "agld-tmu",
+            Run::Lb => "lb",
+            Run::CategoricalLb => "categorical-lb",
+            Run::HammingBall => "hamming-ball",
             Run::Pas => "pas",
             Run::CategoricalPas => "categorical-pas",
             Run::Dlmc => "dlmc",
@@ -160,7 +171,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 26] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 29] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -183,6 +194,9 @@ pub const KERNEL_GOLDEN: [KernelGolden; 26] = [
     k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    k(Run::Lb, 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
+    k(Run::CategoricalLb, 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
+    k(Run::HammingBall, 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
     k(Run::Pas, 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
     k(Run::CategoricalPas, 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
     k(Run::Dlmc, 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
@@ -223,7 +237,8 @@ pub fn run_kernel<M: Meter>(
         Run::CategoricalDula
         | Run::CategoricalDmala
         | Run::CategoricalGibbs
-        | Run::CategoricalGwg => {
+        | Run::CategoricalGwg
+        | Run::CategoricalLb => {
             let mut target = RingPotts::<LABEL_DIM>;
             let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
             let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
@@ -240,10 +255,25 @@ pub fn run_kernel<M: Meter>(
                 Run::CategoricalGibbs => {
                     categorical_loop(Gibbs::new(Scan::Random), ctx, steps, meter)
                 }
+                Run::CategoricalLb => {
+                    let weights = [0.0f64; LABEL_DIM * POTTS_STATES];
+                    categorical_loop(
+                        LocallyBalanced::new(Balancing::Barker, weights),
+                        ctx,
+                        steps,
+                        meter,
+                    )
+                }
                 _ => categorical_loop(Gwg, ctx, steps, meter),
             }
         }
-        Run::LatticeDula | Run::LatticeDmala | Run::Gibbs | Run::Gwg | Run::RandomWalk => {
+        Run::LatticeDula
+        | Run::LatticeDmala
+        | Run::Gibbs
+        | Run::Gwg
+        | Run::RandomWalk
+        | Run::Lb
+        | Run::HammingBall => {
             let mut target =
                 IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
             let mut storage = ChainStorage::<64>::new([0; 64]);
@@ -262,6 +292,16 @@ pub fn run_kernel<M: Meter>(
                 }
                 Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
                 Run::Gwg => binary_loop(Gwg, ctx, steps, meter),
+                Run::Lb => binary_loop(
+                    LocallyBalanced::new(Balancing::Barker, [0.0f64; 64]),
+                    ctx,
+                    steps,
+                    meter,
+                ),
+                Run::HammingBall => {
+                    let k = HammingBall::new(2, 5, [0.0f64; 16]).map_err(|_| Failure::Param)?;
+                    binary_loop(k, ctx, steps, meter)
+                }
                 _ => {
                     let k = RandomWalk::new(1.0 / 16.0).map_err(|_| Failure::Param)?;
                     binary_loop(k, ctx, steps, meter)

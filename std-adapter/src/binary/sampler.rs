@@ -1,7 +1,9 @@
 //! Which kernel a run uses, chosen by name and parameters.
 
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, TunedRandomWalk, ball_size,
+};
 use langevin_core::binary::{
     BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
     StepReport,
@@ -86,6 +88,21 @@ pub enum SamplerSpec {
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
     },
+    /// The locally balanced informed proposal, one flip per step.
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
+    /// The Hamming-ball block sampler; one step updates one block.
+    HammingBall {
+        /// The radius `r`.
+        radius: usize,
+        /// The block length `k`.
+        block: usize,
+    },
+    /// Alternating block Gibbs on an RBM's joint (RBM models only); one step is one
+    /// hidden-then-visible sweep.
+    BlockGibbs,
     /// The path auxiliary sampler.
     Pas {
         /// Moves per path (`None`: adapted during burn-in, from 1 up to `d`).
@@ -99,6 +116,10 @@ pub enum SamplerSpec {
         solver: Option<Solver>,
     },
 }
+
+/// What `block-gibbs` on a model that is not an RBM says.
+pub const BLOCK_GIBBS_NEEDS_RBM: &str =
+    "sampler block-gibbs applies to RBM models only (kind \"rbm\"); use gibbs, lb or dmala";
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,6 +154,9 @@ impl SamplerSpec {
             Self::Rwm { .. } => "rwm",
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
+            Self::Lb { .. } => "lb",
+            Self::HammingBall { .. } => "hamming-ball",
+            Self::BlockGibbs => "block-gibbs",
             Self::Pas { .. } => "pas",
             Self::Dlmc { .. } => "dlmc",
         }
@@ -230,6 +254,20 @@ impl SamplerSpec {
                 a_ceil,
                 fixed_steps,
             } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Lb { balancing } => {
+                AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
+            }
+            Self::HammingBall { radius, block } => {
+                // Sized for a valid (radius, block); `new` refuses the others.
+                let len = ball_size(block.min(64), radius.min(4));
+                AnyBinaryKernel::HammingBall(HammingBall::new(radius, block, vec![0.0; len])?)
+            }
+            Self::BlockGibbs => {
+                return Err(ParamError::OutOfRange {
+                    name: BLOCK_GIBBS_NEEDS_RBM,
+                    value: f64::NAN,
+                });
+            }
             Self::Pas { path_length } => AnyBinaryKernel::Pas(Box::new(PathSampler::new(
                 path_length,
                 shape.dim,
@@ -311,6 +349,10 @@ pub enum AnyBinaryKernel {
     Ab(AbTuner),
     /// See [`AcsTuner`] (boxed: it holds a whole schedule).
     Acs(Box<AcsTuner>),
+    /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
+    Lb(LocallyBalanced<Vec<f64>>),
+    /// See [`HammingBall`]; one step is one block update.
+    HammingBall(HammingBall<Vec<f64>>),
     /// See [`PathSampler`].
     Pas(Box<PathSampler>),
     /// DLMC at a fixed time (see [`DlmcProposal`]).
@@ -332,6 +374,8 @@ impl AnyBinaryKernel {
             Self::Rwm(_) => "rwm",
             Self::Ab(_) => "ab",
             Self::Acs(_) => "acs",
+            Self::Lb(_) => "lb",
+            Self::HammingBall(_) => "hamming-ball",
             Self::Pas(_) => "pas",
             Self::Dlmc(_) | Self::DlmcTuned(_) => "dlmc",
         }
@@ -432,10 +476,22 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Rwm(k) => Kernel::step(k, target, chain, rng),
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::Lb(k) => {
+                grow(k.weights_mut(), chain.dim());
+                Kernel::step(k, target, chain, rng)
+            }
+            Self::HammingBall(k) => Kernel::step(k, target, chain, rng),
             Self::Pas(k) => Kernel::step(&mut **k, target, chain, rng),
             Self::Dlmc(k) => k.step(target, chain, rng),
             Self::DlmcTuned(k) => Kernel::step(k, target, chain, rng),
         }
+    }
+}
+
+/// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).
+pub(crate) fn grow(buffer: &mut Vec<f64>, n: usize) {
+    if buffer.len() < n {
+        buffer.resize(n, 0.0);
     }
 }
 

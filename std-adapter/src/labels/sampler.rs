@@ -1,11 +1,11 @@
 //! Which kernel a label run uses.
 
 use super::model::LabelDomain;
-use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
+use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner, grow};
 use crate::kernels::{PathSampler, dlmc_json};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gwg, Scan};
+use langevin_core::baselines::{Balancing, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::dlmc::{CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, Solver, TunedDlmc};
@@ -73,6 +73,11 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// The locally balanced informed proposal (categorical only).
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
     /// The path auxiliary sampler (categorical only).
     Pas {
         /// Moves per path (`None`: adapted during burn-in).
@@ -105,6 +110,7 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
             },
+            Self::Lb { balancing } => SamplerSpec::Lb { balancing },
             Self::Pas { path_length } => SamplerSpec::Pas { path_length },
             Self::Dlmc { time, solver } => SamplerSpec::Dlmc { time, solver },
         }
@@ -196,7 +202,11 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
-            Self::Gibbs { .. } | Self::Gwg | Self::Pas { .. } | Self::Dlmc { .. } => {
+            Self::Gibbs { .. }
+            | Self::Gwg
+            | Self::Lb { .. }
+            | Self::Pas { .. }
+            | Self::Dlmc { .. } => {
                 return Ok(None);
             }
         }))
@@ -235,6 +245,9 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::Lb { balancing } => {
+                AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
+            }
             Self::Pas { path_length } => AnyCategoricalKernel::Pas(Box::new(PathSampler::new(
                 path_length,
                 shape.dim,
@@ -294,6 +307,7 @@ pub(crate) enum AnyCategoricalKernel {
     Gwg(Gwg),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    Lb(LocallyBalanced<Vec<f64>>),
     Pas(Box<PathSampler>),
     Dlmc(langevin_core::kernel::Dmala<CategoricalDlmcProposal>),
     DlmcTuned(TunedDlmc<CategoricalDlmcProposal>),
@@ -390,10 +404,11 @@ impl Tuning for AnyOrdinalKernel {
     }
 }
 
-/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (the boxed
-/// ones, `Acs` and `Pas`, through their box).
+/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` and the
+/// `boxed` ones through their box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*], [$($boxed:ident),*]) => {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?
+        $(, boxed [$($boxed:ident),*])?) => {
         impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
@@ -407,17 +422,24 @@ macro_rules! impl_kernel {
             {
                 match self {
                     $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
-                    $(Self::$boxed(k) => Kernel::step(&mut **k, target, chain, rng),)*
+                    Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+                    $($(Self::$extra(k) => {
+                        let n = chain.dim().saturating_mul(chain.states());
+                        grow(k.weights_mut(), n);
+                        Kernel::step(k, target, chain, rng)
+                    })*)?
+                    $($(Self::$boxed(k) => Kernel::step(&mut **k, target, chain, rng),)*)?
                 }
             }
         }
     };
 }
 
-impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab], [Acs]);
+impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
 impl_kernel!(
     AnyCategoricalKernel,
     Categorical,
     [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned],
-    [Acs, Pas]
+    sized[Lb],
+    boxed[Pas]
 );

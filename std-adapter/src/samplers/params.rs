@@ -2,7 +2,7 @@
 
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
-use langevin_core::baselines::Scan;
+use langevin_core::baselines::{Balancing, Scan};
 use langevin_core::dlmc::Solver;
 use std::fmt;
 
@@ -30,6 +30,12 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// The balancing function of the locally balanced proposal.
+    Balancing,
+    /// The Hamming ball's radius.
+    Radius,
+    /// The Hamming ball's block length.
+    Block,
     /// The path auxiliary sampler's path length.
     PathLength,
     /// DLMC's time `τ`.
@@ -106,7 +112,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 13] = [
+    pub const ALL: [Param; 16] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -117,6 +123,9 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::Balancing,
+        Param::Radius,
+        Param::Block,
         Param::PathLength,
         Param::Time,
         Param::Solver,
@@ -184,6 +193,24 @@ impl Param {
                 Some("10000"),
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
+            ),
+            Param::Balancing => (
+                "--balancing",
+                Some("sqrt"),
+                Range::OneOf(&["sqrt", "barker"]),
+                "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
+            ),
+            Param::Radius => (
+                "--radius",
+                Some("1"),
+                Range::AtLeastOne,
+                "Hamming-ball radius r (at most 3 and at most the block length)",
+            ),
+            Param::Block => (
+                "--block",
+                Some("10"),
+                Range::AtLeastOne,
+                "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
             ),
             Param::PathLength => (
                 "--path-length",
@@ -258,6 +285,12 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// The locally balanced proposal's balancing function.
+    pub balancing: Balancing,
+    /// The Hamming ball's radius.
+    pub radius: usize,
+    /// The Hamming ball's block length.
+    pub block: usize,
     /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
     pub path_length: Option<usize>,
     /// DLMC's time (`None`: adapted during burn-in).
@@ -278,6 +311,9 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        balancing: Balancing::Sqrt,
+        radius: 1,
+        block: 10,
         path_length: None,
         time: None,
         solver: None,
@@ -306,6 +342,9 @@ mod tests {
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
         assert_eq!(p.scan, Scan::Systematic);
+        assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
+        assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
+        assert_eq!(text(Param::Block), Some(p.block.to_string()));
         for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
             assert_eq!(param.info().default, None, "{param:?}");
         }

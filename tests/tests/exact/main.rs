@@ -12,3 +12,4 @@ mod ordinal;
 mod path_auxiliary;
 mod second_order;
 mod step_harness;
+mod word_driven;

@@ -7,7 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
-use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::core_kernels::baselines::{Balancing, Scan};
 use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
@@ -67,6 +67,24 @@ impl ScanName {
     }
 }
 
+/// The balancing function of the locally balanced proposal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BalancingName {
+    /// φ(t) = √t.
+    Sqrt,
+    /// Barker's φ(t) = t/(1+t).
+    Barker,
+}
+
+impl BalancingName {
+    fn balancing(self) -> Balancing {
+        match self {
+            BalancingName::Sqrt => Balancing::Sqrt,
+            BalancingName::Barker => Balancing::Barker,
+        }
+    }
+}
+
 /// How a summary is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -106,6 +124,12 @@ pub struct SamplerArgs {
     pub a_min: Option<f64>,
     #[arg(long, help = Param::Window.help())]
     pub window: Option<u16>,
+    #[arg(long, value_enum, default_value_t = BalancingName::Sqrt, help = Param::Balancing.help())]
+    pub balancing: BalancingName,
+    #[arg(long, default_value_t = 1, help = Param::Radius.help())]
+    pub radius: usize,
+    #[arg(long, default_value_t = 10, help = Param::Block.help())]
+    pub block: usize,
     #[arg(long = "path-length", default_value = "auto", help = Param::PathLength.help())]
     pub path_length: Auto<usize>,
     #[arg(long, default_value = "auto", help = Param::Time.help())]
@@ -171,6 +195,9 @@ impl SamplerArgs {
         params.window = self.window;
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
+        params.balancing = self.balancing.balancing();
+        params.radius = self.radius;
+        params.block = self.block;
         params.path_length = self.path_length.0;
         params.time = self.time.0;
         params.solver = self.solver.solver();
