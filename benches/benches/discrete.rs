@@ -3,9 +3,11 @@
 //! * `ordinal_step`: the ordinal balanced proposal (draw + reverse `log q`) and a full DMALA
 //!   step on rotated lattice Gaussians with `S = 21`, `d ∈ {50, 100}`, with and without a
 //!   window;
-//! * `categorical_step`: the categorical proposal and a full DMALA, GWG and Gibbs step on a
+//! * `categorical_step`: the categorical proposal and a full DMALA, GWG, PAS (paths of 2 moves),
+//!   DLMC (Euler, τ = 0.5) and Gibbs step on a
 //!   10 × 10 Potts lattice, `S ∈ {4, 16, 64, 256}`;
-//! * `ising_step`: Gibbs-1 (one site and one sweep), GWG-1, DMALA and tuned AB per step on the
+//! * `ising_step`: Gibbs-1 (one site and one sweep), GWG-1, DMALA, tuned AB, PAS (paths of 3
+//!   flips) and DLMC (τ = 0.3, both solvers) per step on the
 //!   20 × 20 critical Ising lattice (J = 0.4407, h = 0, periodic) and a 400-node
 //!   Barabási–Albert Ising graph (4 edges per new node, J = 0.4407, h = 0);
 //! * after the criterion groups, an **ESS per second** table for the same samplers and models
@@ -37,8 +39,10 @@ use langevin_core::baselines::{
 };
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalProposal, Dmala as CatDmala};
+use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, Dmala as OrdDmala, OrdinalChain, OrdinalProposal};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::random::unit_f64;
 use langevin_core::tuning::{AbSettings, AbTuner};
 use langevin_std::models::{OrdinalQuadratic, Potts};
@@ -124,6 +128,22 @@ fn categorical(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("gwg_step", s), |b| {
             b.iter(|| black_box(Kernel::step(&mut Gwg, &mut model, &mut chain, &mut rng).unwrap()))
+        });
+        let (mut weights, mut path) = (vec![0.0f64; d * s], [0u32; 2]);
+        let buffers = PathBuffers {
+            weights: &mut weights,
+            path: &mut path,
+        };
+        let mut pas = PathAuxiliary::new(2)
+            .unwrap()
+            .with_buffers(buffers)
+            .unwrap();
+        group.bench_function(BenchmarkId::new("pas_step/L2", s), |b| {
+            b.iter(|| black_box(Kernel::step(&mut pas, &mut model, &mut chain, &mut rng).unwrap()))
+        });
+        let dlmc = langevin_core::kernel::Dmala::new(CategoricalDlmcProposal::new(0.5).unwrap());
+        group.bench_function(BenchmarkId::new("dlmc_step/euler", s), |b| {
+            b.iter(|| black_box(dlmc.step(&mut model, &mut chain, &mut rng).unwrap()))
         });
         let mut x = x0.clone();
         langevin_core::categorical::CategoricalTarget::log_density_and_grad(
@@ -282,6 +302,27 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     group.bench_function("hamming_ball_step_r1_k10", |b| {
         b.iter(|| black_box(Kernel::step(&mut hb, model, &mut chain, &mut rng).unwrap()))
     });
+    let (mut weights, mut path) = (vec![0.0f64; d], [0u32; 3]);
+    let buffers = PathBuffers {
+        weights: &mut weights,
+        path: &mut path,
+    };
+    let mut pas = PathAuxiliary::new(3)
+        .unwrap()
+        .with_buffers(buffers)
+        .unwrap();
+    group.bench_function("pas_step/L3", |b| {
+        b.iter(|| black_box(Kernel::step(&mut pas, model, &mut chain, &mut rng).unwrap()))
+    });
+    for (name, solver) in [
+        ("interpolate", Solver::Interpolate),
+        ("euler", Solver::Euler),
+    ] {
+        let dlmc = langevin_core::kernel::Dmala::new(DlmcProposal::new(solver, 0.3).unwrap());
+        group.bench_function(format!("dlmc_step/{name}"), |b| {
+            b.iter(|| black_box(dlmc.step(model, &mut chain, &mut rng).unwrap()))
+        });
+    }
     group.finish();
 }
 

@@ -80,6 +80,8 @@ pub enum ParamError {
     },
     /// A buffer of the wrong length.
     Len(LenError),
+    /// A combination of options the sampler does not offer (the text says which).
+    Unsupported(&'static str),
 }
 
 impl ParamError {
@@ -154,6 +156,7 @@ impl fmt::Display for ParamError {
                 write!(f, "`{name}` is out of range: {value}")
             }
             ParamError::Len(e) => e.fmt(f),
+            ParamError::Unsupported(what) => f.write_str(what),
         }
     }
 }

@@ -28,6 +28,10 @@
 //!   Gaussian integral trick.
 //! * [`tuning`]: adaptive step and balance (AB) and automatic cyclical schedules (ACS).
 //! * [`baselines`]: Gibbs, Gibbs-with-gradients and random-walk Metropolis.
+//! * [`dlmc`]: discrete Langevin Monte Carlo (factorised continuous-time chains, Euler and
+//!   interpolating solvers, binary and categorical).
+//! * [`path_auxiliary`]: the path auxiliary proposal (several gradient-informed moves per
+//!   step, binary and categorical).
 //! * [`continuous`]: stochastic-gradient Langevin integrators (LMC, SGLD, SGHMC, EWSG, AGLD) for
 //!   potentials that are sums over data.
 //! * [`models`]: lattice and graph Ising, dense binary quadratic, RBM and binary logistic
@@ -73,12 +77,14 @@ pub mod binary;
 pub mod categorical;
 pub mod chain;
 pub mod continuous;
+pub mod dlmc;
 pub mod domain;
 pub mod error;
 pub mod kernel;
 pub mod math;
 pub mod models;
 pub mod ordinal;
+pub mod path_auxiliary;
 pub mod random;
 pub mod second_order;
 mod slices;

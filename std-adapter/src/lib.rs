@@ -10,6 +10,7 @@ pub mod binary;
 pub mod continuous;
 pub mod diagnostics;
 pub mod io;
+pub mod kernels;
 pub mod labels;
 pub mod learn;
 pub mod models;

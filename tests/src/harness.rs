@@ -592,3 +592,151 @@ pub fn distance_to_reference(m: &StepMatrix, r: &[f64]) -> f64 {
         .map(|i| (m.p[i] - r[i]).abs() / (STEP_RELATIVE_TOLERANCE * r[i].abs() + delta))
         .fold(0.0, f64::max)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Kernels that draw a path of moves: one word per move, then the Metropolis word
+// ---------------------------------------------------------------------------------------------
+
+/// Runs one scripted step of a kernel drawing `words.len() − 1` move words and a Metropolis
+/// word, and checks that it drew exactly those.
+fn scripted_words<P: KernelProbe + ?Sized>(probe: &mut P, x: &[u16], words: &[u64]) -> Probe {
+    let mut rng = ScriptedRng::new(words.to_vec());
+    let out = probe.step_from(x, &mut rng);
+    assert_eq!(rng.drawn(), words.len(), "a step must draw L + 1 words");
+    out
+}
+
+/// The intervals of move word `k` (the other move words fixed at 0, the Metropolis word at
+/// `u64::MAX`, which rejects every proposal that needs a test): maximal runs of words that
+/// propose the same state. For a path kernel whose moves are independent draws from one
+/// distribution, these are the moves' intervals.
+fn word_pieces<P: KernelProbe + ?Sized>(
+    probe: &mut P,
+    x: &[u16],
+    picks: usize,
+    k: usize,
+) -> Vec<(Vec<u16>, u64, u64)> {
+    let mut words = vec![0u64; picks + 1];
+    words[picks] = u64::MAX;
+    let mut proposed_at = |probe: &mut P, w: u64| {
+        words[k] = w;
+        scripted_words(probe, x, &words).proposed
+    };
+    let mut pieces: Vec<(Vec<u16>, u64, u64)> = Vec::new();
+    let mut start = 0u64;
+    loop {
+        let v = proposed_at(probe, start);
+        let (mut good, mut bad) = (start, u64::MAX);
+        if proposed_at(probe, u64::MAX) == v {
+            good = u64::MAX;
+        } else {
+            while bad - good > 1 {
+                let mid = good + (bad - good) / 2;
+                if proposed_at(probe, mid) == v {
+                    good = mid;
+                } else {
+                    bad = mid;
+                }
+            }
+        }
+        assert!(
+            pieces.iter().all(|p| p.0 != v),
+            "word {k} at {x:?}: one proposal occupies two intervals"
+        );
+        pieces.push((v, start, good));
+        if good == u64::MAX {
+            break;
+        }
+        start = good + 1;
+    }
+    pieces
+}
+
+/// Builds the transition matrix of a kernel that draws `picks` moves, one word each, then a
+/// Metropolis word (the path auxiliary sampler), from its `step` alone.
+///
+/// The intervals of each move word are found by bisection (all move words must share them:
+/// checked), every path of intervals is replayed with the Metropolis word bisected as in
+/// [`step_transition_matrix`], and `P(x → y)` sums `Π_k |I_k| / 2^64 · W*/2^64` over the paths
+/// that end at `y`. Cost: about `K·(n^picks·64)` steps for `n` moves per state.
+pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usize) -> StepMatrix {
+    let space = probe.space();
+    let k = space.len();
+    let states = space.all();
+    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
+    let pi = normalise_log(&log_density);
+    let mut p = vec![0.0f64; k * k];
+    let mut q = vec![0.0f64; k * k];
+    let mut accept = vec![1.0f64; k * k];
+    let two64 = 2f64.powi(64);
+    for (xi, x) in states.iter().enumerate() {
+        let pieces = word_pieces(probe, x, picks, 0);
+        if picks > 1 {
+            let bounds =
+                |ps: &[(Vec<u16>, u64, u64)]| ps.iter().map(|p| (p.1, p.2)).collect::<Vec<_>>();
+            let last = word_pieces(probe, x, picks, picks - 1);
+            assert_eq!(bounds(&pieces), bounds(&last), "move words differ at {x:?}");
+        }
+        let n = pieces.len();
+        let mut off = 0.0f64;
+        let mut accepted_mass = vec![0.0f64; k];
+        for code in 0..n.pow(picks as u32) {
+            let mut words = vec![0u64; picks + 1];
+            let mut weight = 1.0f64;
+            let mut c = code;
+            for w in words.iter_mut().take(picks) {
+                let piece = &pieces[c % n];
+                c /= n;
+                *w = piece.1;
+                weight *= (piece.2 - piece.1) as f64 / two64 + 1.0 / two64;
+            }
+            let accepts = |probe: &mut P, words: &mut Vec<u64>, u: u64| {
+                words[picks] = u;
+                let out = scripted_words(probe, x, words);
+                (out.proposed.clone(), out.after == out.proposed)
+            };
+            let (y, at_zero) = accepts(probe, &mut words, 0);
+            let yi = space.index(&y);
+            q[xi * k + yi] += weight;
+            if yi == xi || !at_zero {
+                continue;
+            }
+            let a = if accepts(probe, &mut words, u64::MAX).1 {
+                1.0
+            } else {
+                let (mut good, mut bad) = (0u64, u64::MAX);
+                while bad - good > 1 {
+                    let mid = good + (bad - good) / 2;
+                    if accepts(probe, &mut words, mid).1 {
+                        good = mid;
+                    } else {
+                        bad = mid;
+                    }
+                }
+                assert!(
+                    accepts(probe, &mut words, good / 2).1,
+                    "acceptance is not monotone"
+                );
+                (good as f64 + 1.0) / two64
+            };
+            accepted_mass[yi] += weight * a;
+        }
+        for (yi, &m) in accepted_mass.iter().enumerate() {
+            if yi != xi {
+                p[xi * k + yi] = m;
+                off += m;
+                let qxy = q[xi * k + yi];
+                accept[xi * k + yi] = if qxy > 0.0 { m / qxy } else { 1.0 };
+            }
+        }
+        p[xi * k + xi] = 1.0 - off;
+    }
+    StepMatrix {
+        space,
+        p,
+        log_density,
+        pi,
+        q,
+        accept,
+    }
+}

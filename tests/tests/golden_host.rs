@@ -189,14 +189,16 @@ use langevin_core::continuous::{
     PointSnapshot, ScalarSnapshots, SgStep, SnapshotStore, SnapshotUpdate, Underdamped,
     UnderdampedSettings,
 };
+use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 25] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 29] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -222,6 +224,10 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 25] = [
     ("lb", 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
     ("categorical-lb", 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
     ("hamming-ball", 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
+    ("pas", 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
+    ("categorical-pas", 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
+    ("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
+    ("categorical-dlmc", 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -448,6 +454,20 @@ fn compute_kernel(name: &str) -> (u64, u64) {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
+        "pas" => {
+            let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let mut k = PathAuxiliary::new(3)
+                .unwrap()
+                .with_buffers(buffers)
+                .unwrap();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
         "categorical-lb" => categorical_run(LocallyBalanced::new(
             Balancing::Barker,
             [0.0f64; LABEL_DIM * 3],
@@ -458,6 +478,29 @@ fn compute_kernel(name: &str) -> (u64, u64) {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
+        "categorical-pas" => {
+            let (mut weights, mut path) = ([0.0f64; LABEL_DIM * 3], [0u32; 2]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            categorical_run(
+                PathAuxiliary::new(2)
+                    .unwrap()
+                    .with_buffers(buffers)
+                    .unwrap(),
+            )
+        }
+        "dlmc" => {
+            let p = DlmcProposal::new(Solver::Interpolate, 0.3).unwrap();
+            let mut k = langevin_core::kernel::Dmala::new(p);
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "categorical-dlmc" => categorical_run(langevin_core::kernel::Dmala::new(
+            CategoricalDlmcProposal::new(0.5).unwrap(),
+        )),
         other => panic!("unknown run {other}"),
     }
 }

@@ -370,6 +370,23 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
     let mut weights = [0.0f64; 64];
     let mut lb = LocallyBalanced::new(black_box(Balancing::Barker), &mut weights[..]);
     seen(Kernel::step(&mut lb, t, &mut chain, rng));
+    crate::path::path_kernels(t, &mut chain, rng);
+    if let Ok(p) = langevin_core::dlmc::CategoricalDlmcProposal::new(black_box(0.4)) {
+        let mut r = Bufs::new();
+        let b = r.buffers();
+        let mut scratch = [0.0f64; 8];
+        black_box(
+            p.log_q(
+                b.x,
+                b.grad,
+                black_box(S),
+                b.x_proposal,
+                black_box(&mut scratch[..]),
+            )
+            .is_ok(),
+        );
+        crate::path::dlmc_kernels(p, t, &mut chain, rng);
+    }
     let mut raw = Bufs::new();
     let r = raw.buffers();
     black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());

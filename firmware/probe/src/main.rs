@@ -31,6 +31,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 mod labels;
 mod more;
+mod path;
 
 /// Largest dimension the probe's buffers allow; the lengths actually passed are opaque.
 const MAX: usize = 64;

@@ -21,6 +21,7 @@ use langevin_core::continuous::{
     SnapshotStore, SnapshotUpdate, StepError as SgError, SumPotential, SumTarget, Underdamped,
     UnderdampedSettings,
 };
+use langevin_core::dlmc::{DlmcProposal, Solver};
 use langevin_core::models::{ConstDims, Dims, IsingLattice, LatticeDims};
 use langevin_core::second_order::{AbSecondOrder, SparseW, TrickParams, scratch_len};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -67,6 +68,16 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
         black_box((hb.weights_len(), hb.next_block()));
         for _ in 0..black_box(2) {
             seen(Kernel::step(&mut hb, target, &mut chain, rng));
+        }
+    }
+    crate::path::path_kernels(target, &mut chain, rng);
+    for solver in [Solver::Euler, Solver::Interpolate] {
+        if let Ok(p) = DlmcProposal::new(black_box(solver), black_box(0.4)) {
+            black_box((p.solver(), p.flip_probability(black_box(0.3))));
+            let mut r = Bufs::new();
+            let b = r.buffers();
+            black_box(p.log_q(b.x, b.grad, b.x_proposal).is_ok());
+            crate::path::dlmc_kernels(p, target, &mut chain, rng);
         }
     }
     if let Ok(mut rw) = RandomWalk::new(black_box(0.1)) {

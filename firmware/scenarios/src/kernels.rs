@@ -27,8 +27,11 @@ use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
     PointSnapshot, ScalarSnapshots, SgStep, SnapshotUpdate, Underdamped, UnderdampedSettings,
 };
+use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
+use langevin_core::kernel::Dmala;
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
@@ -93,6 +96,14 @@ pub enum Run {
     CategoricalLb,
     /// The Hamming-ball sampler, radius 2, blocks of 5, on the 8×8 lattice.
     HammingBall,
+    /// The path auxiliary sampler, paths of 3 flips, on the 8×8 lattice.
+    Pas,
+    /// The path auxiliary sampler, paths of 2 moves, on [`RingPotts`].
+    CategoricalPas,
+    /// DLMC, interpolating solver, time 0.3, on the 8×8 lattice.
+    Dlmc,
+    /// DLMC, Euler solver, time 0.5, on [`RingPotts`].
+    CategoricalDlmc,
 }
 
 impl Run {
@@ -124,6 +135,10 @@ impl Run {
             Run::Lb => "lb",
             Run::CategoricalLb => "categorical-lb",
             Run::HammingBall => "hamming-ball",
+            Run::Pas => "pas",
+            Run::CategoricalPas => "categorical-pas",
+            Run::Dlmc => "dlmc",
+            Run::CategoricalDlmc => "categorical-dlmc",
         }
     }
 }
@@ -156,7 +171,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 25] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 29] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -182,6 +197,10 @@ pub const KERNEL_GOLDEN: [KernelGolden; 25] = [
     k(Run::Lb, 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
     k(Run::CategoricalLb, 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
     k(Run::HammingBall, 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
+    k(Run::Pas, 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
+    k(Run::CategoricalPas, 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
+    k(Run::Dlmc, 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
+    k(Run::CategoricalDlmc, 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
 ];
 
 /// Initial position of the continuous runs.
@@ -288,6 +307,57 @@ pub fn run_kernel<M: Meter>(
                     binary_loop(k, ctx, steps, meter)
                 }
             }
+        }
+        Run::Pas => {
+            let mut target =
+                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<64>::new([0; 64]);
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let kernel = PathAuxiliary::new(3)
+                .and_then(|p| p.with_buffers(buffers))
+                .map_err(|_| Failure::Param)?;
+            binary_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
+        }
+        Run::CategoricalPas => {
+            let mut target = RingPotts::<LABEL_DIM>;
+            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
+            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
+                .map_err(|_| Failure::Init)?;
+            let mut weights = [0.0f64; LABEL_DIM * POTTS_STATES];
+            let mut path = [0u32; 2];
+            let buffers = PathBuffers {
+                weights: &mut weights,
+                path: &mut path,
+            };
+            let kernel = PathAuxiliary::new(2)
+                .and_then(|p| p.with_buffers(buffers))
+                .map_err(|_| Failure::Param)?;
+            categorical_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
+        }
+        Run::Dlmc => {
+            let mut target =
+                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<64>::new([0; 64]);
+            let mut chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let p = DlmcProposal::new(Solver::Interpolate, 0.3).map_err(|_| Failure::Param)?;
+            let ctx = &mut (&mut chain, &mut target, rng);
+            binary_loop(Dmala::new(p), ctx, steps, meter)
+        }
+        Run::CategoricalDlmc => {
+            let mut target = RingPotts::<LABEL_DIM>;
+            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
+            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
+                .map_err(|_| Failure::Init)?;
+            let p = CategoricalDlmcProposal::new(0.5).map_err(|_| Failure::Param)?;
+            let ctx = &mut (&mut chain, &mut target, rng);
+            categorical_loop(Dmala::new(p), ctx, steps, meter)
         }
         Run::SecondOrder => {
             let (w, diag, a, bias) = second_order_params();

@@ -15,6 +15,8 @@ use rand_core::Rng;
 use serde_json::{Value, json};
 
 use super::model::BinaryModel;
+use crate::kernels::{PathSampler, dlmc_json};
+use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
 /// high-dimensional random walks).
@@ -101,6 +103,18 @@ pub enum SamplerSpec {
     /// Alternating block Gibbs on an RBM's joint (RBM models only); one step is one
     /// hidden-then-visible sweep.
     BlockGibbs,
+    /// The path auxiliary sampler.
+    Pas {
+        /// Moves per path (`None`: adapted during burn-in, from 1 up to `d`).
+        path_length: Option<usize>,
+    },
+    /// Discrete Langevin Monte Carlo.
+    Dlmc {
+        /// Time `τ` (`None`: adapted during burn-in).
+        time: Option<f64>,
+        /// Solver (`None`: interpolate).
+        solver: Option<Solver>,
+    },
 }
 
 /// What `block-gibbs` on a model that is not an RBM says.
@@ -143,6 +157,8 @@ impl SamplerSpec {
             Self::Lb { .. } => "lb",
             Self::HammingBall { .. } => "hamming-ball",
             Self::BlockGibbs => "block-gibbs",
+            Self::Pas { .. } => "pas",
+            Self::Dlmc { .. } => "dlmc",
         }
     }
 
@@ -159,7 +175,14 @@ impl SamplerSpec {
 
     /// Whether the sampler adapts its parameters during the burn-in.
     pub fn is_tuned(&self) -> bool {
-        matches!(self, Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. })
+        matches!(
+            self,
+            Self::Rwm { .. }
+                | Self::Ab { .. }
+                | Self::Acs { .. }
+                | Self::Pas { path_length: None }
+                | Self::Dlmc { time: None, .. }
+        )
     }
 
     /// A fresh kernel for one chain of a nominal run ([`RunShape::default`]).
@@ -245,6 +268,24 @@ impl SamplerSpec {
                     value: f64::NAN,
                 });
             }
+            Self::Pas { path_length } => AnyBinaryKernel::Pas(Box::new(PathSampler::new(
+                path_length,
+                shape.dim,
+                shape.burn_in,
+            )?)),
+            Self::Dlmc { time, solver } => {
+                let solver = solver.unwrap_or(Solver::Interpolate);
+                let proposal = DlmcProposal::new(solver, time.unwrap_or(1.0))?;
+                match time {
+                    Some(_) => AnyBinaryKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal)),
+                    None => AnyBinaryKernel::DlmcTuned(TunedDlmc::new(
+                        proposal,
+                        true,
+                        shape.burn_in,
+                        DLMC_TARGET_ACCEPTANCE,
+                    )?),
+                }
+            }
         })
     }
 }
@@ -312,6 +353,12 @@ pub enum AnyBinaryKernel {
     Lb(LocallyBalanced<Vec<f64>>),
     /// See [`HammingBall`]; one step is one block update.
     HammingBall(HammingBall<Vec<f64>>),
+    /// See [`PathSampler`].
+    Pas(Box<PathSampler>),
+    /// DLMC at a fixed time (see [`DlmcProposal`]).
+    Dlmc(langevin_core::kernel::Dmala<DlmcProposal>),
+    /// DLMC with its time adapted during burn-in (see [`TunedDlmc`]).
+    DlmcTuned(TunedDlmc<DlmcProposal>),
 }
 
 impl AnyBinaryKernel {
@@ -329,6 +376,8 @@ impl AnyBinaryKernel {
             Self::Acs(_) => "acs",
             Self::Lb(_) => "lb",
             Self::HammingBall(_) => "hamming-ball",
+            Self::Pas(_) => "pas",
+            Self::Dlmc(_) | Self::DlmcTuned(_) => "dlmc",
         }
     }
 
@@ -338,6 +387,8 @@ impl AnyBinaryKernel {
             Self::Rwm(k) => !k.is_frozen(),
             Self::Ab(k) => !k.is_frozen(),
             Self::Acs(k) => !k.is_frozen(),
+            Self::Pas(k) => k.is_tuning(),
+            Self::DlmcTuned(k) => !k.is_frozen(),
             _ => false,
         }
     }
@@ -361,6 +412,8 @@ impl AnyBinaryKernel {
             })),
             Self::Ab(k) => Some(ab_json(k)),
             Self::Acs(k) => Some(acs_json(&k.report())),
+            Self::Pas(k) => k.tuned(),
+            Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
             _ => None,
         }
     }
@@ -428,6 +481,9 @@ impl Kernel<Binary> for AnyBinaryKernel {
                 Kernel::step(k, target, chain, rng)
             }
             Self::HammingBall(k) => Kernel::step(k, target, chain, rng),
+            Self::Pas(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::Dlmc(k) => k.step(target, chain, rng),
+            Self::DlmcTuned(k) => Kernel::step(k, target, chain, rng),
         }
     }
 }

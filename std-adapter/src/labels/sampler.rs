@@ -2,11 +2,13 @@
 
 use super::model::LabelDomain;
 use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner, grow};
+use crate::kernels::{PathSampler, dlmc_json};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Balancing, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::dlmc::{CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, Solver, TunedDlmc};
 use langevin_core::ordinal::{self, OrdinalProposal};
 use langevin_core::tuning::{AbTuner, AcsTuner};
 use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
@@ -76,6 +78,18 @@ pub enum LabelSamplerSpec {
         /// The balancing function.
         balancing: Balancing,
     },
+    /// The path auxiliary sampler (categorical only).
+    Pas {
+        /// Moves per path (`None`: adapted during burn-in).
+        path_length: Option<usize>,
+    },
+    /// Discrete Langevin Monte Carlo (categorical only; Euler solver).
+    Dlmc {
+        /// Time `τ` (`None`: adapted during burn-in).
+        time: Option<f64>,
+        /// Solver (`None`: Euler, the only one for categorical models).
+        solver: Option<Solver>,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -97,6 +111,8 @@ impl LabelSamplerSpec {
                 fixed_steps,
             },
             Self::Lb { balancing } => SamplerSpec::Lb { balancing },
+            Self::Pas { path_length } => SamplerSpec::Pas { path_length },
+            Self::Dlmc { time, solver } => SamplerSpec::Dlmc { time, solver },
         }
     }
 
@@ -186,7 +202,13 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
-            Self::Gibbs { .. } | Self::Gwg | Self::Lb { .. } => return Ok(None),
+            Self::Gibbs { .. }
+            | Self::Gwg
+            | Self::Lb { .. }
+            | Self::Pas { .. }
+            | Self::Dlmc { .. } => {
+                return Ok(None);
+            }
         }))
     }
 
@@ -226,6 +248,30 @@ impl LabelSamplerSpec {
             Self::Lb { balancing } => {
                 AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
             }
+            Self::Pas { path_length } => AnyCategoricalKernel::Pas(Box::new(PathSampler::new(
+                path_length,
+                shape.dim,
+                shape.burn_in,
+            )?)),
+            Self::Dlmc { time, solver } => {
+                if solver == Some(Solver::Interpolate) {
+                    return Err(ParamError::Unsupported(
+                        "the interpolate solver is exact for binary models only (the categorical chain has no closed form); use --solver euler",
+                    ));
+                }
+                let proposal = CategoricalDlmcProposal::new(time.unwrap_or(1.0))?;
+                match time {
+                    Some(_) => {
+                        AnyCategoricalKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal))
+                    }
+                    None => AnyCategoricalKernel::DlmcTuned(TunedDlmc::new(
+                        proposal,
+                        true,
+                        shape.burn_in,
+                        DLMC_TARGET_ACCEPTANCE,
+                    )?),
+                }
+            }
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -262,6 +308,9 @@ pub(crate) enum AnyCategoricalKernel {
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
     Lb(LocallyBalanced<Vec<f64>>),
+    Pas(Box<PathSampler>),
+    Dlmc(langevin_core::kernel::Dmala<CategoricalDlmcProposal>),
+    DlmcTuned(TunedDlmc<CategoricalDlmcProposal>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -269,11 +318,21 @@ pub(crate) trait Tuning {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
     fn ab_mut(&mut self) -> Option<&mut AbTuner>;
 
+    /// Whether a kernel that adapts by its own rule (not AB or ACS) is still adapting.
+    fn own_is_tuning(&self) -> bool {
+        false
+    }
+
+    /// What a kernel that adapts by its own rule settled on, as JSON.
+    fn own_tuned(&self) -> Option<Value> {
+        None
+    }
+
     fn is_tuning(&self) -> bool {
         match self.tuner() {
             (Some(ab), _) => !ab.is_frozen(),
             (_, Some(acs)) => !acs.is_frozen(),
-            _ => false,
+            _ => self.own_is_tuning(),
         }
     }
 
@@ -287,7 +346,7 @@ pub(crate) trait Tuning {
         match self.tuner() {
             (Some(ab), _) => Some(ab_json(ab)),
             (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => None,
+            _ => self.own_tuned(),
         }
     }
 }
@@ -309,16 +368,47 @@ macro_rules! impl_tuning {
                     _ => None,
                 }
             }
+            fn own_is_tuning(&self) -> bool {
+                match self {
+                    Self::Pas(k) => k.is_tuning(),
+                    Self::DlmcTuned(k) => !k.is_frozen(),
+                    _ => false,
+                }
+            }
+            fn own_tuned(&self) -> Option<Value> {
+                match self {
+                    Self::Pas(k) => k.tuned(),
+                    Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
+                    _ => None,
+                }
+            }
         }
     )*};
 }
 
-impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
+impl_tuning!(AnyCategoricalKernel);
 
-/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
-/// its box).
+impl Tuning for AnyOrdinalKernel {
+    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
+        match self {
+            Self::Ab(k) => (Some(k), None),
+            Self::Acs(k) => (None, Some(&**k)),
+            _ => (None, None),
+        }
+    }
+    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
+        match self {
+            Self::Ab(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` and the
+/// `boxed` ones through their box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?) => {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?
+        $(, boxed [$($boxed:ident),*])?) => {
         impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
@@ -338,6 +428,7 @@ macro_rules! impl_kernel {
                         grow(k.weights_mut(), n);
                         Kernel::step(k, target, chain, rng)
                     })*)?
+                    $($(Self::$boxed(k) => Kernel::step(&mut **k, target, chain, rng),)*)?
                 }
             }
         }
@@ -348,6 +439,7 @@ impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
 impl_kernel!(
     AnyCategoricalKernel,
     Categorical,
-    [Dula, Dmala, Gwg, Ab],
-    sized[Lb]
+    [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned],
+    sized[Lb],
+    boxed[Pas]
 );

@@ -361,6 +361,38 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         demo: &[],
         build: |_, _| SamplerPlan::Binary(SamplerSpec::BlockGibbs),
     },
+    SamplerEntry {
+        name: "pas",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::PathLength],
+        description: "Path auxiliary sampler: a path of gradient-picked moves per proposal, the path as auxiliary variable in the test",
+        demo: &[None],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Pas {
+                path_length: p.path_length,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Pas {
+                path_length: p.path_length,
+            }),
+        },
+    },
+    SamplerEntry {
+        name: "dlmc",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::Time, Param::Solver],
+        description: "Discrete Langevin Monte Carlo: every coordinate runs its own gradient-informed continuous-time chain for a time τ, then a Metropolis test",
+        demo: &[None],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dlmc {
+                time: p.time,
+                solver: p.solver,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Dlmc {
+                time: p.time,
+                solver: p.solver,
+            }),
+        },
+    },
 ];
 
 /// The names of every sampler, in registry order.
@@ -550,7 +582,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or lb)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, lb, pas or dlmc)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

@@ -3,6 +3,7 @@
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
 use langevin_core::baselines::{Balancing, Scan};
+use langevin_core::dlmc::Solver;
 use std::fmt;
 
 /// A sampler parameter, as the registry lists it per sampler.
@@ -35,6 +36,12 @@ pub enum Param {
     Radius,
     /// The Hamming ball's block length.
     Block,
+    /// The path auxiliary sampler's path length.
+    PathLength,
+    /// DLMC's time `τ`.
+    Time,
+    /// DLMC's solver.
+    Solver,
 }
 
 /// The values a parameter may take.
@@ -53,6 +60,10 @@ pub enum Range {
     Count,
     /// One of these names.
     OneOf(&'static [&'static str]),
+    /// An integer `≥ 1`, or `auto` (adapted).
+    AtLeastOneOrAuto,
+    /// Finite and `> 0`, or `auto` (adapted).
+    PositiveOrAuto,
 }
 
 impl Range {
@@ -65,6 +76,8 @@ impl Range {
             Range::AtLeastOne => v >= 1.0 && v.fract() == 0.0,
             Range::Count => v >= 0.0 && v.fract() == 0.0,
             Range::OneOf(_) => false,
+            Range::AtLeastOneOrAuto => Range::AtLeastOne.contains(v),
+            Range::PositiveOrAuto => Range::Positive.contains(v),
         }
     }
 }
@@ -78,6 +91,8 @@ impl fmt::Display for Range {
             Range::AtLeastOne => f.write_str("≥ 1"),
             Range::Count => f.write_str("≥ 0"),
             Range::OneOf(names) => f.write_str(&names.join("|")),
+            Range::AtLeastOneOrAuto => f.write_str("≥ 1 or auto"),
+            Range::PositiveOrAuto => f.write_str("> 0 or auto"),
         }
     }
 }
@@ -97,7 +112,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 13] = [
+    pub const ALL: [Param; 16] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -111,6 +126,9 @@ impl Param {
         Param::Balancing,
         Param::Radius,
         Param::Block,
+        Param::PathLength,
+        Param::Time,
+        Param::Solver,
     ];
 
     /// The registry's description of the parameter.
@@ -194,6 +212,24 @@ impl Param {
                 Range::AtLeastOne,
                 "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
             ),
+            Param::PathLength => (
+                "--path-length",
+                Some("auto"),
+                Range::AtLeastOneOrAuto,
+                "Moves per path proposal; auto: from 1, adapted toward acceptance 0.574 during burn-in, then fixed",
+            ),
+            Param::Time => (
+                "--time",
+                Some("auto"),
+                Range::PositiveOrAuto,
+                "Time τ of DLMC's continuous-time chains; auto: from e/Σλ, log τ adapted toward acceptance 0.574 during burn-in, then fixed",
+            ),
+            Param::Solver => (
+                "--solver",
+                Some("auto"),
+                Range::OneOf(&["auto", "euler", "interpolate"]),
+                "DLMC's solver; auto: interpolate (the exact two-state solution) on binary models, euler on categorical ones",
+            ),
         };
         ParamInfo {
             flag,
@@ -255,6 +291,12 @@ pub struct SamplerParams {
     pub radius: usize,
     /// The Hamming ball's block length.
     pub block: usize,
+    /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
+    pub path_length: Option<usize>,
+    /// DLMC's time (`None`: adapted during burn-in).
+    pub time: Option<f64>,
+    /// DLMC's solver (`None`: the domain's default).
+    pub solver: Option<Solver>,
 }
 
 impl SamplerParams {
@@ -272,6 +314,9 @@ impl SamplerParams {
         balancing: Balancing::Sqrt,
         radius: 1,
         block: 10,
+        path_length: None,
+        time: None,
+        solver: None,
     };
 }
 
@@ -304,6 +349,11 @@ mod tests {
             assert_eq!(param.info().default, None, "{param:?}");
         }
         assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
+        assert_eq!(text(Param::PathLength).as_deref(), Some("auto"));
+        assert!(p.path_length.is_none());
+        assert_eq!(text(Param::Time).as_deref(), Some("auto"));
+        assert_eq!(text(Param::Solver).as_deref(), Some("auto"));
+        assert!(p.time.is_none() && p.solver.is_none());
     }
 
     #[test]
@@ -329,5 +379,25 @@ mod tests {
         check("dmala", Param::Step, &|p, v| p.step = v);
         check("dula", Param::Balance, &|p, v| p.balance = v);
         check("rwm", Param::Rate, &|p, v| p.rate = Some(v));
+        for (v, ok) in [(0usize, false), (1, true), (7, true)] {
+            let p = SamplerParams {
+                path_length: Some(v),
+                ..SamplerParams::default()
+            };
+            assert_eq!(
+                super::super::find("pas").unwrap().with(p).is_ok(),
+                ok,
+                "{v}"
+            );
+            assert_eq!(Param::PathLength.info().range.contains(v as f64), ok);
+        }
+        for v in probes {
+            let p = SamplerParams {
+                time: Some(v),
+                ..SamplerParams::default()
+            };
+            let ok = super::super::find("dlmc").unwrap().with(p).is_ok();
+            assert_eq!(ok, Param::Time.info().range.contains(v), "time {v}");
+        }
     }
 }

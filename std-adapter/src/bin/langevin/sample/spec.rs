@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
 use langevin_std::core_kernels::baselines::{Balancing, Scan};
+use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
 use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
@@ -131,6 +132,52 @@ pub struct SamplerArgs {
     pub radius: usize,
     #[arg(long, default_value_t = 10, help = Param::Block.help())]
     pub block: usize,
+    #[arg(long = "path-length", default_value = "auto", help = Param::PathLength.help())]
+    pub path_length: Auto<usize>,
+    #[arg(long, default_value = "auto", help = Param::Time.help())]
+    pub time: Auto<f64>,
+    #[arg(long, value_enum, default_value_t = SolverName::Auto, help = Param::Solver.help())]
+    pub solver: SolverName,
+}
+
+/// DLMC's solver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SolverName {
+    /// Interpolate on binary models, Euler on categorical ones.
+    Auto,
+    /// One Euler step of the forward equation.
+    Euler,
+    /// The exact two-state solution (binary models).
+    Interpolate,
+}
+
+impl SolverName {
+    fn solver(self) -> Option<Solver> {
+        match self {
+            SolverName::Auto => None,
+            SolverName::Euler => Some(Solver::Euler),
+            SolverName::Interpolate => Some(Solver::Interpolate),
+        }
+    }
+}
+
+/// A number, or `auto` (`None`): adapted by the sampler.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Auto<T>(pub Option<T>);
+
+impl<T: std::str::FromStr> std::str::FromStr for Auto<T>
+where
+    T::Err: std::fmt::Display,
+{
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s == "auto" {
+            return Ok(Auto(None));
+        }
+        s.parse()
+            .map(|v| Auto(Some(v)))
+            .map_err(|e| format!("expected a number or `auto`: {e}"))
+    }
 }
 
 impl SamplerArgs {
@@ -153,6 +200,9 @@ impl SamplerArgs {
         params.balancing = self.balancing.balancing();
         params.radius = self.radius;
         params.block = self.block;
+        params.path_length = self.path_length.0;
+        params.time = self.time.0;
+        params.solver = self.solver.solver();
         Ok(self.sampler.with(params)?)
     }
 }
