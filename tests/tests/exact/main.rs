@@ -2,6 +2,7 @@
 //! and `πP = π`, for every discrete domain and kernel.
 
 mod ab;
+mod acceptance;
 mod acs;
 mod baselines;
 mod binary;
