@@ -380,6 +380,11 @@ impl<M: FlipMath> AcceptanceTuner<M> {
         self.settings.budget = self.tuning_steps;
     }
 
+    /// The settings (the budget shortened to the steps taken if tuning was ended early).
+    pub fn settings(&self) -> &AcceptanceSettings {
+        &self.settings
+    }
+
     /// `ln τ` in use (`None` before the first step).
     pub fn log_scale(&self) -> Option<f64> {
         self.log_tau

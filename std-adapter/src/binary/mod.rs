@@ -16,4 +16,6 @@ pub use run::{BinaryRun, run_chains};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };
-pub(crate) use sampler::{SweepReport, ab_json, ab_tuner, acs_json, acs_tuner};
+pub(crate) use sampler::{
+    SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner,
+};

@@ -7,7 +7,10 @@ use langevin_core::binary::{
     StepReport,
 };
 use langevin_core::models::Dims;
-use langevin_core::tuning::{AbSettings, AbTuner, AcsReport, AcsSettings, AcsTuner};
+use langevin_core::tuning::{
+    AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, AcsReport, AcsSettings, AcsTuner,
+    ScaledDmala,
+};
 use langevin_core::{Binary, Eval, Kernel};
 use rand_core::Rng;
 use serde_json::{Value, json};
@@ -40,7 +43,8 @@ pub const ACS_BUDGET_FRACTION: f64 = 0.1;
 ///   recursion toward acceptance [`RWM_TARGET_ACCEPTANCE`] for the whole burn-in;
 /// * **ab**: [`AbTuner`] from `(step, balance)` with the burn-in as its budget;
 /// * **acs**: [`AcsTuner`] with the budget [`ACS_BUDGET_FRACTION`] of burn-in plus kept steps;
-///   its tuning is taken first, and the burn-in is extended to cover it when it is shorter.
+///   its tuning is taken first, and the burn-in is extended to cover it when it is shorter;
+/// * **dmala --adapt acceptance**: [`AcceptanceTuner`] with the burn-in as its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SamplerSpec {
@@ -84,6 +88,12 @@ pub enum SamplerSpec {
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
     },
+    /// DMALA with its step, as an expected number of flips, tuned toward an acceptance rate
+    /// during burn-in.
+    DmalaAcceptance {
+        /// The acceptance rate tuned toward.
+        target_acceptance: f64,
+    },
 }
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
@@ -119,6 +129,7 @@ impl SamplerSpec {
             Self::Rwm { .. } => "rwm",
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
+            Self::DmalaAcceptance { .. } => "dmala",
         }
     }
 
@@ -135,7 +146,10 @@ impl SamplerSpec {
 
     /// Whether the sampler adapts its parameters during the burn-in.
     pub fn is_tuned(&self) -> bool {
-        matches!(self, Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. })
+        matches!(
+            self,
+            Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. } | Self::DmalaAcceptance { .. }
+        )
     }
 
     /// A fresh kernel for one chain of a nominal run ([`RunShape::default`]).
@@ -207,6 +221,9 @@ impl SamplerSpec {
                 a_ceil,
                 fixed_steps,
             } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::DmalaAcceptance { target_acceptance } => AnyBinaryKernel::DmalaAcceptance(
+                acceptance_tuner(target_acceptance, shape.burn_in, None)?,
+            ),
         })
     }
 }
@@ -226,6 +243,35 @@ pub(crate) fn ab_tuner(
     s.window = window;
     s.tune_balance = tune_balance;
     AbTuner::new(s)
+}
+
+/// A fresh acceptance-targeting DMALA tuner: the benchmark suite's rule toward
+/// `target_acceptance`, tuning for `budget` steps.
+pub(crate) fn acceptance_tuner(
+    target_acceptance: f64,
+    budget: u64,
+    window: Option<u16>,
+) -> Result<AcceptanceTuner<crate::FlipMathImpl>, ParamError> {
+    let mut s = AcceptanceSettings::default();
+    s.target_acceptance = target_acceptance;
+    s.budget = budget;
+    s.window = window;
+    AcceptanceTuner::with_math(s)
+}
+
+/// The acceptance tuner's report as JSON, with the equivalent step of domain `D` (`null` where
+/// `τ ≥ 1`).
+pub(crate) fn acceptance_json<D: ScaledDmala>(k: &AcceptanceTuner<crate::FlipMathImpl>) -> Value {
+    let r = k.report_for::<D>();
+    json!({
+        "expected_changes": r.changes,
+        "log_scale": r.log_scale,
+        "step": r.step,
+        "target_acceptance": k.settings().target_acceptance,
+        "tuning_acceptance": r.tuning_acceptance,
+        "tuning_steps": r.tuning_steps,
+        "frozen": r.frozen,
+    })
 }
 
 /// A fresh ACS tuner: the paper's defaults, searching from `a_ceil` (or with fixed steps), the
@@ -270,6 +316,8 @@ pub enum AnyBinaryKernel {
     Ab(AbTuner),
     /// See [`AcsTuner`] (boxed: it holds a whole schedule).
     Acs(Box<AcsTuner>),
+    /// See [`AcceptanceTuner`].
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
 }
 
 impl AnyBinaryKernel {
@@ -279,15 +327,18 @@ impl AnyBinaryKernel {
             Self::Rwm(k) => !k.is_frozen(),
             Self::Ab(k) => !k.is_frozen(),
             Self::Acs(k) => !k.is_frozen(),
+            Self::DmalaAcceptance(k) => !k.is_frozen(),
             _ => false,
         }
     }
 
-    /// Ends adaptation where the kernel allows it (AB); ACS ends by its own plan, RWM after
-    /// its burn-in.
+    /// Ends adaptation where the kernel allows it (AB, acceptance-targeting DMALA); ACS ends
+    /// by its own plan, RWM after its burn-in.
     pub fn stop_tuning(&mut self) {
-        if let Self::Ab(k) = self {
-            k.freeze();
+        match self {
+            Self::Ab(k) => k.freeze(),
+            Self::DmalaAcceptance(k) => k.freeze(),
+            _ => {}
         }
     }
 
@@ -302,6 +353,7 @@ impl AnyBinaryKernel {
             })),
             Self::Ab(k) => Some(ab_json(k)),
             Self::Acs(k) => Some(acs_json(&k.report())),
+            Self::DmalaAcceptance(k) => Some(acceptance_json::<Binary>(k)),
             _ => None,
         }
     }
@@ -364,6 +416,7 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Rwm(k) => Kernel::step(k, target, chain, rng),
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::DmalaAcceptance(k) => Kernel::step(k, target, chain, rng),
         }
     }
 }

@@ -1,14 +1,17 @@
 //! Which kernel a label run uses.
 
 use super::model::LabelDomain;
-use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner};
+use crate::binary::{
+    RunShape, SamplerSpec, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json,
+    acs_tuner,
+};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Gwg, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::ordinal::{self, OrdinalProposal};
-use langevin_core::tuning::{AbTuner, AcsTuner};
+use langevin_core::tuning::{AbTuner, AcceptanceTuner, AcsTuner};
 use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
 use rand_core::Rng;
 use serde_json::Value;
@@ -71,6 +74,14 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// DMALA with its step, as an expected number of changes, tuned toward an acceptance rate
+    /// during burn-in.
+    DmalaAcceptance {
+        /// The acceptance rate tuned toward.
+        target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -91,6 +102,9 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
             },
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => SamplerSpec::DmalaAcceptance { target_acceptance },
         }
     }
 
@@ -110,7 +124,8 @@ impl LabelSamplerSpec {
             Self::Dula { window, .. }
             | Self::Dmala { window, .. }
             | Self::Ab { window, .. }
-            | Self::Acs { window, .. } => window,
+            | Self::Acs { window, .. }
+            | Self::DmalaAcceptance { window, .. } => window,
             _ => None,
         }
     }
@@ -180,6 +195,14 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
+            Self::DmalaAcceptance {
+                target_acceptance,
+                window,
+            } => AnyOrdinalKernel::DmalaAcceptance(acceptance_tuner(
+                target_acceptance,
+                shape.burn_in,
+                window,
+            )?),
             Self::Gibbs { .. } | Self::Gwg => return Ok(None),
         }))
     }
@@ -217,6 +240,13 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => AnyCategoricalKernel::DmalaAcceptance(acceptance_tuner(
+                target_acceptance,
+                shape.burn_in,
+                None,
+            )?),
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -242,6 +272,7 @@ pub(crate) enum AnyOrdinalKernel {
     Dmala(ordinal::Dmala<'static>),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
 }
 
 /// The categorical kernels with a cached chain.
@@ -252,18 +283,24 @@ pub(crate) enum AnyCategoricalKernel {
     Gwg(Gwg),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
 pub(crate) trait Tuning {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
     fn ab_mut(&mut self) -> Option<&mut AbTuner>;
+    /// The acceptance-targeting DMALA tuner, if that is the kernel.
+    fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>>;
+    fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>>;
+    /// The acceptance tuner's report with the equivalent step of this domain.
+    fn acceptance_json(&self) -> Option<Value>;
 
     fn is_tuning(&self) -> bool {
         match self.tuner() {
             (Some(ab), _) => !ab.is_frozen(),
             (_, Some(acs)) => !acs.is_frozen(),
-            _ => false,
+            _ => self.acceptance().is_some_and(|k| !k.is_frozen()),
         }
     }
 
@@ -271,20 +308,23 @@ pub(crate) trait Tuning {
         if let Some(ab) = self.ab_mut() {
             ab.freeze();
         }
+        if let Some(k) = self.acceptance_mut() {
+            k.freeze();
+        }
     }
 
     fn tuned(&self) -> Option<Value> {
         match self.tuner() {
             (Some(ab), _) => Some(ab_json(ab)),
             (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => None,
+            _ => self.acceptance_json(),
         }
     }
 }
 
 /// [`Tuning`] for a kernel enum whose tuners are the variants `Ab` and `Acs`.
 macro_rules! impl_tuning {
-    ($($kernel:ty),*) => {$(
+    ($($kernel:ty: $domain:ty),*) => {$(
         impl Tuning for $kernel {
             fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
                 match self {
@@ -299,11 +339,26 @@ macro_rules! impl_tuning {
                     _ => None,
                 }
             }
+            fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>> {
+                match self {
+                    Self::DmalaAcceptance(k) => Some(k),
+                    _ => None,
+                }
+            }
+            fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>> {
+                match self {
+                    Self::DmalaAcceptance(k) => Some(k),
+                    _ => None,
+                }
+            }
+            fn acceptance_json(&self) -> Option<Value> {
+                self.acceptance().map(acceptance_json::<$domain>)
+            }
         }
     )*};
 }
 
-impl_tuning!(AnyOrdinalKernel, AnyCategoricalKernel);
+impl_tuning!(AnyOrdinalKernel: Ordinal, AnyCategoricalKernel: Categorical);
 
 /// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
 /// its box).
@@ -329,5 +384,13 @@ macro_rules! impl_kernel {
     };
 }
 
-impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
-impl_kernel!(AnyCategoricalKernel, Categorical, [Dula, Dmala, Gwg, Ab]);
+impl_kernel!(
+    AnyOrdinalKernel,
+    Ordinal,
+    [Dula, Dmala, Ab, DmalaAcceptance]
+);
+impl_kernel!(
+    AnyCategoricalKernel,
+    Categorical,
+    [Dula, Dmala, Gwg, Ab, DmalaAcceptance]
+);

@@ -24,7 +24,7 @@
 
 mod params;
 
-pub use params::{Param, ParamInfo, Range, SamplerParams};
+pub use params::{Adapt, Param, ParamInfo, Range, SamplerParams};
 
 use crate::ab2::Ab2Settings;
 use crate::binary::{ACS_BUDGET_FRACTION, RunShape, SamplerSpec};
@@ -216,11 +216,26 @@ pub static SAMPLERS: &[SamplerEntry] = &[
     SamplerEntry {
         name: "dmala",
         domains: &Domain::ALL,
-        params: &[Param::Step, Param::Balance, Param::Window],
-        description: "Discrete Metropolis-adjusted Langevin (exact)",
+        params: &[
+            Param::Step,
+            Param::Balance,
+            Param::Window,
+            Param::Adapt,
+            Param::TargetAcceptance,
+        ],
+        description: "Discrete Metropolis-adjusted Langevin (exact); `--adapt acceptance` tunes its step toward acceptance 0.574 during burn-in",
         demo: &[Some(0.1), Some(0.2)],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dmala {
+        build: |p, d| match (d, p.adapt) {
+            (Domain::Binary, Some(Adapt::Acceptance)) => {
+                SamplerPlan::Binary(SamplerSpec::DmalaAcceptance {
+                    target_acceptance: p.target_acceptance,
+                })
+            }
+            (_, Some(Adapt::Acceptance)) => SamplerPlan::Label(LabelSamplerSpec::DmalaAcceptance {
+                target_acceptance: p.target_acceptance,
+                window: p.window,
+            }),
+            (Domain::Binary, None) => SamplerPlan::Binary(SamplerSpec::Dmala {
                 step: p.step,
                 balance: p.balance,
             }),

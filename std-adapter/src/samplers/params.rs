@@ -29,6 +29,10 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// What DMALA adapts during burn-in.
+    Adapt,
+    /// The acceptance rate an adapted step is tuned toward.
+    TargetAcceptance,
 }
 
 /// The values a parameter may take.
@@ -91,7 +95,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 10] = [
+    pub const ALL: [Param; 12] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -102,6 +106,8 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::Adapt,
+        Param::TargetAcceptance,
     ];
 
     /// The registry's description of the parameter.
@@ -167,6 +173,18 @@ impl Param {
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
             ),
+            Param::Adapt => (
+                "--adapt",
+                None,
+                Range::OneOf(&["acceptance"]),
+                "acceptance: the step, as an expected number of changes (from 3), tuned during burn-in toward --target-acceptance, then fixed",
+            ),
+            Param::TargetAcceptance => (
+                "--target-acceptance",
+                Some("0.574"),
+                Range::OpenUnit,
+                "The acceptance rate --adapt acceptance tunes toward",
+            ),
         };
         ParamInfo {
             flag,
@@ -222,6 +240,27 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// What DMALA adapts during burn-in (`None`: nothing, a fixed step).
+    pub adapt: Option<Adapt>,
+    /// The acceptance rate an adapted step is tuned toward.
+    pub target_acceptance: f64,
+}
+
+/// What a sampler adapts during burn-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Adapt {
+    /// The step, expressed as an expected number of changes, toward a target acceptance rate.
+    Acceptance,
+}
+
+impl Adapt {
+    /// The name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adapt::Acceptance => "acceptance",
+        }
+    }
 }
 
 impl SamplerParams {
@@ -236,6 +275,8 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        adapt: None,
+        target_acceptance: 0.574,
     };
 }
 
@@ -260,8 +301,18 @@ mod tests {
         assert_eq!(text(Param::Ab2Tune), Some(p.ab2_tune.to_string()));
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
+        assert_eq!(
+            text(Param::TargetAcceptance),
+            Some(p.target_acceptance.to_string())
+        );
         assert_eq!(p.scan, Scan::Systematic);
-        for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
+        for param in [
+            Param::Rate,
+            Param::AMax,
+            Param::AMin,
+            Param::Window,
+            Param::Adapt,
+        ] {
             assert_eq!(param.info().default, None, "{param:?}");
         }
         assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
@@ -290,5 +341,9 @@ mod tests {
         check("dmala", Param::Step, &|p, v| p.step = v);
         check("dula", Param::Balance, &|p, v| p.balance = v);
         check("rwm", Param::Rate, &|p, v| p.rate = Some(v));
+        check("dmala", Param::TargetAcceptance, &|p, v| {
+            p.adapt = Some(Adapt::Acceptance);
+            p.target_acceptance = v;
+        });
     }
 }

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
 use langevin_std::core_kernels::baselines::Scan;
-use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
+use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
 /// The `--sampler` values: the registry's names, each with its description.
@@ -66,6 +66,21 @@ impl ScanName {
     }
 }
 
+/// What a sampler adapts during burn-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AdaptName {
+    /// The step, toward a target acceptance rate.
+    Acceptance,
+}
+
+impl AdaptName {
+    fn adapt(self) -> Adapt {
+        match self {
+            AdaptName::Acceptance => Adapt::Acceptance,
+        }
+    }
+}
+
 /// How a summary is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -105,6 +120,15 @@ pub struct SamplerArgs {
     pub a_min: Option<f64>,
     #[arg(long, help = Param::Window.help())]
     pub window: Option<u16>,
+    #[arg(long, value_enum, help = Param::Adapt.help())]
+    pub adapt: Option<AdaptName>,
+    #[arg(
+        long = "target-acceptance",
+        default_value_t = 0.574,
+        allow_negative_numbers = true,
+        help = Param::TargetAcceptance.help()
+    )]
+    pub target_acceptance: f64,
 }
 
 impl SamplerArgs {
@@ -124,6 +148,8 @@ impl SamplerArgs {
         params.window = self.window;
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
+        params.adapt = self.adapt.map(AdaptName::adapt);
+        params.target_acceptance = self.target_acceptance;
         Ok(self.sampler.with(params)?)
     }
 }
