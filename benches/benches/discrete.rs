@@ -5,7 +5,9 @@
 //!   window;
 //! * `categorical_step`: the categorical proposal and a full DMALA, GWG and Gibbs step on a
 //!   10 × 10 Potts lattice, `S ∈ {4, 16, 64, 256}`;
-//! * `ising_step`: Gibbs-1 (one site and one sweep), GWG-1, DMALA and tuned AB per step on the
+//! * `ising_step`: Gibbs-1 (one site and one sweep), GWG-1, DMALA, tuned AB and
+//!   acceptance-targeting DMALA (`dmala_adapt_step` frozen after 2,000 tuning steps,
+//!   `dmala_adapt_tuning_step` while tuning, with its flip mass `Z(x)`) per step on the
 //!   20 × 20 critical Ising lattice (J = 0.4407, h = 0, periodic) and a 400-node
 //!   Barabási–Albert Ising graph (4 edges per new node, J = 0.4407, h = 0);
 //! * after the criterion groups, an **ESS per second** table for the same samplers and models
@@ -38,7 +40,7 @@ use langevin_core::categorical::{CategoricalProposal, Dmala as CatDmala};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, Dmala as OrdDmala, OrdinalChain, OrdinalProposal};
 use langevin_core::random::unit_f64;
-use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::tuning::{AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner};
 use langevin_std::models::{OrdinalQuadratic, Potts};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -271,6 +273,20 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     let mut ab = ab_tuned;
     group.bench_function("ab_step", |b| {
         b.iter(|| black_box(Kernel::step(&mut ab, model, &mut chain, &mut rng).unwrap()))
+    });
+    let mut settings = AcceptanceSettings::default();
+    settings.budget = 2_000;
+    let mut adapt = AcceptanceTuner::new(settings).unwrap();
+    while !adapt.is_frozen() {
+        Kernel::step(&mut adapt, model, &mut chain, &mut rng).unwrap();
+    }
+    group.bench_function("dmala_adapt_step", |b| {
+        b.iter(|| black_box(Kernel::step(&mut adapt, model, &mut chain, &mut rng).unwrap()))
+    });
+    settings.budget = u64::MAX;
+    let mut tuning = AcceptanceTuner::new(settings).unwrap();
+    group.bench_function("dmala_adapt_tuning_step", |b| {
+        b.iter(|| black_box(Kernel::step(&mut tuning, model, &mut chain, &mut rng).unwrap()))
     });
     group.finish();
 }

@@ -8,13 +8,17 @@
 //! parameters; that the tuning spent never exceeds the budget, equals the plan once frozen, and
 //! that the frozen schedule is valid with non-increasing balances and then followed exactly;
 //! that schedules stay within `[a_min, a_max]` and repeat with the cycle; the chain invariants
-//! of the drivers; and that the same input gives the same output.
+//! of the drivers; and that the same input gives the same output. `AcceptanceTuner` with
+//! arbitrary settings on binary, ordinal and categorical chains: `validate` and `new` agree, the
+//! expected number of changes stays at or above its floor, the scale stays finite, tuning spends
+//! exactly its budget and the scale never moves once frozen.
 #![no_main]
 
 use langevin_core::Kernel;
-use langevin_core::ordinal::OrdinalDomain;
+use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain};
 use langevin_core::tuning::{
-    AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_step,
+    AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, Acs, AcsSchedule, AcsSettings,
+    AcsTuner, MAX_CYCLE, ScaledDmala, cyclical_step,
 };
 use langevin_fuzz::drive::{self, BinarySetup};
 use langevin_fuzz::labels::{self, LabelSetup};
@@ -274,18 +278,90 @@ fn ab(data: &[u8], ordinal: bool) -> Vec<u64> {
     }
 }
 
+fn acceptance(data: &[u8], domain: u8) -> Vec<u64> {
+    let mut input = Input::new(data);
+    let mut s = AcceptanceSettings::default();
+    let flags = input.u8();
+    if flags & 1 != 0 {
+        s.initial_changes = input.f64();
+        s.target_acceptance = input.f64();
+    }
+    if flags & 2 != 0 {
+        s.gain = input.f64();
+        s.min_changes = input.f64();
+    }
+    s.budget = u64::from(input.u8() % 40);
+    s.window = (flags & 4 != 0).then(|| u16::from(input.u8() % 4));
+    let t = AcceptanceTuner::new(s);
+    assert_eq!(t.is_ok(), s.validate().is_ok(), "validate vs new");
+    let Ok(mut tuner) = t else { return Vec::new() };
+    assert!(s.target_acceptance > 0.0 && s.target_acceptance < 1.0);
+    assert!(s.gain.is_finite() && s.gain > 0.0 && s.min_changes > 0.0);
+    assert!(s.initial_changes >= s.min_changes && s.window != Some(0));
+    fn check<D: ScaledDmala>(
+        tuner: &AcceptanceTuner,
+        s: &AcceptanceSettings,
+        frozen: &mut Option<u64>,
+    ) {
+        let r = tuner.report_for::<D>();
+        assert!(r.changes >= s.min_changes && r.changes.is_finite(), "{r:?}");
+        assert!(r.tuning_steps <= s.budget);
+        assert_eq!(r.frozen, r.tuning_steps == s.budget);
+        if let Some(l) = r.log_scale {
+            assert!(l.is_finite(), "{r:?}");
+            assert_eq!(r.step.is_some(), l < 0.0);
+            if r.frozen {
+                assert_eq!(*frozen.get_or_insert(l.to_bits()), l.to_bits(), "moved");
+            }
+        }
+    }
+    let mut frozen = None;
+    match domain {
+        0 => {
+            let setup = BinarySetup::read(&mut input, 16, 24);
+            let rng = ByteRng::new(input.rest());
+            drive::drive(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<langevin_core::Binary>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+        1 => {
+            let setup = LabelSetup::read(&mut input, false, 8, 8, 24);
+            let rng = ByteRng::new(input.rest());
+            labels::drive::<OrdinalDomain>(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<OrdinalDomain>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+        _ => {
+            let setup = LabelSetup::read(&mut input, true, 8, 8, 24);
+            let rng = ByteRng::new(input.rest());
+            labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<CategoricalDomain>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+    }
+}
+
 fn run(data: &[u8]) -> Vec<u64> {
     let Some((&mode, rest)) = data.split_first() else {
         return Vec::new();
     };
-    match mode % 7 {
+    match mode % 10 {
         0 => acs_tuner(rest),
         1 => acs_kernel(rest, false, false),
         2 => acs_kernel(rest, true, false),
         3 => acs_kernel(rest, false, true),
         4 => acs_kernel(rest, true, true),
         5 => ab(rest, false),
-        _ => ab(rest, true),
+        6 => ab(rest, true),
+        7 => acceptance(rest, 0),
+        8 => acceptance(rest, 1),
+        _ => acceptance(rest, 2),
     }
 }
 

@@ -189,12 +189,13 @@ use langevin_core::continuous::{
 };
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 22] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 25] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -217,6 +218,9 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 22] = [
     ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    ("ordinal-dmala-adapt", 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
+    ("categorical-dmala-adapt", 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
+    ("dmala-adapt", 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -364,6 +368,13 @@ fn agld_run<S: SnapshotStore<Ridge>>(
     h
 }
 
+/// Acceptance-targeting DMALA tuning over the first half of the run, frozen for the second.
+fn acceptance_tuner() -> AcceptanceTuner {
+    let mut s = AcceptanceSettings::default();
+    s.budget = 500;
+    AcceptanceTuner::new(s).unwrap()
+}
+
 fn compute_kernel(name: &str) -> (u64, u64) {
     let op = OrdinalProposal::new(1.0, 0.5).unwrap();
     let cp = CategoricalProposal::new(1.0, 0.5).unwrap();
@@ -435,6 +446,14 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             let mut scalars = vec![0.0; ScalarSnapshots::len(4, 16).unwrap()];
             let store = ScalarSnapshots::new(4, 16, &mut scalars).unwrap();
             agld_run(Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }, store)
+        }
+        "ordinal-dmala-adapt" => ordinal_run(acceptance_tuner()),
+        "categorical-dmala-adapt" => categorical_run(acceptance_tuner()),
+        "dmala-adapt" => {
+            let mut k = acceptance_tuner();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
         }
         other => panic!("unknown run {other}"),
     }

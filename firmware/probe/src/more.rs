@@ -3,7 +3,7 @@
 //! the tuners as binary kernels) and the continuous integrators under every data access and
 //! snapshot store.
 
-use crate::labels::{ab_methods, ab_tuner, acs, acs_tuner};
+use crate::labels::{ab_methods, ab_tuner, acceptance_methods, acceptance_tuner, acs, acs_tuner};
 use crate::{Bufs, Opaque, OpaqueError};
 use core::hint::black_box;
 use langevin_core::BinaryTarget;
@@ -74,6 +74,10 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
     }
     if let Some(mut tuner) = acs_tuner() {
         seen(Kernel::step(&mut tuner, target, &mut chain, rng));
+    }
+    if let Some(mut tuner) = acceptance_tuner() {
+        seen(Kernel::step(&mut tuner, target, &mut chain, rng));
+        acceptance_methods::<langevin_core::Binary>(&mut tuner);
     }
     let mut raw = Bufs::new();
     let r = raw.buffers();

@@ -28,6 +28,7 @@ use langevin_core::continuous::{
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -85,6 +86,12 @@ pub enum Run {
     AgldSaga,
     /// AGLD with mixed updates every 16 steps (TMU), scalar snapshots, cyclic access.
     AgldTmu,
+    /// Acceptance-targeting DMALA on [`LatticeGauss`], tuning for 500 steps, then frozen.
+    OrdinalDmalaAdapt,
+    /// Acceptance-targeting DMALA on [`RingPotts`], tuning for 500 steps, then frozen.
+    CategoricalDmalaAdapt,
+    /// Acceptance-targeting DMALA on the 8×8 lattice, tuning for 500 steps, then frozen.
+    DmalaAdapt,
 }
 
 impl Run {
@@ -113,6 +120,9 @@ impl Run {
             Run::AgldSvrg => "agld-svrg",
             Run::AgldSaga => "agld-saga",
             Run::AgldTmu => "agld-tmu",
+            Run::OrdinalDmalaAdapt => "ordinal-dmala-adapt",
+            Run::CategoricalDmalaAdapt => "categorical-dmala-adapt",
+            Run::DmalaAdapt => "dmala-adapt",
         }
     }
 }
@@ -145,7 +155,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 22] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 25] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -168,6 +178,9 @@ pub const KERNEL_GOLDEN: [KernelGolden; 22] = [
     k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    k(Run::OrdinalDmalaAdapt, 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
+    k(Run::CategoricalDmalaAdapt, 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
+    k(Run::DmalaAdapt, 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
 ];
 
 /// Initial position of the continuous runs.
@@ -188,7 +201,7 @@ pub fn run_kernel<M: Meter>(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let rng = &mut rng;
     match run {
-        Run::OrdinalDula | Run::OrdinalDmala | Run::OrdinalGibbs => {
+        Run::OrdinalDula | Run::OrdinalDmala | Run::OrdinalGibbs | Run::OrdinalDmalaAdapt => {
             let mut target = LatticeGauss::<LABEL_DIM>;
             let mut storage = OrdinalStorage::<LABEL_DIM, GAUSS_STATES>::new([0; LABEL_DIM]);
             let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target)
@@ -198,13 +211,15 @@ pub fn run_kernel<M: Meter>(
             match run {
                 Run::OrdinalDula => ordinal_loop(ordinal::Dula::new(p), ctx, steps, meter),
                 Run::OrdinalDmala => ordinal_loop(ordinal::Dmala::new(p), ctx, steps, meter),
+                Run::OrdinalDmalaAdapt => ordinal_loop(acceptance_tuner()?, ctx, steps, meter),
                 _ => ordinal_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
             }
         }
         Run::CategoricalDula
         | Run::CategoricalDmala
         | Run::CategoricalGibbs
-        | Run::CategoricalGwg => {
+        | Run::CategoricalGwg
+        | Run::CategoricalDmalaAdapt => {
             let mut target = RingPotts::<LABEL_DIM>;
             let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
             let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
@@ -221,10 +236,18 @@ pub fn run_kernel<M: Meter>(
                 Run::CategoricalGibbs => {
                     categorical_loop(Gibbs::new(Scan::Random), ctx, steps, meter)
                 }
+                Run::CategoricalDmalaAdapt => {
+                    categorical_loop(acceptance_tuner()?, ctx, steps, meter)
+                }
                 _ => categorical_loop(Gwg, ctx, steps, meter),
             }
         }
-        Run::LatticeDula | Run::LatticeDmala | Run::Gibbs | Run::Gwg | Run::RandomWalk => {
+        Run::LatticeDula
+        | Run::LatticeDmala
+        | Run::Gibbs
+        | Run::Gwg
+        | Run::RandomWalk
+        | Run::DmalaAdapt => {
             let mut target =
                 IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
             let mut storage = ChainStorage::<64>::new([0; 64]);
@@ -243,6 +266,7 @@ pub fn run_kernel<M: Meter>(
                 }
                 Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
                 Run::Gwg => binary_loop(Gwg, ctx, steps, meter),
+                Run::DmalaAdapt => binary_loop(acceptance_tuner()?, ctx, steps, meter),
                 _ => {
                     let k = RandomWalk::new(1.0 / 16.0).map_err(|_| Failure::Param)?;
                     binary_loop(k, ctx, steps, meter)
@@ -367,6 +391,13 @@ pub fn run_kernel<M: Meter>(
             }
         }
     }
+}
+
+/// Acceptance-targeting DMALA tuning over the first 500 steps.
+fn acceptance_tuner() -> Result<AcceptanceTuner, Failure> {
+    let mut s = AcceptanceSettings::default();
+    s.budget = 500;
+    AcceptanceTuner::new(s).map_err(|_| Failure::Param)
 }
 
 fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
