@@ -11,3 +11,4 @@ mod lattice_kernel;
 mod ordinal;
 mod second_order;
 mod step_harness;
+mod tempering;
