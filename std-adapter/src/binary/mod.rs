@@ -18,4 +18,5 @@ pub use sampler::{
 };
 pub(crate) use sampler::{
     SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner,
+    replica_plan,
 };

@@ -1,11 +1,12 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport};
+use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport, replica_plan};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    hamming, kernel_driver, map_chains,
+    drive_replicas, hamming, kernel_driver, map_chains,
 };
+use langevin_core::Binary;
 use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, StepReport};
@@ -138,6 +139,25 @@ fn run_one(
         .kernel_for_model(model, shape)
         .map_err(RunError::Param)?;
     let mut buffers = uniform_buffers(d, &mut rng);
+    if let SamplerSpec::PtDmala {
+        replicas,
+        target_acceptance,
+    } = *sampler
+    {
+        let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
+            .map_err(RunError::Param)?;
+        let x = buffers.x;
+        return drive_replicas::<Binary, _>(
+            &mut target,
+            &x,
+            plan,
+            config,
+            rng,
+            progress,
+            hamming,
+            c,
+        );
+    }
     if let SamplerSpec::Gibbs { scan } = *sampler {
         let x = buffers.x;
         match &mut target {

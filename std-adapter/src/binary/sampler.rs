@@ -94,6 +94,14 @@ pub enum SamplerSpec {
         /// The acceptance rate tuned toward.
         target_acceptance: f64,
     },
+    /// Replica exchange around acceptance-targeting DMALA; run by
+    /// [`run_chains`](super::run_chains), which draws the cold replica's states.
+    PtDmala {
+        /// Replicas `R ≥ 1`.
+        replicas: usize,
+        /// The acceptance rate each replica's step is tuned toward.
+        target_acceptance: f64,
+    },
 }
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
@@ -130,6 +138,7 @@ impl SamplerSpec {
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
             Self::DmalaAcceptance { .. } => "dmala",
+            Self::PtDmala { .. } => "pt-dmala",
         }
     }
 
@@ -148,7 +157,11 @@ impl SamplerSpec {
     pub fn is_tuned(&self) -> bool {
         matches!(
             self,
-            Self::Rwm { .. } | Self::Ab { .. } | Self::Acs { .. } | Self::DmalaAcceptance { .. }
+            Self::Rwm { .. }
+                | Self::Ab { .. }
+                | Self::Acs { .. }
+                | Self::DmalaAcceptance { .. }
+                | Self::PtDmala { .. }
         )
     }
 
@@ -224,6 +237,18 @@ impl SamplerSpec {
             Self::DmalaAcceptance { target_acceptance } => AnyBinaryKernel::DmalaAcceptance(
                 acceptance_tuner(target_acceptance, shape.burn_in, None)?,
             ),
+            // The replicas are run by `run_chains`; this is the cold replica's step kernel.
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
+                AnyBinaryKernel::DmalaAcceptance(acceptance_tuner(
+                    target_acceptance,
+                    shape.burn_in,
+                    None,
+                )?)
+            }
         })
     }
 }
@@ -257,6 +282,27 @@ pub(crate) fn acceptance_tuner(
     s.budget = budget;
     s.window = window;
     AcceptanceTuner::with_math(s)
+}
+
+/// The replicas of a replica-exchange run, checked.
+pub(crate) fn replica_plan(
+    replicas: usize,
+    target_acceptance: f64,
+    burn_in: u64,
+    window: Option<u16>,
+) -> Result<crate::run::ReplicaPlan, ParamError> {
+    if replicas == 0 {
+        return Err(ParamError::OutOfRange {
+            name: "replicas",
+            value: 0.0,
+        });
+    }
+    let mut settings = langevin_core::tempering::LadderSettings::default();
+    settings.budget = burn_in;
+    settings.target_acceptance = target_acceptance;
+    settings.window = window;
+    settings.validate()?;
+    Ok(crate::run::ReplicaPlan { replicas, settings })
 }
 
 /// The acceptance tuner's report as JSON, with the equivalent step of domain `D` (`null` where

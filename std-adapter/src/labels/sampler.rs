@@ -3,7 +3,7 @@
 use super::model::LabelDomain;
 use crate::binary::{
     RunShape, SamplerSpec, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json,
-    acs_tuner,
+    acs_tuner, replica_plan,
 };
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
@@ -82,6 +82,16 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// Replica exchange around acceptance-targeting DMALA; run by
+    /// [`run_label_chains`](super::run_label_chains), which draws the cold replica's states.
+    PtDmala {
+        /// Replicas `R ≥ 1`.
+        replicas: usize,
+        /// The acceptance rate each replica's step is tuned toward.
+        target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -105,6 +115,14 @@ impl LabelSamplerSpec {
             Self::DmalaAcceptance {
                 target_acceptance, ..
             } => SamplerSpec::DmalaAcceptance { target_acceptance },
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                ..
+            } => SamplerSpec::PtDmala {
+                replicas,
+                target_acceptance,
+            },
         }
     }
 
@@ -125,7 +143,8 @@ impl LabelSamplerSpec {
             | Self::Dmala { window, .. }
             | Self::Ab { window, .. }
             | Self::Acs { window, .. }
-            | Self::DmalaAcceptance { window, .. } => window,
+            | Self::DmalaAcceptance { window, .. }
+            | Self::PtDmala { window, .. } => window,
             _ => None,
         }
     }
@@ -195,6 +214,14 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                window,
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, window)?;
+                return Ok(None);
+            }
             Self::DmalaAcceptance {
                 target_acceptance,
                 window,
@@ -240,6 +267,14 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                ..
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
+                return Ok(None);
+            }
             Self::DmalaAcceptance {
                 target_acceptance, ..
             } => AnyCategoricalKernel::DmalaAcceptance(acceptance_tuner(

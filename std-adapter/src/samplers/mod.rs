@@ -338,7 +338,28 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             }),
         },
     },
+    PT_DMALA,
 ];
+
+/// Replica exchange's entry (appended after the others).
+const PT_DMALA: SamplerEntry = SamplerEntry {
+    name: "pt-dmala",
+    domains: &Domain::ALL,
+    params: &[Param::Replicas, Param::TargetAcceptance, Param::Window],
+    description: "Replica exchange: DMALA at R temperatures, neighbours swapped, ladder and steps tuned during burn-in; the cold chain's draws",
+    demo: &[],
+    build: |p, d| match d {
+        Domain::Binary => SamplerPlan::Binary(SamplerSpec::PtDmala {
+            replicas: p.replicas,
+            target_acceptance: p.target_acceptance,
+        }),
+        _ => SamplerPlan::Label(LabelSamplerSpec::PtDmala {
+            replicas: p.replicas,
+            target_acceptance: p.target_acceptance,
+            window: p.window,
+        }),
+    },
+};
 
 /// The names of every sampler, in registry order.
 pub fn names() -> impl Iterator<Item = &'static str> {

@@ -33,6 +33,8 @@ pub enum Param {
     Adapt,
     /// The acceptance rate an adapted step is tuned toward.
     TargetAcceptance,
+    /// Replica exchange: the number of replicas.
+    Replicas,
 }
 
 /// The values a parameter may take.
@@ -95,7 +97,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 12] = [
+    pub const ALL: [Param; 13] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -108,6 +110,7 @@ impl Param {
         Param::Window,
         Param::Adapt,
         Param::TargetAcceptance,
+        Param::Replicas,
     ];
 
     /// The registry's description of the parameter.
@@ -185,6 +188,12 @@ impl Param {
                 Range::OpenUnit,
                 "The acceptance rate --adapt acceptance tunes toward",
             ),
+            Param::Replicas => (
+                "--replicas",
+                Some("4"),
+                Range::AtLeastOne,
+                "Replicas of replica exchange, the cold one first",
+            ),
         };
         ParamInfo {
             flag,
@@ -244,6 +253,8 @@ pub struct SamplerParams {
     pub adapt: Option<Adapt>,
     /// The acceptance rate an adapted step is tuned toward.
     pub target_acceptance: f64,
+    /// Replica exchange: the number of replicas.
+    pub replicas: usize,
 }
 
 /// What a sampler adapts during burn-in.
@@ -277,6 +288,7 @@ impl SamplerParams {
         ab2_tune: 10_000,
         adapt: None,
         target_acceptance: 0.574,
+        replicas: 4,
     };
 }
 
@@ -299,6 +311,7 @@ mod tests {
         assert_eq!(text(Param::Balance), Some(p.balance.to_string()));
         assert_eq!(text(Param::ACeil), Some(p.a_ceil.to_string()));
         assert_eq!(text(Param::Ab2Tune), Some(p.ab2_tune.to_string()));
+        assert_eq!(text(Param::Replicas), Some(p.replicas.to_string()));
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
         assert_eq!(

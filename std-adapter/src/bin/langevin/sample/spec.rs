@@ -129,6 +129,8 @@ pub struct SamplerArgs {
         help = Param::TargetAcceptance.help()
     )]
     pub target_acceptance: f64,
+    #[arg(long, default_value_t = 4, help = Param::Replicas.help())]
+    pub replicas: usize,
 }
 
 impl SamplerArgs {
@@ -150,6 +152,7 @@ impl SamplerArgs {
         params.ab2_tune = self.ab2_tune;
         params.adapt = self.adapt.map(AdaptName::adapt);
         params.target_acceptance = self.target_acceptance;
+        params.replicas = self.replicas;
         Ok(self.sampler.with(params)?)
     }
 }
