@@ -60,3 +60,62 @@ fn adapted_dmala_prints_its_tuning_and_checks_its_target() {
     );
     assert!(err.contains("target acceptance"), "{err}");
 }
+
+/// Replica exchange on a model of each domain: the draws are the cold chain's, the ladder
+/// starts at β = 1 and decreases, and the swap rates of the kept phase are reported.
+#[test]
+fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
+    let scratch = Scratch::new("pt-dmala");
+    for (name, json, domain) in [
+        ("ising", ISING, "binary"),
+        ("ordinal", ORDINAL, "ordinal"),
+        ("potts", POTTS, "categorical"),
+    ] {
+        let model = format!("{name}.json");
+        scratch.write(&model, json);
+        let line = format!(
+            "sample --model {model} --sampler pt-dmala --replicas 3 --steps 400 --burn-in 200 --chains 2 --seed 4 --out {name}.npy --summary {name}.s.json --quiet"
+        );
+        ok(&scratch.0, &words(&line));
+        let s = summary(&scratch.path(&format!("{name}.s.json")));
+        assert_eq!(s["sampler"], "pt-dmala");
+        assert_eq!(s["domain"], domain);
+        assert_eq!(s["kept_per_chain"], 400);
+        // Three replicas cost at least three evaluations per step.
+        let steps = 2 * (400 + 200);
+        assert!(
+            s["evals"].as_u64().unwrap() >= 3 * steps,
+            "{name}: {}",
+            s["evals"]
+        );
+        for t in s["tuned"].as_array().unwrap() {
+            assert_eq!(t["frozen"], true, "{name}");
+            assert_eq!(t["sweeps"], 600, "{name}");
+            let betas: Vec<f64> = t["betas"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b.as_f64().unwrap())
+                .collect();
+            assert_eq!(betas.len(), 3);
+            assert_eq!(betas[0], 1.0);
+            assert!(
+                betas.windows(2).all(|w| w[1] < w[0] && w[1] > 0.0),
+                "{betas:?}"
+            );
+            let proposed: u64 = t["swaps_proposed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .sum();
+            // One pair per sweep of the kept phase (pairs alternate with 3 replicas).
+            assert_eq!(proposed, 400, "{name}");
+        }
+    }
+    let err = fails(
+        &scratch.0,
+        &words("sample --model ising.json --sampler pt-dmala --replicas 0"),
+    );
+    assert!(err.contains("replicas"), "{err}");
+}
