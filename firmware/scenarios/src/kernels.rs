@@ -28,6 +28,7 @@ use langevin_core::continuous::{
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
@@ -90,6 +91,9 @@ pub enum Run {
     OrdinalDmalaAdapt,
     /// Acceptance-targeting DMALA on [`RingPotts`], tuning for 500 steps, then frozen.
     CategoricalDmalaAdapt,
+    /// Replica exchange with three replicas on the 8×8 lattice, adapting for 500 sweeps: the
+    /// cold chain.
+    PtDmala,
     /// Acceptance-targeting DMALA on the 8×8 lattice, tuning for 500 steps, then frozen.
     DmalaAdapt,
 }
@@ -122,6 +126,7 @@ impl Run {
             Run::AgldTmu => "agld-tmu",
             Run::OrdinalDmalaAdapt => "ordinal-dmala-adapt",
             Run::CategoricalDmalaAdapt => "categorical-dmala-adapt",
+            Run::PtDmala => "pt-dmala",
             Run::DmalaAdapt => "dmala-adapt",
         }
     }
@@ -155,7 +160,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 25] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 26] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -180,6 +185,7 @@ pub const KERNEL_GOLDEN: [KernelGolden; 25] = [
     k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
     k(Run::OrdinalDmalaAdapt, 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
     k(Run::CategoricalDmalaAdapt, 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
+    k(Run::PtDmala, 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
     k(Run::DmalaAdapt, 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
 ];
 
@@ -273,6 +279,7 @@ pub fn run_kernel<M: Meter>(
                 }
             }
         }
+        Run::PtDmala => pt_dmala(rng, steps, meter),
         Run::SecondOrder => {
             let (w, diag, a, bias) = second_order_params();
             let mut cache = [0.0f64; 2 * SECOND_DIM];
@@ -391,6 +398,55 @@ pub fn run_kernel<M: Meter>(
             }
         }
     }
+}
+
+/// Replica exchange with three replicas on the 8×8 lattice; hashes the cold chain.
+fn pt_dmala<M: Meter>(
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    let mut target =
+        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut s = [
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+    ];
+    let [a, b, c] = &mut s;
+    let mut chains = [
+        BinaryChain::new(a.buffers(), &mut target).map_err(|_| Failure::Init)?,
+        BinaryChain::new(b.buffers(), &mut target).map_err(|_| Failure::Init)?,
+        BinaryChain::new(c.buffers(), &mut target).map_err(|_| Failure::Init)?,
+    ];
+    let tuner = acceptance_tuner()?;
+    let (mut betas, mut u, mut tuners) = ([0.0; 3], [0.0; 3], [tuner; 3]);
+    let (mut gaps, mut swaps) = ([0.0; 2], [SwapStats::default(); 2]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let mut settings = LadderSettings::default();
+    settings.budget = 500;
+    let mut replicas = Replicas::new(buffers, settings, &mut target).map_err(|_| Failure::Init)?;
+    let mut h = Hashes {
+        state: FNV_OFFSET,
+        log_density: FNV_OFFSET,
+    };
+    for _ in 0..steps {
+        meter.start();
+        let r = replicas.sweep(&mut target, rng);
+        meter.stop();
+        ok(r)?;
+        let cold = replicas.cold().ok_or(Failure::Step)?;
+        h.state = fnv1a(h.state, cold.state());
+        h.log_density = fnv1a(h.log_density, &cold.log_density().to_bits().to_le_bytes());
+    }
+    Ok(h)
 }
 
 /// Acceptance-targeting DMALA tuning over the first 500 steps.
