@@ -476,7 +476,15 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
                 };
                 if let Some(g) = self.log_gaps.get_mut(i) {
                     let hi = libm::log(LOG_BETA_SPAN / pairs as f64);
-                    *g = (*g + gain * (probability - reference)).clamp(MIN_LOG_GAP, hi);
+                    let moved = *g + gain * (probability - reference);
+                    // Written out rather than `clamp`, which panics on crossed bounds.
+                    if moved > hi {
+                        *g = hi;
+                    } else if moved > MIN_LOG_GAP {
+                        *g = moved;
+                    } else if moved <= MIN_LOG_GAP {
+                        *g = MIN_LOG_GAP;
+                    }
                 }
             }
             i += 2;

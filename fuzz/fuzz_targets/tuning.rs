@@ -11,10 +11,16 @@
 //! of the drivers; and that the same input gives the same output. `AcceptanceTuner` with
 //! arbitrary settings on binary, ordinal and categorical chains: `validate` and `new` agree, the
 //! expected number of changes stays at or above its floor, the scale stays finite, tuning spends
-//! exactly its budget and the scale never moves once frozen.
+//! exactly its budget and the scale never moves once frozen. Replica exchange (`Replicas`, 1 to
+//! 4 replicas) on binary tabled targets: after every sweep the ladder starts at 1 and decreases
+//! within `(0, 1]`, every replica's cached `U` and gradient are the table's scaled by its `β`
+//! (bit for bit), swap statistics never exceed the sweeps, and a failed sweep is an
+//! unrecoverable target error.
 #![no_main]
 
 use langevin_core::Kernel;
+use langevin_core::StepError;
+use langevin_core::binary::BinaryChain;
 use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain};
 use langevin_core::tuning::{
     AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, Acs, AcsSchedule, AcsSettings,
@@ -22,7 +28,7 @@ use langevin_core::tuning::{
 };
 use langevin_fuzz::drive::{self, BinarySetup};
 use langevin_fuzz::labels::{self, LabelSetup};
-use langevin_fuzz::{ByteRng, Input};
+use langevin_fuzz::{ByteRng, Input, OwnedBuffers};
 
 fn valid_ab(a: f64, b: f64) -> bool {
     a.is_finite() && a > 0.0 && b > 0.0 && b <= 1.0
@@ -347,11 +353,89 @@ fn acceptance(data: &[u8], domain: u8) -> Vec<u64> {
     }
 }
 
+fn replicas(data: &[u8]) -> Vec<u64> {
+    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    let mut input = Input::new(data);
+    let r = 1 + usize::from(input.u8() % 4);
+    let mut settings = LadderSettings::default();
+    settings.budget = u64::from(input.u8() % 24);
+    if input.bool() {
+        settings.min_beta = input.f64();
+    }
+    let setup = BinarySetup::read(&mut input, 12, 32);
+    let mut target = setup.target;
+    let mut bufs: Vec<OwnedBuffers<u8>> = (0..r).map(|_| OwnedBuffers::new(&setup.x0)).collect();
+    let Ok(mut chains) = bufs
+        .iter_mut()
+        .map(|b| BinaryChain::new(b.buffers(), &mut target))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Vec::new();
+    };
+    let Ok(tuner) = AcceptanceTuner::new(AcceptanceSettings::default()) else {
+        return Vec::new();
+    };
+    let (mut betas, mut u, mut tuners) = (vec![0.0; r], vec![0.0; r], vec![tuner; r]);
+    let (mut gaps, mut swaps) = (vec![0.0; r - 1], vec![SwapStats::default(); r - 1]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let valid = settings.validate().is_ok();
+    let Ok(mut replicas) = Replicas::new(buffers, settings, &mut target) else {
+        return Vec::new();
+    };
+    assert!(valid, "settings accepted but invalid: {settings:?}");
+    let mut rng = ByteRng::new(input.rest());
+    let mut out = Vec::new();
+    for _ in 0..setup.resets.len() {
+        match replicas.sweep(&mut target, &mut rng) {
+            Err(StepError::Target(e)) => {
+                assert!(!e.recoverable, "a recoverable error stopped a sweep");
+                break;
+            }
+            Err(e) => panic!("sweep failed: {e}"),
+            Ok(rep) => out.push(u64::from(rep.swaps)),
+        }
+        let betas = replicas.betas();
+        assert_eq!(betas.first().copied(), Some(1.0));
+        assert!(
+            betas.windows(2).all(|w| w[1] < w[0] && w[1] > 0.0),
+            "{betas:?}"
+        );
+        for (chain, &beta) in replicas.chains().iter().zip(betas) {
+            let (u, g) = target
+                .at(chain.state())
+                .expect("a replica's state evaluates");
+            assert_eq!(chain.log_density().to_bits(), (beta * u).to_bits());
+            let b = beta as f32;
+            assert!(
+                g.iter()
+                    .zip(chain.grad())
+                    .all(|(x, y)| (x * b).to_bits() == y.to_bits())
+            );
+            out.extend(chain.state().iter().map(|&v| u64::from(v)));
+        }
+        let sweeps = replicas.sweeps();
+        assert!(
+            replicas
+                .swaps()
+                .iter()
+                .all(|s| s.accepted <= s.attempts && s.attempts <= sweeps)
+        );
+    }
+    out
+}
+
 fn run(data: &[u8]) -> Vec<u64> {
     let Some((&mode, rest)) = data.split_first() else {
         return Vec::new();
     };
-    match mode % 10 {
+    match mode % 11 {
         0 => acs_tuner(rest),
         1 => acs_kernel(rest, false, false),
         2 => acs_kernel(rest, true, false),
@@ -361,6 +445,7 @@ fn run(data: &[u8]) -> Vec<u64> {
         6 => ab(rest, true),
         7 => acceptance(rest, 0),
         8 => acceptance(rest, 1),
+        9 => replicas(rest),
         _ => acceptance(rest, 2),
     }
 }
