@@ -37,6 +37,11 @@ fn close(a: f64, b: f64, tol: Option<f64>) -> bool {
         Some(tol) if tol >= f64::from(f32::MAX) / 4.0 && (a.is_infinite() || b.is_infinite()) => {
             true
         }
+        // One side overflowed: the other may be just inside the range, within `tol` of its edge.
+        Some(tol) if a.is_infinite() != b.is_infinite() => {
+            let (inf, finite) = if a.is_infinite() { (a, b) } else { (b, a) };
+            !tol.is_finite() || (inf.signum() == finite.signum() && finite.abs() + tol >= max)
+        }
         Some(tol) => !tol.is_finite() || (a - b).abs() <= tol + f64::from(f32::MIN_POSITIVE),
     }
 }

@@ -1,9 +1,8 @@
 //! Per-step cost of a binary sampler on a model: warm-up, timed repeats, median and spread.
 
-use crate::binary::{BinaryModel, SamplerSpec, uniform_buffers};
+use crate::binary::{BinaryModel, RunShape, SamplerSpec, with_chain};
+use crate::run::{ChainDriver, RunError};
 use crate::seeding::chain_rng;
-use langevin_core::Kernel;
-use langevin_core::binary::BinaryChain;
 use langevin_core::stats::ChainStats;
 use std::fmt;
 use std::time::Instant;
@@ -43,6 +42,8 @@ impl std::error::Error for TimingError {
 pub struct StepTiming {
     /// The dimension `d`.
     pub dim: usize,
+    /// The kernel that was timed (the one `sample` runs for this sampler and model).
+    pub kernel: &'static str,
     /// Untimed steps before the first repeat.
     pub warm_up: u64,
     /// Steps per timed repeat.
@@ -86,10 +87,12 @@ impl StepTiming {
     }
 }
 
-/// Times one chain of `sampler` on `model`: `warm_up` untimed steps from a uniform random
-/// start, then `repeats` timed runs of `steps` steps each, continuing the same chain. The chain
-/// uses the stream of chain 0 under `seed` and keeps no draws, so the time is the kernel's and
-/// the model's alone.
+/// Times one chain of `sampler` on `model` exactly as [`run_chains`](crate::binary::run_chains)
+/// runs it (the same start, kernel selection and fast paths, so a lattice's tabulated DMALA and
+/// the models' single-flip Gibbs are what is timed): `warm_up` untimed steps (a tuned sampler
+/// adapts during them and is frozen after), then `repeats` timed runs of `steps` steps each,
+/// continuing the same chain. The chain is chain 0 of a run seeded with `seed`; it keeps no
+/// draws, so the time is the step's alone.
 ///
 /// # Errors
 ///
@@ -109,41 +112,39 @@ pub fn time_steps(
     if repeats == 0 {
         return Err(TimingError::Empty("repeats"));
     }
-    let d = model.dim();
-    let mut rng = chain_rng(seed, 0);
-    let mut cache = vec![0.0f64; model.cache_len()];
-    let mut target = model.target(&mut cache).map_err(TimingError::Model)?;
-    let mut kernel = sampler.kernel().map_err(TimingError::Param)?;
-    let mut buffers = uniform_buffers(d, &mut rng);
-    let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
-        .map_err(|e| TimingError::Model(e.to_string()))?;
-    let model_error = |e: langevin_core::binary::StepError<_>| TimingError::Model(e.to_string());
-    let mut warm_stats = ChainStats::default();
-    for _ in 0..warm_up {
-        let report = kernel
-            .step(&mut target, &mut chain, &mut rng)
-            .map_err(model_error)?;
-        warm_stats.record(&report);
-    }
-    let mut stats = ChainStats::default();
-    let mut ns_per_step = Vec::with_capacity(repeats);
-    for _ in 0..repeats {
-        let start = Instant::now();
-        for _ in 0..steps {
-            let report = kernel
-                .step(&mut target, &mut chain, &mut rng)
-                .map_err(model_error)?;
-            stats.record(&report);
+    let shape = RunShape {
+        dim: model.dim(),
+        burn_in: warm_up,
+        steps: steps.saturating_mul(repeats as u64),
+    };
+    let timed = |kernel: &'static str, driver: &mut dyn ChainDriver<Value = u8>| {
+        let mut warm_stats = ChainStats::default();
+        for _ in 0..warm_up {
+            warm_stats.record(&driver.step()?.0);
         }
-        ns_per_step.push(start.elapsed().as_nanos() as f64 / steps as f64);
-    }
-    std::hint::black_box(&warm_stats);
-    Ok(StepTiming {
-        dim: d,
-        warm_up,
-        steps,
-        ns_per_step,
-        stats,
+        driver.stop_tuning();
+        let mut stats = ChainStats::default();
+        let mut ns_per_step = Vec::with_capacity(repeats);
+        for _ in 0..repeats {
+            let start = Instant::now();
+            for _ in 0..steps {
+                stats.record(&driver.step()?.0);
+            }
+            ns_per_step.push(start.elapsed().as_nanos() as f64 / steps as f64);
+        }
+        std::hint::black_box(&warm_stats);
+        Ok(StepTiming {
+            dim: shape.dim,
+            kernel,
+            warm_up,
+            steps,
+            ns_per_step,
+            stats,
+        })
+    };
+    with_chain(model, sampler, &shape, 0, chain_rng(seed, 0), timed).map_err(|e| match e {
+        RunError::Param(e) => TimingError::Param(e),
+        e => TimingError::Model(e.to_string()),
     })
 }
 
@@ -184,6 +185,7 @@ mod tests {
     fn median_of_even_and_odd_counts() {
         let mut t = StepTiming {
             dim: 1,
+            kernel: "dmala",
             warm_up: 0,
             steps: 1,
             ns_per_step: vec![3.0, 1.0, 2.0],

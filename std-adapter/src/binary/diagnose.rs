@@ -3,9 +3,10 @@
 
 use super::run::BinaryRun;
 use crate::diagnostics::{
-    DiagError, DiscreteValue, DrawArray, ess, ess_per_coordinate_on, random_reference, rhat,
+    DiagError, DiscreteValue, DrawArray, coordinate_diagnostics, ess, random_reference, rhat,
 };
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// Effective sample sizes and R-hat of a run.
@@ -27,12 +28,26 @@ pub struct BinaryDiagnostics {
     pub ess_statistic: f64,
     /// DISCS ESS: the statistic's single-chain ESS over each chain's second half, averaged.
     pub ess_discs: f64,
-    /// Largest rank-normalised split R-hat over the coordinates and the statistic.
+    /// Largest rank-normalised split R-hat over the coordinates and the statistic (the
+    /// statistic's alone when `per_coordinate` is false).
     pub rhat_max: f64,
+    /// Whether the per-coordinate ESS and R-hat were computed ([`Depth::Coordinates`]).
+    pub per_coordinate: bool,
     /// `ess_statistic` per second of sampling.
     pub ess_per_second: f64,
     /// `ess_statistic` per 10,000 target evaluations.
     pub ess_per_10k_evals: f64,
+}
+
+/// How much of [`BinaryDiagnostics`] to compute.
+#[derive(Clone, Copy, Debug)]
+pub enum Depth<'a> {
+    /// The distance statistic's ESS and R-hat only: cheap for any dimension; the
+    /// per-coordinate fields are NaN (`null` in JSON).
+    Statistic,
+    /// Also every coordinate's bulk ESS and R-hat; the counter, if given, is advanced by one
+    /// per coordinate done.
+    Coordinates(Option<&'a AtomicU64>),
 }
 
 /// The distance a run's summary statistic measures to the reference state.
@@ -77,12 +92,16 @@ impl Statistic {
     }
 }
 
-/// Computes [`BinaryDiagnostics`]; `seed` fixes the reference state.
+/// Computes [`BinaryDiagnostics`] to `depth`; `seed` fixes the reference state.
 ///
 /// # Errors
 ///
 /// [`DiagError`] when there are too few kept draws (fewer than 8 per chain).
-pub fn diagnose(run: &BinaryRun, seed: u64) -> Result<BinaryDiagnostics, DiagError> {
+pub fn diagnose(
+    run: &BinaryRun,
+    seed: u64,
+    depth: Depth<'_>,
+) -> Result<BinaryDiagnostics, DiagError> {
     let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
     diagnose_draws(
         &chains,
@@ -93,13 +112,15 @@ pub fn diagnose(run: &BinaryRun, seed: u64) -> Result<BinaryDiagnostics, DiagErr
         run.wall_time,
         seed,
         run.threads,
+        depth,
     )
 }
 
 /// [`BinaryDiagnostics`] of any discrete draws: `chains` holds each chain's kept draws
 /// (`draws × dim`, equal lengths) over `states` values per coordinate; `evaluations` and
 /// `wall_time` are the run's, `seed` fixes the reference state; the per-coordinate ESS runs on
-/// `threads` workers (`0`: one per core; the values do not depend on it).
+/// `threads` workers (`0`: one per core; the values do not depend on it) when `depth` asks for
+/// it.
 ///
 /// # Errors
 ///
@@ -118,11 +139,27 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
     wall_time: Duration,
     seed: u64,
     threads: usize,
+    depth: Depth<'_>,
 ) -> Result<BinaryDiagnostics, DiagError> {
     let draws = chains.first().map_or(0, |c| c.len() / dim.max(1));
     let samples: Vec<T> = chains.iter().flat_map(|c| c.iter().copied()).collect();
     let array = DrawArray::new(&samples, chains.len(), draws, dim)?;
-    let per_coordinate = ess_per_coordinate_on(&array, threads)?;
+    let coordinates = match depth {
+        Depth::Statistic => None,
+        Depth::Coordinates(progress) => {
+            let tick = || {
+                if let Some(p) = progress {
+                    p.fetch_add(1, Ordering::Relaxed);
+                }
+            };
+            Some(coordinate_diagnostics(
+                &array,
+                states,
+                threads,
+                Some(&tick),
+            )?)
+        }
+    };
     let reference: Vec<T> = Statistic::reference(dim, states, seed)?;
     let series: Vec<Vec<f64>> = chains
         .iter()
@@ -148,19 +185,16 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
     } else {
         halves.iter().sum::<f64>() / halves.len() as f64
     };
-    let mut rhat_max = rhat(&views).map_or(f64::NAN, |r| r.max());
-    for i in 0..dim {
-        let coordinate: Vec<Vec<f64>> = (0..chains.len()).map(|c| array.coordinate(c, i)).collect();
-        let v: Vec<&[f64]> = coordinate.iter().map(Vec::as_slice).collect();
-        if let Ok(r) = rhat(&v) {
-            rhat_max = rhat_max.max(r.max());
-        }
-    }
+    let rhat_statistic = rhat(&views).map_or(f64::NAN, |r| r.max());
+    let rhat_max = coordinates
+        .as_ref()
+        .map_or(rhat_statistic, |c| rhat_statistic.max(c.rhat_max()));
     let seconds = wall_time.as_secs_f64();
     Ok(BinaryDiagnostics {
-        ess_min: per_coordinate.min,
-        ess_median: per_coordinate.median,
-        ess_undefined: per_coordinate.undefined,
+        ess_min: coordinates.as_ref().map_or(f64::NAN, |c| c.ess.min),
+        ess_median: coordinates.as_ref().map_or(f64::NAN, |c| c.ess.median),
+        ess_undefined: coordinates.as_ref().map_or(0, |c| c.ess.undefined),
+        per_coordinate: coordinates.is_some(),
         ess_statistic,
         ess_discs,
         rhat_max,

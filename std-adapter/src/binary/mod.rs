@@ -9,10 +9,10 @@ mod run;
 mod sampler;
 
 pub use crate::run::{ChainResult, RunConfig, RunError};
-pub use diagnose::{BinaryDiagnostics, Statistic, diagnose, diagnose_draws};
+pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
-pub(crate) use run::uniform_buffers;
 pub use run::{BinaryRun, run_chains};
+pub(crate) use run::{uniform_buffers, with_chain};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };

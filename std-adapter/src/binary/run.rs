@@ -4,7 +4,7 @@ use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport, replica_plan};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    drive_replicas, hamming, kernel_driver, map_chains,
+    hamming, kernel_driver, map_chains, with_replicas,
 };
 use langevin_core::Binary;
 use langevin_core::Kernel;
@@ -94,15 +94,15 @@ impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
     }
 }
 
-fn fast_gibbs<T: FlipDelta>(
+/// Starts the single-flip Gibbs driver at `x` (checking `U` is finite there) and hands it to `f`.
+fn with_fast_gibbs<T: FlipDelta, O>(
     target: &mut T,
     x: Vec<u8>,
     scan: Scan,
     rng: Xoshiro256PlusPlus,
-    config: &RunConfig,
     c: usize,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult, RunError> {
+    f: impl FnOnce(&'static str, &mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
+) -> Result<O, RunError> {
     // Establish the model's current state (caches) at the start.
     let mut grad = vec![0.0f32; x.len()];
     let u = target
@@ -120,18 +120,20 @@ fn fast_gibbs<T: FlipDelta>(
         gibbs: Gibbs::new(scan),
         rng,
     };
-    drive(&mut driver, config, 0, progress)
+    f("gibbs (single-flip fast path)", &mut driver)
 }
 
-fn run_one(
+/// Builds chain `c` of a run exactly as [`run_chains`] does (start, kernel selection, fast
+/// paths) and hands its driver to `f` with the name of the kernel that steps it; `bench` times
+/// this same driver.
+pub(crate) fn with_chain<O>(
     model: &BinaryModel,
     sampler: &SamplerSpec,
     shape: &RunShape,
-    config: &RunConfig,
     c: usize,
     mut rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
-) -> Result<ChainResult, RunError> {
+    f: impl FnOnce(&'static str, &mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
+) -> Result<O, RunError> {
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(RunError::Model)?;
@@ -147,33 +149,23 @@ fn run_one(
         let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
             .map_err(RunError::Param)?;
         let x = buffers.x;
-        return drive_replicas::<Binary, _>(
-            &mut target,
-            &x,
-            plan,
-            config,
-            rng,
-            progress,
-            hamming,
-            c,
-        );
+        return with_replicas::<Binary, _, _>(&mut target, &x, plan, rng, hamming, c, |d| {
+            f("pt-dmala (replica exchange)", d)
+        });
     }
     if let SamplerSpec::Gibbs { scan } = *sampler {
         let x = buffers.x;
         match &mut target {
-            ModelTarget::Quadratic(t) => return fast_gibbs(t, x, scan, rng, config, c, progress),
-            ModelTarget::IsingGraph(t) => {
-                return fast_gibbs(t, x, scan, rng, config, c, progress);
-            }
-            ModelTarget::Lattice(t) => return fast_gibbs(t, x, scan, rng, config, c, progress),
-            ModelTarget::Rbm(t) => return fast_gibbs(t, x, scan, rng, config, c, progress),
+            ModelTarget::Quadratic(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::IsingGraph(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::Lattice(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::Rbm(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
             ModelTarget::Logistic(_) => buffers.x = x,
         }
     }
     let chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    // ACS may need more steps than the burn-in; its plan never exceeds its budget.
-    let cap = shape.burn_in.saturating_add(shape.steps);
+    let name = kernel.name();
     let previous = matches!(kernel, AnyBinaryKernel::Gibbs(_)).then(|| vec![0; d]);
     let mut driver = KernelDriver {
         chain,
@@ -182,5 +174,21 @@ fn run_one(
         rng,
         previous,
     };
-    drive(&mut driver, config, cap, progress)
+    f(name, &mut driver)
+}
+
+fn run_one(
+    model: &BinaryModel,
+    sampler: &SamplerSpec,
+    shape: &RunShape,
+    config: &RunConfig,
+    c: usize,
+    rng: Xoshiro256PlusPlus,
+    progress: Option<&AtomicU64>,
+) -> Result<ChainResult, RunError> {
+    // ACS may need more steps than the burn-in; its plan never exceeds its budget.
+    let cap = shape.burn_in.saturating_add(shape.steps);
+    with_chain(model, sampler, shape, c, rng, |_, driver| {
+        drive(driver, config, cap, progress)
+    })
 }

@@ -367,6 +367,22 @@ pub enum AnyBinaryKernel {
 }
 
 impl AnyBinaryKernel {
+    /// What steps the chain: the sampler's name, and the specialised kernel where a model has
+    /// one.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Dula(_) => "dula",
+            Self::Dmala(_) => "dmala",
+            Self::LatticeDmala(_) => "dmala (tabulated lattice kernel)",
+            Self::Gibbs(_) => "gibbs",
+            Self::Gwg(_) => "gwg",
+            Self::Rwm(_) => "rwm",
+            Self::Ab(_) => "ab",
+            Self::Acs(_) => "acs",
+            Self::DmalaAcceptance(_) => "dmala (acceptance-targeting step)",
+        }
+    }
+
     /// Whether the kernel is still adapting (its steps must be discarded).
     pub fn is_tuning(&self) -> bool {
         match self {

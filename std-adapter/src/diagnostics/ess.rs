@@ -48,7 +48,7 @@ pub fn autocorrelation(x: &[f64], max_lag: usize) -> Result<Vec<f64>, DiagError>
 }
 
 /// Per-chain means and biased autocovariances of chains of the plan's length.
-fn chain_autocovariances<C: AsRef<[f64]>>(
+pub(super) fn chain_autocovariances<C: AsRef<[f64]>>(
     plan: &AutocovPlan,
     chains: &[C],
 ) -> (Vec<Vec<f64>>, Vec<f64>) {
@@ -66,7 +66,11 @@ fn chain_autocovariances<C: AsRef<[f64]>>(
 
 /// The multi-chain ESS of ArviZ's `_ess` (Stan's estimator) from per-chain autocovariances of
 /// `n ≥ 2` lags.
-fn ess_from_autocovariances(acov: &[Vec<f64>], means: &[f64], n: usize) -> Result<f64, DiagError> {
+pub(super) fn ess_from_autocovariances(
+    acov: &[Vec<f64>],
+    means: &[f64],
+    n: usize,
+) -> Result<f64, DiagError> {
     let chains = acov.len() as f64;
     let nf = n as f64;
     let mean_var = acov.iter().map(|a| a[0]).sum::<f64>() / chains * nf / (nf - 1.0);
@@ -224,6 +228,16 @@ impl<'a, T: Copy + Into<f64>> DrawArray<'a, T> {
         self.dim
     }
 
+    /// Chain `c`'s draws, `draws × dim` values row by row.
+    ///
+    /// # Panics
+    ///
+    /// If `c ≥ chains`.
+    pub fn chain(&self, c: usize) -> &'a [T] {
+        let len = self.draws * self.dim;
+        &self.data[c * len..(c + 1) * len]
+    }
+
     /// The series of coordinate `i` in chain `c`, copied out as `f64`.
     ///
     /// # Panics
@@ -255,6 +269,25 @@ pub struct EssSummary {
     pub median: f64,
     /// Number of coordinates whose ESS is undefined because every draw is equal.
     pub undefined: usize,
+}
+
+impl EssSummary {
+    /// The summary of per-coordinate values, NaN where undefined.
+    pub(super) fn new(per_coordinate: Vec<f64>) -> Self {
+        let undefined = per_coordinate.iter().filter(|v| v.is_nan()).count();
+        let min = per_coordinate
+            .iter()
+            .copied()
+            .filter(|v| !v.is_nan())
+            .fold(f64::NAN, f64::min);
+        let median = median_of_defined(&per_coordinate);
+        Self {
+            per_coordinate,
+            min,
+            median,
+            undefined,
+        }
+    }
 }
 
 /// [`ess_bulk`] of every coordinate of a `(chains, draws, dim)` array, spread over the available
@@ -319,19 +352,7 @@ pub fn ess_per_coordinate_on<T: Copy + Into<f64> + Sync>(
     };
     let pool = Pool::for_items(threads, dim)?;
     let per_coordinate = pool.map((0..dim).collect(), |_, i| one(i))?;
-    let undefined = per_coordinate.iter().filter(|v| v.is_nan()).count();
-    let min = per_coordinate
-        .iter()
-        .copied()
-        .filter(|v| !v.is_nan())
-        .fold(f64::NAN, f64::min);
-    let median = median_of_defined(&per_coordinate);
-    Ok(EssSummary {
-        per_coordinate,
-        min,
-        median,
-        undefined,
-    })
+    Ok(EssSummary::new(per_coordinate))
 }
 
 #[cfg(test)]

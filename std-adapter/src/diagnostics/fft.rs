@@ -37,6 +37,11 @@ impl AutocovPlan {
         }
     }
 
+    /// The series length `n` the plan is for.
+    pub(crate) fn len(&self) -> usize {
+        self.n
+    }
+
     /// Biased autocovariances (divided by `n`) of a centred real series of length `n`, lags
     /// `0..n`.
     ///

@@ -34,6 +34,7 @@
 //! * C. J. Geyer, Practical Markov chain Monte Carlo, Statistical Science 7 (1992).
 //! * Stan reference manual, "Effective sample size" (the multi-chain formula used here).
 
+mod coordinates;
 mod discrete;
 mod enumerate;
 mod ess;
@@ -42,6 +43,7 @@ mod mmd;
 mod normal;
 mod rhat;
 
+pub use coordinates::{CoordinateDiagnostics, coordinate_diagnostics};
 pub use discrete::{
     DiscreteValue, DiscsEss, discs_ess, empirical_marginals, hamming_series, marginal_rmse,
     random_reference,

@@ -14,7 +14,7 @@ pub(crate) fn split_halves<'a>(chains: &[&'a [f64]], n: usize) -> Vec<&'a [f64]>
 
 /// Classic R-hat of equal-length chains (at least two chains of at least two draws):
 /// `sqrt(var⁺ / W)` with `var⁺ = (n−1)/n · W + B/n`.
-fn basic_rhat<C: AsRef<[f64]>>(chains: &[C]) -> Result<f64, DiagError> {
+pub(super) fn basic_rhat<C: AsRef<[f64]>>(chains: &[C]) -> Result<f64, DiagError> {
     let n = chains.first().map_or(0, |c| c.as_ref().len()) as f64;
     let means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
     let within: Vec<f64> = chains.iter().map(|c| sample_variance(c.as_ref())).collect();

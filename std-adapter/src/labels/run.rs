@@ -3,7 +3,7 @@
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
 use crate::binary::{
-    BinaryDiagnostics, RunShape, Statistic, SweepReport, diagnose_draws, replica_plan,
+    BinaryDiagnostics, Depth, RunShape, Statistic, SweepReport, diagnose_draws, replica_plan,
 };
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
@@ -71,7 +71,7 @@ impl LabelRun {
     /// # Errors
     ///
     /// [`DiagError`] with fewer than 8 kept draws per chain.
-    pub fn diagnose(&self, seed: u64) -> Result<BinaryDiagnostics, DiagError> {
+    pub fn diagnose(&self, seed: u64, depth: Depth<'_>) -> Result<BinaryDiagnostics, DiagError> {
         let chains: Vec<&[u16]> = self.chains.iter().map(|c| c.draws.as_slice()).collect();
         diagnose_draws(
             &chains,
@@ -82,6 +82,7 @@ impl LabelRun {
             self.wall_time,
             seed,
             self.threads,
+            depth,
         )
     }
 }

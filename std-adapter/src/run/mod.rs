@@ -14,7 +14,7 @@ mod replicas;
 mod vecs;
 
 pub use pool::{Pool, PoolError, available_threads};
-pub(crate) use replicas::{ReplicaPlan, drive_replicas};
+pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::ChainVecs;
 
 use crate::binary::RunShape;
@@ -416,7 +416,7 @@ pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
 
 /// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
 /// the kept phase. `progress`, if given, is advanced by the steps taken (in batches).
-pub(crate) fn drive<D: ChainDriver>(
+pub(crate) fn drive<D: ChainDriver + ?Sized>(
     driver: &mut D,
     config: &RunConfig,
     tuning_cap: u64,

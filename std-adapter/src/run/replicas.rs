@@ -101,6 +101,26 @@ where
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
+    with_replicas(target, x0, plan, rng, distance, chain_index, |driver| {
+        drive(driver, config, 0, progress)
+    })
+}
+
+/// Builds the replica-exchange chain of [`drive_replicas`] and hands its driver to `f`.
+pub(crate) fn with_replicas<D, T, O>(
+    target: &mut T,
+    x0: &[D::Value],
+    plan: ReplicaPlan,
+    rng: Xoshiro256PlusPlus,
+    distance: fn(&[D::Value], &[D::Value]) -> u64,
+    chain_index: usize,
+    f: impl FnOnce(&mut dyn ChainDriver<Value = D::Value>) -> Result<O, RunError>,
+) -> Result<O, RunError>
+where
+    D: ScaledDmala,
+    T: Eval<D> + ?Sized,
+    T::Error: Display,
+{
     let r = plan.replicas.max(1);
     let states = target.states();
     let start_error = |e: String| RunError::Model(format!("chain {chain_index}: {e}"));
@@ -134,5 +154,5 @@ where
         previous: x0.to_vec(),
         distance,
     };
-    drive(&mut driver, config, 0, progress)
+    f(&mut driver)
 }

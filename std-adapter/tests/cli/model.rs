@@ -211,3 +211,38 @@ fn bench_reports_step_cost_and_ess() {
     assert!(v["ess_per_second"].as_f64().unwrap() > 0.0);
     assert!(v["ess_per_core_second"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn bench_times_the_kernel_sample_runs() {
+    let scratch = Scratch::new("bench-kernel");
+    ok(
+        &scratch.0,
+        &words("model ising-lattice --rows 6 --cols 6 --out lattice.json"),
+    );
+    ok(
+        &scratch.0,
+        &words("model binary-logistic --dim 10 --out logistic.json"),
+    );
+    let kernel = |model: &str, sampler: &str| {
+        let out = ok(
+            &scratch.0,
+            &words(&format!(
+                "bench --model {model} --sampler {sampler} --steps 200 --repeats 3 \
+                 --ess-steps 100 --chains 1 --format json"
+            )),
+        );
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["sampler"], sampler);
+        v["kernel"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(
+        kernel("lattice.json", "dmala"),
+        "dmala (tabulated lattice kernel)"
+    );
+    assert_eq!(
+        kernel("lattice.json", "gibbs"),
+        "gibbs (single-flip fast path)"
+    );
+    assert_eq!(kernel("logistic.json", "gibbs"), "gibbs");
+    assert_eq!(kernel("lattice.json", "dula"), "dula");
+}

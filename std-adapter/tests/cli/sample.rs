@@ -229,3 +229,38 @@ fn draws_follow_the_model_file() {
         "chi-square {stat} ≥ {critical}, counts {counts:?}"
     );
 }
+
+#[test]
+fn diagnostics_depth_is_chosen_and_recorded() {
+    let scratch = Scratch::new("diagnostics-depth");
+    ok(
+        &scratch.0,
+        &words("model ising-lattice --rows 4 --cols 4 --out m.json"),
+    );
+    let summary = |depth: &str| {
+        ok(
+            &scratch.0,
+            &words(&format!(
+                "sample --model m.json --sampler dmala --steps 400 --burn-in 50 --chains 2 \
+                 --seed 3 --out d.npy --summary s.json --diagnostics {depth}"
+            )),
+        );
+        let text = std::fs::read_to_string(scratch.0.join("s.json")).unwrap();
+        serde_json::from_str::<serde_json::Value>(&text).unwrap()
+    };
+    let full = summary("full");
+    assert_eq!(full["diagnostics"], "full");
+    assert_eq!(full["per_coordinate"], true);
+    assert!(full["ess_min"].as_f64().unwrap() > 0.0);
+    let cheap = summary("summary");
+    assert_eq!(cheap["diagnostics"], "summary");
+    assert_eq!(cheap["per_coordinate"], false);
+    assert!(cheap["ess_min"].is_null());
+    // The statistic's figures do not depend on how much else is computed.
+    assert_eq!(cheap["ess_statistic"], full["ess_statistic"]);
+    assert!(full["rhat_max"].as_f64() >= cheap["rhat_max"].as_f64());
+    let none = summary("none");
+    assert_eq!(none["diagnostics"], "none");
+    assert!(none.get("ess_statistic").is_none());
+    assert_eq!(none["mean"], full["mean"]);
+}

@@ -6,7 +6,7 @@ use crate::args::ChainArgs;
 use crate::progress;
 use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
-use langevin_std::binary::{BinaryDiagnostics, RunConfig, diagnose, run_chains};
+use langevin_std::binary::{BinaryDiagnostics, Depth, RunConfig, diagnose, run_chains};
 use langevin_std::samplers::Domain;
 use langevin_std::timing::time_steps;
 use serde::Serialize;
@@ -44,6 +44,8 @@ struct BenchSummary {
     kind: String,
     dim: usize,
     sampler: &'static str,
+    /// The kernel timed: the one `sample` runs for this sampler on this model.
+    kernel: &'static str,
     step: f64,
     balance: f64,
     warm_up: u64,
@@ -102,7 +104,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
         run_chains(&model, &spec, &config, p)
     })?;
-    let diagnostics = diagnose(&run, config.seed).ok();
+    let diagnostics = diagnose(&run, config.seed, Depth::Coordinates(None)).ok();
     let cpu_seconds = total as f64 * timing.median() * 1e-9;
     let (step, balance) = spec.step_balance();
     let summary = BenchSummary {
@@ -110,6 +112,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         kind: doc.kind.clone(),
         dim: timing.dim,
         sampler: spec.name(),
+        kernel: timing.kernel,
         step,
         balance,
         warm_up,
@@ -150,6 +153,7 @@ fn print_table(s: &BenchSummary) {
         "{:<24}{} step {} balance {}",
         "sampler", s.sampler, s.step, s.balance
     );
+    println!("{:<24}{}", "kernel", s.kernel);
     println!(
         "{:<24}{} repeats × {} steps after {} warm-up steps, one chain",
         "timing", s.repeats, s.steps, s.warm_up

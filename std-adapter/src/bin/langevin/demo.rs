@@ -12,7 +12,7 @@ use crate::sample::pictures::Heat;
 use clap::Args;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
-    BinaryModel, BinaryRun, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
+    BinaryModel, BinaryRun, Depth, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
 };
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
@@ -186,7 +186,7 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
     for spec in &samplers {
         let run = run_chains(&model, spec, &config, None)?;
         let stats = run.stats();
-        let diag = diagnose(&run, config.seed)?;
+        let diag = diagnose(&run, config.seed, Depth::Coordinates(None))?;
         let ns = run.wall_time.as_nanos() as f64 / run.steps_taken().max(1) as f64;
         // Exact marginals are ½ by the spin-flip symmetry of the zero-field model.
         let error = run

@@ -25,6 +25,17 @@ pub fn with_progress<T>(
     show: bool,
     work: impl FnOnce(Option<&AtomicU64>) -> T,
 ) -> T {
+    with_progress_in(label, "steps", total, show, work)
+}
+
+/// [`with_progress`] counting `unit` (`"steps"`, `"coordinates"`) instead of steps.
+pub fn with_progress_in<T>(
+    label: &str,
+    unit: &str,
+    total: u64,
+    show: bool,
+    work: impl FnOnce(Option<&AtomicU64>) -> T,
+) -> T {
     if !show || total == 0 {
         return work(None);
     }
@@ -34,7 +45,7 @@ pub fn with_progress<T>(
     std::thread::scope(|s| {
         let monitor = s.spawn(move || {
             let mut err = std::io::stderr();
-            watch(label, total, counter_ref, &finished, DELAY, &mut err);
+            watch(label, unit, total, counter_ref, &finished, DELAY, &mut err);
         });
         let out = work(Some(&counter));
         // Dropping the sender wakes the monitor, which erases the bar and stops.
@@ -47,6 +58,7 @@ pub fn with_progress<T>(
 /// Redraws the bar every [`REFRESH`] once `delay` has passed, until the channel closes.
 fn watch(
     label: &str,
+    unit: &str,
     total: u64,
     counter: &AtomicU64,
     finished: &mpsc::Receiver<()>,
@@ -62,7 +74,7 @@ fn watch(
             continue;
         }
         let done = counter.load(Ordering::Relaxed).min(total);
-        let _ = write!(out, "\r{}\x1b[K", render(label, done, total, elapsed));
+        let _ = write!(out, "\r{}\x1b[K", render(label, unit, done, total, elapsed));
         let _ = out.flush();
         drawn = true;
     }
@@ -73,7 +85,7 @@ fn watch(
 }
 
 /// One line: `label [#####.....]  42%  4.2M/10.0M steps  1.3M steps/s  ETA 4s`.
-fn render(label: &str, done: u64, total: u64, elapsed: Duration) -> String {
+fn render(label: &str, unit: &str, done: u64, total: u64, elapsed: Duration) -> String {
     let fraction = if total == 0 {
         1.0
     } else {
@@ -93,7 +105,7 @@ fn render(label: &str, done: u64, total: u64, elapsed: Duration) -> String {
         "?".to_string()
     };
     format!(
-        "{label} [{bar}] {:>3}%  {}/{} steps  {} steps/s  ETA {eta}",
+        "{label} [{bar}] {:>3}%  {}/{} {unit}  {} {unit}/s  ETA {eta}",
         (fraction * 100.0).floor() as u64,
         count(done as f64),
         count(total as f64),
@@ -127,14 +139,14 @@ mod tests {
 
     #[test]
     fn line_shows_fraction_rate_and_time_left() {
-        let line = render("dmala", 250, 1000, Duration::from_secs(2));
+        let line = render("dmala", "steps", 250, 1000, Duration::from_secs(2));
         assert_eq!(
             line,
             "dmala [######..................]  25%  250/1.0k steps  125 steps/s  ETA 6s"
         );
-        let line = render("x", 0, 10, Duration::from_secs(1));
+        let line = render("x", "steps", 0, 10, Duration::from_secs(1));
         assert!(line.ends_with("ETA ?"), "{line}");
-        assert!(render("x", 10, 10, Duration::from_secs(1)).contains("100%"));
+        assert!(render("x", "steps", 10, 10, Duration::from_secs(1)).contains("100%"));
     }
 
     #[test]
@@ -160,7 +172,8 @@ mod tests {
         let mut out = Vec::new();
         std::thread::scope(|s| {
             let (counter, out) = (&counter, &mut out);
-            let monitor = s.spawn(move || watch("t", 100, counter, &finished, Duration::ZERO, out));
+            let monitor =
+                s.spawn(move || watch("t", "steps", 100, counter, &finished, Duration::ZERO, out));
             counter.store(50, Ordering::Relaxed);
             std::thread::sleep(3 * REFRESH);
             drop(done);
@@ -177,7 +190,7 @@ mod tests {
         let (done, finished) = mpsc::channel::<()>();
         drop(done);
         let mut out = Vec::new();
-        watch("t", 100, &counter, &finished, DELAY, &mut out);
+        watch("t", "steps", 100, &counter, &finished, DELAY, &mut out);
         assert!(out.is_empty());
         let value = with_progress("t", 10, false, |c| c.is_none());
         assert!(value);

@@ -13,15 +13,18 @@ pub(crate) mod spec;
 use crate::CliError;
 use crate::progress;
 use langevin_std::ab2::run_ab2_chains;
-use langevin_std::binary::{BinaryDiagnostics, BinaryModel, BinaryRun, diagnose, run_chains};
+use langevin_std::binary::{
+    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, run_chains,
+};
 use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::diagnostics::DiagError;
 use langevin_std::io::npy::NpyData;
 use langevin_std::io::{csv_draws, json_bytes, npy_bytes, write_all};
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::ModelDoc;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use serde::Serialize;
-use spec::RunSpec;
+use spec::{Diagnostics, RunSpec};
 pub use spec::{Format, SampleArgs, SamplerArgs, check_writable};
 use std::path::{Path, PathBuf};
 
@@ -100,6 +103,9 @@ pub struct Summary {
     wall_time_s: f64,
     ns_per_step: f64,
     statistic: &'static str,
+    /// Which diagnostics were asked for: `none`, `summary` or `full`.
+    #[serde(rename = "diagnostics")]
+    diagnostics_asked: &'static str,
     #[serde(flatten)]
     diagnostics: Option<BinaryDiagnostics>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -182,10 +188,31 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     summary.mean_accepted_flips = Some(stats.mean_accepted_flips());
     summary.marginal_rmse = marginal_rmse;
     summary.mmd = mmd;
-    measured!(summary, run, diagnose(&run, config.seed).ok());
+    let diagnostics = diagnostics_of(spec, d, |depth| diagnose(&run, config.seed, depth));
+    measured!(summary, run, diagnostics);
     summary.plots = plot_names(&files);
     let draws_npy = NpyData::U8(run.samples());
     finish(spec, &summary, &draws_npy, &draws, files)
+}
+
+/// The diagnostics `spec` asks for (per coordinate: with a progress bar over the `dim`
+/// coordinates); `None` when none are asked for or there are too few draws.
+pub(crate) fn diagnostics_of(
+    spec: &RunSpec,
+    dim: usize,
+    diagnose: impl FnOnce(Depth<'_>) -> Result<BinaryDiagnostics, DiagError>,
+) -> Option<BinaryDiagnostics> {
+    match spec.diagnostics {
+        Diagnostics::None => None,
+        Diagnostics::Summary => diagnose(Depth::Statistic).ok(),
+        Diagnostics::Full => {
+            let show = progress::wanted(spec.quiet);
+            progress::with_progress_in("diagnostics", "coordinates", dim as u64, show, |p| {
+                diagnose(Depth::Coordinates(p))
+            })
+            .ok()
+        }
+    }
 }
 
 /// The error for a plan the model's domain cannot run (the registry never builds one).
@@ -249,6 +276,11 @@ impl Summary {
             statistic: match domain {
                 Domain::Ordinal => "l1",
                 _ => "hamming",
+            },
+            diagnostics_asked: match spec.diagnostics {
+                Diagnostics::None => "none",
+                Diagnostics::Summary => "summary",
+                Diagnostics::Full => "full",
             },
             diagnostics: None,
             marginal_rmse: None,
@@ -436,10 +468,12 @@ fn print_table(s: &Summary) {
     };
     match &s.diagnostics {
         Some(d) => {
-            println!(
-                "{:<22}min {:.1}, median {:.1}",
-                "ESS per coordinate", d.ess_min, d.ess_median
-            );
+            if d.per_coordinate {
+                println!(
+                    "{:<22}min {:.1}, median {:.1}",
+                    "ESS per coordinate", d.ess_min, d.ess_median
+                );
+            }
             println!(
                 "{:<22}{:.1} ({statistic} to a random reference)",
                 "ESS of statistic", d.ess_statistic
@@ -448,7 +482,10 @@ fn print_table(s: &Summary) {
             println!("{:<22}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
             println!("{:<22}{:.4}", "R-hat (max)", d.rhat_max);
         }
-        None => println!("{:<22}need at least 8 kept draws per chain", "diagnostics"),
+        None if s.diagnostics_asked != "none" => {
+            println!("{:<22}need at least 8 kept draws per chain", "diagnostics")
+        }
+        None => println!("{:<22}not computed (--diagnostics none)", "diagnostics"),
     }
     if let Some(r) = s.marginal_rmse {
         println!("{:<22}{r:.5} (against exact enumeration)", "marginal RMSE");

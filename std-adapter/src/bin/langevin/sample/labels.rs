@@ -1,7 +1,9 @@
 //! `langevin sample` on ordinal and categorical models.
 
 use super::spec::RunSpec;
-use super::{Summary, exact, finish, measured, not_for, pictures, plot_names, progress_total};
+use super::{
+    Summary, diagnostics_of, exact, finish, measured, not_for, pictures, plot_names, progress_total,
+};
 use crate::CliError;
 use crate::progress;
 use langevin_std::ab2::run_ab2_ordinal_chains;
@@ -49,7 +51,8 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let stats = run.stats();
     summary.mean_proposed_changes = Some(stats.mean_proposed_flips());
     summary.mean_accepted_changes = Some(stats.mean_accepted_flips());
-    measured!(summary, run, run.diagnose(config.seed).ok());
+    let diagnostics = diagnostics_of(spec, d, |depth| run.diagnose(config.seed, depth));
+    measured!(summary, run, diagnostics);
     summary.plots = plot_names(&files);
     finish(spec, &summary, &samples(&run), &draws, files)
 }

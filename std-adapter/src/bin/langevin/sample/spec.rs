@@ -196,8 +196,24 @@ pub struct SampleArgs {
     /// How to print the summary on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Diagnostics after the run: `full` (every coordinate's bulk ESS and R-hat, and the
+    /// distance statistic's), `summary` (the statistic's only: cheap at any dimension) or
+    /// `none`.
+    #[arg(long, value_enum, default_value_t = Diagnostics::Full)]
+    pub diagnostics: Diagnostics,
     #[command(flatten)]
     pub report: ReportArgs,
+}
+
+/// Which diagnostics `sample` computes after the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Diagnostics {
+    /// None.
+    None,
+    /// The distance statistic's ESS and R-hat.
+    Summary,
+    /// Also every coordinate's bulk ESS and R-hat.
+    Full,
 }
 
 /// The files a run writes.
@@ -242,6 +258,8 @@ pub struct RunSpec {
     pub format: Format,
     /// Print nothing and show no progress bar.
     pub quiet: bool,
+    /// The diagnostics to compute.
+    pub diagnostics: Diagnostics,
 }
 
 impl RunSpec {
@@ -277,6 +295,7 @@ impl RunSpec {
             mmd: args.mmd,
             format: args.format,
             quiet: args.report.quiet,
+            diagnostics: args.diagnostics,
         })
     }
 }
