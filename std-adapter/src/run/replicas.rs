@@ -12,6 +12,9 @@ use serde_json::{Value, json};
 use std::fmt::Display;
 use std::sync::atomic::AtomicU64;
 
+/// The distance a step moved, between the states before and after.
+type Distance<V> = fn(&[V], &[V]) -> u64;
+
 /// The replicas of one run: how many, and the ladder's settings.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ReplicaPlan {
@@ -26,7 +29,7 @@ struct ReplicaDriver<'r, 'c, 't, D: ScaledDmala, T: ?Sized> {
     target: &'t mut T,
     rng: Xoshiro256PlusPlus,
     previous: Vec<D::Value>,
-    distance: fn(&[D::Value], &[D::Value]) -> u64,
+    distance: Distance<D::Value>,
 }
 
 impl<D, T> ChainDriver for ReplicaDriver<'_, '_, '_, D, T>
@@ -93,7 +96,7 @@ pub(crate) fn drive_replicas<D, T>(
     config: &RunConfig,
     rng: Xoshiro256PlusPlus,
     progress: Option<&AtomicU64>,
-    distance: fn(&[D::Value], &[D::Value]) -> u64,
+    distance: Distance<D::Value>,
     chain_index: usize,
 ) -> Result<ChainResult<D::Value>, RunError>
 where
@@ -112,7 +115,7 @@ pub(crate) fn with_replicas<D, T, O>(
     x0: &[D::Value],
     plan: ReplicaPlan,
     rng: Xoshiro256PlusPlus,
-    distance: fn(&[D::Value], &[D::Value]) -> u64,
+    distance: Distance<D::Value>,
     chain_index: usize,
     f: impl FnOnce(&mut dyn ChainDriver<Value = D::Value>) -> Result<O, RunError>,
 ) -> Result<O, RunError>
