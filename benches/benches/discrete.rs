@@ -290,7 +290,6 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     group.bench_function("dmala_adapt_tuning_step", |b| {
         b.iter(|| black_box(Kernel::step(&mut tuning, model, &mut chain, &mut rng).unwrap()))
     });
-    drop(chain);
     // Replica exchange, four replicas, ladder and steps adapted for 500 sweeps: one sweep.
     const R: usize = 4;
     let mut bufs: Vec<BinBuf> = (0..R).map(|_| BinBuf::new(&x0)).collect();

@@ -18,7 +18,7 @@
 //! let err = sampler.plan(Domain::Ordinal).unwrap_err();
 //! assert_eq!(
 //!     err.to_string(),
-//!     "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab, ab2 or acs)"
+//!     "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab, ab2, acs or pt-dmala)"
 //! );
 //! ```
 
@@ -548,7 +548,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab or acs)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or pt-dmala)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }
