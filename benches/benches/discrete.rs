@@ -35,7 +35,9 @@ use common::{BinBuf, ChainVecs, ess};
 use criterion::{BenchmarkId, Criterion, Throughput};
 use langevin_core::BinaryTarget;
 use langevin_core::Kernel;
-use langevin_core::baselines::{Gibbs, Gwg, Scan};
+use langevin_core::baselines::{
+    Balancing, BlockGibbs, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, ball_size,
+};
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
 use langevin_core::categorical::{CategoricalProposal, Dmala as CatDmala};
 use langevin_core::models::{Dims, IsingGraph, IsingLattice};
@@ -316,6 +318,49 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     group.bench_function("pt_dmala_sweep_r4", |b| {
         b.iter(|| black_box(replicas.sweep(model, &mut rng).unwrap()))
     });
+    let mut lb = LocallyBalanced::new(Balancing::Sqrt, vec![0.0; d]);
+    group.bench_function("lb_step", |b| {
+        b.iter(|| black_box(Kernel::step(&mut lb, model, &mut chain, &mut rng).unwrap()))
+    });
+    let mut hb = HammingBall::new(1, 10, vec![0.0; ball_size(10, 1)]).unwrap();
+    group.bench_function("hamming_ball_step_r1_k10", |b| {
+        b.iter(|| black_box(Kernel::step(&mut hb, model, &mut chain, &mut rng).unwrap()))
+    });
+    group.finish();
+}
+
+/// The locally balanced proposal on categorical chains, and block Gibbs on an RBM.
+fn local_moves(c: &mut Criterion) {
+    let mut group = c.benchmark_group("categorical_step");
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+    let d = 100usize;
+    for s in [4usize, 16] {
+        let mut model = Potts::lattice(10, 10, s, 0.5).unwrap();
+        let x0 = random_labels(d, s, &mut rng);
+        let mut buf = ChainVecs::labels(&x0, s, d * s);
+        let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut model).unwrap();
+        let mut lb = LocallyBalanced::new(Balancing::Sqrt, vec![0.0; d * s]);
+        group.bench_function(BenchmarkId::new("lb_step", s), |b| {
+            b.iter(|| black_box(Kernel::step(&mut lb, &mut model, &mut chain, &mut rng).unwrap()))
+        });
+    }
+    group.finish();
+    let mut group = c.benchmark_group("rbm_block_gibbs");
+    for (v, h) in [(100usize, 50usize), (784, 200)] {
+        let w: Vec<f32> = (0..v * h)
+            .map(|k| ((k * 7919 % 200) as f32 - 100.0) * 0.002)
+            .collect();
+        let (b, cb) = (vec![0.01f32; v], vec![-0.02f32; h]);
+        let mut cache = vec![0.0f64; 2 * h];
+        let rbm = langevin_core::models::Rbm::new(&w, &b, &cb, &mut cache).unwrap();
+        let mut x = random_bits(v, &mut rng);
+        let mut hidden = vec![0u8; h];
+        group.throughput(Throughput::Elements((v * h) as u64));
+        group.bench_function(BenchmarkId::new("sweep", format!("{v}x{h}")), |bench| {
+            bench
+                .iter(|| black_box(BlockGibbs::sweep(&rbm, &mut x, &mut hidden, &mut rng).unwrap()))
+        });
+    }
     group.finish();
 }
 
@@ -481,6 +526,7 @@ fn main() {
     ordinal(&mut c);
     categorical(&mut c);
     ising(&mut c);
+    local_moves(&mut c);
     c.final_summary();
     if std::env::var_os("LANGEVIN_BENCH_SKIP_ESS").is_none() {
         ess_report();

@@ -11,6 +11,7 @@ pub mod continuous;
 pub mod diagnostics;
 pub mod io;
 pub mod labels;
+pub mod learn;
 pub mod models;
 pub mod plot;
 pub mod run;

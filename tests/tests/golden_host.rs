@@ -179,7 +179,9 @@ fn firmware_pins_the_same_values() {
 #[path = "../../firmware/scenarios/src/targets.rs"]
 mod targets;
 
-use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
+};
 use langevin_core::binary::{LatticeDmala, LatticeDula, LatticeProposal};
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -195,7 +197,7 @@ use targets::{LatticeGauss, Ridge, RingPotts};
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 26] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 29] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -222,6 +224,9 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 26] = [
     ("categorical-dmala-adapt", 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
     ("pt-dmala", 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
     ("dmala-adapt", 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
+    ("lb", 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
+    ("categorical-lb", 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
+    ("hamming-ball", 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -498,6 +503,23 @@ fn compute_kernel(name: &str) -> (u64, u64) {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
+        "lb" => {
+            // Barker: with √ the kernel equals GWG on this multilinear target, bit for bit.
+            let mut k = LocallyBalanced::new(Balancing::Barker, [0.0f64; 64]);
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
+        "categorical-lb" => categorical_run(LocallyBalanced::new(
+            Balancing::Barker,
+            [0.0f64; LABEL_DIM * 3],
+        )),
+        "hamming-ball" => {
+            let mut k = HammingBall::new(2, 5, [0.0f64; 16]).unwrap();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
+        }
         other => panic!("unknown run {other}"),
     }
 }
@@ -529,4 +551,27 @@ fn firmware_pins_the_same_kernel_values() {
         .collect();
     let ours: Vec<u64> = KERNEL_GOLDEN.iter().flat_map(|g| [g.1, g.2]).collect();
     assert_eq!(pinned, ours);
+}
+
+/// The core's block Gibbs sweep draws the same bits as the std crate's reference sampler (which
+/// the MMD diagnostics use), and its first sweeps are pinned.
+#[test]
+fn rbm_block_gibbs_matches_the_reference_sampler() {
+    use langevin_core::baselines::BlockGibbs;
+    let mut rng = rng();
+    let r = langevin_tests::RbmData::random(12, 5, 0.8, 0.4, 0.4, &mut rng);
+    let mut cache = r.cache();
+    let rbm = Rbm::new(&r.w, &r.b, &r.c, &mut cache).unwrap();
+    let mut reference =
+        langevin_std::models::RbmBlockGibbs::new(r.w.clone(), r.b.clone(), r.c.clone()).unwrap();
+    let (mut x, mut y, mut hidden) = (vec![0u8; 12], vec![0u8; 12], vec![0u8; 5]);
+    let (mut ours, mut theirs) = (rng.clone(), rng.clone());
+    let mut h = FNV_OFFSET;
+    for _ in 0..STEPS {
+        BlockGibbs::sweep(&rbm, &mut x, &mut hidden, &mut ours).unwrap();
+        reference.sweep(&mut y, &mut theirs).unwrap();
+        assert_eq!((&x, &hidden[..]), (&y, reference.hidden()));
+        h = fnv1a(h, &x);
+    }
+    assert_eq!(h, 0x189e_b797_aca4_1e67, "block Gibbs: got {h:#018x}");
 }

@@ -8,16 +8,24 @@
 //!   any chain;
 //! * [`Gwg`]: Gibbs-with-gradients with one change per step (binary and categorical);
 //! * [`RandomWalk`] and [`TunedRandomWalk`]: random-walk Metropolis with independent flips at a
-//!   fixed or burn-in-tuned rate.
-//!
-//! Block Gibbs for the RBM lives in the std crate.
+//!   fixed or burn-in-tuned rate;
+//! * [`LocallyBalanced`]: the locally balanced informed proposal with exact differences
+//!   (binary and categorical);
+//! * [`HammingBall`]: the Hamming-ball block sampler (binary);
+//! * [`BlockGibbs`]: alternating hidden/visible block Gibbs for the RBM, on a raw state.
 
+mod block_gibbs;
 mod flip_delta;
 mod gibbs;
 mod gwg;
+mod hamming_ball;
+mod locally_balanced;
 mod rwm;
 
+pub use block_gibbs::BlockGibbs;
 pub use flip_delta::FlipDelta;
 pub use gibbs::{Gibbs, Scan};
 pub use gwg::{Gwg, GwgDomain};
+pub use hamming_ball::{HammingBall, MAX_BLOCK, MAX_RADIUS, ball_size};
+pub use locally_balanced::{Balancing, LocallyBalanced, SingleSiteMoves};
 pub use rwm::{RandomWalk, TunedRandomWalk};

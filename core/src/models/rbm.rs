@@ -104,6 +104,17 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         self.c.len()
     }
 
+    /// The parameters `(W, b, c)` (`W` is `H × V`, row-major), for samplers of the joint over
+    /// visible and hidden units.
+    pub fn parameters(&self) -> (&'a [f32], &'a [f32], &'a [f32]) {
+        (self.w, self.b, self.c)
+    }
+
+    /// `Wᵀ`, if attached with [`with_transpose`](Self::with_transpose).
+    pub fn transpose(&self) -> Option<&'a [f32]> {
+        self.wt
+    }
+
     /// Attaches `Wᵀ` (`V × H`, row-major: `wt[i·H + j] = W[j·V + i]`), a copy of `W` laid out
     /// by visible unit. A move then updates the hidden pre-activations from the flipped units'
     /// contiguous rows of `Wᵀ` instead of picking one entry out of every row of `W`: the same

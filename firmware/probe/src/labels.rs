@@ -4,7 +4,7 @@
 
 use crate::OpaqueError;
 use core::hint::black_box;
-use langevin_core::baselines::{Gibbs, Gwg, Scan};
+use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{
     self, CategoricalChain, CategoricalConditional, CategoricalProposal, CategoricalStorage,
@@ -372,6 +372,9 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
         seen(Kernel::step(g, t, &mut chain, rng));
     }
     seen(Kernel::step(&mut Gwg, t, &mut chain, rng));
+    let mut weights = [0.0f64; 64];
+    let mut lb = LocallyBalanced::new(black_box(Balancing::Barker), &mut weights[..]);
+    seen(Kernel::step(&mut lb, t, &mut chain, rng));
     let mut raw = Bufs::new();
     let r = raw.buffers();
     black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());

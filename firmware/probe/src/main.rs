@@ -260,6 +260,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
         black_box(m.hidden_units());
         exercise(&mut m, rng);
         more::binary_baselines(&mut m, rng);
+        more::rbm_block_gibbs(&m, rng);
     }
     let mut hidden = [0.0f64; 32];
     if let Ok(mut m) = Rbm::<Libm>::with_math(

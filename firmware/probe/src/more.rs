@@ -8,7 +8,10 @@ use crate::{Bufs, Opaque, OpaqueError};
 use core::hint::black_box;
 use langevin_core::BinaryTarget;
 use langevin_core::Kernel;
-use langevin_core::baselines::{FlipDelta, Gibbs, Gwg, RandomWalk, Scan, TunedRandomWalk};
+use langevin_core::baselines::{
+    Balancing, BlockGibbs, FlipDelta, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
+    TunedRandomWalk,
+};
 use langevin_core::binary::{
     BinaryChain, LatticeDmala, LatticeDula, LatticeProposal, StepError, StepReport,
 };
@@ -54,6 +57,18 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
         seen(Kernel::step(g, target, &mut chain, rng));
     }
     seen(Kernel::step(&mut Gwg, target, &mut chain, rng));
+    for balancing in [Balancing::Sqrt, Balancing::Barker] {
+        let mut weights = [0.0f64; 16];
+        let mut lb = LocallyBalanced::new(black_box(balancing), black_box(&mut weights[..]));
+        seen(Kernel::step(&mut lb, target, &mut chain, rng));
+    }
+    let mut ball = [0.0f64; 64];
+    if let Ok(mut hb) = HammingBall::new(black_box(2), black_box(5), &mut ball[..]) {
+        black_box((hb.weights_len(), hb.next_block()));
+        for _ in 0..black_box(2) {
+            seen(Kernel::step(&mut hb, target, &mut chain, rng));
+        }
+    }
     if let Ok(mut rw) = RandomWalk::new(black_box(0.1)) {
         black_box((rw.rate(), rw.flip_probability()));
         seen(rw.step(target, &mut chain, rng));
@@ -87,6 +102,18 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
     black_box(target.dim());
     black_box(target.log_density_delta(r.x, black_box(2)).is_ok());
     target.commit_flip(r.x, black_box(2));
+}
+
+/// Block Gibbs on an RBM.
+#[inline(never)]
+pub fn rbm_block_gibbs<M: langevin_core::math::FlipMath>(
+    rbm: &langevin_core::models::Rbm<'_, M>,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    let mut raw = Bufs::new();
+    let r = raw.buffers();
+    let mut hidden = [0u8; 16];
+    black_box(BlockGibbs::sweep(rbm, r.x, black_box(&mut hidden[..]), rng).is_ok());
 }
 
 /// The tabulated lattice kernels on a lattice of either kind of size.

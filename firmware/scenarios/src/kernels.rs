@@ -16,7 +16,9 @@ use crate::targets::{
     GAUSS_STATES, LatticeGauss, POTTS_STATES, RIDGE_DIM, RIDGE_TERMS, Ridge, RingPotts,
     SECOND_BALANCE, SECOND_DIM, second_order_params,
 };
-use langevin_core::baselines::{Gibbs, Gwg, RandomWalk, Scan};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
+};
 use langevin_core::binary::{
     BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
 };
@@ -96,6 +98,12 @@ pub enum Run {
     PtDmala,
     /// Acceptance-targeting DMALA on the 8×8 lattice, tuning for 500 steps, then frozen.
     DmalaAdapt,
+    /// The locally balanced proposal (Barker) on the 8×8 lattice.
+    Lb,
+    /// The locally balanced proposal (Barker) as a categorical kernel on [`RingPotts`].
+    CategoricalLb,
+    /// The Hamming-ball sampler, radius 2, blocks of 5, on the 8×8 lattice.
+    HammingBall,
 }
 
 impl Run {
@@ -128,6 +136,9 @@ impl Run {
             Run::CategoricalDmalaAdapt => "categorical-dmala-adapt",
             Run::PtDmala => "pt-dmala",
             Run::DmalaAdapt => "dmala-adapt",
+            Run::Lb => "lb",
+            Run::CategoricalLb => "categorical-lb",
+            Run::HammingBall => "hamming-ball",
         }
     }
 }
@@ -160,7 +171,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 26] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 29] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -187,6 +198,9 @@ pub const KERNEL_GOLDEN: [KernelGolden; 26] = [
     k(Run::CategoricalDmalaAdapt, 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
     k(Run::PtDmala, 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
     k(Run::DmalaAdapt, 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
+    k(Run::Lb, 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
+    k(Run::CategoricalLb, 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
+    k(Run::HammingBall, 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
 ];
 
 /// Initial position of the continuous runs.
@@ -225,7 +239,8 @@ pub fn run_kernel<M: Meter>(
         | Run::CategoricalDmala
         | Run::CategoricalGibbs
         | Run::CategoricalGwg
-        | Run::CategoricalDmalaAdapt => {
+        | Run::CategoricalDmalaAdapt
+        | Run::CategoricalLb => {
             let mut target = RingPotts::<LABEL_DIM>;
             let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
             let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
@@ -245,6 +260,15 @@ pub fn run_kernel<M: Meter>(
                 Run::CategoricalDmalaAdapt => {
                     categorical_loop(acceptance_tuner()?, ctx, steps, meter)
                 }
+                Run::CategoricalLb => {
+                    let weights = [0.0f64; LABEL_DIM * POTTS_STATES];
+                    categorical_loop(
+                        LocallyBalanced::new(Balancing::Barker, weights),
+                        ctx,
+                        steps,
+                        meter,
+                    )
+                }
                 _ => categorical_loop(Gwg, ctx, steps, meter),
             }
         }
@@ -253,7 +277,9 @@ pub fn run_kernel<M: Meter>(
         | Run::Gibbs
         | Run::Gwg
         | Run::RandomWalk
-        | Run::DmalaAdapt => {
+        | Run::DmalaAdapt
+        | Run::Lb
+        | Run::HammingBall => {
             let mut target =
                 IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
             let mut storage = ChainStorage::<64>::new([0; 64]);
@@ -273,6 +299,16 @@ pub fn run_kernel<M: Meter>(
                 Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
                 Run::Gwg => binary_loop(Gwg, ctx, steps, meter),
                 Run::DmalaAdapt => binary_loop(acceptance_tuner()?, ctx, steps, meter),
+                Run::Lb => binary_loop(
+                    LocallyBalanced::new(Balancing::Barker, [0.0f64; 64]),
+                    ctx,
+                    steps,
+                    meter,
+                ),
+                Run::HammingBall => {
+                    let k = HammingBall::new(2, 5, [0.0f64; 16]).map_err(|_| Failure::Param)?;
+                    binary_loop(k, ctx, steps, meter)
+                }
                 _ => {
                     let k = RandomWalk::new(1.0 / 16.0).map_err(|_| Failure::Param)?;
                     binary_loop(k, ctx, steps, meter)

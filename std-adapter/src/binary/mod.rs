@@ -14,9 +14,10 @@ pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains};
 pub(crate) use run::{uniform_buffers, with_chain};
 pub use sampler::{
-    ACS_BUDGET_FRACTION, AnyBinaryKernel, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
+    ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
+    SamplerSpec,
 };
 pub(crate) use sampler::{
-    SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner,
+    SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, grow,
     replica_plan,
 };

@@ -1,15 +1,18 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use super::sampler::{AnyBinaryKernel, RunShape, SamplerSpec, SweepReport, replica_plan};
+use super::sampler::{
+    AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport, replica_plan,
+};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
     hamming, kernel_driver, map_chains, with_replicas,
 };
 use langevin_core::Binary;
 use langevin_core::Kernel;
-use langevin_core::baselines::{FlipDelta, Gibbs, Scan};
+use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, StepReport};
+use langevin_core::models::Rbm;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
@@ -35,7 +38,13 @@ pub fn run_chains(
     progress: Option<&AtomicU64>,
 ) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
-    sampler.kernel_for(&shape).map_err(RunError::Param)?;
+    if *sampler == SamplerSpec::BlockGibbs {
+        if !matches!(model, BinaryModel::Rbm { .. }) {
+            return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
+        }
+    } else {
+        sampler.kernel_for(&shape).map_err(RunError::Param)?;
+    }
     let run = map_chains(
         config.seed,
         config.threads,
@@ -123,6 +132,36 @@ fn with_fast_gibbs<T: FlipDelta, O>(
     f("gibbs (single-flip fast path)", &mut driver)
 }
 
+/// Block Gibbs sweeps of an RBM on a raw visible state, the hidden units in their own buffer.
+struct RbmSweeps<'m, 'a> {
+    x: Vec<u8>,
+    previous: Vec<u8>,
+    hidden: Vec<u8>,
+    rbm: &'m Rbm<'a>,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl ChainDriver for RbmSweeps<'_, '_> {
+    type Value = u8;
+    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        self.previous.copy_from_slice(&self.x);
+        let changed = BlockGibbs::sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
+            .map_err(|e| RunError::Model(e.to_string()))?;
+        // A sweep is one Gibbs move of the whole state: always accepted, no target evaluation.
+        let mut sweep = SweepReport::default();
+        sweep.add_update(changed > 0, 0);
+        let mut report = sweep.report();
+        report.proposed_flips = changed;
+        Ok((report, u64::from(changed)))
+    }
+    fn state(&self) -> &[u8] {
+        &self.x
+    }
+    fn log_density(&self) -> Option<f64> {
+        None
+    }
+}
+
 /// Builds chain `c` of a run exactly as [`run_chains`] does (start, kernel selection, fast
 /// paths) and hands its driver to `f` with the name of the kernel that steps it; `bench` times
 /// this same driver.
@@ -137,6 +176,20 @@ pub(crate) fn with_chain<O>(
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
     let mut target = model.target(&mut cache).map_err(RunError::Model)?;
+    let mut buffers = uniform_buffers(d, &mut rng);
+    if *sampler == SamplerSpec::BlockGibbs {
+        let ModelTarget::Rbm(rbm) = &target else {
+            return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
+        };
+        let mut driver = RbmSweeps {
+            previous: buffers.x.clone(),
+            x: buffers.x,
+            hidden: vec![0; rbm.hidden_units()],
+            rbm,
+            rng,
+        };
+        return f("block-gibbs (RBM sweeps)", &mut driver);
+    }
     let kernel = sampler
         .kernel_for_model(model, shape)
         .map_err(RunError::Param)?;

@@ -1,7 +1,9 @@
 //! Which kernel a run uses, chosen by name and parameters.
 
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gibbs, Gwg, Scan, TunedRandomWalk};
+use langevin_core::baselines::{
+    Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, TunedRandomWalk, ball_size,
+};
 use langevin_core::binary::{
     BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
     StepReport,
@@ -102,7 +104,26 @@ pub enum SamplerSpec {
         /// The acceptance rate each replica's step is tuned toward.
         target_acceptance: f64,
     },
+    /// The locally balanced informed proposal, one flip per step.
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
+    /// The Hamming-ball block sampler; one step updates one block.
+    HammingBall {
+        /// The radius `r`.
+        radius: usize,
+        /// The block length `k`.
+        block: usize,
+    },
+    /// Alternating block Gibbs on an RBM's joint (RBM models only); one step is one
+    /// hidden-then-visible sweep.
+    BlockGibbs,
 }
+
+/// What `block-gibbs` on a model that is not an RBM says.
+pub const BLOCK_GIBBS_NEEDS_RBM: &str =
+    "sampler block-gibbs applies to RBM models only (kind \"rbm\"); use gibbs, lb or dmala";
 
 /// The run a kernel is made for: tuned samplers size their tuning from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +160,9 @@ impl SamplerSpec {
             Self::Acs { .. } => "acs",
             Self::DmalaAcceptance { .. } => "dmala",
             Self::PtDmala { .. } => "pt-dmala",
+            Self::Lb { .. } => "lb",
+            Self::HammingBall { .. } => "hamming-ball",
+            Self::BlockGibbs => "block-gibbs",
         }
     }
 
@@ -248,6 +272,20 @@ impl SamplerSpec {
                     shape.burn_in,
                     None,
                 )?)
+            }
+            Self::Lb { balancing } => {
+                AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
+            }
+            Self::HammingBall { radius, block } => {
+                // Sized for a valid (radius, block); `new` refuses the others.
+                let len = ball_size(block.min(64), radius.min(4));
+                AnyBinaryKernel::HammingBall(HammingBall::new(radius, block, vec![0.0; len])?)
+            }
+            Self::BlockGibbs => {
+                return Err(ParamError::OutOfRange {
+                    name: BLOCK_GIBBS_NEEDS_RBM,
+                    value: f64::NAN,
+                });
             }
         })
     }
@@ -364,6 +402,10 @@ pub enum AnyBinaryKernel {
     Acs(Box<AcsTuner>),
     /// See [`AcceptanceTuner`].
     DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
+    /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
+    Lb(LocallyBalanced<Vec<f64>>),
+    /// See [`HammingBall`]; one step is one block update.
+    HammingBall(HammingBall<Vec<f64>>),
 }
 
 impl AnyBinaryKernel {
@@ -380,6 +422,8 @@ impl AnyBinaryKernel {
             Self::Ab(_) => "ab",
             Self::Acs(_) => "acs",
             Self::DmalaAcceptance(_) => "dmala (acceptance-targeting step)",
+            Self::Lb(_) => "lb",
+            Self::HammingBall(_) => "hamming-ball",
         }
     }
 
@@ -479,7 +523,19 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
             Self::DmalaAcceptance(k) => Kernel::step(k, target, chain, rng),
+            Self::Lb(k) => {
+                grow(k.weights_mut(), chain.dim());
+                Kernel::step(k, target, chain, rng)
+            }
+            Self::HammingBall(k) => Kernel::step(k, target, chain, rng),
         }
+    }
+}
+
+/// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).
+pub(crate) fn grow(buffer: &mut Vec<f64>, n: usize) {
+    if buffer.len() < n {
+        buffer.resize(n, 0.0);
     }
 }
 

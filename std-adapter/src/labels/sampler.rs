@@ -3,11 +3,11 @@
 use super::model::LabelDomain;
 use crate::binary::{
     RunShape, SamplerSpec, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json,
-    acs_tuner, replica_plan,
+    acs_tuner, grow, replica_plan,
 };
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
-use langevin_core::baselines::{Gwg, Scan};
+use langevin_core::baselines::{Balancing, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::ordinal::{self, OrdinalProposal};
@@ -92,6 +92,11 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// The locally balanced informed proposal (categorical only).
+    Lb {
+        /// The balancing function.
+        balancing: Balancing,
+    },
 }
 
 impl LabelSamplerSpec {
@@ -123,6 +128,7 @@ impl LabelSamplerSpec {
                 replicas,
                 target_acceptance,
             },
+            Self::Lb { balancing } => SamplerSpec::Lb { balancing },
         }
     }
 
@@ -231,6 +237,7 @@ impl LabelSamplerSpec {
                 window,
             )?),
             Self::Gibbs { .. } | Self::Gwg => return Ok(None),
+            Self::Gibbs { .. } | Self::Gwg | Self::Lb { .. } => return Ok(None),
         }))
     }
 
@@ -282,6 +289,9 @@ impl LabelSamplerSpec {
                 shape.burn_in,
                 None,
             )?),
+            Self::Lb { balancing } => {
+                AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
+            }
             Self::Gibbs { .. } => return Ok(None),
         }))
     }
@@ -319,6 +329,7 @@ pub(crate) enum AnyCategoricalKernel {
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
     DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
+    Lb(LocallyBalanced<Vec<f64>>),
 }
 
 /// What both kernel enums tell the run loop about tuning.
@@ -398,7 +409,7 @@ impl_tuning!(AnyOrdinalKernel: Ordinal, AnyCategoricalKernel: Categorical);
 /// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` through
 /// its box).
 macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*]) => {
+    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?) => {
         impl Kernel<$domain> for $kernel {
             fn step<T, R>(
                 &mut self,
@@ -413,6 +424,11 @@ macro_rules! impl_kernel {
                 match self {
                     $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
                     Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+                    $($(Self::$extra(k) => {
+                        let n = chain.dim().saturating_mul(chain.states());
+                        grow(k.weights_mut(), n);
+                        Kernel::step(k, target, chain, rng)
+                    })*)?
                 }
             }
         }
@@ -427,5 +443,6 @@ impl_kernel!(
 impl_kernel!(
     AnyCategoricalKernel,
     Categorical,
-    [Dula, Dmala, Gwg, Ab, DmalaAcceptance]
+    [Dula, Dmala, Gwg, Ab, DmalaAcceptance],
+    sized[Lb]
 );

@@ -143,6 +143,8 @@ impl SamplerPlan {
                 window: s.first.window,
             }
             .validate(label(domain), shape),
+            // Its runner checks that the model is an RBM.
+            SamplerPlan::Binary(SamplerSpec::BlockGibbs) => Ok(()),
             _ => match self.binary_first_order() {
                 Some(spec) => spec.kernel_for(shape).map(|_| ()),
                 None => Ok(()),
@@ -337,6 +339,42 @@ pub static SAMPLERS: &[SamplerEntry] = &[
                 window: p.window,
             }),
         },
+    },
+    SamplerEntry {
+        name: "lb",
+        domains: &[Domain::Binary, Domain::Categorical],
+        params: &[Param::Balancing],
+        description: "Locally balanced informed proposal: one change per step, picked by exact differences, Metropolis-adjusted",
+        demo: &[],
+        build: |p, d| match d {
+            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Lb {
+                balancing: p.balancing,
+            }),
+            _ => SamplerPlan::Label(LabelSamplerSpec::Lb {
+                balancing: p.balancing,
+            }),
+        },
+    },
+    SamplerEntry {
+        name: "hamming-ball",
+        domains: &[Domain::Binary],
+        params: &[Param::Radius, Param::Block],
+        description: "Hamming-ball block sampler: each step redraws one block from π restricted to a ball of radius r around a random auxiliary point; no rejection",
+        demo: &[],
+        build: |p, _| {
+            SamplerPlan::Binary(SamplerSpec::HammingBall {
+                radius: p.radius,
+                block: p.block,
+            })
+        },
+    },
+    SamplerEntry {
+        name: "block-gibbs",
+        domains: &[Domain::Binary],
+        params: &[],
+        description: "RBM models only: alternating block Gibbs on the joint (hidden given visible, then visible given hidden); reports the visible units",
+        demo: &[],
+        build: |_, _| SamplerPlan::Binary(SamplerSpec::BlockGibbs),
     },
     PT_DMALA,
 ];
@@ -548,7 +586,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs or pt-dmala)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, lb or pt-dmala)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

@@ -2,7 +2,7 @@
 
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
-use langevin_core::baselines::Scan;
+use langevin_core::baselines::{Balancing, Scan};
 use std::fmt;
 
 /// A sampler parameter, as the registry lists it per sampler.
@@ -35,6 +35,12 @@ pub enum Param {
     TargetAcceptance,
     /// Replica exchange: the number of replicas.
     Replicas,
+    /// The balancing function of the locally balanced proposal.
+    Balancing,
+    /// The Hamming ball's radius.
+    Radius,
+    /// The Hamming ball's block length.
+    Block,
 }
 
 /// The values a parameter may take.
@@ -97,7 +103,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 13] = [
+    pub const ALL: [Param; 16] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -111,6 +117,9 @@ impl Param {
         Param::Adapt,
         Param::TargetAcceptance,
         Param::Replicas,
+        Param::Balancing,
+        Param::Radius,
+        Param::Block,
     ];
 
     /// The registry's description of the parameter.
@@ -194,6 +203,24 @@ impl Param {
                 Range::AtLeastOne,
                 "Replicas of replica exchange, the cold one first",
             ),
+            Param::Balancing => (
+                "--balancing",
+                Some("sqrt"),
+                Range::OneOf(&["sqrt", "barker"]),
+                "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
+            ),
+            Param::Radius => (
+                "--radius",
+                Some("1"),
+                Range::AtLeastOne,
+                "Hamming-ball radius r (at most 3 and at most the block length)",
+            ),
+            Param::Block => (
+                "--block",
+                Some("10"),
+                Range::AtLeastOne,
+                "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
+            ),
         };
         ParamInfo {
             flag,
@@ -255,6 +282,12 @@ pub struct SamplerParams {
     pub target_acceptance: f64,
     /// Replica exchange: the number of replicas.
     pub replicas: usize,
+    /// The locally balanced proposal's balancing function.
+    pub balancing: Balancing,
+    /// The Hamming ball's radius.
+    pub radius: usize,
+    /// The Hamming ball's block length.
+    pub block: usize,
 }
 
 /// What a sampler adapts during burn-in.
@@ -289,6 +322,9 @@ impl SamplerParams {
         adapt: None,
         target_acceptance: 0.574,
         replicas: 4,
+        balancing: Balancing::Sqrt,
+        radius: 1,
+        block: 10,
     };
 }
 
@@ -326,6 +362,12 @@ mod tests {
             Param::Window,
             Param::Adapt,
         ] {
+            assert_eq!(param.info().default, None, "{param:?}");
+        }
+        assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
+        assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
+        assert_eq!(text(Param::Block), Some(p.block.to_string()));
+        for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
             assert_eq!(param.info().default, None, "{param:?}");
         }
         assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());

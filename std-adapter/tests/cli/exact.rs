@@ -314,3 +314,68 @@ fn a_plot_that_cannot_be_written_leaves_no_files() {
     assert!(line.contains("gone"), "{line}");
     assert_eq!(scratch.files(), vec!["m.json"]);
 }
+
+/// The marginals of the `POTTS` model: `U(x) = Σ_edges J [x_i = x_j] + Σ h_{i,x_i}`.
+fn potts_marginals() -> Vec<f64> {
+    let edges = [(0, 1, 0.5), (1, 2, -0.25), (2, 3, 0.75), (3, 0, 0.25)];
+    let h = [
+        [0.0, 0.25, -0.125],
+        [0.125, 0.0, 0.0],
+        [0.0, 0.0, 0.5],
+        [-0.25, 0.125, 0.0],
+    ];
+    exact_marginals(4, 3, |x| {
+        let pairs: f64 = edges
+            .iter()
+            .filter(|(i, j, _)| x[*i] == x[*j])
+            .map(|e| e.2)
+            .sum();
+        pairs + (0..4).map(|i| h[i][x[i]]).sum::<f64>()
+    })
+}
+
+/// The marginals of the `QUADRATIC` model: `U(x) = xᵀWx + bᵀx` on `{0,1}⁶`.
+fn quadratic_marginals() -> Vec<f64> {
+    let doc: serde_json::Value = serde_json::from_str(QUADRATIC).unwrap();
+    let w: Vec<Vec<f64>> = serde_json::from_value(doc["W"].clone()).unwrap();
+    let b: Vec<f64> = serde_json::from_value(doc["b"].clone()).unwrap();
+    exact_marginals(6, 2, |x| {
+        let mut u = 0.0;
+        for i in 0..6 {
+            u += b[i] * x[i] as f64;
+            for j in 0..6 {
+                u += x[i] as f64 * w[i][j] * x[j] as f64;
+            }
+        }
+        u
+    })
+}
+
+#[test]
+fn locally_balanced_matches_enumerated_marginals() {
+    let scratch = Scratch::new("exact-lb");
+    let (potts, binary) = (potts_marginals(), quadratic_marginals());
+    for balancing in ["sqrt", "barker"] {
+        let lb = ["lb", "--balancing", balancing];
+        check(
+            &scratch,
+            POTTS,
+            &format!("potts-lb-{balancing}"),
+            &lb,
+            40,
+            4,
+            3,
+            &potts,
+        );
+        check(
+            &scratch,
+            QUADRATIC,
+            &format!("quad-lb-{balancing}"),
+            &lb,
+            20,
+            6,
+            2,
+            &binary,
+        );
+    }
+}

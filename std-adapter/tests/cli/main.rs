@@ -11,6 +11,8 @@ mod diagonal;
 mod errors;
 mod exact;
 mod labels;
+mod learn;
+mod local_samplers;
 mod mmd;
 mod model;
 mod model_file_npy;

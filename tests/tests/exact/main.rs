@@ -12,3 +12,4 @@ mod ordinal;
 mod second_order;
 mod step_harness;
 mod tempering;
+mod word_driven;

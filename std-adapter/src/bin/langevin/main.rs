@@ -1,11 +1,13 @@
 //! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
 //! or, with no arguments, run a demonstration.
 
+mod ais;
 mod args;
 mod continuous;
 mod demo;
 mod sample;
 mod sdp;
+mod train;
 // Model generators, benchmarks and the progress bar.
 mod bench;
 mod compare;
@@ -42,6 +44,12 @@ enum Command {
     /// Compare AB-trace, AB-shift, AB-max, AB-1st, DLP-trace and DMALA side by side (ESS per
     /// 10⁴ evaluations and per second) on Sun et al. (2023)'s Ising benchmarks.
     Compare(compare::CompareArgs),
+    /// Estimate an RBM's log partition function by annealed importance sampling (exactly,
+    /// when a layer is small) and the mean log-likelihood of data.
+    Ais(ais::AisArgs),
+    /// Learn an RBM or an Ising model on a lattice from binary data by persistent contrastive
+    /// divergence with any binary sampler.
+    Train(train::TrainArgs),
 }
 
 /// A failure reported as one line on stderr with exit status 2.
@@ -89,6 +97,8 @@ fn main() -> ExitCode {
         Some(Command::Model(args)) => model::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
         Some(Command::Compare(args)) => compare::run(&args),
+        Some(Command::Ais(args)) => ais::run(&args),
+        Some(Command::Train(args)) => train::run(&args),
         None => demo::run(&demo::DemoArgs::default()),
     });
     let outcome = match outcome {

@@ -74,6 +74,14 @@ pub struct Summary {
     balance: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     scan: Option<&'static str>,
+    /// The locally balanced proposal's balancing function.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    balancing: Option<&'static str>,
+    /// The Hamming ball's radius and block length.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    radius: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    block: Option<usize>,
     /// AB-2's rule for D.
     #[serde(skip_serializing_if = "Option::is_none")]
     diagonal: Option<&'static str>,
@@ -250,6 +258,9 @@ impl Summary {
                 Scan::Random => "random",
                 _ => "systematic",
             }),
+            balancing: reads(Param::Balancing).then_some(params.balancing.name()),
+            radius: reads(Param::Radius).then_some(params.radius),
+            block: reads(Param::Block).then_some(params.block),
             diagonal: match plan {
                 SamplerPlan::Ab2(s) if domain == Domain::Binary => Some(s.diagonal.name()),
                 _ => None,

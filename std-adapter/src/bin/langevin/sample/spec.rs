@@ -7,7 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, ValueEnum};
 use langevin_std::ab2::DiagonalRule;
 use langevin_std::binary::RunConfig;
-use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::core_kernels::baselines::{Balancing, Scan};
 use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -81,6 +81,24 @@ impl AdaptName {
     }
 }
 
+/// The balancing function of the locally balanced proposal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BalancingName {
+    /// φ(t) = √t.
+    Sqrt,
+    /// Barker's φ(t) = t/(1+t).
+    Barker,
+}
+
+impl BalancingName {
+    fn balancing(self) -> Balancing {
+        match self {
+            BalancingName::Sqrt => Balancing::Sqrt,
+            BalancingName::Barker => Balancing::Barker,
+        }
+    }
+}
+
 /// How a summary is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -131,6 +149,12 @@ pub struct SamplerArgs {
     pub target_acceptance: f64,
     #[arg(long, default_value_t = 4, help = Param::Replicas.help())]
     pub replicas: usize,
+    #[arg(long, value_enum, default_value_t = BalancingName::Sqrt, help = Param::Balancing.help())]
+    pub balancing: BalancingName,
+    #[arg(long, default_value_t = 1, help = Param::Radius.help())]
+    pub radius: usize,
+    #[arg(long, default_value_t = 10, help = Param::Block.help())]
+    pub block: usize,
 }
 
 impl SamplerArgs {
@@ -153,6 +177,9 @@ impl SamplerArgs {
         params.adapt = self.adapt.map(AdaptName::adapt);
         params.target_acceptance = self.target_acceptance;
         params.replicas = self.replicas;
+        params.balancing = self.balancing.balancing();
+        params.radius = self.radius;
+        params.block = self.block;
         Ok(self.sampler.with(params)?)
     }
 }

@@ -1,0 +1,377 @@
+//! `langevin train`: learn an RBM or an Ising model on a graph from binary data by persistent
+//! contrastive divergence with any binary sampler of the registry, logging held-out
+//! log-likelihoods (AIS or exact) or the coupling RMSE against a known model.
+
+use crate::CliError;
+use crate::args::default_threads;
+use crate::sample::spec::{ScanName, sampler_parser};
+use clap::{Args, ValueEnum};
+use langevin_std::binary::BinaryModel;
+use langevin_std::core_kernels::baselines::Scan;
+use langevin_std::io::{json_bytes, write_all};
+use langevin_std::learn::ais::{
+    AisSettings, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
+};
+use langevin_std::learn::{
+    BinaryRows, IsingParams, OptimizerKind, Pcd, PcdModel, PcdSettings, RbmParams,
+};
+use langevin_std::models::ModelDoc;
+use langevin_std::samplers::{Param, SamplerEntry, SamplerParams};
+use langevin_std::seeding::chain_rng;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The model to learn.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModelKind {
+    /// RBM with `--hidden` hidden units: visible biases start at the data's base rates, weights
+    /// uniform with standard deviation 0.01.
+    Rbm,
+    /// Ising model on `--graph`, one coupling per edge and one field per node.
+    Ising,
+}
+
+/// The update rule.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum OptimizerName {
+    /// Adam (β₁ 0.9, β₂ 0.999).
+    Adam,
+    /// Plain stochastic gradient ascent.
+    Sgd,
+}
+
+/// Arguments of `langevin train`.
+#[derive(Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
+pub struct TrainArgs {
+    /// Training data: binary rows (`.npy`, rows × d).
+    #[arg(long)]
+    pub data: PathBuf,
+    /// The model to learn.
+    #[arg(long = "model-kind", value_enum)]
+    pub model_kind: ModelKind,
+    /// RBM hidden units.
+    #[arg(long)]
+    pub hidden: Option<usize>,
+    /// Ising graph: `lattice:ROWS:COLS` (periodic) or `lattice:ROWS:COLS:open`.
+    #[arg(long)]
+    pub graph: Option<String>,
+    /// Sampler of the persistent chains.
+    #[arg(long, value_parser = sampler_parser(), default_value = "gibbs")]
+    pub sampler: &'static SamplerEntry,
+    #[arg(long, default_value_t = 0.2, help = Param::Step.help())]
+    pub step: f64,
+    #[arg(long, default_value_t = 0.5, help = Param::Balance.help())]
+    pub balance: f64,
+    #[arg(long, value_enum, default_value_t = ScanName::Systematic, help = Param::Scan.help())]
+    pub scan: ScanName,
+    #[arg(long, help = Param::Rate.help())]
+    pub rate: Option<f64>,
+    #[arg(long = "a-ceil", default_value_t = 5.0, help = Param::ACeil.help())]
+    pub a_ceil: f64,
+    #[arg(long = "a-max", requires = "a_min", help = Param::AMax.help())]
+    pub a_max: Option<f64>,
+    #[arg(long = "a-min", requires = "a_max", help = Param::AMin.help())]
+    pub a_min: Option<f64>,
+    /// Sampler steps per persistent chain and update.
+    #[arg(long = "pcd-steps", default_value_t = 10)]
+    pub pcd_steps: u64,
+    /// Persistent chains.
+    #[arg(long, default_value_t = 100)]
+    pub chains: usize,
+    /// Data rows per minibatch.
+    #[arg(long, default_value_t = 100)]
+    pub batch: usize,
+    /// Learning rate.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f64,
+    /// Passes over the data (updates = ⌈epochs · rows / batch⌉).
+    #[arg(long, conflicts_with = "updates")]
+    pub epochs: Option<u64>,
+    /// Updates (default 1,000 when --epochs is not given).
+    #[arg(long)]
+    pub updates: Option<u64>,
+    /// ℓ1 penalty on the couplings or weights.
+    #[arg(long, default_value_t = 0.0)]
+    pub l1: f64,
+    /// ℓ2 penalty on the couplings or weights.
+    #[arg(long, default_value_t = 0.0)]
+    pub l2: f64,
+    /// Update rule.
+    #[arg(long, value_enum, default_value_t = OptimizerName::Adam)]
+    pub optimizer: OptimizerName,
+    /// Master seed: the same command gives the same model, bit for bit.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (default: all cores); results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Write the learned model file here (it loads in `langevin sample`).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Write one CSV row per evaluation here.
+    #[arg(long)]
+    pub log: Option<PathBuf>,
+    /// Held-out binary rows: their mean log-likelihood at each evaluation (exact when a layer
+    /// has at most 20 units, else AIS).
+    #[arg(long)]
+    pub test: Option<PathBuf>,
+    /// The model the data came from (kind `ising`): the coupling RMSE at each evaluation.
+    #[arg(long = "true")]
+    pub truth: Option<PathBuf>,
+    /// Evaluate every this many updates (default: a tenth of the run) and at the end.
+    #[arg(long = "eval-every")]
+    pub eval_every: Option<u64>,
+    /// AIS chains of each evaluation.
+    #[arg(long = "ais-chains", default_value_t = 100)]
+    pub ais_chains: usize,
+    /// AIS intermediate distributions of each evaluation.
+    #[arg(long = "ais-betas", default_value_t = 1_000)]
+    pub ais_betas: usize,
+    /// Write the learning curve (log-likelihood or RMSE per evaluation) as a PNG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+    /// Write a PNG grid of the persistent chains' final states (square d only).
+    #[arg(long)]
+    pub samples: Option<PathBuf>,
+    /// Print nothing on success.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// A held-out log-likelihood and its standard error (0 when exact), and a coupling RMSE.
+type Evaluation = (Option<(f64, f64)>, Option<f64>);
+
+/// One evaluation.
+struct Row {
+    update: u64,
+    wall_time_s: f64,
+    acceptance: f64,
+    log_likelihood: Option<(f64, f64)>,
+    coupling_rmse: Option<f64>,
+}
+
+/// `lattice:R:C[:open]` as `(rows, cols, periodic)`.
+fn parse_graph(text: &str) -> Result<(usize, usize, bool), CliError> {
+    let bad = || {
+        CliError(format!(
+            "--graph {text}: expected lattice:ROWS:COLS or lattice:ROWS:COLS:open"
+        ))
+    };
+    let parts: Vec<&str> = text.split(':').collect();
+    let (rows, cols, periodic) = match parts[..] {
+        ["lattice", r, c] => (r, c, true),
+        ["lattice", r, c, "open"] => (r, c, false),
+        _ => return Err(bad()),
+    };
+    let rows: usize = rows.parse().map_err(|_| bad())?;
+    let cols: usize = cols.parse().map_err(|_| bad())?;
+    if rows == 0 || cols == 0 {
+        return Err(bad());
+    }
+    Ok((rows, cols, periodic))
+}
+
+pub fn run(args: &TrainArgs) -> Result<(), CliError> {
+    let data = BinaryRows::read(&args.data)?;
+    let test = args.test.as_deref().map(BinaryRows::read).transpose()?;
+    let model = match args.model_kind {
+        ModelKind::Rbm => {
+            let h = args
+                .hidden
+                .ok_or_else(|| CliError("--model-kind rbm needs --hidden".into()))?;
+            // Weights from the stream after the chains' and the minibatches' streams.
+            let mut rng = chain_rng(args.seed, args.chains.saturating_add(1));
+            let b = base_rate_bias(&data.values, data.cols);
+            PcdModel::Rbm(RbmParams::initial(&b, h, 0.01, &mut rng))
+        }
+        ModelKind::Ising => {
+            let graph = args
+                .graph
+                .as_deref()
+                .ok_or_else(|| CliError("--model-kind ising needs --graph".into()))?;
+            let (r, c, periodic) = parse_graph(graph)?;
+            PcdModel::Ising(IsingParams::lattice(r, c, periodic)?)
+        }
+    };
+    if let (Some(t), Some(path)) = (&test, &args.test)
+        && t.cols != data.cols
+    {
+        return Err(CliError(format!(
+            "{}: rows have {} values, the training data {}",
+            path.display(),
+            t.cols,
+            data.cols
+        )));
+    }
+    let truth = match &args.truth {
+        Some(path) => {
+            let doc = ModelDoc::read(path)?;
+            match BinaryModel::from_doc(&doc)? {
+                Some(m @ BinaryModel::IsingGraph { .. }) if m.dim() == model.dim() => Some(m),
+                _ => {
+                    return Err(CliError(format!(
+                        "{}: --true needs an `ising` model with {} nodes",
+                        path.display(),
+                        model.dim()
+                    )));
+                }
+            }
+        }
+        None => None,
+    };
+    let updates = match (args.epochs, args.updates) {
+        (Some(e), _) => e
+            .saturating_mul(data.rows() as u64)
+            .div_ceil(args.batch.max(1) as u64),
+        (None, Some(u)) => u,
+        (None, None) => 1_000,
+    };
+    let mut params = SamplerParams::default();
+    params.step = args.step;
+    params.balance = args.balance;
+    params.scan = match args.scan {
+        ScanName::Systematic => Scan::Systematic,
+        ScanName::Random => Scan::Random,
+    };
+    params.rate = args.rate;
+    params.a_ceil = args.a_ceil;
+    params.fixed_steps = args.a_max.zip(args.a_min);
+    let sampler = args.sampler.with(params)?;
+    let threads = args.threads.unwrap_or_else(default_threads).max(1);
+    let settings = PcdSettings {
+        pcd_steps: args.pcd_steps,
+        chains: args.chains,
+        batch: args.batch,
+        updates,
+        optimizer: match args.optimizer {
+            OptimizerName::Adam => OptimizerKind::Adam,
+            OptimizerName::Sgd => OptimizerKind::Sgd,
+        },
+        lr: args.lr,
+        l1: args.l1,
+        l2: args.l2,
+        seed: args.seed,
+        threads,
+    };
+    let mut pcd = Pcd::new(model, &data, &sampler, settings)?;
+    let every = args.eval_every.unwrap_or((updates / 10).max(1)).max(1);
+    let evaluate = |model: &PcdModel| -> Result<Evaluation, CliError> {
+        let ll = match (model, &test) {
+            (PcdModel::Rbm(rbm), Some(t)) => Some(match exact_log_z(rbm) {
+                Some(z) => (mean_log_likelihood(rbm, &t.values, z), 0.0),
+                None => {
+                    let ais = AisSettings {
+                        chains: args.ais_chains,
+                        betas: args.ais_betas,
+                        seed: args.seed,
+                        threads,
+                        ..AisSettings::default()
+                    };
+                    let base = base_rate_bias(&data.values, data.cols);
+                    let est = ais_log_z(rbm, &base, &ais)?;
+                    (
+                        mean_log_likelihood(rbm, &t.values, est.log_z),
+                        est.log_z_stderr,
+                    )
+                }
+            }),
+            (PcdModel::Ising(m), Some(t)) => m.exact_log_z().map(|z| {
+                let n = t.rows() as f64;
+                let total: f64 = (0..t.rows()).map(|i| m.log_density(t.row(i))).sum();
+                (total / n - z, 0.0)
+            }),
+            _ => None,
+        };
+        let rmse = match (model, &truth) {
+            (PcdModel::Ising(m), Some(t)) => m.coupling_rmse(t),
+            _ => None,
+        };
+        Ok((ll, rmse))
+    };
+    let mut rows = Vec::new();
+    let mut trained = Duration::ZERO;
+    while pcd.updates() < updates {
+        let start = Instant::now();
+        pcd.update()?;
+        trained += start.elapsed();
+        let u = pcd.updates();
+        if u % every == 0 || u == updates {
+            let acceptance = pcd.take_stats().acceptance_rate();
+            let (log_likelihood, coupling_rmse) = evaluate(pcd.model())?;
+            let row = Row {
+                update: u,
+                wall_time_s: trained.as_secs_f64(),
+                acceptance,
+                log_likelihood,
+                coupling_rmse,
+            };
+            if !args.quiet {
+                let mut line = format!(
+                    "update {:>7}  {:>8.2} s  acceptance {:.3}",
+                    row.update, row.wall_time_s, row.acceptance
+                );
+                if let Some((l, se)) = row.log_likelihood {
+                    let _ = write!(line, "  test log-likelihood {l:.4} ± {se:.4}");
+                }
+                if let Some(r) = row.coupling_rmse {
+                    let _ = write!(line, "  coupling RMSE {r:.5}");
+                }
+                println!("{line}");
+            }
+            rows.push(row);
+        }
+    }
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        vec![(args.out.clone(), json_bytes(&pcd.model().to_json())?)];
+    if let Some(path) = &args.log {
+        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let mut csv = String::from(
+            "update,wall_time_s,acceptance,log_likelihood,log_likelihood_stderr,coupling_rmse\n",
+        );
+        for r in &rows {
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{},{}",
+                r.update,
+                r.wall_time_s,
+                r.acceptance,
+                opt(r.log_likelihood.map(|l| l.0)),
+                opt(r.log_likelihood.map(|l| l.1)),
+                opt(r.coupling_rmse)
+            );
+        }
+        files.push((path.clone(), csv.into_bytes()));
+    }
+    write_all(&files)?;
+    if let Some(path) = &args.plot {
+        let (title, series): (&str, Vec<f64>) = if test.is_some() {
+            (
+                "held-out mean log-likelihood per evaluation",
+                rows.iter()
+                    .filter_map(|r| r.log_likelihood.map(|l| l.0))
+                    .collect(),
+            )
+        } else {
+            (
+                "coupling RMSE per evaluation",
+                rows.iter().filter_map(|r| r.coupling_rmse).collect(),
+            )
+        };
+        let lag = series.len().saturating_sub(1).clamp(1, 20);
+        langevin_std::plot::trace_and_acf(path, title, &[series], lag)?;
+    }
+    if let Some(path) = &args.samples {
+        let d = pcd.model().dim();
+        let side = (d as f64).sqrt().round() as usize;
+        if side * side != d {
+            return Err(CliError(format!(
+                "--samples: the dimension {d} is not a square"
+            )));
+        }
+        let images: Vec<&[u8]> = pcd.chain_states().take(64).collect();
+        langevin_std::plot::image_grid(path, &images, side, side, 8)?;
+    }
+    Ok(())
+}
