@@ -187,7 +187,7 @@ pub struct SweepReport {
 /// Bounds on `ρ_r`: the gaps in `ln β` stay positive and the whole ladder within
 /// `ln β_R ≥ −LOG_BETA_SPAN`.
 const LOG_BETA_SPAN: f64 = 30.0;
-const MIN_LOG_GAP: f64 = -30.0;
+const MIN_LOG_GAP: f64 = -20.0;
 
 /// Replica exchange around DMALA (Swendsen and Wang 1986; Geyer 1991): `R` chains at inverse
 /// temperatures `1 = β_1 > … > β_R > 0`, chain `r` targeting `π^{β_r}` (the target's `U` and
@@ -312,6 +312,8 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
         } else {
             0.0
         };
+        // Gaps below `e^MIN_LOG_GAP` would round neighbouring temperatures together.
+        let gap = if gap > MIN_LOG_GAP { gap } else { MIN_LOG_GAP };
         for g in buffers.log_gaps.iter_mut() {
             *g = gap;
         }
