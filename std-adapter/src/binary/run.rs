@@ -193,7 +193,6 @@ pub(crate) fn with_chain<O>(
     let kernel = sampler
         .kernel_for_model(model, shape)
         .map_err(RunError::Param)?;
-    let mut buffers = uniform_buffers(d, &mut rng);
     if let SamplerSpec::PtDmala {
         replicas,
         target_acceptance,

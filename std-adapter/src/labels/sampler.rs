@@ -236,7 +236,6 @@ impl LabelSamplerSpec {
                 shape.burn_in,
                 window,
             )?),
-            Self::Gibbs { .. } | Self::Gwg => return Ok(None),
             Self::Gibbs { .. } | Self::Gwg | Self::Lb { .. } => return Ok(None),
         }))
     }
