@@ -7,7 +7,10 @@
 //!   DLMC (Euler, τ = 0.5) and Gibbs step on a
 //!   10 × 10 Potts lattice, `S ∈ {4, 16, 64, 256}`;
 //! * `ising_step`: Gibbs-1 (one site and one sweep), GWG-1, DMALA, tuned AB, PAS (paths of 3
-//!   flips) and DLMC (τ = 0.3, both solvers) per step on the
+//!   flips), DLMC (τ = 0.3, both solvers) and acceptance-targeting DMALA (`dmala_adapt_step`
+//!   frozen after 2,000 tuning steps, `dmala_adapt_tuning_step` while tuning, with its flip mass
+//!   `Z(x)`) per step, and replica exchange (`pt_dmala_sweep_r4`: one sweep of four replicas,
+//!   frozen) on the
 //!   20 × 20 critical Ising lattice (J = 0.4407, h = 0, periodic) and a 400-node
 //!   Barabási–Albert Ising graph (4 edges per new node, J = 0.4407, h = 0);
 //! * after the criterion groups, an **ESS per second** table for the same samplers and models
@@ -44,7 +47,8 @@ use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, Dmala as OrdDmala, OrdinalChain, OrdinalProposal};
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::random::unit_f64;
-use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+use langevin_core::tuning::{AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner};
 use langevin_std::models::{OrdinalQuadratic, Potts};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -293,6 +297,46 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
     let mut ab = ab_tuned;
     group.bench_function("ab_step", |b| {
         b.iter(|| black_box(Kernel::step(&mut ab, model, &mut chain, &mut rng).unwrap()))
+    });
+    let mut settings = AcceptanceSettings::default();
+    settings.budget = 2_000;
+    let mut adapt = AcceptanceTuner::new(settings).unwrap();
+    while !adapt.is_frozen() {
+        Kernel::step(&mut adapt, model, &mut chain, &mut rng).unwrap();
+    }
+    group.bench_function("dmala_adapt_step", |b| {
+        b.iter(|| black_box(Kernel::step(&mut adapt, model, &mut chain, &mut rng).unwrap()))
+    });
+    settings.budget = u64::MAX;
+    let mut tuning = AcceptanceTuner::new(settings).unwrap();
+    group.bench_function("dmala_adapt_tuning_step", |b| {
+        b.iter(|| black_box(Kernel::step(&mut tuning, model, &mut chain, &mut rng).unwrap()))
+    });
+    // Replica exchange, four replicas, ladder and steps adapted for 500 sweeps: one sweep.
+    const R: usize = 4;
+    let mut bufs: Vec<BinBuf> = (0..R).map(|_| BinBuf::new(&x0)).collect();
+    let mut chains: Vec<BinaryChain<'_>> = bufs
+        .iter_mut()
+        .map(|b| BinaryChain::new(b.buffers(), model).unwrap())
+        .collect();
+    let (mut betas, mut u, mut tuners) = ([0.0; R], [0.0; R], [tuning; R]);
+    let (mut gaps, mut swaps) = ([0.0; R - 1], [SwapStats::default(); R - 1]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let mut ladder = LadderSettings::default();
+    ladder.budget = 500;
+    let mut replicas = Replicas::new(buffers, ladder, model).unwrap();
+    while !replicas.is_frozen() {
+        replicas.sweep(model, &mut rng).unwrap();
+    }
+    group.bench_function("pt_dmala_sweep_r4", |b| {
+        b.iter(|| black_box(replicas.sweep(model, &mut rng).unwrap()))
     });
     let mut lb = LocallyBalanced::new(Balancing::Sqrt, vec![0.0; d]);
     group.bench_function("lb_step", |b| {

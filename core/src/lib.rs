@@ -90,6 +90,7 @@ pub mod second_order;
 mod slices;
 pub mod stats;
 pub mod target;
+pub mod tempering;
 pub mod tuning;
 
 pub use chain::{BinaryChain, CategoricalChain, Chain, OrdinalChain};

@@ -8,17 +8,27 @@
 //! parameters; that the tuning spent never exceeds the budget, equals the plan once frozen, and
 //! that the frozen schedule is valid with non-increasing balances and then followed exactly;
 //! that schedules stay within `[a_min, a_max]` and repeat with the cycle; the chain invariants
-//! of the drivers; and that the same input gives the same output.
+//! of the drivers; and that the same input gives the same output. `AcceptanceTuner` with
+//! arbitrary settings on binary, ordinal and categorical chains: `validate` and `new` agree, the
+//! expected number of changes stays at or above its floor, the scale stays finite, tuning spends
+//! exactly its budget and the scale never moves once frozen. Replica exchange (`Replicas`, 1 to
+//! 4 replicas) on binary tabled targets: after every sweep the ladder starts at 1 and decreases
+//! within `(0, 1]`, every replica's cached `U` and gradient are the table's scaled by its `β`
+//! (bit for bit), swap statistics never exceed the sweeps, and a failed sweep is an
+//! unrecoverable target error.
 #![no_main]
 
 use langevin_core::Kernel;
-use langevin_core::ordinal::OrdinalDomain;
+use langevin_core::StepError;
+use langevin_core::binary::BinaryChain;
+use langevin_core::ordinal::{CategoricalDomain, OrdinalDomain};
 use langevin_core::tuning::{
-    AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_step,
+    AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, Acs, AcsSchedule, AcsSettings,
+    AcsTuner, MAX_CYCLE, ScaledDmala, cyclical_step,
 };
 use langevin_fuzz::drive::{self, BinarySetup};
 use langevin_fuzz::labels::{self, LabelSetup};
-use langevin_fuzz::{ByteRng, Input};
+use langevin_fuzz::{ByteRng, Input, OwnedBuffers};
 
 fn valid_ab(a: f64, b: f64) -> bool {
     a.is_finite() && a > 0.0 && b > 0.0 && b <= 1.0
@@ -274,18 +284,169 @@ fn ab(data: &[u8], ordinal: bool) -> Vec<u64> {
     }
 }
 
+fn acceptance(data: &[u8], domain: u8) -> Vec<u64> {
+    let mut input = Input::new(data);
+    let mut s = AcceptanceSettings::default();
+    let flags = input.u8();
+    if flags & 1 != 0 {
+        s.initial_changes = input.f64();
+        s.target_acceptance = input.f64();
+    }
+    if flags & 2 != 0 {
+        s.gain = input.f64();
+        s.min_changes = input.f64();
+    }
+    s.budget = u64::from(input.u8() % 40);
+    s.window = (flags & 4 != 0).then(|| u16::from(input.u8() % 4));
+    let t = AcceptanceTuner::new(s);
+    assert_eq!(t.is_ok(), s.validate().is_ok(), "validate vs new");
+    let Ok(mut tuner) = t else { return Vec::new() };
+    assert!(s.target_acceptance > 0.0 && s.target_acceptance < 1.0);
+    assert!(s.gain.is_finite() && s.gain > 0.0 && s.min_changes > 0.0);
+    assert!(s.initial_changes >= s.min_changes && s.window != Some(0));
+    fn check<D: ScaledDmala>(
+        tuner: &AcceptanceTuner,
+        s: &AcceptanceSettings,
+        frozen: &mut Option<u64>,
+    ) {
+        let r = tuner.report_for::<D>();
+        assert!(r.changes >= s.min_changes && r.changes.is_finite(), "{r:?}");
+        assert!(r.tuning_steps <= s.budget);
+        assert_eq!(r.frozen, r.tuning_steps == s.budget);
+        if let Some(l) = r.log_scale {
+            assert!(l.is_finite(), "{r:?}");
+            assert_eq!(r.step.is_some(), l < 0.0);
+            if r.frozen {
+                assert_eq!(*frozen.get_or_insert(l.to_bits()), l.to_bits(), "moved");
+            }
+        }
+    }
+    let mut frozen = None;
+    match domain {
+        0 => {
+            let setup = BinarySetup::read(&mut input, 16, 24);
+            let rng = ByteRng::new(input.rest());
+            drive::drive(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<langevin_core::Binary>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+        1 => {
+            let setup = LabelSetup::read(&mut input, false, 8, 8, 24);
+            let rng = ByteRng::new(input.rest());
+            labels::drive::<OrdinalDomain>(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<OrdinalDomain>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+        _ => {
+            let setup = LabelSetup::read(&mut input, true, 8, 8, 24);
+            let rng = ByteRng::new(input.rest());
+            labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
+                let r = Kernel::step(&mut tuner, target, chain, rng);
+                check::<CategoricalDomain>(&tuner, &s, &mut frozen);
+                r
+            })
+        }
+    }
+}
+
+fn replicas(data: &[u8]) -> Vec<u64> {
+    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    let mut input = Input::new(data);
+    let r = 1 + usize::from(input.u8() % 4);
+    let mut settings = LadderSettings::default();
+    settings.budget = u64::from(input.u8() % 24);
+    if input.bool() {
+        settings.min_beta = input.f64();
+    }
+    let setup = BinarySetup::read(&mut input, 12, 32);
+    let mut target = setup.target;
+    let mut bufs: Vec<OwnedBuffers<u8>> = (0..r).map(|_| OwnedBuffers::new(&setup.x0)).collect();
+    let Ok(mut chains) = bufs
+        .iter_mut()
+        .map(|b| BinaryChain::new(b.buffers(), &mut target))
+        .collect::<Result<Vec<_>, _>>()
+    else {
+        return Vec::new();
+    };
+    let Ok(tuner) = AcceptanceTuner::new(AcceptanceSettings::default()) else {
+        return Vec::new();
+    };
+    let (mut betas, mut u, mut tuners) = (vec![0.0; r], vec![0.0; r], vec![tuner; r]);
+    let (mut gaps, mut swaps) = (vec![0.0; r - 1], vec![SwapStats::default(); r - 1]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let valid = settings.validate().is_ok();
+    let Ok(mut replicas) = Replicas::new(buffers, settings, &mut target) else {
+        return Vec::new();
+    };
+    assert!(valid, "settings accepted but invalid: {settings:?}");
+    let mut rng = ByteRng::new(input.rest());
+    let mut out = Vec::new();
+    for _ in 0..setup.resets.len() {
+        match replicas.sweep(&mut target, &mut rng) {
+            Err(StepError::Target(e)) => {
+                assert!(!e.recoverable, "a recoverable error stopped a sweep");
+                break;
+            }
+            Err(e) => panic!("sweep failed: {e}"),
+            Ok(rep) => out.push(u64::from(rep.swaps)),
+        }
+        let betas = replicas.betas();
+        assert_eq!(betas.first().copied(), Some(1.0));
+        assert!(
+            betas.windows(2).all(|w| w[1] < w[0] && w[1] > 0.0),
+            "{betas:?}"
+        );
+        for (chain, &beta) in replicas.chains().iter().zip(betas) {
+            let (u, g) = target
+                .at(chain.state())
+                .expect("a replica's state evaluates");
+            assert_eq!(chain.log_density().to_bits(), (beta * u).to_bits());
+            let b = beta as f32;
+            assert!(
+                g.iter()
+                    .zip(chain.grad())
+                    .all(|(x, y)| (x * b).to_bits() == y.to_bits())
+            );
+            out.extend(chain.state().iter().map(|&v| u64::from(v)));
+        }
+        let sweeps = replicas.sweeps();
+        assert!(
+            replicas
+                .swaps()
+                .iter()
+                .all(|s| s.accepted <= s.attempts && s.attempts <= sweeps)
+        );
+    }
+    out
+}
+
 fn run(data: &[u8]) -> Vec<u64> {
     let Some((&mode, rest)) = data.split_first() else {
         return Vec::new();
     };
-    match mode % 7 {
+    match mode % 11 {
         0 => acs_tuner(rest),
         1 => acs_kernel(rest, false, false),
         2 => acs_kernel(rest, true, false),
         3 => acs_kernel(rest, false, true),
         4 => acs_kernel(rest, true, true),
         5 => ab(rest, false),
-        _ => ab(rest, true),
+        6 => ab(rest, true),
+        7 => acceptance(rest, 0),
+        8 => acceptance(rest, 1),
+        9 => replicas(rest),
+        _ => acceptance(rest, 2),
     }
 }
 

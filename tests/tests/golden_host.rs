@@ -193,12 +193,13 @@ use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 29] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 33] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -221,6 +222,10 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 29] = [
     ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    ("ordinal-dmala-adapt", 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
+    ("categorical-dmala-adapt", 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
+    ("pt-dmala", 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
+    ("dmala-adapt", 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
     ("lb", 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
     ("categorical-lb", 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
     ("hamming-ball", 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
@@ -375,6 +380,54 @@ fn agld_run<S: SnapshotStore<Ridge>>(
     h
 }
 
+/// Acceptance-targeting DMALA tuning over the first half of the run, frozen for the second.
+fn acceptance_tuner() -> AcceptanceTuner {
+    let mut s = AcceptanceSettings::default();
+    s.budget = 500;
+    AcceptanceTuner::new(s).unwrap()
+}
+
+/// Replica exchange with three replicas on the 8×8 lattice, adapting for 500 sweeps: the cold
+/// chain's states and log-densities.
+fn pt_dmala_run() -> (u64, u64) {
+    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    let mut target = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+    let mut s = [
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+    ];
+    let [a, b, c] = &mut s;
+    let mut chains = [
+        BinaryChain::new(a.buffers(), &mut target).unwrap(),
+        BinaryChain::new(b.buffers(), &mut target).unwrap(),
+        BinaryChain::new(c.buffers(), &mut target).unwrap(),
+    ];
+    let tuner = acceptance_tuner();
+    let (mut betas, mut u, mut tuners) = ([0.0; 3], [0.0; 3], [tuner; 3]);
+    let (mut gaps, mut swaps) = ([0.0; 2], [SwapStats::default(); 2]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let mut settings = LadderSettings::default();
+    settings.budget = 500;
+    let mut replicas = Replicas::new(buffers, settings, &mut target).unwrap();
+    let mut rng = rng();
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        replicas.sweep(&mut target, &mut rng).unwrap();
+        let cold = replicas.cold().unwrap();
+        hs = fnv1a(hs, cold.state());
+        hu = fnv1a(hu, &cold.log_density().to_bits().to_le_bytes());
+    }
+    (hs, hu)
+}
+
 fn compute_kernel(name: &str) -> (u64, u64) {
     let op = OrdinalProposal::new(1.0, 0.5).unwrap();
     let cp = CategoricalProposal::new(1.0, 0.5).unwrap();
@@ -446,6 +499,15 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             let mut scalars = vec![0.0; ScalarSnapshots::len(4, 16).unwrap()];
             let store = ScalarSnapshots::new(4, 16, &mut scalars).unwrap();
             agld_run(Access::Cyclic, SnapshotUpdate::Mixed { period: 16 }, store)
+        }
+        "ordinal-dmala-adapt" => ordinal_run(acceptance_tuner()),
+        "categorical-dmala-adapt" => categorical_run(acceptance_tuner()),
+        "pt-dmala" => pt_dmala_run(),
+        "dmala-adapt" => {
+            let mut k = acceptance_tuner();
+            lattice_run(|t, c, r| {
+                Kernel::step(&mut k, t, c, r).unwrap();
+            })
         }
         "lb" => {
             // Barker: with √ the kernel equals GWG on this multilinear target, bit for bit.

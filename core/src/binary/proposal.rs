@@ -79,6 +79,36 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
         })
     }
 
+    /// The proposal in the scale form of the acceptance-targeting sampler: flip logits
+    /// `l_i = b · g_i · (1 − 2x_i) + ln τ`. For `τ < 1` this is step `a = −1/(2 ln τ)`; `τ ≥ 1`
+    /// has no step but is a valid proposal all the same ([`step`](Self::step) is then `∞`, and
+    /// no preconditioner can be added).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] unless `|ln τ|` is finite and below `f32::MAX`;
+    /// [`ParamError::Balance`] unless `0 < b ≤ 1`.
+    pub fn with_log_scale(log_tau: f64, balance: f64) -> Result<Self, ParamError> {
+        if log_tau.is_nan() || log_tau.abs() >= f64::from(f32::MAX) {
+            return Err(ParamError::OutOfRange {
+                name: "log scale",
+                value: log_tau,
+            });
+        }
+        ParamError::check_balance(balance)?;
+        Ok(Self {
+            balance: balance as f32,
+            half_inv_step: (-log_tau) as f32,
+            step: if log_tau < 0.0 {
+                -0.5 / log_tau
+            } else {
+                f64::INFINITY
+            },
+            precond: None,
+            math: core::marker::PhantomData,
+        })
+    }
+
     /// Adds a diagonal preconditioner: coordinate `i` uses step `a · p_i²`.
     ///
     /// # Errors

@@ -61,6 +61,37 @@ impl CategoricalProposal<'static> {
     }
 }
 
+impl CategoricalProposal<'static> {
+    /// The proposal in the scale form of the acceptance-targeting sampler: logits
+    /// `b · (g_{i,k} − g_{i,x_i}) + [k ≠ x_i] · ln τ`. For `τ < 1` this is step `a = −1/ln τ`;
+    /// `τ ≥ 1` has no step but is a valid proposal all the same ([`step`](Self::step) is then
+    /// `∞`, and no preconditioner can be added).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] unless `ln τ` is finite; [`ParamError::Balance`] unless
+    /// `0 < b ≤ 1`.
+    pub fn with_log_scale(log_tau: f64, balance: f64) -> Result<Self, ParamError> {
+        if !log_tau.is_finite() {
+            return Err(ParamError::OutOfRange {
+                name: "log scale",
+                value: log_tau,
+            });
+        }
+        ParamError::check_balance(balance)?;
+        Ok(Self {
+            step: if log_tau < 0.0 {
+                -1.0 / log_tau
+            } else {
+                f64::INFINITY
+            },
+            balance,
+            inv_step: -log_tau,
+            precond: None,
+        })
+    }
+}
+
 impl<'p> CategoricalProposal<'p> {
     /// Adds a diagonal preconditioner: coordinate `i` uses step `a · p_i²`.
     ///

@@ -4,7 +4,6 @@
 
 use crate::OpaqueError;
 use core::hint::black_box;
-use langevin_core::Kernel;
 use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{
@@ -19,8 +18,10 @@ use langevin_core::second_order::{
     OrdinalAbSecondOrder, SparseW, TrickParams, ordinal_scratch_len,
 };
 use langevin_core::tuning::{
-    AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner, cyclical_balance, cyclical_step,
+    AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, Acs, AcsSchedule, AcsSettings,
+    AcsTuner, ScaledDmala, cyclical_balance, cyclical_step,
 };
+use langevin_core::{Categorical, Kernel, Ordinal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Largest `d` and `S` the buffers allow; the lengths actually passed are opaque.
@@ -321,6 +322,10 @@ fn tuners_ordinal(
     if let Some(mut tuner) = acs_tuner() {
         seen(Kernel::step(&mut tuner, t, chain, rng));
     }
+    if let Some(mut tuner) = acceptance_tuner() {
+        seen(Kernel::step(&mut tuner, t, chain, rng));
+        acceptance_methods::<Ordinal>(&mut tuner);
+    }
 }
 
 /// Every categorical entry point.
@@ -400,6 +405,10 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
     if let Some(mut tuner) = acs_tuner() {
         seen(Kernel::step(&mut tuner, t, &mut chain, rng));
     }
+    if let Some(mut tuner) = acceptance_tuner() {
+        seen(Kernel::step(&mut tuner, t, &mut chain, rng));
+        acceptance_methods::<Categorical>(&mut tuner);
+    }
     let reset_to = [0u16; D];
     black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
     black_box((
@@ -428,6 +437,34 @@ fn categorical_kernels(
         }
         seen(Kernel::step(&mut dula, t, chain, rng));
         seen(Kernel::step(&mut dmala, t, chain, rng));
+    }
+}
+
+/// An acceptance-targeting DMALA tuner with opaque settings.
+pub fn acceptance_tuner() -> Option<AcceptanceTuner> {
+    let mut s = AcceptanceSettings::default();
+    s.initial_changes = black_box(s.initial_changes);
+    s.target_acceptance = black_box(s.target_acceptance);
+    s.gain = black_box(s.gain);
+    s.min_changes = black_box(s.min_changes);
+    s.budget = black_box(s.budget);
+    s.window = black_box(s.window);
+    if black_box(false) {
+        return AcceptanceTuner::fixed(black_box(0.5), s).ok();
+    }
+    AcceptanceTuner::new(s).ok()
+}
+
+/// The acceptance tuner's methods besides its steps.
+pub fn acceptance_methods<D: ScaledDmala>(k: &mut AcceptanceTuner) {
+    black_box((
+        k.is_frozen(),
+        k.report_for::<D>(),
+        k.log_scale(),
+        k.settings(),
+    ));
+    if black_box(false) {
+        k.freeze();
     }
 }
 

@@ -285,6 +285,7 @@ fn models(rng: &mut Xoshiro256PlusPlus) {
 
     exercise(&mut Opaque, rng);
     more::binary_baselines(&mut Opaque, rng);
+    more::replica_exchange(&mut Opaque, rng);
     more::second_order(&mut Opaque, rng);
     let _: Option<Infallible> = None;
 }

@@ -3,7 +3,7 @@
 //! the tuners as binary kernels) and the continuous integrators under every data access and
 //! snapshot store.
 
-use crate::labels::{ab_methods, ab_tuner, acs, acs_tuner};
+use crate::labels::{ab_methods, ab_tuner, acceptance_methods, acceptance_tuner, acs, acs_tuner};
 use crate::{Bufs, Opaque, OpaqueError};
 use core::hint::black_box;
 use langevin_core::BinaryTarget;
@@ -100,6 +100,10 @@ pub fn binary_baselines<T: FlipDelta>(target: &mut T, rng: &mut Xoshiro256PlusPl
     }
     if let Some(mut tuner) = acs_tuner() {
         seen(Kernel::step(&mut tuner, target, &mut chain, rng));
+    }
+    if let Some(mut tuner) = acceptance_tuner() {
+        seen(Kernel::step(&mut tuner, target, &mut chain, rng));
+        acceptance_methods::<langevin_core::Binary>(&mut tuner);
     }
     let mut raw = Bufs::new();
     let r = raw.buffers();
@@ -548,5 +552,66 @@ fn agld<S: SnapshotStore<OpaqueSum>>(
             sg_seen(c.step(&mut OpaqueSum, rng));
         }
         drive(&mut c, rng);
+    }
+}
+
+/// Replica exchange on a binary target: construction, sweeps, restarts and the accessors.
+#[inline(never)]
+pub fn replica_exchange<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
+    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    let (mut b0, mut b1) = (Bufs::new(), Bufs::new());
+    let (Ok(c0), Ok(c1)) = (
+        BinaryChain::new(b0.buffers(), &mut *target),
+        BinaryChain::new(b1.buffers(), &mut *target),
+    ) else {
+        return;
+    };
+    let mut chains = [c0, c1];
+    let Some(tuner) = acceptance_tuner() else {
+        return;
+    };
+    let (mut betas, mut u, mut tuners) = ([0.0; 2], [0.0; 2], [tuner; 2]);
+    let (mut gaps, mut swaps) = ([0.0; 1], [SwapStats::default(); 1]);
+    let n = black_box(2usize);
+    let buffers = ReplicaBuffers {
+        chains: chains.get_mut(..n).unwrap_or(&mut []),
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let mut s = LadderSettings::default();
+    s.min_beta = black_box(s.min_beta);
+    s.budget = black_box(s.budget);
+    s.target_acceptance = black_box(s.target_acceptance);
+    s.window = black_box(s.window);
+    black_box(s.validate().is_ok());
+    let Ok(mut replicas) = Replicas::new(buffers, s, &mut *target) else {
+        return;
+    };
+    for _ in 0..black_box(2) {
+        if let Ok(r) = replicas.sweep(&mut *target, rng) {
+            black_box((r.swaps, r.cold_swapped, r.cold.accepted));
+        }
+    }
+    let x = [0u8; 4];
+    black_box(
+        replicas
+            .restart(
+                black_box(1),
+                x.get(..black_box(4)).unwrap_or(&[]),
+                &mut *target,
+            )
+            .is_ok(),
+    );
+    black_box((replicas.betas(), replicas.swaps(), replicas.tuners().len()));
+    black_box((
+        replicas.cold().map(|c| c.log_density()),
+        replicas.chains().len(),
+    ));
+    black_box((replicas.sweeps(), replicas.is_frozen()));
+    if black_box(false) {
+        replicas.freeze();
     }
 }

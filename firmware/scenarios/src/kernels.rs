@@ -33,6 +33,8 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
+use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -90,6 +92,15 @@ pub enum Run {
     AgldSaga,
     /// AGLD with mixed updates every 16 steps (TMU), scalar snapshots, cyclic access.
     AgldTmu,
+    /// Acceptance-targeting DMALA on [`LatticeGauss`], tuning for 500 steps, then frozen.
+    OrdinalDmalaAdapt,
+    /// Acceptance-targeting DMALA on [`RingPotts`], tuning for 500 steps, then frozen.
+    CategoricalDmalaAdapt,
+    /// Replica exchange with three replicas on the 8×8 lattice, adapting for 500 sweeps: the
+    /// cold chain.
+    PtDmala,
+    /// Acceptance-targeting DMALA on the 8×8 lattice, tuning for 500 steps, then frozen.
+    DmalaAdapt,
     /// The locally balanced proposal (Barker) on the 8×8 lattice.
     Lb,
     /// The locally balanced proposal (Barker) as a categorical kernel on [`RingPotts`].
@@ -132,6 +143,10 @@ impl Run {
             Run::AgldSvrg => "agld-svrg",
             Run::AgldSaga => "agld-saga",
             Run::AgldTmu => "agld-tmu",
+            Run::OrdinalDmalaAdapt => "ordinal-dmala-adapt",
+            Run::CategoricalDmalaAdapt => "categorical-dmala-adapt",
+            Run::PtDmala => "pt-dmala",
+            Run::DmalaAdapt => "dmala-adapt",
             Run::Lb => "lb",
             Run::CategoricalLb => "categorical-lb",
             Run::HammingBall => "hamming-ball",
@@ -171,7 +186,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 29] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 33] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -194,6 +209,10 @@ pub const KERNEL_GOLDEN: [KernelGolden; 29] = [
     k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
     k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
     k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
+    k(Run::OrdinalDmalaAdapt, 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
+    k(Run::CategoricalDmalaAdapt, 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
+    k(Run::PtDmala, 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
+    k(Run::DmalaAdapt, 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
     k(Run::Lb, 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
     k(Run::CategoricalLb, 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
     k(Run::HammingBall, 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
@@ -221,7 +240,7 @@ pub fn run_kernel<M: Meter>(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let rng = &mut rng;
     match run {
-        Run::OrdinalDula | Run::OrdinalDmala | Run::OrdinalGibbs => {
+        Run::OrdinalDula | Run::OrdinalDmala | Run::OrdinalGibbs | Run::OrdinalDmalaAdapt => {
             let mut target = LatticeGauss::<LABEL_DIM>;
             let mut storage = OrdinalStorage::<LABEL_DIM, GAUSS_STATES>::new([0; LABEL_DIM]);
             let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target)
@@ -231,6 +250,7 @@ pub fn run_kernel<M: Meter>(
             match run {
                 Run::OrdinalDula => ordinal_loop(ordinal::Dula::new(p), ctx, steps, meter),
                 Run::OrdinalDmala => ordinal_loop(ordinal::Dmala::new(p), ctx, steps, meter),
+                Run::OrdinalDmalaAdapt => ordinal_loop(acceptance_tuner()?, ctx, steps, meter),
                 _ => ordinal_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
             }
         }
@@ -238,6 +258,7 @@ pub fn run_kernel<M: Meter>(
         | Run::CategoricalDmala
         | Run::CategoricalGibbs
         | Run::CategoricalGwg
+        | Run::CategoricalDmalaAdapt
         | Run::CategoricalLb => {
             let mut target = RingPotts::<LABEL_DIM>;
             let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
@@ -254,6 +275,9 @@ pub fn run_kernel<M: Meter>(
                 }
                 Run::CategoricalGibbs => {
                     categorical_loop(Gibbs::new(Scan::Random), ctx, steps, meter)
+                }
+                Run::CategoricalDmalaAdapt => {
+                    categorical_loop(acceptance_tuner()?, ctx, steps, meter)
                 }
                 Run::CategoricalLb => {
                     let weights = [0.0f64; LABEL_DIM * POTTS_STATES];
@@ -272,6 +296,7 @@ pub fn run_kernel<M: Meter>(
         | Run::Gibbs
         | Run::Gwg
         | Run::RandomWalk
+        | Run::DmalaAdapt
         | Run::Lb
         | Run::HammingBall => {
             let mut target =
@@ -292,6 +317,7 @@ pub fn run_kernel<M: Meter>(
                 }
                 Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
                 Run::Gwg => binary_loop(Gwg, ctx, steps, meter),
+                Run::DmalaAdapt => binary_loop(acceptance_tuner()?, ctx, steps, meter),
                 Run::Lb => binary_loop(
                     LocallyBalanced::new(Balancing::Barker, [0.0f64; 64]),
                     ctx,
@@ -359,6 +385,7 @@ pub fn run_kernel<M: Meter>(
             let ctx = &mut (&mut chain, &mut target, rng);
             categorical_loop(Dmala::new(p), ctx, steps, meter)
         }
+        Run::PtDmala => pt_dmala(rng, steps, meter),
         Run::SecondOrder => {
             let (w, diag, a, bias) = second_order_params();
             let mut cache = [0.0f64; 2 * SECOND_DIM];
@@ -477,6 +504,62 @@ pub fn run_kernel<M: Meter>(
             }
         }
     }
+}
+
+/// Replica exchange with three replicas on the 8×8 lattice; hashes the cold chain.
+fn pt_dmala<M: Meter>(
+    rng: &mut Xoshiro256PlusPlus,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    let mut target =
+        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut s = [
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+        ChainStorage::<64>::new([0; 64]),
+    ];
+    let [a, b, c] = &mut s;
+    let mut chains = [
+        BinaryChain::new(a.buffers(), &mut target).map_err(|_| Failure::Init)?,
+        BinaryChain::new(b.buffers(), &mut target).map_err(|_| Failure::Init)?,
+        BinaryChain::new(c.buffers(), &mut target).map_err(|_| Failure::Init)?,
+    ];
+    let tuner = acceptance_tuner()?;
+    let (mut betas, mut u, mut tuners) = ([0.0; 3], [0.0; 3], [tuner; 3]);
+    let (mut gaps, mut swaps) = ([0.0; 2], [SwapStats::default(); 2]);
+    let buffers = ReplicaBuffers {
+        chains: &mut chains,
+        betas: &mut betas,
+        log_densities: &mut u,
+        tuners: &mut tuners,
+        log_gaps: &mut gaps,
+        swaps: &mut swaps,
+    };
+    let mut settings = LadderSettings::default();
+    settings.budget = 500;
+    let mut replicas = Replicas::new(buffers, settings, &mut target).map_err(|_| Failure::Init)?;
+    let mut h = Hashes {
+        state: FNV_OFFSET,
+        log_density: FNV_OFFSET,
+    };
+    for _ in 0..steps {
+        meter.start();
+        let r = replicas.sweep(&mut target, rng);
+        meter.stop();
+        ok(r)?;
+        let cold = replicas.cold().ok_or(Failure::Step)?;
+        h.state = fnv1a(h.state, cold.state());
+        h.log_density = fnv1a(h.log_density, &cold.log_density().to_bits().to_le_bytes());
+    }
+    Ok(h)
+}
+
+/// Acceptance-targeting DMALA tuning over the first 500 steps.
+fn acceptance_tuner() -> Result<AcceptanceTuner, Failure> {
+    let mut s = AcceptanceSettings::default();
+    s.budget = 500;
+    AcceptanceTuner::new(s).map_err(|_| Failure::Param)
 }
 
 fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {

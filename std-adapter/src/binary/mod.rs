@@ -17,4 +17,7 @@ pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
     SamplerSpec,
 };
-pub(crate) use sampler::{SweepReport, ab_json, ab_tuner, acs_json, acs_tuner, grow};
+pub(crate) use sampler::{
+    SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, grow,
+    replica_plan,
+};

@@ -1,11 +1,14 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use super::sampler::{AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport};
+use super::sampler::{
+    AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport, replica_plan,
+};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    hamming, kernel_driver, map_chains,
+    hamming, kernel_driver, map_chains, with_replicas,
 };
+use langevin_core::Binary;
 use langevin_core::Kernel;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, StepReport};
@@ -190,6 +193,18 @@ pub(crate) fn with_chain<O>(
     let kernel = sampler
         .kernel_for_model(model, shape)
         .map_err(RunError::Param)?;
+    if let SamplerSpec::PtDmala {
+        replicas,
+        target_acceptance,
+    } = *sampler
+    {
+        let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
+            .map_err(RunError::Param)?;
+        let x = buffers.x;
+        return with_replicas::<Binary, _, _>(&mut target, &x, plan, rng, hamming, c, |d| {
+            f("pt-dmala (replica exchange)", d)
+        });
+    }
     if let SamplerSpec::Gibbs { scan } = *sampler {
         let x = buffers.x;
         match &mut target {

@@ -9,7 +9,10 @@ use langevin_core::binary::{
     StepReport,
 };
 use langevin_core::models::Dims;
-use langevin_core::tuning::{AbSettings, AbTuner, AcsReport, AcsSettings, AcsTuner};
+use langevin_core::tuning::{
+    AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, AcsReport, AcsSettings, AcsTuner,
+    ScaledDmala,
+};
 use langevin_core::{Binary, Eval, Kernel};
 use rand_core::Rng;
 use serde_json::{Value, json};
@@ -44,7 +47,8 @@ pub const ACS_BUDGET_FRACTION: f64 = 0.1;
 ///   recursion toward acceptance [`RWM_TARGET_ACCEPTANCE`] for the whole burn-in;
 /// * **ab**: [`AbTuner`] from `(step, balance)` with the burn-in as its budget;
 /// * **acs**: [`AcsTuner`] with the budget [`ACS_BUDGET_FRACTION`] of burn-in plus kept steps;
-///   its tuning is taken first, and the burn-in is extended to cover it when it is shorter.
+///   its tuning is taken first, and the burn-in is extended to cover it when it is shorter;
+/// * **dmala --adapt acceptance**: [`AcceptanceTuner`] with the burn-in as its budget.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum SamplerSpec {
@@ -87,6 +91,20 @@ pub enum SamplerSpec {
         a_ceil: f64,
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
+    },
+    /// DMALA with its step, as an expected number of flips, tuned toward an acceptance rate
+    /// during burn-in.
+    DmalaAcceptance {
+        /// The acceptance rate tuned toward.
+        target_acceptance: f64,
+    },
+    /// Replica exchange around acceptance-targeting DMALA; run by
+    /// [`run_chains`](super::run_chains), which draws the cold replica's states.
+    PtDmala {
+        /// Replicas `R ≥ 1`.
+        replicas: usize,
+        /// The acceptance rate each replica's step is tuned toward.
+        target_acceptance: f64,
     },
     /// The locally balanced informed proposal, one flip per step.
     Lb {
@@ -154,6 +172,8 @@ impl SamplerSpec {
             Self::Rwm { .. } => "rwm",
             Self::Ab { .. } => "ab",
             Self::Acs { .. } => "acs",
+            Self::DmalaAcceptance { .. } => "dmala",
+            Self::PtDmala { .. } => "pt-dmala",
             Self::Lb { .. } => "lb",
             Self::HammingBall { .. } => "hamming-ball",
             Self::BlockGibbs => "block-gibbs",
@@ -182,6 +202,8 @@ impl SamplerSpec {
                 | Self::Acs { .. }
                 | Self::Pas { path_length: None }
                 | Self::Dlmc { time: None, .. }
+                | Self::DmalaAcceptance { .. }
+                | Self::PtDmala { .. }
         )
     }
 
@@ -254,6 +276,21 @@ impl SamplerSpec {
                 a_ceil,
                 fixed_steps,
             } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::DmalaAcceptance { target_acceptance } => AnyBinaryKernel::DmalaAcceptance(
+                acceptance_tuner(target_acceptance, shape.burn_in, None)?,
+            ),
+            // The replicas are run by `run_chains`; this is the cold replica's step kernel.
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
+                AnyBinaryKernel::DmalaAcceptance(acceptance_tuner(
+                    target_acceptance,
+                    shape.burn_in,
+                    None,
+                )?)
+            }
             Self::Lb { balancing } => {
                 AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
             }
@@ -307,6 +344,56 @@ pub(crate) fn ab_tuner(
     AbTuner::new(s)
 }
 
+/// A fresh acceptance-targeting DMALA tuner: the benchmark suite's rule toward
+/// `target_acceptance`, tuning for `budget` steps.
+pub(crate) fn acceptance_tuner(
+    target_acceptance: f64,
+    budget: u64,
+    window: Option<u16>,
+) -> Result<AcceptanceTuner<crate::FlipMathImpl>, ParamError> {
+    let mut s = AcceptanceSettings::default();
+    s.target_acceptance = target_acceptance;
+    s.budget = budget;
+    s.window = window;
+    AcceptanceTuner::with_math(s)
+}
+
+/// The replicas of a replica-exchange run, checked.
+pub(crate) fn replica_plan(
+    replicas: usize,
+    target_acceptance: f64,
+    burn_in: u64,
+    window: Option<u16>,
+) -> Result<crate::run::ReplicaPlan, ParamError> {
+    if replicas == 0 {
+        return Err(ParamError::OutOfRange {
+            name: "replicas",
+            value: 0.0,
+        });
+    }
+    let mut settings = langevin_core::tempering::LadderSettings::default();
+    settings.budget = burn_in;
+    settings.target_acceptance = target_acceptance;
+    settings.window = window;
+    settings.validate()?;
+    Ok(crate::run::ReplicaPlan { replicas, settings })
+}
+
+/// The acceptance tuner's report as JSON, with the equivalent step of domain `D` (`null` where
+/// `τ ≥ 1`).
+pub(crate) fn acceptance_json<D: ScaledDmala>(k: &AcceptanceTuner<crate::FlipMathImpl>) -> Value {
+    let r = k.report_for::<D>();
+    json!({
+        "expected_changes": r.changes,
+        "log_scale": r.log_scale,
+        "step": r.step,
+        "target_acceptance": k.settings().target_acceptance,
+        "tuning_acceptance": r.tuning_acceptance,
+        "tuning_steps": r.tuning_steps,
+        "frozen": r.frozen,
+    })
+}
+
 /// A fresh ACS tuner: the paper's defaults, searching from `a_ceil` (or with fixed steps), the
 /// budget a tenth of the whole run.
 pub(crate) fn acs_tuner(
@@ -349,6 +436,8 @@ pub enum AnyBinaryKernel {
     Ab(AbTuner),
     /// See [`AcsTuner`] (boxed: it holds a whole schedule).
     Acs(Box<AcsTuner>),
+    /// See [`AcceptanceTuner`].
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
     /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
     Lb(LocallyBalanced<Vec<f64>>),
     /// See [`HammingBall`]; one step is one block update.
@@ -374,6 +463,7 @@ impl AnyBinaryKernel {
             Self::Rwm(_) => "rwm",
             Self::Ab(_) => "ab",
             Self::Acs(_) => "acs",
+            Self::DmalaAcceptance(_) => "dmala (acceptance-targeting step)",
             Self::Lb(_) => "lb",
             Self::HammingBall(_) => "hamming-ball",
             Self::Pas(_) => "pas",
@@ -389,15 +479,18 @@ impl AnyBinaryKernel {
             Self::Acs(k) => !k.is_frozen(),
             Self::Pas(k) => k.is_tuning(),
             Self::DlmcTuned(k) => !k.is_frozen(),
+            Self::DmalaAcceptance(k) => !k.is_frozen(),
             _ => false,
         }
     }
 
-    /// Ends adaptation where the kernel allows it (AB); ACS ends by its own plan, RWM after
-    /// its burn-in.
+    /// Ends adaptation where the kernel allows it (AB, acceptance-targeting DMALA); ACS ends
+    /// by its own plan, RWM after its burn-in.
     pub fn stop_tuning(&mut self) {
-        if let Self::Ab(k) = self {
-            k.freeze();
+        match self {
+            Self::Ab(k) => k.freeze(),
+            Self::DmalaAcceptance(k) => k.freeze(),
+            _ => {}
         }
     }
 
@@ -414,6 +507,7 @@ impl AnyBinaryKernel {
             Self::Acs(k) => Some(acs_json(&k.report())),
             Self::Pas(k) => k.tuned(),
             Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
+            Self::DmalaAcceptance(k) => Some(acceptance_json::<Binary>(k)),
             _ => None,
         }
     }
@@ -476,6 +570,7 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Rwm(k) => Kernel::step(k, target, chain, rng),
             Self::Ab(k) => Kernel::step(k, target, chain, rng),
             Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
+            Self::DmalaAcceptance(k) => Kernel::step(k, target, chain, rng),
             Self::Lb(k) => {
                 grow(k.weights_mut(), chain.dim());
                 Kernel::step(k, target, chain, rng)

@@ -2,12 +2,14 @@
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
-use crate::binary::{BinaryDiagnostics, Depth, RunShape, Statistic, SweepReport, diagnose_draws};
+use crate::binary::{
+    BinaryDiagnostics, Depth, RunShape, Statistic, SweepReport, diagnose_draws, replica_plan,
+};
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    hamming, kernel_driver, manhattan, map_chains,
+    drive_replicas, hamming, kernel_driver, manhattan, map_chains,
 };
 use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
@@ -170,6 +172,38 @@ impl LabelJob<'_> {
         let (d, s, shape) = (model.dim(), model.states(), &self.shape);
         let cap = shape.burn_in + shape.steps;
         let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
+        if let LabelSamplerSpec::PtDmala {
+            replicas,
+            target_acceptance,
+            window,
+        } = *self.sampler
+        {
+            let plan = replica_plan(replicas, target_acceptance, shape.burn_in, window)
+                .map_err(RunError::Param)?;
+            let (config, progress) = (self.config, self.progress);
+            return match model {
+                LabelModel::Ordinal(m) => drive_replicas::<OrdinalDomain, _>(
+                    &mut m.clone(),
+                    &x,
+                    plan,
+                    config,
+                    rng,
+                    progress,
+                    manhattan,
+                    c,
+                ),
+                LabelModel::Categorical(m) => drive_replicas::<CategoricalDomain, _>(
+                    &mut m.clone(),
+                    &x,
+                    plan,
+                    config,
+                    rng,
+                    progress,
+                    hamming,
+                    c,
+                ),
+            };
+        }
         match model {
             LabelModel::Ordinal(m) => {
                 let mut m = m.clone();

@@ -1,7 +1,10 @@
 //! Which kernel a label run uses.
 
 use super::model::LabelDomain;
-use crate::binary::{RunShape, SamplerSpec, ab_json, ab_tuner, acs_json, acs_tuner, grow};
+use crate::binary::{
+    RunShape, SamplerSpec, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json,
+    acs_tuner, grow, replica_plan,
+};
 use crate::kernels::{PathSampler, dlmc_json};
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
@@ -10,7 +13,7 @@ use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::dlmc::{CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, Solver, TunedDlmc};
 use langevin_core::ordinal::{self, OrdinalProposal};
-use langevin_core::tuning::{AbTuner, AcsTuner};
+use langevin_core::tuning::{AbTuner, AcceptanceTuner, AcsTuner};
 use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
 use rand_core::Rng;
 use serde_json::Value;
@@ -73,6 +76,24 @@ pub enum LabelSamplerSpec {
         /// Ordinal window.
         window: Option<u16>,
     },
+    /// DMALA with its step, as an expected number of changes, tuned toward an acceptance rate
+    /// during burn-in.
+    DmalaAcceptance {
+        /// The acceptance rate tuned toward.
+        target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
+    /// Replica exchange around acceptance-targeting DMALA; run by
+    /// [`run_label_chains`](super::run_label_chains), which draws the cold replica's states.
+    PtDmala {
+        /// Replicas `R ≥ 1`.
+        replicas: usize,
+        /// The acceptance rate each replica's step is tuned toward.
+        target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
+    },
     /// The locally balanced informed proposal (categorical only).
     Lb {
         /// The balancing function.
@@ -110,6 +131,17 @@ impl LabelSamplerSpec {
                 a_ceil,
                 fixed_steps,
             },
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => SamplerSpec::DmalaAcceptance { target_acceptance },
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                ..
+            } => SamplerSpec::PtDmala {
+                replicas,
+                target_acceptance,
+            },
             Self::Lb { balancing } => SamplerSpec::Lb { balancing },
             Self::Pas { path_length } => SamplerSpec::Pas { path_length },
             Self::Dlmc { time, solver } => SamplerSpec::Dlmc { time, solver },
@@ -132,7 +164,9 @@ impl LabelSamplerSpec {
             Self::Dula { window, .. }
             | Self::Dmala { window, .. }
             | Self::Ab { window, .. }
-            | Self::Acs { window, .. } => window,
+            | Self::Acs { window, .. }
+            | Self::DmalaAcceptance { window, .. }
+            | Self::PtDmala { window, .. } => window,
             _ => None,
         }
     }
@@ -202,6 +236,22 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 window,
             } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                window,
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, window)?;
+                return Ok(None);
+            }
+            Self::DmalaAcceptance {
+                target_acceptance,
+                window,
+            } => AnyOrdinalKernel::DmalaAcceptance(acceptance_tuner(
+                target_acceptance,
+                shape.burn_in,
+                window,
+            )?),
             Self::Gibbs { .. }
             | Self::Gwg
             | Self::Lb { .. }
@@ -245,6 +295,21 @@ impl LabelSamplerSpec {
                 fixed_steps,
                 ..
             } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                ..
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
+                return Ok(None);
+            }
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => AnyCategoricalKernel::DmalaAcceptance(acceptance_tuner(
+                target_acceptance,
+                shape.burn_in,
+                None,
+            )?),
             Self::Lb { balancing } => {
                 AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
             }
@@ -297,6 +362,7 @@ pub(crate) enum AnyOrdinalKernel {
     Dmala(ordinal::Dmala<'static>),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
 }
 
 /// The categorical kernels with a cached chain.
@@ -307,6 +373,7 @@ pub(crate) enum AnyCategoricalKernel {
     Gwg(Gwg),
     Ab(AbTuner),
     Acs(Box<AcsTuner>),
+    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
     Lb(LocallyBalanced<Vec<f64>>),
     Pas(Box<PathSampler>),
     Dlmc(langevin_core::kernel::Dmala<CategoricalDlmcProposal>),
@@ -317,6 +384,11 @@ pub(crate) enum AnyCategoricalKernel {
 pub(crate) trait Tuning {
     fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
     fn ab_mut(&mut self) -> Option<&mut AbTuner>;
+    /// The acceptance-targeting DMALA tuner, if that is the kernel.
+    fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>>;
+    fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>>;
+    /// The acceptance tuner's report with the equivalent step of this domain.
+    fn acceptance_json(&self) -> Option<Value>;
 
     /// Whether a kernel that adapts by its own rule (not AB or ACS) is still adapting.
     fn own_is_tuning(&self) -> bool {
@@ -332,7 +404,7 @@ pub(crate) trait Tuning {
         match self.tuner() {
             (Some(ab), _) => !ab.is_frozen(),
             (_, Some(acs)) => !acs.is_frozen(),
-            _ => self.own_is_tuning(),
+            _ => self.own_is_tuning() || self.acceptance().is_some_and(|k| !k.is_frozen()),
         }
     }
 
@@ -340,20 +412,23 @@ pub(crate) trait Tuning {
         if let Some(ab) = self.ab_mut() {
             ab.freeze();
         }
+        if let Some(k) = self.acceptance_mut() {
+            k.freeze();
+        }
     }
 
     fn tuned(&self) -> Option<Value> {
         match self.tuner() {
             (Some(ab), _) => Some(ab_json(ab)),
             (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => self.own_tuned(),
+            _ => self.own_tuned().or_else(|| self.acceptance_json()),
         }
     }
 }
 
 /// [`Tuning`] for a kernel enum whose tuners are the variants `Ab` and `Acs`.
 macro_rules! impl_tuning {
-    ($($kernel:ty),*) => {$(
+    ($($kernel:ty: $domain:ty $({ $($own:tt)* })?),*) => {$(
         impl Tuning for $kernel {
             fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
                 match self {
@@ -368,41 +443,45 @@ macro_rules! impl_tuning {
                     _ => None,
                 }
             }
-            fn own_is_tuning(&self) -> bool {
+            fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>> {
                 match self {
-                    Self::Pas(k) => k.is_tuning(),
-                    Self::DlmcTuned(k) => !k.is_frozen(),
-                    _ => false,
-                }
-            }
-            fn own_tuned(&self) -> Option<Value> {
-                match self {
-                    Self::Pas(k) => k.tuned(),
-                    Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
+                    Self::DmalaAcceptance(k) => Some(k),
                     _ => None,
                 }
             }
+            fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>> {
+                match self {
+                    Self::DmalaAcceptance(k) => Some(k),
+                    _ => None,
+                }
+            }
+            fn acceptance_json(&self) -> Option<Value> {
+                self.acceptance().map(acceptance_json::<$domain>)
+            }
+            $($($own)*)?
         }
     )*};
 }
 
-impl_tuning!(AnyCategoricalKernel);
-
-impl Tuning for AnyOrdinalKernel {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-        match self {
-            Self::Ab(k) => (Some(k), None),
-            Self::Acs(k) => (None, Some(&**k)),
-            _ => (None, None),
+impl_tuning!(
+    AnyOrdinalKernel: Ordinal,
+    AnyCategoricalKernel: Categorical {
+        fn own_is_tuning(&self) -> bool {
+            match self {
+                Self::Pas(k) => k.is_tuning(),
+                Self::DlmcTuned(k) => !k.is_frozen(),
+                _ => false,
+            }
+        }
+        fn own_tuned(&self) -> Option<Value> {
+            match self {
+                Self::Pas(k) => k.tuned(),
+                Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
+                _ => None,
+            }
         }
     }
-    fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-        match self {
-            Self::Ab(k) => Some(k),
-            _ => None,
-        }
-    }
-}
+);
 
 /// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` and the
 /// `boxed` ones through their box).
@@ -435,11 +514,15 @@ macro_rules! impl_kernel {
     };
 }
 
-impl_kernel!(AnyOrdinalKernel, Ordinal, [Dula, Dmala, Ab]);
+impl_kernel!(
+    AnyOrdinalKernel,
+    Ordinal,
+    [Dula, Dmala, Ab, DmalaAcceptance]
+);
 impl_kernel!(
     AnyCategoricalKernel,
     Categorical,
-    [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned],
+    [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned, DmalaAcceptance],
     sized[Lb],
     boxed[Pas]
 );

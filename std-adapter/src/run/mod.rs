@@ -10,9 +10,11 @@
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed.
 
 mod pool;
+mod replicas;
 mod vecs;
 
 pub use pool::{Pool, PoolError, available_threads};
+pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::ChainVecs;
 
 use crate::binary::RunShape;

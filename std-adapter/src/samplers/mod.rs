@@ -18,13 +18,13 @@
 //! let err = sampler.plan(Domain::Ordinal).unwrap_err();
 //! assert_eq!(
 //!     err.to_string(),
-//!     "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab, ab2 or acs)"
+//!     "sampler gwg does not apply to ordinal models (use dula, dmala, gibbs, ab, ab2, acs or pt-dmala)"
 //! );
 //! ```
 
 mod params;
 
-pub use params::{Param, ParamInfo, Range, SamplerParams};
+pub use params::{Adapt, Param, ParamInfo, Range, SamplerParams};
 
 use crate::ab2::Ab2Settings;
 use crate::binary::{ACS_BUDGET_FRACTION, RunShape, SamplerSpec};
@@ -218,11 +218,26 @@ pub static SAMPLERS: &[SamplerEntry] = &[
     SamplerEntry {
         name: "dmala",
         domains: &Domain::ALL,
-        params: &[Param::Step, Param::Balance, Param::Window],
-        description: "Discrete Metropolis-adjusted Langevin (exact)",
+        params: &[
+            Param::Step,
+            Param::Balance,
+            Param::Window,
+            Param::Adapt,
+            Param::TargetAcceptance,
+        ],
+        description: "Discrete Metropolis-adjusted Langevin (exact); `--adapt acceptance` tunes its step toward acceptance 0.574 during burn-in",
         demo: &[Some(0.1), Some(0.2)],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dmala {
+        build: |p, d| match (d, p.adapt) {
+            (Domain::Binary, Some(Adapt::Acceptance)) => {
+                SamplerPlan::Binary(SamplerSpec::DmalaAcceptance {
+                    target_acceptance: p.target_acceptance,
+                })
+            }
+            (_, Some(Adapt::Acceptance)) => SamplerPlan::Label(LabelSamplerSpec::DmalaAcceptance {
+                target_acceptance: p.target_acceptance,
+                window: p.window,
+            }),
+            (Domain::Binary, None) => SamplerPlan::Binary(SamplerSpec::Dmala {
                 step: p.step,
                 balance: p.balance,
             }),
@@ -393,7 +408,28 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             }),
         },
     },
+    PT_DMALA,
 ];
+
+/// Replica exchange's entry (appended after the others).
+const PT_DMALA: SamplerEntry = SamplerEntry {
+    name: "pt-dmala",
+    domains: &Domain::ALL,
+    params: &[Param::Replicas, Param::TargetAcceptance, Param::Window],
+    description: "Replica exchange: DMALA at R temperatures, neighbours swapped, ladder and steps tuned during burn-in; the cold chain's draws",
+    demo: &[],
+    build: |p, d| match d {
+        Domain::Binary => SamplerPlan::Binary(SamplerSpec::PtDmala {
+            replicas: p.replicas,
+            target_acceptance: p.target_acceptance,
+        }),
+        _ => SamplerPlan::Label(LabelSamplerSpec::PtDmala {
+            replicas: p.replicas,
+            target_acceptance: p.target_acceptance,
+            window: p.window,
+        }),
+    },
+};
 
 /// The names of every sampler, in registry order.
 pub fn names() -> impl Iterator<Item = &'static str> {
@@ -582,7 +618,7 @@ mod tests {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
             rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, lb, pas or dlmc)"
+            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, lb, pas, dlmc or pt-dmala)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

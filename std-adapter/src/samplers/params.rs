@@ -30,6 +30,12 @@ pub enum Param {
     Diagonal,
     /// AB-2's steps per tuning phase.
     Ab2Tune,
+    /// What DMALA adapts during burn-in.
+    Adapt,
+    /// The acceptance rate an adapted step is tuned toward.
+    TargetAcceptance,
+    /// Replica exchange: the number of replicas.
+    Replicas,
     /// The balancing function of the locally balanced proposal.
     Balancing,
     /// The Hamming ball's radius.
@@ -112,7 +118,7 @@ pub struct ParamInfo {
 
 impl Param {
     /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 16] = [
+    pub const ALL: [Param; 19] = [
         Param::Diagonal,
         Param::Ab2Tune,
         Param::Step,
@@ -123,6 +129,9 @@ impl Param {
         Param::AMax,
         Param::AMin,
         Param::Window,
+        Param::Adapt,
+        Param::TargetAcceptance,
+        Param::Replicas,
         Param::Balancing,
         Param::Radius,
         Param::Block,
@@ -193,6 +202,24 @@ impl Param {
                 Some("10000"),
                 Range::Count,
                 "Steps of each of the two tuning phases, taken before --burn-in",
+            ),
+            Param::Adapt => (
+                "--adapt",
+                None,
+                Range::OneOf(&["acceptance"]),
+                "acceptance: the step, as an expected number of changes (from 3), tuned during burn-in toward --target-acceptance, then fixed",
+            ),
+            Param::TargetAcceptance => (
+                "--target-acceptance",
+                Some("0.574"),
+                Range::OpenUnit,
+                "The acceptance rate --adapt acceptance tunes toward",
+            ),
+            Param::Replicas => (
+                "--replicas",
+                Some("4"),
+                Range::AtLeastOne,
+                "Replicas of replica exchange, the cold one first",
             ),
             Param::Balancing => (
                 "--balancing",
@@ -285,6 +312,12 @@ pub struct SamplerParams {
     pub diagonal: DiagonalRule,
     /// AB-2's steps per tuning phase.
     pub ab2_tune: u64,
+    /// What DMALA adapts during burn-in (`None`: nothing, a fixed step).
+    pub adapt: Option<Adapt>,
+    /// The acceptance rate an adapted step is tuned toward.
+    pub target_acceptance: f64,
+    /// Replica exchange: the number of replicas.
+    pub replicas: usize,
     /// The locally balanced proposal's balancing function.
     pub balancing: Balancing,
     /// The Hamming ball's radius.
@@ -299,6 +332,23 @@ pub struct SamplerParams {
     pub solver: Option<Solver>,
 }
 
+/// What a sampler adapts during burn-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Adapt {
+    /// The step, expressed as an expected number of changes, toward a target acceptance rate.
+    Acceptance,
+}
+
+impl Adapt {
+    /// The name as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adapt::Acceptance => "acceptance",
+        }
+    }
+}
+
 impl SamplerParams {
     /// The defaults [`Param::info`] states.
     pub const DEFAULT: Self = Self {
@@ -311,6 +361,9 @@ impl SamplerParams {
         window: None,
         diagonal: DiagonalRule::Trace,
         ab2_tune: 10_000,
+        adapt: None,
+        target_acceptance: 0.574,
+        replicas: 4,
         balancing: Balancing::Sqrt,
         radius: 1,
         block: 10,
@@ -339,9 +392,23 @@ mod tests {
         assert_eq!(text(Param::Balance), Some(p.balance.to_string()));
         assert_eq!(text(Param::ACeil), Some(p.a_ceil.to_string()));
         assert_eq!(text(Param::Ab2Tune), Some(p.ab2_tune.to_string()));
+        assert_eq!(text(Param::Replicas), Some(p.replicas.to_string()));
         assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
         assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
+        assert_eq!(
+            text(Param::TargetAcceptance),
+            Some(p.target_acceptance.to_string())
+        );
         assert_eq!(p.scan, Scan::Systematic);
+        for param in [
+            Param::Rate,
+            Param::AMax,
+            Param::AMin,
+            Param::Window,
+            Param::Adapt,
+        ] {
+            assert_eq!(param.info().default, None, "{param:?}");
+        }
         assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
         assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
         assert_eq!(text(Param::Block), Some(p.block.to_string()));
@@ -399,5 +466,9 @@ mod tests {
             let ok = super::super::find("dlmc").unwrap().with(p).is_ok();
             assert_eq!(ok, Param::Time.info().range.contains(v), "time {v}");
         }
+        check("dmala", Param::TargetAcceptance, &|p, v| {
+            p.adapt = Some(Adapt::Acceptance);
+            p.target_acceptance = v;
+        });
     }
 }

@@ -5,6 +5,7 @@
 mod common;
 
 mod ab2_ordinal;
+mod adapt;
 mod compare;
 mod diagonal;
 mod dlmc;

@@ -2,6 +2,7 @@
 //! and `πP = π`, for every discrete domain and kernel.
 
 mod ab;
+mod acceptance;
 mod acs;
 mod baselines;
 mod binary;
@@ -12,4 +13,5 @@ mod ordinal;
 mod path_auxiliary;
 mod second_order;
 mod step_harness;
+mod tempering;
 mod word_driven;

@@ -606,7 +606,27 @@ fn tuned_line(tuned: &serde_json::Value) -> String {
             })
             .unwrap_or_default()
     };
-    if let (Some(a_max), Some(a_min)) = (f("a_max"), f("a_min")) {
+    if let Some(betas) = t.get("betas").and_then(serde_json::Value::as_array) {
+        format!(
+            "ladder β [{}], swap rates [{}] (kept phase), after {} sweeps",
+            betas
+                .iter()
+                .filter_map(serde_json::Value::as_f64)
+                .map(|b| format!("{b:.4}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            list("swap_rates"),
+            f("sweeps").unwrap_or(0.0)
+        )
+    } else if let Some(n) = f("expected_changes") {
+        let step = f("step").map_or("none (τ ≥ 1)".to_string(), |a| format!("{a:.4}"));
+        format!(
+            "{n:.3} expected changes (ln τ = {:.4}; equivalent step a = {step}), acceptance {:.3} over {} tuning steps",
+            f("log_scale").unwrap_or(f64::NAN),
+            f("tuning_acceptance").unwrap_or(f64::NAN),
+            f("tuning_steps").unwrap_or(0.0)
+        )
+    } else if let (Some(a_max), Some(a_min)) = (f("a_max"), f("a_min")) {
         format!(
             "a_max {a_max:.4}, a_min {a_min:.4}, balances [{}], {} tuning steps",
             list("balances"),

@@ -11,7 +11,7 @@ use langevin_std::core_kernels::baselines::{Balancing, Scan};
 use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
-use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
+use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
 /// The `--sampler` values: the registry's names, each with its description.
@@ -65,6 +65,21 @@ impl ScanName {
         match self {
             ScanName::Systematic => Scan::Systematic,
             ScanName::Random => Scan::Random,
+        }
+    }
+}
+
+/// What a sampler adapts during burn-in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AdaptName {
+    /// The step, toward a target acceptance rate.
+    Acceptance,
+}
+
+impl AdaptName {
+    fn adapt(self) -> Adapt {
+        match self {
+            AdaptName::Acceptance => Adapt::Acceptance,
         }
     }
 }
@@ -126,6 +141,17 @@ pub struct SamplerArgs {
     pub a_min: Option<f64>,
     #[arg(long, help = Param::Window.help())]
     pub window: Option<u16>,
+    #[arg(long, value_enum, help = Param::Adapt.help())]
+    pub adapt: Option<AdaptName>,
+    #[arg(
+        long = "target-acceptance",
+        default_value_t = 0.574,
+        allow_negative_numbers = true,
+        help = Param::TargetAcceptance.help()
+    )]
+    pub target_acceptance: f64,
+    #[arg(long, default_value_t = 4, help = Param::Replicas.help())]
+    pub replicas: usize,
     #[arg(long, value_enum, default_value_t = BalancingName::Sqrt, help = Param::Balancing.help())]
     pub balancing: BalancingName,
     #[arg(long, default_value_t = 1, help = Param::Radius.help())]
@@ -197,6 +223,9 @@ impl SamplerArgs {
         params.window = self.window;
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
+        params.adapt = self.adapt.map(AdaptName::adapt);
+        params.target_acceptance = self.target_acceptance;
+        params.replicas = self.replicas;
         params.balancing = self.balancing.balancing();
         params.radius = self.radius;
         params.block = self.block;
