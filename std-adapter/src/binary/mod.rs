@@ -12,7 +12,7 @@ pub use crate::run::{ChainResult, RunConfig, RunError};
 pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains};
-pub(crate) use run::{uniform_buffers, with_chain};
+pub(crate) use run::{block_gibbs_sweep, uniform_buffers, with_chain};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
     SamplerSpec,

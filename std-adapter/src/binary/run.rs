@@ -10,6 +10,7 @@ use crate::run::{
 };
 use langevin_core::Binary;
 use langevin_core::Kernel;
+use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, StepReport};
 use langevin_core::models::Rbm;
@@ -141,18 +142,29 @@ struct RbmSweeps<'m, 'a> {
     rng: Xoshiro256PlusPlus,
 }
 
+/// One block-Gibbs sweep of an RBM (`hidden` holds the hidden units) as a step report.
+pub(crate) fn block_gibbs_sweep(
+    rbm: &Rbm<'_>,
+    x: &mut [u8],
+    hidden: &mut [u8],
+    rng: &mut Xoshiro256PlusPlus,
+) -> Result<StepReport, LenError> {
+    let changed = BlockGibbs::sweep(rbm, x, hidden, rng)?;
+    // A sweep is one Gibbs move of the whole state: always accepted, no target evaluation.
+    let mut sweep = SweepReport::default();
+    sweep.add_update(changed > 0, 0);
+    let mut report = sweep.report();
+    report.proposed_flips = changed;
+    Ok(report)
+}
+
 impl ChainDriver for RbmSweeps<'_, '_> {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
         self.previous.copy_from_slice(&self.x);
-        let changed = BlockGibbs::sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
+        let report = block_gibbs_sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
             .map_err(|e| RunError::Model(e.to_string()))?;
-        // A sweep is one Gibbs move of the whole state: always accepted, no target evaluation.
-        let mut sweep = SweepReport::default();
-        sweep.add_update(changed > 0, 0);
-        let mut report = sweep.report();
-        report.proposed_flips = changed;
-        Ok((report, u64::from(changed)))
+        Ok((report, u64::from(report.proposed_flips)))
     }
     fn state(&self) -> &[u8] {
         &self.x

@@ -299,12 +299,7 @@ impl SamplerSpec {
                 let len = ball_size(block.min(64), radius.min(4));
                 AnyBinaryKernel::HammingBall(HammingBall::new(radius, block, vec![0.0; len])?)
             }
-            Self::BlockGibbs => {
-                return Err(ParamError::OutOfRange {
-                    name: BLOCK_GIBBS_NEEDS_RBM,
-                    value: f64::NAN,
-                });
-            }
+            Self::BlockGibbs => return Err(ParamError::Unsupported(BLOCK_GIBBS_NEEDS_RBM)),
             Self::Pas { path_length } => AnyBinaryKernel::Pas(Box::new(PathSampler::new(
                 path_length,
                 shape.dim,

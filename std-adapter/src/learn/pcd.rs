@@ -26,7 +26,10 @@ use super::ising::IsingParams;
 use super::optim::{Optimizer, OptimizerKind};
 use super::rbm::RbmParams;
 use super::{BinaryRows, LearnError};
-use crate::binary::{AnyBinaryKernel, BinaryModel, ModelTarget, RunShape, SweepReport};
+use crate::binary::{
+    AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, BinaryModel, ModelTarget, RunShape, SamplerSpec,
+    SweepReport, block_gibbs_sweep,
+};
 use crate::run::{ChainVecs, Pool, RunError};
 use crate::samplers::{Domain, Sampler, SamplerPlan};
 use crate::seeding::chain_rngs;
@@ -142,8 +145,17 @@ pub struct PcdSettings {
 #[derive(Debug)]
 struct Persistent {
     vecs: ChainVecs<u8>,
-    kernel: AnyBinaryKernel,
+    mover: Mover,
     rng: Xoshiro256PlusPlus,
+}
+
+/// What advances a persistent chain.
+#[derive(Debug)]
+enum Mover {
+    /// A kernel of the registry.
+    Kernel(AnyBinaryKernel),
+    /// Alternating block Gibbs on an RBM, with room for the hidden units.
+    BlockGibbs(Vec<u8>),
 }
 
 /// A PCD run in progress: call [`update`](Self::update) as often as wanted.
@@ -216,6 +228,14 @@ impl<'d> Pcd<'d> {
             .plan_for(Domain::Binary, &shape)
             .map_err(|e| sampler_error(&e))?
         {
+            // Its replicas are several coupled chains; each persistent chain here is one.
+            SamplerPlan::Binary(SamplerSpec::PtDmala { .. }) => {
+                return Err(LearnError::Settings(
+                    "sampler pt-dmala cannot run inside PCD (each persistent chain is a single \
+                     chain, not a ladder of replicas)"
+                        .into(),
+                ));
+            }
             SamplerPlan::Binary(spec) => spec,
             _ => {
                 return Err(LearnError::Settings(format!(
@@ -230,8 +250,11 @@ impl<'d> Pcd<'d> {
             .into_iter()
             .map(|mut rng| {
                 let vecs = crate::binary::uniform_buffers(d, &mut rng);
-                let kernel = spec.kernel_for(&shape).map_err(|e| sampler_error(&e))?;
-                Ok(Persistent { vecs, kernel, rng })
+                let mover = match spec {
+                    SamplerSpec::BlockGibbs => Mover::BlockGibbs(Vec::new()),
+                    _ => Mover::Kernel(spec.kernel_for(&shape).map_err(|e| sampler_error(&e))?),
+                };
+                Ok(Persistent { vecs, mover, rng })
             })
             .collect::<Result<Vec<_>, LearnError>>()?;
         let pool = Pool::for_items(s.threads, s.chains)?;
@@ -289,7 +312,9 @@ impl<'d> Pcd<'d> {
             let stats = advance(&target, &mut p, k)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
             if stop_tuning {
-                p.kernel.stop_tuning();
+                if let Mover::Kernel(k) = &mut p.mover {
+                    k.stop_tuning();
+                }
             }
             Ok::<_, RunError>((p, stats))
         })?;
@@ -347,9 +372,22 @@ fn advance(model: &BinaryModel, p: &mut Persistent, k: u64) -> Result<ChainStats
     let mut cache = vec![0.0; model.cache_len()];
     let mut target = model.target(&mut cache)?;
     let mut stats = ChainStats::default();
-    if let AnyBinaryKernel::Gibbs(g) = &mut p.kernel {
-        let x = &mut p.vecs.x;
-        let rng = &mut p.rng;
+    let (x, rng) = (&mut p.vecs.x, &mut p.rng);
+    let kernel = match &mut p.mover {
+        Mover::BlockGibbs(hidden) => {
+            let ModelTarget::Rbm(rbm) = &target else {
+                return Err(BLOCK_GIBBS_NEEDS_RBM.into());
+            };
+            hidden.resize(rbm.hidden_units(), 0);
+            for _ in 0..k {
+                let report = block_gibbs_sweep(rbm, x, hidden, rng).map_err(|e| e.to_string())?;
+                stats.record(&report);
+            }
+            return Ok(stats);
+        }
+        Mover::Kernel(kernel) => kernel,
+    };
+    if let AnyBinaryKernel::Gibbs(g) = kernel {
         match &mut target {
             ModelTarget::IsingGraph(t) => return gibbs_sweeps(t, g, x, k, rng),
             ModelTarget::Rbm(t) => return gibbs_sweeps(t, g, x, k, rng),
@@ -358,8 +396,7 @@ fn advance(model: &BinaryModel, p: &mut Persistent, k: u64) -> Result<ChainStats
     }
     let mut chain = BinaryChain::new(p.vecs.buffers(), &mut target).map_err(|e| e.to_string())?;
     for _ in 0..k {
-        let r = p
-            .kernel
+        let r = kernel
             .step(&mut target, &mut chain, &mut p.rng)
             .map_err(|e| e.to_string())?;
         stats.record(&r);

@@ -114,6 +114,15 @@ fn bad_input_to_learning_is_one_clear_line() {
             "train --data x.npy --model-kind rbm --hidden 2 --lr -1 --out m.json",
             "learning rate",
         ),
+        (
+            "train --data x.npy --model-kind rbm --hidden 2 --sampler pt-dmala --out m.json",
+            "pt-dmala",
+        ),
+        (
+            "train --data x.npy --model-kind ising --graph lattice:2:3 --sampler block-gibbs \
+             --out m.json",
+            "RBM models only",
+        ),
     ];
     let _ = d;
     for (line, part) in cases {
@@ -124,4 +133,25 @@ fn bad_input_to_learning_is_one_clear_line() {
         );
         assert!(!s.path("m.json").exists(), "{line}");
     }
+}
+
+#[test]
+fn rbms_train_with_block_gibbs() {
+    let s = Scratch::new("train-block-gibbs");
+    let d = data(&s, "x.npy");
+    let line = format!(
+        "train --data {d} --test {d} --model-kind rbm --hidden 3 --sampler block-gibbs \
+         --pcd-steps 2 --chains 8 --batch 10 --lr 0.05 --updates 30 --eval-every 30 --seed 2 \
+         --out m.json --log m.csv --quiet"
+    );
+    ok(&s.0, &words(&line));
+    let log = std::fs::read_to_string(s.path("m.csv")).unwrap();
+    let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
+    // Block Gibbs never rejects; the exact test log-likelihood is finite.
+    assert_eq!(last[2].parse::<f64>().unwrap(), 1.0, "{log}");
+    assert!(last[3].parse::<f64>().unwrap().is_finite(), "{log}");
+    ok(
+        &s.0,
+        &words("sample --model m.json --sampler block-gibbs --steps 20 --chains 2 --quiet"),
+    );
 }
