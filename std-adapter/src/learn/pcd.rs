@@ -311,10 +311,8 @@ impl<'d> Pcd<'d> {
         let advanced = self.pool.map(chains, |c, mut p| {
             let stats = advance(&target, &mut p, k)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-            if stop_tuning {
-                if let Mover::Kernel(k) = &mut p.mover {
-                    k.stop_tuning();
-                }
+            if stop_tuning && let Mover::Kernel(k) = &mut p.mover {
+                k.stop_tuning();
             }
             Ok::<_, RunError>((p, stats))
         })?;
