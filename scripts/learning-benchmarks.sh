@@ -21,7 +21,7 @@ for s in dmala dula gwg gibbs; do
 done
 
 # Digits: an RBM with 32 hidden units, 1,000 updates of batch 100 (about 67 epochs).
-for s in dmala gwg ab acs gibbs; do
+for s in block-gibbs dmala gwg ab acs gibbs; do
   "$L" train --data "$digits/train.npy" --test "$digits/test.npy" --model-kind rbm --hidden 32 \
     --sampler "$s" --pcd-steps 10 --chains 100 --batch 100 --lr 0.01 --updates 1000 \
     --eval-every 200 --ais-chains 100 --ais-betas 500 --seed 1 --threads 1 \
@@ -32,6 +32,6 @@ for s in dmala gwg ab acs gibbs; do
     --seed 2 --summary "$out/rbm_${s}_ais.json" --quiet
 done
 for s in dmala dula gwg gibbs; do echo "ising $s: $(tail -1 "$out/ising_$s.csv")"; done
-for s in dmala gwg ab acs gibbs; do
+for s in block-gibbs dmala gwg ab acs gibbs; do
   echo "digits $s: $(grep -o '"mean_log_likelihood": [^,]*' "$out/rbm_${s}_ais.json")"
 done
