@@ -44,8 +44,11 @@ pub trait ScaledDmala: Domain {
     /// gradient is not finite).
     fn log_flip_mass(chain: &Chain<'_, Self>) -> f64;
 
-    /// DMALA's step `a` for the scale `ln τ`, where one exists (`τ < 1`).
-    fn equivalent_step(log_tau: f64) -> Option<f64>;
+    /// DMALA's step `a` for the scale `ln τ`, where one exists (`τ < 1`): `a = −1/(2 ln τ)`
+    /// where the logit is `ln τ + δ/2` (binary and ordinal).
+    fn equivalent_step(log_tau: f64) -> Option<f64> {
+        (log_tau < 0.0).then(|| -0.5 / log_tau)
+    }
 
     /// One DMALA step with the proposal of scale `ln τ`; returns the report and the L1 jump.
     ///
@@ -92,10 +95,6 @@ impl ScaledDmala for Binary {
         })
     }
 
-    fn equivalent_step(log_tau: f64) -> Option<f64> {
-        (log_tau < 0.0).then(|| -0.5 / log_tau)
-    }
-
     fn scaled_step<M, T, R>(
         log_tau: f64,
         _window: Option<u16>,
@@ -128,10 +127,6 @@ impl ScaledDmala for Ordinal {
                     down.into_iter().chain(up)
                 })
         })
-    }
-
-    fn equivalent_step(log_tau: f64) -> Option<f64> {
-        (log_tau < 0.0).then(|| -0.5 / log_tau)
     }
 
     fn scaled_step<M, T, R>(
