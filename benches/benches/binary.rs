@@ -38,6 +38,8 @@ const J_CRITICAL: f32 = 0.4407;
 /// One step for both lattice kernels: Zhang, Liu & Liu (2022) runs DULA at 0.2 on lattices; DMALA at 0.2
 /// accepts about half its proposals on the 20×20 critical lattice.
 const LATTICE_STEP: f64 = 0.2;
+/// A wider step for the 20×20 lattice: about 71 proposed flips a step.
+const LATTICE_STEP_WIDE: f64 = 0.4;
 /// Step sizes of Zhang, Liu & Liu (2022)'s RBM experiments.
 const RBM_STEP_DULA: f64 = 0.1;
 const RBM_STEP_DMALA: f64 = 0.2;
@@ -121,29 +123,12 @@ fn lattice_case<const R: usize, const C: usize>(c: &mut Criterion, burn: usize) 
     generic_kernels::<Libm, _>(&mut group, "libm", &model, burn, a, a);
     generic_kernels::<Fast, _>(&mut group, "fast", &model, burn, a, a);
 
-    let proposal = LatticeProposal::new(&model(), a, 0.5).expect("proposal");
-    let dula = LatticeDula::new(proposal);
-    let setup = || {
-        let (_, mut chain, mut rng) = start(model(), 7);
-        burn_in("dula/lattice", burn, || {
-            dula.step(&mut chain, &mut rng).expect("step")
-        });
-        (chain, rng)
-    };
-    bench_lazy(&mut group, "dula/lattice", setup, |(chain, rng)| {
-        dula.step(chain, rng).expect("step")
-    });
-    let dmala = LatticeDmala::new(proposal);
-    let setup = || {
-        let (_, mut chain, mut rng) = start(model(), 7);
-        burn_in("dmala/lattice", burn, || {
-            dmala.step(&mut chain, &mut rng).expect("step")
-        });
-        (chain, rng)
-    };
-    bench_lazy(&mut group, "dmala/lattice", setup, |(chain, rng)| {
-        dmala.step(chain, rng).expect("step")
-    });
+    lattice_kernels(&mut group, &model, burn, a, "");
+    if R == 20 {
+        // About 71 flips a step instead of about 20: the tabulated kernels' cost should not
+        // grow with the number of flips.
+        lattice_kernels(&mut group, &model, burn, LATTICE_STEP_WIDE, "-a0.4");
+    }
 
     // The random words a lattice step consumes, alone: ⌈d/4⌉ outputs of Xoshiro256++.
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
@@ -157,6 +142,37 @@ fn lattice_case<const R: usize, const C: usize>(c: &mut Criterion, burn: usize) 
         })
     });
     group.finish();
+}
+
+/// The tabulated lattice kernels at step `a`, named `{dula,dmala}/lattice{suffix}`.
+fn lattice_kernels<const R: usize, const C: usize>(
+    group: &mut Group<'_>,
+    model: &dyn Fn() -> IsingLattice<ConstDims<R, C>>,
+    burn: usize,
+    a: f64,
+    suffix: &str,
+) {
+    let proposal = LatticeProposal::new(&model(), a, 0.5).expect("proposal");
+    let dula = LatticeDula::new(proposal);
+    let id = format!("dula/lattice{suffix}");
+    let setup = || {
+        let (_, mut chain, mut rng) = start(model(), 7);
+        burn_in(&id, burn, || dula.step(&mut chain, &mut rng).expect("step"));
+        (chain, rng)
+    };
+    bench_lazy(group, &id, setup, |(chain, rng)| {
+        dula.step(chain, rng).expect("step")
+    });
+    let dmala = LatticeDmala::new(proposal);
+    let id = format!("dmala/lattice{suffix}");
+    let setup = || {
+        let (_, mut chain, mut rng) = start(model(), 7);
+        burn_in(&id, burn, || dmala.step(&mut chain, &mut rng).expect("step"));
+        (chain, rng)
+    };
+    bench_lazy(group, &id, setup, |(chain, rng)| {
+        dmala.step(chain, rng).expect("step")
+    });
 }
 
 /// DULA and DMALA through the generic kernels with math `M`.

@@ -23,8 +23,14 @@ pub fn unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
 /// A uniform draw from the open interval `(0, 1)`: safe to take the logarithm of.
 #[inline]
 pub fn open_unit_f64<R: Rng + ?Sized>(rng: &mut R) -> f64 {
+    open_unit_f64_of(rng.next_u64())
+}
+
+/// The draw of [`open_unit_f64`] made from the word `word`.
+#[inline]
+pub(crate) fn open_unit_f64_of(word: u64) -> f64 {
     // The largest word would round to exactly 1.0: clamp it to the largest double below 1.
-    (((rng.next_u64() >> 11) as f64 + 0.5) * TWO_POW_NEG_53).min(1.0 - TWO_POW_NEG_53)
+    (((word >> 11) as f64 + 0.5) * TWO_POW_NEG_53).min(1.0 - TWO_POW_NEG_53)
 }
 
 /// A uniform index in `0..n` (`n ≥ 1`) by a 64×64-bit multiply: constant time, no rejection

@@ -3,17 +3,19 @@
 //! On an [`IsingLattice`] (one coupling `J`, one field `h`) the flip logit of site `i` depends
 //! only on its value and its neighbour sum `n_i ∈ {−4, …, 4}`: 18 classes. [`LatticeProposal`]
 //! tabulates, per class, a 16-bit flip threshold and the exact log-probabilities of the
-//! quantised flip probability, so a step evaluates no transcendental function:
+//! quantised flip probability, so a step evaluates no transcendental function in its passes:
 //!
-//! 1. the class of every site is computed from the state with byte arithmetic on whole rows
-//!    (into the chain's proposal buffer, so nothing is cached between steps);
+//! 1. the class of every site is computed from the state with word-wide byte arithmetic (SWAR:
+//!    as many sites per operation as a machine word has bytes) into the chain's proposal buffer;
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
-//! 3. `U(x') − U(x)`, `log q(x | x') − log q(x' | x)` and, on acceptance, the state and the
-//!    chain's cached gradient are updated from the flipped sites and their neighbours only: a
-//!    site that neither flips nor has a flipped neighbour keeps its class, so its two stay terms
-//!    are equal and cancel.
+//!    the pass also counts the sites by (class, flip);
+//! 3. the proposed state is written over the current one (toggled back on rejection), the
+//!    classes are computed again from it, and the sites are counted by (new class, flip);
+//! 4. `U(x') − U(x)` and `log q(x | x') − log q(x' | x)` follow from the difference of the two
+//!    histograms (36 bins) alone: the log-probabilities are summed in 64-bit fixed point, so the
+//!    sum is exact but for the rounding of each table entry, whatever the number of sites.
 //!
-//! A step costs `O(d)` for the classes and the draw, and `O(flips)` for the rest.
+//! Every pass runs over all sites, so a step's cost does not depend on how many sites flip.
 //!
 //! See [`LatticeProposal`] for the quantisation and the random stream.
 
@@ -22,7 +24,7 @@ use crate::chain::BinaryChain;
 use crate::error::{LenError, ParamError};
 use crate::kernel::StepReport;
 use crate::models::{IsingLattice, LatticeDims};
-use crate::random::open_unit_f64;
+use crate::random::open_unit_f64_of;
 use rand_core::Rng;
 
 /// Random bits per site.
@@ -35,15 +37,30 @@ const SCALE: f64 = 65_536.0;
 // A site's class byte (kept in the chain's proposal buffer during a step):
 // bits 0–3 `m = n + 4`, the neighbour sum shifted to 0..=8, with an absent neighbour (open
 // boundary) counted as spin 0; bit 4 the site's value `x`; bit 5 set when the proposal flips
-// the site; bit 6 a mark used to visit each affected site once.
+// the site.
 const M_MASK: u8 = 0x0f;
 const X_BIT: u8 = 0x10;
 const FLIP_BIT: u8 = 0x20;
-const MARK_BIT: u8 = 0x40;
-const TERM_MASK: u8 = 0x7f;
+/// A histogram bin: `class & BIN_MASK` (`m`, `x` and the flip bit).
+const BIN_MASK: u8 = 0x3f;
+/// Histogram bins (36 of them reachable: `m ≤ 8`).
+const BINS: usize = 64;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
+/// Fixed-point scale of the tabulated log-probabilities: `2^56` (`|ln p| ≤ 16 ln 2 < 2^4`).
+const FIXED_BITS: i32 = 56;
+/// A tabulated log-probability `L` is stored as `hi · 2^SPLIT + lo`, `0 ≤ lo < 2^SPLIT`, so that
+/// both halves fit an `i32` and a sum of `2d < 2^33` products with a site count stays in an `i64`.
+const SPLIT: u32 = 30;
+
+/// Bytes per SWAR word.
+const WORD: usize = core::mem::size_of::<usize>();
+/// `0x0101…01`: one in every byte of a word.
+const LANES: usize = usize::MAX / 255;
+
+/// Per-bin site counts: the reverse move's bins minus the forward move's.
+type Histogram = [isize; BINS];
 
 /// The flip proposal of [`FlipProposal`](super::FlipProposal) on an [`IsingLattice`], with flip
 /// probabilities quantised to `t / 2^16` and tabulated per class: the proposal of
@@ -92,12 +109,16 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// Flip thresholds indexed by the whole class byte (so a lookup needs no mask and no bounds
     /// check); 0 for classes that cannot occur.
     threshold: [u16; 256],
-    /// `ln q` of a site's move by `class & TERM_MASK`, nonzero only with the mark bit:
-    /// `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without. Reading it at `class` counts
-    /// marked sites only, at `class ^ MARK_BIT` unmarked ones, without a branch.
-    log_term: [f64; 128],
+    /// `ln q` of a site's move by histogram bin, in fixed point (`L · 2^56`, see [`SPLIT`]):
+    /// the high and low parts. `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without; 0 for
+    /// bins that cannot occur.
+    log_hi: [i32; BINS],
+    log_lo: [i32; BINS],
     /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it.
     grad: [f32; 16],
+    /// `J` and `h`, widened once.
+    coupling: f64,
+    field: f64,
 }
 
 impl<D: LatticeDims> LatticeProposal<D> {
@@ -112,7 +133,8 @@ impl<D: LatticeDims> LatticeProposal<D> {
         FlipProposal::new(step, balance)?;
         let (coupling, field) = (f64::from(model.coupling()), f64::from(model.field()));
         let mut threshold = [0u16; 256];
-        let mut log_term = [0.0f64; 128];
+        let mut log_hi = [0i32; BINS];
+        let mut log_lo = [0i32; BINS];
         let mut grad = [0.0f32; 16];
         for m in 0..=8u8 {
             let n = f64::from(m) - 4.0;
@@ -127,12 +149,12 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 if let Some(slot) = threshold.get_mut(class) {
                     *slot = t as u16;
                 }
-                let marked = class | usize::from(MARK_BIT);
-                if let Some(slot) = log_term.get_mut(marked) {
-                    *slot = libm::log((SCALE - t) / SCALE);
-                }
-                if let Some(slot) = log_term.get_mut(marked | usize::from(FLIP_BIT)) {
-                    *slot = libm::log(t / SCALE);
+                let stay = fixed_log((SCALE - t) / SCALE);
+                let flip = fixed_log(t / SCALE);
+                for (bin, value) in [(class, stay), (class | usize::from(FLIP_BIT), flip)] {
+                    if let (Some(hi), Some(lo)) = (log_hi.get_mut(bin), log_lo.get_mut(bin)) {
+                        (*hi, *lo) = value;
+                    }
                 }
             }
         }
@@ -144,8 +166,11 @@ impl<D: LatticeDims> LatticeProposal<D> {
             step,
             balance,
             threshold,
-            log_term,
+            log_hi,
+            log_lo,
             grad,
+            coupling,
+            field,
         })
     }
 
@@ -184,8 +209,10 @@ impl<D: LatticeDims> LatticeProposal<D> {
         LenError::check("to", d, to.len())?;
         let mut total = 0.0;
         for (i, (&a, &b)) in from.iter().zip(to).enumerate() {
-            let flip = if a != b { FLIP_BIT } else { 0 };
-            total += self.term(self.class_at(from, i).unwrap_or(0) | flip | MARK_BIT);
+            let class = self.class_at(from, i).unwrap_or(0);
+            let t = f64::from(self.threshold.get(usize::from(class)).copied().unwrap_or(0));
+            let p = if a != b { t } else { SCALE - t };
+            total += libm::log(p / SCALE);
         }
         Ok(total)
     }
@@ -204,10 +231,11 @@ impl<D: LatticeDims> LatticeProposal<D> {
         Some(m | ((xi & 1) * X_BIT))
     }
 
-    /// Writes the class byte of every site of `x` into `class`: the inner rows in one flat pass
-    /// (then their first and last columns corrected), the first and last rows one at a time.
+    /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep`
+    /// (0 or [`FLIP_BIT`]) of what `class` held: the inner rows in one flat SWAR pass (then
+    /// their first and last columns corrected), the first and last rows one at a time.
     #[inline(always)]
-    fn fill_classes(&self, x: &[u8], class: &mut [u8]) {
+    fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
         let dims = self.model.dims();
         let (rows, cols) = (dims.rows(), dims.cols());
         let d = rows * cols;
@@ -222,16 +250,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 x.get(cols + 1..d - cols + 1),
             );
             if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
-                for (((((o, &c), &u), &dn), &l), &r) in out
-                    .iter_mut()
-                    .zip(mid)
-                    .zip(up)
-                    .zip(down)
-                    .zip(left)
-                    .zip(right)
-                {
-                    *o = (c << 4) + ((u + dn + l + r) << 1);
-                }
+                inner_classes(out, [mid, up, down, left, right], keep);
             }
             // The flat pass took the previous row's last site as the left neighbour of column
             // 0, and the next row's first as the right neighbour of the last column.
@@ -268,234 +287,277 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 _ if wrap_rows => row_at(0),
                 _ => None,
             };
-            vertical(row, up, down, out);
+            vertical(row, up, down, out, keep);
             horizontal(row, out, wrap_cols);
         }
     }
 
-    /// Draws the flips: writes the flipped indices to the front of `flipped`, sets their flip
-    /// bits, and returns their number. Site `i` uses bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th
-    /// word.
+    /// Draws the flips: sets the flip bit of every flipping site, subtracts each site's
+    /// (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses bits
+    /// `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
     #[inline(always)]
-    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], flipped: &mut [u32], rng: &mut R) -> usize {
-        // The flips of a block of 64 sites are shifted into a bit mask, first site in the top
-        // bit (`mask + mask + carry`: no other dependency between sites), then listed in order.
-        const BLOCK: usize = 64;
-        let d = class.len();
+    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], hist: &mut Histogram, rng: &mut R) -> usize {
         let mut count = 0usize;
-        for base in (0..d).step_by(BLOCK) {
-            let block = class.get(base..d.min(base + BLOCK)).unwrap_or(&[]);
-            let len = block.len();
-            let mut mask = 0u64;
-            let mut quads = block.chunks_exact(SITES_PER_WORD);
-            for quad in &mut quads {
-                let mut word = rng.next_u64();
-                for &k in quad {
-                    mask = mask.wrapping_add(mask) + self.flip(word, k);
-                    word >>= SITE_BITS;
-                }
+        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
+        for quad in &mut quads {
+            let word = rng.next_u64();
+            // Two 32-bit halves: on a 32-bit core each is one register.
+            let (low, high) = (word as u32, (word >> 32) as u32);
+            if let Ok([a, b, c, e]) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
+                count += self.flip(a, low as u16, hist)
+                    + self.flip(b, (low >> SITE_BITS) as u16, hist)
+                    + self.flip(c, high as u16, hist)
+                    + self.flip(e, (high >> SITE_BITS) as u16, hist);
             }
-            let rest = quads.remainder();
-            if !rest.is_empty() {
-                let mut word = rng.next_u64();
-                for &k in rest {
-                    mask = mask.wrapping_add(mask) + self.flip(word, k);
-                    word >>= SITE_BITS;
-                }
-            }
-            // Align the first site of a short block with the top bit.
-            mask <<= BLOCK - len;
-            while mask != 0 {
-                let i = base + mask.leading_zeros() as usize;
-                if let Some(slot) = flipped.get_mut(count) {
-                    *slot = i as u32;
-                }
-                if let Some(k) = class.get_mut(i) {
-                    *k |= FLIP_BIT;
-                }
-                count += 1;
-                mask &= u64::MAX >> 1 >> (i - base);
+        }
+        let rest = quads.into_remainder();
+        if !rest.is_empty() {
+            let mut word = rng.next_u64();
+            for k in rest {
+                count += self.flip(k, word as u16, hist);
+                word >>= SITE_BITS;
             }
         }
         count
     }
 
-    /// 1 if the low 16 bits of `r` are below the threshold of class `k`, else 0.
+    /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
+    /// bin, and returns 1 if it flips.
     #[inline(always)]
-    fn flip(&self, r: u64, k: u8) -> u64 {
-        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-        u64::from((r as u16) < t)
+    fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) -> usize {
+        let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
+        let f = u8::from(r < t);
+        let kv = *k | (f << 5);
+        *k = kv;
+        if let Some(n) = hist.get_mut(usize::from(kv & BIN_MASK)) {
+            *n -= 1;
+        }
+        usize::from(f)
     }
 
-    /// Site `i` followed by its four neighbours (left, right, up, down), an absent neighbour
-    /// (open boundary) replaced by `i` itself, and which of the four are present (1) or not (0).
+    /// Counts every site into the bin of its (new class, flip).
     #[inline(always)]
-    fn around(&self, i: usize) -> ([usize; 5], [u8; 4]) {
-        let dims = self.model.dims();
-        let (rows, cols) = (dims.rows(), dims.cols());
-        let (wrap_rows, wrap_cols) = self.model.wraps();
-        // Indices fit in a u32 (checked by the model); a 32-bit division is the cheaper one.
-        let r = (i as u32).checked_div(cols as u32).unwrap_or(0) as usize;
-        let c = i - r * cols;
-        let (left, has_left) = match c {
-            0 if wrap_cols => (i + cols - 1, 1),
-            0 => (i, 0),
-            _ => (i - 1, 1),
-        };
-        let (right, has_right) = match c + 1 {
-            n if n < cols => (i + 1, 1),
-            _ if wrap_cols => (i + 1 - cols, 1),
-            _ => (i, 0),
-        };
-        let (up, has_up) = match r {
-            0 if wrap_rows => (i + (rows - 1) * cols, 1),
-            0 => (i, 0),
-            _ => (i - cols, 1),
-        };
-        let (down, has_down) = match r + 1 {
-            n if n < rows => (i + cols, 1),
-            _ if wrap_rows => (c, 1),
-            _ => (i, 0),
-        };
-        (
-            [i, left, right, up, down],
-            [has_left, has_right, has_up, has_down],
-        )
-    }
-
-    /// Flips the proposed sites one after another in the class bytes (toggling each one's
-    /// value bit and moving its neighbours' `m` by ±2) and returns `(ratio, pair, ups)`:
-    /// `pair = Σ_i (−s_i) ñ_i` with `ñ_i` the neighbour sum when `i` flips in this sequence,
-    /// and `ups = Σ_i (−s_i)`, so that `ΔU = 2J·pair + 2h·ups` exactly. With `METROPOLIS`,
-    /// `ratio` is minus the forward log-probability of the move at every site around a flip,
-    /// each read (and marked) before any flip touches it.
-    #[inline(always)]
-    fn apply_flips<const METROPOLIS: bool>(
-        &self,
-        class: &mut [u8],
-        flipped: &[u32],
-    ) -> (f64, i64, i64) {
-        // One accumulator per position around a flip: five short dependency chains. Each
-        // site's byte is read and written once per visit: its forward term is taken on the
-        // first visit, before any flip has touched it.
-        let mut ratio = [0.0f64; 5];
-        let (mut pair, mut ups) = (0i64, 0i64);
-        for &i in flipped {
-            let i = i as usize;
-            let ([own, neighbours @ ..], present) = self.around(i);
-            let [own_ratio, neighbour_ratios @ ..] = &mut ratio;
-            let Some(k) = class.get_mut(own) else {
-                continue;
-            };
-            let mut kv = *k;
-            if METROPOLIS {
-                *own_ratio -= self.term(kv ^ MARK_BIT);
-                kv |= MARK_BIT;
-            }
-            let n = i64::from(kv & M_MASK) - 4;
-            let up = kv & X_BIT == 0;
-            *k = kv ^ X_BIT;
-            // −s_i is +1 for a site going up.
-            let sign = if up { 1 } else { -1 };
-            pair += sign * n;
-            ups += sign;
-            for ((&j, &p), acc) in neighbours
-                .iter()
-                .zip(&present)
-                .zip(neighbour_ratios.iter_mut())
-            {
-                if let Some(k) = class.get_mut(j) {
-                    let mut kv = *k;
-                    if METROPOLIS {
-                        *acc -= self.term(kv ^ MARK_BIT);
-                        kv |= MARK_BIT;
-                    }
-                    *k = if up {
-                        kv.wrapping_add(2 * p)
-                    } else {
-                        kv.wrapping_sub(2 * p)
-                    };
+    fn count_bins(class: &[u8], hist: &mut Histogram) {
+        let mut words = class.chunks_exact(WORD);
+        for w in &mut words {
+            let word = load(w);
+            for lane in 0..WORD {
+                if let Some(n) = hist.get_mut((word >> (8 * lane)) & usize::from(BIN_MASK)) {
+                    *n += 1;
                 }
             }
         }
-        let [a, b, c, d, e] = ratio;
-        (((a + b) + (c + d)) + e, pair, ups)
-    }
-
-    /// Adds the reverse log-probability of the move at every marked site around a flip, and
-    /// clears the marks.
-    #[inline(always)]
-    fn reverse_terms(&self, class: &mut [u8], flipped: &[u32]) -> f64 {
-        let mut ratio = [0.0f64; 5];
-        for &i in flipped {
-            let (sites, _) = self.around(i as usize);
-            for (acc, &j) in ratio.iter_mut().zip(&sites) {
-                if let Some(k) = class.get_mut(j) {
-                    *acc += self.term(*k);
-                    *k &= !MARK_BIT;
-                }
+        for &k in words.remainder() {
+            if let Some(n) = hist.get_mut(usize::from(k & BIN_MASK)) {
+                *n += 1;
             }
         }
-        let [a, b, c, d, e] = ratio;
-        ((a + b) + (c + d)) + e
     }
 
-    /// `ΔU = 2J·pair + 2h·ups` (see [`apply_flips`](Self::apply_flips)).
+    /// From the histogram difference (reverse bins minus forward bins): `ln q(x | x') −
+    /// ln q(x' | x)`, and `(pair, ups)` with `ΔU = 2J·pair + 2h·ups` exactly:
+    /// `4·pair = Σ_i s'_i n'_i − Σ_i s_i n_i` (every bond counted from both ends) and
+    /// `ups = Σ_i (x'_i − x_i)`.
+    #[inline(always)]
+    fn histogram_terms(&self, hist: &Histogram) -> (f64, i64, i64) {
+        let (mut hi, mut lo, mut pair4, mut ups) = (0i64, 0i64, 0i64, 0i64);
+        for group in [0u8, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
+            let (mut m_sum, mut n_sum) = (0i64, 0i64);
+            for m in 0..=8u8 {
+                let bin = usize::from(group | m);
+                let n = hist.get(bin).map_or(0, |&n| n as i64);
+                hi += n * i64::from(self.log_hi.get(bin).copied().unwrap_or(0));
+                lo += n * i64::from(self.log_lo.get(bin).copied().unwrap_or(0));
+                m_sum += n * i64::from(m);
+                n_sum += n;
+            }
+            // s (m − 4), s = ±1 by the value bit.
+            let s_n = m_sum - 4 * n_sum;
+            if group & X_BIT != 0 {
+                pair4 += s_n;
+                ups += n_sum;
+            } else {
+                pair4 -= s_n;
+            }
+        }
+        // |hi|, |lo| < 2^30 and Σ|count| ≤ 2d < 2^33: neither sum overflows. The exact total,
+        // rounded once.
+        let total = (i128::from(hi) << SPLIT) + i128::from(lo);
+        let ratio = total as f64 * libm::exp2(-f64::from(FIXED_BITS));
+        (ratio, pair4 / 4, ups)
+    }
+
+    /// `ΔU = 2J·pair + 2h·ups` (see [`histogram_terms`](Self::histogram_terms)).
     #[inline(always)]
     fn delta_u(&self, pair: i64, ups: i64) -> f64 {
-        f64::from(self.model.coupling()) * (2 * pair) as f64
-            + f64::from(self.model.field()) * (2 * ups) as f64
+        self.coupling * (2 * pair) as f64 + self.field * (2 * ups) as f64
     }
 
-    /// On acceptance: toggles the flipped sites of the state and refreshes the gradient of every
-    /// affected site from the updated class bytes.
+    /// On acceptance: the gradient of every site from its new class byte.
     #[inline(always)]
-    fn adopt(&self, x: &mut [u8], grad: &mut [f32], class: &[u8], flipped: &[u32]) {
-        for &i in flipped {
-            let i = i as usize;
-            if let Some(v) = x.get_mut(i) {
-                *v ^= 1;
-            }
-            let (sites, _) = self.around(i);
-            for j in sites {
-                if let (Some(g), Some(&k)) = (grad.get_mut(j), class.get(j)) {
-                    *g = self
-                        .grad
-                        .get(usize::from(k & M_MASK))
-                        .copied()
-                        .unwrap_or(0.0);
-                }
-            }
+    fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
+        for (g, &k) in grad.iter_mut().zip(class) {
+            *g = self
+                .grad
+                .get(usize::from(k & M_MASK))
+                .copied()
+                .unwrap_or(0.0);
         }
-    }
-
-    #[inline(always)]
-    fn term(&self, class: u8) -> f64 {
-        self.log_term
-            .get(usize::from(class & TERM_MASK))
-            .copied()
-            .unwrap_or(0.0)
     }
 }
 
-/// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`.
+/// `ln p` in fixed point at scale `2^56`, split as `(hi, lo)` with `L = hi · 2^30 + lo`.
+fn fixed_log(p: f64) -> (i32, i32) {
+    let fixed = (libm::log(p) * libm::exp2(f64::from(FIXED_BITS))) as i64;
+    ((fixed >> SPLIT) as i32, (fixed & ((1 << SPLIT) - 1)) as i32)
+}
+
+/// A word of `WORD` bytes, little-endian (0 if `bytes` is not a whole word).
 #[inline(always)]
-fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8]) {
+fn load(bytes: &[u8]) -> usize {
+    <[u8; WORD]>::try_from(bytes).map_or(0, usize::from_le_bytes)
+}
+
+/// Writes a word into `bytes`.
+#[inline(always)]
+fn store(bytes: &mut [u8], word: usize) {
+    for (b, v) in bytes.iter_mut().zip(word.to_le_bytes()) {
+        *b = v;
+    }
+}
+
+/// The class bytes of the inner rows in one flat pass, a word of sites at a time:
+/// `16 x + 2 (x_up + x_down + x_left + x_right)`, keeping the bits `keep` of `out`. Every byte
+/// stays below 32, so no carry crosses a byte.
+#[inline(always)]
+fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]; 5], keep: u8) {
+    let keep_word = LANES * usize::from(keep);
+    let words = out
+        .chunks_exact_mut(WORD)
+        .zip(mid.chunks_exact(WORD))
+        .zip(up.chunks_exact(WORD))
+        .zip(down.chunks_exact(WORD))
+        .zip(left.chunks_exact(WORD))
+        .zip(right.chunks_exact(WORD));
+    for (((((o, c), u), dn), l), r) in words {
+        let sum = load(u) + load(dn) + load(l) + load(r);
+        store(o, (load(o) & keep_word) | ((load(c) << 4) + (sum << 1)));
+    }
+    let done = out.len() - out.len() % WORD;
+    fn tail(s: &[u8], done: usize) -> &[u8] {
+        s.get(done..).unwrap_or(&[])
+    }
+    let rest = out
+        .get_mut(done..)
+        .unwrap_or(&mut [])
+        .iter_mut()
+        .zip(tail(mid, done))
+        .zip(tail(up, done))
+        .zip(tail(down, done))
+        .zip(tail(left, done))
+        .zip(tail(right, done));
+    for (((((o, &c), &u), &dn), &l), &r) in rest {
+        *o = (*o & keep) | ((c << 4) + ((u + dn + l + r) << 1));
+    }
+}
+
+/// Toggles every site of `x` whose class byte has the flip bit, a word at a time.
+#[inline(always)]
+fn toggle_flipped(x: &mut [u8], class: &[u8]) {
+    for (xw, kw) in x.chunks_exact_mut(WORD).zip(class.chunks_exact(WORD)) {
+        store(xw, load(xw) ^ ((load(kw) >> 5) & LANES));
+    }
+    let done = x.len() - x.len() % WORD;
+    let rest = x.get_mut(done..).unwrap_or(&mut []);
+    for (v, &k) in rest.iter_mut().zip(class.get(done..).unwrap_or(&[])) {
+        *v ^= (k >> 5) & 1;
+    }
+}
+
+/// The Metropolis test `ln u < ratio`, with `u` the draw of
+/// [`open_unit_f64`](crate::random::open_unit_f64) made from `word`:
+/// decided in single precision (no double-precision logarithm) unless `u` lies within a
+/// relative `2^−16` of `e^ratio`, where the test is made exactly as written. The single
+/// precision figures are within a relative `4·10^−6` of the exact ones (the rounding of `ratio`
+/// to `f32` at `|ratio| < 37.5`, of `u`, and `expf`'s error), so the decision is always that of
+/// the exact test.
+#[inline(always)]
+fn metropolis_accepts(word: u64, ratio: f64) -> bool {
+    /// Below `ln 2^−54`, the logarithm of the smallest `u`.
+    const LN_U_FLOOR: f64 = -37.5;
+    const BAND: f32 = 1.0 / 65_536.0;
+    if ratio >= 0.0 {
+        return true;
+    }
+    // Also a NaN ratio: rejected, as `ln u < NaN` is false.
+    if ratio.is_nan() || ratio <= LN_U_FLOOR {
+        return false;
+    }
+    let bound = libm::expf(ratio as f32);
+    let u = ((word >> 11) as f32 + 0.5) * (1.0 / 9_007_199_254_740_992.0);
+    if u < bound * (1.0 - BAND) {
+        return true;
+    }
+    if u > bound * (1.0 + BAND) {
+        return false;
+    }
+    libm::log(open_unit_f64_of(word)) < ratio
+}
+
+/// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`,
+/// keeping the bits `keep` of `out`.
+#[inline(always)]
+fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8], keep: u8) {
     match (up, down) {
-        (Some(u), Some(d)) => {
-            for (((o, &x), &xu), &xd) in out.iter_mut().zip(row).zip(u).zip(d) {
-                *o = (x << 4) + ((xu + xd) << 1);
-            }
+        (Some(u), Some(d)) => row_classes(out, row, [u, d], keep, 0),
+        (Some(v), None) | (None, Some(v)) => row_classes(out, row, [v], keep, ABSENT),
+        (None, None) => row_classes(out, row, [], keep, 2 * ABSENT),
+    }
+}
+
+/// `out = (out & keep) | (16 x + 2 Σ neighbours + base)` byte by byte, a word at a time.
+#[inline(always)]
+fn row_classes<const N: usize>(out: &mut [u8], x: &[u8], nb: [&[u8]; N], keep: u8, base: u8) {
+    let len = out.len();
+    let (keep_word, base_word) = (LANES * usize::from(keep), LANES * usize::from(base));
+    for w in 0..len / WORD {
+        let at = w * WORD;
+        let word = |s: &[u8]| s.get(at..at + WORD).map_or(0, load);
+        let sum = nb.iter().fold(0, |acc, s| acc + word(s));
+        let c = word(x);
+        if let Some(o) = out.get_mut(at..at + WORD) {
+            store(
+                o,
+                (load(o) & keep_word) | ((c << 4) + (sum << 1) + base_word),
+            );
         }
-        (Some(v), None) | (None, Some(v)) => {
-            for ((o, &x), &xv) in out.iter_mut().zip(row).zip(v) {
-                *o = (x << 4) + (xv << 1) + ABSENT;
-            }
+    }
+    for i in len - len % WORD..len {
+        let byte = |s: &[u8]| s.get(i).copied().unwrap_or(0);
+        let sum = nb.iter().fold(0, |acc, s| acc + byte(s));
+        let c = byte(x);
+        if let Some(o) = out.get_mut(i) {
+            *o = (*o & keep) | ((c << 4) + (sum << 1) + base);
         }
-        (None, None) => {
-            for (o, &x) in out.iter_mut().zip(row) {
-                *o = (x << 4) + 2 * ABSENT;
-            }
+    }
+}
+
+/// Adds `2 (l + r)` to every byte of `out`, a word at a time.
+#[inline(always)]
+fn add_pairs(out: &mut [u8], l: &[u8], r: &[u8]) {
+    let len = out.len();
+    for w in 0..len / WORD {
+        let at = w * WORD;
+        let word = |s: &[u8]| s.get(at..at + WORD).map_or(0, load);
+        let sum = word(l) + word(r);
+        if let Some(o) = out.get_mut(at..at + WORD) {
+            store(o, load(o) + (sum << 1));
+        }
+    }
+    for i in len - len % WORD..len {
+        let byte = |s: &[u8]| s.get(i).copied().unwrap_or(0);
+        if let Some(o) = out.get_mut(i) {
+            *o += (byte(l) + byte(r)) << 1;
         }
     }
 }
@@ -505,9 +567,7 @@ fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8]) 
 fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     let cols = row.len();
     if let (Some(inner), Some(right)) = (out.get_mut(1..cols.saturating_sub(1)), row.get(2..)) {
-        for ((o, &l), &r) in inner.iter_mut().zip(row).zip(right) {
-            *o += (l + r) << 1;
-        }
+        add_pairs(inner, row, right);
     }
     let first = row.first().map_or(ABSENT, |&v| v << 1);
     let last = row.last().map_or(ABSENT, |&v| v << 1);
@@ -574,27 +634,30 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
     ) -> Result<StepReport, LenError> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
-        p.fill_classes(chain.x, chain.x_proposal);
-        let flips = p.draw(chain.x_proposal, chain.changed, rng);
-        let u = if ADJUSTED { open_unit_f64(rng) } else { 0.0 };
+        let class = &mut *chain.x_proposal;
+        p.fill_classes(chain.x, class, 0);
+        let mut hist: Histogram = [0; BINS];
+        let flips = p.draw(class, &mut hist, rng);
+        let u_word = if ADJUSTED { rng.next_u64() } else { 0 };
         let mut report = StepReport::proposed(true, flips, u32::from(flips > 0));
         if flips == 0 {
             return Ok(report);
         }
-        let flipped = chain.changed.get(..flips).unwrap_or(&[]);
-        let class = &mut *chain.x_proposal;
-        let (forward, pair, ups) = p.apply_flips::<ADJUSTED>(class, flipped);
+        // The proposed state in place of the current one, and its classes (flip bits kept).
+        toggle_flipped(chain.x, class);
+        p.fill_classes(chain.x, class, FLIP_BIT);
+        LatticeProposal::<D>::count_bins(class, &mut hist);
+        let (log_q_ratio, pair, ups) = p.histogram_terms(&hist);
         let delta_u = p.delta_u(pair, ups);
         if ADJUSTED {
-            let log_q_ratio = forward + p.reverse_terms(class, flipped);
             report.log_accept_ratio = delta_u + log_q_ratio;
-            // `ln u < 0` always: skip the logarithm when the ratio is not negative.
-            report.accepted =
-                report.log_accept_ratio >= 0.0 || libm::log(u) < report.log_accept_ratio;
+            report.accepted = metropolis_accepts(u_word, report.log_accept_ratio);
         }
         if report.accepted {
-            p.adopt(chain.x, chain.grad, class, flipped);
+            p.refresh_grad(chain.grad, class);
             chain.log_density += delta_u;
+        } else {
+            toggle_flipped(chain.x, class);
         }
         Ok(report)
     }
