@@ -8,8 +8,10 @@
 //! * dlp-trace: the trace-optimal `D` as the preconditioner of the first-order flip proposal
 //!   ([`dlp_preconditioner`]).
 
+mod lanczos;
 mod max;
 
+pub use lanczos::extreme_eigenvalues;
 pub use max::*;
 
 use crate::sdp::{SdpError, SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
