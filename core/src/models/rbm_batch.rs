@@ -18,14 +18,18 @@ use crate::math::{FlipMath, Libm};
 /// With the portable [`Blocked`] product and the same `M`, every value is that of [`Rbm`], bit
 /// for bit (its gradient adds the hidden units' rows in order, as [`Blocked`] does); another
 /// product (a host's SIMD library) may round differently.
+///
+/// [`recomputed`](Self::recomputed) instead forms the pre-activations of every proposal in
+/// `f32` as a second product, `X' · Wᵀ + 1·cᵀ`: no cache of the current states, and, when many
+/// units flip per step, less work than the per-flip update on a host whose product uses wide
+/// SIMD.
 #[derive(Debug)]
 pub struct RbmBatch<'a, P: Product = Blocked, M: FlipMath = Libm> {
     w: &'a [f32],
     wt: &'a [f32],
     b: &'a [f32],
     c: &'a [f32],
-    current: &'a mut [f64],
-    proposal: &'a mut [f64],
+    hidden: Hidden<'a>,
     sigma: &'a mut [f32],
     chains: usize,
     product: P,
@@ -84,6 +88,47 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         sigma: &'a mut [f32],
         product: P,
     ) -> Result<Self, ParamError> {
+        let nh = chains.saturating_mul(rbm.hidden_units());
+        LenError::check("cache", nh.saturating_mul(2), cache.len())?;
+        let (current, proposal) = cache.split_at_mut(nh);
+        Self::with_hidden(
+            rbm,
+            chains,
+            Hidden::Incremental { current, proposal },
+            sigma,
+            product,
+        )
+    }
+
+    /// Like [`new`](Self::new), the pre-activations recomputed in `f32` by the product at
+    /// every evaluation: `work` holds `chains·(V + H)` floats (the states as `f32`, then the
+    /// pre-activations), and there is no `f64` cache.
+    ///
+    /// # Errors
+    ///
+    /// As for [`new`](Self::new).
+    pub fn recomputed<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        work: &'a mut [f32],
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let (_, b, c) = rbm.parameters();
+        let nv = chains.saturating_mul(b.len());
+        let nh = chains.saturating_mul(c.len());
+        LenError::check("work", nv.saturating_add(nh), work.len())?;
+        let (x, pre) = work.split_at_mut(nv);
+        Self::with_hidden(rbm, chains, Hidden::Recomputed { x, pre }, sigma, product)
+    }
+
+    fn with_hidden<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        hidden: Hidden<'a>,
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
         let (w, b, c) = rbm.parameters();
         let wt = rbm.transpose().ok_or(ParamError::Unsupported(
             "a batched RBM needs the transpose of W (Rbm::with_transpose)",
@@ -94,25 +139,38 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
                 value: 0.0,
             });
         }
-        let nh = chains.checked_mul(c.len()).ok_or(ParamError::OutOfRange {
-            name: "chains * hidden",
-            value: chains as f64 * c.len() as f64,
-        })?;
-        LenError::check("cache", nh.saturating_mul(2), cache.len())?;
-        LenError::check("sigma", nh, sigma.len())?;
-        let (current, proposal) = cache.split_at_mut(nh);
+        LenError::check("sigma", chains.saturating_mul(c.len()), sigma.len())?;
         Ok(Self {
             w,
             wt,
             b,
             c,
-            current,
-            proposal,
+            hidden,
             sigma,
             chains,
             product,
             math: core::marker::PhantomData,
         })
+    }
+
+    /// The pre-activations of every chain's proposal, recomputed: `X' · Wᵀ + 1·cᵀ` in `f32`.
+    fn recompute(&mut self, to: &[u8]) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        let Hidden::Recomputed { x, pre } = &mut self.hidden else {
+            return Ok(());
+        };
+        for (xf, &xi) in x.iter_mut().zip(to) {
+            *xf = f32::from(xi);
+        }
+        for p in pre.chunks_exact_mut(h.max(1)) {
+            p.copy_from_slice(self.c);
+        }
+        let shape = Shape {
+            m: self.chains,
+            k: v,
+            n: h,
+        };
+        self.product.matmul_acc(shape, x, self.wt, pre)
     }
 
     /// `softplus(p)` and `sigmoid(p)` as [`Rbm`] computes them.
@@ -126,11 +184,12 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 
     /// From the pre-activations `pre` (`n·H`): `U` of every chain at `x` into `log_density`,
-    /// and `∇U` into `grad` (`n·V`).
-    fn finish(
+    /// and `∇U` into `grad` (`n·V`). The hidden terms are evaluated [`LANES`] at a time and
+    /// added to `U` in order.
+    fn finish<T: Copy + Into<f64> + Default>(
         &mut self,
         x: &[u8],
-        pre: &[f64],
+        pre: &[T],
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
@@ -143,10 +202,22 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
                 .sum();
             let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
             let pre = pre.get(c * h..(c + 1) * h).unwrap_or(&[]);
-            for (s, &p) in sigma.iter_mut().zip(pre) {
-                let (softplus, sig) = Self::hidden_terms(p);
-                total += f64::from(softplus);
-                *s = sig;
+            for (s, p) in sigma.chunks_mut(LANES).zip(pre.chunks(LANES)) {
+                let mut lanes = [0f64; LANES];
+                for (l, &p) in lanes.iter_mut().zip(p) {
+                    *l = p.into();
+                }
+                let mut softplus = [0f32; LANES];
+                let mut sig = [0f32; LANES];
+                for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
+                    (*sp, *sg) = Self::hidden_terms(p);
+                }
+                for &sp in softplus.iter().take(p.len()) {
+                    total += f64::from(sp);
+                }
+                for (s, &sg) in s.iter_mut().zip(&sig) {
+                    *s = sg;
+                }
             }
             *u = total;
         }
@@ -161,6 +232,24 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         self.product.matmul_acc(shape, self.sigma, self.w, grad)
     }
 }
+
+/// Where a batch's hidden pre-activations come from.
+#[derive(Debug)]
+enum Hidden<'a> {
+    /// Cached in `f64` per chain and updated over the flipped units.
+    Incremental {
+        current: &'a mut [f64],
+        proposal: &'a mut [f64],
+    },
+    /// Recomputed in `f32` by the product (`x`: the states as `f32`).
+    Recomputed {
+        x: &'a mut [f32],
+        pre: &'a mut [f32],
+    },
+}
+
+/// Hidden units whose terms are evaluated together.
+const LANES: usize = 8;
 
 impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
     type Error = LenError;
@@ -181,19 +270,34 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
     ) -> Result<(), LenError> {
         let (v, h) = (self.b.len(), self.c.len());
         self.check(x.len(), grad.len(), log_density.len())?;
-        let current = core::mem::take(&mut self.current);
-        for (pre, x) in current.chunks_mut(h.max(1)).zip(x.chunks_exact(v)) {
-            for ((p, row), &cj) in pre.iter_mut().zip(self.w.chunks_exact(v)).zip(self.c) {
-                *p = f64::from(cj)
-                    + row
-                        .iter()
-                        .zip(x)
-                        .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
-                        .sum::<f64>();
+        let hidden = core::mem::replace(
+            &mut self.hidden,
+            Hidden::Recomputed {
+                x: &mut [],
+                pre: &mut [],
+            },
+        );
+        let r = match hidden {
+            Hidden::Incremental { current, proposal } => {
+                for (pre, x) in current.chunks_mut(h.max(1)).zip(x.chunks_exact(v)) {
+                    for ((p, row), &cj) in pre.iter_mut().zip(self.w.chunks_exact(v)).zip(self.c) {
+                        *p = f64::from(cj)
+                            + row
+                                .iter()
+                                .zip(x)
+                                .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
+                                .sum::<f64>();
+                    }
+                }
+                let r = self.finish(x, current, grad, log_density);
+                self.hidden = Hidden::Incremental { current, proposal };
+                r
             }
-        }
-        let r = self.finish(x, current, grad, log_density);
-        self.current = current;
+            recomputed @ Hidden::Recomputed { .. } => {
+                self.hidden = recomputed;
+                self.evaluate_recomputed(x, grad, log_density)
+            }
+        };
         r
     }
 
@@ -207,46 +311,81 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         self.check(moves.to.len(), grad.len(), log_density.len())?;
         LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
-        let proposal = core::mem::take(&mut self.proposal);
-        let rows = proposal
-            .chunks_mut(h.max(1))
-            .zip(self.current.chunks(h.max(1)))
-            .zip(moves.to.chunks_exact(v))
-            .zip(moves.flipped.chunks_exact(v))
-            .zip(moves.counts);
-        for ((((pre, current), to), flipped), &k) in rows {
-            pre.copy_from_slice(current);
-            for &i in flipped.get(..k as usize).unwrap_or(&[]) {
-                let i = i as usize;
-                let column = self.wt.get(i * h..(i + 1) * h).unwrap_or(&[]);
-                if to.get(i).is_some_and(|&t| t != 0) {
-                    for (p, &w) in pre.iter_mut().zip(column) {
-                        *p += f64::from(w);
-                    }
-                } else {
-                    for (p, &w) in pre.iter_mut().zip(column) {
-                        *p -= f64::from(w);
+        let hidden = core::mem::replace(
+            &mut self.hidden,
+            Hidden::Recomputed {
+                x: &mut [],
+                pre: &mut [],
+            },
+        );
+        match hidden {
+            Hidden::Incremental { current, proposal } => {
+                let rows = proposal
+                    .chunks_mut(h.max(1))
+                    .zip(current.chunks(h.max(1)))
+                    .zip(moves.to.chunks_exact(v))
+                    .zip(moves.flipped.chunks_exact(v))
+                    .zip(moves.counts);
+                for ((((pre, current), to), flipped), &k) in rows {
+                    pre.copy_from_slice(current);
+                    for &i in flipped.get(..k as usize).unwrap_or(&[]) {
+                        let i = i as usize;
+                        let column = self.wt.get(i * h..(i + 1) * h).unwrap_or(&[]);
+                        if to.get(i).is_some_and(|&t| t != 0) {
+                            for (p, &w) in pre.iter_mut().zip(column) {
+                                *p += f64::from(w);
+                            }
+                        } else {
+                            for (p, &w) in pre.iter_mut().zip(column) {
+                                *p -= f64::from(w);
+                            }
+                        }
                     }
                 }
+                let r = self.finish(moves.to, proposal, grad, log_density);
+                self.hidden = Hidden::Incremental { current, proposal };
+                r
+            }
+            recomputed @ Hidden::Recomputed { .. } => {
+                self.hidden = recomputed;
+                self.evaluate_recomputed(moves.to, grad, log_density)
             }
         }
-        let r = self.finish(moves.to, proposal, grad, log_density);
-        self.proposal = proposal;
-        r
     }
 
     fn commit(&mut self, c: usize) {
         let h = self.c.len();
-        if let (Some(cur), Some(new)) = (
-            self.current.get_mut(c * h..(c + 1) * h),
-            self.proposal.get(c * h..(c + 1) * h),
-        ) {
+        if let Hidden::Incremental { current, proposal } = &mut self.hidden
+            && let (Some(cur), Some(new)) = (
+                current.get_mut(c * h..(c + 1) * h),
+                proposal.get(c * h..(c + 1) * h),
+            )
+        {
             cur.copy_from_slice(new);
         }
     }
 }
 
 impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
+    /// `U` and `∇U` at `x` with recomputed pre-activations.
+    fn evaluate_recomputed(
+        &mut self,
+        x: &[u8],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        self.recompute(x)?;
+        let pre = match &mut self.hidden {
+            Hidden::Recomputed { pre, .. } => core::mem::take(pre),
+            Hidden::Incremental { .. } => &mut [],
+        };
+        let r = self.finish(x, pre, grad, log_density);
+        if let Hidden::Recomputed { pre: slot, .. } = &mut self.hidden {
+            *slot = pre;
+        }
+        r
+    }
+
     /// Checks a batch's state, gradient and log-density lengths.
     fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
         let nv = self.chains.saturating_mul(self.b.len());
