@@ -25,8 +25,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// The products of a group through `matrixmultiply` (by way of `nalgebra`'s `gemm`), which
-/// picks AVX2/FMA (or AVX, SSE2) kernels at run time. Row-major buffers are viewed with
-/// strides, so nothing is copied.
+/// picks AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
+/// their column-major transposes, so nothing is copied.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gemm;
 
@@ -43,10 +43,12 @@ impl Product for Gemm {
         if m == 0 || k == 0 || n == 0 {
             return Ok(());
         }
-        let a = DMatrixView::from_slice_with_strides(a, m, k, k, 1);
-        let b = DMatrixView::from_slice_with_strides(b, k, n, n, 1);
-        let mut c = DMatrixViewMut::from_slice_with_strides_mut(c, m, n, n, 1);
-        c.gemm(1.0, &a, &b, 1.0);
+        // Row-major `C = A·B` is column-major `Cᵀ = Bᵀ·Aᵀ` on the same buffers. Contiguous
+        // columns matter: `nalgebra`'s fallback for small shapes mishandles strided ones.
+        let at = DMatrixView::from_slice(a, k, m);
+        let bt = DMatrixView::from_slice(b, n, k);
+        let mut ct = DMatrixViewMut::from_slice(c, n, m);
+        ct.gemm(1.0, &bt, &at, 1.0);
         Ok(())
     }
 }
