@@ -77,6 +77,7 @@ pub mod binary;
 pub mod categorical;
 pub mod chain;
 pub mod continuous;
+pub mod dense;
 pub mod dlmc;
 pub mod domain;
 pub mod error;

@@ -22,6 +22,13 @@ pub trait TargetError: fmt::Debug + fmt::Display {
     fn is_recoverable(&self) -> bool;
 }
 
+/// A buffer that does not fit (from a batched target): not recoverable.
+impl TargetError for crate::error::LenError {
+    fn is_recoverable(&self) -> bool {
+        false
+    }
+}
+
 impl TargetError for Infallible {
     fn is_recoverable(&self) -> bool {
         match *self {}

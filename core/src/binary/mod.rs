@@ -9,6 +9,9 @@
 //!   `O(flips)` bookkeeping.
 //! * [`BinaryChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`ChainStorage`] is a fixed-size owner of those buffers for firmware.
+//! * [`BatchDula`] and [`BatchDmala`] step the `n` chains of a [`ChainBatch`] together, so that
+//!   a dense [`BatchTarget`] (such as [`RbmBatch`](crate::models::RbmBatch)) evaluates all
+//!   their proposals with matrix–matrix products.
 //!
 //! Chains, kernels, step reports and errors are those of every domain
 //! ([`Chain`](crate::chain::Chain), [`Kernel`], [`StepReport`], [`StepError`], [`InitError`]),
@@ -33,6 +36,7 @@
 //! assert!(chain.state().iter().all(|&x| x <= 1));
 //! ```
 
+mod batch;
 mod lattice;
 mod proposal;
 
@@ -49,5 +53,8 @@ pub use crate::chain::{BinaryChain, ChainBuffers, ChainStorage};
 pub use crate::domain::Binary;
 pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
+pub use batch::{
+    BatchBuffers, BatchDmala, BatchDula, BatchLangevin, BatchMoves, BatchTarget, ChainBatch,
+};
 pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
 pub use proposal::{FlipProposal, LANES};

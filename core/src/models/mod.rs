@@ -6,7 +6,8 @@
 //! * [`BinaryQuadratic`]: `U(x) = xᵀWx + bᵀx` over caller slices.
 //! * [`BinaryLogistic`]: Bayesian logistic regression over binary coefficients.
 //! * [`Rbm`]: a restricted Boltzmann machine with the hidden units summed out, caching the
-//!   hidden pre-activations.
+//!   hidden pre-activations; [`RbmBatch`] evaluates it for many chains at once, its gradients
+//!   one matrix–matrix product.
 //!
 //! After a move only the flipped coordinates' neighbours (lattice, graph), columns (quadratic)
 //! or hidden pre-activations (RBM) are touched.
@@ -18,12 +19,14 @@ mod ising_lattice;
 mod logistic;
 mod quadratic;
 mod rbm;
+mod rbm_batch;
 
 pub use ising_graph::IsingGraph;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
 pub use logistic::BinaryLogistic;
 pub use quadratic::BinaryQuadratic;
 pub use rbm::Rbm;
+pub use rbm_batch::RbmBatch;
 
 /// A vector cached per state (linear predictors, a gradient, hidden pre-activations) for the
 /// current state and a proposed one, in one caller buffer of `2n` doubles: a move fills the

@@ -1,5 +1,6 @@
 //! Binary models and many-chain runs of the binary kernels.
 
+mod batched;
 mod diagnose;
 /// The binary models, now in [`crate::models`].
 mod model {
@@ -9,6 +10,7 @@ mod run;
 mod sampler;
 
 pub use crate::run::{ChainResult, RunConfig, RunError};
+pub use batched::{Gemm, has_batched_path, run_chains_batched};
 pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains};

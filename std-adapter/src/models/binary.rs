@@ -221,6 +221,17 @@ impl BinaryModel {
         })
     }
 
+    /// The model's kind as a model file names it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Quadratic { .. } => "binary_quadratic",
+            Self::IsingGraph { .. } => "ising",
+            Self::Lattice(_) => "ising_lattice",
+            Self::Rbm { .. } => "rbm",
+            Self::Logistic { .. } => "binary_logistic",
+        }
+    }
+
     /// The dimension `d`.
     pub fn dim(&self) -> usize {
         match self {

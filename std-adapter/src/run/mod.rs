@@ -75,6 +75,13 @@ pub enum RunError {
     },
     /// The worker threads could not be started.
     ThreadPool(rayon::ThreadPoolBuildError),
+    /// Batched stepping (`--batch`) was asked of a model or sampler without a batched path.
+    NoBatchedPath {
+        /// The model's kind.
+        kind: String,
+        /// The sampler's name.
+        sampler: String,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -86,6 +93,11 @@ impl fmt::Display for RunError {
                 write!(f, "the worker running chain {chain} panicked: {message}")
             }
             RunError::ThreadPool(e) => write!(f, "could not start the worker threads: {e}"),
+            RunError::NoBatchedPath { kind, sampler } => write!(
+                f,
+                "--batch needs dula or dmala on an rbm model; {sampler} on a {kind} model has \
+                 no batched path (drop --batch)"
+            ),
         }
     }
 }
@@ -93,7 +105,9 @@ impl fmt::Display for RunError {
 impl std::error::Error for RunError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            RunError::Model(_) | RunError::WorkerPanicked { .. } => None,
+            RunError::Model(_)
+            | RunError::WorkerPanicked { .. }
+            | RunError::NoBatchedPath { .. } => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
         }

@@ -446,3 +446,23 @@ n0.json: {"kind": "potts", "states": 3, "n": 0} => `n`|dimension 0
         assert!(line.contains(name), "{line}");
     }
 }
+
+#[test]
+fn batch_without_a_batched_path() {
+    let s = Scratch::new("batch");
+    s.write("q.json", QUADRATIC);
+    s.write("rbm.json", RBM);
+    // A model without a batched path, a sampler without one, and a batch of zero chains.
+    expect(
+        &sample_fails(&s, "q.json", &["--batch", "4"]),
+        &["--batch", "binary_quadratic", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "rbm.json", &["--sampler", "gibbs", "--batch", "4"]),
+        &["--batch", "gibbs", "rbm", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "rbm.json", &["--batch", "0"]),
+        &["--batch must be at least 1"],
+    );
+}

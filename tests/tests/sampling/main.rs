@@ -3,6 +3,7 @@
 
 mod acs_mixture;
 mod baselines;
+mod batched;
 mod binary;
 mod binary_paper;
 mod binary_properties;

@@ -15,7 +15,8 @@ use crate::progress;
 use crate::provenance::Provenance;
 use langevin_std::ab2::run_ab2_chains;
 use langevin_std::binary::{
-    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, run_chains,
+    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, has_batched_path, run_chains,
+    run_chains_batched,
 };
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{DiagError, convergence_warnings};
@@ -24,6 +25,7 @@ use langevin_std::io::{check_distinct, csv_draws, json_bytes, npy_bytes, write_a
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::ModelDoc;
 use langevin_std::resources::product;
+use langevin_std::run::RunError;
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use serde::Serialize;
 use spec::{Diagnostics, RunSpec};
@@ -184,13 +186,25 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
             "--mmd compares against block-Gibbs draws and needs an rbm model".into(),
         ));
     }
+    if spec.batch.is_some()
+        && !matches!(&plan, SamplerPlan::Binary(k) if has_batched_path(model, k))
+    {
+        return Err(RunError::NoBatchedPath {
+            kind: model.kind().into(),
+            sampler: spec.sampler.name().into(),
+        }
+        .into());
+    }
     let total = progress_total(&plan, spec);
     let name = spec.sampler.name();
     let show = progress::wanted(spec.quiet);
     let run = progress::with_progress(name, total, show, |p| -> Result<BinaryRun, CliError> {
         Ok(match &plan {
             SamplerPlan::Ab2(settings) => run_ab2_chains(model, settings, config, p)?,
-            SamplerPlan::Binary(kernel) => run_chains(model, kernel, config, p)?,
+            SamplerPlan::Binary(kernel) => match spec.batch {
+                Some(n) => run_chains_batched(model, kernel, config, n, p)?,
+                None => run_chains(model, kernel, config, p)?,
+            },
             _ => return Err(not_for(spec, Domain::Binary)),
         })
     })?;

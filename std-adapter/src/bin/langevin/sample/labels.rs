@@ -20,6 +20,13 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let (d, s) = (model.dim(), model.states());
     check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 })?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
+    if spec.batch.is_some() {
+        return Err(langevin_std::run::RunError::NoBatchedPath {
+            kind: doc.kind.clone(),
+            sampler: spec.sampler.name().into(),
+        }
+        .into());
+    }
     if spec.mmd {
         return Err(CliError(
             "--mmd compares against block-Gibbs draws and needs an rbm model".into(),

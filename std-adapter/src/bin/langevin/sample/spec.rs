@@ -253,6 +253,12 @@ pub struct SampleArgs {
     /// Keep one draw every `thin` steps.
     #[arg(long, default_value_t = 1)]
     pub thin: u64,
+    /// Step the chains N at a time in lockstep, so that an RBM's products with W are
+    /// matrix–matrix (dula and dmala on rbm models only). Changes the seeded values: a chain's
+    /// draws depend on N (not on --threads or --chains); without the flag, each chain is
+    /// stepped on its own.
+    #[arg(long, value_name = "N")]
+    pub batch: Option<usize>,
     /// Write the kept draws here (`.npy`, shape (chains, draws, d); uint8 for up to 256
     /// values per coordinate, int32 above).
     #[arg(long)]
@@ -361,6 +367,8 @@ pub struct RunSpec {
     pub memory: MemoryBudget,
     /// The diagnostics to compute.
     pub diagnostics: Diagnostics,
+    /// Chains stepped together (`--batch`), if asked.
+    pub batch: Option<usize>,
 }
 
 impl RunSpec {
@@ -378,6 +386,9 @@ impl RunSpec {
                  (keep at least one draw per chain)",
                 args.steps, args.thin
             )));
+        }
+        if args.batch == Some(0) {
+            return Err(CliError("--batch must be at least 1".into()));
         }
         if args.plot.as_deref().is_some_and(is_stdout) {
             return Err(CliError(
@@ -411,6 +422,7 @@ impl RunSpec {
             quiet,
             memory: args.memory.budget(),
             diagnostics: args.diagnostics,
+            batch: args.batch,
         })
     }
 }

@@ -1,0 +1,538 @@
+//! The RBM of [`Rbm`] evaluated for many chains at once.
+
+use super::Rbm;
+use crate::binary::{BatchMoves, BatchTarget};
+use crate::dense::{Blocked, Product, Shape};
+use crate::error::{LenError, ParamError};
+use crate::math::{FlipMath, Libm};
+
+/// [`Rbm`]'s `U` and `∇U` for `n` chains at once: a [`BatchTarget`].
+///
+/// Per chain, the hidden pre-activations `W x + c` are cached in `f64` (in a caller buffer of
+/// `2·n·H` doubles: the current ones of every chain, then the proposed ones) and a move adds
+/// the flipped units' rows of `Wᵀ`, in flip order, exactly as [`Rbm`] with a transpose does.
+/// `softplus` and `sigmoid` are evaluated as [`Rbm`] evaluates them (in `f32` through `M`), into
+/// a caller buffer of `n·H` floats `S`; the gradients of all chains are then one product
+/// `∇U = 1·bᵀ + S · W` (`n × H` times `H × V`) through `P`.
+///
+/// With the portable [`Blocked`] product and the same `M`, every value is that of [`Rbm`], bit
+/// for bit (its gradient adds the hidden units' rows in order, as [`Blocked`] does); another
+/// product (a host's SIMD library) may round differently.
+///
+/// [`recomputed`](Self::recomputed) instead forms the pre-activations of every proposal in
+/// `f32` as a second product, `X' · Wᵀ + 1·cᵀ`: no cache of the current states, and, when many
+/// units flip per step, less work than the per-flip update on a host whose product uses wide
+/// SIMD.
+#[derive(Debug)]
+pub struct RbmBatch<'a, P: Product = Blocked, M: FlipMath = Libm> {
+    w: &'a [f32],
+    wt: &'a [f32],
+    b: &'a [f32],
+    c: &'a [f32],
+    hidden: Hidden<'a>,
+    sigma: &'a mut [f32],
+    chains: usize,
+    product: P,
+    math: core::marker::PhantomData<M>,
+}
+
+impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
+    /// The parameters of `rbm`, which must have its transpose attached
+    /// ([`Rbm::with_transpose`]), for `chains` chains: `cache` holds `2·chains·H` doubles and
+    /// `sigma` `chains·H` floats.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Unsupported`] without a transpose, [`ParamError::OutOfRange`] for no
+    /// chains, [`ParamError::Len`] for buffers of the wrong length.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+    /// use langevin_core::dense::Blocked;
+    /// use langevin_core::models::{Rbm, RbmBatch};
+    /// use langevin_core::StepReport;
+    /// use rand_core::SeedableRng;
+    ///
+    /// let (w, wt) = ([0.5f32, -0.5], [0.5f32, -0.5]); // H = 1, V = 2
+    /// let (b, c) = ([0.1f32, 0.2], [0.0f32]);
+    /// let mut one = [0.0f64; 2];
+    /// let rbm = Rbm::new(&w, &b, &c, &mut one).unwrap().with_transpose(&wt).unwrap();
+    /// let (n, d) = (3, 2);
+    /// let (mut cache, mut sigma) = (vec![0.0; 2 * n], vec![0.0f32; n]);
+    /// let mut target = RbmBatch::<Blocked>::new(&rbm, n, &mut cache, &mut sigma, Blocked).unwrap();
+    /// let (mut x, mut y) = (vec![0u8; n * d], vec![0u8; n * d]);
+    /// let (mut g, mut gy) = (vec![0.0f32; n * d], vec![0.0f32; n * d]);
+    /// let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    /// let (mut flipped, mut counts) = (vec![0u32; n * d], vec![0u32; n]);
+    /// let buffers = BatchBuffers {
+    ///     x: &mut x, grad: &mut g, log_density: &mut u, x_proposal: &mut y,
+    ///     grad_proposal: &mut gy, log_density_proposal: &mut uy, flipped: &mut flipped,
+    ///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu,
+    /// };
+    /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+    /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
+    /// let mut rngs: Vec<_> = (0..n as u64).map(rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64).collect();
+    /// let mut reports = vec![StepReport { accepted: false, proposed_flips: 0,
+    ///     log_accept_ratio: 0.0, rejection: None, evaluations: 0 }; n];
+    /// for _ in 0..20 {
+    ///     kernel.step(&mut target, &mut batch, &mut rngs, &mut reports).unwrap();
+    /// }
+    /// assert!(batch.state(2).iter().all(|&v| v <= 1));
+    /// ```
+    pub fn new<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        cache: &'a mut [f64],
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let nh = chains.saturating_mul(rbm.hidden_units());
+        LenError::check("cache", nh.saturating_mul(2), cache.len())?;
+        let (current, proposal) = cache.split_at_mut(nh);
+        Self::with_hidden(
+            rbm,
+            chains,
+            Hidden::Incremental { current, proposal },
+            sigma,
+            product,
+        )
+    }
+
+    /// Like [`new`](Self::new), the pre-activations recomputed in `f32` by the product at
+    /// every evaluation: `work` holds `chains·(V + H)` floats (the states as `f32`, then the
+    /// pre-activations), and there is no `f64` cache.
+    ///
+    /// # Errors
+    ///
+    /// As for [`new`](Self::new).
+    pub fn recomputed<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        work: &'a mut [f32],
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let (_, b, c) = rbm.parameters();
+        let nv = chains.saturating_mul(b.len());
+        let nh = chains.saturating_mul(c.len());
+        LenError::check("work", nv.saturating_add(nh), work.len())?;
+        let (x, pre) = work.split_at_mut(nv);
+        Self::with_hidden(rbm, chains, Hidden::Recomputed { x, pre }, sigma, product)
+    }
+
+    fn with_hidden<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        hidden: Hidden<'a>,
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let (w, b, c) = rbm.parameters();
+        let wt = rbm.transpose().ok_or(ParamError::Unsupported(
+            "a batched RBM needs the transpose of W (Rbm::with_transpose)",
+        ))?;
+        if chains == 0 {
+            return Err(ParamError::OutOfRange {
+                name: "chains",
+                value: 0.0,
+            });
+        }
+        LenError::check("sigma", chains.saturating_mul(c.len()), sigma.len())?;
+        Ok(Self {
+            w,
+            wt,
+            b,
+            c,
+            hidden,
+            sigma,
+            chains,
+            product,
+            math: core::marker::PhantomData,
+        })
+    }
+
+    /// The pre-activations of every chain's proposal, recomputed: `X' · Wᵀ + 1·cᵀ` in `f32`.
+    fn recompute(&mut self, to: &[u8]) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        let Hidden::Recomputed { x, pre } = &mut self.hidden else {
+            return Ok(());
+        };
+        for (xf, &xi) in x.iter_mut().zip(to) {
+            *xf = f32::from(xi);
+        }
+        for p in pre.chunks_exact_mut(h.max(1)) {
+            p.copy_from_slice(self.c);
+        }
+        let shape = Shape {
+            m: self.chains,
+            k: v,
+            n: h,
+        };
+        self.product.matmul_acc(shape, x, self.wt, pre)
+    }
+
+    /// `softplus(p)` and `sigmoid(p)` as [`Rbm`] computes them.
+    #[inline(always)]
+    fn hidden_terms(p: f64) -> (f32, f32) {
+        let p = p as f32;
+        let e = M::exp(-p.abs());
+        let softplus = p.max(0.0) + M::ln_1p(e);
+        let inv = 1.0 / (1.0 + e);
+        (softplus, if p >= 0.0 { inv } else { e * inv })
+    }
+
+    /// From the pre-activations `pre` (`n·H`): `U` of every chain at `x` into `log_density`,
+    /// and `∇U` into `grad` (`n·V`). The hidden terms are evaluated [`LANES`] at a time and
+    /// added to `U` in order.
+    fn finish<T: Copy + Into<f64> + Default>(
+        &mut self,
+        x: &[u8],
+        pre: &[T],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        for (c, (x, u)) in x.chunks_exact(v).zip(log_density.iter_mut()).enumerate() {
+            let mut total: f64 = x
+                .iter()
+                .zip(self.b)
+                .map(|(&xi, &bi)| f64::from(xi) * f64::from(bi))
+                .sum();
+            let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
+            let pre = pre.get(c * h..(c + 1) * h).unwrap_or(&[]);
+            for (s, p) in sigma.chunks_mut(LANES).zip(pre.chunks(LANES)) {
+                let mut lanes = [0f64; LANES];
+                for (l, &p) in lanes.iter_mut().zip(p) {
+                    *l = p.into();
+                }
+                let mut softplus = [0f32; LANES];
+                let mut sig = [0f32; LANES];
+                for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
+                    (*sp, *sg) = Self::hidden_terms(p);
+                }
+                for &sp in softplus.iter().take(p.len()) {
+                    total += f64::from(sp);
+                }
+                for (s, &sg) in s.iter_mut().zip(&sig) {
+                    *s = sg;
+                }
+            }
+            *u = total;
+        }
+        for g in grad.chunks_exact_mut(v) {
+            g.copy_from_slice(self.b);
+        }
+        let shape = Shape {
+            m: self.chains,
+            k: h,
+            n: v,
+        };
+        self.product.matmul_acc(shape, self.sigma, self.w, grad)
+    }
+}
+
+/// Where a batch's hidden pre-activations come from.
+#[derive(Debug)]
+enum Hidden<'a> {
+    /// Cached in `f64` per chain and updated over the flipped units.
+    Incremental {
+        current: &'a mut [f64],
+        proposal: &'a mut [f64],
+    },
+    /// Recomputed in `f32` by the product (`x`: the states as `f32`).
+    Recomputed {
+        x: &'a mut [f32],
+        pre: &'a mut [f32],
+    },
+}
+
+/// Hidden units whose terms are evaluated together.
+const LANES: usize = 8;
+
+impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
+    type Error = LenError;
+
+    fn dim(&self) -> usize {
+        self.b.len()
+    }
+
+    fn chains(&self) -> usize {
+        self.chains
+    }
+
+    fn log_density_and_grad_all(
+        &mut self,
+        x: &[u8],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        self.check(x.len(), grad.len(), log_density.len())?;
+        let hidden = core::mem::replace(
+            &mut self.hidden,
+            Hidden::Recomputed {
+                x: &mut [],
+                pre: &mut [],
+            },
+        );
+        let r = match hidden {
+            Hidden::Incremental { current, proposal } => {
+                for (pre, x) in current.chunks_mut(h.max(1)).zip(x.chunks_exact(v)) {
+                    for ((p, row), &cj) in pre.iter_mut().zip(self.w.chunks_exact(v)).zip(self.c) {
+                        *p = f64::from(cj)
+                            + row
+                                .iter()
+                                .zip(x)
+                                .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
+                                .sum::<f64>();
+                    }
+                }
+                let r = self.finish(x, current, grad, log_density);
+                self.hidden = Hidden::Incremental { current, proposal };
+                r
+            }
+            recomputed @ Hidden::Recomputed { .. } => {
+                self.hidden = recomputed;
+                self.evaluate_recomputed(x, grad, log_density)
+            }
+        };
+        r
+    }
+
+    fn log_density_and_grad_after_all(
+        &mut self,
+        moves: &BatchMoves<'_>,
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        self.check(moves.to.len(), grad.len(), log_density.len())?;
+        LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
+        LenError::check("counts", self.chains, moves.counts.len())?;
+        let hidden = core::mem::replace(
+            &mut self.hidden,
+            Hidden::Recomputed {
+                x: &mut [],
+                pre: &mut [],
+            },
+        );
+        match hidden {
+            Hidden::Incremental { current, proposal } => {
+                let rows = proposal
+                    .chunks_mut(h.max(1))
+                    .zip(current.chunks(h.max(1)))
+                    .zip(moves.to.chunks_exact(v))
+                    .zip(moves.flipped.chunks_exact(v))
+                    .zip(moves.counts);
+                for ((((pre, current), to), flipped), &k) in rows {
+                    pre.copy_from_slice(current);
+                    for &i in flipped.get(..k as usize).unwrap_or(&[]) {
+                        let i = i as usize;
+                        let column = self.wt.get(i * h..(i + 1) * h).unwrap_or(&[]);
+                        if to.get(i).is_some_and(|&t| t != 0) {
+                            for (p, &w) in pre.iter_mut().zip(column) {
+                                *p += f64::from(w);
+                            }
+                        } else {
+                            for (p, &w) in pre.iter_mut().zip(column) {
+                                *p -= f64::from(w);
+                            }
+                        }
+                    }
+                }
+                let r = self.finish(moves.to, proposal, grad, log_density);
+                self.hidden = Hidden::Incremental { current, proposal };
+                r
+            }
+            recomputed @ Hidden::Recomputed { .. } => {
+                self.hidden = recomputed;
+                self.evaluate_recomputed(moves.to, grad, log_density)
+            }
+        }
+    }
+
+    fn commit(&mut self, c: usize) {
+        let h = self.c.len();
+        if let Hidden::Incremental { current, proposal } = &mut self.hidden
+            && let (Some(cur), Some(new)) = (
+                current.get_mut(c * h..(c + 1) * h),
+                proposal.get(c * h..(c + 1) * h),
+            )
+        {
+            cur.copy_from_slice(new);
+        }
+    }
+}
+
+impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
+    /// `U` and `∇U` at `x` with recomputed pre-activations.
+    fn evaluate_recomputed(
+        &mut self,
+        x: &[u8],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        self.recompute(x)?;
+        let pre = match &mut self.hidden {
+            Hidden::Recomputed { pre, .. } => core::mem::take(pre),
+            Hidden::Incremental { .. } => &mut [],
+        };
+        let r = self.finish(x, pre, grad, log_density);
+        if let Hidden::Recomputed { pre: slot, .. } = &mut self.hidden {
+            *slot = pre;
+        }
+        r
+    }
+
+    /// Checks a batch's state, gradient and log-density lengths.
+    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
+        let nv = self.chains.saturating_mul(self.b.len());
+        LenError::check("x", nv, x)?;
+        LenError::check("grad", nv, grad)?;
+        LenError::check("log_density", self.chains, log_density)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::StepReport;
+    use crate::binary::{BatchBuffers, BatchDmala, BinaryChain, ChainBatch, Dmala, FlipProposal};
+    use crate::chain::ChainBuffers;
+    use rand_core::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// Batched DMALA with the portable product moves every chain exactly as single-chain DMALA
+    /// on [`Rbm`] does: the same states, `U` and `∇U`, bit for bit (`H = 13` leaves short tiles).
+    #[test]
+    fn batched_steps_equal_single_chain_steps() {
+        let (v, h, n) = (23, 13, 6);
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
+            .collect();
+        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
+        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let proposal = FlipProposal::new(0.6, 0.5).unwrap();
+        let rng = |c: usize| Xoshiro256PlusPlus::seed_from_u64(100 + c as u64);
+        let start: Vec<u8> = {
+            let mut r = rng(99);
+            (0..n * v).map(|_| (r.next_u32() >> 31) as u8).collect()
+        };
+        // Single chains.
+        let steps = 50;
+        let mut single = Vec::new();
+        for k in 0..n {
+            let mut cache = vec![0.0; 2 * h];
+            let mut rbm = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+            let mut x = start[k * v..(k + 1) * v].to_vec();
+            let (mut g, mut y, mut gy, mut ch) =
+                (vec![0.0; v], vec![0; v], vec![0.0; v], vec![0; v]);
+            let buffers = ChainBuffers {
+                x: &mut x,
+                grad: &mut g,
+                x_proposal: &mut y,
+                grad_proposal: &mut gy,
+                flipped: &mut ch,
+            };
+            let mut chain = BinaryChain::new(buffers, &mut rbm).unwrap();
+            let mut r = rng(k);
+            let mut trace = Vec::new();
+            for _ in 0..steps {
+                let rep = Dmala::new(proposal)
+                    .step(&mut rbm, &mut chain, &mut r)
+                    .unwrap();
+                let grad: Vec<u32> = chain.grad().iter().map(|g| g.to_bits()).collect();
+                trace.push((
+                    chain.state().to_vec(),
+                    chain.log_density().to_bits(),
+                    grad,
+                    rep,
+                ));
+            }
+            single.push(trace);
+        }
+        // One batch.
+        let mut cache1 = vec![0.0; 2 * h];
+        let rbm = Rbm::new(&w, &b, &c, &mut cache1)
+            .unwrap()
+            .with_transpose(&wt)
+            .unwrap();
+        let (mut cache, mut sigma) = (vec![0.0; 2 * n * h], vec![0.0f32; n * h]);
+        let mut target =
+            RbmBatch::<Blocked>::new(&rbm, n, &mut cache, &mut sigma, Blocked).unwrap();
+        let mut x = start.clone();
+        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
+        let (mut u, mut uy, mut lq, mut lu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut fl, mut counts) = (vec![0; n * v], vec![0; n]);
+        let buffers = BatchBuffers {
+            x: &mut x,
+            grad: &mut g,
+            log_density: &mut u,
+            x_proposal: &mut y,
+            grad_proposal: &mut gy,
+            log_density_proposal: &mut uy,
+            flipped: &mut fl,
+            counts: &mut counts,
+            log_q: &mut lq,
+            log_u: &mut lu,
+        };
+        let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+        let mut rngs: Vec<_> = (0..n).map(rng).collect();
+        let empty = StepReport {
+            accepted: false,
+            proposed_flips: 0,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        let mut reports = vec![empty; n];
+        let kernel = BatchDmala::new(proposal);
+        let mut accepted = 0;
+        for s in 0..steps {
+            kernel
+                .step(&mut target, &mut batch, &mut rngs, &mut reports)
+                .unwrap();
+            for (k, trace) in single.iter().enumerate() {
+                let (state, u, grad, rep) = &trace[s];
+                assert_eq!(batch.state(k), state.as_slice(), "chain {k} step {s}");
+                assert_eq!(batch.log_density(k).to_bits(), *u);
+                let bits: Vec<u32> = batch.grad(k).iter().map(|g| g.to_bits()).collect();
+                assert_eq!(&bits, grad);
+                assert_eq!(reports[k], *rep);
+                accepted += usize::from(rep.accepted && rep.proposed_flips > 0);
+            }
+        }
+        assert!(accepted > 20, "the test must see moves: {accepted}");
+    }
+
+    #[test]
+    fn refuses_a_missing_transpose_and_bad_buffers() {
+        let (w, b, c) = ([0.5f32, -0.5], [0.1f32, 0.2], [0.0f32]);
+        let mut one = [0.0; 2];
+        let rbm = Rbm::new(&w, &b, &c, &mut one).unwrap();
+        let (mut cache, mut sigma) = (vec![0.0; 4], vec![0.0f32; 2]);
+        assert!(matches!(
+            RbmBatch::<Blocked>::new(&rbm, 2, &mut cache, &mut sigma, Blocked),
+            Err(ParamError::Unsupported(_))
+        ));
+        let mut one = [0.0; 2];
+        let rbm = Rbm::new(&w, &b, &c, &mut one)
+            .unwrap()
+            .with_transpose(&w)
+            .unwrap();
+        assert!(matches!(
+            RbmBatch::<Blocked>::new(&rbm, 2, &mut cache[..3], &mut sigma, Blocked),
+            Err(ParamError::Len(_))
+        ));
+        assert!(matches!(
+            RbmBatch::<Blocked>::new(&rbm, 0, &mut [], &mut [], Blocked),
+            Err(ParamError::OutOfRange { .. })
+        ));
+    }
+}

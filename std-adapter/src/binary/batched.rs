@@ -1,0 +1,220 @@
+//! Chains of DULA/DMALA on a dense model stepped in lockstep groups, so that the products with
+//! `W` are matrix–matrix (`sample --batch N`).
+//!
+//! Chains `0..N` form the first group, `N..2N` the second, and so on; a last, shorter group is
+//! padded with spare chains to `N` rows (their draws are discarded), so that every product has
+//! `N` rows. Chain `c` starts and draws from its own stream exactly as in
+//! [`run_chains`](super::run_chains); only the evaluation of `U` and `∇U` differs: the
+//! gradients of a group are one product through [`Gemm`], whose rounding differs from the
+//! single-chain path. A chain's draws therefore depend on the seed, its index and `N` (and on
+//! whether the CPU has fused multiply–add, which the product uses when it can), not on the
+//! thread count or the number of chains.
+
+use super::model::BinaryModel;
+use super::run::{BinaryRun, uniform_buffers};
+use super::sampler::SamplerSpec;
+use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
+use crate::seeding::chain_rngs;
+use langevin_core::binary::{BatchBuffers, BatchLangevin, ChainBatch, FlipProposal, StepReport};
+use langevin_core::dense::{Product, Shape};
+use langevin_core::models::{Rbm, RbmBatch};
+use langevin_core::{LenError, ParamError};
+use nalgebra::{DMatrixView, DMatrixViewMut};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// The products of a group through `matrixmultiply` (by way of `nalgebra`'s `gemm`), which
+/// picks AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
+/// their column-major transposes, so nothing is copied.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Gemm;
+
+impl Product for Gemm {
+    fn matmul_acc(
+        &mut self,
+        shape: Shape,
+        a: &[f32],
+        b: &[f32],
+        c: &mut [f32],
+    ) -> Result<(), LenError> {
+        shape.check(a.len(), b.len(), c.len())?;
+        let Shape { m, k, n } = shape;
+        if m == 0 || k == 0 || n == 0 {
+            return Ok(());
+        }
+        // Row-major `C = A·B` is column-major `Cᵀ = Bᵀ·Aᵀ` on the same buffers. Contiguous
+        // columns matter: `nalgebra`'s fallback for small shapes mishandles strided ones.
+        let at = DMatrixView::from_slice(a, k, m);
+        let bt = DMatrixView::from_slice(b, n, k);
+        let mut ct = DMatrixViewMut::from_slice(c, n, m);
+        ct.gemm(1.0, &bt, &at, 1.0);
+        Ok(())
+    }
+}
+
+/// Whether `sampler` on `model` has a batched path.
+pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
+    matches!(model, BinaryModel::Rbm { .. })
+        && matches!(
+            sampler,
+            SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
+        )
+}
+
+/// Runs `config.chains` chains of `sampler` on `model`, `batch` at a time (see the module
+/// documentation). `progress`, if given, is advanced by one per chain-step.
+///
+/// # Errors
+///
+/// [`RunError::NoBatchedPath`] for a model or sampler without a batched path; [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a
+/// start where the model is not finite.
+pub fn run_chains_batched(
+    model: &BinaryModel,
+    sampler: &SamplerSpec,
+    config: &RunConfig,
+    batch: usize,
+    progress: Option<&AtomicU64>,
+) -> Result<BinaryRun, RunError> {
+    let refuse = || RunError::NoBatchedPath {
+        kind: model.kind().into(),
+        sampler: sampler.name().into(),
+    };
+    let (step, balance, adjusted) = match *sampler {
+        SamplerSpec::Dmala { step, balance } => (step, balance, true),
+        SamplerSpec::Dula { step, balance } => (step, balance, false),
+        _ => return Err(refuse()),
+    };
+    let BinaryModel::Rbm { w, b, c } = model else {
+        return Err(refuse());
+    };
+    if batch == 0 {
+        return Err(RunError::Param(ParamError::OutOfRange {
+            name: "batch",
+            value: 0.0,
+        }));
+    }
+    let proposal =
+        FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
+    let (v, h) = (b.len(), c.len());
+    let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+    let model = Dense { w, wt: &wt, b, c };
+    let n = config.chains;
+    let groups = n.div_ceil(batch);
+    // Spare streams for padding rows: after every real chain's, so no real chain shares one.
+    let mut rngs = chain_rngs(config.seed, groups * batch).into_iter();
+    let jobs: Vec<Vec<(usize, Xoshiro256PlusPlus)>> = (0..groups)
+        .map(|g| (g * batch..(g + 1) * batch).zip(rngs.by_ref()).collect())
+        .collect();
+    let pool = Pool::for_items(config.threads, groups)?;
+    let start = Instant::now();
+    let results = pool.map(jobs, |_, group| {
+        if adjusted {
+            run_group::<true>(&model, proposal, group, n, config, progress)
+        } else {
+            run_group::<false>(&model, proposal, group, n, config, progress)
+        }
+    })?;
+    let chains = Chains {
+        results: results.into_iter().flatten().collect(),
+        threads: pool.threads(),
+        wall_time: start.elapsed(),
+    };
+    Ok(BinaryRun::new(v, chains))
+}
+
+/// An RBM's parameters with `Wᵀ`.
+struct Dense<'m> {
+    w: &'m [f32],
+    wt: &'m [f32],
+    b: &'m [f32],
+    c: &'m [f32],
+}
+
+/// Runs one group (chain index and stream per row; rows at or past `real` are padding) for the
+/// burn-in and kept phase of `config`, and returns the real chains' results in order.
+fn run_group<const ADJUSTED: bool>(
+    model: &Dense<'_>,
+    proposal: FlipProposal<'static, crate::FlipMathImpl>,
+    group: Vec<(usize, Xoshiro256PlusPlus)>,
+    real: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult>, RunError> {
+    let (v, h, n) = (model.b.len(), model.c.len(), group.len());
+    let mut rngs = Vec::with_capacity(n);
+    let mut x = Vec::with_capacity(n * v);
+    for (_, mut rng) in group.iter().cloned() {
+        x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
+        rngs.push(rng);
+    }
+    let first = group.first().map_or(0, |g| g.0);
+    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
+    let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
+    let rbm = Rbm::new(model.w, model.b, model.c, &mut one)
+        .and_then(|r| r.with_transpose(model.wt))
+        .map_err(|e| model_err(e.to_string()))?;
+    let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
+    let mut target =
+        RbmBatch::<Gemm, crate::FlipMathImpl>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm)
+            .map_err(RunError::Param)?;
+    let (mut grad, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
+    let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let (mut flipped, mut counts) = (vec![0; n * v], vec![0; n]);
+    let buffers = BatchBuffers {
+        x: &mut x,
+        grad: &mut grad,
+        log_density: &mut u,
+        x_proposal: &mut y,
+        grad_proposal: &mut gy,
+        log_density_proposal: &mut uy,
+        flipped: &mut flipped,
+        counts: &mut counts,
+        log_q: &mut lq,
+        log_u: &mut lu,
+    };
+    let mut batch = ChainBatch::new(buffers, &mut target).map_err(|e| model_err(e.to_string()))?;
+    let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
+    let kept = group.iter().take_while(|g| g.0 < real).count();
+    let mut results: Vec<ChainResult> = (0..kept)
+        .map(|_| ChainResult {
+            draws: Vec::with_capacity(config.kept() * v),
+            ..ChainResult::default()
+        })
+        .collect();
+    let mut reports = vec![
+        StepReport {
+            accepted: false,
+            proposed_flips: 0,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        n
+    ];
+    let thin = config.thin.max(1);
+    let total = config.burn_in.saturating_add(config.steps);
+    for t in 0..total {
+        kernel
+            .step(&mut target, &mut batch, &mut rngs, &mut reports)
+            .map_err(|e| model_err(e.to_string()))?;
+        let kept_phase = t >= config.burn_in;
+        let keep = kept_phase && (t - config.burn_in + 1) % thin == 0;
+        for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
+            if kept_phase {
+                result.stats.record(report);
+                result.jump += u64::from(report.accepted_flips());
+            } else {
+                result.burn_in_stats.record(report);
+            }
+            if keep {
+                result.draws.extend_from_slice(batch.state(c));
+                result.log_density.push(batch.log_density(c));
+            }
+        }
+        if let Some(p) = progress {
+            p.fetch_add(kept as u64, Ordering::Relaxed);
+        }
+    }
+    Ok(results)
+}

@@ -1,0 +1,247 @@
+//! Batched DMALA on an RBM (`sample --batch`): the exact-start protocol against the enumerated
+//! law, the runner's independence of the thread and chain counts, and its agreement in law with
+//! the single-chain path.
+//!
+//! The exact-start test holds its false-positive rate at `1e-6` (two checks at `5e-7` each, split
+//! between chi-square and TV); the agreement test at `1e-6`.
+
+use langevin_core::StepReport;
+use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+use langevin_core::math::Fast;
+use langevin_core::models::{Rbm, RbmBatch};
+use langevin_std::binary::{
+    BinaryModel, Gemm, RunConfig, RunError, SamplerSpec, run_chains, run_chains_batched,
+};
+use langevin_tests::discrete::chi2_sf;
+use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// Per-test false-positive rate.
+const ALPHA: f64 = 1e-6;
+
+/// A tiny RBM whose products all go through the SIMD library (every dimension above 5).
+fn tiny() -> RbmData {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(404);
+    RbmData::random(8, 6, 1.0, 0.5, 0.5, &mut rng)
+}
+
+fn transpose(d: &RbmData) -> Vec<f32> {
+    let (v, h) = (d.b.len(), d.c.len());
+    (0..v * h).map(|k| d.w[(k % h) * v + k / h]).collect()
+}
+
+/// Exact start: 1,000 batches of 100 chains, each chain's start drawn from π, then `k` batched
+/// DMALA steps (with the product and pre-activations the command line uses); the 100,000 final
+/// states must follow π.
+#[test]
+fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
+    let data = tiny();
+    let wt = transpose(&data);
+    let (v, h, n, batches) = (8, 6, 100, 1000);
+    let mut one = data.cache();
+    let rbm = Rbm::new(&data.w, &data.b, &data.c, &mut one)
+        .unwrap()
+        .with_transpose(&wt)
+        .unwrap();
+    let pi = {
+        let mut c = data.cache();
+        enumerate(&mut Rbm::new(&data.w, &data.b, &data.c, &mut c).unwrap()).pi
+    };
+    let cdf = cumulative(&pi);
+    let kernel = BatchDmala::new(FlipProposal::<Fast>::with_math(0.8, 0.5).unwrap());
+    for (t, steps) in [1usize, 10].into_iter().enumerate() {
+        let mut master = Xoshiro256PlusPlus::seed_from_u64(7000 + t as u64);
+        let mut counts = vec![0u64; pi.len()];
+        let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
+        let mut target =
+            RbmBatch::<Gemm, Fast>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm).unwrap();
+        for _ in 0..batches {
+            let mut x: Vec<u8> = (0..n)
+                .flat_map(|_| state(draw_index(&cdf, &mut master), v))
+                .collect();
+            let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
+            let (mut u, mut uy, mut lq, mut lu) =
+                (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            let (mut fl, mut k) = (vec![0; n * v], vec![0; n]);
+            let buffers = BatchBuffers {
+                x: &mut x,
+                grad: &mut g,
+                log_density: &mut u,
+                x_proposal: &mut y,
+                grad_proposal: &mut gy,
+                log_density_proposal: &mut uy,
+                flipped: &mut fl,
+                counts: &mut k,
+                log_q: &mut lq,
+                log_u: &mut lu,
+            };
+            let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+            let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
+                .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
+                .collect();
+            let mut reports = vec![report(); n];
+            for _ in 0..steps {
+                kernel
+                    .step(&mut target, &mut batch, &mut rngs, &mut reports)
+                    .unwrap();
+            }
+            for c in 0..n {
+                counts[index_of(batch.state(c))] += 1;
+            }
+        }
+        let check = check_sample(&counts, &pi, ALPHA / 2.0);
+        assert!(
+            check.passed(),
+            "k={steps}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
+            check.chi.statistic,
+            check.chi.df,
+            check.chi.p_value,
+            check.tv,
+            check.tv_threshold
+        );
+    }
+}
+
+fn report() -> StepReport {
+    StepReport {
+        accepted: false,
+        proposed_flips: 0,
+        log_accept_ratio: 0.0,
+        rejection: None,
+        evaluations: 0,
+    }
+}
+
+fn model() -> BinaryModel {
+    let d = tiny();
+    BinaryModel::Rbm {
+        w: d.w,
+        b: d.b,
+        c: d.c,
+    }
+}
+
+fn config(chains: usize, threads: usize, seed: u64) -> RunConfig {
+    RunConfig {
+        steps: 40,
+        burn_in: 10,
+        thin: 3,
+        chains,
+        seed,
+        threads,
+    }
+}
+
+/// Draws and log-densities of every chain, as bits.
+fn bits(run: &langevin_std::binary::BinaryRun) -> Vec<Vec<u64>> {
+    run.chains
+        .iter()
+        .map(|c| {
+            let draws = c.draws.iter().map(|&v| u64::from(v));
+            draws
+                .chain(c.log_density.iter().map(|u| u.to_bits()))
+                .collect()
+        })
+        .collect()
+}
+
+const DMALA: SamplerSpec = SamplerSpec::Dmala {
+    step: 0.8,
+    balance: 0.5,
+};
+
+#[test]
+fn batched_draws_do_not_depend_on_threads_or_chains() {
+    let m = model();
+    let run = |chains, threads| {
+        bits(&run_chains_batched(&m, &DMALA, &config(chains, threads, 5), 4, None).unwrap())
+    };
+    let base = run(11, 1);
+    assert_eq!(base.len(), 11);
+    assert_eq!(base, run(11, 3), "threads");
+    // Chain 8 is in a padded group of 3 (11 chains) or of 1 (9 chains), or a full one (12).
+    assert_eq!(run(9, 2), base[..9].to_vec(), "chains");
+    assert_eq!(run(12, 2)[..11].to_vec(), base, "chains");
+    // DULA too; and a different batch size is a different run.
+    let dula = SamplerSpec::Dula {
+        step: 0.3,
+        balance: 0.5,
+    };
+    let d1 = run_chains_batched(&m, &dula, &config(6, 1, 5), 4, None).unwrap();
+    let d2 = run_chains_batched(&m, &dula, &config(6, 2, 5), 4, None).unwrap();
+    assert_eq!(bits(&d1), bits(&d2));
+}
+
+#[test]
+fn batched_runner_refuses_what_it_cannot_batch() {
+    let m = model();
+    let gibbs = SamplerSpec::Gibbs {
+        scan: langevin_std::core_kernels::baselines::Scan::Systematic,
+    };
+    assert!(matches!(
+        run_chains_batched(&m, &gibbs, &config(2, 1, 0), 2, None),
+        Err(RunError::NoBatchedPath { .. })
+    ));
+    assert!(matches!(
+        run_chains_batched(&m, &DMALA, &config(2, 1, 0), 0, None),
+        Err(RunError::Param(_))
+    ));
+    let quadratic = BinaryModel::Quadratic {
+        w: vec![0.0; 4],
+        b: vec![0.0; 2],
+    };
+    assert!(matches!(
+        run_chains_batched(&quadratic, &DMALA, &config(2, 1, 0), 2, None),
+        Err(RunError::NoBatchedPath { .. })
+    ));
+}
+
+/// The last state of 4,000 chains (40 steps from a uniform start) of the batched runner and
+/// of the single-chain runner, on independent seeds: a two-sample chi-square test of
+/// homogeneity over the 256 states (cells with fewer than 10 draws in both samples together
+/// pooled) at level `ALPHA`.
+#[test]
+fn batched_and_single_chain_runs_agree_in_law() {
+    let m = model();
+    let mut c = config(4000, 0, 21);
+    c.burn_in = 39;
+    c.steps = 1;
+    c.thin = 1;
+    let single = run_chains(&m, &DMALA, &c, None).unwrap();
+    c.seed = 22;
+    let batched = run_chains_batched(&m, &DMALA, &c, 100, None).unwrap();
+    let histogram = |run: &langevin_std::binary::BinaryRun| {
+        let mut h = vec![0u64; 256];
+        for chain in &run.chains {
+            h[index_of(&chain.draws)] += 1;
+        }
+        h
+    };
+    let (a, b) = (histogram(&single), histogram(&batched));
+    let (na, nb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
+    let (mut stat, mut cells, mut pool) = (0.0, 0usize, (0u64, 0u64));
+    let mut add = |x: u64, y: u64| {
+        let (x, y) = (x as f64, y as f64);
+        let e = (x + y) / (na + nb);
+        stat += (x - na * e).powi(2) / (na * e) + (y - nb * e).powi(2) / (nb * e);
+    };
+    for (&x, &y) in a.iter().zip(&b) {
+        if x + y >= 10 {
+            add(x, y);
+            cells += 1;
+        } else {
+            pool = (pool.0 + x, pool.1 + y);
+        }
+    }
+    if pool.0 + pool.1 > 0 {
+        add(pool.0, pool.1);
+        cells += 1;
+    }
+    let p = chi2_sf(stat, (cells - 1) as f64);
+    assert!(
+        p > ALPHA,
+        "chi-square {stat:.1} on {} df: p = {p:.2e}",
+        cells - 1
+    );
+}
