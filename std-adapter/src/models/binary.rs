@@ -81,8 +81,8 @@ impl BinaryModel {
                     return Err(doc.err("b", format!("has {} entries, W is {r} × {r}", b.len())));
                 }
                 Self::Quadratic {
-                    w: to_f32(doc, "W", &w)?,
-                    b: to_f32(doc, "b", &b)?,
+                    w: to_f32(doc, "W", &w, c)?,
+                    b: to_f32(doc, "b", &b, 0)?,
                 }
             }
             "ising" => {
@@ -112,7 +112,7 @@ impl BinaryModel {
                 }
                 let triples: Vec<(f64, f64, f64)> =
                     edges.chunks_exact(3).map(|e| (e[0], e[1], e[2])).collect();
-                let field = to_f32(doc, "field", &field)?;
+                let field = to_f32(doc, "field", &field, 0)?;
                 Self::ising_graph(n, &triples, field).map_err(|p| doc.err("edges", p))?
             }
             "ising_lattice" => {
@@ -140,9 +140,9 @@ impl BinaryModel {
                     return Err(doc.err("W", "has no visible units"));
                 }
                 Self::Rbm {
-                    w: to_f32(doc, "W", &w)?,
-                    b: to_f32(doc, "b", &b)?,
-                    c: to_f32(doc, "c", &c)?,
+                    w: to_f32(doc, "W", &w, v)?,
+                    b: to_f32(doc, "b", &b, 0)?,
+                    c: to_f32(doc, "c", &c, 0)?,
                 }
             }
             "binary_logistic" => {
@@ -152,14 +152,17 @@ impl BinaryModel {
                     return Err(doc.err("y", format!("has {} entries, X has {m} rows", y.len())));
                 }
                 if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
-                    return Err(doc.err("y", format!("entry {i} is {}, expected 0 or 1", y[i])));
+                    return Err(doc.err(
+                        "y",
+                        format!("entry {i} is {}, expected 0 or 1", compact(y[i])),
+                    ));
                 }
                 if m == 0 || d == 0 {
                     return Err(doc.err("X", "must have at least one row and one column"));
                 }
                 Self::Logistic {
-                    x: to_f32(doc, "X", &x)?,
-                    y: to_f32(doc, "y", &y)?,
+                    x: to_f32(doc, "X", &x, d)?,
+                    y: to_f32(doc, "y", &y, 0)?,
                 }
             }
             _ => return Ok(None),
@@ -282,15 +285,35 @@ impl BinaryModel {
     }
 }
 
-fn to_f32(doc: &ModelDoc, field: &str, v: &[f64]) -> Result<Vec<f32>, ModelError> {
+/// `v` in single precision; `cols` is the row length of a matrix field (0 for a vector), so
+/// that an entry that overflows is named `(row, column)`.
+fn to_f32(doc: &ModelDoc, field: &str, v: &[f64], cols: usize) -> Result<Vec<f32>, ModelError> {
     v.iter()
         .enumerate()
         .map(|(i, &x)| {
             narrow(x).ok_or_else(|| {
-                doc.err(field, format!("entry {i} = {x} overflows single precision"))
+                let entry = if cols > 0 {
+                    format!("({}, {})", i / cols, i % cols)
+                } else {
+                    i.to_string()
+                };
+                doc.err(
+                    field,
+                    format!("entry {entry} = {} overflows single precision", compact(x)),
+                )
             })
         })
         .collect()
+}
+
+/// `x` as `{}` prints it while that is short, in scientific notation beyond (`1e300`, not three
+/// hundred digits).
+pub(crate) fn compact(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e15).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
 }
 
 /// `x` in single precision, unless it stops being finite there.
@@ -301,7 +324,7 @@ fn narrow(x: f64) -> Option<f32> {
 
 /// A scalar field narrowed to single precision, refused if it stops being finite.
 fn single(doc: &ModelDoc, field: &str, x: f64) -> Result<f32, ModelError> {
-    narrow(x).ok_or_else(|| doc.err(field, format!("{x} overflows single precision")))
+    narrow(x).ok_or_else(|| doc.err(field, format!("{} overflows single precision", compact(x))))
 }
 
 macro_rules! dispatch {

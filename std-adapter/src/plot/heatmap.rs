@@ -4,10 +4,78 @@ use std::path::Path;
 
 use super::axes::{FRAME, INK, MUTED, WHITE, format_ticks, format_value, nice_ticks, viridis};
 use super::raster::{Canvas, text_height, text_width};
-use super::{PlotError, draw_title, input};
+use super::{PlotError, draw_title, fitting_scale, input};
 
 /// Largest panel side in pixels; larger grids are averaged down, smaller ones enlarged.
 const PANEL: usize = 420;
+
+/// One axis of a heat map in the model's units: cell `k` of the grid covers the values
+/// `first + k·per_cell … first + (k+1)·per_cell − 1` (a lattice pooled into blocks of
+/// `per_cell` values), and the ticks name values, not cell numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GridAxis {
+    /// What the axis shows (`x_1`, `column j`).
+    pub label: String,
+    /// The value at the start of the first cell.
+    pub first: f64,
+    /// The last value shown.
+    pub last: f64,
+    /// Values per cell (1: one cell per value).
+    pub per_cell: f64,
+}
+
+impl GridAxis {
+    /// Cell numbers `0 … cells − 1`, one value per cell.
+    pub fn cells(label: &str, cells: usize) -> Self {
+        Self::values(label, cells, 1)
+    }
+
+    /// The values `0 … values − 1` pooled into cells of `per_cell` values.
+    pub fn values(label: &str, values: usize, per_cell: usize) -> Self {
+        Self {
+            label: label.to_string(),
+            first: 0.0,
+            last: values.saturating_sub(1) as f64,
+            per_cell: per_cell.max(1) as f64,
+        }
+    }
+
+    /// The tick values (in the axis's units) and their labels: about five round values from
+    /// `first` to `last`.
+    pub fn ticks(&self) -> Vec<(f64, String)> {
+        let (ticks, step) = nice_ticks(self.first, self.last, 5, true);
+        let (labels, _) = format_ticks(&ticks, step);
+        ticks.into_iter().zip(labels).collect()
+    }
+
+    /// The offset in pixels of value `v`'s centre on a panel of `cells` cells over `pixels`.
+    fn offset(&self, v: f64, cells: usize, pixels: i64) -> i64 {
+        ((v - self.first + 0.5) / self.per_cell * pixels as f64 / cells as f64) as i64
+    }
+}
+
+/// What a pair of heat maps shows besides its data: the title and both axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatmapSpec {
+    /// The title at the top.
+    pub title: String,
+    /// The vertical axis (the grid's rows, top to bottom).
+    pub rows: GridAxis,
+    /// The horizontal axis (the grid's columns, left to right).
+    pub cols: GridAxis,
+}
+
+impl HeatmapSpec {
+    /// The legend entries printed on the picture: the two panels' headings and the colour
+    /// bar's label.
+    pub fn legend() -> [&'static str; 3] {
+        [SAMPLED_HEADING, TARGET_HEADING, COLOUR_CAPTION]
+    }
+}
+
+const SAMPLED_HEADING: &str = "Sampled frequency";
+const TARGET_HEADING: &str = "Target";
+const COLOUR_CAPTION: &str = "Colour: P(cell), the probability of a cell; one scale for both maps";
 
 /// Writes a PNG with two heat maps side by side over an `n × m` grid: the empirical visit
 /// frequencies of a sampler (`visited_counts`, any non-negative weights, normalised here) and
@@ -20,7 +88,7 @@ const PANEL: usize = 420;
 /// the whole factor `z = ⌊420 / max(n, m)⌋` (panels `m·z × n·z` pixels), larger ones are shrunk
 /// with each pixel showing the mean of the cells it covers, so the colours always read as
 /// probability per cell. The picture is `2·(panel width) + 360` pixels wide (at least 640) and
-/// `panel height + 190` high.
+/// `panel height + 212` high (a caption under the maps explains the colours).
 ///
 /// # Errors
 ///
@@ -35,6 +103,29 @@ pub fn heatmap_pair(
     n: usize,
     m: usize,
 ) -> Result<(), PlotError> {
+    let spec = HeatmapSpec {
+        title: title.to_string(),
+        rows: GridAxis::cells("row i", n),
+        cols: GridAxis::cells("column j", m),
+    };
+    heatmap_pair_with(path, &spec, visited_counts, target, n, m)
+}
+
+/// [`heatmap_pair`] with the axes of `spec`: ticks in the model's units (lattice values, also
+/// when cells pool blocks of values) and its axis labels.
+///
+/// # Errors
+///
+/// As [`heatmap_pair`].
+pub fn heatmap_pair_with(
+    path: impl AsRef<Path>,
+    spec: &HeatmapSpec,
+    visited_counts: &[f64],
+    target: &[f64],
+    n: usize,
+    m: usize,
+) -> Result<(), PlotError> {
+    let title = spec.title.as_str();
     if n == 0 || m == 0 {
         return Err(input("the grid must have at least one row and one column"));
     }
@@ -69,7 +160,7 @@ pub fn heatmap_pair(
 
     let (left, top, gap, bar_gap, bar_w) = (84i64, 112i64, 90i64, 34i64, 22i64);
     let width = (left + pw + gap + pw + bar_gap + bar_w + 130) as usize;
-    let height = (top + ph + 78) as usize;
+    let height = (top + ph + 100) as usize;
     let mut canvas = Canvas::new(width.max(640), height, WHITE);
     draw_title(&mut canvas, title, 18);
     let note = format!("total variation distance {}", format_value(tv));
@@ -78,8 +169,8 @@ pub fn heatmap_pair(
 
     let th = text_height(2);
     let panels = [
-        (left, "Sampled frequency", &sampled_px),
-        (left + pw + gap, "Target", &target_px),
+        (left, SAMPLED_HEADING, &sampled_px),
+        (left + pw + gap, TARGET_HEADING, &target_px),
     ];
     for (x0, heading, values) in panels {
         canvas.text(x0, top - th - 10, heading, 2, INK);
@@ -90,22 +181,18 @@ pub fn heatmap_pair(
             }
         }
         canvas.stroke_rect(x0 - 1, top - 1, pw + 2, ph + 2, FRAME);
-        // Cell-index ticks at cell centres.
-        let x_ticks = nice_ticks(0.0, (m - 1) as f64, 5, true);
-        let (x_labels, _) = format_ticks(&x_ticks.0, x_ticks.1);
-        for (&v, label) in x_ticks.0.iter().zip(&x_labels) {
-            let x = x0 + ((v + 0.5) * pw as f64 / m as f64) as i64;
+        // Ticks at the centres of the values they name.
+        for (v, label) in spec.cols.ticks() {
+            let x = x0 + spec.cols.offset(v, m, pw);
             canvas.fill_rect(x, top + ph + 1, 1, 5, FRAME, 1.0);
-            canvas.text(x - text_width(label, 2) / 2, top + ph + 10, label, 2, INK);
+            canvas.text(x - text_width(&label, 2) / 2, top + ph + 10, &label, 2, INK);
         }
-        let y_ticks = nice_ticks(0.0, (n - 1) as f64, 5, true);
-        let (y_labels, _) = format_ticks(&y_ticks.0, y_ticks.1);
-        for (&v, label) in y_ticks.0.iter().zip(&y_labels) {
-            let y = top + ((v + 0.5) * ph as f64 / n as f64) as i64;
+        for (v, label) in spec.rows.ticks() {
+            let y = top + spec.rows.offset(v, n, ph);
             canvas.fill_rect(x0 - 6, y, 5, 1, FRAME, 1.0);
-            canvas.text(x0 - 10 - text_width(label, 2), y - th / 2, label, 2, INK);
+            canvas.text(x0 - 10 - text_width(&label, 2), y - th / 2, &label, 2, INK);
         }
-        let label = "column j";
+        let label = spec.cols.label.as_str();
         canvas.text(
             x0 + (pw - text_width(label, 2)) / 2,
             top + ph + 34,
@@ -114,13 +201,8 @@ pub fn heatmap_pair(
             MUTED,
         );
     }
-    canvas.text_up(
-        14,
-        top + (ph - text_width("row i", 2)) / 2,
-        "row i",
-        2,
-        MUTED,
-    );
+    let label = spec.rows.label.as_str();
+    canvas.text_up(14, top + (ph - text_width(label, 2)) / 2, label, 2, MUTED);
 
     // Colour bar: probability per shown cell, 0 at the bottom.
     let bx = left + pw + gap + pw + bar_gap;
@@ -137,6 +219,15 @@ pub fn heatmap_pair(
         canvas.text(bx + bar_w + 10, y - th / 2, label, 2, INK);
     }
     canvas.text(bx, top - th - 10, "P(cell)", 2, MUTED);
+    let scale = fitting_scale(COLOUR_CAPTION, 2, canvas.width() as i64 - 24);
+    let w = text_width(COLOUR_CAPTION, scale);
+    canvas.text(
+        (canvas.width() as i64 - w) / 2,
+        top + ph + 64,
+        COLOUR_CAPTION,
+        scale,
+        MUTED,
+    );
     if let Some(factor) = factor {
         canvas.text(bx + bar_w + 10, top + ph + 10, &factor, 2, MUTED);
     }

@@ -2,8 +2,9 @@
 
 use std::path::Path;
 
-use super::raster::Canvas;
-use super::{PlotError, input};
+use super::axes::MUTED;
+use super::raster::{Canvas, text_height, text_width};
+use super::{PlotError, draw_title, fitting_scale, input};
 
 /// Gap between images and around the grid, in pixels.
 const GAP: usize = 8;
@@ -42,6 +43,49 @@ pub fn image_grid<T: Copy + Into<f32>>(
     height: usize,
     columns: usize,
 ) -> Result<(), PlotError> {
+    draw_grid(path.as_ref(), None, images, width, height, columns)
+}
+
+/// [`image_grid`] under a title, a caption line (what the rows and columns are) and the
+/// grey-level key: the grid is moved down by 104 pixels and the picture is at
+/// least 640 pixels wide.
+///
+/// # Errors
+///
+/// As [`image_grid`].
+pub fn image_grid_titled<T: Copy + Into<f32>>(
+    path: impl AsRef<Path>,
+    title: &str,
+    caption: &str,
+    images: &[&[T]],
+    width: usize,
+    height: usize,
+    columns: usize,
+) -> Result<(), PlotError> {
+    draw_grid(
+        path.as_ref(),
+        Some((title, caption)),
+        images,
+        width,
+        height,
+        columns,
+    )
+}
+
+/// The key to the grey levels printed after a titled grid's caption.
+const GREY_KEY: &str = "pixels: black 0, white 1";
+
+/// Rows above a titled grid.
+const HEADER: usize = 104;
+
+fn draw_grid<T: Copy + Into<f32>>(
+    path: &Path,
+    header: Option<(&str, &str)>,
+    images: &[&[T]],
+    width: usize,
+    height: usize,
+    columns: usize,
+) -> Result<(), PlotError> {
     if images.is_empty() {
         return Err(input("no images to draw"));
     }
@@ -62,15 +106,38 @@ pub fn image_grid<T: Copy + Into<f32>>(
     let columns = columns.min(images.len());
     let rows = images.len().div_ceil(columns);
     let (cell_w, cell_h) = (width * scale, height * scale);
-    let canvas_w = columns * (cell_w + GAP) + GAP;
-    let canvas_h = rows * (cell_h + GAP) + GAP;
+    let top = if header.is_some() { HEADER } else { 0 };
+    let grid_w = columns * (cell_w + GAP) + GAP;
+    let canvas_w = if header.is_some() {
+        grid_w.max(640)
+    } else {
+        grid_w
+    };
+    let canvas_h = rows * (cell_h + GAP) + GAP + top;
+    let left = (canvas_w - grid_w) / 2;
     if canvas_w.saturating_mul(canvas_h) > 1 << 28 {
         return Err(input("the grid would exceed 2^28 pixels"));
     }
     let mut canvas = Canvas::new(canvas_w, canvas_h, [185, 188, 195]);
+    if let Some((title, caption)) = header {
+        canvas.fill_rect(0, 0, canvas_w as i64, top as i64, [255, 255, 255], 1.0);
+        draw_title(&mut canvas, title, 14);
+        // The caption, then the grey-level key, each on its own line.
+        let room = canvas_w as i64 - 24;
+        let mut y = 14 + text_height(3) + 14;
+        for line in [caption, GREY_KEY] {
+            if line.is_empty() {
+                continue;
+            }
+            let scale = fitting_scale(line, 2, room);
+            let w = text_width(line, scale);
+            canvas.text((canvas_w as i64 - w) / 2, y, line, scale, MUTED);
+            y += text_height(2) + 8;
+        }
+    }
     for (k, img) in images.iter().enumerate() {
-        let x0 = (GAP + (k % columns) * (cell_w + GAP)) as i64;
-        let y0 = (GAP + (k / columns) * (cell_h + GAP)) as i64;
+        let x0 = (left + GAP + (k % columns) * (cell_w + GAP)) as i64;
+        let y0 = (top + GAP + (k / columns) * (cell_h + GAP)) as i64;
         for (row, values) in img.chunks_exact(width).enumerate() {
             for (col, &v) in values.iter().enumerate() {
                 let v: f32 = v.into();

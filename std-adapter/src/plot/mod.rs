@@ -29,9 +29,9 @@ mod raster;
 mod trace;
 
 pub use bars::{bar_chart, grouped_bars};
-pub use heatmap::heatmap_pair;
-pub use images::image_grid;
-pub use trace::trace_and_acf;
+pub use heatmap::{GridAxis, HeatmapSpec, heatmap_pair, heatmap_pair_with};
+pub use images::{image_grid, image_grid_titled};
+pub use trace::{TraceSpec, trace_and_acf, trace_and_acf_with};
 
 use core::fmt;
 

@@ -10,8 +10,50 @@ use crate::diagnostics::{autocorrelation, ess};
 const WIDTH: usize = 1000;
 const HEIGHT: usize = 800;
 
+/// What a trace-and-autocorrelation picture shows besides its data: the title and the trace's
+/// axes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceSpec {
+    /// The title at the top.
+    pub title: String,
+    /// What the trace's horizontal axis counts (`kept draw (every 5th step after 1000 burn-in
+    /// steps)`, `evaluation`).
+    pub x_label: String,
+    /// What the trace's values are.
+    pub y_label: String,
+}
+
+impl TraceSpec {
+    /// A title with the default axes: `kept draw` against `value`.
+    pub fn new(title: &str) -> Self {
+        Self {
+            title: title.to_string(),
+            x_label: "kept draw".into(),
+            y_label: "value".into(),
+        }
+    }
+
+    /// Every legend entry the picture prints for `chains` chains: one per chain shown (at most
+    /// eight, then `+k more`) above the trace, and the autocorrelation panel's band and line.
+    pub fn legend(chains: usize) -> Vec<String> {
+        let shown = chains.min(8);
+        let mut out: Vec<String> = (1..=shown).map(|k| format!("chain {k}")).collect();
+        if chains > shown {
+            out.push(format!("+{} more", chains - shown));
+        }
+        out.extend(ACF_LEGEND.iter().map(|s| (*s).to_string()));
+        out
+    }
+}
+
+/// The autocorrelation panel's legend: the shaded band, then the grey line.
+const ACF_LEGEND: [&str; 2] = [
+    "95% band of white noise: +-1.96/sqrt(n)",
+    "zero correlation",
+];
+
 /// Writes a PNG with two panels for a scalar statistic of one or more chains: the **trace**
-/// (value against iteration, one colour per chain) and the **autocorrelation** of each chain
+/// (value against kept draw, one colour per chain) and the **autocorrelation** of each chain
 /// for lags `0..=max_lag`, with the ±1.96/√n band of white noise shaded and the multi-chain
 /// [`ess`] of the draws printed above it.
 ///
@@ -29,6 +71,22 @@ pub fn trace_and_acf(
     series_per_chain: &[Vec<f64>],
     max_lag: usize,
 ) -> Result<(), PlotError> {
+    trace_and_acf_with(path, &TraceSpec::new(title), series_per_chain, max_lag)
+}
+
+/// [`trace_and_acf`] with the title and trace axes of `spec`. Every band and line is
+/// explained in a legend ([`TraceSpec::legend`]).
+///
+/// # Errors
+///
+/// As [`trace_and_acf`].
+pub fn trace_and_acf_with(
+    path: impl AsRef<Path>,
+    spec: &TraceSpec,
+    series_per_chain: &[Vec<f64>],
+    max_lag: usize,
+) -> Result<(), PlotError> {
+    let title = spec.title.as_str();
     let longest = series_per_chain.iter().map(Vec::len).max().unwrap_or(0);
     if longest == 0 {
         return Err(input("no draws to plot"));
@@ -78,7 +136,7 @@ pub fn trace_and_acf(
         trace.left + trace.width,
         trace.top - th - 12,
     );
-    trace.draw_axes(&mut canvas, "iteration", "value", 2);
+    trace.draw_axes(&mut canvas, &spec.x_label, &spec.y_label, 2);
     for (k, chain) in series_per_chain.iter().enumerate() {
         draw_trace(&mut canvas, &trace, chain, series_color(k));
     }
@@ -134,11 +192,11 @@ pub fn trace_and_acf(
         b_top.round() as i64,
         acf.width - 2,
         (b_bottom - b_top).round() as i64,
-        [120, 150, 200],
+        BAND,
         0.16,
     );
     let zero = acf.py(0.0).round() as i64;
-    canvas.fill_rect(acf.left, zero, acf.width, 1, [150, 150, 150], 1.0);
+    canvas.fill_rect(acf.left, zero, acf.width, 1, ZERO, 1.0);
     let dots = max_lag <= 60;
     for (k, curve) in acfs.iter().enumerate() {
         let Some(curve) = curve else { continue };
@@ -157,8 +215,34 @@ pub fn trace_and_acf(
             }
         }
     }
+    draw_acf_legend(&mut canvas, &acf, BAND);
     canvas.stroke_rect(acf.left, acf.top, acf.width, acf.height + 1, FRAME);
     canvas.save(path.as_ref())
+}
+
+/// The white-noise band's colour.
+const BAND: [u8; 3] = [120, 150, 200];
+/// The zero line's colour.
+const ZERO: [u8; 3] = [150, 150, 150];
+
+/// The band and the zero line explained on one line above the autocorrelation panel's
+/// heading, right-aligned with the panel.
+fn draw_acf_legend(canvas: &mut Canvas, panel: &Panel, band: [u8; 3]) {
+    let th = text_height(2);
+    let y = panel.top - 2 * th - 30;
+    let total: i64 = ACF_LEGEND
+        .iter()
+        .map(|l| text_width(l, 2) + 36)
+        .sum::<i64>()
+        + 24;
+    let mut x = panel.left + panel.width - total;
+    // The band: a shaded swatch; the zero line: a grey stroke.
+    canvas.fill_rect(x, y, 28, th, band, 0.35);
+    canvas.text(x + 36, y, ACF_LEGEND[0], 2, INK);
+    x += 36 + text_width(ACF_LEGEND[0], 2) + 24;
+    let mid = (y + th / 2) as f64;
+    canvas.line((x as f64, mid), (x as f64 + 28.0, mid), 1.5, ZERO, 1.0);
+    canvas.text(x + 36, y, ACF_LEGEND[1], 2, INK);
 }
 
 /// "ESS 1234 of 4000 draws" for equal-length chains whose ESS is defined.

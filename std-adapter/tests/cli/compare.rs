@@ -5,14 +5,14 @@ use crate::common;
 use common::{Scratch, fails, ok};
 
 /// Runs a tiny comparison (2 chains, 200 kept steps, 300 tuning steps, one thread) of these
-/// models and samplers with `extra` flags; returns the JSON rows and their sampler names.
+/// models and samplers with `extra` flags; returns the JSON rows.
 fn compare(name: &str, models: &str, samplers: &str, extra: &[&str]) -> Vec<serde_json::Value> {
     let scratch = Scratch::new(name);
     let mut args = vec!["compare", "--models", models, "--samplers", samplers];
     args.extend("--chains 2 --steps 200 --tune 300 --threads 1 --format json".split(' '));
     args.extend(extra);
-    let rows: serde_json::Value = serde_json::from_str(&ok(&scratch.0, &args)).unwrap();
-    rows.as_array().unwrap().clone()
+    let out: serde_json::Value = serde_json::from_str(&ok(&scratch.0, &args)).unwrap();
+    out["rows"].as_array().unwrap().clone()
 }
 
 fn names(rows: &[serde_json::Value]) -> Vec<&str> {

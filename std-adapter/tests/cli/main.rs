@@ -23,3 +23,4 @@ mod registry;
 mod sample;
 mod samplers;
 mod threads;
+mod trust;

@@ -179,8 +179,8 @@ fn heatmap_pair_puts_mass_where_the_target_has_it() {
     let path = dir.file("heat.png");
     heatmap_pair(&path, "One bump", &counts, &target, n, m).unwrap();
     let pic = Picture::load(&path);
-    // z = ⌊420/30⌋ = 14: panels 420 × 280; width 2·420 + 360, height 280 + 190.
-    assert_eq!((pic.width, pic.height), (1200, 470));
+    // z = ⌊420/30⌋ = 14: panels 420 × 280; width 2·420 + 360, height 280 + 212.
+    assert_eq!((pic.width, pic.height), (1200, 492));
     assert!(pic.distinct_colours() > 50);
     // Panels start at x = 84 and x = 84 + 420 + 90, y = 112; cell (i, j) centre at
     // (x0 + 14 j + 7, 112 + 14 i + 7). The bump is bright (viridis yellow-green), a far corner
@@ -197,7 +197,7 @@ fn heatmap_pair_puts_mass_where_the_target_has_it() {
     let path = dir.file("heat_big.png");
     heatmap_pair(&path, "Flat", &big, &big, 450, 450).unwrap();
     let pic = Picture::load(&path);
-    assert_eq!((pic.width, pic.height), (2 * 420 + 360, 420 + 190));
+    assert_eq!((pic.width, pic.height), (2 * 420 + 360, 420 + 212));
 
     assert!(matches!(
         heatmap_pair(dir.file("bad.png"), "x", &counts[1..], &target, n, m),

@@ -2,7 +2,8 @@
 //! sampling (and exactly, when one layer is small), and the mean log-likelihood of data rows.
 
 use crate::CliError;
-use crate::args::default_threads;
+use crate::args::{MemoryArgs, default_threads};
+use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::io::{json_bytes, write_all};
@@ -63,18 +64,45 @@ pub struct AisArgs {
     /// Print nothing on success.
     #[arg(long)]
     pub quiet: bool,
+    /// The memory cap (the chains' weights, the temperatures and each worker's state).
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// Refuses AIS settings whose memory exceeds the cap: a log weight and a random stream per
+/// chain, the inverse temperatures, and each worker's state of both layers.
+pub fn check_ais_memory(
+    memory: &MemoryArgs,
+    chains: usize,
+    betas: usize,
+    rbm: &RbmParams,
+    threads: usize,
+) -> Result<(), CliError> {
+    let units = rbm.visible() as u64 + rbm.hidden() as u64;
+    memory.check(&[
+        ("AIS chains' weights", &[chains as u64, 64]),
+        (
+            "inverse temperatures",
+            &[(betas as u64).saturating_add(1), 8],
+        ),
+        ("worker states", &[threads.min(chains) as u64, units, 17]),
+    ])
 }
 
 /// What `--summary` holds.
 #[derive(Debug, Serialize)]
 struct AisSummary {
+    #[serde(flatten)]
+    provenance: Provenance,
     model: String,
+    kind: &'static str,
     visible: usize,
     hidden: usize,
     chains: usize,
     betas: usize,
     schedule: &'static str,
     seed: u64,
+    threads: usize,
     log_z: f64,
     log_z_stderr: f64,
     log_z_base: f64,
@@ -127,6 +155,8 @@ pub fn run(args: &AisArgs) -> Result<(), CliError> {
     if args.betas == 0 {
         return Err(CliError("--betas must be at least 1".into()));
     }
+    let threads = args.threads.unwrap_or_else(default_threads).max(1);
+    check_ais_memory(&args.memory, args.chains, args.betas, &rbm, threads)?;
     let base = match &data {
         Some(d) => base_rate_bias(&d.values, d.cols),
         None => rbm.b().to_vec(),
@@ -136,7 +166,7 @@ pub fn run(args: &AisArgs) -> Result<(), CliError> {
         betas: args.betas,
         schedule: args.schedule.schedule(),
         seed: args.seed,
-        threads: args.threads.unwrap_or_else(default_threads).max(1),
+        threads,
     };
     let start = std::time::Instant::now();
     let est = ais_log_z(&rbm, &base, &settings)?;
@@ -147,7 +177,10 @@ pub fn run(args: &AisArgs) -> Result<(), CliError> {
             .map(|d| mean_log_likelihood(&rbm, &d.values, log_z))
     };
     let summary = AisSummary {
+        provenance: Provenance::new(Some(&args.model))
+            .with_inputs(&[("data", args.data.as_deref())]),
         model: args.model.display().to_string(),
+        kind: "rbm",
         visible: rbm.visible(),
         hidden: rbm.hidden(),
         chains: args.chains,
@@ -157,6 +190,7 @@ pub fn run(args: &AisArgs) -> Result<(), CliError> {
             BetaSchedule::Geometric => "geometric",
         },
         seed: args.seed,
+        threads: settings.threads,
         log_z: est.log_z,
         log_z_stderr: est.log_z_stderr,
         log_z_base: est.log_z_base,

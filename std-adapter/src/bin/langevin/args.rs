@@ -3,7 +3,7 @@
 use crate::CliError;
 use clap::Args;
 use langevin_std::io::write_all;
-use langevin_std::resources::{MemoryBudget, parse_size};
+use langevin_std::resources::{MemoryBudget, parse_size, product};
 use std::path::{Path, PathBuf};
 
 /// Chains, seed and threads, as every command that runs chains takes them.
@@ -75,4 +75,31 @@ impl MemoryArgs {
     pub fn budget(&self) -> MemoryBudget {
         MemoryBudget::new(self.max_memory)
     }
+}
+
+impl MemoryArgs {
+    /// Refuses, before anything is allocated, a request whose parts (name, factors whose
+    /// product is its bytes) exceed the cap or 2^64 bytes; the error names every part's size.
+    pub fn check(&self, parts: &[(&str, &[u64])]) -> Result<(), CliError> {
+        let sized: Vec<(&str, Option<u64>)> = parts
+            .iter()
+            .map(|(name, factors)| (*name, product(factors)))
+            .collect();
+        self.budget().check(&sized)?;
+        Ok(())
+    }
+}
+
+/// `a + b + …` steps, or an error naming the flags when the count passes 2^64.
+pub fn total_steps(parts: &[(&str, u64)]) -> Result<u64, CliError> {
+    parts
+        .iter()
+        .try_fold(0u64, |sum, (_, n)| sum.checked_add(*n))
+        .ok_or_else(|| {
+            let names: Vec<String> = parts.iter().map(|(f, n)| format!("{f} {n}")).collect();
+            CliError(format!(
+                "the run would take more than 2^64 steps ({}); ask for fewer",
+                names.join(" + ")
+            ))
+        })
 }

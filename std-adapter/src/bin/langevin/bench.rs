@@ -2,8 +2,9 @@
 //! second.
 
 use crate::CliError;
-use crate::args::ChainArgs;
+use crate::args::{ChainArgs, MemoryArgs, total_steps};
 use crate::progress;
+use crate::provenance::Provenance;
 use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
 use langevin_std::binary::{BinaryDiagnostics, Depth, RunConfig, diagnose, run_chains};
@@ -36,10 +37,15 @@ pub struct BenchArgs {
     /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// The memory cap (the ESS run's kept draws and diagnostics).
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Serialize)]
 struct BenchSummary {
+    #[serde(flatten)]
+    provenance: Provenance,
     model: String,
     kind: String,
     dim: usize,
@@ -56,9 +62,11 @@ struct BenchSummary {
     ns_per_step_max: f64,
     ns_per_coordinate_step: f64,
     acceptance_rate: f64,
+    seed: u64,
     ess_chains: usize,
     ess_steps: u64,
     ess_burn_in: u64,
+    ess_thin: u64,
     ess_threads: usize,
     /// ESS of the run divided by its CPU time at the median per-step cost.
     ess_per_core_second: f64,
@@ -82,8 +90,40 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
             return Err(CliError(format!("{name} must be at least 1")));
         }
     }
-    let (doc, model) = load_model(&args.sampler.model)?;
     let warm_up = args.warm_up.unwrap_or(args.steps / 5);
+    let timed = args.steps.checked_mul(args.repeats as u64).ok_or_else(|| {
+        CliError(format!(
+            "--steps {} × --repeats {} is more than 2^64 steps; ask for fewer",
+            args.steps, args.repeats
+        ))
+    })?;
+    total_steps(&[("warm-up", warm_up), ("timed", timed)])?;
+    let ess_burn_in = args.ess_steps / 10;
+    let per_chain = total_steps(&[("--ess-steps", args.ess_steps), ("burn-in", ess_burn_in)])?;
+    let ess_total = per_chain
+        .checked_mul(args.chains.chains as u64)
+        .ok_or_else(|| {
+            CliError(format!(
+                "the ESS run would take more than 2^64 steps (--chains {} × {per_chain} steps); \
+                 ask for fewer",
+                args.chains.chains
+            ))
+        })?;
+    let (doc, model) = load_model(&args.sampler.model)?;
+    let (d, chains, threads) = (
+        model.dim() as u64,
+        args.chains.chains as u64,
+        args.chains.threads() as u64,
+    );
+    args.memory.check(&[
+        ("timings", &[args.repeats as u64, 8]),
+        ("chain states", &[chains, d, 16]),
+        ("kept draws of the ESS run", &[chains, args.ess_steps, d]),
+        (
+            "diagnostics",
+            &[chains, args.ess_steps, 8, 4 * threads.min(chains) + 4],
+        ),
+    ])?;
     let timing = time_steps(
         &model,
         &spec,
@@ -94,13 +134,13 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     )?;
     let config = RunConfig {
         steps: args.ess_steps,
-        burn_in: args.ess_steps / 10,
+        burn_in: ess_burn_in,
         thin: 1,
         chains: args.chains.chains,
         seed: args.chains.seed,
         threads: args.chains.threads(),
     };
-    let total = (config.burn_in + config.steps) * config.chains as u64;
+    let total = ess_total;
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
         run_chains(&model, &spec, &config, p)
     })?;
@@ -108,6 +148,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let cpu_seconds = total as f64 * timing.median() * 1e-9;
     let (step, balance) = spec.step_balance();
     let summary = BenchSummary {
+        provenance: Provenance::new(Some(&args.sampler.model)),
         model: args.sampler.model.display().to_string(),
         kind: doc.kind.clone(),
         dim: timing.dim,
@@ -123,9 +164,11 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         ns_per_step_max: timing.max(),
         ns_per_coordinate_step: timing.ns_per_coordinate_step(),
         acceptance_rate: timing.stats.acceptance_rate(),
+        seed: config.seed,
         ess_chains: config.chains,
         ess_steps: config.steps,
         ess_burn_in: config.burn_in,
+        ess_thin: config.thin,
         ess_threads: config.threads.min(config.chains),
         ess_per_core_second: diagnostics
             .as_ref()

@@ -16,7 +16,8 @@
 //! sampler registry is one more row here.
 
 use crate::CliError;
-use crate::args::ChainArgs;
+use crate::args::{ChainArgs, MemoryArgs, total_steps};
+use crate::provenance::Provenance;
 use crate::sample::Format;
 use crate::sample::spec::DiagonalName;
 use clap::Args;
@@ -60,6 +61,9 @@ pub struct CompareArgs {
     /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// The memory cap (one sampler's kept draws and their statistics).
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 /// A model of the comparison.
@@ -74,6 +78,8 @@ enum CompareModel {
 struct ModelEntry {
     key: &'static str,
     title: &'static str,
+    /// Bytes of one kept draw (`d` values of one byte, binary, or two, ordinal).
+    draw_bytes: u64,
     build: fn(u64) -> Result<CompareModel, CliError>,
 }
 
@@ -82,6 +88,7 @@ const MODELS: &[ModelEntry] = &[
     ModelEntry {
         key: "ising-ba",
         title: "Ising, Barabási–Albert graph (400 nodes, 4 edges per new node), J = 0.4407, h = 0",
+        draw_bytes: 400,
         build: |seed| {
             binary(
                 BarabasiAlbertSpec {
@@ -95,11 +102,13 @@ const MODELS: &[ModelEntry] = &[
     ModelEntry {
         key: "ising-grid",
         title: "Ising, 20×20 periodic lattice, J = 0.4407 (critical), h = 0",
+        draw_bytes: 400,
         build: |_| binary(IsingLatticeSpec::default().generate()),
     },
     ModelEntry {
         key: "gaussian-rotated",
         title: "Lattice Gaussian over {0..20}^100, randomly rotated precision, condition 10",
+        draw_bytes: 200,
         build: |seed| {
             let doc = LatticeGaussianSpec {
                 seed,
@@ -129,6 +138,33 @@ fn binary(
 /// The samplers, in table order: AB-2 with each diagonal rule the sampler registry lists for
 /// `ab2 --diagonal` (`ab-trace`, …; the first-order DLP rules keep their own name), then the
 /// first-order AB tuner (`ab-1st`) and DMALA with its step tuned (`dmala`), the baselines.
+/// What `--format json` prints: how the comparison was made, then one row per model and
+/// sampler.
+#[derive(Debug, Serialize)]
+struct CompareSummary<'a> {
+    #[serde(flatten)]
+    provenance: Provenance,
+    /// The models compared: key and description (kind and parameters).
+    models: Vec<ModelInfo>,
+    seed: u64,
+    chains: usize,
+    /// Kept steps per chain.
+    steps: u64,
+    /// Steps of each tuning phase (the burn-in: each row's `tuning_steps`).
+    tune: u64,
+    thin: u64,
+    max_iter: usize,
+    threads: usize,
+    rows: &'a [Row],
+}
+
+/// A compared model in the JSON output.
+#[derive(Debug, Serialize)]
+struct ModelInfo {
+    key: &'static str,
+    description: &'static str,
+}
+
 fn samplers() -> Result<Vec<(String, Sampler)>, CliError> {
     let Range::OneOf(rules) = Param::Diagonal.info().range else {
         return Err(CliError("the registry lists no diagonal rules".into()));
@@ -197,6 +233,26 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         "sampler",
     )?;
     let threads = args.chains.threads();
+    // Tuning (twice --tune) and the kept steps of one chain must be countable, and one
+    // sampler's kept draws (the runs are one after another) and a chain's two statistic
+    // series with their autocorrelation work must fit the cap.
+    total_steps(&[
+        ("--tune", args.tune),
+        ("--tune", args.tune),
+        ("--steps", args.steps),
+    ])?;
+    let draw_bytes = models.iter().map(|m| m.draw_bytes).max().unwrap_or(0);
+    args.memory.check(&[
+        (
+            "kept draws",
+            &[args.chains.chains as u64, args.steps, draw_bytes],
+        ),
+        (
+            "statistic series",
+            &[args.chains.chains as u64, args.steps, 16],
+        ),
+        ("autocorrelation work", &[args.steps, 64]),
+    ])?;
     let mut rows = Vec::new();
     for entry in &models {
         let model = (entry.build)(args.chains.seed)?;
@@ -239,10 +295,30 @@ pub fn run(args: &CompareArgs) -> Result<(), CliError> {
         }
     }
     match args.format {
-        Format::Json => print!(
-            "{}",
-            String::from_utf8_lossy(&langevin_std::io::json_bytes(&rows)?)
-        ),
+        Format::Json => {
+            let summary = CompareSummary {
+                provenance: Provenance::new(None),
+                models: models
+                    .iter()
+                    .map(|m| ModelInfo {
+                        key: m.key,
+                        description: m.title,
+                    })
+                    .collect(),
+                seed: args.chains.seed,
+                chains: args.chains.chains,
+                steps: args.steps,
+                tune: args.tune,
+                thin: 1,
+                max_iter: args.max_iter,
+                threads,
+                rows: &rows,
+            };
+            print!(
+                "{}",
+                String::from_utf8_lossy(&langevin_std::io::json_bytes(&summary)?)
+            );
+        }
         Format::Table => print_table(&rows, &models, args, threads),
     }
     Ok(())

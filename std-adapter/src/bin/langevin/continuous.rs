@@ -120,9 +120,10 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
             .collect();
     check_distinct(&inputs, &outputs)?;
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
+    // Every problem of the model or of a data file it names is reported with the model file.
     let model = Model::from_spec(&spec, base).map_err(|e| match e {
         ContinuousError::Model(message) => CliError(format!("{}: {message}", args.model.display())),
-        e => CliError::from(e),
+        e => CliError(format!("{}: {e}", args.model.display())),
     })?;
     let sampler: SamplerKind = format!("{:?}", args.sampler).to_lowercase().parse()?;
     let mut config = ContinuousConfig::new(model, sampler, args.step);

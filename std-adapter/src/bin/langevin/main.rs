@@ -11,6 +11,7 @@ mod train;
 // Model generators, benchmarks and the progress bar.
 mod bench;
 mod compare;
+mod messages;
 mod model;
 mod progress;
 mod provenance;
@@ -103,7 +104,7 @@ fn main() -> ExitCode {
             if !tips.is_empty() {
                 line = format!("{line} ({})", tips.join("; "));
             }
-            eprintln!("{line}");
+            eprintln!("{}", messages::compact_numbers(&line));
             return ExitCode::from(2);
         }
     };
@@ -129,7 +130,8 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError(message)) => {
-            eprintln!("error: {}", message.lines().next().unwrap_or("failed"));
+            let line = message.lines().next().unwrap_or("failed");
+            eprintln!("error: {}", messages::compact_numbers(line));
             ExitCode::from(2)
         }
     }

@@ -1,7 +1,8 @@
-//! What every summary records about how it was made: the tool, its version, the command line
-//! and a hash of the model file.
+//! What every summary records about how it was made: the tool, its version, the command line,
+//! every option's value (defaults included) and a hash of the model file.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The first fields of every summary file.
@@ -17,6 +18,14 @@ pub struct Provenance {
     /// in hex.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_hash: Option<String>,
+    /// Every option of the command by its long name (without `--`), with the value it took:
+    /// given on the command line or the default; flags as `true`/`false`, options not given
+    /// and without a default left out, repeated values as a list.
+    pub options: BTreeMap<String, serde_json::Value>,
+    /// `fnv1a64:` hashes of the other input files (data, held-out data, reference model), by
+    /// their option.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub input_hashes: BTreeMap<String, String>,
 }
 
 impl Provenance {
@@ -28,10 +37,20 @@ impl Provenance {
             command_line: std::env::args_os()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
-            model_hash: model
-                .and_then(|p| std::fs::read(p).ok())
-                .map(|bytes| format!("fnv1a64:{:016x}", fnv1a64(&bytes))),
+            model_hash: model.and_then(file_hash),
+            options: options(std::env::args_os()),
+            input_hashes: BTreeMap::new(),
         }
+    }
+
+    /// These provenance fields with the hashes of `inputs` (option name, path) added.
+    pub fn with_inputs(mut self, inputs: &[(&str, Option<&Path>)]) -> Self {
+        for (name, path) in inputs {
+            if let Some(hash) = path.and_then(file_hash) {
+                self.input_hashes.insert((*name).to_string(), hash);
+            }
+        }
+        self
     }
 
     /// `value` (a JSON object) with these fields in front.
@@ -47,6 +66,54 @@ impl Provenance {
     }
 }
 
+/// `fnv1a64:` and the hash of the file's bytes, if it can be read.
+fn file_hash(path: &Path) -> Option<String> {
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| format!("fnv1a64:{:016x}", fnv1a64(&bytes)))
+}
+
+/// Every option of the subcommand of `args` with the value it took (see
+/// [`Provenance::options`]); empty when the line does not parse (it always does here: the
+/// command runs only after parsing).
+pub fn options<I, T>(args: I) -> BTreeMap<String, serde_json::Value>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::CommandFactory;
+    let mut out = BTreeMap::new();
+    let command = crate::Cli::command();
+    let Ok(matches) = command.clone().try_get_matches_from(args) else {
+        return out;
+    };
+    let Some((name, sub)) = matches.subcommand() else {
+        return out;
+    };
+    let Some(sub_command) = command.find_subcommand(name) else {
+        return out;
+    };
+    for arg in sub_command.get_arguments() {
+        let id = arg.get_id().as_str();
+        let Some(long) = arg.get_long() else { continue };
+        if matches!(long, "help" | "version") {
+            continue;
+        }
+        let Ok(Some(raw)) = sub.try_get_raw(id) else {
+            continue;
+        };
+        let values: Vec<serde_json::Value> = raw
+            .map(|v| serde_json::Value::String(v.to_string_lossy().into_owned()))
+            .collect();
+        let value = match <[serde_json::Value; 1]>::try_from(values) {
+            Ok([one]) => one,
+            Err(many) => serde_json::Value::Array(many),
+        };
+        out.insert(long.to_string(), value);
+    }
+    out
+}
+
 /// The 64-bit FNV-1a hash (Fowler, Noll and Vo): enough to tell two model files apart, not a
 /// cryptographic digest.
 fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -57,6 +124,20 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn options_hold_given_values_and_defaults() {
+        let o = super::options(["langevin", "bench", "--model", "m.json", "--steps", "7"]);
+        assert_eq!(o["model"], "m.json");
+        assert_eq!(o["steps"], "7");
+        // Defaults the line did not give.
+        assert_eq!(o["repeats"], "10");
+        assert_eq!(o["chains"], "4");
+        assert_eq!(o["seed"], "0");
+        assert!(!o.contains_key("help"));
+        let o = super::options(["langevin", "compare", "--models", "ising-ba,ising-grid"]);
+        assert_eq!(o["models"], serde_json::json!(["ising-ba", "ising-grid"]));
+    }
+
     #[test]
     fn fnv1a64_reference_values() {
         // From the FNV reference test vectors.

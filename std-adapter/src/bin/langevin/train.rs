@@ -3,14 +3,15 @@
 //! log-likelihoods (AIS or exact) or the coupling RMSE against a known model.
 
 use crate::CliError;
-use crate::args::default_threads;
+use crate::args::{MemoryArgs, default_threads};
+use crate::provenance::Provenance;
 use crate::sample::spec::{ScanName, sampler_parser};
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::io::{json_bytes, write_all};
 use langevin_std::learn::ais::{
-    AisSettings, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
+    AisSettings, EXACT_MAX_UNITS, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
 };
 use langevin_std::learn::{
     BinaryRows, IsingParams, OptimizerKind, Pcd, PcdModel, PcdSettings, RbmParams,
@@ -135,9 +136,46 @@ pub struct TrainArgs {
     /// Write a PNG grid of the persistent chains' final states (square d only).
     #[arg(long)]
     pub samples: Option<PathBuf>,
+    /// Write a summary here (JSON): how the model was learned (every option, the input
+    /// files' hashes) and each evaluation.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
     /// Print nothing on success.
     #[arg(long)]
     pub quiet: bool,
+    /// The memory cap (parameters with their gradient and optimiser state, the persistent
+    /// chains, the minibatch, the evaluations' AIS).
+    #[command(flatten)]
+    pub memory: MemoryArgs,
+}
+
+/// What `--summary` holds.
+#[derive(serde::Serialize)]
+struct TrainSummary<'a> {
+    #[serde(flatten)]
+    provenance: Provenance,
+    data: String,
+    rows: usize,
+    dim: usize,
+    model_kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hidden: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    graph: Option<&'a str>,
+    sampler: &'static str,
+    pcd_steps: u64,
+    chains: usize,
+    batch: usize,
+    lr: f64,
+    updates: u64,
+    optimizer: &'static str,
+    l1: f64,
+    l2: f64,
+    seed: u64,
+    threads: usize,
+    eval_every: u64,
+    out: String,
+    evaluations: Vec<serde_json::Value>,
 }
 
 /// A held-out log-likelihood and its standard error (0 when exact), and a coupling RMSE.
@@ -170,12 +208,74 @@ fn parse_graph(text: &str) -> Result<(usize, usize, bool), CliError> {
     if rows == 0 || cols == 0 {
         return Err(bad());
     }
+    // Nodes are numbered in 32 bits.
+    if rows.checked_mul(cols).is_none_or(|n| n > u32::MAX as usize) {
+        return Err(CliError(format!(
+            "--graph {text}: {rows} × {cols} nodes is more than 2^32"
+        )));
+    }
     Ok((rows, cols, periodic))
+}
+
+/// Refuses, before anything is allocated, a run whose memory exceeds the cap: the parameters
+/// (with their gradient and the optimiser's two moments), the persistent chains' states and
+/// buffers, the minibatch, and the AIS of each evaluation.
+fn check_memory(args: &TrainArgs, data: &BinaryRows) -> Result<(), CliError> {
+    let d = data.cols as u64;
+    let threads = args.threads.unwrap_or_else(default_threads).max(1) as u64;
+    let (parameters, units) = match args.model_kind {
+        ModelKind::Rbm => {
+            let h = args.hidden.unwrap_or(0) as u64;
+            let weights = d.checked_mul(h);
+            (
+                weights.and_then(|w| w.checked_add(d)?.checked_add(h)),
+                d.checked_add(h),
+            )
+        }
+        ModelKind::Ising => {
+            let nodes = match args.graph.as_deref() {
+                Some(g) => {
+                    let (r, c, _) = parse_graph(g)?;
+                    (r as u64).checked_mul(c as u64)
+                }
+                None => Some(d),
+            };
+            // A field per node and at most two edges per node.
+            (nodes.and_then(|n| n.checked_mul(3)), nodes)
+        }
+    };
+    let chains = args.chains as u64;
+    let mut parts: Vec<(&str, Vec<u64>)> = vec![
+        (
+            "parameters, gradient and optimiser state",
+            parameters.map_or(vec![u64::MAX, 2], |p| vec![p, 32]),
+        ),
+        (
+            "persistent chains",
+            units.map_or(vec![u64::MAX, 2], |u| vec![chains, u.saturating_add(2), 32]),
+        ),
+        ("minibatch", vec![args.batch as u64, 16]),
+    ];
+    // Evaluations run AIS on RBMs whose layers both have more than 20 units (else exact).
+    let ais = matches!(args.model_kind, ModelKind::Rbm)
+        && d.min(args.hidden.unwrap_or(0) as u64) > EXACT_MAX_UNITS as u64;
+    if args.test.is_some() && ais {
+        let u = units.unwrap_or(u64::MAX);
+        parts.push(("AIS chains' weights", vec![args.ais_chains as u64, 64]));
+        parts.push((
+            "AIS temperatures",
+            vec![(args.ais_betas as u64).saturating_add(1), 8],
+        ));
+        parts.push(("AIS worker states", vec![threads, u, 17]));
+    }
+    let parts: Vec<(&str, &[u64])> = parts.iter().map(|(n, f)| (*n, f.as_slice())).collect();
+    args.memory.check(&parts)
 }
 
 pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     let data = BinaryRows::read(&args.data)?;
     let test = args.test.as_deref().map(BinaryRows::read).transpose()?;
+    check_memory(args, &data)?;
     let model = match args.model_kind {
         ModelKind::Rbm => {
             let h = args
@@ -325,6 +425,59 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     }
     let mut files: Vec<(PathBuf, Vec<u8>)> =
         vec![(args.out.clone(), json_bytes(&pcd.model().to_json())?)];
+    if let Some(path) = &args.summary {
+        let summary = TrainSummary {
+            provenance: Provenance::new(None).with_inputs(&[
+                ("data", Some(&args.data)),
+                ("test", args.test.as_deref()),
+                ("true", args.truth.as_deref()),
+            ]),
+            data: args.data.display().to_string(),
+            rows: data.rows(),
+            dim: data.cols,
+            model_kind: match args.model_kind {
+                ModelKind::Rbm => "rbm",
+                ModelKind::Ising => "ising",
+            },
+            hidden: args
+                .hidden
+                .filter(|_| matches!(args.model_kind, ModelKind::Rbm)),
+            graph: args
+                .graph
+                .as_deref()
+                .filter(|_| matches!(args.model_kind, ModelKind::Ising)),
+            sampler: args.sampler.name,
+            pcd_steps: args.pcd_steps,
+            chains: args.chains,
+            batch: args.batch,
+            lr: args.lr,
+            updates,
+            optimizer: match args.optimizer {
+                OptimizerName::Adam => "adam",
+                OptimizerName::Sgd => "sgd",
+            },
+            l1: args.l1,
+            l2: args.l2,
+            seed: args.seed,
+            threads,
+            eval_every: every,
+            out: args.out.display().to_string(),
+            evaluations: rows
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "update": r.update,
+                        "wall_time_s": r.wall_time_s,
+                        "acceptance": r.acceptance,
+                        "log_likelihood": r.log_likelihood.map(|l| l.0),
+                        "log_likelihood_stderr": r.log_likelihood.map(|l| l.1),
+                        "coupling_rmse": r.coupling_rmse,
+                    })
+                })
+                .collect(),
+        };
+        files.push((path.clone(), json_bytes(&summary)?));
+    }
     if let Some(path) = &args.log {
         let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let mut csv = String::from(
@@ -360,7 +513,16 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             )
         };
         let lag = series.len().saturating_sub(1).clamp(1, 20);
-        langevin_std::plot::trace_and_acf(path, title, &[series], lag)?;
+        let spec = langevin_std::plot::TraceSpec {
+            title: title.to_string(),
+            x_label: format!("evaluation (every {every} updates, and the last)"),
+            y_label: if test.is_some() {
+                "mean log-likelihood".into()
+            } else {
+                "coupling RMSE".into()
+            },
+        };
+        langevin_std::plot::trace_and_acf_with(path, &spec, &[series], lag)?;
     }
     if let Some(path) = &args.samples {
         let d = pcd.model().dim();
@@ -371,7 +533,21 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             )));
         }
         let images: Vec<&[u8]> = pcd.chain_states().take(64).collect();
-        langevin_std::plot::image_grid(path, &images, side, side, 8)?;
+        let caption = format!(
+            "the first {} of {} persistent chains after {} updates, 8 a row",
+            images.len(),
+            args.chains,
+            pcd.updates()
+        );
+        langevin_std::plot::image_grid_titled(
+            path,
+            "Persistent chains' final states",
+            &caption,
+            &images,
+            side,
+            side,
+            8,
+        )?;
     }
     Ok(())
 }

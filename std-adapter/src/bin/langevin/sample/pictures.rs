@@ -9,7 +9,10 @@ use crate::CliError;
 use langevin_std::binary::{BinaryModel, BinaryRun, Statistic};
 use langevin_std::diagnostics::DiscreteValue;
 use langevin_std::labels::{LabelDomain, LabelModel, LabelRun};
-use langevin_std::plot::{PlotError, heatmap_pair, image_grid, trace_and_acf};
+use langevin_std::plot::{
+    GridAxis, HeatmapSpec, PlotError, TraceSpec, heatmap_pair_with, image_grid_titled,
+    trace_and_acf_with,
+};
 use std::path::{Path, PathBuf};
 
 /// Largest lattice side drawn as a heat map (`S²` cells are priced by the model).
@@ -35,10 +38,46 @@ fn render(
     Ok((path.to_path_buf(), bytes?))
 }
 
+/// What the trace's horizontal axis counts: kept draws, one every `thin` steps after `burn_in`
+/// burn-in steps.
+pub fn kept_draw_label(thin: u64, burn_in: u64) -> String {
+    let every = match thin {
+        0 | 1 => "every step".to_string(),
+        t => format!("every {}", ordinal(t)),
+    };
+    let every = if thin > 1 {
+        format!("{every} step")
+    } else {
+        every
+    };
+    format!("kept draw ({every} after {burn_in} burn-in steps)")
+}
+
+/// `2nd`, `3rd`, `11th`, `21st`, …
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The trace picture's title and axes for a run of `spec` on the statistic `what`.
+pub fn trace_spec(spec: &RunSpec, what: &str, burn_in_taken: u64) -> TraceSpec {
+    TraceSpec {
+        title: title(spec, what),
+        x_label: kept_draw_label(spec.config.thin, burn_in_taken),
+        y_label: what.trim_end_matches(" to a reference state").to_string(),
+    }
+}
+
 /// The trace and autocorrelation of the distance statistic, one series per chain.
 fn trace<T: DiscreteValue>(
     path: &Path,
-    title: &str,
+    spec: &TraceSpec,
     chains: &[&[T]],
     dim: usize,
     states: usize,
@@ -52,7 +91,7 @@ fn trace<T: DiscreteValue>(
         .collect();
     let kept = series.first().map_or(0, Vec::len);
     let max_lag = (kept / 2).clamp(1, 200);
-    render(path, |p| trace_and_acf(p, title, &series, max_lag))
+    render(path, |p| trace_and_acf_with(p, spec, &series, max_lag))
 }
 
 fn title(spec: &RunSpec, what: &str) -> String {
@@ -73,9 +112,10 @@ pub fn binary(
 ) -> Result<Vec<(PathBuf, Vec<u8>)>, CliError> {
     let d = run.dim;
     let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
+    let burn_in = run.chains.first().map_or(0, |c| c.burn_in_stats.steps);
     let mut files = vec![trace(
         path,
-        &title(spec, "Hamming distance to a reference state"),
+        &trace_spec(spec, "Hamming distance to a reference state", burn_in),
         &chains,
         d,
         2,
@@ -96,12 +136,33 @@ pub fn binary(
         }
         if !images.is_empty() {
             let out = path.with_extension("images.png");
+            let (grid_title, caption) = image_titles(spec, run.chains.len(), per_chain);
             files.push(render(&out, |p| {
-                image_grid(p, &images, side, side, per_chain.max(1))
+                image_grid_titled(
+                    p,
+                    &grid_title,
+                    &caption,
+                    &images,
+                    side,
+                    side,
+                    per_chain.max(1),
+                )
             })?);
         }
     }
     Ok(files)
+}
+
+/// The RBM image grid's title and caption: whose draws, and what its rows and columns are.
+pub fn image_titles(spec: &RunSpec, chains: usize, per_chain: usize) -> (String, String) {
+    let rows = match chains.min(IMAGE_CHAINS) {
+        0 | 1 => "row: chain 1".to_string(),
+        n => format!("rows: chains 1-{n}"),
+    };
+    (
+        title(spec, "Sampled visible units"),
+        format!("{rows}; columns: {per_chain} kept draws in order, the last on the right"),
+    )
 }
 
 /// Pictures of a label run.
@@ -117,9 +178,10 @@ pub fn labels(
         LabelDomain::Ordinal => "L1 distance to a reference state",
         LabelDomain::Categorical => "Hamming distance to a reference state",
     };
+    let burn_in = run.chains.first().map_or(0, |c| c.burn_in_stats.steps);
     let mut files = vec![trace(
         path,
-        &title(spec, what),
+        &trace_spec(spec, what, burn_in),
         &chains,
         d,
         s,
@@ -151,6 +213,8 @@ pub struct Heat {
     pub side: usize,
     /// Lattice values per block side.
     pub block: usize,
+    /// Lattice values per side, `S`.
+    pub values: usize,
 }
 
 impl Heat {
@@ -178,6 +242,7 @@ impl Heat {
             target,
             side,
             block,
+            values: s,
         }
     }
 
@@ -190,15 +255,71 @@ impl Heat {
         }
     }
 
+    /// The maps' title and axes: lattice values `x_0` (rows) and `x_1` (columns), whatever
+    /// the pooling.
+    pub fn spec(&self, title: &str) -> HeatmapSpec {
+        HeatmapSpec {
+            title: format!("{title}{}", self.pooling()),
+            rows: GridAxis::values("x_0", self.values, self.block),
+            cols: GridAxis::values("x_1", self.values, self.block),
+        }
+    }
+
     /// Writes the pair of maps.
     pub fn draw(&self, path: &Path, title: &str) -> Result<(), PlotError> {
-        heatmap_pair(
+        heatmap_pair_with(
             path,
-            &format!("{title}{}", self.pooling()),
+            &self.spec(title),
             &self.counts,
             &self.target,
             self.side,
             self.side,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heat_map_axes_count_lattice_values() {
+        // The 450-value lattice pools 5 × 5 blocks into 90 cells a side; its ticks still name
+        // lattice values, up to 400, not block numbers up to 90.
+        let chains: [&[u16]; 1] = [&[0, 0, 449, 449]];
+        let heat = Heat::new(|_| 0.0, &chains, 450);
+        assert_eq!((heat.side, heat.block), (90, 5));
+        let spec = heat.spec("Visits");
+        for axis in [&spec.rows, &spec.cols] {
+            let ticks = axis.ticks();
+            let top = ticks.last().unwrap().0;
+            assert!((400.0..=449.0).contains(&top), "{ticks:?}");
+            assert_eq!(ticks[0], (0.0, "0".to_string()));
+        }
+        assert_eq!(
+            (spec.rows.label.as_str(), spec.cols.label.as_str()),
+            ("x_0", "x_1")
+        );
+        assert!(spec.title.starts_with("Visits") && spec.title.contains("5x5"));
+    }
+
+    #[test]
+    fn the_trace_axis_names_what_it_counts() {
+        assert_eq!(
+            kept_draw_label(1, 1000),
+            "kept draw (every step after 1000 burn-in steps)"
+        );
+        assert_eq!(
+            kept_draw_label(5, 0),
+            "kept draw (every 5th step after 0 burn-in steps)"
+        );
+        assert_eq!(ordinal(2), "2nd");
+        assert_eq!(ordinal(12), "12th");
+        assert_eq!(ordinal(21), "21st");
+        // Every band and line of the picture has a legend entry.
+        let legend = TraceSpec::legend(3);
+        assert_eq!(&legend[..3], ["chain 1", "chain 2", "chain 3"]);
+        assert!(legend.iter().any(|l| l.contains("95% band")));
+        assert!(legend.iter().any(|l| l.contains("zero")));
     }
 }
