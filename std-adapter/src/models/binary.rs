@@ -292,10 +292,9 @@ fn to_f32(doc: &ModelDoc, field: &str, v: &[f64], cols: usize) -> Result<Vec<f32
         .enumerate()
         .map(|(i, &x)| {
             narrow(x).ok_or_else(|| {
-                let entry = if cols > 0 {
-                    format!("({}, {})", i / cols, i % cols)
-                } else {
-                    i.to_string()
+                let entry = match i.checked_div(cols).zip(i.checked_rem(cols)) {
+                    Some((row, col)) => format!("({row}, {col})"),
+                    None => i.to_string(),
                 };
                 doc.err(
                     field,

@@ -161,7 +161,7 @@ pub fn image_titles(spec: &RunSpec, chains: usize, per_chain: usize) -> (String,
     };
     (
         title(spec, "Sampled visible units"),
-        format!("{rows}; columns: {per_chain} kept draws in order, the last on the right"),
+        format!("{rows}; columns: {per_chain} kept draws, the last on the right"),
     )
 }
 
