@@ -1,5 +1,6 @@
-//! SDP-lite: time to a certified relative gap of 1e-3 on the reference cases and on a sparse
-//! d = 2000 Barabási–Albert Ising coupling matrix.
+//! SDP-lite: time to a certified relative gap of 1e-3 on the reference cases, on a sparse
+//! d = 2000 Barabási–Albert Ising coupling matrix and on the quadratic `W` of a 784-visible,
+//! 500-hidden RBM (dense, rank 500; both signs).
 //!
 //! Run with `cargo bench --bench sdp` from `benches/`. Single-threaded by construction.
 
@@ -65,6 +66,45 @@ fn barabasi_albert(n: usize, m: usize, seed: u64) -> SymmetricMatrix {
     SymmetricMatrix::from_triplets(n, &entries).expect("valid BA coupling")
 }
 
+/// A standard normal by Box–Muller from the SplitMix64 stream.
+fn normal(state: &mut u64) -> f64 {
+    let u = ((splitmix(state) >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+    let v = (splitmix(state) >> 11) as f64 / (1u64 << 53) as f64;
+    (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+}
+
+/// The Hessian at `x = 0` of an RBM's log-density with the hidden units summed out,
+/// `U(x) = Σ_j softplus((W x + c)_j) + bᵀx`: `∇²U = Wᵀ diag(σ'(c)) W` (`d × d`, rank ≤ `h`),
+/// weights and hidden biases `N(0, scale²)` as `langevin model rbm --scale` draws them. With
+/// `negate` the matrix is `−∇²U` (negative semidefinite, the SDP's hard case: `d` must lift
+/// the whole spectrum).
+fn rbm_hessian(
+    visible: usize,
+    hidden: usize,
+    scale: f64,
+    seed: u64,
+    negate: bool,
+) -> SymmetricMatrix {
+    let mut state = seed;
+    let w: Vec<f64> = (0..hidden * visible)
+        .map(|_| scale * normal(&mut state))
+        .collect();
+    let c: Vec<f64> = (0..hidden).map(|_| scale * normal(&mut state)).collect();
+    let sign = if negate { -1.0 } else { 1.0 };
+    let mut h = vec![0.0; visible * visible];
+    for (row, &cj) in w.chunks_exact(visible).zip(&c) {
+        let s = 1.0 / (1.0 + (-cj).exp());
+        let weight = sign * s * (1.0 - s);
+        for a in 0..visible {
+            let wa = weight * row[a];
+            for (o, &wb) in h[a * visible..(a + 1) * visible].iter_mut().zip(row) {
+                *o += wa * wb;
+            }
+        }
+    }
+    SymmetricMatrix::from_row_major(visible, visible, &h).expect("valid RBM Hessian")
+}
+
 fn bench_sdp(c: &mut Criterion) {
     let mut group = c.benchmark_group("sdp_gap_1e-3");
     group.sample_size(10);
@@ -74,6 +114,14 @@ fn bench_sdp(c: &mut Criterion) {
         .map(|&n| (n.to_owned(), reference(n)))
         .collect();
     cases.push(("ba4_sparse2000".to_owned(), barabasi_albert(2000, 4, 42)));
+    cases.push((
+        "rbm784x500_hessian".to_owned(),
+        rbm_hessian(784, 500, 0.01, 7, false),
+    ));
+    cases.push((
+        "rbm784x500_neg_hessian".to_owned(),
+        rbm_hessian(784, 500, 0.01, 7, true),
+    ));
     for (name, w) in &cases {
         group.bench_function(name.as_str(), |b| {
             b.iter(|| {

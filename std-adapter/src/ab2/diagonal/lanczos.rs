@@ -93,7 +93,7 @@ fn push_orthonormal(q: &mut DMatrix<f64>, used: usize, mut v: DVector<f64>) -> b
         v -= basis * coef;
     }
     let norm = v.norm();
-    if !(norm > 1e-10 * start) {
+    if norm.is_nan() || norm <= 1e-10 * start {
         return false;
     }
     q.set_column(used, &(v / norm));
@@ -179,11 +179,11 @@ impl BlockLanczos {
         let ritz = |idx: &[usize]| {
             let s = DMatrix::from_fn(used, idx.len(), |r, c| eig.eigenvectors[(r, idx[c])]);
             let values: Vec<f64> = idx.iter().map(|&j| eig.eigenvalues[j]).collect();
-            let vectors = &qs * &s;
+            let vectors = qs * &s;
             let first_residual = if idx.is_empty() {
                 0.0
             } else {
-                (&aqs * s.column(0) - vectors.column(0) * values[0]).norm()
+                (aqs * s.column(0) - vectors.column(0) * values[0]).norm()
             };
             (values, vectors, first_residual)
         };
