@@ -3,7 +3,7 @@
 
 use super::run::BinaryRun;
 use crate::diagnostics::{
-    DiagError, DiscreteValue, DrawArray, coordinate_diagnostics, ess, random_reference, rhat,
+    DiagError, DiscreteValue, coordinate_diagnostics_of_chains, ess, random_reference, rhat,
 };
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -142,8 +142,14 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
     depth: Depth<'_>,
 ) -> Result<BinaryDiagnostics, DiagError> {
     let draws = chains.first().map_or(0, |c| c.len() / dim.max(1));
-    let samples: Vec<T> = chains.iter().flat_map(|c| c.iter().copied()).collect();
-    let array = DrawArray::new(&samples, chains.len(), draws, dim)?;
+    if chains.is_empty() || dim == 0 || draws == 0 {
+        return Err(DiagError::Empty);
+    }
+    let expected = chains.len() * draws * dim;
+    let found: usize = chains.iter().map(|c| c.len()).sum();
+    if chains.iter().any(|c| c.len() != draws * dim) {
+        return Err(DiagError::Length { expected, found });
+    }
     let coordinates = match depth {
         Depth::Statistic => None,
         Depth::Coordinates(progress) => {
@@ -152,8 +158,11 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
                     p.fetch_add(1, Ordering::Relaxed);
                 }
             };
-            Some(coordinate_diagnostics(
-                &array,
+            // The chains are read where they are: no copy of the draws.
+            Some(coordinate_diagnostics_of_chains(
+                chains,
+                draws,
+                dim,
                 states,
                 threads,
                 Some(&tick),

@@ -71,27 +71,47 @@ pub(super) fn ess_from_autocovariances(
     means: &[f64],
     n: usize,
 ) -> Result<f64, DiagError> {
-    let chains = acov.len() as f64;
-    let nf = n as f64;
-    let mean_var = acov.iter().map(|a| a[0]).sum::<f64>() / chains * nf / (nf - 1.0);
-    let mut var_plus = mean_var * (nf - 1.0) / nf;
-    if means.len() > 1 {
-        var_plus += sample_variance(means);
+    let summed: Vec<f64> = (0..n)
+        .map(|t| acov.iter().map(|a| a[t]).sum::<f64>())
+        .collect();
+    // Every lag is given, so the truncation never asks for more.
+    ess_from_summed_autocovariances(&summed, acov.len(), means, n)
+        .map(|ess| ess.unwrap_or(f64::NAN))
+}
+
+/// [`ess_from_autocovariances`] from the leading lags `0..m` (`m = summed.len() ≤ n`) of the
+/// autocovariances summed over the `chains` chains of `n ≥ 2` draws (all the estimator
+/// reads). `Ok(None)` when Geyer's truncation reads a lag at or beyond `m`; otherwise the value
+/// is the one all `n` lags give.
+pub(super) fn ess_from_summed_autocovariances(
+    summed: &[f64],
+    chains: usize,
+    means: &[f64],
+    n: usize,
+) -> Result<Option<f64>, DiagError> {
+    let m = summed.len().min(n);
+    if m < 2 {
+        return Ok(None);
     }
+    let nf = n as f64;
+    let (mean_var, var_plus) = pooled_variances(summed[0], chains, means, n);
     if var_plus.partial_cmp(&0.0) != Some(core::cmp::Ordering::Greater) {
         return Err(DiagError::ZeroVariance);
     }
-    let rho =
-        |t: usize| 1.0 - (mean_var - acov.iter().map(|a| a[t]).sum::<f64>() / chains) / var_plus;
+    let chains = chains as f64;
+    let rho = |t: usize| 1.0 - (mean_var - summed[t] / chains) / var_plus;
 
     // Geyer's initial positive sequence over pairs (ρ_{2k}, ρ_{2k+1}).
-    let mut rho_hat = vec![0.0; n];
+    let mut rho_hat = vec![0.0; m];
     rho_hat[0] = 1.0;
     let mut even = 1.0;
     let mut odd = rho(1);
     rho_hat[1] = odd;
     let mut t = 1;
     while t + 3 < n && even + odd > 0.0 {
+        if t + 2 >= m {
+            return Ok(None);
+        }
         even = rho(t + 1);
         odd = rho(t + 2);
         if even + odd >= 0.0 {
@@ -120,7 +140,19 @@ pub(super) fn ess_from_autocovariances(
     let tau = -1.0 + 2.0 * rho_hat[..last].iter().sum::<f64>() + rho_hat[last];
     // An ESS above N·log10(N) is not credible; τ̂ ≤ 0 can only come from strongly antithetic
     // chains and is sent to the same bound.
-    Ok(total / tau.max(1.0 / total.log10()))
+    Ok(Some(total / tau.max(1.0 / total.log10())))
+}
+
+/// The mean within-chain variance `W` and `var⁺ = (n−1)/n · W + B/n` of `chains` chains of
+/// `n` draws from the sum of their lag-0 autocovariances and their means.
+pub(super) fn pooled_variances(lag0: f64, chains: usize, means: &[f64], n: usize) -> (f64, f64) {
+    let nf = n as f64;
+    let mean_var = lag0 / chains as f64 * nf / (nf - 1.0);
+    let mut var_plus = mean_var * (nf - 1.0) / nf;
+    if means.len() > 1 {
+        var_plus += sample_variance(means);
+    }
+    (mean_var, var_plus)
 }
 
 /// [`ess`] of chains already checked to have equal lengths `n ≥ 2`.

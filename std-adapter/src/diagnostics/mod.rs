@@ -47,6 +47,7 @@ mod normal;
 mod rhat;
 
 pub use convergence::{ESS_LIMIT, RHAT_LIMIT, convergence_warnings, rhat_and_ess};
+pub(crate) use coordinates::coordinate_diagnostics_of_chains;
 pub use coordinates::{CoordinateDiagnostics, coordinate_diagnostics};
 pub use discrete::{
     DiscreteValue, DiscsEss, discs_ess, empirical_marginals, hamming_series, marginal_rmse,

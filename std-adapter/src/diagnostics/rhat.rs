@@ -15,11 +15,17 @@ pub(crate) fn split_halves<'a>(chains: &[&'a [f64]], n: usize) -> Vec<&'a [f64]>
 /// Classic R-hat of equal-length chains (at least two chains of at least two draws):
 /// `sqrt(var⁺ / W)` with `var⁺ = (n−1)/n · W + B/n`.
 pub(super) fn basic_rhat<C: AsRef<[f64]>>(chains: &[C]) -> Result<f64, DiagError> {
-    let n = chains.first().map_or(0, |c| c.as_ref().len()) as f64;
+    let n = chains.first().map_or(0, |c| c.as_ref().len());
     let means: Vec<f64> = chains.iter().map(|c| mean(c.as_ref())).collect();
     let within: Vec<f64> = chains.iter().map(|c| sample_variance(c.as_ref())).collect();
-    let w = mean(&within);
-    let b_over_n = sample_variance(&means);
+    rhat_from_moments(n, &means, &within)
+}
+
+/// [`basic_rhat`] from the chains' length `n`, means and sample variances.
+pub(super) fn rhat_from_moments(n: usize, means: &[f64], within: &[f64]) -> Result<f64, DiagError> {
+    let n = n as f64;
+    let w = mean(within);
+    let b_over_n = sample_variance(means);
     if w <= 0.0 {
         return if b_over_n > 0.0 {
             // Every chain is stuck at its own value: the chains have not mixed at all.
