@@ -34,6 +34,7 @@
 //! ```
 
 mod lattice;
+mod lattice_gibbs;
 mod proposal;
 
 use crate::math::Libm;
@@ -50,4 +51,5 @@ pub use crate::domain::Binary;
 pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
 pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
+pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};
