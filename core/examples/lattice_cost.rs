@@ -28,7 +28,7 @@ fn main() {
     let p = LatticeProposal::new(&model, step, 0.5).unwrap();
     let (dmala, dula) = (LatticeDmala::new(p), LatticeDula::new(p));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut one = |chain: &mut BinaryChain<'_>, rng: &mut Xoshiro256PlusPlus| {
+    let one = |chain: &mut BinaryChain<'_>, rng: &mut Xoshiro256PlusPlus| {
         let r = if adjusted {
             dmala.step(chain, rng)
         } else {
