@@ -89,7 +89,8 @@ impl StepTiming {
 
 /// Times one chain of `sampler` on `model` exactly as [`run_chains`](crate::binary::run_chains)
 /// runs it (the same start, kernel selection and fast paths, so a lattice's tabulated DMALA and
-/// the models' single-flip Gibbs are what is timed): `warm_up` untimed steps (a tuned sampler
+/// checkerboard Gibbs sweep, and the other models' single-flip Gibbs, are what is timed):
+/// `warm_up` untimed steps (a tuned sampler
 /// adapts during them and is frozen after), then `repeats` timed runs of `steps` steps each,
 /// continuing the same chain. The chain is chain 0 of a run seeded with `seed`; it keeps no
 /// draws, so the time is the step's alone.

@@ -199,7 +199,7 @@ use targets::{LatticeGauss, Ridge, RingPotts};
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 33] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 34] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -233,6 +233,7 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 33] = [
     ("categorical-pas", 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
     ("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
     ("categorical-dlmc", 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
+    ("lattice-gibbs", 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -461,6 +462,18 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             lattice_run(|t, c, r| {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
+        }
+        "lattice-gibbs" => {
+            let m = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
+            let gibbs = langevin_core::binary::LatticeGibbs::new(&m);
+            let (mut x, mut r) = ([0u8; 64], rng());
+            let (mut hs, mut hc) = (FNV_OFFSET, FNV_OFFSET);
+            for _ in 0..STEPS {
+                let changed = gibbs.sweep(&mut x, &mut r).unwrap();
+                hs = fnv1a(hs, &x);
+                hc = fnv1a(hc, &changed.to_le_bytes());
+            }
+            (hs, hc)
         }
         "gwg" => lattice_run(|t, c, r| {
             Kernel::step(&mut Gwg, t, c, r).unwrap();

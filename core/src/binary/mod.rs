@@ -38,6 +38,7 @@
 
 mod batch;
 mod lattice;
+mod lattice_gibbs;
 mod proposal;
 
 use crate::math::Libm;
@@ -57,4 +58,5 @@ pub use batch::{
     BatchBuffers, BatchDmala, BatchDula, BatchLangevin, BatchMoves, BatchTarget, ChainBatch,
 };
 pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
+pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};

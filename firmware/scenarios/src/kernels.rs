@@ -20,7 +20,7 @@ use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
 };
 use langevin_core::binary::{
-    BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
+    BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeGibbs, LatticeProposal,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -115,6 +115,9 @@ pub enum Run {
     Dlmc,
     /// DLMC, Euler solver, time 0.5, on [`RingPotts`].
     CategoricalDlmc,
+    /// Checkerboard Gibbs sweeps with tabulated conditionals ([`LatticeGibbs`]) on the 8×8
+    /// lattice: the state and the number of sites changed per sweep are hashed.
+    LatticeGibbs,
 }
 
 impl Run {
@@ -154,6 +157,7 @@ impl Run {
             Run::CategoricalPas => "categorical-pas",
             Run::Dlmc => "dlmc",
             Run::CategoricalDlmc => "categorical-dlmc",
+            Run::LatticeGibbs => "lattice-gibbs",
         }
     }
 }
@@ -186,7 +190,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 33] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 34] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -220,6 +224,7 @@ pub const KERNEL_GOLDEN: [KernelGolden; 33] = [
     k(Run::CategoricalPas, 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
     k(Run::Dlmc, 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
     k(Run::CategoricalDlmc, 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
+    k(Run::LatticeGibbs, 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
 ];
 
 /// Initial position of the continuous runs.
@@ -386,6 +391,25 @@ pub fn run_kernel<M: Meter>(
             categorical_loop(Dmala::new(p), ctx, steps, meter)
         }
         Run::PtDmala => pt_dmala(rng, steps, meter),
+        Run::LatticeGibbs => {
+            let target =
+                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+            let gibbs = LatticeGibbs::new(&target);
+            let ctx = &mut ([0u8; 64], rng, 0u32);
+            hash_loop(
+                ctx,
+                steps,
+                meter,
+                |c| {
+                    c.2 = gibbs.sweep(&mut c.0, c.1).map_err(|_| Failure::Step)?;
+                    Ok(())
+                },
+                |c, h| {
+                    h.state = fnv1a(h.state, &c.0);
+                    h.log_density = fnv1a(h.log_density, &c.2.to_le_bytes());
+                },
+            )
+        }
         Run::SecondOrder => {
             let (w, diag, a, bias) = second_order_params();
             let mut cache = [0.0f64; 2 * SECOND_DIM];

@@ -328,3 +328,117 @@ fn proposal_refuses_an_overflowing_gradient() {
     let chain = BinaryChain::new(b.buffers(), &mut model).unwrap();
     assert!(chain.grad().iter().all(|g| g.is_finite()));
 }
+
+fn index_of(x: &[u8]) -> usize {
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| usize::from(v) << i)
+        .sum()
+}
+
+/// The checkerboard Gibbs sweep's conditionals are the model's: for every state and site of
+/// small lattices (odd periodic, open, even periodic), `probability_of_one` equals
+/// `π(x_i = 1 | rest) = 1 / (1 + e^{U(x, x_i = 0) − U(x, x_i = 1)})`. The thresholds are
+/// `2^64`-multiples of a double and both sides are f64 evaluations of the same logistic
+/// function, so 1e-13 leaves a margin over their rounding while any wrong neighbour or sign
+/// shows up at the size of a probability.
+#[test]
+fn lattice_gibbs_conditionals_are_exact() {
+    use langevin_core::binary::LatticeGibbs;
+    let models = [
+        lattice(3, 3, 0.4407, 0.0, true),
+        lattice(2, 3, -0.5, 0.3, false),
+        lattice(4, 4, 0.3, -0.2, true),
+        lattice(1, 5, 0.7, 0.1, true),
+        lattice(3, 3, 40.0, 0.0, true), // probabilities within 2^-64 of 0 and 1
+    ];
+    for mut model in models {
+        let d = model.dim();
+        let gibbs = LatticeGibbs::new(&model);
+        for s in 0..1usize << d {
+            let x = state_of(s, d);
+            for i in 0..d {
+                let (mut x0, mut x1) = (x.clone(), x.clone());
+                x0[i] = 0;
+                x1[i] = 1;
+                let (u0, u1) = (log_density(&mut model, &x0), log_density(&mut model, &x1));
+                let exact = 1.0 / (1.0 + (u0 - u1).exp());
+                let p = gibbs.probability_of_one(&x, i).unwrap();
+                assert!(
+                    (p - exact).abs() < 1e-13,
+                    "state {s} site {i}: {p} vs {exact}"
+                );
+            }
+        }
+        assert!(gibbs.probability_of_one(&vec![0; d], d).is_none());
+    }
+}
+
+/// The checkerboard Gibbs sweep samples π: exact start (x0 drawn from π by enumeration), then 1
+/// and 10 sweeps of the real kernel, 200,000 times; the final states are compared with π by a
+/// pooled chi-square test and a TV bound, each at false-positive rate 1e-6
+/// (`langevin_tests::discrete::assert_matches`). The 3×3 periodic lattice has odd sides (wrapped
+/// neighbours share a colour), the 2×4 lattice is open, the 4×2 one periodic along its rows only.
+#[test]
+fn lattice_gibbs_sweeps_sample_pi() {
+    use langevin_core::binary::LatticeGibbs;
+    use langevin_tests::discrete::check_exact_start;
+    let models = [
+        lattice(3, 3, 0.4407, 0.1, true),
+        lattice(2, 4, -0.6, 0.3, false),
+        lattice(4, 2, 0.5, -0.2, true),
+    ];
+    for (case, mut model) in models.into_iter().enumerate() {
+        let d = model.dim();
+        let u: Vec<f64> = (0..1usize << d)
+            .map(|s| log_density(&mut model, &state_of(s, d)))
+            .collect();
+        let top = u.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let z: f64 = u.iter().map(|v| (v - top).exp()).sum();
+        let pi: Vec<f64> = u.iter().map(|v| (v - top).exp() / z).collect();
+        let gibbs = LatticeGibbs::new(&model);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(40 + case as u64);
+        check_exact_start(
+            &format!("checkerboard Gibbs, case {case}"),
+            &pi,
+            200_000,
+            &mut rng,
+            |x0, k, rng| {
+                let mut x = state_of(x0, d);
+                for _ in 0..k {
+                    gibbs.sweep(&mut x, rng).unwrap();
+                }
+                index_of(&x)
+            },
+        );
+        // A wrong length is refused and leaves the state alone.
+        let mut short = vec![1u8; d - 1];
+        assert!(gibbs.sweep(&mut short, &mut rng).is_err());
+        assert!(short.iter().all(|&v| v == 1));
+    }
+}
+
+/// A sweep draws `⌈d/2⌉` words (no threshold tie in these short runs: probability 2^-32 each),
+/// and returns the number of sites that changed.
+#[test]
+fn lattice_gibbs_sweep_consumes_half_words() {
+    use langevin_core::binary::LatticeGibbs;
+    for (rows, cols) in [(3, 3), (4, 5), (1, 1), (6, 6)] {
+        let model = lattice(rows, cols, 0.3, 0.1, true);
+        let d = rows * cols;
+        let gibbs = LatticeGibbs::new(&model);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(d as u64);
+        let mut x = vec![0u8; d];
+        for _ in 0..20 {
+            let mut twin = rng.clone();
+            let before = x.clone();
+            let changed = gibbs.sweep(&mut x, &mut rng).unwrap();
+            let moved = x.iter().zip(&before).filter(|(a, b)| a != b).count();
+            assert_eq!(changed as usize, moved);
+            for _ in 0..d.div_ceil(2) {
+                twin.next_u64();
+            }
+            assert_eq!(twin.next_u64(), rng.clone().next_u64(), "{rows}×{cols}");
+        }
+    }
+}

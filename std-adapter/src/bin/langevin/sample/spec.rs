@@ -54,7 +54,8 @@ impl DiagonalName {
 /// Site order of Gibbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScanName {
-    /// Sites 0, 1, …, d−1 in turn.
+    /// Sites 0, 1, …, d−1 in turn (on an Ising lattice: the checkerboard order, with tabulated
+    /// conditionals).
     Systematic,
     /// d uniformly drawn sites per sweep.
     Random,
