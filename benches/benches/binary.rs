@@ -7,7 +7,10 @@
 //! `rng-only/lattice` (the `⌈d/4⌉` Xoshiro256++ words a lattice step draws, alone);
 //! `rbm_784x500` (one chain) and `rbm_784x500_100chains` (100 independent chains stepped
 //! round-robin) with `{dula,dmala}/{generic,generic+wt}-{libm,fast}`, `+wt` being the model
-//! with its transposed weights attached.
+//! with its transposed weights attached, and `batched/{portable,gemm}-fast` (the 100 chains
+//! stepped in lockstep by `BatchDmala` over `RbmBatch`: the core's portable product with the
+//! cached pre-activations, and the SIMD product with recomputed ones, as `sample --batch 100`
+//! runs them; one iteration is still one chain-step).
 //!
 //! Every benchmark times one chain-step per iteration and declares `d` elements of throughput,
 //! so criterion's time is ns per step and its element rate gives ns per coordinate-step. Each
@@ -327,10 +330,112 @@ fn rbm_math<M: FlipMath + 'static>(c: &mut Criterion, p: &'static RbmParams, mat
     group.finish();
 }
 
+/// The `RBM_CHAINS` chains stepped together by batched DMALA: one batched step is
+/// `RBM_CHAINS` chain-steps.
+fn rbm_batched(c: &mut Criterion) {
+    use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch};
+    use langevin_core::dense::Blocked;
+    use langevin_core::models::RbmBatch;
+    use langevin_std::binary::Gemm;
+    let p = RbmParams::leaked();
+    let (n, v, h) = (RBM_CHAINS, RBM_VISIBLE, RBM_HIDDEN);
+    let leak_f32 = |len| Box::leak(vec![0.0f32; len].into_boxed_slice());
+    let leak_f64 = |len| Box::leak(vec![0.0f64; len].into_boxed_slice());
+    let rbm = p.model::<Fast>(true);
+    let mut group = c.benchmark_group(format!("rbm_{RBM_VISIBLE}x{RBM_HIDDEN}_{RBM_CHAINS}chains"));
+    group.throughput(Throughput::Elements(RBM_VISIBLE as u64));
+    let kernel = BatchDmala::new(FlipProposal::<Fast>::with_math(RBM_STEP_DMALA, 0.5).expect("p"));
+    let run = |group: &mut Group<'_>, id: &str, target: &mut dyn FnMut() -> Box<dyn FnMut(u64)>| {
+        let mut step = target();
+        group.bench_function(id, |b| {
+            b.iter_custom(|iters| {
+                let batches = iters.div_ceil(n as u64);
+                let start = Instant::now();
+                step(batches);
+                // Time per chain-step: the batched steps cover `batches · n` of them.
+                start
+                    .elapsed()
+                    .mul_f64(iters as f64 / (batches * n as u64) as f64)
+            })
+        });
+    };
+    macro_rules! batch_of {
+        ($target:expr) => {{
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
+            let x: &mut [u8] =
+                Box::leak((0..n * v).map(|_| (rng.next_u32() >> 31) as u8).collect());
+            let buffers = BatchBuffers {
+                x,
+                grad: leak_f32(n * v),
+                log_density: leak_f64(n),
+                x_proposal: Box::leak(vec![0u8; n * v].into_boxed_slice()),
+                grad_proposal: leak_f32(n * v),
+                log_density_proposal: leak_f64(n),
+                flipped: Box::leak(vec![0u32; n * v].into_boxed_slice()),
+                counts: Box::leak(vec![0u32; n].into_boxed_slice()),
+                log_q: leak_f64(n),
+                log_u: leak_f64(n),
+            };
+            let target = Box::leak(Box::new($target));
+            let batch = ChainBatch::new(buffers, target).expect("batch");
+            let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
+                .map(|_| {
+                    rng.jump();
+                    rng.clone()
+                })
+                .collect();
+            let mut reports = vec![
+                StepReport {
+                    accepted: false,
+                    proposed_flips: 0,
+                    log_accept_ratio: 0.0,
+                    rejection: None,
+                    evaluations: 0,
+                };
+                n
+            ];
+            let mut batch = batch;
+            for _ in 0..200 {
+                kernel
+                    .step(target, &mut batch, &mut rngs, &mut reports)
+                    .expect("step");
+            }
+            Box::new(move |batches: u64| {
+                for _ in 0..batches {
+                    kernel
+                        .step(target, &mut batch, &mut rngs, &mut reports)
+                        .expect("step");
+                    black_box(&reports);
+                }
+            }) as Box<dyn FnMut(u64)>
+        }};
+    }
+    run(&mut group, "batched/portable-fast", &mut || {
+        batch_of!(
+            RbmBatch::<Blocked, Fast>::new(&rbm, n, leak_f64(2 * n * h), leak_f32(n * h), Blocked)
+                .expect("rbm")
+        )
+    });
+    run(&mut group, "batched/gemm-fast", &mut || {
+        batch_of!(
+            RbmBatch::<Gemm, Fast>::recomputed(
+                &rbm,
+                n,
+                leak_f32(n * (v + h)),
+                leak_f32(n * h),
+                Gemm
+            )
+            .expect("rbm")
+        )
+    });
+    group.finish();
+}
+
 fn rbm(c: &mut Criterion) {
     let p = RbmParams::leaked();
     rbm_math::<Libm>(c, p, "libm");
     rbm_math::<Fast>(c, p, "fast");
+    rbm_batched(c);
 }
 
 fn config() -> Criterion {

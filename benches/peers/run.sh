@@ -63,13 +63,15 @@ peer() { peer_python "$here/peers.py" "$@"; }
 results="$out/results.jsonl"
 : > "$results"
 
-# ours CASE MODEL CHAINS THREADS STEPS BURN_IN N: N runs of `langevin sample`, one JSON line each
+# ours CASE MODEL CHAINS THREADS STEPS BURN_IN N [FLAGS]: N runs of `langevin sample` (with
+# the extra FLAGS, unquoted), one JSON line each
 ours() {
-    local case="$1" model="$2" chains="$3" threads="$4" steps="$5" burn="$6" n="$7"
+    local case="$1" model="$2" chains="$3" threads="$4" steps="$5" burn="$6" n="$7" flags="${8:-}"
     for ((i = 0; i < n; i++)); do
+        # shellcheck disable=SC2086
         "$langevin" sample --model "$model" --sampler dmala --step 0.4 --balance 0.5 \
             --chains "$chains" --threads "$threads" --steps "$steps" --burn-in "$burn" \
-            --thin 10 --seed "$i" --summary "$out/summary.json" --quiet
+            --thin 10 --seed "$i" --summary "$out/summary.json" --quiet $flags
         "$py" - "$out/summary.json" "$case" >> "$out/ours.jsonl" <<'EOF'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -78,16 +80,17 @@ EOF
     done
 }
 
-# case LABEL MODEL CHAINS LANGEVIN_THREADS STEPS BURN_IN PEER_WARM_UP: langevin runs before
-# and after the peers (so that a change of load shows in both), then one line of medians.
+# case LABEL MODEL CHAINS LANGEVIN_THREADS STEPS BURN_IN PEER_WARM_UP [LANGEVIN_FLAGS]: langevin
+# runs before and after the peers (so that a change of load shows in both), then one line of
+# medians.
 case_() {
-    local label="$1" model="$2" chains="$3" threads="$4" steps="$5" burn="$6" warm="$7"
+    local label="$1" model="$2" chains="$3" threads="$4" steps="$5" burn="$6" warm="$7" flags="${8:-}"
     : > "$out/ours.jsonl"
     echo "== $label" >&2
-    ours "$label" "$model" "$chains" "$threads" "$steps" "$burn" $(((runs + 1) / 2))
+    ours "$label" "$model" "$chains" "$threads" "$steps" "$burn" $(((runs + 1) / 2)) "$flags"
     peer time --model "$model" --case "$label" --chains "$chains" --step 0.4 --impl "$impls" \
         --warm-up "$warm" --repeats "$repeats" --target "$target" --threads 1 | tee -a "$results" >&2
-    ours "$label" "$model" "$chains" "$threads" "$steps" "$burn" $((runs / 2))
+    ours "$label" "$model" "$chains" "$threads" "$steps" "$burn" $((runs / 2)) "$flags"
     "$py" - "$out/ours.jsonl" >> "$results" <<'EOF'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
@@ -103,7 +106,8 @@ EOF
 
 s() { echo $(($1 / scale)); }
 case_ "RBM 784×500, 1 chain" "$out/rbm.json" 1 1 "$(s 20000)" "$(s 1000)" 1000
-case_ "RBM 784×500, 100 chains" "$out/rbm.json" 100 1 "$(s 500)" "$(s 100)" 100
+case_ "RBM 784×500, 100 chains (langevin --batch 100)" "$out/rbm.json" 100 1 "$(s 500)" "$(s 100)" 100 \
+    "--batch 100"
 case_ "Ising 20×20, 1 chain" "$out/ising.json" 1 1 "$(s 200000)" "$(s 10000)" 2000
 case_ "Ising 20×20, 100 chains (langevin 2 threads)" "$out/ising.json" 100 2 "$(s 20000)" "$(s 1000)" 200
 

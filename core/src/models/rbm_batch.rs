@@ -277,7 +277,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 pre: &mut [],
             },
         );
-        let r = match hidden {
+        match hidden {
             Hidden::Incremental { current, proposal } => {
                 for (pre, x) in current.chunks_mut(h.max(1)).zip(x.chunks_exact(v)) {
                     for ((p, row), &cj) in pre.iter_mut().zip(self.w.chunks_exact(v)).zip(self.c) {
@@ -297,8 +297,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 self.hidden = recomputed;
                 self.evaluate_recomputed(x, grad, log_density)
             }
-        };
-        r
+        }
     }
 
     fn log_density_and_grad_after_all(
@@ -401,6 +400,7 @@ mod tests {
     use crate::StepReport;
     use crate::binary::{BatchBuffers, BatchDmala, BinaryChain, ChainBatch, Dmala, FlipProposal};
     use crate::chain::ChainBuffers;
+    use crate::target::BinaryTarget;
     use rand_core::{Rng, SeedableRng};
     use rand_xoshiro::Xoshiro256PlusPlus;
     use std::vec;
@@ -509,6 +509,46 @@ mod tests {
             }
         }
         assert!(accepted > 20, "the test must see moves: {accepted}");
+    }
+
+    /// The recomputed (`f32`) pre-activations give `U` and `∇U` close to [`Rbm`]'s, at fresh
+    /// states and after moves.
+    #[test]
+    fn recomputed_values_are_close_to_the_single_chain_ones() {
+        let (v, h, n) = (23, 13, 3);
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
+            .collect();
+        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
+        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let mut one = vec![0.0; 2 * h];
+        let rbm = Rbm::new(&w, &b, &c, &mut one)
+            .unwrap()
+            .with_transpose(&wt)
+            .unwrap();
+        let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
+        let mut batch =
+            RbmBatch::<Blocked>::recomputed(&rbm, n, &mut work, &mut sigma, Blocked).unwrap();
+        let x: Vec<u8> = (0..n * v).map(|i| u8::from(i % 3 == 1)).collect();
+        let (mut g, mut u) = (vec![0.0f32; n * v], vec![0.0; n]);
+        batch.log_density_and_grad_all(&x, &mut g, &mut u).unwrap();
+        for k in 0..n {
+            let mut cache = vec![0.0; 2 * h];
+            let mut single = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+            let mut gs = vec![0.0f32; v];
+            let us = single
+                .log_density_and_grad(&x[k * v..(k + 1) * v], &mut gs)
+                .unwrap();
+            assert!(
+                (u[k] - us).abs() < 1e-5 * (1.0 + us.abs()),
+                "{} vs {us}",
+                u[k]
+            );
+            for (a, e) in g[k * v..(k + 1) * v].iter().zip(&gs) {
+                assert!((a - e).abs() < 1e-5 * (1.0 + e.abs()), "{a} vs {e}");
+            }
+        }
     }
 
     #[test]

@@ -199,7 +199,7 @@ fn run_group<const ADJUSTED: bool>(
             .step(&mut target, &mut batch, &mut rngs, &mut reports)
             .map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
-        let keep = kept_phase && (t - config.burn_in + 1) % thin == 0;
+        let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
         for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
             if kept_phase {
                 result.stats.record(report);
