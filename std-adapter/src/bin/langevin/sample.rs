@@ -384,7 +384,8 @@ pub(crate) fn check_memory(
     let per_chain = per_draw
         .and_then(|b| b.checked_mul(config.chains as u64))
         .map_or(0, |b| room / b.max(1));
-    if per_chain == 0 {
+    // A request beyond 2^64 bytes in all is refused as such, streamed or not.
+    if per_chain == 0 || values.is_none() {
         all?;
     }
     let stride = kept.div_ceil(per_chain.max(1)).max(1);
