@@ -2,8 +2,9 @@
 //! that nothing panics, that every error renders to one line, that a loaded binary model has
 //! dimension ≥ 1 and evaluates at the all-zero state (finite or not), that a label model
 //! evaluates at the all-zero state, and that the same input gives the same output.
-//! Documents that name array files or whose counts imply more than about 10^5 elements are
-//! skipped, to keep each run fast.
+//! Documents that name array files, or whose building and one evaluation would take more than
+//! about 10^7 operations (estimated per kind from its counts and inline arrays), are skipped,
+//! so no input comes near libFuzzer's time limit.
 #![no_main]
 
 use langevin_core::BinaryTarget;
@@ -13,11 +14,8 @@ use langevin_std::models::ModelDoc;
 use serde_json::Value;
 use std::path::PathBuf;
 
-/// Cap on the elements a document may imply.
-const MAX_ELEMENTS: f64 = 1e5;
-
-/// Count fields whose product bounds the sizes a loader allocates.
-const COUNTS: [&str; 6] = ["n", "rows", "cols", "states", "dim", "components"];
+/// Cap on the work (operations and elements allocated) a document may imply: about 10 ms.
+const MAX_WORK: f64 = 1e7;
 
 fn one_line(e: &dyn std::fmt::Display) -> String {
     let s = e.to_string();
@@ -25,17 +23,49 @@ fn one_line(e: &dyn std::fmt::Display) -> String {
     s
 }
 
-/// Whether the document is cheap to build: no file references, small counts.
+/// Numbers in a JSON value (what an inline array costs to read and, at most, to evaluate).
+fn elements(v: &Value) -> f64 {
+    match v {
+        Value::Array(items) => items.iter().map(elements).sum(),
+        Value::Object(fields) => fields.values().map(elements).sum(),
+        _ => 1.0,
+    }
+}
+
+/// The work of building the document's model and evaluating it once: its inline arrays, plus
+/// what its counts imply for the kinds that generate or allocate from counts.
+fn work(doc: &ModelDoc) -> f64 {
+    let count = |k: &str| {
+        doc.fields
+            .get(k)
+            .and_then(Value::as_f64)
+            .map_or(1.0, |v| v.abs().max(1.0))
+    };
+    let inline: f64 = doc.fields.values().map(elements).sum();
+    let implied = match doc.kind.as_str() {
+        // A QR of a d × d Gaussian matrix (d³), then K components of O(d²) per evaluation.
+        "quartic_mixture" => {
+            let d = count("dim");
+            d * d * d + count("components") * d * d
+        }
+        // An n × S field (zeros by default) and the adjacency of n nodes.
+        "potts" => count("n") * count("states"),
+        "ising" => count("n"),
+        "ising_lattice" => count("rows") * count("cols"),
+        // Every other kind is as large as its inline arrays; its counts only bound values.
+        _ => 0.0,
+    };
+    inline + implied
+}
+
+/// Whether the document is cheap to build and evaluate: no file references, little work.
 fn cheap(doc: &ModelDoc) -> bool {
     let files = doc
         .fields
         .iter()
         .any(|(k, v)| k != "kind" && k != "distance" && v.is_string());
-    let size = COUNTS
-        .iter()
-        .filter_map(|k| doc.fields.get(*k).and_then(Value::as_f64))
-        .fold(1.0f64, |p, v| p * v.abs().max(1.0));
-    !files && size.is_finite() && size <= MAX_ELEMENTS
+    let work = work(doc);
+    !files && work.is_finite() && work <= MAX_WORK
 }
 
 fn run(text: &str) -> Vec<String> {

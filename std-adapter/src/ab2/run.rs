@@ -5,7 +5,9 @@ use super::Ab2Settings;
 use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
 use crate::binary::{BinaryModel, BinaryRun, uniform_buffers};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
-use crate::run::{ChainResult, ChainVecs, DiscreteRun, RunConfig, RunError, map_chains};
+use crate::run::{
+    ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains,
+};
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
@@ -30,6 +32,22 @@ pub fn run_ab2_chains(
     config: &RunConfig,
     progress: Option<&AtomicU64>,
 ) -> Result<BinaryRun, RunError> {
+    run_ab2_chains_keeping(model, settings, config, progress, Keep::all())
+}
+
+/// [`run_ab2_chains`] with the kept draws handled by `keep` (see
+/// [`crate::binary::run_chains_keeping`]).
+///
+/// # Errors
+///
+/// As [`run_ab2_chains`], and [`RunError::Output`] when the sink fails.
+pub fn run_ab2_chains_keeping(
+    model: &BinaryModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u8>,
+) -> Result<BinaryRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
     let run = map_chains(
         config.seed,
@@ -41,7 +59,16 @@ pub fn run_ab2_chains(
             let mut buffers = uniform_buffers(model.dim(), &mut rng);
             let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-            run_chain(&mut chain, &mut target, rng, settings, config, progress)
+            let keeper = Keeper::new(keep, c, model.dim());
+            run_chain(
+                &mut chain,
+                &mut target,
+                rng,
+                settings,
+                config,
+                progress,
+                keeper,
+            )
         },
     )?;
     Ok(BinaryRun::new(model.dim(), run))
@@ -65,6 +92,22 @@ pub fn run_ab2_ordinal_chains(
     config: &RunConfig,
     progress: Option<&AtomicU64>,
 ) -> Result<LabelRun, RunError> {
+    run_ab2_ordinal_chains_keeping(model, settings, config, progress, Keep::all())
+}
+
+/// [`run_ab2_ordinal_chains`] with the kept draws handled by `keep` (see
+/// [`crate::binary::run_chains_keeping`]).
+///
+/// # Errors
+///
+/// As [`run_ab2_ordinal_chains`], and [`RunError::Output`] when the sink fails.
+pub fn run_ab2_ordinal_chains_keeping(
+    model: &OrdinalModel,
+    settings: &Ab2Settings,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u16>,
+) -> Result<LabelRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
     if settings.diagonal.is_dlp() {
         return Err(RunError::Model(format!(
@@ -83,7 +126,10 @@ pub fn run_ab2_ordinal_chains(
             let mut buffers = ChainVecs::labels(&x, s, d);
             let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-            run_chain(&mut chain, &mut model, rng, settings, config, progress)
+            let keeper = Keeper::new(keep, c, d);
+            run_chain(
+                &mut chain, &mut model, rng, settings, config, progress, keeper,
+            )
         },
     )?;
     Ok(LabelRun::new(
@@ -103,18 +149,17 @@ fn run_chain<C, T>(
     settings: &Ab2Settings,
     config: &RunConfig,
     progress: Option<&AtomicU64>,
+    mut keeper: Keeper<'_, C::Value>,
 ) -> Result<ChainResult<C::Value>, RunError>
 where
     C: Ab2Chain<T>,
+    C::Value: Into<u64>,
     C::Error: Display,
     T: ?Sized,
 {
     let d = chain.values().len();
-    let mut result = ChainResult {
-        draws: Vec::with_capacity(config.kept() * d),
-        log_density: Vec::with_capacity(config.kept()),
-        ..ChainResult::default()
-    };
+    let mut result = ChainResult::default();
+    keeper.reserve(&mut result, config.kept(), true);
     let step_err = |e: StepError<C::Error>| RunError::Model(e.to_string());
     let (mut fitted, report) =
         tune_chain(target, chain, &mut rng, settings, &mut result.burn_in_stats)
@@ -129,15 +174,16 @@ where
         .filter(|_| C::DLP);
     let (burn_in, thin) = (config.burn_in, config.thin.max(1));
     let mut t = 0u64;
+    let mut kept: Result<(), RunError> = Ok(());
     let visit = |r: &StepReport, jump: u64, chain: &C| {
         if t < burn_in {
             result.burn_in_stats.record(r);
         } else {
             result.stats.record(r);
             result.jump += jump;
-            if (t - burn_in + 1).is_multiple_of(thin) {
-                result.draws.extend_from_slice(chain.values());
-                result.log_density.push(chain.current_log_density());
+            if (t - burn_in + 1).is_multiple_of(thin) && kept.is_ok() {
+                let u = Some(chain.current_log_density());
+                kept = keeper.keep(chain.values(), u, &mut result);
             }
         }
         t += 1;
@@ -166,6 +212,8 @@ where
     chain
         .kernel_steps(target, &mut rng, kernel, total, visit)
         .map_err(step_err)?;
+    kept?;
+    keeper.flush()?;
     if let Some(p) = progress {
         p.fetch_add(total, Ordering::Relaxed);
     }

@@ -5,8 +5,8 @@ use super::sampler::{
     AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport, replica_plan,
 };
 use crate::run::{
-    ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    hamming, kernel_driver, map_chains, with_replicas,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
+    RunError, drive, hamming, kernel_driver, map_chains, with_replicas,
 };
 use langevin_core::Binary;
 use langevin_core::Kernel;
@@ -40,6 +40,22 @@ pub fn run_chains(
     config: &RunConfig,
     progress: Option<&AtomicU64>,
 ) -> Result<BinaryRun, RunError> {
+    run_chains_keeping(model, sampler, config, progress, Keep::all())
+}
+
+/// [`run_chains`] with the kept draws handled by `keep`: streamed to its sink, and only every
+/// `stride`-th kept in memory. The draws are those of [`run_chains`].
+///
+/// # Errors
+///
+/// As [`run_chains`], and [`RunError::Output`] when the sink fails.
+pub fn run_chains_keeping(
+    model: &BinaryModel,
+    sampler: &SamplerSpec,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u8>,
+) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
     if *sampler == SamplerSpec::BlockGibbs {
         if !matches!(model, BinaryModel::Rbm { .. }) {
@@ -52,7 +68,10 @@ pub fn run_chains(
         config.seed,
         config.threads,
         vec![(); config.chains],
-        |c, (), rng| run_one(model, sampler, &shape, config, c, rng, progress),
+        |c, (), rng| {
+            let keeper = Keeper::new(keep, c, model.dim());
+            run_one(model, sampler, &shape, config, (c, rng), progress, keeper)
+        },
     )?;
     Ok(BinaryRun::new(model.dim(), run))
 }
@@ -288,13 +307,13 @@ fn run_one(
     sampler: &SamplerSpec,
     shape: &RunShape,
     config: &RunConfig,
-    c: usize,
-    rng: Xoshiro256PlusPlus,
+    (c, rng): (usize, Xoshiro256PlusPlus),
     progress: Option<&AtomicU64>,
+    keeper: Keeper<'_, u8>,
 ) -> Result<ChainResult, RunError> {
     // ACS may need more steps than the burn-in; its plan never exceeds its budget.
     let cap = shape.burn_in.saturating_add(shape.steps);
     with_chain(model, sampler, shape, c, rng, |_, driver| {
-        drive(driver, config, cap, progress)
+        drive(driver, config, cap, progress, keeper)
     })
 }

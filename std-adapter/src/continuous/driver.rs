@@ -4,6 +4,7 @@ use super::data::write_npy_f32;
 use super::{
     ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model, RidgeRegression,
 };
+use crate::io::DrawsFile;
 use crate::run::{PoolError, map_chains};
 use langevin_core::ParamError;
 use langevin_core::continuous::{
@@ -15,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 use std::convert::Infallible;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Instant;
 
@@ -201,6 +202,11 @@ impl ContinuousConfig {
         }
     }
 
+    /// Kept draws per chain: `passes · draws_per_pass`, rounded.
+    pub fn draws_per_chain(&self) -> usize {
+        (self.passes * f64::from(self.draws_per_pass)).round() as usize
+    }
+
     /// The name of the configured method, as in the papers: `LMC`, `SGLD`, `SGHMC`, `EWSG`,
     /// or `SVRG-LD` / `SAGA-LD` / `TMU-RA` and the `PTU-`, `PPU-`, `TMU-` names with `RR`, `CA`.
     pub fn variant(&self) -> String {
@@ -265,10 +271,13 @@ pub struct ContinuousSummary {
 /// The outcome of [`run`].
 #[derive(Clone, Debug)]
 pub struct ContinuousRun {
-    /// Kept draws, `f32`, shape `(chains, draws, d)` row-major.
+    /// Kept draws held in memory, `f32`, shape `(chains, draws, d)` row-major: all of them,
+    /// or with [`run_keeping`] every `every`-th of each chain.
     pub samples: Vec<f32>,
-    /// `[chains, draws, d]`.
+    /// `[chains, draws, d]` of `samples`.
     pub shape: [usize; 3],
+    /// One kept draw in `every` is in `samples` (1: all).
+    pub every: usize,
     /// The summary.
     pub summary: ContinuousSummary,
 }
@@ -353,6 +362,12 @@ fn drive<M: SumTarget<Error = Infallible> + ?Sized, C: SgChain<M>>(
     let mut stats = ChainStats::default();
     let mut k = 0;
     let mut slots = lane.out.chunks_exact_mut(plan.dim);
+    let every = lane.keep.every.max(1);
+    let (mut batch, mut flushed) = (Vec::new(), 0usize);
+    let write_error = |e: std::io::Error| ContinuousError::Io {
+        path: PathBuf::from("the kept draws"),
+        source: e,
+    };
     while k < plan.draws {
         let rep = chain
             .step_with(model, rng)
@@ -364,24 +379,65 @@ fn drive<M: SumTarget<Error = Infallible> + ?Sized, C: SgChain<M>>(
         stats.evals += u64::from(rep.grad_evals);
         stats.steps += 1;
         while k < plan.draws && plan.reached(stats.evals, k) {
-            if let Some(slot) = slots.next() {
+            if k % every == 0
+                && let Some(slot) = slots.next()
+            {
                 for (o, &t) in slot.iter_mut().zip(chain.position()) {
                     *o = t as f32;
+                }
+            }
+            if let Some(file) = lane.keep.file {
+                batch.extend(chain.position().iter().map(|&t| t as f32));
+                if batch.len() >= BATCH_VALUES {
+                    file.write_f32(index, flushed, &batch)
+                        .map_err(write_error)?;
+                    flushed += batch.len() / plan.dim.max(1);
+                    batch.clear();
                 }
             }
             k += 1;
         }
     }
+    if let (Some(file), false) = (lane.keep.file, batch.is_empty()) {
+        file.write_f32(index, flushed, &batch)
+            .map_err(write_error)?;
+    }
     stats.nanos = start.elapsed().as_nanos();
     Ok(stats)
 }
 
-/// One chain's stream, its share of the samples and its index.
+/// One chain's stream, its share of the samples in memory and its index, and where every
+/// kept draw goes besides.
 struct Lane<'o> {
     rng: Xoshiro256PlusPlus,
     out: &'o mut [f32],
     index: usize,
+    keep: ContinuousKeep<'o>,
 }
+
+/// What a continuous run does with its kept draws: every one is written to `file` (when
+/// given), every `every`-th of each chain (the first, then every `every`-th after it) stays
+/// in memory ([`ContinuousRun::samples`]).
+#[derive(Clone, Copy, Debug)]
+pub struct ContinuousKeep<'a> {
+    /// One draw in `every` stays in memory (at least 1).
+    pub every: usize,
+    /// The `(chains, draws, d)` `<f4` file every draw goes to.
+    pub file: Option<&'a DrawsFile>,
+}
+
+impl ContinuousKeep<'_> {
+    /// Every draw in memory, none elsewhere.
+    pub fn all() -> Self {
+        Self {
+            every: 1,
+            file: None,
+        }
+    }
+}
+
+/// Values a chain gathers before writing them to the file.
+const BATCH_VALUES: usize = 1 << 18;
 
 /// What one chain needs besides its model and stream.
 struct ChainJob<'c> {
@@ -534,15 +590,22 @@ fn run_model<M: DriverModel>(
     cfg: &ContinuousConfig,
     plan: Plan,
     init: &[f64],
+    keep: ContinuousKeep<'_>,
 ) -> Result<(Vec<f32>, ChainStats), ContinuousError> {
     let chains = cfg.chains;
-    let per_chain = plan.draws * plan.dim;
+    let per_chain = plan.draws.div_ceil(keep.every.max(1)) * plan.dim;
     let mut samples = vec![0.0f32; chains * per_chain];
     let job = ChainJob { cfg, plan, init };
     let outs: Vec<&mut [f32]> = samples.chunks_mut(per_chain.max(1)).collect();
     let run = map_chains(cfg.seed, cfg.threads, outs, |index, out, rng| {
         let mut model = model.clone();
-        run_chain(&mut model, &job, &mut Lane { rng, out, index })
+        let mut lane = Lane {
+            rng,
+            out,
+            index,
+            keep,
+        };
+        run_chain(&mut model, &job, &mut lane)
     })?;
     let mut total = ChainStats::default();
     for st in run.results {
@@ -573,6 +636,20 @@ fn run_model<M: DriverModel>(
 /// assert_eq!(out.summary.grad_evals_per_draw, 20.0);
 /// ```
 pub fn run(cfg: &ContinuousConfig) -> Result<ContinuousRun, ContinuousError> {
+    run_keeping(cfg, ContinuousKeep::all())
+}
+
+/// [`run`] with the kept draws handled by `keep`: all written to its file as they are
+/// produced, one in `every` kept in memory. The summary's moments are over every kept draw
+/// (read back from the file when not all are in memory), exactly as [`run`] computes them.
+///
+/// # Errors
+///
+/// As [`run`], and [`ContinuousError::Io`] when the file cannot be written or read back.
+pub fn run_keeping(
+    cfg: &ContinuousConfig,
+    keep: ContinuousKeep<'_>,
+) -> Result<ContinuousRun, ContinuousError> {
     let (d, n) = (cfg.model.dim(), cfg.model.num_terms());
     if !(cfg.passes.is_finite() && cfg.passes > 0.0) {
         return Err(ContinuousError::Config(format!(
@@ -596,7 +673,7 @@ pub fn run(cfg: &ContinuousConfig) -> Result<ContinuousRun, ContinuousError> {
             "draws per pass must be >= 1".into(),
         ));
     }
-    let draws = (cfg.passes * f64::from(cfg.draws_per_pass)).round() as usize;
+    let draws = cfg.draws_per_chain();
     if draws == 0 {
         return Err(ContinuousError::Config(
             "passes x draws per pass rounds to zero draws".into(),
@@ -622,13 +699,25 @@ pub fn run(cfg: &ContinuousConfig) -> Result<ContinuousRun, ContinuousError> {
     };
     let start = Instant::now();
     let (samples, stats) = match &cfg.model {
-        Model::GaussianSum(m) => run_model(m, cfg, plan, init)?,
-        Model::Logistic(m) => run_model(m, cfg, plan, init)?,
-        Model::Ridge(m) => run_model(m, cfg, plan, init)?,
-        Model::Mixture(m) => run_model(m, cfg, plan, init)?,
+        Model::GaussianSum(m) => run_model(m, cfg, plan, init, keep)?,
+        Model::Logistic(m) => run_model(m, cfg, plan, init, keep)?,
+        Model::Ridge(m) => run_model(m, cfg, plan, init, keep)?,
+        Model::Mixture(m) => run_model(m, cfg, plan, init, keep)?,
     };
     let wall = start.elapsed().as_secs_f64();
-    let (mean, var) = coordinate_moments(&samples, d);
+    let every = keep.every.max(1);
+    let (mean, var) = match keep.file {
+        Some(file) if every > 1 => {
+            let rows = cfg.chains * draws;
+            coordinate_moments_with(d, rows, |f| file_rows(file, d, rows, f)).map_err(|e| {
+                ContinuousError::Io {
+                    path: PathBuf::from("the kept draws"),
+                    source: e,
+                }
+            })?
+        }
+        _ => coordinate_moments(&samples, d),
+    };
     let kept = (cfg.chains * draws) as f64;
     let summary = ContinuousSummary {
         sampler: cfg.sampler.name().into(),
@@ -649,9 +738,58 @@ pub fn run(cfg: &ContinuousConfig) -> Result<ContinuousRun, ContinuousError> {
     };
     Ok(ContinuousRun {
         samples,
-        shape: [cfg.chains, draws, d],
+        shape: [cfg.chains, draws.div_ceil(every), d],
+        every,
         summary,
     })
+}
+
+/// Hands `f` the `rows` rows of width `d` of a `<f4` draws file, in order, reading a batch at
+/// a time.
+fn file_rows(
+    file: &DrawsFile,
+    d: usize,
+    rows: usize,
+    f: &mut dyn FnMut(&[f32]),
+) -> std::io::Result<()> {
+    let d = d.max(1);
+    let per_batch = (BATCH_VALUES / d).max(1);
+    let mut buf = vec![0.0f32; per_batch * d];
+    let mut row = 0;
+    while row < rows {
+        let n = per_batch.min(rows - row);
+        let chunk = &mut buf[..n * d];
+        file.read_f32(row * d, chunk)?;
+        chunk.chunks_exact(d).for_each(&mut *f);
+        row += n;
+    }
+    Ok(())
+}
+
+/// [`coordinate_moments`] of `rows` rows handed out by `each` (twice: once for the means,
+/// once for the variances), with the same arithmetic in the same order.
+fn coordinate_moments_with(
+    d: usize,
+    rows: usize,
+    mut each: impl FnMut(&mut dyn FnMut(&[f32])) -> std::io::Result<()>,
+) -> std::io::Result<(Vec<f64>, Vec<f64>)> {
+    let mut mean = vec![0.0; d];
+    each(&mut |row: &[f32]| {
+        for (m, &x) in mean.iter_mut().zip(row) {
+            *m += f64::from(x);
+        }
+    })?;
+    mean.iter_mut().for_each(|m| *m /= rows.max(1) as f64);
+    let mut var = vec![0.0; d];
+    each(&mut |row: &[f32]| {
+        for ((v, &m), &x) in var.iter_mut().zip(&mean).zip(row) {
+            let e = f64::from(x) - m;
+            *v += e * e;
+        }
+    })?;
+    var.iter_mut()
+        .for_each(|v| *v /= rows.saturating_sub(1).max(1) as f64);
+    Ok((mean, var))
 }
 
 /// Per-coordinate mean and variance (divisor `n − 1`) of row-major draws of width `d`.

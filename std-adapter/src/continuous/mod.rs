@@ -96,8 +96,8 @@ mod ridge;
 /// define their own copy.
 pub use crate::seeding::chain_rngs;
 pub use driver::{
-    ContinuousConfig, ContinuousRun, ContinuousSummary, SamplerKind, SnapshotKind, StorageKind,
-    parse_access, run,
+    ContinuousConfig, ContinuousKeep, ContinuousRun, ContinuousSummary, SamplerKind, SnapshotKind,
+    StorageKind, parse_access, run, run_keeping,
 };
 pub use gaussian_sum::GaussianSum;
 pub use logistic::LogisticRegression;

@@ -15,11 +15,171 @@ pub mod npy;
 pub mod output;
 
 pub use output::{
-    PathClash, WriteError, check_distinct, is_stdout, resolve_links, write_all, write_atomically,
+    PathClash, StreamedFile, WriteError, check_distinct, is_stdout, resolve_links, write_all,
+    write_all_with, write_atomically,
 };
 
-use npy::{NpyData, NpyError, write_npy_to};
+use npy::{NpyData, NpyError, npy_header, write_npy_to};
 use std::fmt;
+use std::path::Path;
+
+/// How a [`DrawsFile`] stores each value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DrawDtype {
+    /// `|u1`: binary states and labels below 256.
+    U8,
+    /// `<i4`: labels from 256 up.
+    I32,
+    /// `<f4`: continuous draws.
+    F32,
+}
+
+impl DrawDtype {
+    /// The `.npy` dtype string.
+    pub fn descr(self) -> &'static str {
+        match self {
+            DrawDtype::U8 => "|u1",
+            DrawDtype::I32 => "<i4",
+            DrawDtype::F32 => "<f4",
+        }
+    }
+
+    /// Bytes per value.
+    pub fn size(self) -> usize {
+        match self {
+            DrawDtype::U8 => 1,
+            DrawDtype::I32 | DrawDtype::F32 => 4,
+        }
+    }
+}
+
+/// The `.npy` file of the kept draws of a run, shape `(chains, kept, d)`, streamed: its header
+/// is written first, then each chain's draws at their offsets as the chain produces them, in
+/// any order and from any thread. The finished file is byte for byte what
+/// [`npy_bytes`] gives for the same draws.
+#[derive(Debug)]
+pub struct DrawsFile {
+    file: StreamedFile,
+    header: u64,
+    shape: [usize; 3],
+    dtype: DrawDtype,
+}
+
+impl DrawsFile {
+    /// Creates the temporary file for `path` ([`StreamedFile`]) with the header of a
+    /// `(chains, kept, d)` array of `dtype`.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the path when the file cannot be created or the size overflows.
+    pub fn create(path: &Path, shape: [usize; 3], dtype: DrawDtype) -> Result<Self, String> {
+        let header = npy_header(&shape, dtype.descr()).map_err(|e| e.to_string())?;
+        let data = shape
+            .iter()
+            .try_fold(dtype.size() as u64, |n, &s| n.checked_mul(s as u64));
+        let len = data.and_then(|n| n.checked_add(header.len() as u64));
+        let len =
+            len.ok_or_else(|| format!("{}: the draws overflow 2^64 bytes", path.display()))?;
+        let file = StreamedFile::create(path, len).map_err(|e| e.to_string())?;
+        file.write_at(0, &header).map_err(|e| e.to_string())?;
+        Ok(Self {
+            file,
+            header: header.len() as u64,
+            shape,
+            dtype,
+        })
+    }
+
+    /// The shape `(chains, kept, d)`.
+    pub fn shape(&self) -> [usize; 3] {
+        self.shape
+    }
+
+    /// Writes draws `first..` of `chain` (whole draws, flat), each value as `f64` converts it
+    /// to the file's dtype.
+    fn write_values(&self, chain: usize, first: usize, values: &[f64]) -> std::io::Result<()> {
+        let mut bytes = Vec::with_capacity(values.len() * self.dtype.size());
+        for &v in values {
+            match self.dtype {
+                DrawDtype::U8 => bytes.push(v as u8),
+                DrawDtype::I32 => bytes.extend_from_slice(&(v as i32).to_le_bytes()),
+                DrawDtype::F32 => bytes.extend_from_slice(&(v as f32).to_le_bytes()),
+            }
+        }
+        self.write_bytes(chain, first, &bytes)
+    }
+
+    /// Writes encoded draws `first..` of `chain`.
+    fn write_bytes(&self, chain: usize, first: usize, bytes: &[u8]) -> std::io::Result<()> {
+        let [_, kept, d] = self.shape;
+        let value = (chain as u64 * kept as u64 + first as u64) * d as u64;
+        let offset = self.header + value * self.dtype.size() as u64;
+        self.file.write_at(offset, bytes)
+    }
+
+    /// Writes `f32` draws `first..` of `chain` (a `<f4` file).
+    ///
+    /// # Errors
+    ///
+    /// The file system's error.
+    pub fn write_f32(&self, chain: usize, first: usize, values: &[f32]) -> std::io::Result<()> {
+        let mut bytes = Vec::with_capacity(values.len() * 4);
+        for v in values {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        self.write_bytes(chain, first, &bytes)
+    }
+
+    /// Reads back the `f32` values `start..start + out.len()` of the array (flat, C order) of
+    /// a `<f4` file.
+    ///
+    /// # Errors
+    ///
+    /// The file system's error.
+    pub fn read_f32(&self, start: usize, out: &mut [f32]) -> std::io::Result<()> {
+        let mut bytes = vec![0u8; out.len() * 4];
+        self.file
+            .read_at(self.header + start as u64 * 4, &mut bytes)?;
+        for (o, b) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            *o = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        }
+        Ok(())
+    }
+
+    /// The finished file, for [`write_all_with`].
+    pub fn into_file(self) -> StreamedFile {
+        self.file
+    }
+}
+
+impl crate::run::DrawSink<u8> for DrawsFile {
+    fn write(&self, chain: usize, first: usize, draws: &[u8]) -> std::io::Result<()> {
+        match self.dtype {
+            DrawDtype::U8 => self.write_bytes(chain, first, draws),
+            _ => {
+                let values: Vec<f64> = draws.iter().map(|&v| f64::from(v)).collect();
+                self.write_values(chain, first, &values)
+            }
+        }
+    }
+}
+
+impl crate::run::DrawSink<u16> for DrawsFile {
+    fn write(&self, chain: usize, first: usize, draws: &[u16]) -> std::io::Result<()> {
+        let bytes: Vec<u8> = match self.dtype {
+            DrawDtype::U8 => draws.iter().map(|&v| v as u8).collect(),
+            DrawDtype::I32 => draws
+                .iter()
+                .flat_map(|&v| i32::from(v).to_le_bytes())
+                .collect(),
+            DrawDtype::F32 => draws
+                .iter()
+                .flat_map(|&v| f32::from(v).to_le_bytes())
+                .collect(),
+        };
+        self.write_bytes(chain, first, &bytes)
+    }
+}
 
 /// An `.npy` array in memory.
 ///

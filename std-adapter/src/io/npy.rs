@@ -654,38 +654,8 @@ pub fn write_npy_to<W: Write>(
             found: data.len(),
         });
     }
-    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-    let tuple = match dims.as_slice() {
-        [one] => format!("({one},)"),
-        _ => format!("({})", dims.join(", ")),
-    };
-    let mut dict = format!(
-        "{{'descr': '{}', 'fortran_order': False, 'shape': {tuple}, }}",
-        data.descr()
-    );
-    // Version 1.0 has a 2-byte length field; fall back to 2.0 only when it cannot hold the header.
-    let padded = |len_bytes: usize| {
-        let preamble = MAGIC.len() + 2 + len_bytes;
-        (preamble + dict.len() + 1).div_ceil(HEADER_ALIGN) * HEADER_ALIGN - preamble
-    };
-    let (version, header_len) = if padded(2) <= usize::from(u16::MAX) {
-        (1u8, padded(2))
-    } else {
-        (2u8, padded(4))
-    };
-    dict.extend(std::iter::repeat_n(' ', header_len - dict.len() - 1));
-    dict.push('\n');
-    let mut out = Vec::with_capacity(header_len + 12 + expected * data.element_size());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[version, 0]);
-    if version == 1 {
-        let len = u16::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
-        out.extend_from_slice(&len.to_le_bytes());
-    } else {
-        let len = u32::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
-        out.extend_from_slice(&len.to_le_bytes());
-    }
-    out.extend_from_slice(dict.as_bytes());
+    let mut out = npy_header(shape, data.descr())?;
+    out.reserve_exact(expected * data.element_size());
     /// Appends little-endian words.
     fn put<const N: usize>(out: &mut Vec<u8>, words: impl Iterator<Item = [u8; N]>) {
         words.for_each(|w| out.extend_from_slice(&w));
@@ -700,6 +670,46 @@ pub fn write_npy_to<W: Write>(
     }
     writer.write_all(&out)?;
     Ok(())
+}
+
+/// The header of a `.npy` file of `shape` and dtype `descr` (e.g. `<f8`, `|u1`), exactly as
+/// [`write_npy_to`] writes it: the data follows it. Lets a caller write the elements itself,
+/// in pieces, after the header.
+///
+/// # Errors
+///
+/// [`NpyError::ShapeOverflow`] when the header cannot be written.
+pub fn npy_header(shape: &[usize], descr: &str) -> Result<Vec<u8>, NpyError> {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    let tuple = match dims.as_slice() {
+        [one] => format!("({one},)"),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {tuple}, }}");
+    // Version 1.0 has a 2-byte length field; fall back to 2.0 only when it cannot hold the header.
+    let padded = |len_bytes: usize| {
+        let preamble = MAGIC.len() + 2 + len_bytes;
+        (preamble + dict.len() + 1).div_ceil(HEADER_ALIGN) * HEADER_ALIGN - preamble
+    };
+    let (version, header_len) = if padded(2) <= usize::from(u16::MAX) {
+        (1u8, padded(2))
+    } else {
+        (2u8, padded(4))
+    };
+    dict.extend(std::iter::repeat_n(' ', header_len - dict.len() - 1));
+    dict.push('\n');
+    let mut out = Vec::with_capacity(header_len + 12);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[version, 0]);
+    if version == 1 {
+        let len = u16::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
+        out.extend_from_slice(&len.to_le_bytes());
+    } else {
+        let len = u32::try_from(dict.len()).map_err(|_| NpyError::ShapeOverflow)?;
+        out.extend_from_slice(&len.to_le_bytes());
+    }
+    out.extend_from_slice(dict.as_bytes());
+    Ok(out)
 }
 
 /// Reads a 2-D array of any numeric dtype as `(rows, cols, row-major f64 data)` (exact but for

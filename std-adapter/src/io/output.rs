@@ -9,13 +9,20 @@
 //!   failed write never leaves a partial file behind.
 //! * Several outputs are written all or none: every temporary file is written before the first
 //!   rename, and standard output and special files come last.
+//! * An output too large to hold in memory is a [`StreamedFile`]: written in pieces, at any
+//!   offset, while it is produced, into its temporary file (for standard output or a special
+//!   file: a temporary file in the system's temporary folder, copied there at the end), and
+//!   committed with the others by [`write_all_with`] under the same rules.
 //! * Two outputs naming the same file, or an output naming an input, are refused before
 //!   anything is written ([`check_distinct`]). Paths are compared after following symbolic links
 //!   and resolving the folder, and on Unix also by device and inode (hard links).
 
 use std::fmt;
-use std::io::Write as _;
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Links followed before giving up on a chain of symbolic links (Linux's own limit).
 const MAX_LINKS: usize = 40;
@@ -256,10 +263,152 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 /// A [`WriteError`] for the first output that fails, naming it; two outputs naming the same
 /// file are refused before anything is written.
 pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteError> {
-    let named: Vec<(String, &Path)> = files
+    write_all_with(files, Vec::new())
+}
+
+/// Where a [`StreamedFile`] ends up.
+#[derive(Debug)]
+enum Destination {
+    /// Its temporary file is renamed onto `target`.
+    Replace(PathBuf),
+    /// Its temporary file is copied into `target` (a FIFO or device), then removed.
+    InPlace(PathBuf),
+    /// Its temporary file is copied to standard output, then removed.
+    Stdout,
+}
+
+/// Streamed outputs so far in this process, for unique temporary names.
+static STREAMED: AtomicU64 = AtomicU64::new(0);
+
+/// An output written in pieces while it is produced, then committed by [`write_all_with`]
+/// with the other outputs (all or none). Until then it lives in a temporary file: next to the
+/// target (`.NAME.partial`, renamed onto it), or, for standard output and special files, in
+/// the system's temporary folder (copied out at the end). Dropped uncommitted, it removes its
+/// temporary file and leaves the target as it was.
+#[derive(Debug)]
+pub struct StreamedFile {
+    /// The path as given.
+    path: PathBuf,
+    destination: Destination,
+    /// The temporary file's path.
+    tmp: PathBuf,
+    /// The temporary file, open for reading and writing.
+    file: Mutex<File>,
+    /// Whether `tmp` has been renamed or copied out (nothing left to remove).
+    committed: bool,
+}
+
+impl StreamedFile {
+    /// Creates the temporary file of an output to `path` (rules as for [`write_all`]), `len`
+    /// bytes long (zeros until written).
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError`] when `path` names a folder or no file, or the temporary file cannot be
+    /// created.
+    pub fn create(path: &Path, len: u64) -> Result<Self, WriteError> {
+        let fail = |source| WriteError {
+            path: path.to_path_buf(),
+            source,
+        };
+        let spill = || {
+            let n = STREAMED.fetch_add(1, Ordering::Relaxed);
+            std::env::temp_dir().join(format!(".langevin-{}-{n}.partial", std::process::id()))
+        };
+        let (destination, tmp) = match plan(path, &[])? {
+            Plan::Replace { target, tmp, .. } => (Destination::Replace(target), tmp),
+            Plan::InPlace { target, .. } => (Destination::InPlace(target), spill()),
+            Plan::Stdout { .. } => (Destination::Stdout, spill()),
+        };
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)
+            .map_err(fail)?;
+        let out = Self {
+            path: path.to_path_buf(),
+            destination,
+            tmp,
+            file: Mutex::new(file),
+            committed: false,
+        };
+        out.lock().set_len(len).map_err(fail)?;
+        Ok(out)
+    }
+
+    /// The path as given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, File> {
+        self.file
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Writes `bytes` at `offset` (from any thread).
+    ///
+    /// # Errors
+    ///
+    /// The file system's error.
+    pub fn write_at(&self, offset: u64, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = self.lock();
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(bytes)
+    }
+
+    /// Reads `buf.len()` bytes at `offset` (what was written there).
+    ///
+    /// # Errors
+    ///
+    /// The file system's error, or the file ending first.
+    pub fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<()> {
+        let mut file = self.lock();
+        file.seek(SeekFrom::Start(offset))?;
+        file.read_exact(buf)
+    }
+
+    /// Copies the temporary file into `out`.
+    fn copy_into(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let mut file = self.lock();
+        file.seek(SeekFrom::Start(0))?;
+        std::io::copy(&mut *file, out)?;
+        out.flush()
+    }
+}
+
+impl Drop for StreamedFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Like [`write_all`], with outputs already written in pieces ([`StreamedFile`]): all are
+/// checked to name distinct files, every byte output is written to its temporary file, then
+/// every temporary file (streamed ones included) is renamed, then standard output and special
+/// files are written (streamed ones copied from their temporary files).
+///
+/// # Errors
+///
+/// As [`write_all`]; a streamed output's temporary file is removed on failure.
+pub fn write_all_with<P: AsRef<Path>>(
+    files: &[(P, Vec<u8>)],
+    mut streamed: Vec<StreamedFile>,
+) -> Result<(), WriteError> {
+    let mut named: Vec<(String, &Path)> = files
         .iter()
         .map(|(p, _)| (p.as_ref().display().to_string(), p.as_ref()))
         .collect();
+    named.extend(
+        streamed
+            .iter()
+            .map(|f| (f.path.display().to_string(), f.path.as_path())),
+    );
     check_distinct::<String, &Path>(&[], &named).map_err(|clash| WriteError {
         path: clash.output.1.clone(),
         source: std::io::Error::other(format!("written twice (also {})", clash.other.1.display())),
@@ -286,6 +435,29 @@ pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteErro
             });
         }
     }
+    for f in &streamed {
+        if let Destination::Replace(target) = &f.destination
+            && let Err(source) = f.lock().sync_data()
+        {
+            remove_temporaries(&plans);
+            return Err(WriteError {
+                path: target.clone(),
+                source,
+            });
+        }
+    }
+    for f in &mut streamed {
+        if let Destination::Replace(target) = &f.destination {
+            if let Err(source) = std::fs::rename(&f.tmp, target) {
+                remove_temporaries(&plans);
+                return Err(WriteError {
+                    path: target.clone(),
+                    source,
+                });
+            }
+            f.committed = true;
+        }
+    }
     for (k, p) in plans.iter().enumerate() {
         if let Plan::Replace { target, tmp, .. } = p
             && let Err(source) = std::fs::rename(tmp, target)
@@ -296,6 +468,26 @@ pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteErro
                 source,
             });
         }
+    }
+    for f in &streamed {
+        let result = match &f.destination {
+            Destination::Replace(_) => continue,
+            Destination::InPlace(target) => std::fs::OpenOptions::new()
+                .write(true)
+                .open(target)
+                .and_then(|mut out| f.copy_into(&mut out))
+                .map_err(|source| WriteError {
+                    path: target.clone(),
+                    source,
+                }),
+            Destination::Stdout => f
+                .copy_into(&mut std::io::stdout().lock())
+                .map_err(|source| WriteError {
+                    path: PathBuf::from("-"),
+                    source,
+                }),
+        };
+        result?;
     }
     for p in &plans {
         match p {
@@ -342,6 +534,35 @@ mod tests {
         write_atomically(&a, b"two").unwrap();
         assert_eq!(std::fs::read(&a).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn streamed_outputs_are_written_in_pieces_then_committed_or_removed() {
+        let dir = scratch("streamed");
+        let a = dir.join("a.bin");
+        std::fs::write(&a, b"old").unwrap();
+        let f = StreamedFile::create(&a, 6).unwrap();
+        f.write_at(3, b"def").unwrap();
+        f.write_at(0, b"abc").unwrap();
+        let mut back = [0u8; 3];
+        f.read_at(2, &mut back).unwrap();
+        assert_eq!(&back, b"cde");
+        // Not yet committed: the target is untouched.
+        assert_eq!(std::fs::read(&a).unwrap(), b"old");
+        write_all_with(&[(dir.join("b.txt"), b"b".to_vec())], vec![f]).unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        // Dropped without committing: no temporary file stays, the target is as it was.
+        let f = StreamedFile::create(&a, 3).unwrap();
+        f.write_at(0, b"xyz").unwrap();
+        drop(f);
+        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        // A clash with a byte output is refused before anything is renamed.
+        let f = StreamedFile::create(&a, 1).unwrap();
+        assert!(write_all_with(&[(a.clone(), b"z".to_vec())], vec![f]).is_err());
+        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
     }
 
     #[test]

@@ -14,5 +14,5 @@ mod run;
 mod sampler;
 
 pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
-pub use run::{LabelRun, LabelStart, run_label_chains};
+pub use run::{LabelRun, LabelStart, run_label_chains, run_label_chains_keeping};
 pub use sampler::LabelSamplerSpec;

@@ -8,8 +8,8 @@ use crate::binary::{
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
 use crate::run::{
-    ChainDriver, ChainResult, ChainVecs, DiscreteRun, KernelDriver, RunConfig, RunError, drive,
-    drive_replicas, hamming, kernel_driver, manhattan, map_chains,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
+    RunError, drive, drive_replicas, hamming, kernel_driver, manhattan, map_chains,
 };
 use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
@@ -105,6 +105,23 @@ pub fn run_label_chains(
     start: &LabelStart,
     progress: Option<&AtomicU64>,
 ) -> Result<LabelRun, RunError> {
+    run_label_chains_keeping(model, sampler, config, start, progress, Keep::all())
+}
+
+/// [`run_label_chains`] with the kept draws handled by `keep`: streamed to its sink, and only
+/// every `stride`-th kept in memory. The draws are those of [`run_label_chains`].
+///
+/// # Errors
+///
+/// As [`run_label_chains`], and [`RunError::Output`] when the sink fails.
+pub fn run_label_chains_keeping(
+    model: &LabelModel,
+    sampler: &LabelSamplerSpec,
+    config: &RunConfig,
+    start: &LabelStart,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u16>,
+) -> Result<LabelRun, RunError> {
     let (d, s) = (model.dim(), model.states());
     let shape = config.shape(d);
     sampler
@@ -145,7 +162,7 @@ pub fn run_label_chains(
                 LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
                 LabelStart::Fixed(x) => x.clone(),
             };
-            job.run_one(model, c, x, rng)
+            job.run_one(model, c, x, rng, Keeper::new(keep, c, d))
         },
     )?;
     Ok(LabelRun::new(DiscreteRun::new(d, run), s, model.domain()))
@@ -159,7 +176,7 @@ struct LabelJob<'a> {
     progress: Option<&'a AtomicU64>,
 }
 
-impl LabelJob<'_> {
+impl<'a> LabelJob<'a> {
     /// Chain `c` of `model` from `x`: the sampler's kernel on a chain with cached `U` and `∇U`
     /// where the domain has one, else Gibbs sweeps through the model's conditional.
     fn run_one(
@@ -168,6 +185,7 @@ impl LabelJob<'_> {
         c: usize,
         x: Vec<u16>,
         rng: Xoshiro256PlusPlus,
+        keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
         let (d, s, shape) = (model.dim(), model.states(), &self.shape);
         let cap = shape.burn_in + shape.steps;
@@ -191,6 +209,7 @@ impl LabelJob<'_> {
                     progress,
                     manhattan,
                     c,
+                    keeper,
                 ),
                 LabelModel::Categorical(m) => drive_replicas::<CategoricalDomain, _>(
                     &mut m.clone(),
@@ -201,6 +220,7 @@ impl LabelJob<'_> {
                     progress,
                     hamming,
                     c,
+                    keeper,
                 ),
             };
         }
@@ -219,9 +239,9 @@ impl LabelJob<'_> {
                     Some(kernel) => {
                         let previous = Some(x);
                         let driver = KernelDriver::new(chain, m, kernel, rng, previous);
-                        self.drive(driver, cap)
+                        self.drive(driver, cap, keeper)
                     }
-                    None => self.gibbs("ordinal", x, Conditional::Ordinal(&mut m), rng),
+                    None => self.gibbs("ordinal", x, Conditional::Ordinal(&mut m), rng, keeper),
                 }
             }
             LabelModel::Categorical(m) => {
@@ -234,10 +254,16 @@ impl LabelJob<'_> {
                 let chain = LabelChain::new_categorical(buffers.buffers(), &mut m)
                     .map_err(|e| start_error(e.to_string()))?;
                 if let Some(kernel) = kernel {
-                    return self.drive(KernelDriver::new(chain, m, kernel, rng, None), cap);
+                    return self.drive(KernelDriver::new(chain, m, kernel, rng, None), cap, keeper);
                 }
                 let x = chain.state().to_vec();
-                self.gibbs("categorical", x, Conditional::Categorical(&mut m), rng)
+                self.gibbs(
+                    "categorical",
+                    x,
+                    Conditional::Categorical(&mut m),
+                    rng,
+                    keeper,
+                )
             }
         }
     }
@@ -247,8 +273,9 @@ impl LabelJob<'_> {
         &self,
         mut driver: D,
         cap: u64,
+        keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
-        drive(&mut driver, self.config, cap, self.progress)
+        drive(&mut driver, self.config, cap, self.progress, keeper)
     }
 
     /// Gibbs sweeps from `x` (where the chain's start evaluation left the model), for a
@@ -259,6 +286,7 @@ impl LabelJob<'_> {
         x: Vec<u16>,
         target: Conditional<'_>,
         rng: Xoshiro256PlusPlus,
+        keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
         let LabelSamplerSpec::Gibbs { scan } = self.sampler else {
             return Err(RunError::Model(format!(
@@ -278,6 +306,7 @@ impl LabelJob<'_> {
                 states,
             },
             0,
+            keeper,
         )
     }
 }

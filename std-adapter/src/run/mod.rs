@@ -82,6 +82,8 @@ pub enum RunError {
         /// The sampler's name.
         sampler: String,
     },
+    /// The kept draws could not be written to their output.
+    Output(String),
 }
 
 impl fmt::Display for RunError {
@@ -98,6 +100,7 @@ impl fmt::Display for RunError {
                 "--batch needs dula or dmala on an rbm model; {sampler} on a {kind} model has \
                  no batched path (drop --batch)"
             ),
+            RunError::Output(e) => write!(f, "writing the kept draws: {e}"),
         }
     }
 }
@@ -107,7 +110,8 @@ impl std::error::Error for RunError {
         match self {
             RunError::Model(_)
             | RunError::WorkerPanicked { .. }
-            | RunError::NoBatchedPath { .. } => None,
+            | RunError::NoBatchedPath { .. }
+            | RunError::Output(_) => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
         }
@@ -199,6 +203,11 @@ pub struct ChainResult<T = u8> {
     pub log_density: Vec<f64>,
     /// Parameters the kernel settled on (tuned samplers), as JSON.
     pub tuned: Option<serde_json::Value>,
+    /// Per coordinate, the sum of the values over every kept draw (also those only streamed
+    /// through a [`Keep`]'s sink); empty when the chain was run without a [`Keeper`].
+    pub sums: Vec<u64>,
+    /// Kept draws, streamed ones included (`draws` holds every `stride`-th of them).
+    pub kept: usize,
 }
 
 impl<T> Default for ChainResult<T> {
@@ -210,7 +219,144 @@ impl<T> Default for ChainResult<T> {
             draws: Vec::new(),
             log_density: Vec::new(),
             tuned: None,
+            sums: Vec::new(),
+            kept: 0,
         }
+    }
+}
+
+/// Where a run's kept draws go: draws of chain `chain`, numbered from 0 in the kept phase.
+pub trait DrawSink<T>: Sync {
+    /// Receives draws `first..` of `chain` (whole draws, flat, in order).
+    ///
+    /// # Errors
+    ///
+    /// The output's error; the run stops with [`RunError::Output`].
+    fn write(&self, chain: usize, first: usize, draws: &[T]) -> std::io::Result<()>;
+}
+
+/// What a run does with each chain's kept draws: every one goes to `sink` (when given), and
+/// every `stride`-th (the first, then every `stride`-th after it) stays in memory in
+/// [`ChainResult::draws`] for the diagnostics. [`Keep::all`] keeps every draw in memory.
+pub struct Keep<'a, T> {
+    /// Keep one in `stride` draws in memory (at least 1).
+    pub stride: u64,
+    /// Where every kept draw goes besides.
+    pub sink: Option<&'a dyn DrawSink<T>>,
+}
+
+impl<T> Clone for Keep<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Keep<'_, T> {}
+
+impl<T> fmt::Debug for Keep<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Keep")
+            .field("stride", &self.stride)
+            .field("sink", &self.sink.is_some())
+            .finish()
+    }
+}
+
+impl<T> Keep<'_, T> {
+    /// Every draw in memory, none elsewhere.
+    pub fn all() -> Self {
+        Keep {
+            stride: 1,
+            sink: None,
+        }
+    }
+
+    /// Draws one chain keeps in memory out of `kept`: `⌈kept / stride⌉`.
+    pub fn in_memory(&self, kept: usize) -> usize {
+        kept.div_ceil(self.stride.max(1) as usize)
+    }
+}
+
+/// Bytes of draws a chain gathers before handing them to the sink.
+const SINK_BATCH_BYTES: usize = 1 << 20;
+
+/// One chain's side of a [`Keep`]: sums every kept draw, keeps every `stride`-th in the
+/// result and streams them all to the sink in batches.
+pub(crate) struct Keeper<'a, T> {
+    keep: Keep<'a, T>,
+    chain: usize,
+    /// Draws seen so far.
+    seen: u64,
+    /// Draws already handed to the sink.
+    flushed: usize,
+    batch: Vec<T>,
+    dim: usize,
+}
+
+impl<'a, T: Copy + Into<u64>> Keeper<'a, T> {
+    /// Chain `chain` of a run keeping draws of `dim` values by `keep`.
+    pub(crate) fn new(keep: Keep<'a, T>, chain: usize, dim: usize) -> Self {
+        Self {
+            keep,
+            chain,
+            seen: 0,
+            flushed: 0,
+            batch: Vec::new(),
+            dim: dim.max(1),
+        }
+    }
+
+    /// Room in `result` for the draws this chain keeps in memory out of `kept`.
+    pub(crate) fn reserve(&self, result: &mut ChainResult<T>, kept: usize, log_density: bool) {
+        let n = self.keep.in_memory(kept);
+        result.draws.reserve_exact(n.saturating_mul(self.dim));
+        if log_density {
+            result.log_density.reserve_exact(n);
+        }
+        result.sums = vec![0; self.dim];
+    }
+
+    /// A kept draw (`u`: `U` there, where tracked).
+    pub(crate) fn keep(
+        &mut self,
+        state: &[T],
+        u: Option<f64>,
+        result: &mut ChainResult<T>,
+    ) -> Result<(), RunError> {
+        if result.sums.len() != state.len() {
+            result.sums = vec![0; state.len()];
+        }
+        for (s, &x) in result.sums.iter_mut().zip(state) {
+            *s += x.into();
+        }
+        result.kept += 1;
+        if self.seen.is_multiple_of(self.keep.stride.max(1)) {
+            result.draws.extend_from_slice(state);
+            if let Some(u) = u {
+                result.log_density.push(u);
+            }
+        }
+        self.seen += 1;
+        if self.keep.sink.is_some() {
+            self.batch.extend_from_slice(state);
+            if self.batch.len() * std::mem::size_of::<T>() >= SINK_BATCH_BYTES {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the gathered draws to the sink.
+    pub(crate) fn flush(&mut self) -> Result<(), RunError> {
+        if let Some(sink) = self.keep.sink
+            && !self.batch.is_empty()
+        {
+            sink.write(self.chain, self.flushed, &self.batch)
+                .map_err(|e| RunError::Output(e.to_string()))?;
+            self.flushed += self.batch.len() / self.dim;
+            self.batch.clear();
+        }
+        Ok(())
     }
 }
 
@@ -277,6 +423,14 @@ impl<T: Copy + Into<u64>> DiscreteRun<T> {
         let mut sums = vec![0u64; dim];
         let mut n = 0u64;
         for c in &self.chains {
+            if c.sums.len() == dim && dim > 0 {
+                // Every kept draw, also those only streamed.
+                for (s, &x) in sums.iter_mut().zip(&c.sums) {
+                    *s += x;
+                }
+                n += c.kept as u64;
+                continue;
+            }
             for draw in c.draws.chunks_exact(dim.max(1)) {
                 for (s, &x) in sums.iter_mut().zip(draw) {
                     *s += x.into();
@@ -429,18 +583,20 @@ pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
 }
 
 /// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
-/// the kept phase. `progress`, if given, is advanced by the steps taken (in batches).
+/// the kept phase, its draws kept by `keeper`. `progress`, if given, is advanced by the steps
+/// taken (in batches).
 pub(crate) fn drive<D: ChainDriver + ?Sized>(
     driver: &mut D,
     config: &RunConfig,
     tuning_cap: u64,
     progress: Option<&AtomicU64>,
-) -> Result<ChainResult<D::Value>, RunError> {
-    let d = driver.state().len();
-    let mut result = ChainResult {
-        draws: Vec::with_capacity(config.kept() * d),
-        ..ChainResult::default()
-    };
+    mut keeper: Keeper<'_, D::Value>,
+) -> Result<ChainResult<D::Value>, RunError>
+where
+    D::Value: Into<u64>,
+{
+    let mut result = ChainResult::default();
+    keeper.reserve(&mut result, config.kept(), driver.log_density().is_some());
     let report_every = 1024u64;
     let mut pending = 0u64;
     let mut tick = || {
@@ -469,13 +625,11 @@ pub(crate) fn drive<D: ChainDriver + ?Sized>(
         result.stats.record(&report);
         result.jump += jump;
         if t % thin == 0 {
-            result.draws.extend_from_slice(driver.state());
-            if let Some(u) = driver.log_density() {
-                result.log_density.push(u);
-            }
+            keeper.keep(driver.state(), driver.log_density(), &mut result)?;
         }
         tick();
     }
+    keeper.flush()?;
     if let Some(p) = progress {
         p.fetch_add(pending, Ordering::Relaxed);
     }

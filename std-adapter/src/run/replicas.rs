@@ -1,7 +1,7 @@
 //! Replica exchange as one chain of the run loop: the replicas' buffers live here, the cold
 //! chain's states are the draws.
 
-use super::{ChainDriver, ChainResult, ChainVecs, RunConfig, RunError, drive};
+use super::{ChainDriver, ChainResult, ChainVecs, Keeper, RunConfig, RunError, drive};
 use crate::FlipMathImpl;
 use langevin_core::binary::StepReport;
 use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
@@ -98,14 +98,16 @@ pub(crate) fn drive_replicas<D, T>(
     progress: Option<&AtomicU64>,
     distance: Distance<D::Value>,
     chain_index: usize,
+    keeper: Keeper<'_, D::Value>,
 ) -> Result<ChainResult<D::Value>, RunError>
 where
     D: ScaledDmala,
+    D::Value: Into<u64>,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
     with_replicas(target, x0, plan, rng, distance, chain_index, |driver| {
-        drive(driver, config, 0, progress)
+        drive(driver, config, 0, progress, keeper)
     })
 }
 

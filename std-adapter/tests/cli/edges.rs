@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{QUADRATIC, Scratch, fails, ok, summary};
+use common::{MIXTURE, QUADRATIC, Scratch, fails, langevin, ok, summary};
 use langevin_std::io::npy::NpyData;
 
 /// A short `sample` run on the quadratic test model in `s` (written as `m.json`).
@@ -601,6 +601,157 @@ fn oversized_requests_are_refused_before_allocating() {
     );
     expect(&line, &["limit of 10.0 kB (--max-memory)"]);
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
+}
+
+#[test]
+fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subset() {
+    let s = Scratch::new("stream");
+    // Binary (uint8) and a label model with more than 256 values (int32).
+    for (name, model) in [("q.json", QUADRATIC), ("m.json", MIXTURE)] {
+        s.write(name, model);
+        // 2 chains × 100 000 draws: about 15 MB in memory with their diagnostics, 2 or 5 MB of
+        // write buffers; under 12 MB one draw in 2 or 3 stays for the diagnostics.
+        let args = |cap: &str, out: &str, summary: &str| {
+            [
+                "sample",
+                "--model",
+                name,
+                "--steps",
+                "100000",
+                "--burn-in",
+                "10",
+                "--chains",
+                "2",
+                "--threads",
+                "1",
+                "--seed",
+                "3",
+                "--max-memory",
+                cap,
+                "--out",
+                out,
+                "--summary",
+                summary,
+                "--quiet",
+            ]
+            .map(String::from)
+        };
+        let run = |a: [String; 20]| ok(&s.0, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        run(args("12M", "small.npy", "small.json"));
+        run(args("1G", "big.npy", "big.json"));
+        let (small, big) = (s.path("small.npy"), s.path("big.npy"));
+        assert_eq!(
+            std::fs::read(&small).unwrap(),
+            std::fs::read(&big).unwrap(),
+            "{name}"
+        );
+        let read = langevin_std::io::npy::read_npy(&small).unwrap();
+        assert_eq!(
+            read.shape,
+            [2, 100000, if name == "q.json" { 6 } else { 2 }]
+        );
+        let (small, big) = (summary(&s.path("small.json")), summary(&s.path("big.json")));
+        let on = &small["diagnostics_on"];
+        let every = on["every"].as_u64().unwrap();
+        assert!((2..=3).contains(&every), "{name}: {on}");
+        assert_eq!(on["draws_per_chain"], 100000u64.div_ceil(every), "{on}");
+        assert_eq!(on["of"], 100000, "{on}");
+        assert!(big.get("diagnostics_on").is_none(), "{big}");
+        assert!(small["rhat_max"].as_f64().is_some(), "{small}");
+        // The means are over every kept draw either way.
+        assert_eq!(small["mean"], big["mean"]);
+        // Standard output streams the same bytes.
+        let to_stdout = args("12M", "-", "small.json");
+        let a: Vec<&str> = to_stdout.iter().map(String::as_str).collect();
+        let out = langevin(&s.0, &a);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, std::fs::read(s.path("big.npy")).unwrap());
+        // Without --out the draws have nowhere to go: refused as before; --csv needs them all.
+        let line = fails(
+            &s.0,
+            &[
+                "sample",
+                "--model",
+                name,
+                "--steps",
+                "100000",
+                "--chains",
+                "2",
+                "--threads",
+                "1",
+                "--max-memory",
+                "12M",
+            ],
+        );
+        expect(&line, &["kept draws", "limit of 12.0 MB"]);
+        let line = fails(
+            &s.0,
+            &[
+                "sample",
+                "--model",
+                name,
+                "--steps",
+                "100000",
+                "--chains",
+                "2",
+                "--threads",
+                "1",
+                "--max-memory",
+                "12M",
+                "--out",
+                "x.npy",
+                "--csv",
+                "x.csv",
+            ],
+        );
+        expect(&line, &["CSV text", "limit of 12.0 MB"]);
+        assert!(!s.path("x.npy").exists());
+    }
+}
+
+#[test]
+fn a_quartic_mixture_too_large_to_build_is_refused_before_building() {
+    let s = Scratch::new("quartic-memory");
+    let model = |dim: &str| {
+        format!(
+            r#"{{"kind":"quartic_mixture","dim":{dim},"states":4,"components":2,"sigma":1.0,"seed":6}}"#
+        )
+    };
+    // 10⁵ coordinates: 400 GB of rotations (an allocation abort before), and beyond 2^64
+    // bytes (a capacity-overflow panic before).
+    s.write("q.json", &model("100000"));
+    let line = fails(
+        &s.0,
+        &["sample", "--model", "q.json", "--max-memory", "100M"],
+    );
+    expect(
+        &line,
+        &["the model's rotation 400.0 GB", "limit of 100.0 MB"],
+    );
+    s.write("q.json", &model("5000000000"));
+    let line = fails(&s.0, &["sample", "--model", "q.json"]);
+    expect(&line, &["the model's rotation beyond 2^64 bytes"]);
+    // A small one runs under the same cap.
+    s.write("q.json", &model("20"));
+    ok(
+        &s.0,
+        &[
+            "sample",
+            "--model",
+            "q.json",
+            "--steps",
+            "20",
+            "--burn-in",
+            "0",
+            "--max-memory",
+            "100M",
+            "--quiet",
+        ],
+    );
 }
 
 /// The command lines of the README's `## Command line` section: every line of its code blocks

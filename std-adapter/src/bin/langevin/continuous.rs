@@ -6,12 +6,13 @@ use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
-    ContinuousConfig, ContinuousError, Model, ModelSpec, SamplerKind, SnapshotKind, parse_access,
-    run,
+    ContinuousConfig, ContinuousError, ContinuousKeep, Model, ModelSpec, SamplerKind, SnapshotKind,
+    parse_access, run_keeping,
 };
 use langevin_std::diagnostics::{DrawArray, convergence_warnings, rhat_and_ess};
-use langevin_std::io::npy::NpyData;
-use langevin_std::io::{check_distinct, is_stdout, json_bytes, npy_bytes};
+use langevin_std::io::{
+    DrawDtype, DrawsFile, check_distinct, is_stdout, json_bytes, write_all_with,
+};
 use langevin_std::resources::product;
 use std::path::{Path, PathBuf};
 
@@ -141,20 +142,40 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     config.chains = args.chains.chains;
     config.seed = args.chains.seed;
     config.threads = args.chains.threads();
-    check_memory(&config, &args.memory)?;
-    let outcome = run(&config)?;
-    // The driver refuses options that keep no draws.
+    let every = check_memory(&config, &args.memory, args.out.is_some())?;
+    // The driver refuses options that keep no draws, before anything is written.
+    let file = match &args.out {
+        Some(path) if config.draws_per_chain() > 0 => {
+            let shape = [config.chains, config.draws_per_chain(), config.model.dim()];
+            Some(DrawsFile::create(path, shape, DrawDtype::F32).map_err(CliError)?)
+        }
+        _ => None,
+    };
+    let keep = ContinuousKeep {
+        every,
+        file: file.as_ref(),
+    };
+    let outcome = run_keeping(&config, keep)?;
     let [chains, draws, dim] = outcome.shape;
     let diagnostics = DrawArray::new(&outcome.samples, chains, draws, dim)
         .ok()
         .and_then(|a| rhat_and_ess(&a, config.threads));
-    let warnings = match diagnostics {
+    let mut warnings = match diagnostics {
         Some((rhat_max, ess_min)) => convergence_warnings(rhat_max, ess_min),
         None => vec![format!(
             "{draws} kept draws per chain are too few for R-hat and ESS (at least 4): the run \
              cannot be judged"
         )],
     };
+    let kept = outcome.summary.draws_per_chain;
+    let diagnostics_on = (outcome.every > 1).then(|| {
+        warnings.push(format!(
+            "the kept draws exceed --max-memory in memory: all {kept} per chain went to the \
+             .npy file, and R-hat and ESS used every {}-th ({draws} per chain)",
+            outcome.every
+        ));
+        serde_json::json!({"every": outcome.every, "draws_per_chain": draws, "of": kept})
+    });
     let s = &outcome.summary;
     let extra = serde_json::json!({
         "model": args.model.display().to_string(),
@@ -174,13 +195,23 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
         "ess_min": diagnostics.map(|d| d.1),
         "warnings": warnings,
     });
+    let mut extra = extra;
+    if let (Some(on), serde_json::Value::Object(fields)) = (diagnostics_on, &mut extra) {
+        fields.insert("diagnostics_on".into(), on);
+    }
     let mut summary = Provenance::new(Some(&args.model)).prepend(serde_json::to_value(s)?);
     if let (Some(out), serde_json::Value::Object(extra)) = (summary.as_object_mut(), extra) {
         out.extend(extra);
     }
-    let samples = npy_bytes(&outcome.shape, &NpyData::F32(outcome.samples.clone()))?;
     let summary = json_bytes(&summary)?;
-    args.report.write(args.out.as_deref(), samples, summary)?;
+    let files: Vec<(&Path, Vec<u8>)> = args
+        .report
+        .summary
+        .as_deref()
+        .map(|p| (p, summary))
+        .into_iter()
+        .collect();
+    write_all_with(&files, file.map(DrawsFile::into_file).into_iter().collect())?;
     if !quiet {
         let s = &outcome.summary;
         println!(
@@ -211,22 +242,59 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
 }
 
 /// Refuses, before anything is allocated, a run whose memory would exceed the cap: the kept
-/// draws (f32), their copy and `.npy` bytes, and the diagnostics' series.
-fn check_memory(config: &ContinuousConfig, memory: &MemoryArgs) -> Result<(), CliError> {
+/// draws (f32), their copy and `.npy` bytes, and the diagnostics' series. Returns how many kept
+/// draws per draw in memory: 1 when all fit; with `--out` the draws stream to the file
+/// instead, and as many as fit under the cap (one in `every`) stay for R-hat and ESS.
+fn check_memory(
+    config: &ContinuousConfig,
+    memory: &MemoryArgs,
+    streamed: bool,
+) -> Result<usize, CliError> {
     let per_chain = (config.passes * f64::from(config.draws_per_pass)).round();
     // Beyond 2^64 the estimate is refused as an overflow.
     let per_chain = (per_chain < 1.8e19).then_some(per_chain as u64);
     let draws = per_chain.and_then(|n| product(&[n, config.chains as u64]));
-    let values = draws.and_then(|n| n.checked_mul(config.model.dim() as u64));
+    let d = config.model.dim() as u64;
+    let values = draws.and_then(|n| n.checked_mul(d));
     let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
-    let parts = [
-        ("kept draws", times(values, 4)),
-        ("their copy and .npy bytes", times(values, 8)),
-        (
-            "diagnostics",
-            times(draws, 8 * (4 * config.threads.max(1) as u64 + 4)),
-        ),
-    ];
-    memory.budget().check(&parts)?;
-    Ok(())
+    let diagnostics_per_draw = 8 * (4 * config.threads.max(1) as u64 + 4);
+    let budget = memory.budget();
+    if !streamed {
+        let parts = [
+            ("kept draws", times(values, 4)),
+            ("their copy and .npy bytes", times(values, 8)),
+            ("diagnostics", times(draws, diagnostics_per_draw)),
+        ];
+        budget.check(&parts)?;
+        return Ok(1);
+    }
+    // Streamed: the draws in memory, their diagnostics, the chains' write batches and the
+    // buffer that reads them back for the moments (1 MiB each).
+    let buffers = (config.threads.max(1) as u64 + 1) << 20;
+    let parts = |n: Option<u64>| {
+        [
+            ("kept draws", times(n, 4 * d)),
+            ("diagnostics", times(n, diagnostics_per_draw)),
+            ("write buffers", Some(buffers)),
+        ]
+    };
+    let all = budget.check(&parts(draws));
+    if all.is_ok() {
+        return Ok(1);
+    }
+    let per_draw = (4 * d).checked_add(diagnostics_per_draw);
+    let room = budget.limit.saturating_sub(buffers);
+    let fit = per_draw
+        .and_then(|b| b.checked_mul(config.chains as u64))
+        .map_or(0, |b| room / b.max(1));
+    let kept = per_chain.unwrap_or(u64::MAX);
+    if fit == 0 || per_chain.is_none() {
+        all?;
+    }
+    let every = kept.div_ceil(fit.max(1)).max(1);
+    budget.check(&parts(times(
+        Some(kept.div_ceil(every)),
+        config.chains as u64,
+    )))?;
+    Ok(usize::try_from(every).unwrap_or(usize::MAX))
 }

@@ -13,19 +13,20 @@ pub(crate) mod spec;
 use crate::CliError;
 use crate::progress;
 use crate::provenance::Provenance;
-use langevin_std::ab2::run_ab2_chains;
+use langevin_std::ab2::run_ab2_chains_keeping;
 use langevin_std::binary::{
-    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, has_batched_path, run_chains,
-    run_chains_batched,
+    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, has_batched_path,
+    run_chains_batched, run_chains_keeping,
 };
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{DiagError, convergence_warnings};
-use langevin_std::io::npy::NpyData;
-use langevin_std::io::{check_distinct, csv_draws, json_bytes, npy_bytes, write_all};
+use langevin_std::io::{
+    DrawDtype, DrawsFile, check_distinct, csv_draws, json_bytes, write_all_with,
+};
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
-use langevin_std::models::ModelDoc;
+use langevin_std::models::{ModelDoc, QuarticMixture};
 use langevin_std::resources::product;
-use langevin_std::run::RunError;
+use langevin_std::run::{DrawSink, Keep, RunError};
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use serde::Serialize;
 use spec::{Diagnostics, RunSpec};
@@ -133,6 +134,11 @@ pub struct Summary {
     diagnostics_asked: &'static str,
     #[serde(flatten)]
     diagnostics: Option<BinaryDiagnostics>,
+    /// Present when the kept draws did not all fit under the memory cap: they all went to the
+    /// `.npy` file, and the diagnostics (R-hat, ESS, the marginal RMSE, the MMD, the plots)
+    /// ran on every `every`-th of them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics_on: Option<DiagnosticsOn>,
     #[serde(skip_serializing_if = "Option::is_none")]
     marginal_rmse: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,6 +152,74 @@ pub struct Summary {
     mean: Vec<f64>,
 }
 
+/// The kept draws the diagnostics used, when not all of them.
+#[derive(Debug, Serialize)]
+pub struct DiagnosticsOn {
+    /// One kept draw in `every` (the first, then every `every`-th after it).
+    every: u64,
+    /// Draws per chain the diagnostics used.
+    draws_per_chain: usize,
+    /// Kept draws per chain (all in the `.npy` file).
+    of: usize,
+}
+
+impl DiagnosticsOn {
+    /// `None` for a stride of 1 (every draw).
+    fn new(stride: u64, kept: usize) -> Option<Self> {
+        (stride > 1).then(|| DiagnosticsOn {
+            every: stride,
+            draws_per_chain: kept.div_ceil(stride as usize),
+            of: kept,
+        })
+    }
+
+    /// The warning that says so.
+    fn warning(&self) -> String {
+        format!(
+            "the kept draws exceed --max-memory in memory: all {} per chain went to the .npy \
+             file, and the diagnostics used every {}-th ({} per chain)",
+            self.of, self.every, self.draws_per_chain
+        )
+    }
+}
+
+/// The kept draws of a run with `--out`: streamed into the file as they are produced.
+pub(crate) fn draws_file(
+    spec: &RunSpec,
+    d: usize,
+    dtype: DrawDtype,
+) -> Result<Option<DrawsFile>, CliError> {
+    let Some(path) = &spec.outputs.draws else {
+        return Ok(None);
+    };
+    let shape = [spec.config.chains, spec.config.kept(), d];
+    Ok(Some(
+        DrawsFile::create(path, shape, dtype).map_err(CliError)?,
+    ))
+}
+
+/// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
+fn batched_to(keep: Keep<'_, u8>, run: BinaryRun) -> Result<BinaryRun, RunError> {
+    if let Some(sink) = keep.sink {
+        for (c, chain) in run.chains.iter().enumerate() {
+            sink.write(c, 0, &chain.draws)
+                .map_err(|e| RunError::Output(e.to_string()))?;
+        }
+    }
+    Ok(run)
+}
+
+/// The [`Keep`] of a run: one in `stride` draws in memory, all of them into `file`.
+pub(crate) fn keep<'a, T>(stride: u64, file: Option<&'a DrawsFile>) -> Keep<'a, T>
+where
+    DrawsFile: DrawSink<T>,
+{
+    Keep {
+        stride,
+        sink: file.map(|f| f as &dyn DrawSink<T>),
+    }
+}
+
 pub fn run(args: &SampleArgs) -> Result<(), CliError> {
     sample(&RunSpec::parse(args)?)
 }
@@ -154,6 +228,7 @@ pub fn run(args: &SampleArgs) -> Result<(), CliError> {
 fn sample(spec: &RunSpec) -> Result<(), CliError> {
     let doc = ModelDoc::read(&spec.model)?;
     check_outputs(spec, &doc)?;
+    check_model_memory(spec, &doc)?;
     if let Some(model) = BinaryModel::from_doc(&doc)? {
         return run_binary(spec, &doc, &model);
     }
@@ -176,7 +251,7 @@ fn sample(spec: &RunSpec) -> Result<(), CliError> {
 fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(), CliError> {
     let config = &spec.config;
     let d = model.dim();
-    check_memory(spec, d, 1, 1)?;
+    let stride = check_memory(spec, d, 1, 1)?;
     let plan = spec.sampler.plan_for(Domain::Binary, &config.shape(d))?;
     if spec.exact {
         exact::check_size(d, 2)?;
@@ -195,15 +270,24 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
         }
         .into());
     }
+    if spec.batch.is_some() && stride > 1 {
+        return Err(CliError(
+            "--batch keeps every kept draw in memory, and they exceed the memory limit: raise \
+             --max-memory or drop --batch"
+                .into(),
+        ));
+    }
     let total = progress_total(&plan, spec);
     let name = spec.sampler.name();
     let show = progress::wanted(spec.quiet);
+    let file = draws_file(spec, d, DrawDtype::U8)?;
+    let keep = keep(stride, file.as_ref());
     let run = progress::with_progress(name, total, show, |p| -> Result<BinaryRun, CliError> {
         Ok(match &plan {
-            SamplerPlan::Ab2(settings) => run_ab2_chains(model, settings, config, p)?,
+            SamplerPlan::Ab2(settings) => run_ab2_chains_keeping(model, settings, config, p, keep)?,
             SamplerPlan::Binary(kernel) => match spec.batch {
-                Some(n) => run_chains_batched(model, kernel, config, n, p)?,
-                None => run_chains(model, kernel, config, p)?,
+                Some(n) => batched_to(keep, run_chains_batched(model, kernel, config, n, p)?)?,
+                None => run_chains_keeping(model, kernel, config, p, keep)?,
             },
             _ => return Err(not_for(spec, Domain::Binary)),
         })
@@ -231,9 +315,9 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     summary.mmd = mmd;
     let diagnostics = diagnostics_of(spec, d, |depth| diagnose(&run, config.seed, depth));
     measured!(summary, run, diagnostics);
+    summary.subset(stride);
     summary.plots = plot_names(&files);
-    let draws_npy = NpyData::U8(run.samples());
-    finish(spec, &summary, &draws_npy, &draws, files)
+    finish(spec, &summary, file, &draws, files)
 }
 
 /// Refuses, before sampling, an output that would overwrite the model file, an array file it
@@ -254,40 +338,92 @@ fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
     Ok(check_distinct(&inputs, &outputs)?)
 }
 
+/// Refuses, before the model is built, a model whose counts ask for more memory than the cap
+/// (a quartic mixture's `d × d` rotation); a malformed count is left to the loader to name.
+fn check_model_memory(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
+    if doc.kind == "quartic_mixture"
+        && let (Ok(dim), Ok(components)) = (doc.count("dim"), doc.count("components"))
+    {
+        let bytes = QuarticMixture::memory(dim, components);
+        spec.memory.check(&[("the model's rotation", bytes)])?;
+    }
+    Ok(())
+}
+
 /// Refuses, before anything is allocated, a run whose memory would exceed the cap: the kept
 /// draws (`stored` bytes per value), their flat copy and `.npy` bytes (`npy` bytes per value),
-/// the CSV text and the diagnostics' series.
+/// the CSV text and the diagnostics' series. Returns the stride of the draws kept in memory:
+/// 1 (all) when they fit; with `--out` (and no `--csv`, which needs them all) the draws stream
+/// to the file instead, and as many as fit under the cap (one in `stride`) stay for the
+/// diagnostics.
 pub(crate) fn check_memory(
     spec: &RunSpec,
     d: usize,
     stored: u64,
     npy: u64,
-) -> Result<(), CliError> {
+) -> Result<u64, CliError> {
     let config = &spec.config;
-    let draws = product(&[config.chains as u64, config.steps / config.thin.max(1)]);
-    let values = draws.and_then(|n| n.checked_mul(d as u64));
+    let kept = config.steps / config.thin.max(1);
+    let draws = product(&[config.chains as u64, kept]);
     let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
-    let mut parts = vec![
-        ("kept draws", times(values, stored)),
-        ("their copy for the outputs", times(values, stored)),
-        // Per worker: a coordinate's series and its rank-normalised split halves, in f64.
-        (
-            "diagnostics",
-            times(draws, 8 * (4 * config.threads.max(1) as u64 + 4)),
-        ),
-    ];
-    if spec.outputs.draws.is_some() {
-        parts.push((".npy bytes", times(values, npy)));
-    }
-    if spec.outputs.csv.is_some() {
+    let values = times(draws, d as u64);
+    // Per worker: a coordinate's series and its rank-normalised split halves, in f64.
+    let diagnostics_per_draw = 8 * (4 * config.threads.max(1) as u64 + 4);
+    let csv = spec.outputs.csv.is_some().then(|| {
         // Up to five digits and a comma per value, and the chain and draw numbers per line.
-        let text = times(values, 6)
+        times(values, 6)
             .zip(times(draws, 24))
-            .and_then(|(a, b)| a.checked_add(b));
-        parts.push(("CSV text", text));
+            .and_then(|(a, b)| a.checked_add(b))
+    });
+    let streamed = spec.outputs.draws.is_some();
+    if !streamed {
+        let mut parts = vec![
+            ("kept draws", times(values, stored)),
+            ("their copy for the outputs", times(values, stored)),
+            ("diagnostics", times(draws, diagnostics_per_draw)),
+        ];
+        if let Some(text) = csv {
+            parts.push(("CSV text", text));
+        }
+        spec.memory.check(&parts)?;
+        return Ok(1);
     }
-    spec.memory.check(&parts)?;
-    Ok(())
+    // Streamed: the draws in memory (and `U` at each), their diagnostics, the chains' write
+    // batches (1 MiB per worker, and its encoded bytes).
+    let batches = (1 << 20) * config.threads.max(1) as u64 * (1 + npy.max(1));
+    let per_draw = (d as u64)
+        .checked_mul(stored)
+        .and_then(|b| b.checked_add(8 + diagnostics_per_draw));
+    let parts = |n: Option<u64>| {
+        let mut parts = vec![
+            ("kept draws", times(n, d as u64 * stored)),
+            ("diagnostics", times(n, diagnostics_per_draw + 8)),
+            ("write buffers", Some(batches)),
+        ];
+        if let Some(text) = csv {
+            parts.push(("CSV text", text));
+        }
+        parts
+    };
+    let all = spec.memory.check(&parts(draws));
+    if all.is_ok() || csv.is_some() {
+        all?;
+        return Ok(1);
+    }
+    // As many draws per chain as fit beside the fixed parts.
+    let room = spec.memory.limit.saturating_sub(batches);
+    let per_chain = per_draw
+        .and_then(|b| b.checked_mul(config.chains as u64))
+        .map_or(0, |b| room / b.max(1));
+    // A request beyond 2^64 bytes in all is refused as such, streamed or not.
+    if per_chain == 0 || values.is_none() {
+        all?;
+    }
+    let stride = kept.div_ceil(per_chain.max(1)).max(1);
+    let in_memory = kept.div_ceil(stride);
+    spec.memory
+        .check(&parts(times(Some(in_memory), config.chains as u64)))?;
+    Ok(stride)
 }
 
 /// The diagnostics `spec` asks for (per coordinate: with a progress bar over the `dim`
@@ -382,6 +518,7 @@ impl Summary {
                 Diagnostics::Full => "full",
             },
             diagnostics: None,
+            diagnostics_on: None,
             marginal_rmse: None,
             mmd: None,
             tuned: None,
@@ -392,21 +529,27 @@ impl Summary {
     }
 }
 
-/// Writes the draws (`.npy` and CSV as asked), the pictures and the summary (all or none),
-/// then prints the summary.
+impl Summary {
+    /// Records that the diagnostics used one kept draw in `stride` (nothing for 1).
+    fn subset(&mut self, stride: u64) {
+        self.diagnostics_on = DiagnosticsOn::new(stride, self.kept_per_chain);
+        if let Some(on) = &self.diagnostics_on {
+            self.warnings.push(on.warning());
+        }
+    }
+}
+
+/// Writes the draws (the streamed `.npy` file and CSV as asked), the pictures and the summary
+/// (all or none), then prints the summary.
 fn finish<T: Copy + std::fmt::Display>(
     spec: &RunSpec,
     summary: &Summary,
-    draws_npy: &NpyData,
+    draws_file: Option<DrawsFile>,
     draws: &[&[T]],
     pictures: Vec<(PathBuf, Vec<u8>)>,
 ) -> Result<(), CliError> {
     let outputs = &spec.outputs;
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
-    if let Some(out) = &outputs.draws {
-        let shape = [spec.config.chains, spec.config.kept(), summary.dim];
-        files.push((out.clone(), npy_bytes(&shape, draws_npy)?));
-    }
     if let Some(csv) = &outputs.csv {
         files.push((csv.clone(), csv_draws(draws, summary.dim)));
     }
@@ -414,7 +557,10 @@ fn finish<T: Copy + std::fmt::Display>(
     if let Some(path) = &outputs.summary {
         files.push((path.clone(), json_bytes(summary)?));
     }
-    write_all(&files)?;
+    write_all_with(
+        &files,
+        draws_file.map(DrawsFile::into_file).into_iter().collect(),
+    )?;
     if !spec.quiet {
         match spec.format {
             Format::Table => print_table(summary),
@@ -582,10 +728,22 @@ fn print_table(s: &Summary) {
             println!("{:<22}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
             println!("{:<22}{:.4}", "R-hat (max)", d.rhat_max);
         }
+        None if s.diagnostics_asked != "none" && s.diagnostics_on.is_some() => {
+            println!(
+                "{:<22}need at least 8 kept draws per chain in memory",
+                "diagnostics"
+            )
+        }
         None if s.diagnostics_asked != "none" => {
             println!("{:<22}need at least 8 kept draws per chain", "diagnostics")
         }
         None => println!("{:<22}not computed (--diagnostics none)", "diagnostics"),
+    }
+    if let Some(on) = &s.diagnostics_on {
+        println!(
+            "{:<22}every {}-th kept draw ({} of {} per chain)",
+            "diagnostics on", on.every, on.draws_per_chain, on.of
+        );
     }
     if let Some(r) = s.marginal_rmse {
         println!("{:<22}{r:.5} (against exact enumeration)", "marginal RMSE");

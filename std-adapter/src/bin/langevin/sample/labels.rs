@@ -2,14 +2,14 @@
 
 use super::spec::RunSpec;
 use super::{
-    Summary, check_memory, diagnostics_of, exact, finish, measured, not_for, pictures, plot_names,
-    progress_total,
+    Summary, check_memory, diagnostics_of, draws_file, exact, finish, keep, measured, not_for,
+    pictures, plot_names, progress_total,
 };
 use crate::CliError;
 use crate::progress;
-use langevin_std::ab2::run_ab2_ordinal_chains;
-use langevin_std::io::npy::NpyData;
-use langevin_std::labels::{LabelModel, LabelRun, LabelStart, run_label_chains};
+use langevin_std::ab2::run_ab2_ordinal_chains_keeping;
+use langevin_std::io::DrawDtype;
+use langevin_std::labels::{LabelModel, LabelStart, run_label_chains_keeping};
 use langevin_std::models::ModelDoc;
 use langevin_std::samplers::{Domain, SamplerPlan};
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let config = &spec.config;
     let domain = Domain::from(model.domain());
     let (d, s) = (model.dim(), model.states());
-    check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 })?;
+    let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 })?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
     if spec.batch.is_some() {
         return Err(langevin_std::run::RunError::NoBatchedPath {
@@ -37,13 +37,22 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     }
     let total = progress_total(&plan, spec);
     let show = progress::wanted(spec.quiet);
+    // `uint8` when every value fits (`S ≤ 256`), else `int32`.
+    let dtype = if s <= 256 {
+        DrawDtype::U8
+    } else {
+        DrawDtype::I32
+    };
+    let file = draws_file(spec, d, dtype)?;
+    let keep = keep(stride, file.as_ref());
     let run = progress::with_progress(spec.sampler.name(), total, show, |p| {
         Ok::<_, CliError>(match (&plan, model) {
             (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m)) => {
-                run_ab2_ordinal_chains(m, settings, config, p)?
+                run_ab2_ordinal_chains_keeping(m, settings, config, p, keep)?
             }
             (SamplerPlan::Label(kernel), _) => {
-                run_label_chains(model, kernel, config, &LabelStart::Uniform, p)?
+                let start = &LabelStart::Uniform;
+                run_label_chains_keeping(model, kernel, config, start, p, keep)?
             }
             _ => return Err(not_for(spec, domain)),
         })
@@ -62,16 +71,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     summary.mean_accepted_changes = Some(stats.mean_accepted_flips());
     let diagnostics = diagnostics_of(spec, d, |depth| run.diagnose(config.seed, depth));
     measured!(summary, run, diagnostics);
+    summary.subset(stride);
     summary.plots = plot_names(&files);
-    finish(spec, &summary, &samples(&run), &draws, files)
-}
-
-/// The kept draws as `uint8` when every value fits (`S ≤ 256`), else `int32`.
-fn samples(run: &LabelRun) -> NpyData {
-    let all = run.samples();
-    if run.states <= 256 {
-        NpyData::U8(all.into_iter().map(|v| v as u8).collect())
-    } else {
-        NpyData::I32(all.into_iter().map(i32::from).collect())
-    }
+    finish(spec, &summary, file, &draws, files)
 }
