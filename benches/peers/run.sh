@@ -14,7 +14,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 venv="$root/target/peers-venv"
 out="$root/target/peers"
-mkdir -p "$out"
+mkdir -p "$out/model"
 
 # ---- Python environment
 if [[ ! -x "$venv/bin/python" ]]; then
@@ -36,10 +36,11 @@ fi
 (cd "$root" && cargo build --release -p langevin-std --quiet)
 langevin="$root/target/release/langevin"
 
-# ---- models: the same files for both sides
+# ---- models: the same files for both sides (the model file's arrays beside it in model/, apart
+# from the arrays it is made from)
 "$py" "$here/peers.py" rbm-arrays --visible 784 --hidden 500 --weight-scale 0.01 --seed 0 --out "$out"
 "$langevin" model rbm --weights "$out/rbm_W.npy" --visible-bias "$out/rbm_b.npy" \
-    --hidden-bias "$out/rbm_c.npy" --out "$out/rbm.json" --npy
+    --hidden-bias "$out/rbm_c.npy" --out "$out/model/rbm.json" --npy
 "$langevin" model ising-lattice --rows 20 --cols 20 --coupling 0.2 --field 0.2 --periodic true \
     --out "$out/ising.json"
 
@@ -105,8 +106,8 @@ EOF
 }
 
 s() { echo $(($1 / scale)); }
-case_ "RBM 784×500, 1 chain" "$out/rbm.json" 1 1 "$(s 20000)" "$(s 1000)" 1000
-case_ "RBM 784×500, 100 chains (langevin --batch 100)" "$out/rbm.json" 100 1 "$(s 500)" "$(s 100)" 100 \
+case_ "RBM 784×500, 1 chain" "$out/model/rbm.json" 1 1 "$(s 20000)" "$(s 1000)" 1000
+case_ "RBM 784×500, 100 chains (langevin --batch 100)" "$out/model/rbm.json" 100 1 "$(s 500)" "$(s 100)" 100 \
     "--batch 100"
 case_ "Ising 20×20, 1 chain" "$out/ising.json" 1 1 "$(s 200000)" "$(s 10000)" 2000
 case_ "Ising 20×20, 100 chains (langevin 2 threads)" "$out/ising.json" 100 2 "$(s 20000)" "$(s 1000)" 200
