@@ -533,9 +533,10 @@ fn oversized_requests_are_refused_before_allocating() {
         &["--chains", "18446744073709551615", "--steps", "10"],
         &["more than 2^64 bytes"],
     );
-    // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws.
+    // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
+    // CSV (with `--out` alone they would stream to the file).
     refused(
-        &["--steps", "10000000000", "--max-memory", "100G"],
+        &["--steps", "10000000000", "--max-memory", "100G", "--csv", "d.csv"],
         &[
             "needs about",
             "kept draws 240.0 GB",

@@ -241,7 +241,7 @@ fn bench_times_the_kernel_sample_runs() {
     );
     assert_eq!(
         kernel("lattice.json", "gibbs"),
-        "gibbs (single-flip fast path)"
+        "gibbs (tabulated checkerboard sweep)"
     );
     assert_eq!(kernel("logistic.json", "gibbs"), "gibbs");
     assert_eq!(kernel("lattice.json", "dula"), "dula");
