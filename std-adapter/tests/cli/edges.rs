@@ -536,7 +536,14 @@ fn oversized_requests_are_refused_before_allocating() {
     // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
     // CSV (with `--out` alone they would stream to the file).
     refused(
-        &["--steps", "10000000000", "--max-memory", "100G", "--csv", "d.csv"],
+        &[
+            "--steps",
+            "10000000000",
+            "--max-memory",
+            "100G",
+            "--csv",
+            "d.csv",
+        ],
         &[
             "needs about",
             "kept draws 240.0 GB",
