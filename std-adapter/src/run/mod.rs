@@ -204,7 +204,7 @@ pub struct ChainResult<T = u8> {
     /// Parameters the kernel settled on (tuned samplers), as JSON.
     pub tuned: Option<serde_json::Value>,
     /// Per coordinate, the sum of the values over every kept draw (also those only streamed
-    /// through a [`Keep`]'s sink); empty when the chain was run without a [`Keeper`].
+    /// through a [`Keep`]'s sink); empty when the chain was run without a keeper.
     pub sums: Vec<u64>,
     /// Kept draws, streamed ones included (`draws` holds every `stride`-th of them).
     pub kept: usize,
