@@ -155,16 +155,6 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         Ok(self)
     }
 
-    /// `softplus(p)` and `sigmoid(p)` in `f32` through `M`, from one `exp`.
-    #[inline(always)]
-    fn hidden_terms(p: f64) -> (f32, f32) {
-        let p = p as f32;
-        let e = M::exp(-p.abs());
-        let softplus = p.max(0.0) + M::ln_1p(e);
-        let inv = 1.0 / (1.0 + e);
-        (softplus, if p >= 0.0 { inv } else { e * inv })
-    }
-
     /// `U` and `∇U` at `x`. `W` is read once, [`ROWS`] rows at a time: `pre_block(j, rows, pre)`
     /// writes the pre-activations of the hidden units `j..` whose rows are `rows` into `pre`
     /// (a block of `pre_out`), then the rows' contributions to the gradient are added in one
@@ -201,7 +191,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
             let mut softplus = [0f32; ROWS];
             let mut sigma = [0f32; ROWS];
             for ((sp, s), &p) in softplus.iter_mut().zip(sigma.iter_mut()).zip(&p) {
-                (*sp, *s) = Self::hidden_terms(p);
+                (*sp, *s) = hidden_terms::<M>(p);
             }
             for &sp in softplus.iter().take(pre.len()) {
                 u += f64::from(sp);
@@ -219,6 +209,17 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
 /// Adds `(x'_i − x_i) · W_ji` to the pre-activation `pre[r]` of each row `r` of `rows` (of
 /// length `v`) for every flipped `i`, in flip order: the sums of a column-by-column update,
 /// read from the rows (which the gradient pass streams next) with one chain per row.
+/// `softplus(p)` and `sigmoid(p)` in `f32` through `M`, from one `exp` (shared with
+/// [`RbmBatch`](super::RbmBatch), whose values must equal these bit for bit).
+#[inline(always)]
+pub(super) fn hidden_terms<M: FlipMath>(p: f64) -> (f32, f32) {
+    let p = p as f32;
+    let e = M::exp(-p.abs());
+    let softplus = p.max(0.0) + M::ln_1p(e);
+    let inv = 1.0 / (1.0 + e);
+    (softplus, if p >= 0.0 { inv } else { e * inv })
+}
+
 #[inline(always)]
 fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_>) {
     let mut it = rows.chunks_exact(v.max(1));

@@ -173,16 +173,6 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         self.product.matmul_acc(shape, x, self.wt, pre)
     }
 
-    /// `softplus(p)` and `sigmoid(p)` as [`Rbm`] computes them.
-    #[inline(always)]
-    fn hidden_terms(p: f64) -> (f32, f32) {
-        let p = p as f32;
-        let e = M::exp(-p.abs());
-        let softplus = p.max(0.0) + M::ln_1p(e);
-        let inv = 1.0 / (1.0 + e);
-        (softplus, if p >= 0.0 { inv } else { e * inv })
-    }
-
     /// From the pre-activations `pre` (`n·H`): `U` of every chain at `x` into `log_density`,
     /// and `∇U` into `grad` (`n·V`). The hidden terms are evaluated [`LANES`] at a time and
     /// added to `U` in order.
@@ -210,7 +200,7 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
                 let mut softplus = [0f32; LANES];
                 let mut sig = [0f32; LANES];
                 for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
-                    (*sp, *sg) = Self::hidden_terms(p);
+                    (*sp, *sg) = super::rbm::hidden_terms::<M>(p);
                 }
                 for &sp in softplus.iter().take(p.len()) {
                     total += f64::from(sp);
