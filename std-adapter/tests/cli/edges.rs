@@ -612,6 +612,60 @@ fn oversized_requests_are_refused_before_allocating() {
 }
 
 #[test]
+fn continuous_draws_beyond_the_memory_cap_stream_to_the_file() {
+    let s = Scratch::new("stream-continuous");
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    // 2 chains × 100 000 draws of 2 floats: 1.6 MB of draws, more with their diagnostics; under
+    // 3 MB only a subset stays in memory.
+    let run = |cap: &str, out: &str, summary: &str| {
+        ok(
+            &s.0,
+            &[
+                "sample-continuous",
+                "--model",
+                "g.json",
+                "--step",
+                "0.1",
+                "--passes",
+                "100000",
+                "--chains",
+                "2",
+                "--threads",
+                "1",
+                "--seed",
+                "3",
+                "--max-memory",
+                cap,
+                "--out",
+                out,
+                "--summary",
+                summary,
+                "--quiet",
+            ],
+        )
+    };
+    run("3M", "small.npy", "small.json");
+    run("1G", "big.npy", "big.json");
+    assert_eq!(
+        std::fs::read(s.path("small.npy")).unwrap(),
+        std::fs::read(s.path("big.npy")).unwrap()
+    );
+    let read = langevin_std::io::npy::read_npy(&s.path("small.npy")).unwrap();
+    assert_eq!(read.shape, [2, 100000, 2]);
+    let (small, big) = (summary(&s.path("small.json")), summary(&s.path("big.json")));
+    let on = &small["diagnostics_on"];
+    let every = on["every"].as_u64().unwrap();
+    assert!(every >= 2, "{on}");
+    assert_eq!(on["draws_per_chain"], 100000u64.div_ceil(every), "{on}");
+    assert!(big.get("diagnostics_on").is_none(), "{big}");
+    // The means are over every kept draw either way.
+    assert_eq!(small["mean"], big["mean"]);
+}
+
+#[test]
 fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subset() {
     let s = Scratch::new("stream");
     // Binary (uint8) and a label model with more than 256 values (int32).
