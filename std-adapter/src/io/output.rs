@@ -334,7 +334,7 @@ impl StreamedFile {
             file: Mutex::new(file),
             committed: false,
         };
-        out.lock().set_len(len).map_err(fail)?;
+        reserve(&out.lock(), &out.tmp, len).map_err(fail)?;
         Ok(out)
     }
 
@@ -377,6 +377,43 @@ impl StreamedFile {
         file.seek(SeekFrom::Start(0))?;
         std::io::copy(&mut *file, out)?;
         out.flush()
+    }
+}
+
+/// Makes `file` (at `path`) `len` bytes long, with its blocks reserved where the file system can
+/// reserve them, so that a file system too small for the output fails here, before any work,
+/// rather than part way through a run.
+fn reserve(file: &File, path: &Path, len: u64) -> std::io::Result<()> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if let Ok(free) = fs4::available_space(folder)
+        && free < len
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::StorageFull,
+            format!(
+                "needs {}, but its file system has {} free",
+                crate::resources::human(len),
+                crate::resources::human(free)
+            ),
+        ));
+    }
+    match fs4::FileExt::allocate(file, len) {
+        Ok(()) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::StorageFull
+                    | std::io::ErrorKind::QuotaExceeded
+                    | std::io::ErrorKind::FileTooLarge
+            ) =>
+        {
+            Err(e)
+        }
+        // A file system that cannot reserve blocks gets a sparse file.
+        Err(_) => file.set_len(len),
     }
 }
 

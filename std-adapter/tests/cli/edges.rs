@@ -653,7 +653,7 @@ fn continuous_draws_beyond_the_memory_cap_stream_to_the_file() {
         std::fs::read(s.path("small.npy")).unwrap(),
         std::fs::read(s.path("big.npy")).unwrap()
     );
-    let read = langevin_std::io::npy::read_npy(&s.path("small.npy")).unwrap();
+    let read = langevin_std::io::npy::read_npy(s.path("small.npy")).unwrap();
     assert_eq!(read.shape, [2, 100000, 2]);
     let (small, big) = (summary(&s.path("small.json")), summary(&s.path("big.json")));
     let on = &small["diagnostics_on"];

@@ -261,3 +261,32 @@ fn the_readme_explains_every_provenance_field() {
         );
     }
 }
+
+#[test]
+fn draws_larger_than_the_free_disk_space_are_refused_before_sampling() {
+    let s = Scratch::new("trust-disk");
+    s.write("m.json", QUADRATIC);
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    // About 12,000 TB of draws, streamed to the file (the cap keeps a subset in memory): no disk
+    // here has the room, so the run stops before its first step, naming both sizes, and
+    // leaves no file behind.
+    for line in [
+        "sample --model m.json --steps 2000000000000000 --chains 1 --max-memory 1G --out d.npy",
+        "sample-continuous --model g.json --step 0.1 --passes 750000000000000 --chains 1 \
+         --max-memory 1G --out d.npy",
+    ] {
+        let err = fails(&s.0, &words(line));
+        assert!(err.contains("d.npy: needs "), "{err}");
+        assert!(err.contains("TB, but its file system has "), "{err}");
+        assert!(!s.path("d.npy").exists(), "{line}");
+        let left: Vec<String> = s
+            .files()
+            .into_iter()
+            .filter(|f| f.contains("partial"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
