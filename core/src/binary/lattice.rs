@@ -5,10 +5,12 @@
 //! tabulates, per class, a 16-bit flip threshold and the exact log-probabilities of the
 //! quantised flip probability, so a step evaluates no transcendental function in its passes:
 //!
-//! 1. the class of every site is computed from the state with word-wide byte arithmetic (SWAR:
-//!    as many sites per operation as a machine word has bytes) into the chain's proposal buffer;
+//! 1. the class of every site is computed from the state with byte-lane arithmetic (SWAR) into
+//!    the chain's proposal buffer: 16 sites per operation on 64-bit targets (two machine words,
+//!    which the compiler maps to one vector register), 4 on 32-bit ones;
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
-//!    the pass also counts the sites by (class, flip);
+//!    the sites are also counted by (class, flip) (on 64-bit targets the number of flips is
+//!    then read off those bins);
 //! 3. the proposed state is written over the current one (toggled back on rejection), the
 //!    classes are computed again from it, and the sites are counted by (new class, flip);
 //! 4. `U(x') − U(x)` and `log q(x | x') − log q(x' | x)` follow from the difference of the two
