@@ -1,5 +1,6 @@
-//! Instruction counts of the tabulated lattice kernels under callgrind: `STEP BURN STEPS`
-//! (20×20 critical lattice, balance 0.5); the steps after burn-in run in `measured`, for
+//! Instruction counts of the tabulated lattice kernels under callgrind:
+//! `STEP BURN STEPS ADJUSTED [COUPLING FIELD]` (20×20 periodic lattice, balance 0.5; by default
+//! the critical coupling 0.4407 and no field); the steps after burn-in run in `measured`, for
 //! `valgrind --tool=callgrind --toggle-collect='*measured*'`.
 use langevin_core::binary::{
     BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeProposal,
@@ -22,7 +23,8 @@ fn main() {
         arg(3, 1000.0) as u32,
         arg(4, 1.0) > 0.5,
     );
-    let mut model = IsingLattice::<ConstDims<20, 20>>::new(0.4407, 0.0, true).unwrap();
+    let (coupling, field) = (arg(5, 0.4407) as f32, arg(6, 0.0) as f32);
+    let mut model = IsingLattice::<ConstDims<20, 20>>::new(coupling, field, true).unwrap();
     let mut storage = ChainStorage::<400>::new([0; 400]);
     let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
     let p = LatticeProposal::new(&model, step, 0.5).unwrap();

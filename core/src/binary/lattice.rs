@@ -5,10 +5,12 @@
 //! tabulates, per class, a 16-bit flip threshold and the exact log-probabilities of the
 //! quantised flip probability, so a step evaluates no transcendental function in its passes:
 //!
-//! 1. the class of every site is computed from the state with word-wide byte arithmetic (SWAR:
-//!    as many sites per operation as a machine word has bytes) into the chain's proposal buffer;
+//! 1. the class of every site is computed from the state with byte-lane arithmetic (SWAR) into
+//!    the chain's proposal buffer: 16 sites per operation on 64-bit targets (two machine words,
+//!    which the compiler maps to one vector register), 4 on 32-bit ones;
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
-//!    the pass also counts the sites by (class, flip);
+//!    the sites are also counted by (class, flip) (on 64-bit targets the number of flips is
+//!    then read off those bins);
 //! 3. the proposed state is written over the current one (toggled back on rejection), the
 //!    classes are computed again from it, and the sites are counted by (new class, flip);
 //! 4. `U(x') − U(x)` and `log q(x | x') − log q(x' | x)` follow from the difference of the two
@@ -42,25 +44,136 @@ const M_MASK: u8 = 0x0f;
 const X_BIT: u8 = 0x10;
 const FLIP_BIT: u8 = 0x20;
 /// A histogram bin: `class & BIN_MASK` (`m`, `x` and the flip bit).
+#[cfg(not(target_pointer_width = "64"))]
 const BIN_MASK: u8 = 0x3f;
-/// Histogram bins (36 of them reachable: `m ≤ 8`).
+
+/// The histogram bin of a class byte (`class & BIN_MASK`; the mask is a no-op with 256 bins).
+#[inline(always)]
+fn bin(class: u8) -> usize {
+    usize::from(class) & (BINS - 1)
+}
+/// Histogram bins (36 of them reachable: `m ≤ 8`). On 64-bit targets one per byte value, so a
+/// class byte indexes the histogram without a mask; 32-bit targets keep the stack small.
+#[cfg(target_pointer_width = "64")]
+const BINS: usize = 256;
+/// Entries of the log-probability tables: every bin a class byte reaches (`class ≤ BIN_MASK`).
+const LOG_BINS: usize = 64;
+#[cfg(not(target_pointer_width = "64"))]
 const BINS: usize = 64;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
 /// Fixed-point scale of the tabulated log-probabilities: `2^56` (`|ln p| ≤ 16 ln 2 < 2^4`).
 const FIXED_BITS: i32 = 56;
+/// `2^−FIXED_BITS`, exactly.
+const FIXED_UNIT: f64 = 1.0 / (1u64 << FIXED_BITS) as f64;
 /// A tabulated log-probability `L` is stored as `hi · 2^SPLIT + lo`, `0 ≤ lo < 2^SPLIT`, so that
 /// both halves fit an `i32` and a sum of `2d < 2^33` products with a site count stays in an `i64`.
 const SPLIT: u32 = 30;
 
-/// Bytes per SWAR word.
-const WORD: usize = core::mem::size_of::<usize>();
+/// Machine words per SWAR chunk: two on 64-bit targets (16 bytes, one SSE2 or NEON register,
+/// which the compiler uses for the word-wise loops), one on 32-bit targets (whose cores have no
+/// such registers).
+#[cfg(target_pointer_width = "64")]
+const WORDS: usize = 2;
+#[cfg(not(target_pointer_width = "64"))]
+const WORDS: usize = 1;
+/// Bytes per SWAR chunk.
+const WORD: usize = WORDS * core::mem::size_of::<usize>();
 /// `0x0101…01`: one in every byte of a word.
 const LANES: usize = usize::MAX / 255;
 
 /// Per-bin site counts: the reverse move's bins minus the forward move's.
 type Histogram = [isize; BINS];
+
+/// `WORD` bytes as `WORDS` little-endian machine words: byte-lane arithmetic (SWAR) with no
+/// carry across a byte, as long as every lane stays below 256.
+#[derive(Clone, Copy)]
+struct Chunk([usize; WORDS]);
+
+impl Chunk {
+    /// `b` in every byte.
+    #[inline(always)]
+    fn splat(b: u8) -> Self {
+        Self([LANES * usize::from(b); WORDS])
+    }
+
+    /// The chunk of `bytes` (0 if `bytes` is not a whole chunk).
+    #[inline(always)]
+    fn load(bytes: &[u8]) -> Self {
+        let mut words = [0; WORDS];
+        if let Ok(bytes) = <&[u8; WORD]>::try_from(bytes) {
+            for (w, b) in words.iter_mut().zip(bytes.chunks_exact(WORD / WORDS)) {
+                *w = <[u8; WORD / WORDS]>::try_from(b).map_or(0, usize::from_le_bytes);
+            }
+        }
+        Self(words)
+    }
+
+    /// Writes the chunk into `bytes`.
+    #[inline(always)]
+    fn store(self, bytes: &mut [u8]) {
+        for (b, w) in bytes.chunks_exact_mut(WORD / WORDS).zip(self.0) {
+            for (b, v) in b.iter_mut().zip(w.to_le_bytes()) {
+                *b = v;
+            }
+        }
+    }
+
+    /// `f` word by word.
+    #[inline(always)]
+    fn zip(self, other: Self, f: impl Fn(usize, usize) -> usize) -> Self {
+        let mut out = self.0;
+        for (a, b) in out.iter_mut().zip(other.0) {
+            *a = f(*a, b);
+        }
+        Self(out)
+    }
+
+    /// Every word shifted left by `n` bits.
+    #[inline(always)]
+    fn shl(self, n: u32) -> Self {
+        Self(self.0.map(|w| w << n))
+    }
+
+    /// Every word shifted right by `n` bits.
+    #[inline(always)]
+    fn shr(self, n: u32) -> Self {
+        Self(self.0.map(|w| w >> n))
+    }
+}
+
+impl core::ops::Add for Chunk {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        self.zip(other, |a, b| a + b)
+    }
+}
+
+impl core::ops::BitAnd for Chunk {
+    type Output = Self;
+    #[inline(always)]
+    fn bitand(self, other: Self) -> Self {
+        self.zip(other, |a, b| a & b)
+    }
+}
+
+impl core::ops::BitOr for Chunk {
+    type Output = Self;
+    #[inline(always)]
+    fn bitor(self, other: Self) -> Self {
+        self.zip(other, |a, b| a | b)
+    }
+}
+
+impl core::ops::BitXor for Chunk {
+    type Output = Self;
+    #[inline(always)]
+    fn bitxor(self, other: Self) -> Self {
+        self.zip(other, |a, b| a ^ b)
+    }
+}
 
 /// The flip proposal of [`FlipProposal`](super::FlipProposal) on an [`IsingLattice`], with flip
 /// probabilities quantised to `t / 2^16` and tabulated per class: the proposal of
@@ -112,8 +225,8 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// `ln q` of a site's move by histogram bin, in fixed point (`L · 2^56`, see [`SPLIT`]):
     /// the high and low parts. `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without; 0 for
     /// bins that cannot occur.
-    log_hi: [i32; BINS],
-    log_lo: [i32; BINS],
+    log_hi: [i32; LOG_BINS],
+    log_lo: [i32; LOG_BINS],
     /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it.
     grad: [f32; 16],
     /// `J` and `h`, widened once.
@@ -133,8 +246,8 @@ impl<D: LatticeDims> LatticeProposal<D> {
         FlipProposal::new(step, balance)?;
         let (coupling, field) = (f64::from(model.coupling()), f64::from(model.field()));
         let mut threshold = [0u16; 256];
-        let mut log_hi = [0i32; BINS];
-        let mut log_lo = [0i32; BINS];
+        let mut log_hi = [0i32; LOG_BINS];
+        let mut log_lo = [0i32; LOG_BINS];
         let mut grad = [0.0f32; 16];
         for m in 0..=8u8 {
             let n = f64::from(m) - 4.0;
@@ -233,7 +346,78 @@ impl<D: LatticeDims> LatticeProposal<D> {
 
     /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep`
     /// (0 or [`FLIP_BIT`]) of what `class` held: the inner rows in one flat SWAR pass (then
-    /// their first and last columns corrected), the first and last rows one at a time.
+    /// their first and last columns corrected), the inner columns of the first and last rows
+    /// in one pass each, and the four corners one at a time.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
+        let dims = self.model.dims();
+        let (rows, cols) = (dims.rows(), dims.cols());
+        let d = rows * cols;
+        let (wrap_rows, wrap_cols) = self.model.wraps();
+        if rows >= 3 {
+            let inner = (
+                class.get_mut(cols..d - cols),
+                x.get(cols..d - cols),
+                x.get(..d - 2 * cols),
+                x.get(2 * cols..),
+                x.get(cols - 1..d - cols - 1),
+                x.get(cols + 1..d - cols + 1),
+            );
+            if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
+                combine(out, mid, [up, down, left, right], keep, 0);
+            }
+            // The flat pass took the previous row's last site as the left neighbour of column
+            // 0, and the next row's first as the right neighbour of the last column.
+            let (absent, wrap) = if wrap_cols { (0, 1) } else { (ABSENT, 0) };
+            let out_rows = class.chunks_exact_mut(cols.max(1)).skip(1);
+            let x_rows = x.chunks_exact(cols.max(1));
+            let windows = x_rows
+                .clone()
+                .zip(x_rows.clone().skip(1))
+                .zip(x_rows.skip(2));
+            for (out, ((prev, row), next)) in out_rows.zip(windows) {
+                let (Some(&p), Some(&n), Some(&first), Some(&last)) =
+                    (prev.last(), next.first(), row.first(), row.last())
+                else {
+                    continue;
+                };
+                if let Some(o) = out.first_mut() {
+                    *o = o
+                        .wrapping_sub(p << 1)
+                        .wrapping_add(absent + wrap * (last << 1));
+                }
+                if let Some(o) = out.last_mut() {
+                    *o = o
+                        .wrapping_sub(n << 1)
+                        .wrapping_add(absent + wrap * (first << 1));
+                }
+            }
+        }
+        let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
+        for r in [0, rows - 1] {
+            let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols))
+            else {
+                continue;
+            };
+            let up = match r {
+                0 if wrap_rows => row_at(rows - 1),
+                0 => None,
+                _ => row_at(r - 1),
+            };
+            let down = match r + 1 {
+                n if n < rows => row_at(n),
+                _ if wrap_rows => row_at(0),
+                _ => None,
+            };
+            boundary_row(row, up, down, out, keep, wrap_cols);
+        }
+    }
+
+    /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep`
+    /// (0 or [`FLIP_BIT`]) of what `class` held: the inner rows in one flat SWAR pass (then
+    /// their first and last columns corrected), the first and last rows one at a time (32-bit targets).
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
         let dims = self.model.dims();
@@ -295,6 +479,50 @@ impl<D: LatticeDims> LatticeProposal<D> {
     /// Draws the flips: sets the flip bit of every flipping site, subtracts each site's
     /// (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses bits
     /// `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], hist: &mut Histogram, rng: &mut R) -> usize {
+        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
+        for quad in &mut quads {
+            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
+                continue;
+            };
+            let word = rng.next_u64();
+            let classes = u32::from_le_bytes(*quad);
+            let mut flips = 0u32;
+            for lane in 0..SITES_PER_WORD {
+                let k = (classes >> (8 * lane)) as u8;
+                let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
+                let f = u32::from(((word >> (SITE_BITS as usize * lane)) as u16) < t);
+                flips |= f << (8 * lane + 5);
+            }
+            *quad = (classes | flips).to_le_bytes();
+        }
+        let rest = quads.into_remainder();
+        if !rest.is_empty() {
+            let mut word = rng.next_u64();
+            for k in rest.iter_mut() {
+                let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
+                let f = u8::from((word as u16) < t);
+                *k |= f << 5;
+                word >>= SITE_BITS;
+            }
+        }
+        for &k in class.iter() {
+            if let Some(n) = hist.get_mut(bin(k)) {
+                *n -= 1;
+            }
+        }
+        // The flips, from their bins (the forward counts are negative).
+        let flipped: isize = (0..=8u8)
+            .flat_map(|m| [m | FLIP_BIT, m | FLIP_BIT | X_BIT])
+            .map(|b| hist.get(usize::from(b)).copied().unwrap_or(0))
+            .sum();
+        flipped.unsigned_abs()
+    }
+
+    /// Draws the flips, four sites at a time (see the 64-bit version).
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], hist: &mut Histogram, rng: &mut R) -> usize {
         let mut count = 0usize;
@@ -323,27 +551,41 @@ impl<D: LatticeDims> LatticeProposal<D> {
 
     /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
     /// bin, and returns 1 if it flips.
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) -> usize {
         let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
         let f = u8::from(r < t);
         let kv = *k | (f << 5);
         *k = kv;
-        if let Some(n) = hist.get_mut(usize::from(kv & BIN_MASK)) {
+        if let Some(n) = hist.get_mut(bin(kv)) {
             *n -= 1;
         }
         usize::from(f)
     }
 
     /// Counts every site into the bin of its (new class, flip).
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn count_bins(class: &[u8], hist: &mut Histogram) {
+        for &k in class {
+            if let Some(n) = hist.get_mut(bin(k)) {
+                *n += 1;
+            }
+        }
+    }
+
+    /// Counts every site into the bin of its (new class, flip), a word of sites at a time.
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn count_bins(class: &[u8], hist: &mut Histogram) {
         let mut words = class.chunks_exact(WORD);
         for w in &mut words {
-            let word = load(w);
-            for lane in 0..WORD {
-                if let Some(n) = hist.get_mut((word >> (8 * lane)) & usize::from(BIN_MASK)) {
-                    *n += 1;
+            for word in Chunk::load(w).0 {
+                for lane in 0..WORD / WORDS {
+                    if let Some(n) = hist.get_mut((word >> (8 * lane)) & usize::from(BIN_MASK)) {
+                        *n += 1;
+                    }
                 }
             }
         }
@@ -363,12 +605,12 @@ impl<D: LatticeDims> LatticeProposal<D> {
         let (mut hi, mut lo, mut pair4, mut ups) = (0i64, 0i64, 0i64, 0i64);
         for group in [0u8, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
             let (mut m_sum, mut n_sum) = (0i64, 0i64);
-            for m in 0..=8u8 {
-                let bin = usize::from(group | m);
+            for m in 0..9 {
+                let bin = usize::from(group) | m;
                 let n = hist.get(bin).map_or(0, |&n| n as i64);
                 hi += n * i64::from(self.log_hi.get(bin).copied().unwrap_or(0));
                 lo += n * i64::from(self.log_lo.get(bin).copied().unwrap_or(0));
-                m_sum += n * i64::from(m);
+                m_sum += n * m as i64;
                 n_sum += n;
             }
             // s (m − 4), s = ±1 by the value bit.
@@ -383,7 +625,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
         // |hi|, |lo| < 2^30 and Σ|count| ≤ 2d < 2^33: neither sum overflows. The exact total,
         // rounded once.
         let total = (i128::from(hi) << SPLIT) + i128::from(lo);
-        let ratio = total as f64 * libm::exp2(-f64::from(FIXED_BITS));
+        let ratio = total as f64 * FIXED_UNIT;
         (ratio, pair4 / 4, ups)
     }
 
@@ -412,26 +654,70 @@ fn fixed_log(p: f64) -> (i32, i32) {
     ((fixed >> SPLIT) as i32, (fixed & ((1 << SPLIT) - 1)) as i32)
 }
 
-/// A word of `WORD` bytes, little-endian (0 if `bytes` is not a whole word).
+/// `out = (out & keep) | (16 mid + 2 Σ nb + base)` byte by byte, a chunk of sites at a time
+/// (the last chunk overlapping the one before it: the formula is idempotent); every slice has
+/// `out`'s length. Every byte stays below 32, so no carry crosses a byte.
+#[cfg(target_pointer_width = "64")]
 #[inline(always)]
-fn load(bytes: &[u8]) -> usize {
-    <[u8; WORD]>::try_from(bytes).map_or(0, usize::from_le_bytes)
-}
-
-/// Writes a word into `bytes`.
-#[inline(always)]
-fn store(bytes: &mut [u8], word: usize) {
-    for (b, v) in bytes.iter_mut().zip(word.to_le_bytes()) {
-        *b = v;
+fn combine<const N: usize>(out: &mut [u8], mid: &[u8], nb: [&[u8]; N], keep: u8, base: u8) {
+    let len = out.len();
+    if len < WORD {
+        for (i, (o, &c)) in out.iter_mut().zip(mid).enumerate() {
+            let sum = nb
+                .iter()
+                .fold(0u8, |acc, s| acc + s.get(i).copied().unwrap_or(0));
+            *o = (*o & keep) | ((c << 4) + (sum << 1) + base);
+        }
+        return;
+    }
+    let (keep_word, base_word) = (Chunk::splat(keep), Chunk::splat(base));
+    let word = |o: &[u8], c: &[u8], sum: Chunk| {
+        (Chunk::load(o) & keep_word) | (Chunk::load(c).shl(4) + sum.shl(1) + base_word)
+    };
+    if let [up, down, left, right] = nb.as_slice() {
+        // The flat pass over the inner rows: one zip, which the compiler keeps free of checks.
+        let words = out
+            .chunks_exact_mut(WORD)
+            .zip(mid.chunks_exact(WORD))
+            .zip(up.chunks_exact(WORD))
+            .zip(down.chunks_exact(WORD))
+            .zip(left.chunks_exact(WORD))
+            .zip(right.chunks_exact(WORD));
+        for (((((o, c), u), dn), l), r) in words {
+            let sum = Chunk::load(u) + Chunk::load(dn) + Chunk::load(l) + Chunk::load(r);
+            word(o, c, sum).store(o);
+        }
+    } else {
+        for (w, (o, c)) in out
+            .chunks_exact_mut(WORD)
+            .zip(mid.chunks_exact(WORD))
+            .enumerate()
+        {
+            let at = w * WORD;
+            let sum = nb.iter().fold(Chunk::splat(0), |acc, s| {
+                acc + s.get(at..at + WORD).map_or(Chunk::splat(0), Chunk::load)
+            });
+            word(o, c, sum).store(o);
+        }
+    }
+    if !len.is_multiple_of(WORD) {
+        let tail = len - WORD;
+        let at = |s: &[u8]| s.get(tail..).map_or(Chunk::splat(0), Chunk::load);
+        let sum = nb.iter().fold(Chunk::splat(0), |acc, s| acc + at(s));
+        let c = mid.get(tail..).unwrap_or(&[]);
+        if let Some(o) = out.get_mut(tail..) {
+            word(o, c, sum).store(o);
+        }
     }
 }
 
 /// The class bytes of the inner rows in one flat pass, a word of sites at a time:
 /// `16 x + 2 (x_up + x_down + x_left + x_right)`, keeping the bits `keep` of `out`. Every byte
 /// stays below 32, so no carry crosses a byte.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]; 5], keep: u8) {
-    let keep_word = LANES * usize::from(keep);
+    let keep_word = Chunk::splat(keep);
     let words = out
         .chunks_exact_mut(WORD)
         .zip(mid.chunks_exact(WORD))
@@ -440,8 +726,8 @@ fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]; 5], keep:
         .zip(left.chunks_exact(WORD))
         .zip(right.chunks_exact(WORD));
     for (((((o, c), u), dn), l), r) in words {
-        let sum = load(u) + load(dn) + load(l) + load(r);
-        store(o, (load(o) & keep_word) | ((load(c) << 4) + (sum << 1)));
+        let sum = Chunk::load(u) + Chunk::load(dn) + Chunk::load(l) + Chunk::load(r);
+        ((Chunk::load(o) & keep_word) | (Chunk::load(c).shl(4) + sum.shl(1))).store(o);
     }
     let done = out.len() - out.len() % WORD;
     fn tail(s: &[u8], done: usize) -> &[u8] {
@@ -465,7 +751,7 @@ fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]; 5], keep:
 #[inline(always)]
 fn toggle_flipped(x: &mut [u8], class: &[u8]) {
     for (xw, kw) in x.chunks_exact_mut(WORD).zip(class.chunks_exact(WORD)) {
-        store(xw, load(xw) ^ ((load(kw) >> 5) & LANES));
+        (Chunk::load(xw) ^ (Chunk::load(kw).shr(5) & Chunk::splat(1))).store(xw);
     }
     let done = x.len() - x.len() % WORD;
     let rest = x.get_mut(done..).unwrap_or(&mut []);
@@ -504,8 +790,64 @@ fn metropolis_accepts(word: u64, ratio: f64) -> bool {
     libm::log(open_unit_f64_of(word)) < ratio
 }
 
+/// The class bytes of a first or last row: its inner columns in one pass, its two ends one at
+/// a time. `up` and `down` are the rows above and below (`None` where absent).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn boundary_row(
+    row: &[u8],
+    up: Option<&[u8]>,
+    down: Option<&[u8]>,
+    out: &mut [u8],
+    keep: u8,
+    wrap: bool,
+) {
+    fn inner(s: &[u8], cols: usize) -> Option<&[u8]> {
+        s.get(1..cols.saturating_sub(1))
+    }
+    let cols = row.len();
+    let sides = (
+        inner(row, cols),
+        row.get(..cols.saturating_sub(2)),
+        row.get(2..),
+    );
+    if let (Some(o), (Some(mid), Some(l), Some(r))) =
+        (out.get_mut(1..cols.saturating_sub(1)), sides)
+    {
+        match (
+            up.and_then(|u| inner(u, cols)),
+            down.and_then(|d| inner(d, cols)),
+        ) {
+            (Some(u), Some(d)) => combine(o, mid, [u, d, l, r], keep, 0),
+            (Some(v), None) | (None, Some(v)) => combine(o, mid, [v, l, r], keep, ABSENT),
+            (None, None) => combine(o, mid, [l, r], keep, 2 * ABSENT),
+        }
+    }
+    let nb = |s: Option<&[u8]>, c: usize| s.and_then(|s| s.get(c)).map_or(ABSENT, |&v| v << 1);
+    for c in [0, cols.saturating_sub(1)] {
+        let left = match c {
+            0 if wrap => cols.checked_sub(1),
+            0 => None,
+            _ => Some(c - 1),
+        };
+        let right = match c + 1 {
+            n if n < cols => Some(n),
+            _ if wrap => Some(0),
+            _ => None,
+        };
+        let m = nb(up, c)
+            + nb(down, c)
+            + nb(Some(row), left.unwrap_or(cols))
+            + nb(Some(row), right.unwrap_or(cols));
+        if let (Some(o), Some(&v)) = (out.get_mut(c), row.get(c)) {
+            *o = (*o & keep) | ((v << 4) + m);
+        }
+    }
+}
+
 /// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`,
 /// keeping the bits `keep` of `out`.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8], keep: u8) {
     match (up, down) {
@@ -516,20 +858,18 @@ fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8], 
 }
 
 /// `out = (out & keep) | (16 x + 2 Σ neighbours + base)` byte by byte, a word at a time.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn row_classes<const N: usize>(out: &mut [u8], x: &[u8], nb: [&[u8]; N], keep: u8, base: u8) {
     let len = out.len();
-    let (keep_word, base_word) = (LANES * usize::from(keep), LANES * usize::from(base));
+    let (keep_word, base_word) = (Chunk::splat(keep), Chunk::splat(base));
     for w in 0..len / WORD {
         let at = w * WORD;
-        let word = |s: &[u8]| s.get(at..at + WORD).map_or(0, load);
-        let sum = nb.iter().fold(0, |acc, s| acc + word(s));
+        let word = |s: &[u8]| s.get(at..at + WORD).map_or(Chunk::splat(0), Chunk::load);
+        let sum = nb.iter().fold(Chunk::splat(0), |acc, s| acc + word(s));
         let c = word(x);
         if let Some(o) = out.get_mut(at..at + WORD) {
-            store(
-                o,
-                (load(o) & keep_word) | ((c << 4) + (sum << 1) + base_word),
-            );
+            ((Chunk::load(o) & keep_word) | (c.shl(4) + sum.shl(1) + base_word)).store(o);
         }
     }
     for i in len - len % WORD..len {
@@ -543,15 +883,16 @@ fn row_classes<const N: usize>(out: &mut [u8], x: &[u8], nb: [&[u8]; N], keep: u
 }
 
 /// Adds `2 (l + r)` to every byte of `out`, a word at a time.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn add_pairs(out: &mut [u8], l: &[u8], r: &[u8]) {
     let len = out.len();
     for w in 0..len / WORD {
         let at = w * WORD;
-        let word = |s: &[u8]| s.get(at..at + WORD).map_or(0, load);
+        let word = |s: &[u8]| s.get(at..at + WORD).map_or(Chunk::splat(0), Chunk::load);
         let sum = word(l) + word(r);
         if let Some(o) = out.get_mut(at..at + WORD) {
-            store(o, load(o) + (sum << 1));
+            (Chunk::load(o) + sum.shl(1)).store(o);
         }
     }
     for i in len - len % WORD..len {
@@ -563,6 +904,7 @@ fn add_pairs(out: &mut [u8], l: &[u8], r: &[u8]) {
 }
 
 /// Adds the horizontal neighbours' `s + 1` to the class bytes of one row.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     let cols = row.len();
