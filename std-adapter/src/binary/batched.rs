@@ -15,7 +15,9 @@ use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
 use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
 use crate::seeding::chain_rngs;
-use langevin_core::binary::{BatchBuffers, BatchLangevin, ChainBatch, FlipProposal, StepReport};
+use langevin_core::binary::{
+    BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
+};
 use langevin_core::dense::{Product, Shape};
 use langevin_core::models::{Rbm, RbmBatch};
 use langevin_core::{LenError, ParamError};
@@ -110,9 +112,9 @@ pub fn run_chains_batched(
     let start = Instant::now();
     let results = pool.map(jobs, |_, group| {
         if adjusted {
-            run_group::<true>(&model, proposal, group, n, config, progress)
+            rbm_group::<true>(&model, proposal, group, n, config, progress)
         } else {
-            run_group::<false>(&model, proposal, group, n, config, progress)
+            rbm_group::<false>(&model, proposal, group, n, config, progress)
         }
     })?;
     let chains = Chains {
@@ -131,9 +133,8 @@ struct Dense<'m> {
     c: &'m [f32],
 }
 
-/// Runs one group (chain index and stream per row; rows at or past `real` are padding) for the
-/// burn-in and kept phase of `config`, and returns the real chains' results in order.
-fn run_group<const ADJUSTED: bool>(
+/// Runs one group of an RBM through [`run_group`], with its batched target.
+fn rbm_group<const ADJUSTED: bool>(
     model: &Dense<'_>,
     proposal: FlipProposal<'static, crate::FlipMathImpl>,
     group: Vec<(usize, Xoshiro256PlusPlus)>,
@@ -142,12 +143,6 @@ fn run_group<const ADJUSTED: bool>(
     progress: Option<&AtomicU64>,
 ) -> Result<Vec<ChainResult>, RunError> {
     let (v, h, n) = (model.b.len(), model.c.len(), group.len());
-    let mut rngs = Vec::with_capacity(n);
-    let mut x = Vec::with_capacity(n * v);
-    for (_, mut rng) in group.iter().cloned() {
-        x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
-        rngs.push(rng);
-    }
     let first = group.first().map_or(0, |g| g.0);
     let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
     let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
@@ -158,6 +153,29 @@ fn run_group<const ADJUSTED: bool>(
     let mut target =
         RbmBatch::<Gemm, crate::FlipMathImpl>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm)
             .map_err(RunError::Param)?;
+    run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+}
+
+/// Runs one group (chain index and stream per row; rows at or past `real` are padding) of
+/// `target` (of as many chains as the group has rows) for the burn-in and kept phase of
+/// `config`, and returns the real chains' results in order.
+fn run_group<T: BatchTarget, const ADJUSTED: bool>(
+    target: &mut T,
+    proposal: FlipProposal<'static, crate::FlipMathImpl>,
+    group: Vec<(usize, Xoshiro256PlusPlus)>,
+    real: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult>, RunError> {
+    let (v, n) = (target.dim(), group.len());
+    let mut rngs = Vec::with_capacity(n);
+    let mut x = Vec::with_capacity(n * v);
+    for (_, mut rng) in group.iter().cloned() {
+        x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
+        rngs.push(rng);
+    }
+    let first = group.first().map_or(0, |g| g.0);
+    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
     let (mut grad, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
     let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut flipped, mut counts) = (vec![0; n * v], vec![0; n]);
@@ -173,7 +191,7 @@ fn run_group<const ADJUSTED: bool>(
         log_q: &mut lq,
         log_u: &mut lu,
     };
-    let mut batch = ChainBatch::new(buffers, &mut target).map_err(|e| model_err(e.to_string()))?;
+    let mut batch = ChainBatch::new(buffers, target).map_err(|e| model_err(e.to_string()))?;
     let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
     let kept = group.iter().take_while(|g| g.0 < real).count();
     let mut results: Vec<ChainResult> = (0..kept)
@@ -196,7 +214,7 @@ fn run_group<const ADJUSTED: bool>(
     let total = config.burn_in.saturating_add(config.steps);
     for t in 0..total {
         kernel
-            .step(&mut target, &mut batch, &mut rngs, &mut reports)
+            .step(target, &mut batch, &mut rngs, &mut reports)
             .map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
