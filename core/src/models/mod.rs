@@ -3,8 +3,11 @@
 //! * [`IsingLattice`]: a 2-D nearest-neighbour Ising model, sized at compile time
 //!   ([`ConstDims`]) or at run time ([`Dims`]), needing no buffers at all.
 //! * [`IsingGraph`]: an Ising model on any graph given in compressed adjacency form.
-//! * [`BinaryQuadratic`]: `U(x) = xᵀWx + bᵀx` over caller slices.
-//! * [`BinaryLogistic`]: Bayesian logistic regression over binary coefficients.
+//! * [`BinaryQuadratic`]: `U(x) = xᵀWx + bᵀx` over caller slices; [`QuadraticBatch`]
+//!   evaluates it for many chains at once.
+//! * [`BinaryLogistic`]: Bayesian logistic regression over binary coefficients;
+//!   [`LogisticBatch`] evaluates it for many chains at once, its gradients one matrix–matrix
+//!   product.
 //! * [`Rbm`]: a restricted Boltzmann machine with the hidden units summed out, caching the
 //!   hidden pre-activations; [`RbmBatch`] evaluates it for many chains at once, its gradients
 //!   one matrix–matrix product.
@@ -17,14 +20,18 @@ use crate::error::LenError;
 mod ising_graph;
 mod ising_lattice;
 mod logistic;
+mod logistic_batch;
 mod quadratic;
+mod quadratic_batch;
 mod rbm;
 mod rbm_batch;
 
 pub use ising_graph::IsingGraph;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
 pub use logistic::BinaryLogistic;
+pub use logistic_batch::LogisticBatch;
 pub use quadratic::BinaryQuadratic;
+pub use quadratic_batch::QuadraticBatch;
 pub use rbm::Rbm;
 pub use rbm_batch::RbmBatch;
 
@@ -108,4 +115,119 @@ fn local_update(
         }
     }
     Some(mv.from_log_density + delta_u)
+}
+
+/// Checks batched targets against their single-chain models.
+#[cfg(test)]
+mod batch_testing {
+    use crate::StepReport;
+    use crate::binary::{
+        BatchBuffers, BatchDmala, BatchTarget, BinaryChain, ChainBatch, Dmala, FlipProposal,
+    };
+    use crate::chain::ChainBuffers;
+    use crate::target::BinaryTarget;
+    use rand_core::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// Steps `singles.len()` single chains of DMALA and one batch of `batch` for `steps` steps
+    /// from the same starts and streams; asserts equal states, reports and, if `exact`, equal
+    /// `U` and `∇U` bit for bit (else within `1e-4` relative). Returns the accepted moves.
+    pub(crate) fn compare<S: BinaryTarget, B: BatchTarget>(
+        singles: &mut [S],
+        batch: &mut B,
+        step: f64,
+        steps: usize,
+        exact: bool,
+    ) -> usize {
+        let (n, d) = (singles.len(), batch.dim());
+        let proposal = FlipProposal::new(step, 0.5).unwrap();
+        let rng = |c: usize| Xoshiro256PlusPlus::seed_from_u64(100 + c as u64);
+        let start: Vec<u8> = {
+            let mut r = rng(99);
+            (0..n * d).map(|_| (r.next_u32() >> 31) as u8).collect()
+        };
+        let mut traces = Vec::new();
+        for (k, single) in singles.iter_mut().enumerate() {
+            let mut x = start[k * d..(k + 1) * d].to_vec();
+            let (mut g, mut y, mut gy, mut ch) =
+                (vec![0.0; d], vec![0; d], vec![0.0; d], vec![0; d]);
+            let buffers = ChainBuffers {
+                x: &mut x,
+                grad: &mut g,
+                x_proposal: &mut y,
+                grad_proposal: &mut gy,
+                flipped: &mut ch,
+            };
+            let mut chain = BinaryChain::new(buffers, single).unwrap();
+            let mut r = rng(k);
+            let mut trace = Vec::new();
+            for _ in 0..steps {
+                let rep = Dmala::new(proposal)
+                    .step(single, &mut chain, &mut r)
+                    .unwrap();
+                trace.push((
+                    chain.state().to_vec(),
+                    chain.log_density(),
+                    chain.grad().to_vec(),
+                    rep,
+                ));
+            }
+            traces.push(trace);
+        }
+        let mut x = start.clone();
+        let (mut g, mut y, mut gy) = (vec![0.0; n * d], vec![0; n * d], vec![0.0; n * d]);
+        let (mut u, mut uy, mut lq, mut lu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut fl, mut counts) = (vec![0; n * d], vec![0; n]);
+        let buffers = BatchBuffers {
+            x: &mut x,
+            grad: &mut g,
+            log_density: &mut u,
+            x_proposal: &mut y,
+            grad_proposal: &mut gy,
+            log_density_proposal: &mut uy,
+            flipped: &mut fl,
+            counts: &mut counts,
+            log_q: &mut lq,
+            log_u: &mut lu,
+        };
+        let mut chains = ChainBatch::new(buffers, batch).unwrap();
+        let mut rngs: Vec<_> = (0..n).map(rng).collect();
+        let empty = StepReport {
+            accepted: false,
+            proposed_flips: 0,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        let mut reports = vec![empty; n];
+        let kernel = BatchDmala::new(proposal);
+        let mut accepted = 0;
+        let close = |a: f64, e: f64| (a - e).abs() <= 1e-4 * (1.0 + e.abs());
+        for s in 0..steps {
+            kernel
+                .step(batch, &mut chains, &mut rngs, &mut reports)
+                .unwrap();
+            for (k, trace) in traces.iter().enumerate() {
+                let (state, u, grad, rep) = &trace[s];
+                assert_eq!(chains.state(k), state.as_slice(), "chain {k} step {s}");
+                if exact {
+                    assert_eq!(chains.log_density(k).to_bits(), u.to_bits());
+                    let bits = |v: &[f32]| v.iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(chains.grad(k)), bits(grad), "chain {k} step {s}");
+                    assert_eq!(reports[k], *rep);
+                } else {
+                    assert!(close(chains.log_density(k), *u), "chain {k} step {s}");
+                    for (&a, &e) in chains.grad(k).iter().zip(grad) {
+                        assert!(close(f64::from(a), f64::from(e)), "{a} vs {e}");
+                    }
+                    assert_eq!(reports[k].accepted, rep.accepted);
+                }
+                accepted += usize::from(rep.accepted && rep.proposed_flips > 0);
+            }
+        }
+        accepted
+    }
 }

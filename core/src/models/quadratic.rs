@@ -61,8 +61,71 @@ impl<'a> BinaryQuadratic<'a> {
     }
 }
 
+/// `U(x) = xᵀWx + bᵀx`, with the gradient `(W + Wᵀ)x + b` written into `g` (`d` doubles).
+/// Shared by [`BinaryQuadratic`] and the batched target, so that their values agree bit for bit.
+pub(super) fn full(w: &[f32], b: &[f32], x: &[u8], g: &mut [f64]) -> f64 {
+    let d = b.len();
+    // grad = W x (row dots) + Wᵀ x (rows of the active coordinates) + b.
+    let mut u = 0.0f64;
+    for (j, ((g, &bj), &xj)) in g.iter_mut().zip(b).zip(x).enumerate() {
+        let row = w.get(j * d..(j + 1) * d).unwrap_or(&[]);
+        let wx: f64 = row
+            .iter()
+            .zip(x)
+            .map(|(&w, &xk)| f64::from(w) * f64::from(xk))
+            .sum();
+        *g = wx + f64::from(bj);
+        u += f64::from(xj) * (wx + f64::from(bj));
+    }
+    for (k, &xk) in x.iter().enumerate() {
+        if xk != 0 {
+            let row = w.get(k * d..(k + 1) * d).unwrap_or(&[]);
+            for (g, &w) in g.iter_mut().zip(row) {
+                *g += f64::from(w);
+            }
+        }
+    }
+    u
+}
+
+/// Moves coordinate `i` by `delta` (`±1`): adds `delta·(W_i· + W_·i)` to the gradient `g` of
+/// the state before the move (`column` iterates over `W_·i`) and returns
+/// `U(x + δe_i) − U(x) = δ g_i + W_ii δ²` (exact for a quadratic). `d = g.len()`.
+#[inline(always)]
+pub(super) fn flip<'w>(
+    g: &mut [f64],
+    w: &[f32],
+    i: usize,
+    delta: f64,
+    column: impl Iterator<Item = &'w f32>,
+) -> f64 {
+    let d = g.len();
+    let w_ii = f64::from(w.get(i * d + i).copied().unwrap_or(0.0));
+    let g_i = g.get(i).copied().unwrap_or(0.0);
+    let delta_u = delta * g_i + w_ii * delta * delta;
+    let row = w.get(i * d..(i + 1) * d).unwrap_or(&[]);
+    for ((g, &w_ij), &w_ji) in g.iter_mut().zip(row).zip(column) {
+        *g += delta * (f64::from(w_ij) + f64::from(w_ji));
+    }
+    delta_u
+}
+
+/// As [`flip`], with the row `s` of `S = W + Wᵀ` formed in `f64` (`s_j = W_ij + W_ji`, each
+/// entry the sum [`flip`] forms): the same values, bit for bit, from one contiguous row.
+#[inline(always)]
+pub(super) fn flip_sym(g: &mut [f64], w: &[f32], i: usize, delta: f64, s: &[f64]) -> f64 {
+    let d = g.len();
+    let w_ii = f64::from(w.get(i * d + i).copied().unwrap_or(0.0));
+    let g_i = g.get(i).copied().unwrap_or(0.0);
+    let delta_u = delta * g_i + w_ii * delta * delta;
+    for (g, &s_ij) in g.iter_mut().zip(s) {
+        *g += delta * s_ij;
+    }
+    delta_u
+}
+
 /// Writes the cached gradient `g` into `grad` in single precision; passes `u` through.
-fn narrow(grad: &mut [f32], g: &[f64], u: f64) -> f64 {
+pub(super) fn narrow(grad: &mut [f32], g: &[f64], u: f64) -> f64 {
     for (out, &g) in grad.iter_mut().zip(g) {
         *out = g as f32;
     }
@@ -77,29 +140,8 @@ impl BinaryTarget for BinaryQuadratic<'_> {
     }
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
-        let d = self.b.len();
-        // grad = W x (row dots) + Wᵀ x (rows of the active coordinates) + b.
-        let mut u = 0.0f64;
-        let cached = &mut *self.grad.current;
-        for (j, ((g, &bj), &xj)) in cached.iter_mut().zip(self.b).zip(x).enumerate() {
-            let row = self.w.get(j * d..(j + 1) * d).unwrap_or(&[]);
-            let wx: f64 = row
-                .iter()
-                .zip(x)
-                .map(|(&w, &xk)| f64::from(w) * f64::from(xk))
-                .sum();
-            *g = wx + f64::from(bj);
-            u += f64::from(xj) * (wx + f64::from(bj));
-        }
-        for (k, &xk) in x.iter().enumerate() {
-            if xk != 0 {
-                let row = self.w.get(k * d..(k + 1) * d).unwrap_or(&[]);
-                for (g, &w) in cached.iter_mut().zip(row) {
-                    *g += f64::from(w);
-                }
-            }
-        }
-        Ok(narrow(grad, cached, u))
+        let u = full(self.w, self.b, x, self.grad.current);
+        Ok(narrow(grad, self.grad.current, u))
     }
 
     fn log_density_and_grad_after(
@@ -116,15 +158,8 @@ impl BinaryTarget for BinaryQuadratic<'_> {
                 continue;
             };
             let delta = f64::from(to) - f64::from(from);
-            let w_ii = f64::from(self.w.get(i * d + i).copied().unwrap_or(0.0));
-            let g_i = proposal.get(i).copied().unwrap_or(0.0);
-            // U(x + δe_i) − U(x) = δ g_i + W_ii δ² (exact for a quadratic).
-            delta_u += delta * g_i + w_ii * delta * delta;
             let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(d.max(1));
-            let row = self.w.get(i * d..(i + 1) * d).unwrap_or(&[]);
-            for ((g, &w_ij), &w_ji) in proposal.iter_mut().zip(row).zip(column) {
-                *g += delta * (f64::from(w_ij) + f64::from(w_ji));
-            }
+            delta_u += flip(proposal, self.w, i, delta, column);
         }
         Ok(narrow(grad, proposal, mv.from_log_density + delta_u))
     }

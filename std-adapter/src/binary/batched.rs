@@ -1,13 +1,21 @@
-//! Chains of DULA/DMALA on a dense model stepped in lockstep groups, so that the products with
-//! `W` are matrix–matrix (`sample --batch N`).
+//! Chains of DULA/DMALA on a dense model stepped in lockstep groups, so that a group's
+//! evaluations are matrix–matrix products (`sample --batch N`).
 //!
 //! Chains `0..N` form the first group, `N..2N` the second, and so on; a last, shorter group is
 //! padded with spare chains to `N` rows (their draws are discarded), so that every product has
 //! `N` rows. Chain `c` starts and draws from its own stream exactly as in
-//! [`run_chains`](super::run_chains); only the evaluation of `U` and `∇U` differs: the
-//! gradients of a group are one product through [`Gemm`], whose rounding differs from the
-//! single-chain path. A chain's draws therefore depend on the seed, its index and `N` (and on
-//! whether the CPU has fused multiply–add, which the product uses when it can), not on the
+//! [`run_chains`](super::run_chains); only the evaluation of `U` and `∇U` differs, by model:
+//!
+//! * RBM ([`RbmBatch::recomputed`]): the pre-activations and the gradients of a group are
+//!   products through [`Gemm`], whose rounding differs from the single-chain path;
+//! * binary quadratic ([`QuadraticBatch::new`]): every chain's gradient is updated over its flips
+//!   in `f64` as on the single-chain path, bit for bit (from rows of `W + Wᵀ`), so the draws are
+//!   those of [`run_chains`](super::run_chains);
+//! * logistic regression ([`LogisticBatch`]): the linear predictors and `U` as on the
+//!   single-chain path, the gradients of a group one product `R · X` through [`Gemm`].
+//!
+//! Where the product rounds, a chain's draws depend on the seed, its index and `N` (and on
+//! whether the CPU has fused multiply–add, which the product uses when it can); never on the
 //! thread count or the number of chains.
 
 use super::model::BinaryModel;
@@ -15,9 +23,11 @@ use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
 use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
 use crate::seeding::chain_rngs;
-use langevin_core::binary::{BatchBuffers, BatchLangevin, ChainBatch, FlipProposal, StepReport};
+use langevin_core::binary::{
+    BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
+};
 use langevin_core::dense::{Product, Shape};
-use langevin_core::models::{Rbm, RbmBatch};
+use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_core::{LenError, ParamError};
 use nalgebra::{DMatrixView, DMatrixViewMut};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -55,11 +65,13 @@ impl Product for Gemm {
 
 /// Whether `sampler` on `model` has a batched path.
 pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
-    matches!(model, BinaryModel::Rbm { .. })
-        && matches!(
-            sampler,
-            SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
-        )
+    matches!(
+        model,
+        BinaryModel::Rbm { .. } | BinaryModel::Quadratic { .. } | BinaryModel::Logistic { .. }
+    ) && matches!(
+        sampler,
+        SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
+    )
 }
 
 /// Runs `config.chains` chains of `sampler` on `model`, `batch` at a time (see the module
@@ -67,8 +79,9 @@ pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
 ///
 /// # Errors
 ///
-/// [`RunError::NoBatchedPath`] for a model or sampler without a batched path; [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a
-/// start where the model is not finite.
+/// [`RunError::NoBatchedPath`] for a model or sampler without a batched path;
+/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a start
+/// where the model is not finite.
 pub fn run_chains_batched(
     model: &BinaryModel,
     sampler: &SamplerSpec,
@@ -85,9 +98,9 @@ pub fn run_chains_batched(
         SamplerSpec::Dula { step, balance } => (step, balance, false),
         _ => return Err(refuse()),
     };
-    let BinaryModel::Rbm { w, b, c } = model else {
+    if !has_batched_path(model, sampler) {
         return Err(refuse());
-    };
+    }
     if batch == 0 {
         return Err(RunError::Param(ParamError::OutOfRange {
             name: "batch",
@@ -96,9 +109,20 @@ pub fn run_chains_batched(
     }
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
-    let (v, h) = (b.len(), c.len());
-    let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-    let model = Dense { w, wt: &wt, b, c };
+    let v = model.dim();
+    let wt: Vec<f32> = match model {
+        BinaryModel::Rbm { w, b, c } => {
+            let (v, h) = (b.len(), c.len());
+            (0..v * h).map(|k| w[(k % h) * v + k / h]).collect()
+        }
+        _ => Vec::new(),
+    };
+    let model = match model {
+        BinaryModel::Rbm { w, b, c } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
+        BinaryModel::Quadratic { w, b } => Prepared::Quadratic { w, b },
+        BinaryModel::Logistic { x, y } => Prepared::Logistic { x, y },
+        _ => return Err(refuse()),
+    };
     let n = config.chains;
     let groups = n.div_ceil(batch);
     // Spare streams for padding rows: after every real chain's, so no real chain shares one.
@@ -110,9 +134,9 @@ pub fn run_chains_batched(
     let start = Instant::now();
     let results = pool.map(jobs, |_, group| {
         if adjusted {
-            run_group::<true>(&model, proposal, group, n, config, progress)
+            model_group::<true>(&model, proposal, group, n, config, progress)
         } else {
-            run_group::<false>(&model, proposal, group, n, config, progress)
+            model_group::<false>(&model, proposal, group, n, config, progress)
         }
     })?;
     let chains = Chains {
@@ -123,6 +147,49 @@ pub fn run_chains_batched(
     Ok(BinaryRun::new(v, chains))
 }
 
+/// A model with a batched path, as its groups need it.
+enum Prepared<'m> {
+    /// An RBM.
+    Rbm(Dense<'m>),
+    /// A binary quadratic model.
+    Quadratic { w: &'m [f32], b: &'m [f32] },
+    /// A logistic regression.
+    Logistic { x: &'m [f32], y: &'m [f32] },
+}
+
+/// Runs one group of `model` through [`run_group`] with the model's batched target.
+fn model_group<const ADJUSTED: bool>(
+    model: &Prepared<'_>,
+    proposal: FlipProposal<'static, crate::FlipMathImpl>,
+    group: Vec<(usize, Xoshiro256PlusPlus)>,
+    real: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult>, RunError> {
+    let n = group.len();
+    match *model {
+        Prepared::Rbm(ref dense) => {
+            rbm_group::<ADJUSTED>(dense, proposal, group, real, config, progress)
+        }
+        Prepared::Quadratic { w, b } => {
+            let d = b.len();
+            let mut s = vec![0.0f64; d * d];
+            let mut cache = vec![0.0f64; 2 * n * (d + 1)];
+            let mut target = QuadraticBatch::<Gemm>::new(w, b, n, &mut s, &mut cache)
+                .map_err(RunError::Param)?;
+            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+        }
+        Prepared::Logistic { x, y } => {
+            let m = y.len();
+            let mut xt = vec![0.0f64; x.len()];
+            let (mut cache, mut residual) = (vec![0.0f64; 2 * n * m], vec![0.0f32; n * m]);
+            let mut target = LogisticBatch::new(x, y, n, &mut xt, &mut cache, &mut residual, Gemm)
+                .map_err(RunError::Param)?;
+            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+        }
+    }
+}
+
 /// An RBM's parameters with `Wᵀ`.
 struct Dense<'m> {
     w: &'m [f32],
@@ -131,9 +198,8 @@ struct Dense<'m> {
     c: &'m [f32],
 }
 
-/// Runs one group (chain index and stream per row; rows at or past `real` are padding) for the
-/// burn-in and kept phase of `config`, and returns the real chains' results in order.
-fn run_group<const ADJUSTED: bool>(
+/// Runs one group of an RBM through [`run_group`], with its batched target.
+fn rbm_group<const ADJUSTED: bool>(
     model: &Dense<'_>,
     proposal: FlipProposal<'static, crate::FlipMathImpl>,
     group: Vec<(usize, Xoshiro256PlusPlus)>,
@@ -142,12 +208,6 @@ fn run_group<const ADJUSTED: bool>(
     progress: Option<&AtomicU64>,
 ) -> Result<Vec<ChainResult>, RunError> {
     let (v, h, n) = (model.b.len(), model.c.len(), group.len());
-    let mut rngs = Vec::with_capacity(n);
-    let mut x = Vec::with_capacity(n * v);
-    for (_, mut rng) in group.iter().cloned() {
-        x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
-        rngs.push(rng);
-    }
     let first = group.first().map_or(0, |g| g.0);
     let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
     let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
@@ -158,6 +218,29 @@ fn run_group<const ADJUSTED: bool>(
     let mut target =
         RbmBatch::<Gemm, crate::FlipMathImpl>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm)
             .map_err(RunError::Param)?;
+    run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+}
+
+/// Runs one group (chain index and stream per row; rows at or past `real` are padding) of
+/// `target` (of as many chains as the group has rows) for the burn-in and kept phase of
+/// `config`, and returns the real chains' results in order.
+fn run_group<T: BatchTarget, const ADJUSTED: bool>(
+    target: &mut T,
+    proposal: FlipProposal<'static, crate::FlipMathImpl>,
+    group: Vec<(usize, Xoshiro256PlusPlus)>,
+    real: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult>, RunError> {
+    let (v, n) = (target.dim(), group.len());
+    let mut rngs = Vec::with_capacity(n);
+    let mut x = Vec::with_capacity(n * v);
+    for (_, mut rng) in group.iter().cloned() {
+        x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
+        rngs.push(rng);
+    }
+    let first = group.first().map_or(0, |g| g.0);
+    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
     let (mut grad, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
     let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut flipped, mut counts) = (vec![0; n * v], vec![0; n]);
@@ -173,7 +256,7 @@ fn run_group<const ADJUSTED: bool>(
         log_q: &mut lq,
         log_u: &mut lu,
     };
-    let mut batch = ChainBatch::new(buffers, &mut target).map_err(|e| model_err(e.to_string()))?;
+    let mut batch = ChainBatch::new(buffers, target).map_err(|e| model_err(e.to_string()))?;
     let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
     let kept = group.iter().take_while(|g| g.0 < real).count();
     let mut results: Vec<ChainResult> = (0..kept)
@@ -196,7 +279,7 @@ fn run_group<const ADJUSTED: bool>(
     let total = config.burn_in.saturating_add(config.steps);
     for t in 0..total {
         kernel
-            .step(&mut target, &mut batch, &mut rngs, &mut reports)
+            .step(target, &mut batch, &mut rngs, &mut reports)
             .map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);

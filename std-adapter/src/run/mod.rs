@@ -97,8 +97,8 @@ impl fmt::Display for RunError {
             RunError::ThreadPool(e) => write!(f, "could not start the worker threads: {e}"),
             RunError::NoBatchedPath { kind, sampler } => write!(
                 f,
-                "--batch needs dula or dmala on an rbm model; {sampler} on a {kind} model has \
-                 no batched path (drop --batch)"
+                "--batch needs dula or dmala on an rbm, binary_quadratic or binary_logistic \
+                 model; {sampler} on a {kind} model has no batched path (drop --batch)"
             ),
             RunError::Output(e) => write!(f, "writing the kept draws: {e}"),
         }

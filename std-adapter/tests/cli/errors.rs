@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{QUADRATIC, RBM, Scratch, fails, npy_variant, words};
+use common::{ISING, QUADRATIC, RBM, Scratch, fails, npy_variant, words};
 use langevin_std::io::npy::NpyData;
 
 /// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
@@ -450,12 +450,12 @@ n0.json: {"kind": "potts", "states": 3, "n": 0} => `n`|dimension 0
 #[test]
 fn batch_without_a_batched_path() {
     let s = Scratch::new("batch");
-    s.write("q.json", QUADRATIC);
+    s.write("ising.json", ISING);
     s.write("rbm.json", RBM);
     // A model without a batched path, a sampler without one, and a batch of zero chains.
     expect(
-        &sample_fails(&s, "q.json", &["--batch", "4"]),
-        &["--batch", "binary_quadratic", "no batched path"],
+        &sample_fails(&s, "ising.json", &["--batch", "4"]),
+        &["--batch", "ising model", "no batched path"],
     );
     expect(
         &sample_fails(&s, "rbm.json", &["--sampler", "gibbs", "--batch", "4"]),

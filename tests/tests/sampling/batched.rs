@@ -1,14 +1,15 @@
-//! Batched DMALA on an RBM (`sample --batch`): the exact-start protocol against the enumerated
-//! law, the runner's independence of the thread and chain counts, and its agreement in law with
-//! the single-chain path.
+//! Batched DMALA on an RBM, a binary quadratic model and a logistic regression
+//! (`sample --batch`): the exact-start protocol against the enumerated law, the runner's
+//! independence of the thread and chain counts, and (RBM) its agreement in law with the
+//! single-chain path.
 //!
-//! The exact-start test holds its false-positive rate at `1e-6` (two checks at `5e-7` each, split
-//! between chi-square and TV); the agreement test at `1e-6`.
+//! Each exact-start test holds its false-positive rate at `1e-6` (its checks share it equally,
+//! each split between chi-square and TV); the agreement test at `1e-6`.
 
 use langevin_core::StepReport;
-use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+use langevin_core::binary::{BatchBuffers, BatchDmala, BatchTarget, ChainBatch, FlipProposal};
 use langevin_core::math::Fast;
-use langevin_core::models::{Rbm, RbmBatch};
+use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
     BinaryModel, Gemm, RunConfig, RunError, SamplerSpec, run_chains, run_chains_batched,
 };
@@ -187,12 +188,14 @@ fn batched_runner_refuses_what_it_cannot_batch() {
         run_chains_batched(&m, &DMALA, &config(2, 1, 0), 0, None),
         Err(RunError::Param(_))
     ));
-    let quadratic = BinaryModel::Quadratic {
-        w: vec![0.0; 4],
-        b: vec![0.0; 2],
+    let ising = BinaryModel::IsingGraph {
+        offsets: vec![0, 1, 2],
+        neighbours: vec![1, 0],
+        couplings: vec![0.5, 0.5],
+        field: vec![0.0; 2],
     };
     assert!(matches!(
-        run_chains_batched(&quadratic, &DMALA, &config(2, 1, 0), 2, None),
+        run_chains_batched(&ising, &DMALA, &config(2, 1, 0), 2, None),
         Err(RunError::NoBatchedPath { .. })
     ));
 }
@@ -244,4 +247,164 @@ fn batched_and_single_chain_runs_agree_in_law() {
         "chi-square {stat:.1} on {} df: p = {p:.2e}",
         cells - 1
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary quadratic and logistic models
+// ---------------------------------------------------------------------------------------------
+
+/// A binary quadratic model of dimension 8 (`W` not symmetric) and a logistic regression of
+/// 8 coefficients on 12 observations, both with enough mass spread over `{0,1}^8` to test.
+fn quadratic_and_logistic() -> (BinaryModel, BinaryModel) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(405);
+    let mut uniform = |a: f32| (rng.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 * a - a;
+    let d = 8;
+    let w: Vec<f32> = (0..d * d).map(|_| uniform(0.4)).collect();
+    let b: Vec<f32> = (0..d).map(|_| uniform(0.5)).collect();
+    let x: Vec<f32> = (0..12 * d).map(|_| uniform(1.0)).collect();
+    let y: Vec<f32> = (0..12).map(|_| f32::from(uniform(1.0) > 0.0)).collect();
+    (
+        BinaryModel::Quadratic { w, b },
+        BinaryModel::Logistic { x, y },
+    )
+}
+
+/// The law of a model over `{0,1}^d`, enumerated with its single-chain target.
+fn law(model: &BinaryModel) -> Vec<f64> {
+    let mut cache = vec![0.0; model.cache_len()];
+    let mut target = model.target(&mut cache).unwrap();
+    enumerate(&mut target).pi
+}
+
+/// Exact start: `batches` batches of the target's chains, each chain's start drawn from `pi`,
+/// then `steps` batched DMALA steps (step 0.8); the counts of the final states.
+fn exact_start_counts<T: BatchTarget>(
+    target: &mut T,
+    pi: &[f64],
+    steps: usize,
+    batches: usize,
+    seed: u64,
+) -> Vec<u64> {
+    let (n, v) = (target.chains(), target.dim());
+    let cdf = cumulative(pi);
+    let kernel = BatchDmala::new(FlipProposal::<Fast>::with_math(0.8, 0.5).unwrap());
+    let mut master = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut counts = vec![0u64; pi.len()];
+    for _ in 0..batches {
+        let mut x: Vec<u8> = (0..n)
+            .flat_map(|_| state(draw_index(&cdf, &mut master), v))
+            .collect();
+        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
+        let (mut u, mut uy, mut lq, mut lu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut fl, mut k) = (vec![0; n * v], vec![0; n]);
+        let buffers = BatchBuffers {
+            x: &mut x,
+            grad: &mut g,
+            log_density: &mut u,
+            x_proposal: &mut y,
+            grad_proposal: &mut gy,
+            log_density_proposal: &mut uy,
+            flipped: &mut fl,
+            counts: &mut k,
+            log_q: &mut lq,
+            log_u: &mut lu,
+        };
+        let mut batch = ChainBatch::new(buffers, target).unwrap();
+        let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
+            .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
+            .collect();
+        let mut reports = vec![report(); n];
+        for _ in 0..steps {
+            kernel
+                .step(target, &mut batch, &mut rngs, &mut reports)
+                .unwrap();
+        }
+        for c in 0..n {
+            counts[index_of(batch.state(c))] += 1;
+        }
+    }
+    counts
+}
+
+/// Asserts that `counts` pass [`check_sample`] against `pi` at level `alpha`.
+fn assert_law(name: &str, counts: &[u64], pi: &[f64], alpha: f64) {
+    let check = check_sample(counts, pi, alpha);
+    assert!(
+        check.passed(),
+        "{name}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
+        check.chi.statistic,
+        check.chi.df,
+        check.chi.p_value,
+        check.tv,
+        check.tv_threshold
+    );
+}
+
+/// Exact start on the binary quadratic model: 1,000 batches of 100 chains, 1 and 10 steps,
+/// with both evaluations of [`QuadraticBatch`] (the incremental one, which the command line
+/// uses, and the product through [`Gemm`]): four checks at `ALPHA / 4` each.
+#[test]
+fn batched_dmala_keeps_the_quadratic_law_from_an_exact_start() {
+    let (model, _) = quadratic_and_logistic();
+    let BinaryModel::Quadratic { w, b } = &model else {
+        unreachable!()
+    };
+    let pi = law(&model);
+    let (d, n) = (b.len(), 100);
+    for (t, steps) in [1usize, 10].into_iter().enumerate() {
+        let (mut wt, mut cache) = (vec![0.0f64; d * d], vec![0.0; 2 * n * (d + 1)]);
+        let mut target = QuadraticBatch::<Gemm>::new(w, b, n, &mut wt, &mut cache).unwrap();
+        let counts = exact_start_counts(&mut target, &pi, steps, 1000, 7100 + t as u64);
+        assert_law(
+            &format!("incremental, k={steps}"),
+            &counts,
+            &pi,
+            ALPHA / 4.0,
+        );
+        let (mut s, mut work) = (vec![0.0f32; d * d], vec![0.0f32; n * d]);
+        let mut target = QuadraticBatch::product(w, b, n, &mut s, &mut work, Gemm).unwrap();
+        let counts = exact_start_counts(&mut target, &pi, steps, 1000, 7200 + t as u64);
+        assert_law(&format!("product, k={steps}"), &counts, &pi, ALPHA / 4.0);
+    }
+}
+
+/// Exact start on the logistic regression: 1,000 batches of 100 chains, 1 and 10 steps, the
+/// gradients through [`Gemm`] as on the command line: two checks at `ALPHA / 2` each.
+#[test]
+fn batched_dmala_keeps_the_logistic_law_from_an_exact_start() {
+    let (_, model) = quadratic_and_logistic();
+    let BinaryModel::Logistic { x, y } = &model else {
+        unreachable!()
+    };
+    let pi = law(&model);
+    let (m, n) = (y.len(), 100);
+    for (t, steps) in [1usize, 10].into_iter().enumerate() {
+        let mut xt = vec![0.0f64; x.len()];
+        let (mut cache, mut r) = (vec![0.0; 2 * n * m], vec![0.0f32; n * m]);
+        let mut target = LogisticBatch::new(x, y, n, &mut xt, &mut cache, &mut r, Gemm).unwrap();
+        let counts = exact_start_counts(&mut target, &pi, steps, 1000, 7300 + t as u64);
+        assert_law(&format!("k={steps}"), &counts, &pi, ALPHA / 2.0);
+    }
+}
+
+/// A chain's draws on the quadratic and logistic models depend neither on the thread count
+/// nor on the number of chains; on the quadratic model (whose batched evaluation is the
+/// single-chain one) they are those of the per-chain runner.
+#[test]
+fn quadratic_and_logistic_batched_draws_do_not_depend_on_threads_or_chains() {
+    let (quadratic, logistic) = quadratic_and_logistic();
+    for m in [&quadratic, &logistic] {
+        let run = |chains, threads| {
+            bits(&run_chains_batched(m, &DMALA, &config(chains, threads, 5), 4, None).unwrap())
+        };
+        let base = run(11, 1);
+        assert_eq!(base.len(), 11);
+        assert_eq!(base, run(11, 3), "{}: threads", m.kind());
+        assert_eq!(run(9, 2), base[..9].to_vec(), "{}: chains", m.kind());
+        assert_eq!(run(12, 2)[..11].to_vec(), base, "{}: chains", m.kind());
+    }
+    let single = run_chains(&quadratic, &DMALA, &config(11, 2, 5), None).unwrap();
+    let batched = run_chains_batched(&quadratic, &DMALA, &config(11, 2, 5), 4, None).unwrap();
+    assert_eq!(bits(&single), bits(&batched));
 }

@@ -1,0 +1,454 @@
+//! The binary quadratic model of [`BinaryQuadratic`](super::BinaryQuadratic) evaluated for
+//! many chains at once.
+
+use super::quadratic::{flip_sym, full, narrow};
+use crate::binary::{BatchMoves, BatchTarget};
+use crate::dense::{Blocked, Product, Shape};
+use crate::error::{LenError, ParamError};
+
+/// `U(x) = xᵀWx + bᵀx` and `∇U = (W + Wᵀ)x + b` for `n` chains at once: a [`BatchTarget`].
+///
+/// Two evaluations, chosen at construction:
+///
+/// * [`new`](Self::new) keeps every chain's gradient in `f64` (in a caller buffer) and updates it
+///   over the flipped coordinates' rows and columns of `W`, exactly as
+///   [`BinaryQuadratic`](super::BinaryQuadratic) does, but reading each flip's `W_i· + W_·i` as
+///   one contiguous row of `S = W + Wᵀ` formed once in `f64` (each entry the sum the
+///   single-chain model forms): every value is that of the single-chain model, bit for bit, and
+///   a step costs `O(k·d)` per chain for `k` flips. No product is used.
+/// * [`product`](Self::product) recomputes the gradients of all chains' proposals as one
+///   product `X' · S + 1·bᵀ` through `P` (`n × d` times `d × d`, `S = W + Wᵀ` formed once in
+///   `f32`), and `U = ½ xᵀ(∇U + b)` from it: `O(d²)` per chain whatever the flips, in `f32`, so
+///   values are close to the single-chain ones but not equal.
+///
+/// # Examples
+///
+/// ```
+/// use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+/// use langevin_core::dense::Blocked;
+/// use langevin_core::models::QuadraticBatch;
+/// use langevin_core::StepReport;
+/// use rand_core::SeedableRng;
+///
+/// let (w, b) = ([0.0f32, 1.0, 0.0, 0.0], [0.5f32, -0.5]); // d = 2
+/// let (n, d) = (3, 2);
+/// let (mut s, mut cache) = (vec![0.0f64; d * d], vec![0.0f64; 2 * n * (d + 1)]);
+/// let mut target = QuadraticBatch::<Blocked>::new(&w, &b, n, &mut s, &mut cache).unwrap();
+/// let (mut x, mut y) = (vec![0u8; n * d], vec![0u8; n * d]);
+/// let (mut g, mut gy) = (vec![0.0f32; n * d], vec![0.0f32; n * d]);
+/// let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+/// let (mut flipped, mut counts) = (vec![0u32; n * d], vec![0u32; n]);
+/// let buffers = BatchBuffers {
+///     x: &mut x, grad: &mut g, log_density: &mut u, x_proposal: &mut y,
+///     grad_proposal: &mut gy, log_density_proposal: &mut uy, flipped: &mut flipped,
+///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu,
+/// };
+/// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+/// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
+/// let mut rngs: Vec<_> = (0..n as u64).map(rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64).collect();
+/// let mut reports = vec![StepReport { accepted: false, proposed_flips: 0,
+///     log_accept_ratio: 0.0, rejection: None, evaluations: 0 }; n];
+/// for _ in 0..20 {
+///     kernel.step(&mut target, &mut batch, &mut rngs, &mut reports).unwrap();
+/// }
+/// // U = x₀x₁ + 0.5x₀ − 0.5x₁ at every chain's state.
+/// let x = batch.state(1);
+/// let expected = f64::from(x[0] * x[1]) + 0.5 * f64::from(x[0]) - 0.5 * f64::from(x[1]);
+/// assert_eq!(batch.log_density(1), expected);
+/// ```
+#[derive(Debug)]
+pub struct QuadraticBatch<'a, P: Product = Blocked> {
+    w: &'a [f32],
+    b: &'a [f32],
+    chains: usize,
+    eval: Eval<'a>,
+    product: P,
+}
+
+/// How a [`QuadraticBatch`] evaluates.
+#[derive(Debug)]
+enum Eval<'a> {
+    /// Per-chain `f64` gradients updated over the flips.
+    Incremental {
+        /// `S = W + Wᵀ` in `f64`.
+        s: &'a [f64],
+        /// The current states' gradients, chain by chain (`n·d`).
+        current: &'a mut [f64],
+        /// The proposals' gradients (`n·d`).
+        proposal: &'a mut [f64],
+        /// The current states' `U` (`n`).
+        u: &'a mut [f64],
+        /// The proposals' `U` (`n`).
+        u_proposal: &'a mut [f64],
+    },
+    /// Gradients recomputed by the product.
+    Product {
+        /// `S = W + Wᵀ`.
+        s: &'a [f32],
+        /// The states as `f32` (`n·d`).
+        x: &'a mut [f32],
+    },
+}
+
+/// Checks `W` and `b` as [`BinaryQuadratic::new`](super::BinaryQuadratic::new) does, and the
+/// chain count; returns `d`.
+fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<usize, ParamError> {
+    let d = b.len();
+    if d == 0 {
+        return Err(ParamError::EmptyDimension);
+    }
+    let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
+        name: "dimension",
+        value: d as f64,
+    })?;
+    LenError::check("W", d2, w.len())?;
+    if w.iter().any(|v| !v.is_finite()) {
+        return Err(ParamError::NonFinite("W"));
+    }
+    if b.iter().any(|v| !v.is_finite()) {
+        return Err(ParamError::NonFinite("b"));
+    }
+    if chains == 0 {
+        return Err(ParamError::OutOfRange {
+            name: "chains",
+            value: 0.0,
+        });
+    }
+    Ok(d)
+}
+
+impl<'a, P: Product> QuadraticBatch<'a, P> {
+    /// The incremental evaluation (see the type's documentation) of `W` (`d²` entries,
+    /// row-major) and `b` (`d`) for `chains` chains: `s` (`d²` doubles) receives `W + Wᵀ` and
+    /// `cache` holds `2·chains·(d + 1)` doubles.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::EmptyDimension`] for `d = 0`, [`ParamError::Len`] for mismatched lengths,
+    /// [`ParamError::NonFinite`] for a non-finite entry of `W` or `b`,
+    /// [`ParamError::OutOfRange`] for no chains.
+    pub fn new(
+        w: &'a [f32],
+        b: &'a [f32],
+        chains: usize,
+        s: &'a mut [f64],
+        cache: &'a mut [f64],
+    ) -> Result<Self, ParamError>
+    where
+        P: Default,
+    {
+        let d = check_model(w, b, chains)?;
+        LenError::check("S", w.len(), s.len())?;
+        let nd = chains.saturating_mul(d);
+        let len = nd.saturating_add(chains).saturating_mul(2);
+        LenError::check("cache", len, cache.len())?;
+        for (k, sk) in s.iter_mut().enumerate() {
+            let (i, j) = (k / d, k % d);
+            let (wij, wji) = (w.get(k), w.get(j * d + i));
+            *sk = f64::from(wij.copied().unwrap_or(0.0)) + f64::from(wji.copied().unwrap_or(0.0));
+        }
+        let (current, rest) = cache.split_at_mut(nd);
+        let (proposal, rest) = rest.split_at_mut(nd);
+        let (u, u_proposal) = rest.split_at_mut(chains);
+        let s: &'a [f64] = s;
+        Ok(Self {
+            w,
+            b,
+            chains,
+            eval: Eval::Incremental {
+                s,
+                current,
+                proposal,
+                u,
+                u_proposal,
+            },
+            product: P::default(),
+        })
+    }
+
+    /// The product evaluation (see the type's documentation) of `W` and `b` for `chains`
+    /// chains: `s` (`d²` floats) receives `W + Wᵀ`, and `work` holds `chains·d` floats.
+    ///
+    /// # Errors
+    ///
+    /// As for [`new`](Self::new).
+    pub fn product(
+        w: &'a [f32],
+        b: &'a [f32],
+        chains: usize,
+        s: &'a mut [f32],
+        work: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let d = check_model(w, b, chains)?;
+        LenError::check("S", w.len(), s.len())?;
+        LenError::check("work", chains.saturating_mul(d), work.len())?;
+        for (k, sk) in s.iter_mut().enumerate() {
+            let (i, j) = (k / d, k % d);
+            let (wij, wji) = (w.get(k), w.get(j * d + i));
+            *sk = wij.copied().unwrap_or(0.0) + wji.copied().unwrap_or(0.0);
+        }
+        let s: &'a [f32] = s;
+        Ok(Self {
+            w,
+            b,
+            chains,
+            eval: Eval::Product { s, x: work },
+            product,
+        })
+    }
+
+    /// Checks a batch's state, gradient and log-density lengths.
+    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
+        let nd = self.chains.saturating_mul(self.b.len());
+        LenError::check("x", nd, x)?;
+        LenError::check("grad", nd, grad)?;
+        LenError::check("log_density", self.chains, log_density)
+    }
+
+    /// The product evaluation at `x` (all chains).
+    fn by_product(
+        &mut self,
+        to: &[u8],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        let d = self.b.len();
+        let Eval::Product { s, x } = &mut self.eval else {
+            return Ok(());
+        };
+        for (xf, &xi) in x.iter_mut().zip(to) {
+            *xf = f32::from(xi);
+        }
+        for g in grad.chunks_exact_mut(d) {
+            g.copy_from_slice(self.b);
+        }
+        let shape = Shape {
+            m: self.chains,
+            k: d,
+            n: d,
+        };
+        self.product.matmul_acc(shape, x, s, grad)?;
+        // xᵀWx = ½ xᵀ(W + Wᵀ)x = ½ xᵀ(∇U − b), so U = ½ xᵀ(∇U + b).
+        let rows = to.chunks_exact(d).zip(grad.chunks_exact(d));
+        for ((x, g), u) in rows.zip(log_density.iter_mut()) {
+            let mut total = 0.0f64;
+            for ((&xi, &gi), &bi) in x.iter().zip(g).zip(self.b) {
+                if xi != 0 {
+                    total += f64::from(gi) + f64::from(bi);
+                }
+            }
+            *u = 0.5 * total;
+        }
+        Ok(())
+    }
+}
+
+impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
+    type Error = LenError;
+
+    fn dim(&self) -> usize {
+        self.b.len()
+    }
+
+    fn chains(&self) -> usize {
+        self.chains
+    }
+
+    fn log_density_and_grad_all(
+        &mut self,
+        x: &[u8],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        self.check(x.len(), grad.len(), log_density.len())?;
+        let d = self.b.len();
+        match &mut self.eval {
+            Eval::Incremental { current, u, .. } => {
+                let rows = x
+                    .chunks_exact(d)
+                    .zip(current.chunks_exact_mut(d))
+                    .zip(grad.chunks_exact_mut(d))
+                    .zip(u.iter_mut().zip(log_density.iter_mut()));
+                for (((x, g64), g), (u, out)) in rows {
+                    let value = full(self.w, self.b, x, g64);
+                    *u = narrow(g, g64, value);
+                    *out = *u;
+                }
+                Ok(())
+            }
+            Eval::Product { .. } => self.by_product(x, grad, log_density),
+        }
+    }
+
+    fn log_density_and_grad_after_all(
+        &mut self,
+        moves: &BatchMoves<'_>,
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        self.check(moves.to.len(), grad.len(), log_density.len())?;
+        LenError::check("from", moves.to.len(), moves.from.len())?;
+        LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
+        LenError::check("counts", self.chains, moves.counts.len())?;
+        let d = self.b.len();
+        match &mut self.eval {
+            Eval::Incremental {
+                s,
+                current,
+                proposal,
+                u,
+                u_proposal,
+            } => {
+                let rows = proposal
+                    .chunks_exact_mut(d)
+                    .zip(current.chunks_exact(d))
+                    .zip(moves.from.chunks_exact(d).zip(moves.to.chunks_exact(d)))
+                    .zip(moves.flipped.chunks_exact(d).zip(moves.counts))
+                    .zip(grad.chunks_exact_mut(d))
+                    .zip(u.iter().zip(u_proposal.iter_mut()))
+                    .zip(log_density.iter_mut());
+                for ((((((g64, cur), (from, to)), (flipped, &k)), g), (&u, u_new)), out) in rows {
+                    if k == 0 {
+                        continue;
+                    }
+                    g64.copy_from_slice(cur);
+                    let mut delta_u = 0.0f64;
+                    for &i in flipped.get(..k as usize).unwrap_or(&[]) {
+                        let i = i as usize;
+                        let (Some(&a), Some(&b)) = (from.get(i), to.get(i)) else {
+                            continue;
+                        };
+                        let delta = f64::from(b) - f64::from(a);
+                        let row = s.get(i * d..(i + 1) * d).unwrap_or(&[]);
+                        delta_u += flip_sym(g64, self.w, i, delta, row);
+                    }
+                    *u_new = narrow(g, g64, u + delta_u);
+                    *out = *u_new;
+                }
+                Ok(())
+            }
+            Eval::Product { .. } => self.by_product(moves.to, grad, log_density),
+        }
+    }
+
+    fn commit(&mut self, c: usize) {
+        let d = self.b.len();
+        if let Eval::Incremental {
+            current,
+            proposal,
+            u,
+            u_proposal,
+            ..
+        } = &mut self.eval
+        {
+            if let (Some(cur), Some(new)) = (
+                current.get_mut(c * d..(c + 1) * d),
+                proposal.get(c * d..(c + 1) * d),
+            ) {
+                cur.copy_from_slice(new);
+            }
+            if let (Some(cur), Some(&new)) = (u.get_mut(c), u_proposal.get(c)) {
+                *cur = new;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dense::Blocked;
+    use crate::models::BinaryQuadratic;
+    use crate::models::batch_testing::compare;
+    use std::vec;
+    use std::vec::Vec;
+
+    fn model(d: usize) -> (Vec<f32>, Vec<f32>) {
+        let w = (0..d * d)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.004)
+            .collect();
+        let b = (0..d).map(|i| (i as f32 * 0.7).sin() * 0.3).collect();
+        (w, b)
+    }
+
+    /// Batched DMALA with the incremental evaluation moves every chain exactly as single-chain
+    /// DMALA on [`BinaryQuadratic`] does: the same states, `U` and `∇U`, bit for bit (`W` is
+    /// not symmetric, so rows and columns differ).
+    #[test]
+    fn incremental_steps_equal_single_chain_steps() {
+        let (d, n) = (23, 6);
+        let (w, b) = model(d);
+        let mut caches = vec![vec![0.0; 2 * d]; n];
+        let mut singles: Vec<_> = caches
+            .iter_mut()
+            .map(|c| BinaryQuadratic::new(&w, &b, c).unwrap())
+            .collect();
+        let (mut s, mut cache) = (vec![0.0; d * d], vec![0.0; 2 * n * (d + 1)]);
+        let mut batch = QuadraticBatch::<Blocked>::new(&w, &b, n, &mut s, &mut cache).unwrap();
+        let accepted = compare(&mut singles, &mut batch, 0.6, 50, true);
+        assert!(accepted > 20, "the test must see moves: {accepted}");
+    }
+
+    /// The product evaluation gives close values, and the same moves over a short run.
+    #[test]
+    fn product_values_are_close_to_the_single_chain_ones() {
+        let (d, n) = (23, 6);
+        let (w, b) = model(d);
+        let mut caches = vec![vec![0.0; 2 * d]; n];
+        let mut singles: Vec<_> = caches
+            .iter_mut()
+            .map(|c| BinaryQuadratic::new(&w, &b, c).unwrap())
+            .collect();
+        let (mut s, mut work) = (vec![0.0f32; d * d], vec![0.0f32; n * d]);
+        let mut batch =
+            QuadraticBatch::<Blocked>::product(&w, &b, n, &mut s, &mut work, Blocked).unwrap();
+        let accepted = compare(&mut singles, &mut batch, 0.6, 20, false);
+        assert!(accepted > 10, "the test must see moves: {accepted}");
+    }
+
+    #[test]
+    fn refuses_bad_parameters_and_buffers() {
+        let (w, b) = model(3);
+        let (mut wt, mut cache) = (vec![0.0; 9], vec![0.0; 16]);
+        let new = |w: &[f32], b: &[f32], n, s: &mut [f64], cache: &mut [f64]| {
+            QuadraticBatch::<Blocked>::new(w, b, n, s, cache).map(|_| ())
+        };
+        assert!(new(&w, &b, 2, &mut wt, &mut cache).is_ok());
+        assert!(matches!(
+            new(&w, &b, 2, &mut wt, &mut cache[..15]),
+            Err(ParamError::Len(_))
+        ));
+        assert!(matches!(
+            new(&w, &b, 2, &mut wt[..8], &mut cache),
+            Err(ParamError::Len(_))
+        ));
+        assert!(matches!(
+            new(&w[..8], &b, 2, &mut wt, &mut cache),
+            Err(ParamError::Len(_))
+        ));
+        assert!(matches!(
+            new(&w, &b, 0, &mut wt, &mut cache),
+            Err(ParamError::OutOfRange { .. })
+        ));
+        assert!(matches!(
+            new(&[], &[], 2, &mut [], &mut cache),
+            Err(ParamError::EmptyDimension)
+        ));
+        let mut bad = w.clone();
+        bad[4] = f32::NAN;
+        assert!(matches!(
+            new(&bad, &b, 2, &mut wt, &mut cache),
+            Err(ParamError::NonFinite("W"))
+        ));
+        let (mut s, mut work) = (vec![0.0f32; 9], vec![0.0f32; 5]);
+        assert!(matches!(
+            QuadraticBatch::<Blocked>::product(&w, &b, 2, &mut s, &mut work, Blocked),
+            Err(ParamError::Len(_))
+        ));
+        // A batch of the wrong length is a typed error, not a panic.
+        let mut t = QuadraticBatch::<Blocked>::new(&w, &b, 2, &mut wt, &mut cache).unwrap();
+        let (mut g, mut u) = (vec![0.0f32; 6], vec![0.0; 2]);
+        assert!(t.log_density_and_grad_all(&[0; 5], &mut g, &mut u).is_err());
+    }
+}
