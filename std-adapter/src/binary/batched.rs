@@ -5,8 +5,10 @@
 //! padded with spare chains to `N` rows (their draws are discarded), so that every product has
 //! `N` rows. Chain `c` starts and draws from its own stream exactly as in
 //! [`run_chains`](super::run_chains); only the evaluation of `U` and `∇U` differs: the
-//! gradients of a group are one product through [`Gemm`], whose rounding differs from the
-//! single-chain path. A chain's draws therefore depend on the seed, its index and `N` (and on
+//! hidden pre-activations are cached in `f32` and updated over the flipped units
+//! ([`RbmBatch::incremental_f32`]), and the gradients of a group are one product through
+//! [`Gemm`], whose rounding differs from the single-chain path. Each step runs inside
+//! `pulp`'s run-time dispatch (AVX2 where the CPU has it), which does not change its values. A chain's draws therefore depend on the seed, its index and `N` (and on
 //! whether the CPU has fused multiply–add, which the product uses when it can), not on the
 //! thread count or the number of chains.
 
@@ -15,7 +17,10 @@ use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
 use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
 use crate::seeding::chain_rngs;
-use langevin_core::binary::{BatchBuffers, BatchLangevin, ChainBatch, FlipProposal, StepReport};
+use langevin_core::StepError;
+use langevin_core::binary::{
+    BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
+};
 use langevin_core::dense::{Product, Shape};
 use langevin_core::models::{Rbm, RbmBatch};
 use langevin_core::{LenError, ParamError};
@@ -154,10 +159,13 @@ fn run_group<const ADJUSTED: bool>(
     let rbm = Rbm::new(model.w, model.b, model.c, &mut one)
         .and_then(|r| r.with_transpose(model.wt))
         .map_err(|e| model_err(e.to_string()))?;
-    let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
-    let mut target =
-        RbmBatch::<Gemm, crate::FlipMathImpl>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm)
-            .map_err(RunError::Param)?;
+    let cache_len = 2 * n * h + v * h.div_ceil(32) * 32;
+    let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
+    let mut index = vec![0u32; (n + 1) * v];
+    let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(
+        &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
+    )
+    .map_err(RunError::Param)?;
     let (mut grad, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
     let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut flipped, mut counts) = (vec![0; n * v], vec![0; n]);
@@ -194,10 +202,19 @@ fn run_group<const ADJUSTED: bool>(
     ];
     let thin = config.thin.max(1);
     let total = config.burn_in.saturating_add(config.steps);
+    // The step runs inside `pulp`'s run-time dispatch, so that its element-wise loops (the
+    // proposal, the pre-activation updates, the hidden terms) use AVX2 where the CPU has it.
+    // Without fused multiply–add in those loops their values do not depend on the dispatch.
+    let arch = pulp::Arch::new();
     for t in 0..total {
-        kernel
-            .step(&mut target, &mut batch, &mut rngs, &mut reports)
-            .map_err(|e| model_err(e.to_string()))?;
+        let step = Step {
+            kernel: &kernel,
+            target: &mut target,
+            batch: &mut batch,
+            rngs: &mut rngs,
+            reports: &mut reports,
+        };
+        arch.dispatch(step).map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
         for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
@@ -217,4 +234,24 @@ fn run_group<const ADJUSTED: bool>(
         }
     }
     Ok(results)
+}
+
+/// One step of a batch, for [`pulp::Arch::dispatch`]: everything the step inlines is compiled
+/// for the dispatched instruction set.
+struct Step<'k, 'b, 'c, T: BatchTarget, const ADJUSTED: bool> {
+    kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
+    target: &'k mut T,
+    batch: &'k mut ChainBatch<'b>,
+    rngs: &'c mut [Xoshiro256PlusPlus],
+    reports: &'c mut [StepReport],
+}
+
+impl<T: BatchTarget, const ADJUSTED: bool> pulp::WithSimd for Step<'_, '_, '_, T, ADJUSTED> {
+    type Output = Result<(), StepError<T::Error>>;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
+        self.kernel
+            .step(self.target, self.batch, self.rngs, self.reports)
+    }
 }
