@@ -129,8 +129,8 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 
     /// Like [`new`](Self::new), the pre-activations cached and updated in `f32`: `cache` holds
-    /// `V·⌈H/32⌉·32 + 2·chains·H` floats (a copy of `Wᵀ` in tiles of 32 hidden units, then the
-    /// current pre-activations of every chain, then the proposed ones), `index`
+    /// `(V + 2·chains)·⌈H/32⌉·32` floats (a copy of `Wᵀ` in tiles of 32 hidden units, then the
+    /// current pre-activations of every chain, then the proposed ones, tile by tile), `index`
     /// `(chains + 1)·V` integers (the moved units of all chains, listed unit by unit).
     ///
     /// # Errors
@@ -144,7 +144,7 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         sigma: &'a mut [f32],
         product: P,
     ) -> Result<Self, ParamError> {
-        let nh = chains.saturating_mul(rbm.hidden_units());
+        let nh = chains.saturating_mul(rbm.hidden_units().div_ceil(TILE) * TILE);
         let v = rbm.parameters().1.len();
         let packed_len = packed_len(v, rbm.hidden_units());
         let len = nh.saturating_mul(2).saturating_add(packed_len);
@@ -280,9 +280,9 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
 }
 
 impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
-    /// From `f32` pre-activations `pre` (`n·H`): `U` of every chain at `x` into `log_density`
-    /// and `∇U` into `grad`, the sums in `f32` lanes folded into `f64` every [`FOLD`] terms
-    /// (of `b·x`, then of the softplus terms).
+    /// From `f32` pre-activations `pre` (tile-major, as [`update_f32`] leaves them): `U` of
+    /// every chain at `x` into `log_density` and `∇U` into `grad`, the sums in `f32` lanes
+    /// folded into `f64` every [`FOLD`] terms of `b·x` and every tile of softplus terms.
     #[inline(always)]
     fn finish_lanes(
         &mut self,
@@ -291,7 +291,7 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        let (v, h) = (self.b.len(), self.c.len());
+        let (v, h, n) = (self.b.len(), self.c.len(), self.chains);
         for (c, (x, u)) in x
             .chunks_exact(v.max(1))
             .zip(log_density.iter_mut())
@@ -317,8 +317,11 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
                 total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
             }
             let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
-            let pre = pre.get(c * h..(c + 1) * h).unwrap_or(&[]);
-            for (s_fold, p_fold) in sigma.chunks_mut(FOLD).zip(pre.chunks(FOLD)) {
+            for (t, s_fold) in sigma.chunks_mut(TILE).enumerate() {
+                let p_fold = pre
+                    .get((t * n + c) * TILE..)
+                    .and_then(|p| p.get(..s_fold.len()))
+                    .unwrap_or(&[]);
                 let mut acc = [0f32; LANES];
                 for (s, p) in s_fold.chunks_mut(LANES).zip(p_fold.chunks(LANES)) {
                     let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
@@ -493,36 +496,44 @@ fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
     }
 }
 
-/// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` (rows of `h` of `base` and `out`; `base`
-/// `None`: the bias `c` for every chain) over the units `i` that `index` ([`build_index`])
-/// lists for it, added in increasing `i`, tile by tile of [`TILE`] hidden units (`packed`:
-/// `Wᵀ` as [`pack`] lays it out).
+/// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` of `n` over the units `i` that `index`
+/// ([`build_index`]) lists for it, added in increasing `i`, tile by tile of [`TILE`] hidden
+/// units (`packed`: `Wᵀ` as [`pack`] lays it out). `base` and `out` are tile-major: tile `t`
+/// of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the bias `c` for
+/// every chain.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn update_f32(
     packed: &[f32],
     h: usize,
     v: usize,
+    n: usize,
     base: Option<&[f32]>,
     bias: &[f32],
     out: &mut [f32],
     index: &[u32],
 ) {
     let (ends, entries) = index.split_at(v.min(index.len()));
-    for (t, block) in packed.chunks_exact(TILE * v.max(1)).enumerate() {
+    let tiles = packed
+        .chunks_exact(TILE * v.max(1))
+        .zip(out.chunks_exact_mut(TILE * n.max(1)))
+        .enumerate();
+    for (t, (block, out)) in tiles {
         let j0 = t * TILE;
-        let w = TILE.min(h.saturating_sub(j0));
-        for (c, out) in out.chunks_exact_mut(h.max(1)).enumerate() {
-            let from = match base {
-                Some(b) => b.get(c * h + j0..c * h + j0 + w),
-                None => bias.get(j0..j0 + w),
-            };
-            if let (Some(dst), Some(from)) = (out.get_mut(j0..j0 + w), from) {
-                match (
-                    <&mut [f32; TILE]>::try_from(&mut *dst),
-                    <&[f32; TILE]>::try_from(from),
-                ) {
-                    (Ok(dst), Ok(from)) => *dst = *from,
-                    _ => dst.copy_from_slice(from),
+        match base {
+            Some(b) => {
+                if let Some(from) = b.get(j0 * n..(j0 + TILE) * n) {
+                    out.copy_from_slice(from);
+                }
+            }
+            None => {
+                let mut tile = [0f32; TILE];
+                let w = TILE.min(h.saturating_sub(j0));
+                if let (Some(dst), Some(src)) = (tile.get_mut(..w), bias.get(j0..j0 + w)) {
+                    dst.copy_from_slice(src);
+                }
+                for o in out.chunks_exact_mut(TILE) {
+                    o.copy_from_slice(&tile);
                 }
             }
         }
@@ -537,19 +548,12 @@ fn update_f32(
             for &e in list {
                 let c = (e >> 1) as usize;
                 let s = if e & 1 != 0 { 1.0f32 } else { -1.0 };
-                let Some(acc) = out.get_mut(c * h + j0..c * h + j0 + w) else {
-                    continue;
-                };
-                match <&mut [f32; TILE]>::try_from(&mut *acc) {
-                    Ok(acc) => {
-                        for (a, &x) in acc.iter_mut().zip(&row) {
-                            *a += s * x;
-                        }
-                    }
-                    Err(_) => {
-                        for (a, &x) in acc.iter_mut().zip(&row) {
-                            *a += s * x;
-                        }
+                let acc = out
+                    .get_mut(c * TILE..(c + 1) * TILE)
+                    .and_then(|a| <&mut [f32; TILE]>::try_from(a).ok());
+                if let Some(acc) = acc {
+                    for (a, &x) in acc.iter_mut().zip(&row) {
+                        *a += s * x;
                     }
                 }
             }
@@ -611,7 +615,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 ..
             } => {
                 let r = if build_index(index, v, x, None) {
-                    update_f32(packed, h, v, None, self.c, current, index);
+                    update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     self.finish_lanes(x, current, grad, log_density)
                 } else {
                     Err(out_of_range(v))
@@ -689,14 +693,23 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 let mut ok = true;
                 let age = if age >= Self::REFRESH {
                     ok &= build_index(index, v, moves.from, None);
-                    update_f32(packed, h, v, None, self.c, current, index);
+                    update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     0
                 } else {
                     age
                 };
                 ok &= build_index(index, v, moves.to, Some((moves.flipped, moves.counts)));
                 let r = if ok {
-                    update_f32(packed, h, v, Some(current), self.c, proposal, index);
+                    update_f32(
+                        packed,
+                        h,
+                        v,
+                        self.chains,
+                        Some(current),
+                        self.c,
+                        proposal,
+                        index,
+                    );
                     self.finish_lanes(moves.to, proposal, grad, log_density)
                 } else {
                     Err(out_of_range(v))
@@ -723,15 +736,22 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         {
             cur.copy_from_slice(new);
         }
+        let n = self.chains;
         if let Hidden::Single {
             current, proposal, ..
         } = &mut self.hidden
-            && let (Some(cur), Some(new)) = (
-                current.get_mut(c * h..(c + 1) * h),
-                proposal.get(c * h..(c + 1) * h),
-            )
         {
-            cur.copy_from_slice(new);
+            for (cur, new) in current
+                .chunks_exact_mut(TILE * n)
+                .zip(proposal.chunks_exact(TILE * n))
+            {
+                if let (Some(cur), Some(new)) = (
+                    cur.get_mut(c * TILE..(c + 1) * TILE),
+                    new.get(c * TILE..(c + 1) * TILE),
+                ) {
+                    cur.copy_from_slice(new);
+                }
+            }
         }
     }
 }
@@ -940,7 +960,7 @@ mod tests {
             .with_transpose(&wt)
             .unwrap();
         let (mut cache, mut sigma) = (
-            vec![0.0f32; 2 * n * h + v * h.div_ceil(32) * 32],
+            vec![0.0f32; (2 * n + v) * h.div_ceil(32) * 32],
             vec![0.0f32; n * h],
         );
         let mut index = vec![0u32; (n + 1) * v];

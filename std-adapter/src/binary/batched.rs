@@ -159,7 +159,7 @@ fn run_group<const ADJUSTED: bool>(
     let rbm = Rbm::new(model.w, model.b, model.c, &mut one)
         .and_then(|r| r.with_transpose(model.wt))
         .map_err(|e| model_err(e.to_string()))?;
-    let cache_len = 2 * n * h + v * h.div_ceil(32) * 32;
+    let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
     let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
     let mut index = vec![0u32; (n + 1) * v];
     let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(

@@ -54,7 +54,7 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
     for (t, steps) in [1usize, 40].into_iter().enumerate() {
         let mut master = Xoshiro256PlusPlus::seed_from_u64(7000 + t as u64);
         let mut counts = vec![0u64; pi.len()];
-        let cache_len = 2 * n * h + v * h.div_ceil(32) * 32;
+        let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
         let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
         let mut index = vec![0u32; (n + 1) * v];
         let mut target = RbmBatch::<Gemm, Fast>::incremental_f32(
