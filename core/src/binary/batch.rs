@@ -231,6 +231,7 @@ impl<'p, M: FlipMath, const ADJUSTED: bool> BatchLangevin<'p, M, ADJUSTED> {
     /// [`StepError::Len`] if the target's dimension or chain count, the preconditioner,
     /// `rngs` or `reports` does not fit the batch; [`StepError::Target`] for any target error
     /// (no chain moves then).
+    #[inline(always)]
     pub fn step<T, R>(
         &self,
         target: &mut T,

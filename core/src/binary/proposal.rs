@@ -144,6 +144,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     }
 
     /// Checks that the preconditioner (if any) has length `dim`.
+    #[inline(always)]
     pub(crate) fn check_dim(&self, dim: usize) -> Result<(), LenError> {
         match self.precond {
             Some(p) => LenError::check("preconditioner", dim, p.len()),
@@ -160,6 +161,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// [`LenError`] unless `grad`, `x_new`, `flipped` (and the preconditioner) have the length of
     /// `x`.
+    #[inline(always)]
     pub fn propose<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -178,6 +180,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// As for [`propose`](Self::propose).
+    #[inline(always)]
     pub(crate) fn propose_flips<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -192,6 +195,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
             .0)
     }
 
+    #[inline(always)]
     fn check_propose(
         &self,
         x: &[u8],
@@ -211,6 +215,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// [`LenError`] unless all slices (and the preconditioner) have the same length.
+    #[inline(always)]
     pub fn log_q(&self, from: &[u8], grad_from: &[f32], to: &[u8]) -> Result<f64, LenError> {
         let d = from.len();
         LenError::check("grad", d, grad_from.len())?;

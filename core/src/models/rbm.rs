@@ -213,7 +213,12 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
 /// [`RbmBatch`](super::RbmBatch), whose values must equal these bit for bit).
 #[inline(always)]
 pub(super) fn hidden_terms<M: FlipMath>(p: f64) -> (f32, f32) {
-    let p = p as f32;
+    hidden_terms_f32::<M>(p as f32)
+}
+
+/// [`hidden_terms`] of a pre-activation already in `f32`.
+#[inline(always)]
+pub(super) fn hidden_terms_f32<M: FlipMath>(p: f32) -> (f32, f32) {
     let e = M::exp(-p.abs());
     let softplus = p.max(0.0) + M::ln_1p(e);
     let inv = 1.0 / (1.0 + e);

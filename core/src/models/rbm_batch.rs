@@ -23,6 +23,12 @@ use crate::math::{FlipMath, Libm};
 /// `f32` as a second product, `X' · Wᵀ + 1·cᵀ`: no cache of the current states, and, when many
 /// units flip per step, less work than the per-flip update on a host whose product uses wide
 /// SIMD.
+///
+/// [`incremental_f32`](Self::incremental_f32) keeps per-flip updates but in `f32`, hidden
+/// tile by hidden tile over all chains (a tile of `Wᵀ` stays in cache while every chain adds
+/// its flipped rows), recomputing the current pre-activations from the states every
+/// [`REFRESH`](Self::REFRESH) evaluations so that rounding cannot accumulate; its hidden terms
+/// are summed in `f32` lanes folded into `f64`. Its values are close to [`Rbm`]'s, not equal.
 #[derive(Debug)]
 pub struct RbmBatch<'a, P: Product = Blocked, M: FlipMath = Libm> {
     w: &'a [f32],
@@ -121,6 +127,56 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         let (x, pre) = work.split_at_mut(nv);
         Self::with_hidden(rbm, chains, Hidden::Recomputed { x, pre }, sigma, product)
     }
+
+    /// Like [`new`](Self::new), the pre-activations cached and updated in `f32`: `cache` holds
+    /// `(V + 2·chains)·⌈H/32⌉·32` floats (a copy of `Wᵀ` in tiles of 32 hidden units, then the
+    /// current pre-activations of every chain, then the proposed ones, tile by tile), `index`
+    /// `(chains + 1)·V` integers (the moved units of all chains, listed unit by unit).
+    ///
+    /// # Errors
+    ///
+    /// As for [`new`](Self::new).
+    pub fn incremental_f32<N: FlipMath>(
+        rbm: &Rbm<'a, N>,
+        chains: usize,
+        cache: &'a mut [f32],
+        index: &'a mut [u32],
+        sigma: &'a mut [f32],
+        product: P,
+    ) -> Result<Self, ParamError> {
+        let nh = chains.saturating_mul(rbm.hidden_units().div_ceil(TILE) * TILE);
+        let v = rbm.parameters().1.len();
+        let packed_len = packed_len(v, rbm.hidden_units());
+        let len = nh.saturating_mul(2).saturating_add(packed_len);
+        LenError::check("cache", len, cache.len())?;
+        LenError::check(
+            "index",
+            chains.saturating_add(1).saturating_mul(v),
+            index.len(),
+        )?;
+        let (packed, cache) = cache.split_at_mut(packed_len);
+        if let Some(wt) = rbm.transpose() {
+            pack(wt, rbm.hidden_units(), v, packed);
+        }
+        let (current, proposal) = cache.split_at_mut(nh);
+        Self::with_hidden(
+            rbm,
+            chains,
+            Hidden::Single {
+                packed,
+                current,
+                proposal,
+                index,
+                age: 0,
+            },
+            sigma,
+            product,
+        )
+    }
+
+    /// How many evaluations of proposals an [`incremental_f32`](Self::incremental_f32) batch
+    /// makes between recomputations of its current pre-activations.
+    pub const REFRESH: u32 = 32;
 
     fn with_hidden<N: FlipMath>(
         rbm: &Rbm<'a, N>,
@@ -223,6 +279,100 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 }
 
+impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
+    /// From `f32` pre-activations `pre` (tile-major, as [`update_f32`] leaves them): `U` of
+    /// every chain at `x` into `log_density` and `∇U` into `grad`, the sums in `f32` lanes
+    /// folded into `f64` every [`FOLD`] terms of `b·x` and every tile of softplus terms.
+    #[inline(always)]
+    fn finish_lanes(
+        &mut self,
+        x: &[u8],
+        pre: &[f32],
+        grad: &mut [f32],
+        log_density: &mut [f64],
+    ) -> Result<(), LenError> {
+        let (v, h, n) = (self.b.len(), self.c.len(), self.chains);
+        for (c, (x, u)) in x
+            .chunks_exact(v.max(1))
+            .zip(log_density.iter_mut())
+            .enumerate()
+        {
+            let mut total = 0f64;
+            for (x_fold, b_fold) in x.chunks(FOLD).zip(self.b.chunks(FOLD)) {
+                let mut acc = [0f32; LANES];
+                for (xc, bc) in x_fold.chunks(LANES).zip(b_fold.chunks(LANES)) {
+                    match (<&[u8; LANES]>::try_from(xc), <&[f32; LANES]>::try_from(bc)) {
+                        (Ok(xc), Ok(bc)) => {
+                            for ((a, &xi), &bi) in acc.iter_mut().zip(xc).zip(bc) {
+                                *a += if xi != 0 { bi } else { 0.0 };
+                            }
+                        }
+                        _ => {
+                            for ((a, &xi), &bi) in acc.iter_mut().zip(xc).zip(bc) {
+                                *a += if xi != 0 { bi } else { 0.0 };
+                            }
+                        }
+                    }
+                }
+                total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
+            }
+            let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
+            for (t, s_fold) in sigma.chunks_mut(TILE).enumerate() {
+                let p_fold = pre
+                    .get((t * n + c) * TILE..)
+                    .and_then(|p| p.get(..s_fold.len()))
+                    .unwrap_or(&[]);
+                let mut acc = [0f32; LANES];
+                for (s, p) in s_fold.chunks_mut(LANES).zip(p_fold.chunks(LANES)) {
+                    let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
+                        Ok(p) => (*p, LANES),
+                        Err(_) => {
+                            let mut lanes = [0f32; LANES];
+                            for (l, &p) in lanes.iter_mut().zip(p) {
+                                *l = p;
+                            }
+                            (lanes, p.len())
+                        }
+                    };
+                    let mut softplus = [0f32; LANES];
+                    let mut sig = [0f32; LANES];
+                    for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
+                        (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
+                    }
+                    for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
+                        *a += if j < n { t } else { 0.0 };
+                    }
+                    match <&mut [f32; LANES]>::try_from(&mut *s) {
+                        Ok(s) => *s = sig,
+                        Err(_) => {
+                            for (s, &sg) in s.iter_mut().zip(&sig) {
+                                *s = sg;
+                            }
+                        }
+                    }
+                }
+                total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
+            }
+            *u = total;
+        }
+        for g in grad.chunks_exact_mut(v.max(1)) {
+            g.copy_from_slice(self.b);
+        }
+        let shape = Shape {
+            m: self.chains,
+            k: h,
+            n: v,
+        };
+        self.product.matmul_acc(shape, self.sigma, self.w, grad)
+    }
+}
+
+/// Hidden units whose terms are evaluated together.
+const LANES: usize = 8;
+
+/// Hidden units whose `f32` softplus sums are folded into `f64` together.
+const FOLD: usize = 8 * LANES;
+
 /// Where a batch's hidden pre-activations come from.
 #[derive(Debug)]
 enum Hidden<'a> {
@@ -236,10 +386,180 @@ enum Hidden<'a> {
         x: &'a mut [f32],
         pre: &'a mut [f32],
     },
+    /// Cached in `f32` per chain, updated over the flipped units, recomputed from the states
+    /// when `age` reaches [`RbmBatch::REFRESH`].
+    Single {
+        packed: &'a mut [f32],
+        current: &'a mut [f32],
+        proposal: &'a mut [f32],
+        index: &'a mut [u32],
+        age: u32,
+    },
 }
 
-/// Hidden units whose terms are evaluated together.
-const LANES: usize = 8;
+/// The error for a flipped unit at or past `v` (reported as a `flipped` buffer of the wrong
+/// length).
+fn out_of_range(v: usize) -> LenError {
+    LenError {
+        buffer: "flipped",
+        expected: v,
+        found: v.saturating_add(1),
+    }
+}
+
+/// Hidden units of one tile of the `f32` update: the tile of a row of `Wᵀ` stays in
+/// registers while every chain that moves that unit adds it to its sums (which stay in the
+/// first-level cache for the whole tile).
+const TILE: usize = 32;
+
+/// Lists, unit by unit, the chains whose rows of `Wᵀ` are to be added: `index` receives the
+/// entries `2c + up` (chain `c`, `up` = 1 to add, 0 to subtract) grouped by unit `i` in
+/// increasing `i` (and `c`), after `v` offsets (`index[i]` = the end of unit `i`'s entries,
+/// counted from `v`). With `flips` = `Some((flipped, counts))` a chain lists its first
+/// `counts[c]` flipped units, signed by the state they move to; with `None`, its active units
+/// (`states[c][i] = 1`). Returns `false` if `index` is too short or a unit is out of range.
+#[inline(always)]
+fn build_index(
+    index: &mut [u32],
+    v: usize,
+    states: &[u8],
+    flips: Option<(&[u32], &[u32])>,
+) -> bool {
+    let Some((ends, entries)) = index.split_at_mut_checked(v) else {
+        return false;
+    };
+    ends.fill(0);
+    // Pass 1: counts per unit; pass 2: scatter, with `ends[i]` as unit `i`'s cursor.
+    for pass in 0..2 {
+        for (c, x) in states.chunks_exact(v.max(1)).enumerate() {
+            let mut visit = |i: usize| -> bool {
+                let Some(end) = ends.get_mut(i) else {
+                    return false;
+                };
+                if pass == 1 {
+                    let up = x.get(i).is_some_and(|&t| t != 0);
+                    match entries.get_mut(*end as usize) {
+                        Some(slot) => *slot = (2 * c + usize::from(up)) as u32,
+                        None => return false,
+                    }
+                }
+                *end += 1;
+                true
+            };
+            let ok = match flips {
+                Some((flipped, counts)) => {
+                    let k = counts.get(c).copied().unwrap_or(0) as usize;
+                    let list = flipped.get(c * v..).and_then(|f| f.get(..k)).unwrap_or(&[]);
+                    list.iter().all(|&i| visit(i as usize))
+                }
+                None => x
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, t)| **t != 0)
+                    .all(|(i, _)| visit(i)),
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if pass == 0 {
+            // Exclusive prefix sums: each unit's cursor starts at its first entry.
+            let mut total = 0u32;
+            for e in ends.iter_mut() {
+                let count = *e;
+                *e = total;
+                total = total.saturating_add(count);
+            }
+        }
+    }
+    true
+}
+
+/// The length of `Wᵀ` ([`pack`]ed) in tiles of [`TILE`] hidden units: `V·⌈H/TILE⌉·TILE`.
+fn packed_len(v: usize, h: usize) -> usize {
+    v.saturating_mul(h.div_ceil(TILE)).saturating_mul(TILE)
+}
+
+/// Copies `Wᵀ` (`V × H`) into `packed` tile by tile: tile `t` holds, for `i = 0, 1, …`, the
+/// hidden units `t·TILE..` of row `i` (zeros past `H`), so that a tile's rows are read in
+/// sequence.
+fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
+    for (t, block) in packed.chunks_exact_mut(TILE * v.max(1)).enumerate() {
+        let j0 = t * TILE;
+        let w = TILE.min(h.saturating_sub(j0));
+        for (i, dst) in block.chunks_exact_mut(TILE).enumerate() {
+            dst.fill(0.0);
+            if let (Some(dst), Some(src)) = (dst.get_mut(..w), wt.get(i * h + j0..i * h + j0 + w)) {
+                dst.copy_from_slice(src);
+            }
+        }
+    }
+}
+
+/// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` of `n` over the units `i` that `index`
+/// ([`build_index`]) lists for it, added in increasing `i`, tile by tile of [`TILE`] hidden
+/// units (`packed`: `Wᵀ` as [`pack`] lays it out). `base` and `out` are tile-major: tile `t`
+/// of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the bias `c` for
+/// every chain.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn update_f32(
+    packed: &[f32],
+    h: usize,
+    v: usize,
+    n: usize,
+    base: Option<&[f32]>,
+    bias: &[f32],
+    out: &mut [f32],
+    index: &[u32],
+) {
+    let (ends, entries) = index.split_at(v.min(index.len()));
+    let tiles = packed
+        .chunks_exact(TILE * v.max(1))
+        .zip(out.chunks_exact_mut(TILE * n.max(1)))
+        .enumerate();
+    for (t, (block, out)) in tiles {
+        let j0 = t * TILE;
+        match base {
+            Some(b) => {
+                if let Some(from) = b.get(j0 * n..(j0 + TILE) * n) {
+                    out.copy_from_slice(from);
+                }
+            }
+            None => {
+                let mut tile = [0f32; TILE];
+                let w = TILE.min(h.saturating_sub(j0));
+                if let (Some(dst), Some(src)) = (tile.get_mut(..w), bias.get(j0..j0 + w)) {
+                    dst.copy_from_slice(src);
+                }
+                for o in out.chunks_exact_mut(TILE) {
+                    o.copy_from_slice(&tile);
+                }
+            }
+        }
+        let mut begin = 0usize;
+        for (&end, row) in ends.iter().zip(block.chunks_exact(TILE)) {
+            let list = entries.get(begin..end as usize).unwrap_or(&[]);
+            begin = end as usize;
+            let Ok(row) = <&[f32; TILE]>::try_from(row) else {
+                continue;
+            };
+            let row = *row;
+            for &e in list {
+                let c = (e >> 1) as usize;
+                let s = if e & 1 != 0 { 1.0f32 } else { -1.0 };
+                let acc = out
+                    .get_mut(c * TILE..(c + 1) * TILE)
+                    .and_then(|a| <&mut [f32; TILE]>::try_from(a).ok());
+                if let Some(acc) = acc {
+                    for (a, &x) in acc.iter_mut().zip(&row) {
+                        *a += s * x;
+                    }
+                }
+            }
+        }
+    }
+}
 
 impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
     type Error = LenError;
@@ -287,9 +607,32 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 self.hidden = recomputed;
                 self.evaluate_recomputed(x, grad, log_density)
             }
+            Hidden::Single {
+                packed,
+                current,
+                proposal,
+                index,
+                ..
+            } => {
+                let r = if build_index(index, v, x, None) {
+                    update_f32(packed, h, v, self.chains, None, self.c, current, index);
+                    self.finish_lanes(x, current, grad, log_density)
+                } else {
+                    Err(out_of_range(v))
+                };
+                self.hidden = Hidden::Single {
+                    packed,
+                    current,
+                    proposal,
+                    index,
+                    age: 0,
+                };
+                r
+            }
         }
     }
 
+    #[inline(always)]
     fn log_density_and_grad_after_all(
         &mut self,
         moves: &BatchMoves<'_>,
@@ -298,6 +641,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
     ) -> Result<(), LenError> {
         let (v, h) = (self.b.len(), self.c.len());
         self.check(moves.to.len(), grad.len(), log_density.len())?;
+        LenError::check("from", moves.to.len(), moves.from.len())?;
         LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
         let hidden = core::mem::replace(
@@ -339,6 +683,46 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 self.hidden = recomputed;
                 self.evaluate_recomputed(moves.to, grad, log_density)
             }
+            Hidden::Single {
+                packed,
+                current,
+                proposal,
+                index,
+                age,
+            } => {
+                let mut ok = true;
+                let age = if age >= Self::REFRESH {
+                    ok &= build_index(index, v, moves.from, None);
+                    update_f32(packed, h, v, self.chains, None, self.c, current, index);
+                    0
+                } else {
+                    age
+                };
+                ok &= build_index(index, v, moves.to, Some((moves.flipped, moves.counts)));
+                let r = if ok {
+                    update_f32(
+                        packed,
+                        h,
+                        v,
+                        self.chains,
+                        Some(current),
+                        self.c,
+                        proposal,
+                        index,
+                    );
+                    self.finish_lanes(moves.to, proposal, grad, log_density)
+                } else {
+                    Err(out_of_range(v))
+                };
+                self.hidden = Hidden::Single {
+                    packed,
+                    current,
+                    proposal,
+                    index,
+                    age: age.saturating_add(1),
+                };
+                r
+            }
         }
     }
 
@@ -351,6 +735,23 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
             )
         {
             cur.copy_from_slice(new);
+        }
+        let n = self.chains;
+        if let Hidden::Single {
+            current, proposal, ..
+        } = &mut self.hidden
+        {
+            for (cur, new) in current
+                .chunks_exact_mut(TILE * n)
+                .zip(proposal.chunks_exact(TILE * n))
+            {
+                if let (Some(cur), Some(new)) = (
+                    cur.get_mut(c * TILE..(c + 1) * TILE),
+                    new.get(c * TILE..(c + 1) * TILE),
+                ) {
+                    cur.copy_from_slice(new);
+                }
+            }
         }
     }
 }
@@ -366,7 +767,7 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
         self.recompute(x)?;
         let pre = match &mut self.hidden {
             Hidden::Recomputed { pre, .. } => core::mem::take(pre),
-            Hidden::Incremental { .. } => &mut [],
+            Hidden::Incremental { .. } | Hidden::Single { .. } => &mut [],
         };
         let r = self.finish(x, pre, grad, log_density);
         if let Hidden::Recomputed { pre: slot, .. } = &mut self.hidden {
@@ -539,6 +940,88 @@ mod tests {
                 assert!((a - e).abs() < 1e-5 * (1.0 + e.abs()), "{a} vs {e}");
             }
         }
+    }
+
+    /// The `f32` incremental pre-activations: batched DMALA over more than
+    /// [`RbmBatch::REFRESH`] steps (moves, refreshes, chains that flip nothing) keeps `U` and
+    /// `∇U` of every chain close to [`Rbm`]'s at its state.
+    #[test]
+    fn incremental_f32_values_stay_close_to_the_single_chain_ones() {
+        let (v, h, n) = (23, 45, 5);
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
+            .collect();
+        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
+        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let mut one = vec![0.0; 2 * h];
+        let rbm = Rbm::new(&w, &b, &c, &mut one)
+            .unwrap()
+            .with_transpose(&wt)
+            .unwrap();
+        let (mut cache, mut sigma) = (
+            vec![0.0f32; (2 * n + v) * h.div_ceil(32) * 32],
+            vec![0.0f32; n * h],
+        );
+        let mut index = vec![0u32; (n + 1) * v];
+        let mut target = RbmBatch::<Blocked>::incremental_f32(
+            &rbm, n, &mut cache, &mut index, &mut sigma, Blocked,
+        )
+        .unwrap();
+        let mut x: Vec<u8> = (0..n * v).map(|i| u8::from(i % 3 == 1)).collect();
+        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
+        let (mut u, mut uy, mut lq, mut lu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut fl, mut counts) = (vec![0; n * v], vec![0; n]);
+        let buffers = BatchBuffers {
+            x: &mut x,
+            grad: &mut g,
+            log_density: &mut u,
+            x_proposal: &mut y,
+            grad_proposal: &mut gy,
+            log_density_proposal: &mut uy,
+            flipped: &mut fl,
+            counts: &mut counts,
+            log_q: &mut lq,
+            log_u: &mut lu,
+        };
+        let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+        let mut rngs: Vec<_> = (0..n as u64)
+            .map(Xoshiro256PlusPlus::seed_from_u64)
+            .collect();
+        let empty = StepReport {
+            accepted: false,
+            proposed_flips: 0,
+            log_accept_ratio: 0.0,
+            rejection: None,
+            evaluations: 0,
+        };
+        let mut reports = vec![empty; n];
+        let kernel = BatchDmala::new(FlipProposal::new(0.6, 0.5).unwrap());
+        let mut moves = 0;
+        for _ in 0..3 * RbmBatch::<Blocked>::REFRESH + 5 {
+            kernel
+                .step(&mut target, &mut batch, &mut rngs, &mut reports)
+                .unwrap();
+            moves += reports
+                .iter()
+                .filter(|r| r.accepted && r.proposed_flips > 0)
+                .count();
+            for k in 0..n {
+                let mut cache = vec![0.0; 2 * h];
+                let mut single = Rbm::new(&w, &b, &c, &mut cache).unwrap();
+                let mut gs = vec![0.0f32; v];
+                let us = single
+                    .log_density_and_grad(batch.state(k), &mut gs)
+                    .unwrap();
+                let ub = batch.log_density(k);
+                assert!((ub - us).abs() < 1e-4 * (1.0 + us.abs()), "{ub} vs {us}");
+                for (a, e) in batch.grad(k).iter().zip(&gs) {
+                    assert!((a - e).abs() < 1e-4 * (1.0 + e.abs()), "{a} vs {e}");
+                }
+            }
+        }
+        assert!(moves > 50, "the test must see moves: {moves}");
     }
 
     #[test]

@@ -6,15 +6,17 @@
 //! `N` rows. Chain `c` starts and draws from its own stream exactly as in
 //! [`run_chains`](super::run_chains); only the evaluation of `U` and `∇U` differs, by model:
 //!
-//! * RBM ([`RbmBatch::recomputed`]): the pre-activations and the gradients of a group are
-//!   products through [`Gemm`], whose rounding differs from the single-chain path;
+//! * RBM ([`RbmBatch::incremental_f32`]): the hidden pre-activations are cached in `f32` and
+//!   updated over the flipped units, and the gradients of a group are one product through
+//!   [`Gemm`], whose rounding differs from the single-chain path;
 //! * binary quadratic ([`QuadraticBatch::new`]): every chain's gradient is updated over its flips
 //!   in `f64` as on the single-chain path, bit for bit (from rows of `W + Wᵀ`), so the draws are
 //!   those of [`run_chains`](super::run_chains);
 //! * logistic regression ([`LogisticBatch`]): the linear predictors and `U` as on the
 //!   single-chain path, the gradients of a group one product `R · X` through [`Gemm`].
 //!
-//! Where the product rounds, a chain's draws depend on the seed, its index and `N` (and on
+//! Each step runs inside `pulp`'s run-time dispatch (AVX2 where the CPU has it), which does
+//! not change its values. Where the product rounds, a chain's draws depend on the seed, its index and `N` (and on
 //! whether the CPU has fused multiply–add, which the product uses when it can); never on the
 //! thread count or the number of chains.
 
@@ -23,6 +25,7 @@ use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
 use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
 use crate::seeding::chain_rngs;
+use langevin_core::StepError;
 use langevin_core::binary::{
     BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
 };
@@ -214,10 +217,13 @@ fn rbm_group<const ADJUSTED: bool>(
     let rbm = Rbm::new(model.w, model.b, model.c, &mut one)
         .and_then(|r| r.with_transpose(model.wt))
         .map_err(|e| model_err(e.to_string()))?;
-    let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
-    let mut target =
-        RbmBatch::<Gemm, crate::FlipMathImpl>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm)
-            .map_err(RunError::Param)?;
+    let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
+    let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
+    let mut index = vec![0u32; (n + 1) * v];
+    let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(
+        &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
+    )
+    .map_err(RunError::Param)?;
     run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
 }
 
@@ -277,10 +283,19 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     ];
     let thin = config.thin.max(1);
     let total = config.burn_in.saturating_add(config.steps);
+    // The step runs inside `pulp`'s run-time dispatch, so that its element-wise loops (the
+    // proposal, the pre-activation updates, the hidden terms) use AVX2 where the CPU has it.
+    // Without fused multiply–add in those loops their values do not depend on the dispatch.
+    let arch = pulp::Arch::new();
     for t in 0..total {
-        kernel
-            .step(target, &mut batch, &mut rngs, &mut reports)
-            .map_err(|e| model_err(e.to_string()))?;
+        let step = Step {
+            kernel: &kernel,
+            target: &mut *target,
+            batch: &mut batch,
+            rngs: &mut rngs,
+            reports: &mut reports,
+        };
+        arch.dispatch(step).map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
         for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
@@ -300,4 +315,24 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
         }
     }
     Ok(results)
+}
+
+/// One step of a batch, for [`pulp::Arch::dispatch`]: everything the step inlines is compiled
+/// for the dispatched instruction set.
+struct Step<'k, 'b, 'c, T: BatchTarget, const ADJUSTED: bool> {
+    kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
+    target: &'k mut T,
+    batch: &'k mut ChainBatch<'b>,
+    rngs: &'c mut [Xoshiro256PlusPlus],
+    reports: &'c mut [StepReport],
+}
+
+impl<T: BatchTarget, const ADJUSTED: bool> pulp::WithSimd for Step<'_, '_, '_, T, ADJUSTED> {
+    type Output = Result<(), StepError<T::Error>>;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
+        self.kernel
+            .step(self.target, self.batch, self.rngs, self.reports)
+    }
 }

@@ -39,7 +39,7 @@ fn transpose(d: &RbmData) -> Vec<f32> {
 fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
     let data = tiny();
     let wt = transpose(&data);
-    let (v, h, n, batches) = (8, 6, 100, 1000);
+    let (v, h, n, batches): (usize, usize, usize, usize) = (8, 6, 100, 1000);
     let mut one = data.cache();
     let rbm = Rbm::new(&data.w, &data.b, &data.c, &mut one)
         .unwrap()
@@ -51,12 +51,17 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
     };
     let cdf = cumulative(&pi);
     let kernel = BatchDmala::new(FlipProposal::<Fast>::with_math(0.8, 0.5).unwrap());
-    for (t, steps) in [1usize, 10].into_iter().enumerate() {
+    // 40 steps pass a recomputation of the cached pre-activations (every 32 evaluations).
+    for (t, steps) in [1usize, 40].into_iter().enumerate() {
         let mut master = Xoshiro256PlusPlus::seed_from_u64(7000 + t as u64);
         let mut counts = vec![0u64; pi.len()];
-        let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
-        let mut target =
-            RbmBatch::<Gemm, Fast>::recomputed(&rbm, n, &mut work, &mut sigma, Gemm).unwrap();
+        let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
+        let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
+        let mut index = vec![0u32; (n + 1) * v];
+        let mut target = RbmBatch::<Gemm, Fast>::incremental_f32(
+            &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
+        )
+        .unwrap();
         for _ in 0..batches {
             let mut x: Vec<u8> = (0..n)
                 .flat_map(|_| state(draw_index(&cdf, &mut master), v))
