@@ -160,6 +160,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// [`LenError`] unless `grad`, `x_new`, `flipped` (and the preconditioner) have the length of
     /// `x`.
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn propose<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -178,6 +179,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// As for [`propose`](Self::propose).
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub(crate) fn propose_flips<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -211,6 +213,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// [`LenError`] unless all slices (and the preconditioner) have the same length.
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn log_q(&self, from: &[u8], grad_from: &[f32], to: &[u8]) -> Result<f64, LenError> {
         let d = from.len();
         LenError::check("grad", d, grad_from.len())?;

@@ -85,7 +85,7 @@ pub fn run_chains_batched(
         SamplerSpec::Dula { step, balance } => (step, balance, false),
         _ => return Err(refuse()),
     };
-    let BinaryModel::Rbm { w, b, c } = model else {
+    let BinaryModel::Rbm { w, b, c, .. } = model else {
         return Err(refuse());
     };
     if batch == 0 {
@@ -97,7 +97,7 @@ pub fn run_chains_batched(
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
     let (v, h) = (b.len(), c.len());
-    let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+    let wt = crate::models::rbm_transpose(w, v, h);
     let model = Dense { w, wt: &wt, b, c };
     let n = config.chains;
     let groups = n.div_ceil(batch);

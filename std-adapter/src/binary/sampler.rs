@@ -539,6 +539,7 @@ pub(crate) fn acs_json(r: &AcsReport) -> Value {
 }
 
 impl Kernel<Binary> for AnyBinaryKernel {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,
