@@ -14,6 +14,7 @@ use langevin_core::Kernel;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, LatticeGibbs, StepReport};
+use langevin_core::math::FlipMath;
 use langevin_core::models::{Dims, Rbm};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -208,14 +209,14 @@ struct RbmSweeps<'m, 'a> {
     x: Vec<u8>,
     previous: Vec<u8>,
     hidden: Vec<u8>,
-    rbm: &'m Rbm<'a>,
+    rbm: &'m Rbm<'a, crate::FlipMathImpl>,
     rng: Xoshiro256PlusPlus,
 }
 
 /// One block-Gibbs sweep of an RBM (`hidden` holds the hidden units) as a step report.
 #[inline(always)]
-pub(crate) fn block_gibbs_sweep(
-    rbm: &Rbm<'_>,
+pub(crate) fn block_gibbs_sweep<M: FlipMath>(
+    rbm: &Rbm<'_, M>,
     x: &mut [u8],
     hidden: &mut [u8],
     rng: &mut Xoshiro256PlusPlus,

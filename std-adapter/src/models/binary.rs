@@ -60,8 +60,8 @@ pub enum ModelTarget<'a> {
     IsingGraph(IsingGraph<'a>),
     /// See [`IsingLattice`].
     Lattice(IsingLattice<Dims>),
-    /// See [`Rbm`].
-    Rbm(Rbm<'a>),
+    /// See [`Rbm`]; `softplus` and `sigmoid` through [`FlipMathImpl`](crate::FlipMathImpl).
+    Rbm(Rbm<'a, crate::FlipMathImpl>),
     /// See [`BinaryLogistic`].
     Logistic(BinaryLogistic<'a>),
 }
@@ -305,7 +305,7 @@ impl BinaryModel {
             ),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
             Self::Rbm { w, b, c, wt } => {
-                let rbm = Rbm::new(w, b, c, cache).map_err(e)?;
+                let rbm = Rbm::with_math(w, b, c, cache).map_err(e)?;
                 ModelTarget::Rbm(if wt.is_empty() {
                     rbm
                 } else {
