@@ -75,6 +75,12 @@ pub(crate) fn dispatch<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
     work.run()
 }
 
+/// `work.run()` on the portable path, for work that dispatches its parts itself.
+#[inline(always)]
+pub(crate) fn direct<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
+    work.run()
+}
+
 /// `work.run()`, compiled (with everything inlined into it) for AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]

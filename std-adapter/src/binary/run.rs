@@ -93,7 +93,8 @@ kernel_driver!(
     AnyBinaryKernel,
     u8,
     Kernel::step,
-    hamming
+    hamming,
+    crate::simd::direct
 );
 
 /// Gibbs sweeps on a raw state through the model's single-flip fast path.

@@ -527,9 +527,22 @@ impl<C, T, K, V> KernelDriver<C, T, K, V> {
 }
 
 /// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
-/// and value types, the kernel trait's `step` and the distance between two states.
+/// and value types, the kernel trait's `step` and the distance between two states; the step
+/// runs through [`crate::simd::dispatch`], or through `$run` where the kernel dispatches each
+/// of its kernels itself.
 macro_rules! kernel_driver {
     ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path) => {
+        $crate::run::kernel_driver!(
+            $chain,
+            $target,
+            $kernel,
+            $value,
+            $step,
+            $distance,
+            $crate::simd::dispatch
+        );
+    };
+    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path, $run:path) => {
         impl $crate::run::ChainDriver
             for $crate::run::KernelDriver<$chain, $target, $kernel, $value>
         {
@@ -537,7 +550,7 @@ macro_rules! kernel_driver {
             fn step(
                 &mut self,
             ) -> Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError> {
-                $crate::simd::dispatch(self)
+                $run(self)
             }
             fn state(&self) -> &[$value] {
                 self.chain.state()
