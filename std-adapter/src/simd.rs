@@ -75,7 +75,8 @@ pub(crate) fn dispatch<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
     work.run()
 }
 
-/// `work.run()` on the portable path, for work that dispatches its parts itself.
+/// `work.run()` without a dispatch of its own, for work whose parts dispatch themselves (the
+/// binary kernels, each on its own).
 #[inline(always)]
 pub(crate) fn direct<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
     work.run()
