@@ -219,9 +219,7 @@ impl RbmParams {
         let w = uniform(0.1, RBM_VISIBLE * RBM_HIDDEN);
         let b = uniform(0.5, RBM_VISIBLE);
         let c = uniform(0.5, RBM_HIDDEN);
-        let wt = (0..RBM_VISIBLE * RBM_HIDDEN)
-            .map(|k| w[(k % RBM_HIDDEN) * RBM_VISIBLE + k / RBM_HIDDEN])
-            .collect();
+        let wt = langevin_std::models::rbm_transpose(&w, RBM_VISIBLE, RBM_HIDDEN);
         Box::leak(Box::new(Self { w, wt, b, c }))
     }
 

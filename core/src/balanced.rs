@@ -12,8 +12,11 @@ use crate::ordinal::OrdinalProposal;
 use rand_core::Rng;
 
 // The flip proposal works in blocks of fixed-size arrays: drawing, drawing without `log q` and
-// `log q` stay separate calls, so that their arrays never share one stack frame.
+// `log q` stay separate calls, so that their arrays never share one stack frame. On x86-64 they
+// are inlined into the kernel step instead, so that they are compiled for the instruction set a
+// runner picks at run time (stack is plentiful there).
 impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn draw<R: Rng + ?Sized>(
         &self,
         c: &mut Chain<'_, Binary>,
@@ -34,6 +37,7 @@ impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
         })
     }
 
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
         self.log_q(c.x_proposal, c.grad_proposal, c.x)
     }

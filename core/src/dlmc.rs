@@ -536,6 +536,7 @@ impl<P> TunedDlmc<P> {
 }
 
 impl<D: Domain, P: TimedProposal<D>> Kernel<D> for TunedDlmc<P> {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -335,6 +335,7 @@ impl PathKernel<'_> {
 }
 
 impl<D: PathDomain> Kernel<D> for PathKernel<'_> {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -496,6 +497,7 @@ impl TunedPathKernel<'_> {
 }
 
 impl<D: PathDomain> Kernel<D> for TunedPathKernel<'_> {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -1,6 +1,6 @@
 //! The std side of langevin: many chains, models and model files, diagnostics, the SDP-lite
 //! solver and the `langevin` command line. Re-exports [`langevin_core`] as [`core_kernels`].
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
 
 pub use langevin_core as core_kernels;
@@ -20,6 +20,7 @@ pub mod run;
 pub mod samplers;
 pub mod sdp;
 pub mod seeding;
+pub mod simd;
 pub mod timing;
 
 /// The `exp`/`ln(1+x)` implementation the std samplers use in their hot loops.

@@ -242,6 +242,7 @@ impl GwgDomain for Categorical {
 }
 
 impl<D: GwgDomain> Kernel<D> for Gwg {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -196,6 +196,7 @@ where
     D: SingleSiteMoves,
     W: AsMut<[f64]>,
 {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

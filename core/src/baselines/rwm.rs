@@ -125,6 +125,7 @@ impl Proposal<Binary> for RandomWalk {
 }
 
 impl Kernel<Binary> for RandomWalk {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -199,6 +200,7 @@ impl TunedRandomWalk {
 }
 
 impl Kernel<Binary> for TunedRandomWalk {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

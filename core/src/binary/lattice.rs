@@ -969,6 +969,7 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
     /// # Errors
     ///
     /// [`LenError`] if the chain's dimension is not the model's; the chain is unchanged then.
+    #[inline(always)]
     pub fn step<R: Rng + ?Sized>(
         &self,
         chain: &mut BinaryChain<'_>,

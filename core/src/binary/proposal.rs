@@ -161,7 +161,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     ///
     /// [`LenError`] unless `grad`, `x_new`, `flipped` (and the preconditioner) have the length of
     /// `x`.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn propose<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -180,7 +180,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// As for [`propose`](Self::propose).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub(crate) fn propose_flips<R: Rng + ?Sized>(
         &self,
         x: &[u8],
@@ -215,7 +215,7 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
     /// # Errors
     ///
     /// [`LenError`] unless all slices (and the preconditioner) have the same length.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn log_q(&self, from: &[u8], grad_from: &[f32], to: &[u8]) -> Result<f64, LenError> {
         let d = from.len();
         LenError::check("grad", d, grad_from.len())?;

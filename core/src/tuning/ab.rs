@@ -322,6 +322,7 @@ impl AbTuner {
 }
 
 impl<D: Balanced> Kernel<D> for AbTuner {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

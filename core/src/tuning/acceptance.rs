@@ -410,6 +410,7 @@ impl<M: FlipMath> AcceptanceTuner<M> {
 }
 
 impl<D: ScaledDmala, M: FlipMath> Kernel<D> for AcceptanceTuner<M> {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -256,6 +256,7 @@ where
 }
 
 impl<D: Balanced> Kernel<D> for Acs {
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -890,6 +891,7 @@ impl AcsTuner {
 
 impl<D: Balanced> Kernel<D> for AcsTuner {
     /// One step: the [`action`](AcsTuner::action), the kernel, the observation.
+    #[inline(always)]
     fn step<T, R>(
         &mut self,
         target: &mut T,

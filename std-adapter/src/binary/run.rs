@@ -8,11 +8,13 @@ use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
     RunError, drive, hamming, kernel_driver, map_chains, with_replicas,
 };
+use crate::simd::HotLoop;
 use langevin_core::Binary;
 use langevin_core::Kernel;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, LatticeGibbs, StepReport};
+use langevin_core::math::FlipMath;
 use langevin_core::models::{Dims, Rbm};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -91,7 +93,8 @@ kernel_driver!(
     AnyBinaryKernel,
     u8,
     Kernel::step,
-    hamming
+    hamming,
+    crate::simd::direct
 );
 
 /// Gibbs sweeps on a raw state through the model's single-flip fast path.
@@ -106,6 +109,20 @@ struct FastGibbs<'m, T> {
 impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        crate::simd::dispatch(self)
+    }
+    fn state(&self) -> &[u8] {
+        &self.x
+    }
+    fn log_density(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl<T: FlipDelta> HotLoop for FastGibbs<'_, T> {
+    type Output = Result<(StepReport, u64), RunError>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
         self.previous.copy_from_slice(&self.x);
         let mut sweep = SweepReport::default();
         for _ in 0..self.x.len() {
@@ -116,12 +133,6 @@ impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
             sweep.add_update(changed, 1);
         }
         Ok((sweep.report(), hamming(&self.previous, &self.x)))
-    }
-    fn state(&self) -> &[u8] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
     }
 }
 
@@ -165,6 +176,20 @@ struct CheckerboardGibbs {
 impl ChainDriver for CheckerboardGibbs {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        crate::simd::dispatch(self)
+    }
+    fn state(&self) -> &[u8] {
+        &self.x
+    }
+    fn log_density(&self) -> Option<f64> {
+        None
+    }
+}
+
+impl HotLoop for CheckerboardGibbs {
+    type Output = Result<(StepReport, u64), RunError>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
         let changed = self
             .gibbs
             .sweep(&mut self.x, &mut self.rng)
@@ -178,12 +203,6 @@ impl ChainDriver for CheckerboardGibbs {
         report.proposed_flips = changed;
         Ok((report, u64::from(changed)))
     }
-    fn state(&self) -> &[u8] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
-    }
 }
 
 /// Block Gibbs sweeps of an RBM on a raw visible state, the hidden units in their own buffer.
@@ -191,13 +210,14 @@ struct RbmSweeps<'m, 'a> {
     x: Vec<u8>,
     previous: Vec<u8>,
     hidden: Vec<u8>,
-    rbm: &'m Rbm<'a>,
+    rbm: &'m Rbm<'a, crate::FlipMathImpl>,
     rng: Xoshiro256PlusPlus,
 }
 
 /// One block-Gibbs sweep of an RBM (`hidden` holds the hidden units) as a step report.
-pub(crate) fn block_gibbs_sweep(
-    rbm: &Rbm<'_>,
+#[inline(always)]
+pub(crate) fn block_gibbs_sweep<M: FlipMath>(
+    rbm: &Rbm<'_, M>,
     x: &mut [u8],
     hidden: &mut [u8],
     rng: &mut Xoshiro256PlusPlus,
@@ -214,16 +234,24 @@ pub(crate) fn block_gibbs_sweep(
 impl ChainDriver for RbmSweeps<'_, '_> {
     type Value = u8;
     fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        self.previous.copy_from_slice(&self.x);
-        let report = block_gibbs_sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
-        Ok((report, u64::from(report.proposed_flips)))
+        crate::simd::dispatch(self)
     }
     fn state(&self) -> &[u8] {
         &self.x
     }
     fn log_density(&self) -> Option<f64> {
         None
+    }
+}
+
+impl HotLoop for RbmSweeps<'_, '_> {
+    type Output = Result<(StepReport, u64), RunError>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        self.previous.copy_from_slice(&self.x);
+        let report = block_gibbs_sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
+            .map_err(|e| RunError::Model(e.to_string()))?;
+        Ok((report, u64::from(report.proposed_flips)))
     }
 }
 

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use super::model::BinaryModel;
 use crate::kernels::{PathSampler, dlmc_json};
+use crate::simd::HotLoop;
 use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
@@ -538,6 +539,58 @@ pub(crate) fn acs_json(r: &AcsReport) -> Value {
     })
 }
 
+/// One step of kernel `K` as [`HotLoop`] work, so that each kernel runs in a function of its
+/// own on the path [`crate::simd`] picks.
+struct KernelStep<'s, 'c, K, T: ?Sized, R: ?Sized> {
+    kernel: &'s mut K,
+    target: &'s mut T,
+    chain: &'s mut BinaryChain<'c>,
+    rng: &'s mut R,
+}
+
+impl<K, T, R> HotLoop for KernelStep<'_, '_, K, T, R>
+where
+    K: Kernel<Binary>,
+    T: Eval<Binary> + ?Sized,
+    R: Rng + ?Sized,
+{
+    type Output = Result<StepReport, StepError<T::Error>>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        self.kernel.step(self.target, self.chain, self.rng)
+    }
+}
+
+/// A Gibbs sweep (`d` single-site updates) as [`HotLoop`] work.
+struct GibbsSweep<'s, 'c, T: ?Sized, R: ?Sized>(KernelStep<'s, 'c, Gibbs, T, R>);
+
+impl<T: Eval<Binary> + ?Sized, R: Rng + ?Sized> HotLoop for GibbsSweep<'_, '_, T, R> {
+    type Output = Result<StepReport, StepError<T::Error>>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        let mut sweep = SweepReport::default();
+        for _ in 0..self.0.chain.dim() {
+            sweep.add(&self.0.run()?);
+        }
+        Ok(sweep.report())
+    }
+}
+
+/// A step of the tabulated lattice kernel as [`HotLoop`] work.
+struct LatticeStep<'s, 'c, R: ?Sized> {
+    kernel: &'s LatticeDmala<Dims>,
+    chain: &'s mut BinaryChain<'c>,
+    rng: &'s mut R,
+}
+
+impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
+    type Output = Result<StepReport, langevin_core::LenError>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        self.kernel.step(self.chain, self.rng)
+    }
+}
+
 impl Kernel<Binary> for AnyBinaryKernel {
     fn step<T, R>(
         &mut self,
@@ -549,31 +602,46 @@ impl Kernel<Binary> for AnyBinaryKernel {
         T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
+        use crate::simd::dispatch;
+        macro_rules! hot {
+            ($k:expr) => {
+                dispatch(&mut KernelStep {
+                    kernel: $k,
+                    target,
+                    chain,
+                    rng,
+                })
+            };
+        }
         match self {
-            Self::Dula(k) => k.step(target, chain, rng),
-            Self::Dmala(k) => k.step(target, chain, rng),
+            Self::Dula(k) => hot!(k),
+            Self::Dmala(k) => hot!(k),
             // The runner starts the chain on the lattice this kernel was built for.
-            Self::LatticeDmala(k) => k.step(chain, rng).map_err(StepError::Len),
-            Self::Gibbs(k) => {
-                let mut sweep = SweepReport::default();
-                for _ in 0..chain.dim() {
-                    sweep.add(&Kernel::step(k, target, chain, rng)?);
-                }
-                Ok(sweep.report())
-            }
-            Self::Gwg(k) => Kernel::step(k, target, chain, rng),
-            Self::Rwm(k) => Kernel::step(k, target, chain, rng),
-            Self::Ab(k) => Kernel::step(k, target, chain, rng),
-            Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
-            Self::DmalaAcceptance(k) => Kernel::step(k, target, chain, rng),
+            Self::LatticeDmala(k) => dispatch(&mut LatticeStep {
+                kernel: k,
+                chain,
+                rng,
+            })
+            .map_err(StepError::Len),
+            Self::Gibbs(k) => dispatch(&mut GibbsSweep(KernelStep {
+                kernel: k,
+                target,
+                chain,
+                rng,
+            })),
+            Self::Gwg(k) => hot!(k),
+            Self::Rwm(k) => hot!(k),
+            Self::Ab(k) => hot!(k),
+            Self::Acs(k) => hot!(&mut **k),
+            Self::DmalaAcceptance(k) => hot!(k),
             Self::Lb(k) => {
                 grow(k.weights_mut(), chain.dim());
-                Kernel::step(k, target, chain, rng)
+                hot!(k)
             }
-            Self::HammingBall(k) => Kernel::step(k, target, chain, rng),
-            Self::Pas(k) => Kernel::step(&mut **k, target, chain, rng),
-            Self::Dlmc(k) => k.step(target, chain, rng),
-            Self::DlmcTuned(k) => Kernel::step(k, target, chain, rng),
+            Self::HammingBall(k) => hot!(k),
+            Self::Pas(k) => hot!(&mut **k),
+            Self::Dlmc(k) => hot!(k),
+            Self::DlmcTuned(k) => hot!(k),
         }
     }
 }

@@ -81,7 +81,7 @@ impl RbmParams {
     /// The RBM of a model file's `rbm` kind; `None` for other kinds.
     pub fn from_model(model: &BinaryModel) -> Option<Self> {
         match model {
-            BinaryModel::Rbm { w, b, c } => {
+            BinaryModel::Rbm { w, b, c, .. } => {
                 let f = |v: &[f32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>();
                 Self::new(&f(w), &f(b), &f(c)).ok()
             }
@@ -191,11 +191,7 @@ impl RbmParams {
     /// [`LearnError::NonFinite`] when a parameter overflows single precision.
     pub fn to_model(&self) -> Result<BinaryModel, LearnError> {
         let f = |v: &[f64]| narrow(v);
-        Ok(BinaryModel::Rbm {
-            w: f(self.w())?,
-            b: f(self.b())?,
-            c: f(self.c())?,
-        })
+        Ok(BinaryModel::rbm(f(self.w())?, f(self.b())?, f(self.c())?))
     }
 
     /// The model file (`kind: "rbm"`) that `langevin sample` and `langevin ais` read.

@@ -37,6 +37,10 @@ pub enum BinaryModel {
         b: Vec<f32>,
         /// Hidden biases.
         c: Vec<f32>,
+        /// `Wᵀ`, visible × hidden, row-major ([`rbm_transpose`] of `w`): a move reads the
+        /// flipped units' contiguous rows of it (the same sums, bit for bit, as picking them out
+        /// of `W`'s rows). Empty to go without; [`BinaryModel::rbm`] fills it.
+        wt: Vec<f32>,
     },
     /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
     Logistic {
@@ -56,13 +60,36 @@ pub enum ModelTarget<'a> {
     IsingGraph(IsingGraph<'a>),
     /// See [`IsingLattice`].
     Lattice(IsingLattice<Dims>),
-    /// See [`Rbm`].
-    Rbm(Rbm<'a>),
+    /// See [`Rbm`]; `softplus` and `sigmoid` through [`FlipMathImpl`](crate::FlipMathImpl).
+    Rbm(Rbm<'a, crate::FlipMathImpl>),
     /// See [`BinaryLogistic`].
     Logistic(BinaryLogistic<'a>),
 }
 
+/// `Wᵀ` of an RBM's `W` (`hidden × visible`, row-major): `visible × hidden`, row-major, so that
+/// `wt[i·hidden + j] = w[j·visible + i]`. Entries of `w` beyond `hidden · visible` are ignored;
+/// a short `w` gives a short result (which [`Rbm::with_transpose`] refuses).
+pub fn rbm_transpose(w: &[f32], visible: usize, hidden: usize) -> Vec<f32> {
+    let mut wt = Vec::with_capacity(w.len().min(visible.saturating_mul(hidden)));
+    for i in 0..visible {
+        for j in 0..hidden {
+            match w.get(j * visible + i) {
+                Some(&x) => wt.push(x),
+                None => return wt,
+            }
+        }
+    }
+    wt
+}
+
 impl BinaryModel {
+    /// The RBM with weights `w` (`hidden × visible`, row-major), visible biases `b` and hidden
+    /// biases `c`, with its [`rbm_transpose`] attached.
+    pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
+        let wt = rbm_transpose(&w, b.len(), c.len());
+        Self::Rbm { w, b, c, wt }
+    }
+
     /// Builds the model a document describes, for kinds `binary_quadratic`, `ising`,
     /// `ising_lattice` and `rbm`; `Ok(None)` for other kinds.
     ///
@@ -139,11 +166,11 @@ impl BinaryModel {
                 if v == 0 {
                     return Err(doc.err("W", "has no visible units"));
                 }
-                Self::Rbm {
-                    w: to_f32(doc, "W", &w, v)?,
-                    b: to_f32(doc, "b", &b, 0)?,
-                    c: to_f32(doc, "c", &c, 0)?,
-                }
+                Self::rbm(
+                    to_f32(doc, "W", &w, v)?,
+                    to_f32(doc, "b", &b, 0)?,
+                    to_f32(doc, "c", &c, 0)?,
+                )
             }
             "binary_logistic" => {
                 let (m, d, x) = doc.matrix("X")?;
@@ -277,7 +304,14 @@ impl BinaryModel {
                 IsingGraph::new(offsets, neighbours, couplings, field).map_err(e)?,
             ),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
-            Self::Rbm { w, b, c } => ModelTarget::Rbm(Rbm::new(w, b, c, cache).map_err(e)?),
+            Self::Rbm { w, b, c, wt } => {
+                let rbm = Rbm::with_math(w, b, c, cache).map_err(e)?;
+                ModelTarget::Rbm(if wt.is_empty() {
+                    rbm
+                } else {
+                    rbm.with_transpose(wt).map_err(e)?
+                })
+            }
             Self::Logistic { x, y } => {
                 ModelTarget::Logistic(BinaryLogistic::new(x, y, cache).map_err(e)?)
             }
@@ -341,14 +375,17 @@ macro_rules! dispatch {
 impl BinaryTarget for ModelTarget<'_> {
     type Error = Infallible;
 
+    #[inline(always)]
     fn dim(&self) -> usize {
         dispatch!(self, t => t.dim())
     }
 
+    #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         dispatch!(self, t => t.log_density_and_grad(x, grad))
     }
 
+    #[inline(always)]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -357,6 +394,7 @@ impl BinaryTarget for ModelTarget<'_> {
         dispatch!(self, t => t.log_density_and_grad_after(mv, grad))
     }
 
+    #[inline(always)]
     fn commit(&mut self) {
         dispatch!(self, t => t.commit())
     }

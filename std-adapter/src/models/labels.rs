@@ -308,10 +308,12 @@ impl OrdinalTarget for OrdinalModel {
         dispatch!(self, m => m.states())
     }
 
+    #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         dispatch!(self, m => m.log_density_and_grad(x, grad))
     }
 
+    #[inline(always)]
     fn log_density_and_grad_after(
         &mut self,
         mv: &LabelMove<'_>,
@@ -320,6 +322,7 @@ impl OrdinalTarget for OrdinalModel {
         dispatch!(self, m => m.log_density_and_grad_after(mv, grad))
     }
 
+    #[inline(always)]
     fn commit(&mut self) {
         dispatch!(self, m => m.commit())
     }

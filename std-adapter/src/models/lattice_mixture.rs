@@ -184,6 +184,7 @@ fn distance(x: &[u16], mode: &[f64]) -> f64 {
 impl OrdinalTarget for LatticeMixture {
     label_size!(d, s);
 
+    #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let mut m = f64::NEG_INFINITY;
         for (e, mode) in self.scratch.iter_mut().zip(&self.modes) {

@@ -49,7 +49,7 @@ mod rbm_gibbs;
 pub mod schema;
 pub mod zoo;
 
-pub use binary::{BinaryModel, ModelTarget};
+pub use binary::{BinaryModel, ModelTarget, rbm_transpose};
 pub use file::{ModelDoc, ModelError};
 pub use labels::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 pub use lattice_mixture::{LatticeMixture, MixtureForm};

@@ -211,6 +211,7 @@ fn eigenvalues(dim: usize, condition: f64, sigma: f64) -> Vec<f64> {
 impl OrdinalTarget for OrdinalQuadratic {
     label_size!(d, s);
 
+    #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let d = self.d;
         let mut u = 0.0;
@@ -235,6 +236,7 @@ impl OrdinalTarget for OrdinalQuadratic {
         Ok(u)
     }
 
+    #[inline(always)]
     fn log_density_and_grad_after(
         &mut self,
         mv: &LabelMove<'_>,
@@ -264,6 +266,7 @@ impl OrdinalTarget for OrdinalQuadratic {
         Ok(u)
     }
 
+    #[inline(always)]
     fn commit(&mut self) {
         std::mem::swap(&mut self.ar, &mut self.ar_proposal);
     }

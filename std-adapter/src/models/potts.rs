@@ -148,6 +148,7 @@ impl Potts {
 impl CategoricalTarget for Potts {
     label_size!(n, s);
 
+    #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         for (i, row) in grad.chunks_exact_mut(self.s).enumerate() {
             for (g, &h) in row

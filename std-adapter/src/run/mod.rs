@@ -527,9 +527,22 @@ impl<C, T, K, V> KernelDriver<C, T, K, V> {
 }
 
 /// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
-/// and value types, the kernel trait's `step` and the distance between two states.
+/// and value types, the kernel trait's `step` and the distance between two states; the step
+/// runs through [`crate::simd::dispatch`], or through `$run` where the kernel dispatches each
+/// of its kernels itself.
 macro_rules! kernel_driver {
     ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path) => {
+        $crate::run::kernel_driver!(
+            $chain,
+            $target,
+            $kernel,
+            $value,
+            $step,
+            $distance,
+            $crate::simd::dispatch
+        );
+    };
+    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path, $run:path) => {
         impl $crate::run::ChainDriver
             for $crate::run::KernelDriver<$chain, $target, $kernel, $value>
         {
@@ -537,17 +550,7 @@ macro_rules! kernel_driver {
             fn step(
                 &mut self,
             ) -> Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError> {
-                if let Some(p) = &mut self.previous {
-                    p.copy_from_slice(self.chain.state());
-                }
-                let (kernel, target, chain) = (&mut self.kernel, &mut self.target, &mut self.chain);
-                let r = $step(kernel, target, chain, &mut self.rng)
-                    .map_err(|e| $crate::run::RunError::Model(e.to_string()))?;
-                let jump = match &self.previous {
-                    Some(p) => $distance(p, self.chain.state()),
-                    None => u64::from(r.accepted_flips()),
-                };
-                Ok((r, jump))
+                $run(self)
             }
             fn state(&self) -> &[$value] {
                 self.chain.state()
@@ -563,6 +566,24 @@ macro_rules! kernel_driver {
             }
             fn tuned(&self) -> Option<serde_json::Value> {
                 self.kernel.tuned()
+            }
+        }
+
+        impl $crate::simd::HotLoop for $crate::run::KernelDriver<$chain, $target, $kernel, $value> {
+            type Output = Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError>;
+            #[inline(always)]
+            fn run(&mut self) -> Self::Output {
+                if let Some(p) = &mut self.previous {
+                    p.copy_from_slice(self.chain.state());
+                }
+                let (kernel, target, chain) = (&mut self.kernel, &mut self.target, &mut self.chain);
+                let r = $step(kernel, target, chain, &mut self.rng)
+                    .map_err(|e| $crate::run::RunError::Model(e.to_string()))?;
+                let jump = match &self.previous {
+                    Some(p) => $distance(p, self.chain.state()),
+                    None => u64::from(r.accepted_flips()),
+                };
+                Ok((r, jump))
             }
         }
     };

@@ -22,5 +22,6 @@ mod path_auxiliary;
 mod registry;
 mod sample;
 mod samplers;
+mod simd;
 mod threads;
 mod trust;

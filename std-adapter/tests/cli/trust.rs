@@ -250,6 +250,7 @@ fn the_readme_explains_every_provenance_field() {
         "model_hash",
         "options",
         "input_hashes",
+        "simd",
         "seed",
         "chains",
         "burn_in",

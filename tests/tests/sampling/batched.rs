@@ -121,11 +121,7 @@ fn report() -> StepReport {
 
 fn model() -> BinaryModel {
     let d = tiny();
-    BinaryModel::Rbm {
-        w: d.w,
-        b: d.b,
-        c: d.c,
-    }
+    BinaryModel::rbm(d.w, d.b, d.c)
 }
 
 fn config(chains: usize, threads: usize, seed: u64) -> RunConfig {

@@ -26,6 +26,9 @@ pub struct Provenance {
     /// their option.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub input_hashes: BTreeMap<String, String>,
+    /// The code path of the per-chain hot loops: `avx2+fma` or `portable` (see
+    /// [`langevin_std::simd`]).
+    pub simd: &'static str,
 }
 
 impl Provenance {
@@ -40,6 +43,7 @@ impl Provenance {
             model_hash: model.and_then(file_hash),
             options: options(std::env::args_os()),
             input_hashes: BTreeMap::new(),
+            simd: langevin_std::simd::path().name(),
         }
     }
 

@@ -31,7 +31,7 @@ pub struct MmdReport {
 /// Compares `run` with block-Gibbs draws of the RBM `model`, using the random stream after the
 /// run's chains (`chain_rng(seed, chains)`), so the report is reproducible.
 pub fn rbm(model: &BinaryModel, run: &BinaryRun, seed: u64) -> Result<MmdReport, CliError> {
-    let BinaryModel::Rbm { w, b, c } = model else {
+    let BinaryModel::Rbm { w, b, c, .. } = model else {
         return Err(CliError(
             "--mmd compares against block-Gibbs draws and needs an rbm model".into(),
         ));

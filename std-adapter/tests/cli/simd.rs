@@ -1,0 +1,99 @@
+//! The AVX2/FMA path of the per-chain loops and the portable one (`LANGEVIN_SIMD=portable`) give
+//! the same draws, byte for byte.
+
+use crate::common;
+
+use common::{Scratch, ok, words};
+use std::process::Command;
+
+/// Runs `sample` with `args` (and `--out draws.npy --summary s.json`) on the path `portable`
+/// forces or the processor picks; returns the draws' bytes and the summary's `simd` field.
+fn sample(scratch: &Scratch, args: &str, portable: bool) -> (Vec<u8>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_langevin"));
+    command
+        .args(words(&format!(
+            "sample {args} --out draws.npy --summary s.json --diagnostics none --quiet"
+        )))
+        .current_dir(&scratch.0)
+        .env_remove("LANGEVIN_SIMD");
+    if portable {
+        command.env("LANGEVIN_SIMD", "portable");
+    }
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "sample {args} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scratch.path("s.json")).unwrap()).unwrap();
+    let simd = summary["simd"].as_str().unwrap().to_string();
+    (std::fs::read(scratch.path("draws.npy")).unwrap(), simd)
+}
+
+/// Whether this processor runs the AVX2/FMA path when nothing forces the portable one.
+fn has_avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[test]
+fn both_code_paths_give_the_same_draws() {
+    let s = Scratch::new("simd-paths");
+    for line in [
+        "model ising-lattice --rows 12 --cols 12 --coupling 0.44 --out lat.json",
+        "model rbm --visible 64 --hidden 24 --seed 3 --out rbm.json",
+        "model binary-quadratic --dim 30 --seed 2 --out bq.json",
+        "model ising-ba --nodes 40 --edges-per-node 3 --seed 1 --out ba.json",
+        "model binary-logistic --seed 2 --out bl.json",
+    ] {
+        ok(&s.0, &words(line));
+    }
+    s.write("potts.json", common::POTTS);
+    s.write("mix.json", common::MIXTURE);
+    let run = "--steps 300 --burn-in 50 --chains 2 --seed 7";
+    let cases = [
+        format!("--model lat.json --sampler dmala --step 0.4 {run}"),
+        format!("--model lat.json --sampler dula {run}"),
+        format!("--model lat.json --sampler gibbs {run}"),
+        format!("--model rbm.json --sampler dmala --step 0.4 {run}"),
+        format!("--model rbm.json --sampler dula {run}"),
+        format!("--model rbm.json --sampler gibbs {run}"),
+        format!("--model rbm.json --sampler block-gibbs {run}"),
+        format!("--model rbm.json --sampler ab {run}"),
+        format!("--model bq.json --sampler dmala {run}"),
+        format!("--model bq.json --sampler gwg {run}"),
+        format!("--model bq.json --sampler lb {run}"),
+        format!("--model bq.json --sampler hamming-ball {run}"),
+        format!("--model bq.json --sampler pas {run}"),
+        format!("--model bq.json --sampler dlmc {run}"),
+        format!("--model bq.json --sampler rwm {run}"),
+        format!("--model ba.json --sampler dmala {run}"),
+        format!("--model bl.json --sampler dmala {run}"),
+        format!("--model potts.json --sampler dmala {run}"),
+        format!("--model mix.json --sampler ab --window 20 {run}"),
+        format!("--model mix.json --sampler dmala {run}"),
+    ];
+    let expected = if has_avx2_fma() {
+        "avx2+fma"
+    } else {
+        "portable"
+    };
+    for case in &cases {
+        let (portable, forced) = sample(&s, case, true);
+        let (picked, path) = sample(&s, case, false);
+        assert_eq!(forced, "portable", "{case}");
+        assert_eq!(path, expected, "{case}");
+        assert!(portable.len() > 128, "{case}: no draws");
+        assert!(
+            portable == picked,
+            "{case}: {path} draws differ from portable ones"
+        );
+    }
+}
