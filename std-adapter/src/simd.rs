@@ -1,7 +1,8 @@
 //! Run-time choice of the instruction set for the per-chain hot loops.
 //!
 //! On x86-64 a chain's step runs inside a function compiled for AVX2 and FMA when the processor
-//! has both (detected once per process), and as portable code otherwise. The hot code a step
+//! has them (the x86-64-v3 level, detected once per process by the `pulp` crate, which also
+//! holds the one unsafe call this needs), and as portable code otherwise. The hot code a step
 //! calls (kernel, proposal, target evaluation) is inlined into that function, so it is compiled
 //! for those instructions there. Values do not change: the compiler never fuses a multiply and
 //! an add on its own, so both paths do the same operations in the same order, and draws are
@@ -9,7 +10,6 @@
 //!
 //! The environment variable `LANGEVIN_SIMD=portable` forces the portable path (any other value,
 //! or none, lets the processor decide). [`path`] says which one runs.
-#![allow(unsafe_code)]
 
 use std::sync::OnceLock;
 
@@ -19,7 +19,7 @@ pub const ENV: &str = "LANGEVIN_SIMD";
 /// The code path that runs the per-chain hot loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SimdPath {
-    /// Compiled for AVX2 and FMA (x86-64 processors that have both).
+    /// Compiled for AVX2 and FMA (x86-64 processors of the x86-64-v3 level).
     Avx2Fma,
     /// Compiled for the baseline of the target.
     Portable,
@@ -46,11 +46,19 @@ fn detect() -> SimdPath {
     if std::env::var_os(ENV).is_some_and(|v| v == "portable") {
         return SimdPath::Portable;
     }
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-        return SimdPath::Avx2Fma;
+    match pulp::Arch::new() {
+        pulp::Arch::Scalar => SimdPath::Portable,
+        #[allow(unreachable_patterns)]
+        _ => SimdPath::Avx2Fma,
     }
-    SimdPath::Portable
+}
+
+/// The `pulp` dispatcher of [`path`], for work that implements [`pulp::WithSimd`] itself.
+pub(crate) fn arch() -> pulp::Arch {
+    match path() {
+        SimdPath::Portable => pulp::Arch::Scalar,
+        SimdPath::Avx2Fma => pulp::Arch::new(),
+    }
 }
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
@@ -66,26 +74,25 @@ pub(crate) trait HotLoop {
 /// is the path, directly otherwise.
 #[inline(always)]
 pub(crate) fn dispatch<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
-    #[cfg(target_arch = "x86_64")]
-    if path() == SimdPath::Avx2Fma {
-        // SAFETY: `path` returns `Avx2Fma` only when `is_x86_feature_detected!` found both
-        // `avx2` and `fma` on this processor, the features `avx2_fma` is compiled for.
-        return unsafe { avx2_fma(work) };
+    arch().dispatch(Run(work))
+}
+
+/// A [`HotLoop`] as `pulp` work.
+struct Run<'a, H: ?Sized>(&'a mut H);
+
+impl<H: HotLoop + ?Sized> pulp::WithSimd for Run<'_, H> {
+    type Output = H::Output;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) -> H::Output {
+        self.0.run()
     }
-    work.run()
 }
 
 /// `work.run()` without a dispatch of its own, for work whose parts dispatch themselves (the
 /// binary kernels, each on its own).
 #[inline(always)]
 pub(crate) fn direct<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
-    work.run()
-}
-
-/// `work.run()`, compiled (with everything inlined into it) for AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn avx2_fma<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
     work.run()
 }
 

@@ -289,7 +289,7 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     // The step runs inside `pulp`'s run-time dispatch, so that its element-wise loops (the
     // proposal, the pre-activation updates, the hidden terms) use AVX2 where the CPU has it.
     // Without fused multiply–add in those loops their values do not depend on the dispatch.
-    let arch = pulp::Arch::new();
+    let arch = crate::simd::arch();
     for t in 0..total {
         let step = Step {
             kernel: &kernel,
