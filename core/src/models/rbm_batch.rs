@@ -789,10 +789,10 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
 mod tests {
     use super::*;
     use crate::StepReport;
-    use crate::binary::{BatchBuffers, BatchDmala, BinaryChain, ChainBatch, Dmala, FlipProposal};
-    use crate::chain::ChainBuffers;
+    use crate::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+    use crate::models::batch_testing::compare;
     use crate::target::BinaryTarget;
-    use rand_core::{Rng, SeedableRng};
+    use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
     use std::vec;
     use std::vec::Vec;
@@ -808,97 +808,20 @@ mod tests {
         let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
         let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
         let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
-        let proposal = FlipProposal::new(0.6, 0.5).unwrap();
-        let rng = |c: usize| Xoshiro256PlusPlus::seed_from_u64(100 + c as u64);
-        let start: Vec<u8> = {
-            let mut r = rng(99);
-            (0..n * v).map(|_| (r.next_u32() >> 31) as u8).collect()
-        };
-        // Single chains.
-        let steps = 50;
-        let mut single = Vec::new();
-        for k in 0..n {
-            let mut cache = vec![0.0; 2 * h];
-            let mut rbm = Rbm::new(&w, &b, &c, &mut cache).unwrap();
-            let mut x = start[k * v..(k + 1) * v].to_vec();
-            let (mut g, mut y, mut gy, mut ch) =
-                (vec![0.0; v], vec![0; v], vec![0.0; v], vec![0; v]);
-            let buffers = ChainBuffers {
-                x: &mut x,
-                grad: &mut g,
-                x_proposal: &mut y,
-                grad_proposal: &mut gy,
-                flipped: &mut ch,
-            };
-            let mut chain = BinaryChain::new(buffers, &mut rbm).unwrap();
-            let mut r = rng(k);
-            let mut trace = Vec::new();
-            for _ in 0..steps {
-                let rep = Dmala::new(proposal)
-                    .step(&mut rbm, &mut chain, &mut r)
-                    .unwrap();
-                let grad: Vec<u32> = chain.grad().iter().map(|g| g.to_bits()).collect();
-                trace.push((
-                    chain.state().to_vec(),
-                    chain.log_density().to_bits(),
-                    grad,
-                    rep,
-                ));
-            }
-            single.push(trace);
-        }
-        // One batch.
-        let mut cache1 = vec![0.0; 2 * h];
-        let rbm = Rbm::new(&w, &b, &c, &mut cache1)
+        let mut caches = vec![vec![0.0; 2 * h]; n];
+        let mut singles: Vec<Rbm<'_>> = caches
+            .iter_mut()
+            .map(|cache| Rbm::new(&w, &b, &c, cache).unwrap())
+            .collect();
+        let mut one = vec![0.0; 2 * h];
+        let rbm = Rbm::new(&w, &b, &c, &mut one)
             .unwrap()
             .with_transpose(&wt)
             .unwrap();
         let (mut cache, mut sigma) = (vec![0.0; 2 * n * h], vec![0.0f32; n * h]);
         let mut target =
             RbmBatch::<Blocked>::new(&rbm, n, &mut cache, &mut sigma, Blocked).unwrap();
-        let mut x = start.clone();
-        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut fl, mut counts) = (vec![0; n * v], vec![0; n]);
-        let buffers = BatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            flipped: &mut fl,
-            counts: &mut counts,
-            log_q: &mut lq,
-            log_u: &mut lu,
-        };
-        let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
-        let mut rngs: Vec<_> = (0..n).map(rng).collect();
-        let empty = StepReport {
-            accepted: false,
-            proposed_flips: 0,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        let mut reports = vec![empty; n];
-        let kernel = BatchDmala::new(proposal);
-        let mut accepted = 0;
-        for s in 0..steps {
-            kernel
-                .step(&mut target, &mut batch, &mut rngs, &mut reports)
-                .unwrap();
-            for (k, trace) in single.iter().enumerate() {
-                let (state, u, grad, rep) = &trace[s];
-                assert_eq!(batch.state(k), state.as_slice(), "chain {k} step {s}");
-                assert_eq!(batch.log_density(k).to_bits(), *u);
-                let bits: Vec<u32> = batch.grad(k).iter().map(|g| g.to_bits()).collect();
-                assert_eq!(&bits, grad);
-                assert_eq!(reports[k], *rep);
-                accepted += usize::from(rep.accepted && rep.proposed_flips > 0);
-            }
-        }
+        let accepted = compare(&mut singles, &mut target, 0.6, 50, true);
         assert!(accepted > 20, "the test must see moves: {accepted}");
     }
 

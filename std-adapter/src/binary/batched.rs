@@ -175,7 +175,21 @@ fn model_group<const ADJUSTED: bool>(
     let n = group.len();
     match *model {
         Prepared::Rbm(ref dense) => {
-            rbm_group::<ADJUSTED>(dense, proposal, group, real, config, progress)
+            let (v, h) = (dense.b.len(), dense.c.len());
+            let first = group.first().map_or(0, |g| g.0);
+            let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
+            let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
+            let rbm = Rbm::new(dense.w, dense.b, dense.c, &mut one)
+                .and_then(|r| r.with_transpose(dense.wt))
+                .map_err(|e| model_err(e.to_string()))?;
+            let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
+            let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
+            let mut index = vec![0u32; (n + 1) * v];
+            let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(
+                &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
+            )
+            .map_err(RunError::Param)?;
+            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
         }
         Prepared::Quadratic { w, b } => {
             let d = b.len();
@@ -202,32 +216,6 @@ struct Dense<'m> {
     wt: &'m [f32],
     b: &'m [f32],
     c: &'m [f32],
-}
-
-/// Runs one group of an RBM through [`run_group`], with its batched target.
-fn rbm_group<const ADJUSTED: bool>(
-    model: &Dense<'_>,
-    proposal: FlipProposal<'static, crate::FlipMathImpl>,
-    group: Vec<(usize, Xoshiro256PlusPlus)>,
-    real: usize,
-    config: &RunConfig,
-    progress: Option<&AtomicU64>,
-) -> Result<Vec<ChainResult>, RunError> {
-    let (v, h, n) = (model.b.len(), model.c.len(), group.len());
-    let first = group.first().map_or(0, |g| g.0);
-    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
-    let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
-    let rbm = Rbm::new(model.w, model.b, model.c, &mut one)
-        .and_then(|r| r.with_transpose(model.wt))
-        .map_err(|e| model_err(e.to_string()))?;
-    let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
-    let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
-    let mut index = vec![0u32; (n + 1) * v];
-    let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(
-        &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
-    )
-    .map_err(RunError::Param)?;
-    run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
 }
 
 /// Runs one group (chain index and stream per row; rows at or past `real` are padding) of
