@@ -536,7 +536,7 @@ impl<P> TunedDlmc<P> {
 }
 
 impl<D: Domain, P: TimedProposal<D>> Kernel<D> for TunedDlmc<P> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -97,7 +97,7 @@ pub trait Kernel<D: Domain> {
 }
 
 impl<D: Domain, K: Kernel<D> + ?Sized> Kernel<D> for &mut K {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -248,7 +248,7 @@ impl<P, const ADJUSTED: bool> DiscreteLangevin<P, ADJUSTED> {
     /// [`StepError::Len`] if the target's dimension or number of values, or the
     /// preconditioner, differs from the chain's; [`StepError::Target`] for an unrecoverable
     /// target error. The chain is unchanged then.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn step<D, T, R>(
         &self,
         target: &mut T,
@@ -270,7 +270,7 @@ impl<P, const ADJUSTED: bool> DiscreteLangevin<P, ADJUSTED> {
     /// # Errors
     ///
     /// As for [`step`](Self::step).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn step_with_jump<D, T, R>(
         &self,
         target: &mut T,
@@ -288,7 +288,7 @@ impl<P, const ADJUSTED: bool> DiscreteLangevin<P, ADJUSTED> {
 }
 
 impl<D: Domain, P: Proposal<D>, const ADJUSTED: bool> Kernel<D> for DiscreteLangevin<P, ADJUSTED> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -306,7 +306,7 @@ impl<D: Domain, P: Proposal<D>, const ADJUSTED: bool> Kernel<D> for DiscreteLang
 /// One step of the unadjusted or adjusted kernel on any chain. Returns the report and the L1
 /// jump that took effect. The random stream is consumed identically whatever happens: the
 /// proposal's words, then one word for the Metropolis uniform.
-#[inline(always)]
+#[cfg_attr(target_arch = "x86_64", inline(always))]
 pub(crate) fn advance<D, P, T, R>(
     proposal: &P,
     metropolis: bool,

@@ -335,7 +335,7 @@ impl PathKernel<'_> {
 }
 
 impl<D: PathDomain> Kernel<D> for PathKernel<'_> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -497,7 +497,7 @@ impl TunedPathKernel<'_> {
 }
 
 impl<D: PathDomain> Kernel<D> for TunedPathKernel<'_> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -130,15 +130,15 @@ pub trait BinaryTarget {
 
 impl<T: BinaryTarget + ?Sized> BinaryTarget for &mut T {
     type Error = T::Error;
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn dim(&self) -> usize {
         (**self).dim()
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Self::Error> {
         (**self).log_density_and_grad(x, grad)
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -146,7 +146,7 @@ impl<T: BinaryTarget + ?Sized> BinaryTarget for &mut T {
     ) -> Result<f64, Self::Error> {
         (**self).log_density_and_grad_after(mv, grad)
     }
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn commit(&mut self) {
         (**self).commit()
     }
@@ -288,15 +288,15 @@ macro_rules! label_target {
 
         impl<T: $target + ?Sized> $target for &mut T {
             type Error = T::Error;
-            #[inline(always)]
+            #[cfg_attr(target_arch = "x86_64", inline(always))]
             fn dim(&self) -> usize {
                 (**self).dim()
             }
-            #[inline(always)]
+            #[cfg_attr(target_arch = "x86_64", inline(always))]
             fn states(&self) -> usize {
                 (**self).states()
             }
-            #[inline(always)]
+            #[cfg_attr(target_arch = "x86_64", inline(always))]
             fn log_density_and_grad(
                 &mut self,
                 x: &[u16],
@@ -304,7 +304,7 @@ macro_rules! label_target {
             ) -> Result<f64, Self::Error> {
                 (**self).log_density_and_grad(x, grad)
             }
-            #[inline(always)]
+            #[cfg_attr(target_arch = "x86_64", inline(always))]
             fn log_density_and_grad_after(
                 &mut self,
                 mv: &$crate::target::LabelMove<'_>,
@@ -312,7 +312,7 @@ macro_rules! label_target {
             ) -> Result<f64, Self::Error> {
                 (**self).log_density_and_grad_after(mv, grad)
             }
-            #[inline(always)]
+            #[cfg_attr(target_arch = "x86_64", inline(always))]
             fn commit(&mut self) {
                 (**self).commit()
             }

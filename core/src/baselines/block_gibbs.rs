@@ -51,7 +51,7 @@ impl BlockGibbs {
     /// # Errors
     ///
     /// [`LenError`] unless `x` has `V` entries and `hidden` has `H` (nothing is drawn then).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn sweep<M: FlipMath, R: Rng + ?Sized>(
         rbm: &Rbm<'_, M>,
         x: &mut [u8],

@@ -94,7 +94,7 @@ impl Gibbs {
     ///
     /// [`StepError::Len`] if `x` does not have the target's dimension (or it is 0);
     /// [`StepError::Target`] for an unrecoverable error (`x` unchanged).
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn update_binary<T, R>(
         &mut self,
         target: &mut T,
@@ -353,7 +353,7 @@ pub(crate) fn draw_softmax(w: &mut [f64], u: f64, keep: usize) -> usize {
 impl Kernel<Binary> for Gibbs {
     /// One single-site update through one evaluation of the target at the flipped state: the
     /// flip is taken with probability `sigmoid(U' − U)`, reported as `log_accept_ratio = U' − U`.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -384,7 +384,7 @@ impl Kernel<Binary> for Gibbs {
 impl<D: LabelDomain> Kernel<D> for Gibbs {
     /// One single-site update through evaluations: `S − 1` evaluations price the
     /// alternatives, one more refreshes the gradient of the chosen value.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -242,7 +242,7 @@ impl GwgDomain for Categorical {
 }
 
 impl<D: GwgDomain> Kernel<D> for Gwg {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -241,7 +241,7 @@ fn flip_difference(chain: &mut Chain<'_, Binary>, start: usize, a: &[usize], b: 
 }
 
 impl<W: AsMut<[f64]>> Kernel<Binary> for HammingBall<W> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -196,7 +196,7 @@ where
     D: SingleSiteMoves,
     W: AsMut<[f64]>,
 {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -125,7 +125,7 @@ impl Proposal<Binary> for RandomWalk {
 }
 
 impl Kernel<Binary> for RandomWalk {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -200,7 +200,7 @@ impl TunedRandomWalk {
 }
 
 impl Kernel<Binary> for TunedRandomWalk {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -969,7 +969,7 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
     /// # Errors
     ///
     /// [`LenError`] if the chain's dimension is not the model's; the chain is unchanged then.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     pub fn step<R: Rng + ?Sized>(
         &self,
         chain: &mut BinaryChain<'_>,

@@ -151,12 +151,12 @@ impl BinaryTarget for IsingGraph<'_> {
         self.field.len()
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         Ok(self.evaluate(x, grad))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -169,7 +169,7 @@ impl BinaryTarget for IsingGraph<'_> {
 }
 
 impl crate::baselines::FlipDelta for IsingGraph<'_> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
         // Flipping s_i changes U by −2 s_i (Σ_j J_ij s_j + h_i).
         let s = x.get(i).map_or(0.0, |&v| 2.0 * f64::from(v) - 1.0);

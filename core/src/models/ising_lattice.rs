@@ -208,7 +208,7 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
         self.dims.rows() * self.dims.cols()
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let mut pair_sum = 0.0f64;
         let mut spin_sum = 0.0f64;
@@ -223,7 +223,7 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
         Ok(0.5 * f64::from(self.coupling) * pair_sum + f64::from(self.field) * spin_sum)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -258,7 +258,7 @@ impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
 }
 
 impl<D: LatticeDims> crate::baselines::FlipDelta for IsingLattice<D> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
         // Flipping s_i changes U by −2 s_i (J n_i + h).
         let s = x.get(i).map_or(0.0, |&v| 2.0 * f64::from(v) - 1.0);

@@ -97,7 +97,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
         self.cols()
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, beta: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let d = self.cols();
         for (i, v) in self.linear.current.iter_mut().enumerate() {
@@ -111,7 +111,7 @@ impl BinaryTarget for BinaryLogistic<'_> {
         Ok(self.finish(self.linear.current, grad))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,

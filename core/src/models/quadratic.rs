@@ -139,13 +139,13 @@ impl BinaryTarget for BinaryQuadratic<'_> {
         self.b.len()
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let u = full(self.w, self.b, x, self.grad.current);
         Ok(narrow(grad, self.grad.current, u))
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -172,7 +172,7 @@ impl BinaryTarget for BinaryQuadratic<'_> {
 }
 
 impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
         // U(x + δe_i) − U(x) = δ g_i + W_ii δ² with the cached gradient g of the current state.
         let d = self.b.len();

@@ -343,7 +343,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         self.b.len()
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
         let v = self.b.len();
         let pre = core::mem::take(&mut self.hidden.current);
@@ -362,7 +362,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
         Ok(u)
     }
 
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_and_grad_after(
         &mut self,
         mv: &FlipMove<'_>,
@@ -412,7 +412,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
 }
 
 impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
         // ΔU = δ b_i + Σ_j [softplus(p_j + δ W_ji) − softplus(p_j)] from the cached p = Wx + c.
         let v = self.b.len();

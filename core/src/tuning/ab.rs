@@ -322,7 +322,7 @@ impl AbTuner {
 }
 
 impl<D: Balanced> Kernel<D> for AbTuner {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

@@ -410,7 +410,7 @@ impl<M: FlipMath> AcceptanceTuner<M> {
 }
 
 impl<D: ScaledDmala, M: FlipMath> Kernel<D> for AcceptanceTuner<M> {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,

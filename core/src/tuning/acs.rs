@@ -256,7 +256,7 @@ where
 }
 
 impl<D: Balanced> Kernel<D> for Acs {
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
@@ -891,7 +891,7 @@ impl AcsTuner {
 
 impl<D: Balanced> Kernel<D> for AcsTuner {
     /// One step: the [`action`](AcsTuner::action), the kernel, the observation.
-    #[inline(always)]
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn step<T, R>(
         &mut self,
         target: &mut T,
