@@ -49,12 +49,8 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
         let mut c = data.cache();
         enumerate(&mut Rbm::new(&data.w, &data.b, &data.c, &mut c).unwrap()).pi
     };
-    let cdf = cumulative(&pi);
-    let kernel = BatchDmala::new(FlipProposal::<Fast>::with_math(0.8, 0.5).unwrap());
     // 40 steps pass a recomputation of the cached pre-activations (every 32 evaluations).
     for (t, steps) in [1usize, 40].into_iter().enumerate() {
-        let mut master = Xoshiro256PlusPlus::seed_from_u64(7000 + t as u64);
-        let mut counts = vec![0u64; pi.len()];
         let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
         let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
         let mut index = vec![0u32; (n + 1) * v];
@@ -62,50 +58,8 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
             &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
         )
         .unwrap();
-        for _ in 0..batches {
-            let mut x: Vec<u8> = (0..n)
-                .flat_map(|_| state(draw_index(&cdf, &mut master), v))
-                .collect();
-            let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
-            let (mut u, mut uy, mut lq, mut lu) =
-                (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-            let (mut fl, mut k) = (vec![0; n * v], vec![0; n]);
-            let buffers = BatchBuffers {
-                x: &mut x,
-                grad: &mut g,
-                log_density: &mut u,
-                x_proposal: &mut y,
-                grad_proposal: &mut gy,
-                log_density_proposal: &mut uy,
-                flipped: &mut fl,
-                counts: &mut k,
-                log_q: &mut lq,
-                log_u: &mut lu,
-            };
-            let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
-            let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
-                .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
-                .collect();
-            let mut reports = vec![report(); n];
-            for _ in 0..steps {
-                kernel
-                    .step(&mut target, &mut batch, &mut rngs, &mut reports)
-                    .unwrap();
-            }
-            for c in 0..n {
-                counts[index_of(batch.state(c))] += 1;
-            }
-        }
-        let check = check_sample(&counts, &pi, ALPHA / 2.0);
-        assert!(
-            check.passed(),
-            "k={steps}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
-            check.chi.statistic,
-            check.chi.df,
-            check.chi.p_value,
-            check.tv,
-            check.tv_threshold
-        );
+        let counts = exact_start_counts(&mut target, &pi, steps, batches, 7000 + t as u64);
+        assert_law(&format!("k={steps}"), &counts, &pi, ALPHA / 2.0);
     }
 }
 
