@@ -797,17 +797,23 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
+    /// A deterministic RBM with `v` visible and `h` hidden units: `W` (`h × v`), `Wᵀ`, `b`, `c`.
+    fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
+        let w: Vec<f32> = (0..h * v)
+            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
+            .collect();
+        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+        let b = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
+        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        (w, wt, b, c)
+    }
+
     /// Batched DMALA with the portable product moves every chain exactly as single-chain DMALA
     /// on [`Rbm`] does: the same states, `U` and `∇U`, bit for bit (`H = 13` leaves short tiles).
     #[test]
     fn batched_steps_equal_single_chain_steps() {
         let (v, h, n) = (23, 13, 6);
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
-            .collect();
-        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
-        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let (w, wt, b, c) = params(v, h);
         let mut caches = vec![vec![0.0; 2 * h]; n];
         let mut singles: Vec<Rbm<'_>> = caches
             .iter_mut()
@@ -830,12 +836,7 @@ mod tests {
     #[test]
     fn recomputed_values_are_close_to_the_single_chain_ones() {
         let (v, h, n) = (23, 13, 3);
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
-            .collect();
-        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
-        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let (w, wt, b, c) = params(v, h);
         let mut one = vec![0.0; 2 * h];
         let rbm = Rbm::new(&w, &b, &c, &mut one)
             .unwrap()
@@ -871,12 +872,7 @@ mod tests {
     #[test]
     fn incremental_f32_values_stay_close_to_the_single_chain_ones() {
         let (v, h, n) = (23, 45, 5);
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
-            .collect();
-        let wt: Vec<f32> = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b: Vec<f32> = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
-        let c: Vec<f32> = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+        let (w, wt, b, c) = params(v, h);
         let mut one = vec![0.0; 2 * h];
         let rbm = Rbm::new(&w, &b, &c, &mut one)
             .unwrap()
