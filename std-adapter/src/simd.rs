@@ -53,8 +53,8 @@ fn detect() -> SimdPath {
     }
 }
 
-/// The `pulp` dispatcher of [`path`], for work that implements [`pulp::WithSimd`] itself.
-pub(crate) fn arch() -> pulp::Arch {
+/// The `pulp` dispatcher of [`path`].
+fn arch() -> pulp::Arch {
     match path() {
         SimdPath::Portable => pulp::Arch::Scalar,
         SimdPath::Avx2Fma => pulp::Arch::new(),

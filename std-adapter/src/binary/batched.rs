@@ -15,7 +15,7 @@
 //! * logistic regression ([`LogisticBatch`]): the linear predictors and `U` as on the
 //!   single-chain path, the gradients of a group one product `R · X` through [`Gemm`].
 //!
-//! Each step runs inside `pulp`'s run-time dispatch (AVX2 where the CPU has it), which does
+//! Each step runs through [`crate::simd`]'s run-time dispatch (AVX2 where the CPU has it), which does
 //! not change its values. Where the product rounds, a chain's draws depend on the seed, its index and `N` (and on
 //! whether the CPU has fused multiply–add, which the product uses when it can); never on the
 //! thread count or the number of chains.
@@ -274,19 +274,19 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     ];
     let thin = config.thin.max(1);
     let total = config.burn_in.saturating_add(config.steps);
-    // The step runs inside `pulp`'s run-time dispatch, so that its element-wise loops (the
-    // proposal, the pre-activation updates, the hidden terms) use AVX2 where the CPU has it.
-    // Without fused multiply–add in those loops their values do not depend on the dispatch.
-    let arch = crate::simd::arch();
+    // The step runs through the run-time dispatch of the per-chain loops, so that its
+    // element-wise loops (the proposal, the pre-activation updates, the hidden terms) use AVX2
+    // where the CPU has it. Without fused multiply–add in those loops their values do not
+    // depend on the dispatch.
     for t in 0..total {
-        let step = Step {
+        let mut step = Step {
             kernel: &kernel,
             target: &mut *target,
             batch: &mut batch,
             rngs: &mut rngs,
             reports: &mut reports,
         };
-        arch.dispatch(step).map_err(|e| model_err(e.to_string()))?;
+        crate::simd::dispatch(&mut step).map_err(|e| model_err(e.to_string()))?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
         for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
@@ -308,7 +308,7 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     Ok(results)
 }
 
-/// One step of a batch, for [`pulp::Arch::dispatch`]: everything the step inlines is compiled
+/// One step of a batch, for [`crate::simd::dispatch`]: everything the step inlines is compiled
 /// for the dispatched instruction set.
 struct Step<'k, 'b, 'c, T: BatchTarget, const ADJUSTED: bool> {
     kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
@@ -318,11 +318,11 @@ struct Step<'k, 'b, 'c, T: BatchTarget, const ADJUSTED: bool> {
     reports: &'c mut [StepReport],
 }
 
-impl<T: BatchTarget, const ADJUSTED: bool> pulp::WithSimd for Step<'_, '_, '_, T, ADJUSTED> {
+impl<T: BatchTarget, const ADJUSTED: bool> crate::simd::HotLoop for Step<'_, '_, '_, T, ADJUSTED> {
     type Output = Result<(), StepError<T::Error>>;
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _: S) -> Self::Output {
+    fn run(&mut self) -> Self::Output {
         self.kernel
             .step(self.target, self.batch, self.rngs, self.reports)
     }
