@@ -1,6 +1,6 @@
 //! Per-step cost of a binary sampler on a model: warm-up, timed repeats, median and spread.
 
-use crate::binary::{BinaryModel, RunShape, SamplerSpec, with_chain};
+use crate::binary::{BinaryModel, RunShape, SamplerSpec, transpose_for, with_chain};
 use crate::run::{ChainDriver, RunError};
 use crate::seeding::chain_rng;
 use langevin_core::stats::ChainStats;
@@ -143,7 +143,8 @@ pub fn time_steps(
             stats,
         })
     };
-    with_chain(model, sampler, &shape, 0, chain_rng(seed, 0), timed).map_err(|e| match e {
+    let wt = transpose_for(model, sampler);
+    with_chain((model, &wt), sampler, &shape, 0, chain_rng(seed, 0), timed).map_err(|e| match e {
         RunError::Param(e) => TimingError::Param(e),
         e => TimingError::Model(e.to_string()),
     })

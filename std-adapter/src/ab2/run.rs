@@ -49,13 +49,17 @@ pub fn run_ab2_chains_keeping(
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
+    // The kernels move through the target: an RBM's read `Wᵀ`.
+    let wt = model.rbm_transpose();
     let run = map_chains(
         config.seed,
         config.threads,
         vec![(); config.chains],
         |c, (), mut rng| {
             let mut cache = vec![0.0f64; model.cache_len()];
-            let mut target = model.target(&mut cache).map_err(RunError::Model)?;
+            let mut target = model
+                .target_with_transpose(&mut cache, &wt)
+                .map_err(RunError::Model)?;
             let mut buffers = uniform_buffers(model.dim(), &mut rng);
             let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;

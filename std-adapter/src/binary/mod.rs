@@ -14,7 +14,7 @@ pub use batched::{Gemm, has_batched_path, run_chains_batched};
 pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains, run_chains_keeping};
-pub(crate) use run::{block_gibbs_sweep, uniform_buffers, with_chain};
+pub(crate) use run::{block_gibbs_sweep, transpose_for, uniform_buffers, with_chain};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
     SamplerSpec,

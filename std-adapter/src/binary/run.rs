@@ -66,13 +66,23 @@ pub fn run_chains_keeping(
     } else {
         sampler.kernel_for(&shape).map_err(RunError::Param)?;
     }
+    let wt = transpose_for(model, sampler);
     let run = map_chains(
         config.seed,
         config.threads,
         vec![(); config.chains],
         |c, (), rng| {
             let keeper = Keeper::new(keep, c, model.dim());
-            run_one(model, sampler, &shape, config, (c, rng), progress, keeper)
+            let chain = (c, rng);
+            run_one(
+                (model, &wt),
+                sampler,
+                &shape,
+                config,
+                chain,
+                progress,
+                keeper,
+            )
         },
     )?;
     Ok(BinaryRun::new(model.dim(), run))
@@ -255,11 +265,24 @@ impl HotLoop for RbmSweeps<'_, '_> {
     }
 }
 
+/// The `Wᵀ` the chains of `sampler` on `model` use: an RBM's (held or built) if the sampler
+/// reads it, else none (empty).
+pub(crate) fn transpose_for<'m>(
+    model: &'m BinaryModel,
+    sampler: &SamplerSpec,
+) -> std::borrow::Cow<'m, [f32]> {
+    if sampler.reads_rbm_transpose() {
+        model.rbm_transpose()
+    } else {
+        std::borrow::Cow::Borrowed(&[])
+    }
+}
+
 /// Builds chain `c` of a run exactly as [`run_chains`] does (start, kernel selection, fast
-/// paths) and hands its driver to `f` with the name of the kernel that steps it; `bench` times
-/// this same driver.
+/// paths) on `model` with `wt` as an RBM's `Wᵀ` (from [`transpose_for`]) and hands its driver
+/// to `f` with the name of the kernel that steps it; `bench` times this same driver.
 pub(crate) fn with_chain<O>(
-    model: &BinaryModel,
+    (model, wt): (&BinaryModel, &[f32]),
     sampler: &SamplerSpec,
     shape: &RunShape,
     c: usize,
@@ -268,7 +291,9 @@ pub(crate) fn with_chain<O>(
 ) -> Result<O, RunError> {
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
-    let mut target = model.target(&mut cache).map_err(RunError::Model)?;
+    let mut target = model
+        .target_with_transpose(&mut cache, wt)
+        .map_err(RunError::Model)?;
     let mut buffers = uniform_buffers(d, &mut rng);
     if *sampler == SamplerSpec::BlockGibbs {
         let ModelTarget::Rbm(rbm) = &target else {
@@ -331,7 +356,7 @@ pub(crate) fn with_chain<O>(
 }
 
 fn run_one(
-    model: &BinaryModel,
+    model: (&BinaryModel, &[f32]),
     sampler: &SamplerSpec,
     shape: &RunShape,
     config: &RunConfig,

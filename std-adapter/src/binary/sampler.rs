@@ -163,6 +163,14 @@ impl Default for RunShape {
 }
 
 impl SamplerSpec {
+    /// Whether the sampler's chains read an RBM's `Wᵀ` (see
+    /// [`BinaryModel::rbm_transpose`](crate::models::BinaryModel::rbm_transpose)): every sampler that moves through the model's target
+    /// does; block Gibbs (which samples the joint from `W`) and Gibbs (which flips one unit at a
+    /// time from `W`'s columns) do not.
+    pub fn reads_rbm_transpose(&self) -> bool {
+        !matches!(self, Self::BlockGibbs | Self::Gibbs { .. })
+    }
+
     /// The sampler's name as the command line spells it.
     pub fn name(&self) -> &'static str {
         match self {

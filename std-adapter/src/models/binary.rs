@@ -39,7 +39,9 @@ pub enum BinaryModel {
         c: Vec<f32>,
         /// `Wᵀ`, visible × hidden, row-major ([`rbm_transpose`] of `w`): a move reads the
         /// flipped units' contiguous rows of it (the same sums, bit for bit, as picking them out
-        /// of `W`'s rows). Empty to go without; [`BinaryModel::rbm`] fills it.
+        /// of `W`'s rows). Empty to go without: [`BinaryModel::rbm`] leaves it empty, and the
+        /// runners build it for the samplers that read it
+        /// ([`SamplerSpec::reads_rbm_transpose`](crate::binary::SamplerSpec::reads_rbm_transpose)).
         wt: Vec<f32>,
     },
     /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
@@ -84,10 +86,50 @@ pub fn rbm_transpose(w: &[f32], visible: usize, hidden: usize) -> Vec<f32> {
 
 impl BinaryModel {
     /// The RBM with weights `w` (`hidden × visible`, row-major), visible biases `b` and hidden
-    /// biases `c`, with its [`rbm_transpose`] attached.
+    /// biases `c`, without `Wᵀ` (which the runners build only for the samplers that read it).
     pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
-        let wt = rbm_transpose(&w, b.len(), c.len());
-        Self::Rbm { w, b, c, wt }
+        Self::Rbm {
+            w,
+            b,
+            c,
+            wt: Vec::new(),
+        }
+    }
+
+    /// `Wᵀ` of an RBM for a chain's target: the one the model holds, or else one built here;
+    /// empty for other models.
+    pub fn rbm_transpose(&self) -> std::borrow::Cow<'_, [f32]> {
+        match self {
+            Self::Rbm { wt, .. } if !wt.is_empty() => std::borrow::Cow::Borrowed(wt),
+            Self::Rbm { w, b, c, .. } => rbm_transpose(w, b.len(), c.len()).into(),
+            _ => std::borrow::Cow::Borrowed(&[]),
+        }
+    }
+
+    /// Bytes [`rbm_transpose`](Self::rbm_transpose) allocates: `4·H·V` for an RBM that does
+    /// not hold `Wᵀ`, 0 otherwise.
+    pub fn rbm_transpose_bytes(&self) -> u64 {
+        match self {
+            Self::Rbm { w, wt, .. } if wt.is_empty() => 4 * w.len() as u64,
+            _ => 0,
+        }
+    }
+
+    /// Bytes the model's parameters occupy (its vectors' entries).
+    pub fn parameter_bytes(&self) -> u64 {
+        let n = match self {
+            Self::Quadratic { w, b } => 4 * (w.len() + b.len()),
+            Self::IsingGraph {
+                offsets,
+                neighbours,
+                couplings,
+                field,
+            } => 4 * (offsets.len() + neighbours.len() + couplings.len() + field.len()),
+            Self::Lattice(_) => 0,
+            Self::Rbm { w, b, c, wt } => 4 * (w.len() + b.len() + c.len() + wt.len()),
+            Self::Logistic { x, y } => 4 * (x.len() + y.len()),
+        };
+        n as u64
     }
 
     /// Builds the model a document describes, for kinds `binary_quadratic`, `ising`,
@@ -290,6 +332,24 @@ impl BinaryModel {
     /// A message if the parameters are inconsistent (they are checked when loading, so this
     /// only fails for hand-built models).
     pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, String> {
+        let wt = match self {
+            Self::Rbm { wt, .. } => wt.as_slice(),
+            _ => &[],
+        };
+        self.target_with_transpose(cache, wt)
+    }
+
+    /// Like [`target`](Self::target), an RBM's with `wt` as its `Wᵀ` (checked; empty to go
+    /// without) instead of the one the model holds. Other models ignore `wt`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`target`](Self::target), and a message if `wt` is not empty and not `Wᵀ`.
+    pub fn target_with_transpose<'a>(
+        &'a self,
+        cache: &'a mut [f64],
+        wt: &'a [f32],
+    ) -> Result<ModelTarget<'a>, String> {
         let e = |e: langevin_core::ParamError| e.to_string();
         Ok(match self {
             Self::Quadratic { w, b } => {
@@ -304,7 +364,7 @@ impl BinaryModel {
                 IsingGraph::new(offsets, neighbours, couplings, field).map_err(e)?,
             ),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
-            Self::Rbm { w, b, c, wt } => {
+            Self::Rbm { w, b, c, .. } => {
                 let rbm = Rbm::with_math(w, b, c, cache).map_err(e)?;
                 ModelTarget::Rbm(if wt.is_empty() {
                     rbm

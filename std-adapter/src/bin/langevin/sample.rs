@@ -251,8 +251,17 @@ fn sample(spec: &RunSpec) -> Result<(), CliError> {
 fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(), CliError> {
     let config = &spec.config;
     let d = model.dim();
-    let stride = check_memory(spec, d, 1, 1)?;
     let plan = spec.sampler.plan_for(Domain::Binary, &config.shape(d))?;
+    // The parameters, and the `Wᵀ` an RBM's chains read unless the model holds it already.
+    let transpose = match &plan {
+        SamplerPlan::Binary(k) if !k.reads_rbm_transpose() => 0,
+        _ => model.rbm_transpose_bytes(),
+    };
+    let mut model_parts = vec![("the model's parameters", Some(model.parameter_bytes()))];
+    if transpose > 0 {
+        model_parts.push(("the transpose of its W", Some(transpose)));
+    }
+    let stride = check_memory(spec, d, 1, 1, &model_parts)?;
     if spec.exact {
         exact::check_size(d, 2)?;
     }
@@ -350,9 +359,9 @@ fn check_model_memory(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Refuses, before anything is allocated, a run whose memory would exceed the cap: the kept
-/// draws (`stored` bytes per value), their flat copy and `.npy` bytes (`npy` bytes per value),
-/// the CSV text and the diagnostics' series. Returns the stride of the draws kept in memory:
+/// Refuses, before anything is allocated, a run whose memory would exceed the cap: the model's
+/// `model` parts, the kept draws (`stored` bytes per value), their flat copy and `.npy` bytes
+/// (`npy` bytes per value), the CSV text and the diagnostics' series. Returns the stride of the draws kept in memory:
 /// 1 (all) when they fit; with `--out` (and no `--csv`, which needs them all) the draws stream
 /// to the file instead, and as many as fit under the cap (one in `stride`) stay for the
 /// diagnostics.
@@ -361,6 +370,7 @@ pub(crate) fn check_memory(
     d: usize,
     stored: u64,
     npy: u64,
+    model: &[(&str, Option<u64>)],
 ) -> Result<u64, CliError> {
     let config = &spec.config;
     let kept = config.steps / config.thin.max(1);
@@ -385,6 +395,7 @@ pub(crate) fn check_memory(
         if let Some(text) = csv {
             parts.push(("CSV text", text));
         }
+        parts.extend_from_slice(model);
         spec.memory.check(&parts)?;
         return Ok(1);
     }
@@ -403,6 +414,7 @@ pub(crate) fn check_memory(
         if let Some(text) = csv {
             parts.push(("CSV text", text));
         }
+        parts.extend_from_slice(model);
         parts
     };
     let all = spec.memory.check(&parts(draws));
@@ -411,7 +423,10 @@ pub(crate) fn check_memory(
         return Ok(1);
     }
     // As many draws per chain as fit beside the fixed parts.
-    let room = spec.memory.limit.saturating_sub(batches);
+    let fixed = model
+        .iter()
+        .try_fold(batches, |sum, (_, part)| sum.checked_add((*part)?));
+    let room = spec.memory.limit.saturating_sub(fixed.unwrap_or(u64::MAX));
     let per_chain = per_draw
         .and_then(|b| b.checked_mul(config.chains as u64))
         .map_or(0, |b| room / b.max(1));

@@ -18,7 +18,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let config = &spec.config;
     let domain = Domain::from(model.domain());
     let (d, s) = (model.dim(), model.states());
-    let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 })?;
+    let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 }, &[])?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
     if spec.batch.is_some() {
         return Err(langevin_std::run::RunError::NoBatchedPath {
