@@ -459,3 +459,58 @@ impl BinaryTarget for ModelTarget<'_> {
         dispatch!(self, t => t.commit())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::{SamplerSpec, transpose_for};
+    use langevin_core::baselines::Scan;
+
+    /// `Wᵀ` is built only for the samplers that read it, and counted where it is built.
+    #[test]
+    fn rbm_transpose_only_where_read() {
+        // W is 2 × 3.
+        let w = vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let model = BinaryModel::rbm(w, vec![0.0; 3], vec![0.5; 2]);
+        assert!(matches!(&model, BinaryModel::Rbm { wt, .. } if wt.is_empty()));
+        assert_eq!(model.parameter_bytes(), 4 * (6 + 3 + 2));
+        assert_eq!(model.rbm_transpose_bytes(), 4 * 6);
+        let dmala = SamplerSpec::Dmala {
+            step: 0.2,
+            balance: 0.5,
+        };
+        let gibbs = SamplerSpec::Gibbs { scan: Scan::Random };
+        assert!(dmala.reads_rbm_transpose());
+        for spec in [SamplerSpec::BlockGibbs, gibbs] {
+            assert!(!spec.reads_rbm_transpose());
+            assert!(transpose_for(&model, &spec).is_empty());
+        }
+        let wt = transpose_for(&model, &dmala);
+        assert_eq!(&*wt, &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+        let mut cache = [0.0; 4];
+        let target = model.target_with_transpose(&mut cache, &wt).unwrap();
+        assert!(matches!(target, ModelTarget::Rbm(r) if r.transpose().is_some()));
+        let mut cache = [0.0; 4];
+        let target = model.target(&mut cache).unwrap();
+        assert!(matches!(target, ModelTarget::Rbm(r) if r.transpose().is_none()));
+        // A model holding `Wᵀ` lends it and needs no more bytes for it.
+        let BinaryModel::Rbm { w, b, c, .. } = model.clone() else {
+            unreachable!()
+        };
+        let held = BinaryModel::Rbm {
+            w,
+            b,
+            c,
+            wt: wt.to_vec(),
+        };
+        assert_eq!(held.rbm_transpose_bytes(), 0);
+        assert_eq!(held.parameter_bytes(), 4 * (6 + 3 + 2 + 6));
+        assert!(matches!(
+            held.rbm_transpose(),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // A wrong transpose is refused.
+        let mut cache = [0.0; 4];
+        assert!(model.target_with_transpose(&mut cache, &[0.0; 6]).is_err());
+    }
+}

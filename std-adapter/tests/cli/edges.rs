@@ -498,6 +498,71 @@ fn sdp_takes_integer_matrices() {
     expect(&line, &["--out", "input --matrix"]);
 }
 
+/// The memory estimate counts the model's parameters, and an RBM's `Wᵀ` for the samplers that
+/// build it (not for block Gibbs).
+#[test]
+fn memory_estimate_counts_the_model() {
+    let s = Scratch::new("memory-model");
+    ok(
+        &s.0,
+        &[
+            "model",
+            "rbm",
+            "--visible",
+            "100",
+            "--hidden",
+            "50",
+            "--seed",
+            "3",
+            "--out",
+            "rbm.json",
+        ],
+    );
+    // W is 50 × 100: 20.0 kB, its transpose as much, b and c 600 B; the draws 2.6 kB.
+    let run = |sampler: &str, cap: &str| {
+        let args = [
+            "sample",
+            "--model",
+            "rbm.json",
+            "--sampler",
+            sampler,
+            "--steps",
+            "10",
+            "--burn-in",
+            "0",
+            "--chains",
+            "1",
+            "--threads",
+            "1",
+            "--diagnostics",
+            "none",
+            "--quiet",
+            "--max-memory",
+            cap,
+        ];
+        args.map(str::to_string)
+    };
+    let fails_with = |sampler: &str, cap: &str| {
+        let args = run(sampler, cap);
+        fails(&s.0, &args.each_ref().map(String::as_str))
+    };
+    let line = fails_with("dmala", "35k");
+    expect(
+        &line,
+        &[
+            "the model's parameters 20.6 kB",
+            "the transpose of its W 20.0 kB",
+        ],
+    );
+    let line = fails_with("block-gibbs", "20k");
+    expect(&line, &["the model's parameters 20.6 kB"]);
+    assert!(!line.contains("transpose"), "{line}");
+    let args = run("block-gibbs", "35k");
+    ok(&s.0, &args.each_ref().map(String::as_str));
+    let args = run("dmala", "50k");
+    ok(&s.0, &args.each_ref().map(String::as_str));
+}
+
 #[test]
 fn oversized_requests_are_refused_before_allocating() {
     let s = Scratch::new("memory");
