@@ -303,16 +303,23 @@ fn add_transposed_rows(pre: &mut [f64], current: &[f64], wt: &[f32], mv: &FlipMo
     let widen = |w: f32, sign: u32| f64::from(f32::from_bits(w.to_bits() ^ sign));
     let mut groups = mv.flipped.chunks_exact(FLIP_GROUP);
     for group in &mut groups {
-        let [
-            (s0, r0),
-            (s1, r1),
-            (s2, r2),
-            (s3, r3),
-            (s4, r4),
-            (s5, r5),
-            (s6, r6),
-            (s7, r7),
-        ] = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| signed_row(group.get(k).copied().unwrap_or(0)));
+        let Ok(&[i0, i1, i2, i3, i4, i5, i6, i7]) = <&[u32; FLIP_GROUP]>::try_from(group) else {
+            add_rows_one_by_one(pre, group, signed_row, widen);
+            continue;
+        };
+        // Called one by one (an array `map` here stays out of line).
+        let ((s0, r0), (s1, r1), (s2, r2), (s3, r3)) = (
+            signed_row(i0),
+            signed_row(i1),
+            signed_row(i2),
+            signed_row(i3),
+        );
+        let ((s4, r4), (s5, r5), (s6, r6), (s7, r7)) = (
+            signed_row(i4),
+            signed_row(i5),
+            signed_row(i6),
+            signed_row(i7),
+        );
         if [r0, r1, r2, r3, r4, r5, r6, r7]
             .iter()
             .all(|r| r.len() == h)
