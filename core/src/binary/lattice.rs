@@ -44,22 +44,25 @@ const M_MASK: u8 = 0x0f;
 const X_BIT: u8 = 0x10;
 const FLIP_BIT: u8 = 0x20;
 /// A histogram bin: `class & BIN_MASK` (`m`, `x` and the flip bit).
-#[cfg(not(target_pointer_width = "64"))]
 const BIN_MASK: u8 = 0x3f;
-
-/// The histogram bin of a class byte (`class & BIN_MASK`; the mask is a no-op with 256 bins).
-#[inline(always)]
-fn bin(class: u8) -> usize {
-    usize::from(class) & (BINS - 1)
-}
-/// Histogram bins (36 of them reachable: `m ≤ 8`). On 64-bit targets one per byte value, so a
-/// class byte indexes the histogram without a mask; 32-bit targets keep the stack small.
-#[cfg(target_pointer_width = "64")]
-const BINS: usize = 256;
+/// Histogram bins (36 of them reachable: `m ≤ 8`).
+const BINS: usize = 64;
 /// Entries of the log-probability tables: every bin a class byte reaches (`class ≤ BIN_MASK`).
 const LOG_BINS: usize = 64;
-#[cfg(not(target_pointer_width = "64"))]
-const BINS: usize = 64;
+/// The histogram bin of a class byte.
+#[inline(always)]
+fn bin(class: u8) -> usize {
+    usize::from(class & BIN_MASK)
+}
+/// Interleaved sub-histograms (64-bit targets): site `i` is counted in sub-histogram
+/// `i mod SPLITS`, so that successive sites of one class do not each wait for the previous
+/// increment of the same counter to be stored.
+#[cfg(target_pointer_width = "64")]
+const SPLITS: usize = 8;
+/// Sites per block of the 64-bit draw: the random words of a block are drawn first, then its
+/// sites are drawn in one branch-free pass.
+#[cfg(target_pointer_width = "64")]
+const BLOCK: usize = 16;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
@@ -85,6 +88,10 @@ const LANES: usize = usize::MAX / 255;
 
 /// Per-bin site counts: the reverse move's bins minus the forward move's.
 type Histogram = [isize; BINS];
+/// The same as [`SPLITS`] interleaved sub-histograms, summed into a [`Histogram`] once (a
+/// count is at most `⌈d/SPLITS⌉ < 2^31` in magnitude).
+#[cfg(target_pointer_width = "64")]
+type Counts = [[i32; BINS]; SPLITS];
 
 /// `WORD` bytes as `WORDS` little-endian machine words: byte-lane arithmetic (SWAR) with no
 /// carry across a byte, as long as every lane stays below 256.
@@ -227,7 +234,9 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// bins that cannot occur.
     log_hi: [i32; LOG_BINS],
     log_lo: [i32; LOG_BINS],
-    /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it.
+    /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it (64-bit
+    /// targets compute it per site instead).
+    #[cfg(not(target_pointer_width = "64"))]
     grad: [f32; 16],
     /// `J` and `h`, widened once.
     coupling: f64,
@@ -281,6 +290,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
             threshold,
             log_hi,
             log_lo,
+            #[cfg(not(target_pointer_width = "64"))]
             grad,
             coupling,
             field,
@@ -477,48 +487,71 @@ impl<D: LatticeDims> LatticeProposal<D> {
     }
 
     /// Draws the flips: sets the flip bit of every flipping site, subtracts each site's
-    /// (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses bits
+    /// (class, flip) bin from `counts`, and returns the number of flips. Site `i` uses bits
     /// `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
-    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], hist: &mut Histogram, rng: &mut R) -> usize {
-        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
-        for quad in &mut quads {
-            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
+    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], counts: &mut Counts, rng: &mut R) -> usize {
+        let mut blocks = class.chunks_exact_mut(BLOCK);
+        for block in &mut blocks {
+            let Ok(block) = <&mut [u8; BLOCK]>::try_from(block) else {
                 continue;
             };
-            let word = rng.next_u64();
-            let classes = u32::from_le_bytes(*quad);
-            let mut flips = 0u32;
-            for lane in 0..SITES_PER_WORD {
-                let k = (classes >> (8 * lane)) as u8;
-                let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-                let f = u32::from(((word >> (SITE_BITS as usize * lane)) as u16) < t);
-                flips |= f << (8 * lane + 5);
+            // The words in stream order, as the sites use them.
+            let mut words = [0u64; BLOCK / SITES_PER_WORD];
+            for w in &mut words {
+                *w = rng.next_u64();
             }
-            *quad = (classes | flips).to_le_bytes();
+            self.flip_block(block, &words);
         }
-        let rest = quads.into_remainder();
-        if !rest.is_empty() {
+        let rest = blocks.into_remainder();
+        let mut quads = rest.chunks_exact_mut(SITES_PER_WORD);
+        for quad in &mut quads {
             let mut word = rng.next_u64();
-            for k in rest.iter_mut() {
-                let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
-                let f = u8::from((word as u16) < t);
-                *k |= f << 5;
+            for k in quad.iter_mut() {
+                *k |= self.flips(*k, word as u16);
                 word >>= SITE_BITS;
             }
         }
-        for &k in class.iter() {
-            if let Some(n) = hist.get_mut(bin(k)) {
-                *n -= 1;
+        let tail = quads.into_remainder();
+        if !tail.is_empty() {
+            let mut word = rng.next_u64();
+            for k in tail.iter_mut() {
+                *k |= self.flips(*k, word as u16);
+                word >>= SITE_BITS;
             }
         }
+        count_sites::<false>(class, counts);
         // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = (0..=8u8)
-            .flat_map(|m| [m | FLIP_BIT, m | FLIP_BIT | X_BIT])
-            .map(|b| hist.get(usize::from(b)).copied().unwrap_or(0))
-            .sum();
-        flipped.unsigned_abs()
+        let half = BINS / 2;
+        let mut flipped = [0i32; BINS / 2];
+        for split in counts.iter() {
+            for (f, &n) in flipped.iter_mut().zip(split.iter().skip(half)) {
+                *f += n;
+            }
+        }
+        flipped.iter().map(|&n| n.unsigned_abs() as usize).sum()
+    }
+
+    /// The flip bit of a site of class `k` given its 16 random bits `r`: the reference
+    /// definition of a site's draw.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn flips(&self, k: u8, r: u16) -> u8 {
+        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
+        u8::from(r < t) << 5
+    }
+
+    /// Sets the flip bits of a block of sites: site `j` uses bits `16·(j mod 4) ..` of
+    /// `words[j / 4]`.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn flip_block(&self, block: &mut [u8; BLOCK], words: &[u64; BLOCK / SITES_PER_WORD]) {
+        for (quad, &w) in block.chunks_exact_mut(SITES_PER_WORD).zip(words) {
+            for (lane, k) in quad.iter_mut().enumerate() {
+                *k |= self.flips(*k, (w >> (SITE_BITS as usize * lane)) as u16);
+            }
+        }
     }
 
     /// Draws the flips, four sites at a time (see the 64-bit version).
@@ -562,17 +595,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
             *n -= 1;
         }
         usize::from(f)
-    }
-
-    /// Counts every site into the bin of its (new class, flip).
-    #[cfg(target_pointer_width = "64")]
-    #[inline(always)]
-    fn count_bins(class: &[u8], hist: &mut Histogram) {
-        for &k in class {
-            if let Some(n) = hist.get_mut(bin(k)) {
-                *n += 1;
-            }
-        }
     }
 
     /// Counts every site into the bin of its (new class, flip), a word of sites at a time.
@@ -635,7 +657,21 @@ impl<D: LatticeDims> LatticeProposal<D> {
         self.coupling * (2 * pair) as f64 + self.field * (2 * ups) as f64
     }
 
+    /// On acceptance: the gradient of every site from its new class byte, computed as
+    /// [`new`](Self::new) tabulates it (the same operations, so the same bits), which
+    /// vectorises where a table lookup per site does not.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
+        let (coupling, field) = (self.model.coupling(), self.model.field());
+        for (g, &k) in grad.iter_mut().zip(class) {
+            let n = i32::from(k & M_MASK) - 4;
+            *g = 2.0 * (coupling * (n as f32) + field);
+        }
+    }
+
     /// On acceptance: the gradient of every site from its new class byte.
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
         for (g, &k) in grad.iter_mut().zip(class) {
@@ -646,6 +682,40 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 .unwrap_or(0.0);
         }
     }
+}
+
+/// Counts every site of `class` into its bin: `+1` with `ADD`, `−1` without. Site `i` goes
+/// to sub-histogram `i mod SPLITS`.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn count_sites<const ADD: bool>(class: &[u8], counts: &mut Counts) {
+    let delta = if ADD { 1 } else { -1 };
+    let mut groups = class.chunks_exact(SPLITS);
+    for group in &mut groups {
+        for (split, &k) in counts.iter_mut().zip(group) {
+            if let Some(n) = split.get_mut(bin(k)) {
+                *n += delta;
+            }
+        }
+    }
+    for (split, &k) in counts.iter_mut().zip(groups.remainder()) {
+        if let Some(n) = split.get_mut(bin(k)) {
+            *n += delta;
+        }
+    }
+}
+
+/// The sum of the sub-histograms.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+fn fold(counts: &Counts) -> Histogram {
+    let mut total = [0i32; BINS];
+    for split in counts {
+        for (t, &n) in total.iter_mut().zip(split) {
+            *t += n;
+        }
+    }
+    total.map(|n| n as isize)
 }
 
 /// `ln p` in fixed point at scale `2^56`, split as `(hi, lo)` with `L = hi · 2^30 + lo`.
@@ -979,6 +1049,9 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         LenError::check("chain", p.dim(), chain.dim())?;
         let class = &mut *chain.x_proposal;
         p.fill_classes(chain.x, class, 0);
+        #[cfg(target_pointer_width = "64")]
+        let mut hist: Counts = [[0; BINS]; SPLITS];
+        #[cfg(not(target_pointer_width = "64"))]
         let mut hist: Histogram = [0; BINS];
         let flips = p.draw(class, &mut hist, rng);
         let u_word = if ADJUSTED { rng.next_u64() } else { 0 };
@@ -989,6 +1062,12 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         // The proposed state in place of the current one, and its classes (flip bits kept).
         toggle_flipped(chain.x, class);
         p.fill_classes(chain.x, class, FLIP_BIT);
+        #[cfg(target_pointer_width = "64")]
+        let hist = {
+            count_sites::<true>(class, &mut hist);
+            fold(&hist)
+        };
+        #[cfg(not(target_pointer_width = "64"))]
         LatticeProposal::<D>::count_bins(class, &mut hist);
         let (log_q_ratio, pair, ups) = p.histogram_terms(&hist);
         let delta_u = p.delta_u(pair, ups);
