@@ -17,6 +17,13 @@
 //!    histograms (36 bins) alone: the log-probabilities are summed in 64-bit fixed point, so the
 //!    sum is exact but for the rounding of each table entry, whatever the number of sites.
 //!
+//! On 64-bit targets the draw and the two counts of steps 2 and 3 are [`LatticePasses`]: the
+//! portable ones ([`PortablePasses`]) draw a block of random words first and then four sites
+//! per word, and count into interleaved sub-histograms; a platform may supply vector versions
+//! with the same results ([`LatticeKernel::step_with`]), which count bin by bin with byte
+//! comparisons. Only the bins a class can reach are counted (20 when both axes wrap, as `m`
+//! is even then).
+//!
 //! Every pass runs over all sites, so a step's cost does not depend on how many sites flip.
 //!
 //! See [`LatticeProposal`] for the quantisation and the random stream.
@@ -54,15 +61,15 @@ const LOG_BINS: usize = 64;
 fn bin(class: u8) -> usize {
     usize::from(class & BIN_MASK)
 }
-/// Interleaved sub-histograms (64-bit targets): site `i` is counted in sub-histogram
+/// Interleaved sub-histograms of the portable count: site `i` is counted in sub-histogram
 /// `i mod SPLITS`, so that successive sites of one class do not each wait for the previous
 /// increment of the same counter to be stored.
-#[cfg(target_pointer_width = "64")]
 const SPLITS: usize = 8;
-/// Sites per block of the 64-bit draw: the random words of a block are drawn first, then its
-/// sites are drawn in one branch-free pass.
+/// Random words per [`LatticePasses::flip`] call of the 64-bit draw (256 sites).
 #[cfg(target_pointer_width = "64")]
-const BLOCK: usize = 16;
+const WORDS_PER_CALL: usize = 64;
+/// Class bytes below this: `m ≤ 15`, `x` and the flip bit.
+pub const CLASS_LIMIT: u8 = 64;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
@@ -88,10 +95,6 @@ const LANES: usize = usize::MAX / 255;
 
 /// Per-bin site counts: the reverse move's bins minus the forward move's.
 type Histogram = [isize; BINS];
-/// The same as [`SPLITS`] interleaved sub-histograms, summed into a [`Histogram`] once (a
-/// count is at most `⌈d/SPLITS⌉ < 2^31` in magnitude).
-#[cfg(target_pointer_width = "64")]
-type Counts = [[i32; BINS]; SPLITS];
 
 /// `WORD` bytes as `WORDS` little-endian machine words: byte-lane arithmetic (SWAR) with no
 /// carry across a byte, as long as every lane stays below 256.
@@ -229,6 +232,15 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// Flip thresholds indexed by the whole class byte (so a lookup needs no mask and no bounds
     /// check); 0 for classes that cannot occur.
     threshold: [u16; 256],
+    /// The thresholds of the class bytes below 32 (all of them at a draw), as
+    /// [`LatticePasses::flip`] takes them.
+    #[cfg(target_pointer_width = "64")]
+    lane_thresholds: [u16; 32],
+    /// The bins a class byte can fall in (the first `bin_count`).
+    #[cfg(target_pointer_width = "64")]
+    bins: [u8; 36],
+    #[cfg(target_pointer_width = "64")]
+    bin_count: u8,
     /// `ln q` of a site's move by histogram bin, in fixed point (`L · 2^56`, see [`SPLIT`]):
     /// the high and low parts. `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without; 0 for
     /// bins that cannot occur.
@@ -283,11 +295,33 @@ impl<D: LatticeDims> LatticeProposal<D> {
         if !grad.iter().all(|g| g.is_finite()) {
             return Err(ParamError::NonFinite("lattice gradient 2 (J n + h)"));
         }
+        #[cfg(target_pointer_width = "64")]
+        let (bins, bin_count) = {
+            // Every site has four neighbours when both axes wrap: `m` is even then.
+            let m_step = if model.wraps() == (true, true) { 2 } else { 1 };
+            let mut bins = [0u8; 36];
+            let mut count = 0u8;
+            for group in [0, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
+                for m in (0..=8).step_by(m_step) {
+                    if let Some(slot) = bins.get_mut(usize::from(count)) {
+                        *slot = group | m;
+                        count += 1;
+                    }
+                }
+            }
+            (bins, count)
+        };
         Ok(Self {
             model: *model,
             step,
             balance,
             threshold,
+            #[cfg(target_pointer_width = "64")]
+            lane_thresholds: core::array::from_fn(|k| threshold.get(k).copied().unwrap_or(0)),
+            #[cfg(target_pointer_width = "64")]
+            bins,
+            #[cfg(target_pointer_width = "64")]
+            bin_count,
             log_hi,
             log_lo,
             #[cfg(not(target_pointer_width = "64"))]
@@ -486,72 +520,39 @@ impl<D: LatticeDims> LatticeProposal<D> {
         }
     }
 
-    /// Draws the flips: sets the flip bit of every flipping site, subtracts each site's
-    /// (class, flip) bin from `counts`, and returns the number of flips. Site `i` uses bits
-    /// `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
+    /// Draws the flips through `passes`: sets the flip bit of every flipping site, subtracts
+    /// each site's (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses
+    /// bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
-    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], counts: &mut Counts, rng: &mut R) -> usize {
-        let mut blocks = class.chunks_exact_mut(BLOCK);
-        for block in &mut blocks {
-            let Ok(block) = <&mut [u8; BLOCK]>::try_from(block) else {
-                continue;
-            };
-            // The words in stream order, as the sites use them.
-            let mut words = [0u64; BLOCK / SITES_PER_WORD];
-            for w in &mut words {
+    fn draw<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
+        &self,
+        class: &mut [u8],
+        hist: &mut Histogram,
+        rng: &mut R,
+        passes: &P,
+    ) -> usize {
+        for block in class.chunks_mut(WORDS_PER_CALL * SITES_PER_WORD) {
+            // The block's words in stream order, so the stream is consumed as word by word.
+            let mut words = [0u64; WORDS_PER_CALL];
+            let used = block.len().div_ceil(SITES_PER_WORD);
+            for w in words.iter_mut().take(used) {
                 *w = rng.next_u64();
             }
-            self.flip_block(block, &words);
+            passes.flip(&self.lane_thresholds, block, &words);
         }
-        let rest = blocks.into_remainder();
-        let mut quads = rest.chunks_exact_mut(SITES_PER_WORD);
-        for quad in &mut quads {
-            let mut word = rng.next_u64();
-            for k in quad.iter_mut() {
-                *k |= self.flips(*k, word as u16);
-                word >>= SITE_BITS;
-            }
-        }
-        let tail = quads.into_remainder();
-        if !tail.is_empty() {
-            let mut word = rng.next_u64();
-            for k in tail.iter_mut() {
-                *k |= self.flips(*k, word as u16);
-                word >>= SITE_BITS;
-            }
-        }
-        count_sites::<false>(class, counts);
+        passes.count(class, self.bins(), hist, -1);
         // The flips, from their bins (the forward counts are negative).
-        let half = BINS / 2;
-        let mut flipped = [0i32; BINS / 2];
-        for split in counts.iter() {
-            for (f, &n) in flipped.iter_mut().zip(split.iter().skip(half)) {
-                *f += n;
-            }
-        }
-        flipped.iter().map(|&n| n.unsigned_abs() as usize).sum()
+        let flipped: isize = hist.iter().skip(usize::from(FLIP_BIT)).sum();
+        flipped.unsigned_abs()
     }
 
-    /// The flip bit of a site of class `k` given its 16 random bits `r`: the reference
-    /// definition of a site's draw.
+    /// The bins a class byte can fall in: `m ≤ 8`, and `m` even when every site has four
+    /// neighbours.
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
-    fn flips(&self, k: u8, r: u16) -> u8 {
-        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-        u8::from(r < t) << 5
-    }
-
-    /// Sets the flip bits of a block of sites: site `j` uses bits `16·(j mod 4) ..` of
-    /// `words[j / 4]`.
-    #[cfg(target_pointer_width = "64")]
-    #[inline(always)]
-    fn flip_block(&self, block: &mut [u8; BLOCK], words: &[u64; BLOCK / SITES_PER_WORD]) {
-        for (quad, &w) in block.chunks_exact_mut(SITES_PER_WORD).zip(words) {
-            for (lane, k) in quad.iter_mut().enumerate() {
-                *k |= self.flips(*k, (w >> (SITE_BITS as usize * lane)) as u16);
-            }
-        }
+    fn bins(&self) -> &[u8] {
+        self.bins.get(..usize::from(self.bin_count)).unwrap_or(&[])
     }
 
     /// Draws the flips, four sites at a time (see the 64-bit version).
@@ -682,40 +683,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 .unwrap_or(0.0);
         }
     }
-}
-
-/// Counts every site of `class` into its bin: `+1` with `ADD`, `−1` without. Site `i` goes
-/// to sub-histogram `i mod SPLITS`.
-#[cfg(target_pointer_width = "64")]
-#[inline(always)]
-fn count_sites<const ADD: bool>(class: &[u8], counts: &mut Counts) {
-    let delta = if ADD { 1 } else { -1 };
-    let mut groups = class.chunks_exact(SPLITS);
-    for group in &mut groups {
-        for (split, &k) in counts.iter_mut().zip(group) {
-            if let Some(n) = split.get_mut(bin(k)) {
-                *n += delta;
-            }
-        }
-    }
-    for (split, &k) in counts.iter_mut().zip(groups.remainder()) {
-        if let Some(n) = split.get_mut(bin(k)) {
-            *n += delta;
-        }
-    }
-}
-
-/// The sum of the sub-histograms.
-#[cfg(target_pointer_width = "64")]
-#[inline(always)]
-fn fold(counts: &Counts) -> Histogram {
-    let mut total = [0i32; BINS];
-    for split in counts {
-        for (t, &n) in total.iter_mut().zip(split) {
-            *t += n;
-        }
-    }
-    total.map(|n| n as isize)
 }
 
 /// `ln p` in fixed point at scale `2^56`, split as `(hi, lo)` with `L = hi · 2^30 + lo`.
@@ -1004,6 +971,84 @@ fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     }
 }
 
+/// The per-site passes of a lattice step on 64-bit targets, which a platform may run with
+/// vector instructions that portable code cannot express (a table lookup per byte lane).
+///
+/// A class byte `k` holds the site's neighbour sum `m = n + 4` in bits 0–3, its value in bit 4
+/// and, once drawn, its flip in bit 5. The provided methods define the results; an
+/// implementation must return exactly the same for every input, so that the draws do not
+/// depend on it.
+pub trait LatticePasses {
+    /// Draws the flips of `class`: site `j` flips when bits `16·(j mod 4) .. 16·(j mod 4) + 16`
+    /// of `words[j / 4]`, read as an integer, are below `thresholds[k mod 32]`, and then gets
+    /// bit 5 set. Sites beyond `4 · words.len()` are left alone.
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
+        let flip = |k: u8, r: u16| {
+            let t = thresholds.get(usize::from(k & 0x1f)).copied().unwrap_or(0);
+            u32::from(r < t) << 5
+        };
+        let done = class.len() / SITES_PER_WORD;
+        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
+        for (quad, &w) in (&mut quads).zip(words) {
+            // The four sites as one word: one load and one store.
+            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
+                continue;
+            };
+            let k = u32::from_le_bytes(*quad);
+            let mut flips = 0;
+            for lane in 0..SITES_PER_WORD {
+                let r = (w >> (SITE_BITS as usize * lane)) as u16;
+                flips |= flip((k >> (8 * lane)) as u8, r) << (8 * lane);
+            }
+            *quad = (k | flips).to_le_bytes();
+        }
+        let rest = quads.into_remainder();
+        if let Some(&w) = words.get(done) {
+            for (lane, k) in rest.iter_mut().enumerate() {
+                *k |= flip(*k, (w >> (SITE_BITS as usize * lane)) as u16) as u8;
+            }
+        }
+    }
+
+    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
+    /// `b` of `bins` (each below [`CLASS_LIMIT`], none twice). Every byte of `class` must be
+    /// below [`CLASS_LIMIT`] (otherwise the counts are unspecified, but nothing panics).
+    #[inline(always)]
+    fn count(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+        let mut split = [[0i32; BINS]; SPLITS];
+        let mut groups = class.chunks_exact(SPLITS);
+        for group in &mut groups {
+            for (counts, &k) in split.iter_mut().zip(group) {
+                if let Some(n) = counts.get_mut(bin(k)) {
+                    *n += 1;
+                }
+            }
+        }
+        for (counts, &k) in split.iter_mut().zip(groups.remainder()) {
+            if let Some(n) = counts.get_mut(bin(k)) {
+                *n += 1;
+            }
+        }
+        for &b in bins {
+            // A count is at most `⌈d/SPLITS⌉ < 2^31`.
+            let n: i32 = split
+                .iter()
+                .map(|c| c.get(bin(b)).copied().unwrap_or(0))
+                .sum();
+            if let Some(h) = hist.get_mut(usize::from(b)) {
+                *h += sign * n as isize;
+            }
+        }
+    }
+}
+
+/// The provided [`LatticePasses`]: portable code, a site at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortablePasses;
+
+impl LatticePasses for PortablePasses {}
+
 /// The flip kernels with the tabulated lattice proposal, unadjusted (`ADJUSTED = false`:
 /// [`LatticeDula`]) or Metropolis-adjusted (`ADJUSTED = true`: [`LatticeDmala`]).
 #[derive(Clone, Copy, Debug)]
@@ -1045,15 +1090,35 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         chain: &mut BinaryChain<'_>,
         rng: &mut R,
     ) -> Result<StepReport, LenError> {
+        self.step_with(chain, rng, &PortablePasses)
+    }
+
+    /// [`step`](Self::step) with the per-site passes run by `passes`, whose results equal
+    /// those of [`PortablePasses`] (so the draws are the same). 32-bit targets run passes of
+    /// their own, a machine word at a time, and do not call `passes`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`step`](Self::step).
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    pub fn step_with<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+        passes: &P,
+    ) -> Result<StepReport, LenError> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
         let class = &mut *chain.x_proposal;
         p.fill_classes(chain.x, class, 0);
-        #[cfg(target_pointer_width = "64")]
-        let mut hist: Counts = [[0; BINS]; SPLITS];
-        #[cfg(not(target_pointer_width = "64"))]
         let mut hist: Histogram = [0; BINS];
-        let flips = p.draw(class, &mut hist, rng);
+        #[cfg(target_pointer_width = "64")]
+        let flips = p.draw(class, &mut hist, rng, passes);
+        #[cfg(not(target_pointer_width = "64"))]
+        let flips = {
+            let _ = passes;
+            p.draw(class, &mut hist, rng)
+        };
         let u_word = if ADJUSTED { rng.next_u64() } else { 0 };
         let mut report = StepReport::proposed(true, flips, u32::from(flips > 0));
         if flips == 0 {
@@ -1063,10 +1128,7 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         toggle_flipped(chain.x, class);
         p.fill_classes(chain.x, class, FLIP_BIT);
         #[cfg(target_pointer_width = "64")]
-        let hist = {
-            count_sites::<true>(class, &mut hist);
-            fold(&hist)
-        };
+        passes.count(class, p.bins(), &mut hist, 1);
         #[cfg(not(target_pointer_width = "64"))]
         LatticeProposal::<D>::count_bins(class, &mut hist);
         let (log_q_ratio, pair, ups) = p.histogram_terms(&hist);
