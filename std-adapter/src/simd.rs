@@ -242,7 +242,7 @@ mod tests {
         };
         let avx2 = LatticeAvx2(v3);
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        for len in (0..200).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 20_000]) {
+        for len in (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 20_000]) {
             for _ in 0..5 {
                 let thresholds: [u16; 32] = std::array::from_fn(|_| rng.next_u64() as u16);
                 // Any byte for the draw (it reads bits 0-4); extreme thresholds too.
