@@ -11,6 +11,8 @@
 //! The environment variable `LANGEVIN_SIMD=portable` forces the portable path (any other value,
 //! or none, lets the processor decide). [`path`] says which one runs.
 
+#[cfg(target_arch = "x86_64")]
+use langevin_core::binary::{LatticePasses, PortablePasses};
 use std::sync::OnceLock;
 
 /// The environment variable that can force the portable path.
@@ -58,6 +60,115 @@ fn arch() -> pulp::Arch {
     match path() {
         SimdPath::Portable => pulp::Arch::Scalar,
         SimdPath::Avx2Fma => pulp::Arch::new(),
+    }
+}
+
+/// The AVX2 token when [`path`] is [`SimdPath::Avx2Fma`], for code that calls vector
+/// instructions by name.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx2() -> Option<pulp::x86::V3> {
+    static V3: OnceLock<Option<pulp::x86::V3>> = OnceLock::new();
+    *V3.get_or_init(|| match path() {
+        SimdPath::Avx2Fma => pulp::x86::V3::try_new(),
+        SimdPath::Portable => None,
+    })
+}
+
+/// The per-site passes of the tabulated lattice step with AVX2, 32 sites per register: the
+/// flip threshold of each class byte by a byte shuffle of 16-entry tables (its low and high
+/// bytes, by `m`, one table pair per value `x`), and the bin counts by byte comparisons.
+/// Results equal those of [`PortablePasses`], which also runs the sites left over.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatticeAvx2(pub(crate) pulp::x86::V3);
+
+#[cfg(target_arch = "x86_64")]
+impl LatticePasses for LatticeAvx2 {
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
+        use core::arch::x86_64::__m256i;
+        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        // Byte `m` of each 128-bit half: the low or high byte of the threshold of class
+        // `m + 16 x`.
+        let table = |x: usize, shift: u32| -> __m256i {
+            let half: [u8; 16] = core::array::from_fn(|m| (thresholds[16 * x + m] >> shift) as u8);
+            pulp::cast([half, half])
+        };
+        let (lo0, lo1, hi0, hi1) = (table(0, 0), table(1, 0), table(0, 8), table(1, 8));
+        let (m_mask, x_bit) = (avx._mm256_set1_epi8(0x0f), avx._mm256_set1_epi8(0x10));
+        let (flip_bit, zero) = (avx._mm256_set1_epi8(0x20), avx._mm256_setzero_si256());
+        let full = (class.len() / 32).min(words.len() / 8);
+        let (body, rest) = class.split_at_mut(full * 32);
+        for (sites, w) in body.chunks_exact_mut(32).zip(words.chunks_exact(8)) {
+            let (Ok(sites), Ok(w)) = (<&mut [u8; 32]>::try_from(sites), <&[u64; 8]>::try_from(w))
+            else {
+                continue;
+            };
+            let k: __m256i = pulp::cast(*sites);
+            let m = avx2._mm256_and_si256(k, m_mask);
+            let x = avx2._mm256_cmpeq_epi8(avx2._mm256_and_si256(k, x_bit), x_bit);
+            let pick = |t0, t1| {
+                let (a, b) = (
+                    avx2._mm256_shuffle_epi8(t0, m),
+                    avx2._mm256_shuffle_epi8(t1, m),
+                );
+                avx2._mm256_blendv_epi8(a, b, x)
+            };
+            let (lo, hi) = (pick(lo0, lo1), pick(hi0, hi1));
+            // 16-bit thresholds: sites 0–7 and 16–23, then 8–15 and 24–31.
+            let (ta, tb) = (
+                avx2._mm256_unpacklo_epi8(lo, hi),
+                avx2._mm256_unpackhi_epi8(lo, hi),
+            );
+            let t0 = avx2._mm256_permute2x128_si256::<0x20>(ta, tb);
+            let t1 = avx2._mm256_permute2x128_si256::<0x31>(ta, tb);
+            let [w0, w1, w2, w3, w4, w5, w6, w7] = *w;
+            let (r0, r1): (__m256i, __m256i) =
+                (pulp::cast([w0, w1, w2, w3]), pulp::cast([w4, w5, w6, w7]));
+            // A site stays when `t ≤ r`, i.e. when `t − r` saturates to 0.
+            let stay0 = avx2._mm256_cmpeq_epi16(avx2._mm256_subs_epu16(t0, r0), zero);
+            let stay1 = avx2._mm256_cmpeq_epi16(avx2._mm256_subs_epu16(t1, r1), zero);
+            let stay = avx2
+                ._mm256_permute4x64_epi64::<0b11_01_10_00>(avx2._mm256_packs_epi16(stay0, stay1));
+            *sites = pulp::cast(avx2._mm256_or_si256(k, avx2._mm256_andnot_si256(stay, flip_bit)));
+        }
+        PortablePasses.flip(thresholds, rest, words.get(full * 8..).unwrap_or(&[]));
+    }
+
+    #[inline(always)]
+    fn count(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+        use core::arch::x86_64::__m256i;
+        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let zero = avx._mm256_setzero_si256();
+        let (body, rest) = class.split_at(class.len() / 32 * 32);
+        // The sites left over, padded with a byte no class equals.
+        let mut tail = [u8::MAX; 32];
+        tail.iter_mut().zip(rest).for_each(|(t, &k)| *t = k);
+        let tail: __m256i = pulp::cast(tail);
+        let sum = |acc: __m256i| -> usize {
+            let sums: [u64; 4] = pulp::cast(avx2._mm256_sad_epu8(acc, zero));
+            sums.iter().sum::<u64>() as usize
+        };
+        for &b in bins {
+            let target = avx._mm256_set1_epi8(b as i8);
+            // One byte counter per lane, at most 255 rounds each.
+            let mut total = 0;
+            for part in body.chunks(32 * 255) {
+                let mut acc = zero;
+                for sites in part.chunks_exact(32) {
+                    let Ok(sites) = <&[u8; 32]>::try_from(sites) else {
+                        continue;
+                    };
+                    let k: __m256i = pulp::cast(*sites);
+                    acc = avx2._mm256_sub_epi8(acc, avx2._mm256_cmpeq_epi8(k, target));
+                }
+                total += sum(acc);
+            }
+            total += sum(avx2._mm256_sub_epi8(zero, avx2._mm256_cmpeq_epi8(tail, target)));
+            if let Some(h) = hist.get_mut(usize::from(b)) {
+                *h += sign * total as isize;
+            }
+        }
     }
 }
 
@@ -118,5 +229,44 @@ mod tests {
         let sum = dispatch(&mut Squares(&v));
         let plain = v.iter().fold(0.0f32, |a, &b| a + b * b);
         assert_eq!(sum.to_bits(), plain.to_bits());
+    }
+
+    /// The AVX2 lattice passes give the portable passes' results on random class bytes,
+    /// thresholds and words, at every length around the 32-site register and its tail.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn lattice_avx2_passes_equal_the_portable_ones() {
+        use rand_core::{Rng, SeedableRng};
+        let Some(v3) = pulp::x86::V3::try_new() else {
+            return;
+        };
+        let avx2 = LatticeAvx2(v3);
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        for len in (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 20_000]) {
+            for _ in 0..5 {
+                let thresholds: [u16; 32] = std::array::from_fn(|_| rng.next_u64() as u16);
+                // Any byte for the draw (it reads bits 0-4); extreme thresholds too.
+                let mut class: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+                let mut t = thresholds;
+                t[rng.next_u64() as usize % 32] = 0;
+                t[rng.next_u64() as usize % 32] = u16::MAX;
+                let words: Vec<u64> = (0..len.div_ceil(4) + (len % 3))
+                    .map(|_| rng.next_u64())
+                    .collect();
+                let mut fast = class.clone();
+                PortablePasses.flip(&t, &mut class, &words);
+                avx2.flip(&t, &mut fast, &words);
+                assert_eq!(fast, class, "flip, {len} sites");
+                // Counts: bytes below the class limit, a random set of distinct bins.
+                let class: Vec<u8> = class.iter().map(|&k| k % 64).collect();
+                let bins: Vec<u8> = (0..64u8).filter(|_| rng.next_u64() % 3 != 0).collect();
+                let sign = if rng.next_u64() % 2 == 0 { 1 } else { -1 };
+                let start: [isize; 64] = std::array::from_fn(|_| (rng.next_u64() % 100) as isize);
+                let (mut a, mut b) = (start, start);
+                PortablePasses.count(&class, &bins, &mut a, sign);
+                avx2.count(&class, &bins, &mut b, sign);
+                assert_eq!(a, b, "count, {len} sites");
+            }
+        }
     }
 }

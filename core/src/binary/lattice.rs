@@ -17,6 +17,13 @@
 //!    histograms (36 bins) alone: the log-probabilities are summed in 64-bit fixed point, so the
 //!    sum is exact but for the rounding of each table entry, whatever the number of sites.
 //!
+//! On 64-bit targets the draw and the two counts of steps 2 and 3 are [`LatticePasses`]: the
+//! portable ones ([`PortablePasses`]) draw a block of random words first and then four sites
+//! per word, and count into interleaved sub-histograms; a platform may supply vector versions
+//! with the same results ([`LatticeKernel::step_with`]), which count bin by bin with byte
+//! comparisons. Only the bins a class can reach are counted (20 when both axes wrap, as `m`
+//! is even then).
+//!
 //! Every pass runs over all sites, so a step's cost does not depend on how many sites flip.
 //!
 //! See [`LatticeProposal`] for the quantisation and the random stream.
@@ -44,22 +51,25 @@ const M_MASK: u8 = 0x0f;
 const X_BIT: u8 = 0x10;
 const FLIP_BIT: u8 = 0x20;
 /// A histogram bin: `class & BIN_MASK` (`m`, `x` and the flip bit).
-#[cfg(not(target_pointer_width = "64"))]
 const BIN_MASK: u8 = 0x3f;
-
-/// The histogram bin of a class byte (`class & BIN_MASK`; the mask is a no-op with 256 bins).
-#[inline(always)]
-fn bin(class: u8) -> usize {
-    usize::from(class) & (BINS - 1)
-}
-/// Histogram bins (36 of them reachable: `m ≤ 8`). On 64-bit targets one per byte value, so a
-/// class byte indexes the histogram without a mask; 32-bit targets keep the stack small.
-#[cfg(target_pointer_width = "64")]
-const BINS: usize = 256;
+/// Histogram bins (36 of them reachable: `m ≤ 8`).
+const BINS: usize = 64;
 /// Entries of the log-probability tables: every bin a class byte reaches (`class ≤ BIN_MASK`).
 const LOG_BINS: usize = 64;
-#[cfg(not(target_pointer_width = "64"))]
-const BINS: usize = 64;
+/// The histogram bin of a class byte.
+#[inline(always)]
+fn bin(class: u8) -> usize {
+    usize::from(class & BIN_MASK)
+}
+/// Interleaved sub-histograms of the portable count: site `i` is counted in sub-histogram
+/// `i mod SPLITS`, so that successive sites of one class do not each wait for the previous
+/// increment of the same counter to be stored.
+const SPLITS: usize = 8;
+/// Random words per [`LatticePasses::flip`] call of the 64-bit draw (256 sites).
+#[cfg(target_pointer_width = "64")]
+const WORDS_PER_CALL: usize = 64;
+/// Class bytes below this: `m ≤ 15`, `x` and the flip bit.
+pub const CLASS_LIMIT: u8 = 64;
 /// A neighbour's contribution to `m` is `s + 1`: 0 or 2 for a present neighbour, 1 for an absent
 /// one.
 const ABSENT: u8 = 1;
@@ -222,12 +232,23 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// Flip thresholds indexed by the whole class byte (so a lookup needs no mask and no bounds
     /// check); 0 for classes that cannot occur.
     threshold: [u16; 256],
+    /// The thresholds of the class bytes below 32 (all of them at a draw), as
+    /// [`LatticePasses::flip`] takes them.
+    #[cfg(target_pointer_width = "64")]
+    lane_thresholds: [u16; 32],
+    /// The bins a class byte can fall in (the first `bin_count`).
+    #[cfg(target_pointer_width = "64")]
+    bins: [u8; 36],
+    #[cfg(target_pointer_width = "64")]
+    bin_count: u8,
     /// `ln q` of a site's move by histogram bin, in fixed point (`L · 2^56`, see [`SPLIT`]):
     /// the high and low parts. `ln(t/2^16)` with the flip bit, `ln(1 − t/2^16)` without; 0 for
     /// bins that cannot occur.
     log_hi: [i32; LOG_BINS],
     log_lo: [i32; LOG_BINS],
-    /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it.
+    /// `∂U/∂x = 2 (J n + h)` by `m = n + 4`, in `f32` as the model computes it (64-bit
+    /// targets compute it per site instead).
+    #[cfg(not(target_pointer_width = "64"))]
     grad: [f32; 16],
     /// `J` and `h`, widened once.
     coupling: f64,
@@ -274,13 +295,36 @@ impl<D: LatticeDims> LatticeProposal<D> {
         if !grad.iter().all(|g| g.is_finite()) {
             return Err(ParamError::NonFinite("lattice gradient 2 (J n + h)"));
         }
+        #[cfg(target_pointer_width = "64")]
+        let (bins, bin_count) = {
+            // Every site has four neighbours when both axes wrap: `m` is even then.
+            let m_step = if model.wraps() == (true, true) { 2 } else { 1 };
+            let mut bins = [0u8; 36];
+            let mut count = 0u8;
+            for group in [0, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
+                for m in (0..=8).step_by(m_step) {
+                    if let Some(slot) = bins.get_mut(usize::from(count)) {
+                        *slot = group | m;
+                        count += 1;
+                    }
+                }
+            }
+            (bins, count)
+        };
         Ok(Self {
             model: *model,
             step,
             balance,
             threshold,
+            #[cfg(target_pointer_width = "64")]
+            lane_thresholds: core::array::from_fn(|k| threshold.get(k).copied().unwrap_or(0)),
+            #[cfg(target_pointer_width = "64")]
+            bins,
+            #[cfg(target_pointer_width = "64")]
+            bin_count,
             log_hi,
             log_lo,
+            #[cfg(not(target_pointer_width = "64"))]
             grad,
             coupling,
             field,
@@ -476,49 +520,39 @@ impl<D: LatticeDims> LatticeProposal<D> {
         }
     }
 
-    /// Draws the flips: sets the flip bit of every flipping site, subtracts each site's
-    /// (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses bits
-    /// `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
+    /// Draws the flips through `passes`: sets the flip bit of every flipping site, subtracts
+    /// each site's (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses
+    /// bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
-    fn draw<R: Rng + ?Sized>(&self, class: &mut [u8], hist: &mut Histogram, rng: &mut R) -> usize {
-        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
-        for quad in &mut quads {
-            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
-                continue;
-            };
-            let word = rng.next_u64();
-            let classes = u32::from_le_bytes(*quad);
-            let mut flips = 0u32;
-            for lane in 0..SITES_PER_WORD {
-                let k = (classes >> (8 * lane)) as u8;
-                let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-                let f = u32::from(((word >> (SITE_BITS as usize * lane)) as u16) < t);
-                flips |= f << (8 * lane + 5);
+    fn draw<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
+        &self,
+        class: &mut [u8],
+        hist: &mut Histogram,
+        rng: &mut R,
+        passes: &P,
+    ) -> usize {
+        for block in class.chunks_mut(WORDS_PER_CALL * SITES_PER_WORD) {
+            // The block's words in stream order, so the stream is consumed as word by word.
+            let mut words = [0u64; WORDS_PER_CALL];
+            let used = block.len().div_ceil(SITES_PER_WORD);
+            for w in words.iter_mut().take(used) {
+                *w = rng.next_u64();
             }
-            *quad = (classes | flips).to_le_bytes();
+            passes.flip(&self.lane_thresholds, block, &words);
         }
-        let rest = quads.into_remainder();
-        if !rest.is_empty() {
-            let mut word = rng.next_u64();
-            for k in rest.iter_mut() {
-                let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
-                let f = u8::from((word as u16) < t);
-                *k |= f << 5;
-                word >>= SITE_BITS;
-            }
-        }
-        for &k in class.iter() {
-            if let Some(n) = hist.get_mut(bin(k)) {
-                *n -= 1;
-            }
-        }
+        passes.count(class, self.bins(), hist, -1);
         // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = (0..=8u8)
-            .flat_map(|m| [m | FLIP_BIT, m | FLIP_BIT | X_BIT])
-            .map(|b| hist.get(usize::from(b)).copied().unwrap_or(0))
-            .sum();
+        let flipped: isize = hist.iter().skip(usize::from(FLIP_BIT)).sum();
         flipped.unsigned_abs()
+    }
+
+    /// The bins a class byte can fall in: `m ≤ 8`, and `m` even when every site has four
+    /// neighbours.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn bins(&self) -> &[u8] {
+        self.bins.get(..usize::from(self.bin_count)).unwrap_or(&[])
     }
 
     /// Draws the flips, four sites at a time (see the 64-bit version).
@@ -562,17 +596,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
             *n -= 1;
         }
         usize::from(f)
-    }
-
-    /// Counts every site into the bin of its (new class, flip).
-    #[cfg(target_pointer_width = "64")]
-    #[inline(always)]
-    fn count_bins(class: &[u8], hist: &mut Histogram) {
-        for &k in class {
-            if let Some(n) = hist.get_mut(bin(k)) {
-                *n += 1;
-            }
-        }
     }
 
     /// Counts every site into the bin of its (new class, flip), a word of sites at a time.
@@ -635,7 +658,21 @@ impl<D: LatticeDims> LatticeProposal<D> {
         self.coupling * (2 * pair) as f64 + self.field * (2 * ups) as f64
     }
 
+    /// On acceptance: the gradient of every site from its new class byte, computed as
+    /// [`new`](Self::new) tabulates it (the same operations, so the same bits), which
+    /// vectorises where a table lookup per site does not.
+    #[cfg(target_pointer_width = "64")]
+    #[inline(always)]
+    fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
+        let (coupling, field) = (self.model.coupling(), self.model.field());
+        for (g, &k) in grad.iter_mut().zip(class) {
+            let n = i32::from(k & M_MASK) - 4;
+            *g = 2.0 * (coupling * (n as f32) + field);
+        }
+    }
+
     /// On acceptance: the gradient of every site from its new class byte.
+    #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
         for (g, &k) in grad.iter_mut().zip(class) {
@@ -934,6 +971,84 @@ fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     }
 }
 
+/// The per-site passes of a lattice step on 64-bit targets, which a platform may run with
+/// vector instructions that portable code cannot express (a table lookup per byte lane).
+///
+/// A class byte `k` holds the site's neighbour sum `m = n + 4` in bits 0–3, its value in bit 4
+/// and, once drawn, its flip in bit 5. The provided methods define the results; an
+/// implementation must return exactly the same for every input, so that the draws do not
+/// depend on it.
+pub trait LatticePasses {
+    /// Draws the flips of `class`: site `j` flips when bits `16·(j mod 4) .. 16·(j mod 4) + 16`
+    /// of `words[j / 4]`, read as an integer, are below `thresholds[k mod 32]`, and then gets
+    /// bit 5 set. Sites beyond `4 · words.len()` are left alone.
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
+        let flip = |k: u8, r: u16| {
+            let t = thresholds.get(usize::from(k & 0x1f)).copied().unwrap_or(0);
+            u32::from(r < t) << 5
+        };
+        let done = class.len() / SITES_PER_WORD;
+        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
+        for (quad, &w) in (&mut quads).zip(words) {
+            // The four sites as one word: one load and one store.
+            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
+                continue;
+            };
+            let k = u32::from_le_bytes(*quad);
+            let mut flips = 0;
+            for lane in 0..SITES_PER_WORD {
+                let r = (w >> (SITE_BITS as usize * lane)) as u16;
+                flips |= flip((k >> (8 * lane)) as u8, r) << (8 * lane);
+            }
+            *quad = (k | flips).to_le_bytes();
+        }
+        let rest = quads.into_remainder();
+        if let Some(&w) = words.get(done) {
+            for (lane, k) in rest.iter_mut().enumerate() {
+                *k |= flip(*k, (w >> (SITE_BITS as usize * lane)) as u16) as u8;
+            }
+        }
+    }
+
+    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
+    /// `b` of `bins` (each below [`CLASS_LIMIT`], none twice). Every byte of `class` must be
+    /// below [`CLASS_LIMIT`] (otherwise the counts are unspecified, but nothing panics).
+    #[inline(always)]
+    fn count(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+        let mut split = [[0i32; BINS]; SPLITS];
+        let mut groups = class.chunks_exact(SPLITS);
+        for group in &mut groups {
+            for (counts, &k) in split.iter_mut().zip(group) {
+                if let Some(n) = counts.get_mut(bin(k)) {
+                    *n += 1;
+                }
+            }
+        }
+        for (counts, &k) in split.iter_mut().zip(groups.remainder()) {
+            if let Some(n) = counts.get_mut(bin(k)) {
+                *n += 1;
+            }
+        }
+        for &b in bins {
+            // A count is at most `⌈d/SPLITS⌉ < 2^31`.
+            let n: i32 = split
+                .iter()
+                .map(|c| c.get(bin(b)).copied().unwrap_or(0))
+                .sum();
+            if let Some(h) = hist.get_mut(usize::from(b)) {
+                *h += sign * n as isize;
+            }
+        }
+    }
+}
+
+/// The provided [`LatticePasses`]: portable code, a site at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PortablePasses;
+
+impl LatticePasses for PortablePasses {}
+
 /// The flip kernels with the tabulated lattice proposal, unadjusted (`ADJUSTED = false`:
 /// [`LatticeDula`]) or Metropolis-adjusted (`ADJUSTED = true`: [`LatticeDmala`]).
 #[derive(Clone, Copy, Debug)]
@@ -975,12 +1090,35 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         chain: &mut BinaryChain<'_>,
         rng: &mut R,
     ) -> Result<StepReport, LenError> {
+        self.step_with(chain, rng, &PortablePasses)
+    }
+
+    /// [`step`](Self::step) with the per-site passes run by `passes`, whose results equal
+    /// those of [`PortablePasses`] (so the draws are the same). 32-bit targets run passes of
+    /// their own, a machine word at a time, and do not call `passes`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`step`](Self::step).
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    pub fn step_with<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+        passes: &P,
+    ) -> Result<StepReport, LenError> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
         let class = &mut *chain.x_proposal;
         p.fill_classes(chain.x, class, 0);
         let mut hist: Histogram = [0; BINS];
-        let flips = p.draw(class, &mut hist, rng);
+        #[cfg(target_pointer_width = "64")]
+        let flips = p.draw(class, &mut hist, rng, passes);
+        #[cfg(not(target_pointer_width = "64"))]
+        let flips = {
+            let _ = passes;
+            p.draw(class, &mut hist, rng)
+        };
         let u_word = if ADJUSTED { rng.next_u64() } else { 0 };
         let mut report = StepReport::proposed(true, flips, u32::from(flips > 0));
         if flips == 0 {
@@ -989,6 +1127,9 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         // The proposed state in place of the current one, and its classes (flip bits kept).
         toggle_flipped(chain.x, class);
         p.fill_classes(chain.x, class, FLIP_BIT);
+        #[cfg(target_pointer_width = "64")]
+        passes.count(class, p.bins(), &mut hist, 1);
+        #[cfg(not(target_pointer_width = "64"))]
         LatticeProposal::<D>::count_bins(class, &mut hist);
         let (log_q_ratio, pair, ups) = p.histogram_terms(&hist);
         let delta_u = p.delta_u(pair, ups);

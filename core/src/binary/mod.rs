@@ -57,6 +57,9 @@ pub use crate::kernel::{Kernel, Rejection, StepReport};
 pub use batch::{
     BatchBuffers, BatchDmala, BatchDula, BatchLangevin, BatchMoves, BatchTarget, ChainBatch,
 };
-pub use lattice::{LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal};
+pub use lattice::{
+    CLASS_LIMIT, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses, LatticeProposal,
+    PortablePasses,
+};
 pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};

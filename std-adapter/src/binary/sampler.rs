@@ -595,6 +595,11 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
     type Output = Result<StepReport, langevin_core::LenError>;
     #[inline(always)]
     fn run(&mut self) -> Self::Output {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(v3) = crate::simd::avx2() {
+            let passes = crate::simd::LatticeAvx2(v3);
+            return self.kernel.step_with(self.chain, self.rng, &passes);
+        }
         self.kernel.step(self.chain, self.rng)
     }
 }

@@ -48,6 +48,8 @@ fn both_code_paths_give_the_same_draws() {
     let s = Scratch::new("simd-paths");
     for line in [
         "model ising-lattice --rows 12 --cols 12 --coupling 0.44 --out lat.json",
+        // Open boundaries (every bin reachable) and a partial last vector of sites.
+        "model ising-lattice --rows 7 --cols 9 --coupling 0.3 --field 0.1 --periodic false --out open.json",
         "model rbm --visible 64 --hidden 24 --seed 3 --out rbm.json",
         "model binary-quadratic --dim 30 --seed 2 --out bq.json",
         "model ising-ba --nodes 40 --edges-per-node 3 --seed 1 --out ba.json",
@@ -61,6 +63,7 @@ fn both_code_paths_give_the_same_draws() {
     let cases = [
         format!("--model lat.json --sampler dmala --step 0.4 {run}"),
         format!("--model lat.json --sampler dula {run}"),
+        format!("--model open.json --sampler dmala --step 0.3 {run}"),
         format!("--model lat.json --sampler gibbs {run}"),
         format!("--model rbm.json --sampler dmala --step 0.4 {run}"),
         format!("--model rbm.json --sampler dula {run}"),
