@@ -4,9 +4,43 @@
 use crate::error::{LenError, ParamError};
 use crate::ordinal::{OrdinalBatchMoves, OrdinalBatchTarget};
 
-/// Columns of `A` one pass of the update covers: a panel of `d` rows by this many `f64`
-/// columns is re-read by every chain of the batch, so it should stay in the first-level cache.
-const PANEL_BYTES: usize = 32 * 1024;
+/// Columns of `A` one pass of the update covers: every chain's entries of these columns are
+/// accumulated in registers over its changed rows (eight independent 4-wide sums with AVX2, so
+/// that the additions' latency is hidden), and the `d × BLOCK` panel of `A` they read stays in
+/// cache from one chain to the next.
+const BLOCK: usize = 32;
+
+/// A chain's move, as the update of its `A (x−μ)` reads it.
+struct Moved<'m> {
+    a: &'m [f64],
+    d: usize,
+    from: &'m [u16],
+    to: &'m [u16],
+    changed: &'m [u32],
+}
+
+impl Moved<'_> {
+    /// `acc` (columns `start..start + W` of `A (x−μ)`) plus `A_i· · (x'_i − x_i)` over the
+    /// changed `i` in order: the additions of the single-chain update, entry by entry.
+    #[inline(always)]
+    fn accumulate<const W: usize>(&self, mut acc: [f64; W], start: usize) -> [f64; W] {
+        for &i in self.changed {
+            let i = i as usize;
+            let (Some(&was), Some(&is)) = (self.from.get(i), self.to.get(i)) else {
+                continue;
+            };
+            let delta = f64::from(is) - f64::from(was);
+            let at = i * self.d + start;
+            let Some(row) = self.a.get(at..at + W) else {
+                continue;
+            };
+            for (r, a) in acc.iter_mut().zip(row) {
+                *r += a * delta;
+            }
+        }
+        acc
+    }
+}
 
 /// `U(x) = −½ (x−μ)ᵀ A (x−μ) + bᵀx` over `x ∈ {0, …, S−1}^d` for `n` chains at once, with
 /// `∇U = −A (x−μ) + b` and `A` symmetric: an [`OrdinalBatchTarget`].
@@ -15,10 +49,11 @@ const PANEL_BYTES: usize = 32 * 1024;
 /// changed coordinates, `r += A_i· · (x'_i − x_i)` for each changed `i` in ascending order, then
 /// `U` and `∇U` are formed from it coordinate by coordinate: the operations, and so the values
 /// bit for bit, of the single-chain model that keeps the same cache (the ordinal quadratic
-/// model of the standard adapter). The update runs panel by panel over the columns of `A`, all
-/// chains through one panel before the next, so a panel is read from memory once per batch
-/// step rather than once per chain; the order of the additions into each entry is unchanged.
-/// A step costs `O(k·d)` per chain for `k` changes.
+/// model of the standard adapter). The update runs over blocks of 32 columns of `A`, all chains
+/// through one block before the next: a chain's entries of a block are summed in registers over
+/// its changed rows (the order of the additions into each entry is unchanged), and the block of
+/// `A` stays in cache from one chain to the next. A step costs `O(k·d)` per chain for `k`
+/// changes.
 ///
 /// # Examples
 ///
@@ -171,6 +206,7 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
         self.chains
     }
 
+    #[inline(always)]
     fn log_density_and_grad_all(
         &mut self,
         x: &[u16],
@@ -198,6 +234,7 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
         Ok(())
     }
 
+    #[inline(always)]
     fn log_density_and_grad_after_all(
         &mut self,
         moves: &OrdinalBatchMoves<'_>,
@@ -209,10 +246,11 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
         LenError::check("changed", moves.to.len(), moves.changed.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
         let d = self.mu.len();
-        let panel = (PANEL_BYTES / 8 / d).clamp(8, d.max(8));
         let mut start = 0;
         while start < d {
-            let end = (start + panel).min(d);
+            // Full blocks of `BLOCK` columns, then the last columns one at a time.
+            let width = if start + BLOCK <= d { BLOCK } else { 1 };
+            let end = start + width;
             let rows = self
                 .proposal
                 .chunks_exact_mut(d)
@@ -220,23 +258,26 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
                 .zip(moves.from.chunks_exact(d).zip(moves.to.chunks_exact(d)))
                 .zip(moves.changed.chunks_exact(d).zip(moves.counts));
             for (((new, cur), (from, to)), (changed, &k)) in rows {
-                if k == 0 {
-                    continue;
-                }
+                let changed = changed.get(..k as usize).unwrap_or(&[]);
                 let (Some(new), Some(cur)) = (new.get_mut(start..end), cur.get(start..end)) else {
                     continue;
                 };
-                crate::slices::copy(new, cur);
-                for &i in changed.get(..k as usize).unwrap_or(&[]) {
-                    let i = i as usize;
-                    let (Some(&was), Some(&is)) = (from.get(i), to.get(i)) else {
-                        continue;
-                    };
-                    let delta = f64::from(is) - f64::from(was);
-                    let row = self.a.get(i * d + start..i * d + end).unwrap_or(&[]);
-                    for (r, a) in new.iter_mut().zip(row) {
-                        *r += a * delta;
-                    }
+                let moved = Moved {
+                    a: self.a,
+                    d,
+                    from,
+                    to,
+                    changed,
+                };
+                if k == 0 {
+                    continue;
+                } else if let (Ok(new), Ok(cur)) = (
+                    <&mut [f64; BLOCK]>::try_from(&mut *new),
+                    <&[f64; BLOCK]>::try_from(cur),
+                ) {
+                    *new = moved.accumulate(*cur, start);
+                } else if let (Some(new), Some(&cur)) = (new.first_mut(), cur.first()) {
+                    *new = moved.accumulate([cur], start)[0];
                 }
             }
             start = end;
@@ -255,6 +296,7 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
         Ok(())
     }
 
+    #[inline(always)]
     fn commit(&mut self, c: usize) {
         let d = self.mu.len();
         if let (Some(cur), Some(new)) = (
@@ -313,7 +355,7 @@ mod tests {
     /// chain's cached `U` and `∇U` are those of its state.
     #[test]
     fn cached_values_follow_the_states() {
-        let (d, n, s) = (600, 3, 6);
+        let (d, n, s) = (603, 3, 6);
         let (a, mu, b) = model(d);
         let mut cache = vec![0.0; 2 * n * d];
         let mut t = OrdinalQuadraticBatch::new(&a, &mu, &b, s, n, &mut cache).unwrap();
