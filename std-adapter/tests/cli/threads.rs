@@ -85,9 +85,9 @@ fn batched_ordinal_runs_equal_the_per_chain_run() {
     let scratch = Scratch::new("threads-batched-ordinal");
     ok(
         &scratch.0,
-        &words("model lattice-gaussian --dim 16 --states 6 --seed 3 --out lg.json"),
+        &words("model lattice-gaussian --dim 40 --states 6 --seed 3 --out lg.json"),
     );
-    for sampler in ["dmala --step 1.5", "dula --step 0.4 --window 2"] {
+    for sampler in ["dmala --step 0.3", "dula --step 0.2 --window 2"] {
         let runs: Vec<(Vec<u8>, serde_json::Value)> = ["", "--batch 2 --threads 1", "--batch 4 --threads 3"]
             .iter()
             .enumerate()
@@ -95,7 +95,7 @@ fn batched_ordinal_runs_equal_the_per_chain_run() {
                 let (out, sum) = (format!("{k}.npy"), format!("{k}.json"));
                 ok(
                     &scratch.0,
-                    &words(&format!("sample --model lg.json --sampler {sampler} --chains 5 --steps 500 --burn-in 50 --seed 8 {extra} --out {out} --summary {sum} --quiet")),
+                    &words(&format!("sample --model lg.json --sampler {sampler} --chains 5 --steps 300 --burn-in 50 --seed 8 {extra} --out {out} --summary {sum} --quiet")),
                 );
                 (
                     std::fs::read(scratch.path(&out)).unwrap(),

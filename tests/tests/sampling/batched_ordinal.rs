@@ -149,7 +149,8 @@ fn batched_ordinal_dmala_keeps_the_law_from_an_exact_start() {
 }
 
 fn lattice() -> LabelModel {
-    let m = OrdinalQuadratic::rotated_gaussian(12, 7, 4.0, 1.5, 9).unwrap();
+    // d = 40: one block of 32 columns of the batched update, then 8 single columns.
+    let m = OrdinalQuadratic::rotated_gaussian(40, 7, 4.0, 1.5, 9).unwrap();
     LabelModel::Ordinal(OrdinalModel::Quadratic(m))
 }
 
