@@ -87,7 +87,7 @@ fn batched_ordinal_runs_equal_the_per_chain_run() {
         &scratch.0,
         &words("model lattice-gaussian --dim 40 --states 6 --seed 3 --out lg.json"),
     );
-    for sampler in ["dmala --step 0.3", "dula --step 0.2 --window 2"] {
+    for sampler in ["dmala --step 0.1", "dula --step 0.2 --window 2"] {
         let runs: Vec<(Vec<u8>, serde_json::Value)> = ["", "--batch 2 --threads 1", "--batch 4 --threads 3"]
             .iter()
             .enumerate()
@@ -103,6 +103,8 @@ fn batched_ordinal_runs_equal_the_per_chain_run() {
                 )
             })
             .collect();
+        let moved = runs[0].1["mean_accepted_changes"].as_f64().unwrap();
+        assert!(moved > 0.1, "{sampler}: the chains must move ({moved})");
         for r in &runs[1..] {
             assert_eq!(runs[0].0, r.0, "{sampler}: draws differ");
             for field in [

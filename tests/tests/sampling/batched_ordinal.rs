@@ -205,6 +205,12 @@ fn batched_ordinal_draws_equal_the_per_chain_ones() {
             &run_label_chains(&m, &sampler, &config(11, 2), &LabelStart::Uniform, None).unwrap(),
         );
         assert_eq!(single.len(), 11);
+        assert!(
+            single
+                .iter()
+                .all(|c| c.last().is_some_and(|&jump| jump > 0)),
+            "{name}: every chain must move"
+        );
         let batched = |chains, threads, batch| {
             bits(
                 &run_label_chains_batched(&m, &sampler, &config(chains, threads), batch, None)
