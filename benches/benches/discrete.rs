@@ -126,18 +126,27 @@ fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
             .zip(models.iter_mut())
             .map(|(b, m)| OrdinalChain::new_ordinal(b.buffers(), m).unwrap())
             .collect();
-        let mut rngs: Vec<_> = (0..n as u64).map(Xoshiro256PlusPlus::seed_from_u64).collect();
+        let mut rngs: Vec<_> = (0..n as u64)
+            .map(Xoshiro256PlusPlus::seed_from_u64)
+            .collect();
         let kernel = OrdDmala::new(prop);
-        group.bench_function(BenchmarkId::new(format!("dmala_step/a{step}/S{s}"), d), |b| {
-            b.iter_custom(|iters| {
-                let start = std::time::Instant::now();
-                for t in 0..iters as usize {
-                    let c = t % n;
-                    black_box(kernel.step(&mut models[c], &mut chains[c], &mut rngs[c]).unwrap());
-                }
-                start.elapsed()
-            })
-        });
+        group.bench_function(
+            BenchmarkId::new(format!("dmala_step/a{step}/S{s}"), d),
+            |b| {
+                b.iter_custom(|iters| {
+                    let start = std::time::Instant::now();
+                    for t in 0..iters as usize {
+                        let c = t % n;
+                        black_box(
+                            kernel
+                                .step(&mut models[c], &mut chains[c], &mut rngs[c])
+                                .unwrap(),
+                        );
+                    }
+                    start.elapsed()
+                })
+            },
+        );
         let (a, mu, bv) = (model.matrix(), model.mean(), model.linear());
         let mut cache = vec![0.0f64; 2 * n * d];
         let mut target = OrdinalQuadraticBatch::new(a, mu, bv, s, n, &mut cache).unwrap();
@@ -171,21 +180,24 @@ fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
             };
             n
         ];
-        group.bench_function(BenchmarkId::new(format!("batched_dmala/a{step}/S{s}"), d), |b| {
-            b.iter_custom(|iters| {
-                // Time per chain-step: the batched steps cover `batches · n` of them.
-                let batches = iters.div_ceil(n as u64);
-                let start = std::time::Instant::now();
-                for _ in 0..batches {
-                    kernel
-                        .step(&mut target, &mut batch, &mut rngs, &mut reports)
-                        .unwrap();
-                }
-                start
-                    .elapsed()
-                    .mul_f64(iters as f64 / (batches * n as u64) as f64)
-            })
-        });
+        group.bench_function(
+            BenchmarkId::new(format!("batched_dmala/a{step}/S{s}"), d),
+            |b| {
+                b.iter_custom(|iters| {
+                    // Time per chain-step: the batched steps cover `batches · n` of them.
+                    let batches = iters.div_ceil(n as u64);
+                    let start = std::time::Instant::now();
+                    for _ in 0..batches {
+                        kernel
+                            .step(&mut target, &mut batch, &mut rngs, &mut reports)
+                            .unwrap();
+                    }
+                    start
+                        .elapsed()
+                        .mul_f64(iters as f64 / (batches * n as u64) as f64)
+                })
+            },
+        );
     }
 }
 
