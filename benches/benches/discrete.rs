@@ -2,7 +2,10 @@
 //!
 //! * `ordinal_step`: the ordinal balanced proposal (draw + reverse `log q`) and a full DMALA
 //!   step on rotated lattice Gaussians with `S = 21`, `d ∈ {50, 100}`, with and without a
-//!   window;
+//!   window; and on a rotated lattice Gaussian with `S = 5`, `d = 256`, per chain-step, DMALA
+//!   chain by chain (`dmala_step/…/S5`) against 100 chains stepped together by
+//!   `OrdinalBatchDmala` over `OrdinalQuadraticBatch` (`batched_dmala/…/S5`, as
+//!   `sample --batch 100`), at step 0.08 (about one change per step) and 0.5 (nearly all);
 //! * `categorical_step`: the categorical proposal and a full DMALA, GWG, PAS (paths of 2 moves),
 //!   DLMC (Euler, τ = 0.5) and Gibbs step on a
 //!   10 × 10 Potts lattice, `S ∈ {4, 16, 64, 256}`;
@@ -100,7 +103,102 @@ fn ordinal(c: &mut Criterion) {
             );
         }
     }
+    ordinal_batched(&mut group);
     group.finish();
+}
+
+/// Per chain-step: 100 chains of a rotated lattice Gaussian (`d = 256`, `S = 5`) stepped one by
+/// one, and stepped together by batched DMALA.
+fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    use langevin_core::models::OrdinalQuadraticBatch;
+    use langevin_core::ordinal::{OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala};
+    let (d, s, n) = (256usize, 5usize, 100usize);
+    let model = OrdinalQuadratic::rotated_gaussian(d, s, 10.0, 3.0, 7).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let x0: Vec<u16> = (0..n).flat_map(|_| random_labels(d, s, &mut rng)).collect();
+    group.throughput(Throughput::Elements(d as u64));
+    for step in [0.08, 0.5] {
+        let prop = OrdinalProposal::new(step, 0.5).unwrap();
+        let mut models = vec![model.clone(); n];
+        let mut bufs: Vec<_> = x0.chunks(d).map(|x| ChainVecs::labels(x, s, d)).collect();
+        let mut chains: Vec<_> = bufs
+            .iter_mut()
+            .zip(models.iter_mut())
+            .map(|(b, m)| OrdinalChain::new_ordinal(b.buffers(), m).unwrap())
+            .collect();
+        let mut rngs: Vec<_> = (0..n as u64)
+            .map(Xoshiro256PlusPlus::seed_from_u64)
+            .collect();
+        let kernel = OrdDmala::new(prop);
+        group.bench_function(
+            BenchmarkId::new(format!("dmala_step/a{step}/S{s}"), d),
+            |b| {
+                b.iter_custom(|iters| {
+                    let start = std::time::Instant::now();
+                    for t in 0..iters as usize {
+                        let c = t % n;
+                        black_box(
+                            kernel
+                                .step(&mut models[c], &mut chains[c], &mut rngs[c])
+                                .unwrap(),
+                        );
+                    }
+                    start.elapsed()
+                })
+            },
+        );
+        let (a, mu, bv) = (model.matrix(), model.mean(), model.linear());
+        let mut cache = vec![0.0f64; 2 * n * d];
+        let mut target = OrdinalQuadraticBatch::new(a, mu, bv, s, n, &mut cache).unwrap();
+        let mut x = x0.clone();
+        let (mut g, mut y, mut gy) = (vec![0.0; n * d], vec![0; n * d], vec![0.0; n * d]);
+        let (mut u, mut uy, mut lq, mut lu) =
+            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+        let (mut ch, mut k, mut jumps) = (vec![0; n * d], vec![0; n], vec![0; n]);
+        let buffers = OrdinalBatchBuffers {
+            x: &mut x,
+            grad: &mut g,
+            log_density: &mut u,
+            x_proposal: &mut y,
+            grad_proposal: &mut gy,
+            log_density_proposal: &mut uy,
+            changed: &mut ch,
+            counts: &mut k,
+            log_q: &mut lq,
+            log_u: &mut lu,
+            jumps: &mut jumps,
+        };
+        let mut batch = OrdinalBatch::new(buffers, &mut target).unwrap();
+        let kernel = OrdinalBatchDmala::new(prop);
+        let mut reports = vec![
+            langevin_core::StepReport {
+                accepted: false,
+                proposed_flips: 0,
+                log_accept_ratio: 0.0,
+                rejection: None,
+                evaluations: 0,
+            };
+            n
+        ];
+        group.bench_function(
+            BenchmarkId::new(format!("batched_dmala/a{step}/S{s}"), d),
+            |b| {
+                b.iter_custom(|iters| {
+                    // Time per chain-step: the batched steps cover `batches · n` of them.
+                    let batches = iters.div_ceil(n as u64);
+                    let start = std::time::Instant::now();
+                    for _ in 0..batches {
+                        kernel
+                            .step(&mut target, &mut batch, &mut rngs, &mut reports)
+                            .unwrap();
+                    }
+                    start
+                        .elapsed()
+                        .mul_f64(iters as f64 / (batches * n as u64) as f64)
+                })
+            },
+        );
+    }
 }
 
 fn categorical(c: &mut Criterion) {

@@ -1,4 +1,4 @@
-//! Binary models with incremental updates after a move.
+//! Binary models with incremental updates after a move, and the batched ordinal quadratic model.
 //!
 //! * [`IsingLattice`]: a 2-D nearest-neighbour Ising model, sized at compile time
 //!   ([`ConstDims`]) or at run time ([`Dims`]), needing no buffers at all.
@@ -11,6 +11,8 @@
 //! * [`Rbm`]: a restricted Boltzmann machine with the hidden units summed out, caching the
 //!   hidden pre-activations; [`RbmBatch`] evaluates it for many chains at once, its gradients
 //!   one matrix–matrix product.
+//! * [`OrdinalQuadraticBatch`]: `U(x) = −½(x−μ)ᵀA(x−μ) + bᵀx` over ordinal states for many
+//!   chains at once (the single-chain model is in the standard adapter).
 //!
 //! After a move only the flipped coordinates' neighbours (lattice, graph), columns (quadratic)
 //! or hidden pre-activations (RBM) are touched.
@@ -21,6 +23,7 @@ mod ising_graph;
 mod ising_lattice;
 mod logistic;
 mod logistic_batch;
+mod ordinal_quadratic_batch;
 mod quadratic;
 mod quadratic_batch;
 mod rbm;
@@ -30,6 +33,7 @@ pub use ising_graph::IsingGraph;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
 pub use logistic::BinaryLogistic;
 pub use logistic_batch::LogisticBatch;
+pub use ordinal_quadratic_batch::OrdinalQuadraticBatch;
 pub use quadratic::BinaryQuadratic;
 pub use quadratic_batch::QuadraticBatch;
 pub use rbm::Rbm;

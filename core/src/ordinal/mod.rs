@@ -8,6 +8,8 @@
 //!   for every `a`, `b`, `w`).
 //! * [`OrdinalChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`OrdinalStorage`] owns those buffers at a fixed size.
+//! * [`OrdinalBatch`] with [`OrdinalBatchLangevin`] steps many chains of one
+//!   [`OrdinalBatchTarget`] together, so that the target evaluates them at once.
 //! * Chains, buffers, moves, kernels, step reports and errors are those of every domain
 //!   ([`Chain`](crate::chain::Chain), [`LabelBuffers`], [`LabelMove`], [`Kernel`],
 //!   [`StepReport`](crate::kernel::StepReport), [`InitError`]); `proposed_flips` counts changed
@@ -15,6 +17,7 @@
 //!
 //! States are `u16`, so `S ≤ 65 535`.
 
+mod batch;
 mod proposal;
 mod target;
 
@@ -32,6 +35,10 @@ pub use crate::chain::{
 pub use crate::domain::{Categorical as CategoricalDomain, Domain, Ordinal as OrdinalDomain};
 pub use crate::error::InitError;
 pub use crate::kernel::{Drawn, Kernel};
+pub use batch::{
+    OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala, OrdinalBatchDula, OrdinalBatchLangevin,
+    OrdinalBatchMoves, OrdinalBatchTarget,
+};
 pub use proposal::OrdinalProposal;
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 

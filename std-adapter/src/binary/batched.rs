@@ -23,19 +23,17 @@
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
-use crate::run::{ChainResult, Chains, Pool, RunConfig, RunError};
-use crate::seeding::chain_rngs;
+use crate::run::{ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
+use langevin_core::LenError;
 use langevin_core::StepError;
 use langevin_core::binary::{
     BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
 };
 use langevin_core::dense::{Product, Shape};
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
-use langevin_core::{LenError, ParamError};
 use nalgebra::{DMatrixView, DMatrixViewMut};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::sync::atomic::AtomicU64;
 
 /// The products of a group through `matrixmultiply` (by way of `nalgebra`'s `gemm`), which
 /// picks AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
@@ -104,12 +102,6 @@ pub fn run_chains_batched(
     if !has_batched_path(model, sampler) {
         return Err(refuse());
     }
-    if batch == 0 {
-        return Err(RunError::Param(ParamError::OutOfRange {
-            name: "batch",
-            value: 0.0,
-        }));
-    }
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
     let v = model.dim();
@@ -130,26 +122,13 @@ pub fn run_chains_batched(
         _ => return Err(refuse()),
     };
     let n = config.chains;
-    let groups = n.div_ceil(batch);
-    // Spare streams for padding rows: after every real chain's, so no real chain shares one.
-    let mut rngs = chain_rngs(config.seed, groups * batch).into_iter();
-    let jobs: Vec<Vec<(usize, Xoshiro256PlusPlus)>> = (0..groups)
-        .map(|g| (g * batch..(g + 1) * batch).zip(rngs.by_ref()).collect())
-        .collect();
-    let pool = Pool::for_items(config.threads, groups)?;
-    let start = Instant::now();
-    let results = pool.map(jobs, |_, group| {
+    let chains = run_groups(config, batch, |group| {
         if adjusted {
             model_group::<true>(&model, proposal, group, n, config, progress)
         } else {
             model_group::<false>(&model, proposal, group, n, config, progress)
         }
     })?;
-    let chains = Chains {
-        results: results.into_iter().flatten().collect(),
-        threads: pool.threads(),
-        wall_time: start.elapsed(),
-    };
     Ok(BinaryRun::new(v, chains))
 }
 
@@ -253,59 +232,54 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
         log_q: &mut lq,
         log_u: &mut lu,
     };
-    let mut batch = ChainBatch::new(buffers, target).map_err(|e| model_err(e.to_string()))?;
+    let batch = ChainBatch::new(buffers, target).map_err(|e| model_err(e.to_string()))?;
     let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
     let kept = group.iter().take_while(|g| g.0 < real).count();
-    let mut results: Vec<ChainResult> = (0..kept)
-        .map(|_| ChainResult {
-            draws: Vec::with_capacity(config.kept() * v),
-            ..ChainResult::default()
-        })
-        .collect();
-    let mut reports = vec![
-        StepReport {
-            accepted: false,
-            proposed_flips: 0,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        n
-    ];
-    let thin = config.thin.max(1);
-    let total = config.burn_in.saturating_add(config.steps);
-    // The step runs through the run-time dispatch of the per-chain loops, so that its
-    // element-wise loops (the proposal, the pre-activation updates, the hidden terms) use AVX2
-    // where the CPU has it. Without fused multiply–add in those loops their values do not
-    // depend on the dispatch.
-    for t in 0..total {
+    let mut group = Group {
+        kernel: &kernel,
+        target,
+        batch,
+        rngs,
+    };
+    drive_group(&mut group, n, kept, config, progress).map_err(model_err)
+}
+
+/// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`] (as
+/// the per-chain loops are, so that the step's element-wise loops (the proposal, the
+/// pre-activation updates, the hidden terms) use AVX2 where the CPU has it; without fused
+/// multiply–add in those loops their values do not depend on the dispatch).
+struct Group<'k, 'b, T: BatchTarget, const ADJUSTED: bool> {
+    kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
+    target: &'k mut T,
+    batch: ChainBatch<'b>,
+    rngs: Vec<Xoshiro256PlusPlus>,
+}
+
+impl<T: BatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
+    type Value = u8;
+
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String> {
         let mut step = Step {
-            kernel: &kernel,
-            target: &mut *target,
-            batch: &mut batch,
-            rngs: &mut rngs,
-            reports: &mut reports,
+            kernel: self.kernel,
+            target: &mut *self.target,
+            batch: &mut self.batch,
+            rngs: &mut self.rngs,
+            reports,
         };
-        crate::simd::dispatch(&mut step).map_err(|e| model_err(e.to_string()))?;
-        let kept_phase = t >= config.burn_in;
-        let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
-        for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
-            if kept_phase {
-                result.stats.record(report);
-                result.jump += u64::from(report.accepted_flips());
-            } else {
-                result.burn_in_stats.record(report);
-            }
-            if keep {
-                result.draws.extend_from_slice(batch.state(c));
-                result.log_density.push(batch.log_density(c));
-            }
-        }
-        if let Some(p) = progress {
-            p.fetch_add(kept as u64, Ordering::Relaxed);
-        }
+        crate::simd::dispatch(&mut step).map_err(|e| e.to_string())
     }
-    Ok(results)
+
+    fn state(&self, c: usize) -> &[u8] {
+        self.batch.state(c)
+    }
+
+    fn log_density(&self, c: usize) -> f64 {
+        self.batch.log_density(c)
+    }
+
+    fn jump(&self, _: usize, report: &StepReport) -> u64 {
+        u64::from(report.accepted_flips())
+    }
 }
 
 /// One step of a batch, for [`crate::simd::dispatch`]: everything the step inlines is compiled

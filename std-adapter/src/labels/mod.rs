@@ -4,15 +4,18 @@
 //!   (ordinal) and `potts` (categorical), read by [`LabelModel::from_doc`];
 //! * [`LabelSamplerSpec`]: DULA, DMALA, Gibbs, GWG (categorical), AB and ACS;
 //! * [`run_label_chains`]: parallel chains, one random stream per chain, as
-//!   [`run_chains`](crate::binary::run_chains) does for binary models.
+//!   [`run_chains`](crate::binary::run_chains) does for binary models;
+//!   [`run_label_chains_batched`] steps them in lockstep groups (ordinal quadratic models).
 
 /// The label models, now in [`crate::models`].
 mod model {
     pub use crate::models::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 }
+mod batched;
 mod run;
 mod sampler;
 
+pub use batched::{has_batched_path, run_label_chains_batched};
 pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 pub use run::{LabelRun, LabelStart, run_label_chains, run_label_chains_keeping};
 pub use sampler::LabelSamplerSpec;

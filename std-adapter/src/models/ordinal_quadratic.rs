@@ -150,6 +150,11 @@ impl OrdinalQuadratic {
         &self.mu
     }
 
+    /// `b`.
+    pub fn linear(&self) -> &[f64] {
+        &self.b
+    }
+
     /// `U(x)` without touching the cache.
     pub fn log_density(&self, x: &[u16]) -> f64 {
         let d = self.d;

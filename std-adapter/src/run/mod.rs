@@ -9,10 +9,12 @@
 //!   domain's kernels, and the [`ChainResult`] it fills; [`DiscreteRun`] collects them;
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed.
 
+mod lockstep;
 mod pool;
 mod replicas;
 mod vecs;
 
+pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::ChainVecs;
@@ -97,8 +99,9 @@ impl fmt::Display for RunError {
             RunError::ThreadPool(e) => write!(f, "could not start the worker threads: {e}"),
             RunError::NoBatchedPath { kind, sampler } => write!(
                 f,
-                "--batch needs dula or dmala on an rbm, binary_quadratic or binary_logistic \
-                 model; {sampler} on a {kind} model has no batched path (drop --batch)"
+                "--batch needs dula or dmala on an rbm, binary_quadratic, binary_logistic or \
+                 ordinal_quadratic model; {sampler} on a {kind} model has no batched path (drop \
+                 --batch)"
             ),
             RunError::Output(e) => write!(f, "writing the kept draws: {e}"),
         }

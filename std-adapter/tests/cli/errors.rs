@@ -465,4 +465,23 @@ fn batch_without_a_batched_path() {
         &sample_fails(&s, "rbm.json", &["--batch", "0"]),
         &["--batch must be at least 1"],
     );
+    // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
+    s.write("ordinal.json", common::ORDINAL);
+    s.write("mix.json", common::MIXTURE);
+    expect(
+        &sample_fails(&s, "ordinal.json", &["--sampler", "gibbs", "--batch", "4"]),
+        &["--batch", "gibbs", "ordinal_quadratic", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "ordinal.json", &["--sampler", "ab", "--batch", "4"]),
+        &["--batch", "ab", "ordinal_quadratic", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "mix.json", &["--batch", "4"]),
+        &["--batch", "lattice_mixture", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "ordinal.json", &["--batch", "0"]),
+        &["--batch must be at least 1"],
+    );
 }

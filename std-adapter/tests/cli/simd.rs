@@ -54,6 +54,7 @@ fn both_code_paths_give_the_same_draws() {
         "model binary-quadratic --dim 30 --seed 2 --out bq.json",
         "model ising-ba --nodes 40 --edges-per-node 3 --seed 1 --out ba.json",
         "model binary-logistic --seed 2 --out bl.json",
+        "model lattice-gaussian --dim 40 --states 5 --seed 4 --out lg.json",
     ] {
         ok(&s.0, &words(line));
     }
@@ -82,6 +83,10 @@ fn both_code_paths_give_the_same_draws() {
         format!("--model potts.json --sampler dmala {run}"),
         format!("--model mix.json --sampler ab --window 20 {run}"),
         format!("--model mix.json --sampler dmala {run}"),
+        format!("--model lg.json --sampler dmala --step 0.1 {run}"),
+        format!("--model lg.json --sampler dmala --step 0.1 --batch 4 {run}"),
+        format!("--model lg.json --sampler dula --step 0.2 --window 2 --batch 4 {run}"),
+        format!("--model bq.json --sampler dmala --batch 4 {run}"),
     ];
     let expected = if has_avx2_fma() {
         "avx2+fma"

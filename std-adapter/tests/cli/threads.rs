@@ -77,3 +77,47 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
         }
     }
 }
+
+/// `--batch` on an ordinal quadratic model: the draws file and the summary's sampling
+/// statistics are those of the per-chain run, on any thread count and batch size.
+#[test]
+fn batched_ordinal_runs_equal_the_per_chain_run() {
+    let scratch = Scratch::new("threads-batched-ordinal");
+    ok(
+        &scratch.0,
+        &words("model lattice-gaussian --dim 40 --states 6 --seed 3 --out lg.json"),
+    );
+    for sampler in ["dmala --step 0.1", "dula --step 0.2 --window 2"] {
+        let runs: Vec<(Vec<u8>, serde_json::Value)> = ["", "--batch 2 --threads 1", "--batch 4 --threads 3"]
+            .iter()
+            .enumerate()
+            .map(|(k, extra)| {
+                let (out, sum) = (format!("{k}.npy"), format!("{k}.json"));
+                ok(
+                    &scratch.0,
+                    &words(&format!("sample --model lg.json --sampler {sampler} --chains 5 --steps 300 --burn-in 50 --seed 8 {extra} --out {out} --summary {sum} --quiet")),
+                );
+                (
+                    std::fs::read(scratch.path(&out)).unwrap(),
+                    common::summary(&scratch.path(&sum)),
+                )
+            })
+            .collect();
+        let moved = runs[0].1["mean_accepted_changes"].as_f64().unwrap();
+        assert!(moved > 0.1, "{sampler}: the chains must move ({moved})");
+        for r in &runs[1..] {
+            assert_eq!(runs[0].0, r.0, "{sampler}: draws differ");
+            for field in [
+                "acceptance_rate",
+                "evals",
+                "mean_proposed_changes",
+                "mean_accepted_changes",
+                "mean_jump",
+                "ess_median",
+            ] {
+                assert!(!r.1[field].is_null(), "{sampler}: {field}");
+                assert_eq!(runs[0].1[field], r.1[field], "{sampler}: {field}");
+            }
+        }
+    }
+}

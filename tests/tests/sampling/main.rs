@@ -4,6 +4,7 @@
 mod acs_mixture;
 mod baselines;
 mod batched;
+mod batched_ordinal;
 mod binary;
 mod binary_paper;
 mod binary_properties;

@@ -26,7 +26,7 @@ use langevin_std::io::{
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, QuarticMixture};
 use langevin_std::resources::product;
-use langevin_std::run::{DrawSink, Keep, RunError};
+use langevin_std::run::{ChainResult, DrawSink, Keep, RunError};
 use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
 use serde::Serialize;
 use spec::{Diagnostics, RunSpec};
@@ -199,14 +199,14 @@ pub(crate) fn draws_file(
 }
 
 /// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
-fn batched_to(keep: Keep<'_, u8>, run: BinaryRun) -> Result<BinaryRun, RunError> {
+pub(crate) fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(), RunError> {
     if let Some(sink) = keep.sink {
-        for (c, chain) in run.chains.iter().enumerate() {
+        for (c, chain) in chains.iter().enumerate() {
             sink.write(c, 0, &chain.draws)
                 .map_err(|e| RunError::Output(e.to_string()))?;
         }
     }
-    Ok(run)
+    Ok(())
 }
 
 /// The [`Keep`] of a run: one in `stride` draws in memory, all of them into `file`.
@@ -295,7 +295,11 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
         Ok(match &plan {
             SamplerPlan::Ab2(settings) => run_ab2_chains_keeping(model, settings, config, p, keep)?,
             SamplerPlan::Binary(kernel) => match spec.batch {
-                Some(n) => batched_to(keep, run_chains_batched(model, kernel, config, n, p)?)?,
+                Some(n) => {
+                    let run = run_chains_batched(model, kernel, config, n, p)?;
+                    batched_to(keep, &run.chains)?;
+                    run
+                }
                 None => run_chains_keeping(model, kernel, config, p, keep)?,
             },
             _ => return Err(not_for(spec, Domain::Binary)),

@@ -2,14 +2,16 @@
 
 use super::spec::RunSpec;
 use super::{
-    Summary, check_memory, diagnostics_of, draws_file, exact, finish, keep, measured, not_for,
-    pictures, plot_names, progress_total,
+    Summary, batched_to, check_memory, diagnostics_of, draws_file, exact, finish, keep, measured,
+    not_for, pictures, plot_names, progress_total,
 };
 use crate::CliError;
 use crate::progress;
 use langevin_std::ab2::run_ab2_ordinal_chains_keeping;
 use langevin_std::io::DrawDtype;
-use langevin_std::labels::{LabelModel, LabelStart, run_label_chains_keeping};
+use langevin_std::labels::{
+    LabelModel, LabelStart, has_batched_path, run_label_chains_batched, run_label_chains_keeping,
+};
 use langevin_std::models::ModelDoc;
 use langevin_std::samplers::{Domain, SamplerPlan};
 use std::path::PathBuf;
@@ -20,12 +22,20 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let (d, s) = (model.dim(), model.states());
     let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 }, &[])?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
-    if spec.batch.is_some() {
+    if spec.batch.is_some() && !matches!(&plan, SamplerPlan::Label(k) if has_batched_path(model, k))
+    {
         return Err(langevin_std::run::RunError::NoBatchedPath {
             kind: doc.kind.clone(),
             sampler: spec.sampler.name().into(),
         }
         .into());
+    }
+    if spec.batch.is_some() && stride > 1 {
+        return Err(CliError(
+            "--batch keeps every kept draw in memory, and they exceed the memory limit: raise \
+             --max-memory or drop --batch"
+                .into(),
+        ));
     }
     if spec.mmd {
         return Err(CliError(
@@ -46,11 +56,16 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let file = draws_file(spec, d, dtype)?;
     let keep = keep(stride, file.as_ref());
     let run = progress::with_progress(spec.sampler.name(), total, show, |p| {
-        Ok::<_, CliError>(match (&plan, model) {
-            (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m)) => {
+        Ok::<_, CliError>(match (&plan, model, spec.batch) {
+            (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), _) => {
                 run_ab2_ordinal_chains_keeping(m, settings, config, p, keep)?
             }
-            (SamplerPlan::Label(kernel), _) => {
+            (SamplerPlan::Label(kernel), _, Some(n)) => {
+                let run = run_label_chains_batched(model, kernel, config, n, p)?;
+                batched_to(keep, &run.chains)?;
+                run
+            }
+            (SamplerPlan::Label(kernel), _, None) => {
                 let start = &LabelStart::Uniform;
                 run_label_chains_keeping(model, kernel, config, start, p, keep)?
             }

@@ -255,9 +255,11 @@ pub struct SampleArgs {
     #[arg(long, default_value_t = 1)]
     pub thin: u64,
     /// Step the chains N at a time in lockstep, so that an RBM's products with W are
-    /// matrix–matrix (dula and dmala on rbm models only). Changes the seeded values: a chain's
-    /// draws depend on N (not on --threads or --chains); without the flag, each chain is
-    /// stepped on its own.
+    /// matrix–matrix (dula and dmala on rbm, binary_quadratic, binary_logistic and
+    /// ordinal_quadratic models). On an RBM or a logistic regression it changes the seeded
+    /// values: a chain's draws depend on N (not on --threads or --chains); on the quadratic
+    /// models they are those of the default path. Without the flag, each chain is stepped on
+    /// its own.
     #[arg(long, value_name = "N")]
     pub batch: Option<usize>,
     /// Write the kept draws here (`.npy`, shape (chains, draws, d); uint8 for up to 256

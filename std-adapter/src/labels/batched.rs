@@ -1,0 +1,232 @@
+//! Chains of ordinal DULA/DMALA on an ordinal quadratic model stepped in lockstep groups
+//! (`sample --batch N`), as [`run_chains_batched`](crate::binary::run_chains_batched) does for
+//! binary models.
+//!
+//! Groups are formed and seeded as for binary models (see [`crate::run`]'s lockstep groups);
+//! chain `c` starts (uniform over the values) and draws from its own stream exactly as in
+//! [`run_label_chains`](super::run_label_chains). Every chain's `A (x−μ)` is updated over its
+//! changed coordinates in `f64` as on the single-chain path, bit for bit
+//! ([`OrdinalQuadraticBatch`]), so the draws are those of
+//! [`run_label_chains`](super::run_label_chains), whatever `N`, the thread count or the number
+//! of chains. Each step runs through [`crate::simd`]'s run-time dispatch, which does not change
+//! its values.
+
+use super::model::{LabelDomain, LabelModel, OrdinalModel};
+use super::run::LabelRun;
+use super::sampler::LabelSamplerSpec;
+use crate::models::OrdinalQuadratic;
+use crate::run::{
+    ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
+};
+use langevin_core::StepError;
+use langevin_core::binary::StepReport;
+use langevin_core::models::OrdinalQuadraticBatch;
+use langevin_core::ordinal::{
+    OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchLangevin, OrdinalBatchTarget, OrdinalProposal,
+    OrdinalTarget,
+};
+use langevin_core::random::index;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::AtomicU64;
+
+/// Whether `sampler` on `model` has a batched path: DULA or DMALA on an ordinal quadratic
+/// model.
+pub fn has_batched_path(model: &LabelModel, sampler: &LabelSamplerSpec) -> bool {
+    matches!(model, LabelModel::Ordinal(OrdinalModel::Quadratic(_)))
+        && matches!(
+            sampler,
+            LabelSamplerSpec::Dmala { .. } | LabelSamplerSpec::Dula { .. }
+        )
+}
+
+/// Runs `config.chains` chains of `sampler` on `model`, `batch` at a time, from uniform starts
+/// (see the module documentation). `progress`, if given, is advanced by one per chain-step.
+///
+/// # Errors
+///
+/// [`RunError::NoBatchedPath`] for a model or sampler without a batched path;
+/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a start
+/// where the model is not finite.
+pub fn run_label_chains_batched(
+    model: &LabelModel,
+    sampler: &LabelSamplerSpec,
+    config: &RunConfig,
+    batch: usize,
+    progress: Option<&AtomicU64>,
+) -> Result<LabelRun, RunError> {
+    let refuse = || RunError::NoBatchedPath {
+        kind: model.kind().into(),
+        sampler: sampler.name().into(),
+    };
+    let (step, balance, window, adjusted) = match *sampler {
+        LabelSamplerSpec::Dmala {
+            step,
+            balance,
+            window,
+        } => (step, balance, window, true),
+        LabelSamplerSpec::Dula {
+            step,
+            balance,
+            window,
+        } => (step, balance, window, false),
+        _ => return Err(refuse()),
+    };
+    let LabelModel::Ordinal(OrdinalModel::Quadratic(m)) = model else {
+        return Err(refuse());
+    };
+    let proposal = OrdinalProposal::new(step, balance)
+        .and_then(|p| window.map_or(Ok(p), |w| p.windowed(w)))
+        .map_err(RunError::Param)?;
+    let (d, s, n) = (m.dim(), m.states(), config.chains);
+    let chains = run_groups(config, batch, |group| {
+        if adjusted {
+            run_group::<true>(m, proposal, group, n, config, progress)
+        } else {
+            run_group::<false>(m, proposal, group, n, config, progress)
+        }
+    })?;
+    Ok(LabelRun::new(
+        DiscreteRun::new(d, chains),
+        s,
+        LabelDomain::Ordinal,
+    ))
+}
+
+/// Runs one group (chain index and stream per row; rows at or past `real` are padding) of `m`
+/// for the burn-in and kept phase of `config`, and returns the real chains' results in order.
+fn run_group<const ADJUSTED: bool>(
+    m: &OrdinalQuadratic,
+    proposal: OrdinalProposal<'static>,
+    group: Vec<(usize, Xoshiro256PlusPlus)>,
+    real: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult<u16>>, RunError> {
+    let (d, s, rows) = (m.dim(), m.states(), group.len());
+    let first = group.first().map_or(0, |g| g.0);
+    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
+    let mut cache = vec![0.0f64; 2 * rows * d];
+    let (a, mu, b) = (m.matrix(), m.mean(), m.linear());
+    let mut target =
+        OrdinalQuadraticBatch::new(a, mu, b, s, rows, &mut cache).map_err(RunError::Param)?;
+    let kept = group.iter().take_while(|g| g.0 < real).count();
+    let mut rngs = Vec::with_capacity(rows);
+    let mut x = Vec::with_capacity(rows * d);
+    for (_, mut rng) in group {
+        x.extend((0..d).map(|_| index(&mut rng, s) as u16));
+        rngs.push(rng);
+    }
+    let mut vecs = GroupVecs::new(x, d);
+    let batch =
+        OrdinalBatch::new(vecs.buffers(), &mut target).map_err(|e| model_err(e.to_string()))?;
+    let mut group = Group {
+        kernel: &OrdinalBatchLangevin::<ADJUSTED>::new(proposal),
+        target: &mut target,
+        batch,
+        rngs,
+    };
+    drive_group(&mut group, rows, kept, config, progress).map_err(model_err)
+}
+
+/// The buffers of an [`OrdinalBatch`] of the chains starting at `x`.
+struct GroupVecs {
+    x: Vec<u16>,
+    grad: Vec<f32>,
+    u: Vec<f64>,
+    y: Vec<u16>,
+    grad_y: Vec<f32>,
+    u_y: Vec<f64>,
+    changed: Vec<u32>,
+    counts: Vec<u32>,
+    log_q: Vec<f64>,
+    log_u: Vec<f64>,
+    jumps: Vec<u64>,
+}
+
+impl GroupVecs {
+    /// Buffers for the states `x` of dimension `d`.
+    fn new(x: Vec<u16>, d: usize) -> Self {
+        let (nd, n) = (x.len(), x.len() / d.max(1));
+        Self {
+            x,
+            grad: vec![0.0; nd],
+            u: vec![0.0; n],
+            y: vec![0; nd],
+            grad_y: vec![0.0; nd],
+            u_y: vec![0.0; n],
+            changed: vec![0; nd],
+            counts: vec![0; n],
+            log_q: vec![0.0; n],
+            log_u: vec![0.0; n],
+            jumps: vec![0; n],
+        }
+    }
+
+    fn buffers(&mut self) -> OrdinalBatchBuffers<'_> {
+        OrdinalBatchBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            log_density: &mut self.u,
+            x_proposal: &mut self.y,
+            grad_proposal: &mut self.grad_y,
+            log_density_proposal: &mut self.u_y,
+            changed: &mut self.changed,
+            counts: &mut self.counts,
+            log_q: &mut self.log_q,
+            log_u: &mut self.log_u,
+            jumps: &mut self.jumps,
+        }
+    }
+}
+
+/// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`].
+struct Group<'k, 'b, T: OrdinalBatchTarget, const ADJUSTED: bool> {
+    kernel: &'k OrdinalBatchLangevin<'static, ADJUSTED>,
+    target: &'k mut T,
+    batch: OrdinalBatch<'b>,
+    rngs: Vec<Xoshiro256PlusPlus>,
+}
+
+impl<T: OrdinalBatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
+    type Value = u16;
+
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String> {
+        crate::simd::dispatch(&mut Step {
+            group: self,
+            reports,
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    fn state(&self, c: usize) -> &[u16] {
+        self.batch.state(c)
+    }
+
+    fn log_density(&self, c: usize) -> f64 {
+        self.batch.log_density(c)
+    }
+
+    fn jump(&self, c: usize, _: &StepReport) -> u64 {
+        self.batch.jump(c)
+    }
+}
+
+/// One step of a group, for [`crate::simd::dispatch`]: everything the step inlines is compiled
+/// for the dispatched instruction set.
+struct Step<'g, 'k, 'b, T: OrdinalBatchTarget, const ADJUSTED: bool> {
+    group: &'g mut Group<'k, 'b, T, ADJUSTED>,
+    reports: &'g mut [StepReport],
+}
+
+impl<T: OrdinalBatchTarget, const ADJUSTED: bool> crate::simd::HotLoop
+    for Step<'_, '_, '_, T, ADJUSTED>
+{
+    type Output = Result<(), StepError<T::Error>>;
+
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        let g = &mut *self.group;
+        g.kernel
+            .step(g.target, &mut g.batch, &mut g.rngs, self.reports)
+    }
+}

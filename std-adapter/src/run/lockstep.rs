@@ -1,0 +1,116 @@
+//! Chains stepped in lockstep groups (`sample --batch N`), whatever their domain.
+//!
+//! Chains `0..N` form the first group, `N..2N` the second, and so on; a last, shorter group is
+//! padded with spare chains to `N` rows (their draws are discarded). Chain `c` draws from
+//! `chain_rngs(seed, ·)[c]`, as it does when run alone; the spare rows' streams come after
+//! every real chain's. Groups run in parallel, so nothing a chain draws depends on the thread
+//! count or on the number of chains.
+
+use super::{ChainResult, Chains, Pool, RunConfig, RunError};
+use crate::seeding::chain_rngs;
+use langevin_core::ParamError;
+use langevin_core::binary::StepReport;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// A group of chains stepped together.
+pub(crate) trait Lockstep {
+    /// The state entries.
+    type Value: Copy;
+    /// Advances every chain by one step, saying what chain `c` did in `reports[c]`.
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String>;
+    /// Chain `c`'s state.
+    fn state(&self, c: usize) -> &[Self::Value];
+    /// `U` at chain `c`'s state.
+    fn log_density(&self, c: usize) -> f64;
+    /// The distance chain `c` moved in the step that `report` describes.
+    fn jump(&self, c: usize, report: &StepReport) -> u64;
+}
+
+/// Runs `config.chains` chains in groups of `batch` on a pool of `config.threads` workers:
+/// `group` runs one group (chain index and stream per row; rows at or past `config.chains` are
+/// padding) and returns its real chains' results in order.
+///
+/// # Errors
+///
+/// [`RunError::Param`] for `batch = 0`; the pool's and `group`'s errors.
+pub(crate) fn run_groups<V, F>(
+    config: &RunConfig,
+    batch: usize,
+    group: F,
+) -> Result<Chains<ChainResult<V>>, RunError>
+where
+    V: Send,
+    F: Fn(Vec<(usize, Xoshiro256PlusPlus)>) -> Result<Vec<ChainResult<V>>, RunError> + Sync,
+{
+    if batch == 0 {
+        return Err(RunError::Param(ParamError::OutOfRange {
+            name: "batch",
+            value: 0.0,
+        }));
+    }
+    let groups = config.chains.div_ceil(batch);
+    let mut rngs = chain_rngs(config.seed, groups * batch).into_iter();
+    let jobs: Vec<Vec<(usize, Xoshiro256PlusPlus)>> = (0..groups)
+        .map(|g| (g * batch..(g + 1) * batch).zip(rngs.by_ref()).collect())
+        .collect();
+    let pool = Pool::for_items(config.threads, groups)?;
+    let start = Instant::now();
+    let results = pool.map(jobs, |_, rows| group(rows))?;
+    Ok(Chains {
+        results: results.into_iter().flatten().collect(),
+        threads: pool.threads(),
+        wall_time: start.elapsed(),
+    })
+}
+
+/// Runs the `n` chains of `group`, of which the first `kept` are real, for the burn-in and kept
+/// phase of `config`, and returns the real chains' results. `progress`, if given, is advanced
+/// by one per real chain-step.
+pub(crate) fn drive_group<L: Lockstep>(
+    group: &mut L,
+    n: usize,
+    kept: usize,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+) -> Result<Vec<ChainResult<L::Value>>, String> {
+    let d = group.state(0).len();
+    let mut results: Vec<ChainResult<L::Value>> = (0..kept)
+        .map(|_| ChainResult {
+            draws: Vec::with_capacity(config.kept() * d),
+            ..ChainResult::default()
+        })
+        .collect();
+    let none = StepReport {
+        accepted: false,
+        proposed_flips: 0,
+        log_accept_ratio: 0.0,
+        rejection: None,
+        evaluations: 0,
+    };
+    let mut reports = vec![none; n];
+    let thin = config.thin.max(1);
+    let total = config.burn_in.saturating_add(config.steps);
+    for t in 0..total {
+        group.step(&mut reports)?;
+        let kept_phase = t >= config.burn_in;
+        let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
+        for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
+            if kept_phase {
+                result.stats.record(report);
+                result.jump += group.jump(c, report);
+            } else {
+                result.burn_in_stats.record(report);
+            }
+            if keep {
+                result.draws.extend_from_slice(group.state(c));
+                result.log_density.push(group.log_density(c));
+            }
+        }
+        if let Some(p) = progress {
+            p.fetch_add(kept as u64, Ordering::Relaxed);
+        }
+    }
+    Ok(results)
+}
