@@ -105,18 +105,9 @@ pub fn run_chains_batched(
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
     let v = model.dim();
-    // Models built without `Wᵀ` (an empty one) get it here.
-    let owned_wt;
+    let wt = model.rbm_transpose();
     let model = match model {
-        BinaryModel::Rbm { w, b, c, wt } => {
-            let wt = if wt.is_empty() {
-                owned_wt = crate::models::rbm_transpose(w, b.len(), c.len());
-                &owned_wt
-            } else {
-                wt
-            };
-            Prepared::Rbm(Dense { w, wt, b, c })
-        }
+        BinaryModel::Rbm { w, b, c } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
         BinaryModel::Quadratic { w, b } => Prepared::Quadratic { w, b },
         BinaryModel::Logistic { x, y } => Prepared::Logistic { x, y },
         _ => return Err(refuse()),

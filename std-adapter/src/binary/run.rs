@@ -265,16 +265,13 @@ impl HotLoop for RbmSweeps<'_, '_> {
     }
 }
 
-/// The `Wᵀ` the chains of `sampler` on `model` use: an RBM's (held or built) if the sampler
-/// reads it, else none (empty).
-pub(crate) fn transpose_for<'m>(
-    model: &'m BinaryModel,
-    sampler: &SamplerSpec,
-) -> std::borrow::Cow<'m, [f32]> {
+/// The `Wᵀ` the chains of `sampler` on `model` use: an RBM's, built, if the sampler reads it,
+/// else none (empty).
+pub(crate) fn transpose_for(model: &BinaryModel, sampler: &SamplerSpec) -> Vec<f32> {
     if sampler.reads_rbm_transpose() {
         model.rbm_transpose()
     } else {
-        std::borrow::Cow::Borrowed(&[])
+        Vec::new()
     }
 }
 

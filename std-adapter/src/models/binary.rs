@@ -37,12 +37,6 @@ pub enum BinaryModel {
         b: Vec<f32>,
         /// Hidden biases.
         c: Vec<f32>,
-        /// `Wᵀ`, visible × hidden, row-major ([`rbm_transpose`] of `w`): a move reads the
-        /// flipped units' contiguous rows of it (the same sums, bit for bit, as picking them out
-        /// of `W`'s rows). Empty to go without: [`BinaryModel::rbm`] leaves it empty, and the
-        /// runners build it for the samplers that read it
-        /// ([`SamplerSpec::reads_rbm_transpose`](crate::binary::SamplerSpec::reads_rbm_transpose)).
-        wt: Vec<f32>,
     },
     /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
     Logistic {
@@ -86,31 +80,27 @@ pub fn rbm_transpose(w: &[f32], visible: usize, hidden: usize) -> Vec<f32> {
 
 impl BinaryModel {
     /// The RBM with weights `w` (`hidden × visible`, row-major), visible biases `b` and hidden
-    /// biases `c`, without `Wᵀ` (which the runners build only for the samplers that read it).
+    /// biases `c`. Its `Wᵀ` is not part of the model: the runners build it
+    /// ([`rbm_transpose`](Self::rbm_transpose)) for the samplers that read it
+    /// ([`SamplerSpec::reads_rbm_transpose`](crate::binary::SamplerSpec::reads_rbm_transpose)):
+    /// a move then reads the flipped units' contiguous rows (the same sums, bit for bit, as
+    /// picking them out of `W`'s rows).
     pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
-        Self::Rbm {
-            w,
-            b,
-            c,
-            wt: Vec::new(),
-        }
+        Self::Rbm { w, b, c }
     }
 
-    /// `Wᵀ` of an RBM for a chain's target: the one the model holds, or else one built here;
-    /// empty for other models.
-    pub fn rbm_transpose(&self) -> std::borrow::Cow<'_, [f32]> {
+    /// `Wᵀ` of an RBM (visible × hidden, row-major), built here; empty for other models.
+    pub fn rbm_transpose(&self) -> Vec<f32> {
         match self {
-            Self::Rbm { wt, .. } if !wt.is_empty() => std::borrow::Cow::Borrowed(wt),
-            Self::Rbm { w, b, c, .. } => rbm_transpose(w, b.len(), c.len()).into(),
-            _ => std::borrow::Cow::Borrowed(&[]),
+            Self::Rbm { w, b, c } => rbm_transpose(w, b.len(), c.len()),
+            _ => Vec::new(),
         }
     }
 
-    /// Bytes [`rbm_transpose`](Self::rbm_transpose) allocates: `4·H·V` for an RBM that does
-    /// not hold `Wᵀ`, 0 otherwise.
+    /// Bytes [`rbm_transpose`](Self::rbm_transpose) allocates: `4·H·V` for an RBM, 0 otherwise.
     pub fn rbm_transpose_bytes(&self) -> u64 {
         match self {
-            Self::Rbm { w, wt, .. } if wt.is_empty() => 4 * w.len() as u64,
+            Self::Rbm { w, .. } => 4 * w.len() as u64,
             _ => 0,
         }
     }
@@ -126,7 +116,7 @@ impl BinaryModel {
                 field,
             } => 4 * (offsets.len() + neighbours.len() + couplings.len() + field.len()),
             Self::Lattice(_) => 0,
-            Self::Rbm { w, b, c, wt } => 4 * (w.len() + b.len() + c.len() + wt.len()),
+            Self::Rbm { w, b, c } => 4 * (w.len() + b.len() + c.len()),
             Self::Logistic { x, y } => 4 * (x.len() + y.len()),
         };
         n as u64
@@ -332,15 +322,11 @@ impl BinaryModel {
     /// A message if the parameters are inconsistent (they are checked when loading, so this
     /// only fails for hand-built models).
     pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, String> {
-        let wt = match self {
-            Self::Rbm { wt, .. } => wt.as_slice(),
-            _ => &[],
-        };
-        self.target_with_transpose(cache, wt)
+        self.target_with_transpose(cache, &[])
     }
 
     /// Like [`target`](Self::target), an RBM's with `wt` as its `Wᵀ` (checked; empty to go
-    /// without) instead of the one the model holds. Other models ignore `wt`.
+    /// without). Other models ignore `wt`.
     ///
     /// # Errors
     ///
@@ -472,7 +458,6 @@ mod tests {
         // W is 2 × 3.
         let w = vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
         let model = BinaryModel::rbm(w, vec![0.0; 3], vec![0.5; 2]);
-        assert!(matches!(&model, BinaryModel::Rbm { wt, .. } if wt.is_empty()));
         assert_eq!(model.parameter_bytes(), 4 * (6 + 3 + 2));
         assert_eq!(model.rbm_transpose_bytes(), 4 * 6);
         let dmala = SamplerSpec::Dmala {
@@ -493,22 +478,6 @@ mod tests {
         let mut cache = [0.0; 4];
         let target = model.target(&mut cache).unwrap();
         assert!(matches!(target, ModelTarget::Rbm(r) if r.transpose().is_none()));
-        // A model holding `Wᵀ` lends it and needs no more bytes for it.
-        let BinaryModel::Rbm { w, b, c, .. } = model.clone() else {
-            unreachable!()
-        };
-        let held = BinaryModel::Rbm {
-            w,
-            b,
-            c,
-            wt: wt.to_vec(),
-        };
-        assert_eq!(held.rbm_transpose_bytes(), 0);
-        assert_eq!(held.parameter_bytes(), 4 * (6 + 3 + 2 + 6));
-        assert!(matches!(
-            held.rbm_transpose(),
-            std::borrow::Cow::Borrowed(_)
-        ));
         // A wrong transpose is refused.
         let mut cache = [0.0; 4];
         assert!(model.target_with_transpose(&mut cache, &[0.0; 6]).is_err());
