@@ -232,10 +232,6 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// Flip thresholds indexed by the whole class byte (so a lookup needs no mask and no bounds
     /// check); 0 for classes that cannot occur.
     threshold: [u16; 256],
-    /// The thresholds of the class bytes below 32 (all of them at a draw), as
-    /// [`LatticePasses::flip`] takes them.
-    #[cfg(target_pointer_width = "64")]
-    lane_thresholds: [u16; 32],
     /// The bins a class byte can fall in (the first `bin_count`).
     #[cfg(target_pointer_width = "64")]
     bins: [u8; 36],
@@ -316,8 +312,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
             step,
             balance,
             threshold,
-            #[cfg(target_pointer_width = "64")]
-            lane_thresholds: core::array::from_fn(|k| threshold.get(k).copied().unwrap_or(0)),
             #[cfg(target_pointer_width = "64")]
             bins,
             #[cfg(target_pointer_width = "64")]
@@ -532,6 +526,10 @@ impl<D: LatticeDims> LatticeProposal<D> {
         rng: &mut R,
         passes: &P,
     ) -> usize {
+        // Every class byte is below 32 at a draw: the head of the table is all of it.
+        let Some(thresholds) = self.threshold.first_chunk::<32>() else {
+            return 0;
+        };
         for block in class.chunks_mut(WORDS_PER_CALL * SITES_PER_WORD) {
             // The block's words in stream order, so the stream is consumed as word by word.
             let mut words = [0u64; WORDS_PER_CALL];
@@ -539,7 +537,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
             for w in words.iter_mut().take(used) {
                 *w = rng.next_u64();
             }
-            passes.flip(&self.lane_thresholds, block, &words);
+            passes.flip(thresholds, block, &words);
         }
         passes.count(class, self.bins(), hist, -1);
         // The flips, from their bins (the forward counts are negative).
