@@ -331,10 +331,11 @@ fn rbm_math<M: FlipMath + 'static>(c: &mut Criterion, p: &'static RbmParams, mat
 /// The `RBM_CHAINS` chains stepped together by batched DMALA: one batched step is
 /// `RBM_CHAINS` chain-steps.
 fn rbm_batched(c: &mut Criterion) {
-    use langevin_core::binary::{BatchBuffers, BatchDmala, ChainBatch};
+    use langevin_core::binary::{BatchDmala, Binary, ChainBatch};
     use langevin_core::dense::Blocked;
     use langevin_core::models::RbmBatch;
     use langevin_std::binary::Gemm;
+    use langevin_std::run::BatchVecs;
     let p = RbmParams::leaked();
     let (n, v, h) = (RBM_CHAINS, RBM_VISIBLE, RBM_HIDDEN);
     let leak_f32 = |len| Box::leak(vec![0.0f32; len].into_boxed_slice());
@@ -360,20 +361,8 @@ fn rbm_batched(c: &mut Criterion) {
     macro_rules! batch_of {
         ($target:expr) => {{
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(11);
-            let x: &mut [u8] =
-                Box::leak((0..n * v).map(|_| (rng.next_u32() >> 31) as u8).collect());
-            let buffers = BatchBuffers {
-                x,
-                grad: leak_f32(n * v),
-                log_density: leak_f64(n),
-                x_proposal: Box::leak(vec![0u8; n * v].into_boxed_slice()),
-                grad_proposal: leak_f32(n * v),
-                log_density_proposal: leak_f64(n),
-                flipped: Box::leak(vec![0u32; n * v].into_boxed_slice()),
-                counts: Box::leak(vec![0u32; n].into_boxed_slice()),
-                log_q: leak_f64(n),
-                log_u: leak_f64(n),
-            };
+            let x: Vec<u8> = (0..n * v).map(|_| (rng.next_u32() >> 31) as u8).collect();
+            let buffers = Box::leak(Box::new(BatchVecs::<Binary>::new(x, v))).buffers();
             let target = Box::leak(Box::new($target));
             let batch = ChainBatch::new(buffers, target).expect("batch");
             let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)

@@ -111,7 +111,8 @@ fn ordinal(c: &mut Criterion) {
 /// one, and stepped together by batched DMALA.
 fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
     use langevin_core::models::OrdinalQuadraticBatch;
-    use langevin_core::ordinal::{OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala};
+    use langevin_core::ordinal::{OrdinalBatch, OrdinalBatchDmala, OrdinalDomain};
+    use langevin_std::run::BatchVecs;
     let (d, s, n) = (256usize, 5usize, 100usize);
     let model = OrdinalQuadratic::rotated_gaussian(d, s, 10.0, 3.0, 7).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
@@ -150,25 +151,8 @@ fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
         let (a, mu, bv) = (model.matrix(), model.mean(), model.linear());
         let mut cache = vec![0.0f64; 2 * n * d];
         let mut target = OrdinalQuadraticBatch::new(a, mu, bv, s, n, &mut cache).unwrap();
-        let mut x = x0.clone();
-        let (mut g, mut y, mut gy) = (vec![0.0; n * d], vec![0; n * d], vec![0.0; n * d]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut ch, mut k, mut jumps) = (vec![0; n * d], vec![0; n], vec![0; n]);
-        let buffers = OrdinalBatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            changed: &mut ch,
-            counts: &mut k,
-            log_q: &mut lq,
-            log_u: &mut lu,
-            jumps: &mut jumps,
-        };
-        let mut batch = OrdinalBatch::new(buffers, &mut target).unwrap();
+        let mut vecs = BatchVecs::<OrdinalDomain>::new(x0.clone(), d);
+        let mut batch = OrdinalBatch::new(vecs.buffers(), &mut target).unwrap();
         let kernel = OrdinalBatchDmala::new(prop);
         let mut reports = vec![
             langevin_core::StepReport {

@@ -1,6 +1,8 @@
 //! The balanced proposal of each domain (Zhang, Liu & Liu 2022; Sun et al. 2023) as a
-//! [`Proposal`], and the [`Balanced`] family the tuners build from.
+//! [`Proposal`] (and, for binary and ordinal states, a [`RowProposal`] for batches), and the
+//! [`Balanced`] family the tuners build from.
 
+use crate::batch::RowProposal;
 use crate::binary::FlipProposal;
 use crate::categorical::CategoricalProposal;
 use crate::chain::Chain;
@@ -23,12 +25,37 @@ impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
         rng: &mut R,
         with_log_q: bool,
     ) -> Result<Drawn, LenError> {
+        self.draw_row(c.x, c.grad, 2, c.x_proposal, c.changed, rng, with_log_q)
+    }
+
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
+        self.log_q(c.x_proposal, c.grad_proposal, c.x)
+    }
+}
+
+impl<M: FlipMath> RowProposal<Binary> for FlipProposal<'_, M> {
+    #[inline(always)]
+    fn check_rows(&self, d: usize) -> Result<(), LenError> {
+        self.check_dim(d)
+    }
+
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    fn draw_row<R: Rng + ?Sized>(
+        &self,
+        x: &[u8],
+        grad: &[f32],
+        _states: usize,
+        x_new: &mut [u8],
+        changed: &mut [u32],
+        rng: &mut R,
+        with_log_q: bool,
+    ) -> Result<Drawn, LenError> {
         let (flips, log_q) = if with_log_q {
-            self.propose(c.x, c.grad, c.x_proposal, c.changed, rng)?
+            self.propose(x, grad, x_new, changed, rng)?
         } else {
             // The unadjusted kernel never uses the forward log q.
-            let flips = self.propose_flips(c.x, c.grad, c.x_proposal, c.changed, rng)?;
-            (flips, 0.0)
+            (self.propose_flips(x, grad, x_new, changed, rng)?, 0.0)
         };
         Ok(Drawn {
             changed: flips,
@@ -38,8 +65,14 @@ impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
     }
 
     #[cfg_attr(target_arch = "x86_64", inline(always))]
-    fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
-        self.log_q(c.x_proposal, c.grad_proposal, c.x)
+    fn log_q_row(
+        &self,
+        from: &[u8],
+        grad_from: &[f32],
+        _states: usize,
+        to: &[u8],
+    ) -> Result<f64, LenError> {
+        self.log_q(from, grad_from, to)
     }
 }
 
@@ -57,6 +90,39 @@ impl Proposal<Ordinal> for OrdinalProposal<'_> {
     #[inline(always)]
     fn reverse_log_q(&self, c: &mut Chain<'_, Ordinal>) -> Result<f64, LenError> {
         self.log_q(c.x_proposal, c.grad_proposal, c.states, c.x)
+    }
+}
+
+impl RowProposal<Ordinal> for OrdinalProposal<'_> {
+    #[inline(always)]
+    fn check_rows(&self, d: usize) -> Result<(), LenError> {
+        self.check(d)
+    }
+
+    /// Evaluates `log q` whatever `with_log_q` says (the draw computes it anyway).
+    #[inline(always)]
+    fn draw_row<R: Rng + ?Sized>(
+        &self,
+        x: &[u16],
+        grad: &[f32],
+        states: usize,
+        x_new: &mut [u16],
+        changed: &mut [u32],
+        rng: &mut R,
+        _with_log_q: bool,
+    ) -> Result<Drawn, LenError> {
+        self.propose(x, grad, states, x_new, changed, rng)
+    }
+
+    #[inline(always)]
+    fn log_q_row(
+        &self,
+        from: &[u16],
+        grad_from: &[f32],
+        states: usize,
+        to: &[u16],
+    ) -> Result<f64, LenError> {
+        self.log_q(from, grad_from, states, to)
     }
 }
 

@@ -359,7 +359,8 @@ impl<'a, D: Domain> Chain<'a, D> {
     }
 }
 
-fn check_states<D: Domain, E>(x: &[D::Value], s: usize) -> Result<(), InitError<E>> {
+/// Checks that every entry of `x` is below `s` (the index is into the whole of `x`).
+pub(crate) fn check_states<D: Domain, E>(x: &[D::Value], s: usize) -> Result<(), InitError<E>> {
     match x
         .iter()
         .enumerate()

@@ -32,6 +32,10 @@ pub trait Domain: sealed::Sealed + Copy + Default + fmt::Debug + Send + Sync + '
     /// Whether a chain keeps a scratch row of `S` values.
     const SCRATCH_ROW: bool;
 
+    /// The number of values `S` when the domain fixes it (2 for binary states); `None` when
+    /// the target gives it.
+    const FIXED_STATES: Option<usize>;
+
     /// The gradient length for `d` coordinates of `s` values (`None` on overflow).
     fn grad_len(d: usize, s: usize) -> Option<usize> {
         if Self::ONE_HOT {
@@ -75,6 +79,7 @@ impl Domain for Binary {
     const CHANGED_BUFFER: &'static str = "flipped";
     const ONE_HOT: bool = false;
     const SCRATCH_ROW: bool = false;
+    const FIXED_STATES: Option<usize> = Some(2);
 }
 
 impl Domain for Ordinal {
@@ -82,6 +87,7 @@ impl Domain for Ordinal {
     const CHANGED_BUFFER: &'static str = "changed";
     const ONE_HOT: bool = false;
     const SCRATCH_ROW: bool = true;
+    const FIXED_STATES: Option<usize> = None;
 }
 
 impl Domain for Categorical {
@@ -89,4 +95,5 @@ impl Domain for Categorical {
     const CHANGED_BUFFER: &'static str = "changed";
     const ONE_HOT: bool = true;
     const SCRATCH_ROW: bool = true;
+    const FIXED_STATES: Option<usize> = None;
 }

@@ -21,6 +21,8 @@
 //! * [`kernel`]: the one [`Kernel`] interface, the step report, and the unadjusted and
 //!   Metropolis-adjusted wrappers of a proposal, generic over the domain.
 //! * [`target`]: the traits a model implements.
+//! * [`batch`]: many chains of one target stepped together, so that the target evaluates them
+//!   at once (binary and ordinal states).
 //! * [`binary`]: the balanced flip proposal and its unadjusted (DULA) and Metropolis-adjusted
 //!   (DMALA) kernels over `{0,1}^d`, and the tabulated kernels of the Ising lattice.
 //! * [`ordinal`], [`categorical`]: the same family over `{0..S−1}^d` and over one-hot labels.
@@ -73,6 +75,7 @@ extern crate std;
 
 mod balanced;
 pub mod baselines;
+pub mod batch;
 pub mod binary;
 pub mod categorical;
 pub mod chain;

@@ -11,7 +11,8 @@
 //!   [`ChainStorage`] is a fixed-size owner of those buffers for firmware.
 //! * [`BatchDula`] and [`BatchDmala`] step the `n` chains of a [`ChainBatch`] together, so that
 //!   a dense [`BatchTarget`] (such as [`RbmBatch`](crate::models::RbmBatch)) evaluates all
-//!   their proposals with matrix–matrix products.
+//!   their proposals with matrix–matrix products (the [`batch`](crate::batch) types, for
+//!   binary states).
 //!
 //! Chains, kernels, step reports and errors are those of every domain
 //! ([`Chain`](crate::chain::Chain), [`Kernel`], [`StepReport`], [`StepError`], [`InitError`]),
@@ -36,7 +37,6 @@
 //! assert!(chain.state().iter().all(|&x| x <= 1));
 //! ```
 
-mod batch;
 mod lattice;
 mod lattice_gibbs;
 mod proposal;
@@ -50,13 +50,17 @@ pub type Dula<'p, M = Libm> = crate::kernel::Dula<FlipProposal<'p, M>>;
 /// [`crate::kernel::Dmala`]).
 pub type Dmala<'p, M = Libm> = crate::kernel::Dmala<FlipProposal<'p, M>>;
 
+/// Batched DULA with the balanced flip proposal: see [`BatchLangevin`].
+pub type BatchDula<'p, M = Libm> = BatchLangevin<FlipProposal<'p, M>, false>;
+
+/// Batched DMALA with the balanced flip proposal: see [`BatchLangevin`].
+pub type BatchDmala<'p, M = Libm> = BatchLangevin<FlipProposal<'p, M>, true>;
+
+pub use crate::batch::{BatchBuffers, BatchLangevin, BatchMoves, BatchTarget, ChainBatch};
 pub use crate::chain::{BinaryChain, ChainBuffers, ChainStorage};
 pub use crate::domain::Binary;
 pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
-pub use batch::{
-    BatchBuffers, BatchDmala, BatchDula, BatchLangevin, BatchMoves, BatchTarget, ChainBatch,
-};
 pub use lattice::{
     CLASS_LIMIT, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses, LatticeProposal,
     PortablePasses,

@@ -38,11 +38,11 @@ use crate::math::softplus_and_sigmoid;
 /// let (mut b, mut b_new) = (vec![0u8; n * d], vec![0u8; n * d]);
 /// let (mut g, mut gy) = (vec![0.0f32; n * d], vec![0.0f32; n * d]);
 /// let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-/// let (mut flipped, mut counts) = (vec![0u32; n * d], vec![0u32; n]);
+/// let (mut changed, mut counts, mut jumps) = (vec![0u32; n * d], vec![0u32; n], vec![0u64; n]);
 /// let buffers = BatchBuffers {
 ///     x: &mut b, grad: &mut g, log_density: &mut u, x_proposal: &mut b_new,
-///     grad_proposal: &mut gy, log_density_proposal: &mut uy, flipped: &mut flipped,
-///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu,
+///     grad_proposal: &mut gy, log_density_proposal: &mut uy, changed: &mut changed,
+///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu, jumps: &mut jumps,
 /// };
 /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
 /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
@@ -228,7 +228,7 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
     ) -> Result<(), LenError> {
         self.check(moves.to.len(), grad.len(), log_density.len())?;
         LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
+        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
         let (m, d) = (self.y.len(), self.cols());
         let rows = self
@@ -236,7 +236,7 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
             .chunks_exact_mut(m)
             .zip(self.current.chunks_exact(m))
             .zip(moves.from.chunks_exact(d).zip(moves.to.chunks_exact(d)))
-            .zip(moves.flipped.chunks_exact(d).zip(moves.counts));
+            .zip(moves.changed.chunks_exact(d).zip(moves.counts));
         for (((v, cur), (from, to)), (flipped, &k)) in rows {
             if k == 0 {
                 continue;

@@ -125,9 +125,8 @@ fn local_update(
 #[cfg(test)]
 mod batch_testing {
     use crate::StepReport;
-    use crate::binary::{
-        BatchBuffers, BatchDmala, BatchTarget, BinaryChain, ChainBatch, Dmala, FlipProposal,
-    };
+    use crate::batch::TestVecs;
+    use crate::binary::{BatchDmala, BatchTarget, BinaryChain, ChainBatch, Dmala, FlipProposal};
     use crate::chain::ChainBuffers;
     use crate::target::BinaryTarget;
     use rand_core::{Rng, SeedableRng};
@@ -180,24 +179,8 @@ mod batch_testing {
             }
             traces.push(trace);
         }
-        let mut x = start.clone();
-        let (mut g, mut y, mut gy) = (vec![0.0; n * d], vec![0; n * d], vec![0.0; n * d]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut fl, mut counts) = (vec![0; n * d], vec![0; n]);
-        let buffers = BatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            flipped: &mut fl,
-            counts: &mut counts,
-            log_q: &mut lq,
-            log_u: &mut lu,
-        };
-        let mut chains = ChainBatch::new(buffers, batch).unwrap();
+        let mut vecs = TestVecs::new(start.clone(), d);
+        let mut chains = ChainBatch::new(vecs.buffers(), batch).unwrap();
         let mut rngs: Vec<_> = (0..n).map(rng).collect();
         let empty = StepReport {
             accepted: false,

@@ -1,8 +1,9 @@
 //! The ordinal quadratic model `U(x) = −½ (x−μ)ᵀ A (x−μ) + bᵀx` evaluated for many chains at
 //! once.
 
+use crate::domain::Ordinal;
 use crate::error::{LenError, ParamError};
-use crate::ordinal::{OrdinalBatchMoves, OrdinalBatchTarget};
+use crate::ordinal::{BatchTarget, OrdinalBatchMoves};
 
 /// Columns of `A` one pass of the update covers: every chain's entries of these columns are
 /// accumulated in registers over its changed rows (eight independent 4-wide sums with AVX2, so
@@ -43,7 +44,7 @@ impl Moved<'_> {
 }
 
 /// `U(x) = −½ (x−μ)ᵀ A (x−μ) + bᵀx` over `x ∈ {0, …, S−1}^d` for `n` chains at once, with
-/// `∇U = −A (x−μ) + b` and `A` symmetric: an [`OrdinalBatchTarget`].
+/// `∇U = −A (x−μ) + b` and `A` symmetric: a [`BatchTarget<Ordinal>`](BatchTarget).
 ///
 /// Every chain's `A (x−μ)` is cached in `f64` (in a caller buffer) and updated over the
 /// changed coordinates, `r += A_i· · (x'_i − x_i)` for each changed `i` in ascending order, then
@@ -191,7 +192,7 @@ impl<'a> OrdinalQuadraticBatch<'a> {
     }
 }
 
-impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
+impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
     type Error = LenError;
 
     fn dim(&self) -> usize {
@@ -311,7 +312,8 @@ impl OrdinalBatchTarget for OrdinalQuadraticBatch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ordinal::{OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala, OrdinalProposal};
+    use crate::batch::TestVecs;
+    use crate::ordinal::{OrdinalBatch, OrdinalBatchDmala, OrdinalProposal};
     use crate::{InitError, StepReport};
     use rand_core::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
@@ -359,25 +361,9 @@ mod tests {
         let (a, mu, b) = model(d);
         let mut cache = vec![0.0; 2 * n * d];
         let mut t = OrdinalQuadraticBatch::new(&a, &mu, &b, s, n, &mut cache).unwrap();
-        let mut x: Vec<u16> = (0..n * d).map(|k| (k * 7 % s) as u16).collect();
-        let (mut y, mut g, mut gy) = (vec![0; n * d], vec![0.0; n * d], vec![0.0; n * d]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut ch, mut counts, mut jumps) = (vec![0; n * d], vec![0; n], vec![0; n]);
-        let buffers = OrdinalBatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            changed: &mut ch,
-            counts: &mut counts,
-            log_q: &mut lq,
-            log_u: &mut lu,
-            jumps: &mut jumps,
-        };
-        let mut batch = OrdinalBatch::new(buffers, &mut t).unwrap();
+        let x: Vec<u16> = (0..n * d).map(|k| (k * 7 % s) as u16).collect();
+        let mut vecs = TestVecs::new(x, d);
+        let mut batch = OrdinalBatch::new(vecs.buffers(), &mut t).unwrap();
         let kernel = OrdinalBatchDmala::new(OrdinalProposal::new(0.05, 0.5).unwrap());
         let mut rngs: Vec<_> = (0..n as u64)
             .map(Xoshiro256PlusPlus::seed_from_u64)
@@ -456,24 +442,9 @@ mod tests {
         let mut t = OrdinalQuadraticBatch::new(&a, &mu, &b, 4, 2, &mut cache).unwrap();
         let (mut g, mut u) = (vec![0.0f32; 6], vec![0.0; 2]);
         assert!(t.log_density_and_grad_all(&[0; 5], &mut g, &mut u).is_err());
-        let (mut x, mut y, mut gy) = ([0u16, 1, 2, 3, 4, 0], [0u16; 6], [0.0f32; 6]);
-        let (mut uy, mut lq, mut lu) = ([0.0; 2], [0.0; 2], [0.0; 2]);
-        let (mut ch, mut counts, mut jumps) = ([0u32; 6], [0u32; 2], [0u64; 2]);
-        let buffers = OrdinalBatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            changed: &mut ch,
-            counts: &mut counts,
-            log_q: &mut lq,
-            log_u: &mut lu,
-            jumps: &mut jumps,
-        };
+        let mut vecs = TestVecs::new(vec![0u16, 1, 2, 3, 4, 0], 3);
         assert!(matches!(
-            OrdinalBatch::new(buffers, &mut t),
+            OrdinalBatch::new(vecs.buffers(), &mut t),
             Err(InitError::StateOutOfRange { index: 4, value: 4 })
         ));
     }

@@ -37,11 +37,11 @@ use crate::error::{LenError, ParamError};
 /// let (mut x, mut y) = (vec![0u8; n * d], vec![0u8; n * d]);
 /// let (mut g, mut gy) = (vec![0.0f32; n * d], vec![0.0f32; n * d]);
 /// let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-/// let (mut flipped, mut counts) = (vec![0u32; n * d], vec![0u32; n]);
+/// let (mut changed, mut counts, mut jumps) = (vec![0u32; n * d], vec![0u32; n], vec![0u64; n]);
 /// let buffers = BatchBuffers {
 ///     x: &mut x, grad: &mut g, log_density: &mut u, x_proposal: &mut y,
-///     grad_proposal: &mut gy, log_density_proposal: &mut uy, flipped: &mut flipped,
-///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu,
+///     grad_proposal: &mut gy, log_density_proposal: &mut uy, changed: &mut changed,
+///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu, jumps: &mut jumps,
 /// };
 /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
 /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
@@ -289,7 +289,7 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
     ) -> Result<(), LenError> {
         self.check(moves.to.len(), grad.len(), log_density.len())?;
         LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
+        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
         let d = self.b.len();
         match &mut self.eval {
@@ -304,7 +304,7 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
                     .chunks_exact_mut(d)
                     .zip(current.chunks_exact(d))
                     .zip(moves.from.chunks_exact(d).zip(moves.to.chunks_exact(d)))
-                    .zip(moves.flipped.chunks_exact(d).zip(moves.counts))
+                    .zip(moves.changed.chunks_exact(d).zip(moves.counts))
                     .zip(grad.chunks_exact_mut(d))
                     .zip(u.iter().zip(u_proposal.iter_mut()))
                     .zip(log_density.iter_mut());

@@ -71,11 +71,11 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     /// let (mut x, mut y) = (vec![0u8; n * d], vec![0u8; n * d]);
     /// let (mut g, mut gy) = (vec![0.0f32; n * d], vec![0.0f32; n * d]);
     /// let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    /// let (mut flipped, mut counts) = (vec![0u32; n * d], vec![0u32; n]);
+    /// let (mut changed, mut counts, mut jumps) = (vec![0u32; n * d], vec![0u32; n], vec![0u64; n]);
     /// let buffers = BatchBuffers {
     ///     x: &mut x, grad: &mut g, log_density: &mut u, x_proposal: &mut y,
-    ///     grad_proposal: &mut gy, log_density_proposal: &mut uy, flipped: &mut flipped,
-    ///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu,
+    ///     grad_proposal: &mut gy, log_density_proposal: &mut uy, changed: &mut changed,
+    ///     counts: &mut counts, log_q: &mut lq, log_u: &mut lu, jumps: &mut jumps,
     /// };
     /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
     /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
@@ -642,7 +642,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         let (v, h) = (self.b.len(), self.c.len());
         self.check(moves.to.len(), grad.len(), log_density.len())?;
         LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.flipped.len())?;
+        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
         LenError::check("counts", self.chains, moves.counts.len())?;
         let hidden = core::mem::replace(
             &mut self.hidden,
@@ -657,7 +657,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                     .chunks_mut(h.max(1))
                     .zip(current.chunks(h.max(1)))
                     .zip(moves.to.chunks_exact(v))
-                    .zip(moves.flipped.chunks_exact(v))
+                    .zip(moves.changed.chunks_exact(v))
                     .zip(moves.counts);
                 for ((((pre, current), to), flipped), &k) in rows {
                     pre.copy_from_slice(current);
@@ -698,7 +698,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 } else {
                     age
                 };
-                ok &= build_index(index, v, moves.to, Some((moves.flipped, moves.counts)));
+                ok &= build_index(index, v, moves.to, Some((moves.changed, moves.counts)));
                 let r = if ok {
                     update_f32(
                         packed,
@@ -789,7 +789,8 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
 mod tests {
     use super::*;
     use crate::StepReport;
-    use crate::binary::{BatchBuffers, BatchDmala, ChainBatch, FlipProposal};
+    use crate::batch::TestVecs;
+    use crate::binary::{BatchDmala, ChainBatch, FlipProposal};
     use crate::models::batch_testing::compare;
     use crate::target::BinaryTarget;
     use rand_core::SeedableRng;
@@ -887,24 +888,9 @@ mod tests {
             &rbm, n, &mut cache, &mut index, &mut sigma, Blocked,
         )
         .unwrap();
-        let mut x: Vec<u8> = (0..n * v).map(|i| u8::from(i % 3 == 1)).collect();
-        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut fl, mut counts) = (vec![0; n * v], vec![0; n]);
-        let buffers = BatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            flipped: &mut fl,
-            counts: &mut counts,
-            log_q: &mut lq,
-            log_u: &mut lu,
-        };
-        let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
+        let x: Vec<u8> = (0..n * v).map(|i| u8::from(i % 3 == 1)).collect();
+        let mut vecs = TestVecs::new(x, v);
+        let mut batch = ChainBatch::new(vecs.buffers(), &mut target).unwrap();
         let mut rngs: Vec<_> = (0..n as u64)
             .map(Xoshiro256PlusPlus::seed_from_u64)
             .collect();

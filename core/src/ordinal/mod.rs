@@ -9,7 +9,8 @@
 //! * [`OrdinalChain`] holds the state with its cached `U` and `∇U` in caller-owned buffers;
 //!   [`OrdinalStorage`] owns those buffers at a fixed size.
 //! * [`OrdinalBatch`] with [`OrdinalBatchLangevin`] steps many chains of one
-//!   [`OrdinalBatchTarget`] together, so that the target evaluates them at once.
+//!   [`BatchTarget<OrdinalDomain>`](BatchTarget) together, so that the target evaluates them
+//!   at once (the [`batch`](crate::batch) types, for ordinal states).
 //! * Chains, buffers, moves, kernels, step reports and errors are those of every domain
 //!   ([`Chain`](crate::chain::Chain), [`LabelBuffers`], [`LabelMove`], [`Kernel`],
 //!   [`StepReport`](crate::kernel::StepReport), [`InitError`]); `proposed_flips` counts changed
@@ -17,7 +18,6 @@
 //!
 //! States are `u16`, so `S ≤ 65 535`.
 
-mod batch;
 mod proposal;
 mod target;
 
@@ -29,16 +29,36 @@ pub type Dula<'p> = crate::kernel::Dula<OrdinalProposal<'p>>;
 /// [`crate::kernel::Dmala`].
 pub type Dmala<'p> = crate::kernel::Dmala<OrdinalProposal<'p>>;
 
+pub use crate::batch::BatchTarget;
 pub use crate::chain::{
     CategoricalChain, CategoricalStorage, LabelBuffers, LabelChain, OrdinalChain, OrdinalStorage,
 };
 pub use crate::domain::{Categorical as CategoricalDomain, Domain, Ordinal as OrdinalDomain};
 pub use crate::error::InitError;
 pub use crate::kernel::{Drawn, Kernel};
-pub use batch::{
-    OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala, OrdinalBatchDula, OrdinalBatchLangevin,
-    OrdinalBatchMoves, OrdinalBatchTarget,
-};
+
+/// The proposals of an [`OrdinalBatch`]: [`BatchMoves`](crate::batch::BatchMoves) over
+/// ordinal states.
+pub type OrdinalBatchMoves<'a> = crate::batch::BatchMoves<'a, OrdinalDomain>;
+
+/// The buffers of an [`OrdinalBatch`]: [`BatchBuffers`](crate::batch::BatchBuffers) over
+/// ordinal states.
+pub type OrdinalBatchBuffers<'a> = crate::batch::BatchBuffers<'a, OrdinalDomain>;
+
+/// `n` ordinal chains of one [`BatchTarget<OrdinalDomain>`](BatchTarget):
+/// [`ChainBatch`](crate::batch::ChainBatch) over ordinal states.
+pub type OrdinalBatch<'a> = crate::batch::ChainBatch<'a, OrdinalDomain>;
+
+/// DULA or DMALA with the balanced ordinal proposal, stepping every chain of an
+/// [`OrdinalBatch`] at once: see [`BatchLangevin`](crate::batch::BatchLangevin).
+pub type OrdinalBatchLangevin<'p, const ADJUSTED: bool = true> =
+    crate::batch::BatchLangevin<OrdinalProposal<'p>, ADJUSTED>;
+
+/// Batched ordinal DULA: see [`OrdinalBatchLangevin`].
+pub type OrdinalBatchDula<'p> = OrdinalBatchLangevin<'p, false>;
+
+/// Batched ordinal DMALA: see [`OrdinalBatchLangevin`].
+pub type OrdinalBatchDmala<'p> = OrdinalBatchLangevin<'p, true>;
 pub use proposal::OrdinalProposal;
 pub use target::{LabelMove, OrdinalConditional, OrdinalTarget};
 

@@ -130,7 +130,8 @@ impl<'p> OrdinalProposal<'p> {
         self.precond
     }
 
-    fn check(&self, d: usize) -> Result<(), LenError> {
+    /// Checks that the preconditioner (if any) has length `d`.
+    pub(crate) fn check(&self, d: usize) -> Result<(), LenError> {
         match self.precond {
             Some(p) => LenError::check("preconditioner", d, p.len()),
             None => Ok(()),

@@ -23,11 +23,11 @@
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
-use crate::run::{ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
+use crate::run::{BatchVecs, ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
 use langevin_core::LenError;
 use langevin_core::StepError;
 use langevin_core::binary::{
-    BatchBuffers, BatchLangevin, BatchTarget, ChainBatch, FlipProposal, StepReport,
+    BatchLangevin, BatchTarget, Binary, ChainBatch, FlipProposal, StepReport,
 };
 use langevin_core::dense::{Product, Shape};
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
@@ -208,22 +208,8 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     }
     let first = group.first().map_or(0, |g| g.0);
     let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
-    let (mut grad, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
-    let (mut u, mut uy, mut lq, mut lu) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    let (mut flipped, mut counts) = (vec![0; n * v], vec![0; n]);
-    let buffers = BatchBuffers {
-        x: &mut x,
-        grad: &mut grad,
-        log_density: &mut u,
-        x_proposal: &mut y,
-        grad_proposal: &mut gy,
-        log_density_proposal: &mut uy,
-        flipped: &mut flipped,
-        counts: &mut counts,
-        log_q: &mut lq,
-        log_u: &mut lu,
-    };
-    let batch = ChainBatch::new(buffers, target).map_err(|e| model_err(e.to_string()))?;
+    let mut vecs = BatchVecs::<Binary>::new(x, v);
+    let batch = ChainBatch::new(vecs.buffers(), target).map_err(|e| model_err(e.to_string()))?;
     let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
     let kept = group.iter().take_while(|g| g.0 < real).count();
     let mut group = Group {
@@ -240,7 +226,7 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
 /// pre-activation updates, the hidden terms) use AVX2 where the CPU has it; without fused
 /// multiply–add in those loops their values do not depend on the dispatch).
 struct Group<'k, 'b, T: BatchTarget, const ADJUSTED: bool> {
-    kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
+    kernel: &'k BatchLangevin<FlipProposal<'static, crate::FlipMathImpl>, ADJUSTED>,
     target: &'k mut T,
     batch: ChainBatch<'b>,
     rngs: Vec<Xoshiro256PlusPlus>,
@@ -276,7 +262,7 @@ impl<T: BatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTE
 /// One step of a batch, for [`crate::simd::dispatch`]: everything the step inlines is compiled
 /// for the dispatched instruction set.
 struct Step<'k, 'b, 'c, T: BatchTarget, const ADJUSTED: bool> {
-    kernel: &'k BatchLangevin<'static, crate::FlipMathImpl, ADJUSTED>,
+    kernel: &'k BatchLangevin<FlipProposal<'static, crate::FlipMathImpl>, ADJUSTED>,
     target: &'k mut T,
     batch: &'k mut ChainBatch<'b>,
     rngs: &'c mut [Xoshiro256PlusPlus],

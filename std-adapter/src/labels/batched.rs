@@ -16,14 +16,13 @@ use super::run::LabelRun;
 use super::sampler::LabelSamplerSpec;
 use crate::models::OrdinalQuadratic;
 use crate::run::{
-    ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
+    BatchVecs, ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
 };
 use langevin_core::StepError;
 use langevin_core::binary::StepReport;
 use langevin_core::models::OrdinalQuadraticBatch;
 use langevin_core::ordinal::{
-    OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchLangevin, OrdinalBatchTarget, OrdinalProposal,
-    OrdinalTarget,
+    BatchTarget, OrdinalBatch, OrdinalBatchLangevin, OrdinalDomain, OrdinalProposal, OrdinalTarget,
 };
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -116,7 +115,7 @@ fn run_group<const ADJUSTED: bool>(
         x.extend((0..d).map(|_| index(&mut rng, s) as u16));
         rngs.push(rng);
     }
-    let mut vecs = GroupVecs::new(x, d);
+    let mut vecs = BatchVecs::<OrdinalDomain>::new(x, d);
     let batch =
         OrdinalBatch::new(vecs.buffers(), &mut target).map_err(|e| model_err(e.to_string()))?;
     let mut group = Group {
@@ -128,66 +127,15 @@ fn run_group<const ADJUSTED: bool>(
     drive_group(&mut group, rows, kept, config, progress).map_err(model_err)
 }
 
-/// The buffers of an [`OrdinalBatch`] of the chains starting at `x`.
-struct GroupVecs {
-    x: Vec<u16>,
-    grad: Vec<f32>,
-    u: Vec<f64>,
-    y: Vec<u16>,
-    grad_y: Vec<f32>,
-    u_y: Vec<f64>,
-    changed: Vec<u32>,
-    counts: Vec<u32>,
-    log_q: Vec<f64>,
-    log_u: Vec<f64>,
-    jumps: Vec<u64>,
-}
-
-impl GroupVecs {
-    /// Buffers for the states `x` of dimension `d`.
-    fn new(x: Vec<u16>, d: usize) -> Self {
-        let (nd, n) = (x.len(), x.len() / d.max(1));
-        Self {
-            x,
-            grad: vec![0.0; nd],
-            u: vec![0.0; n],
-            y: vec![0; nd],
-            grad_y: vec![0.0; nd],
-            u_y: vec![0.0; n],
-            changed: vec![0; nd],
-            counts: vec![0; n],
-            log_q: vec![0.0; n],
-            log_u: vec![0.0; n],
-            jumps: vec![0; n],
-        }
-    }
-
-    fn buffers(&mut self) -> OrdinalBatchBuffers<'_> {
-        OrdinalBatchBuffers {
-            x: &mut self.x,
-            grad: &mut self.grad,
-            log_density: &mut self.u,
-            x_proposal: &mut self.y,
-            grad_proposal: &mut self.grad_y,
-            log_density_proposal: &mut self.u_y,
-            changed: &mut self.changed,
-            counts: &mut self.counts,
-            log_q: &mut self.log_q,
-            log_u: &mut self.log_u,
-            jumps: &mut self.jumps,
-        }
-    }
-}
-
 /// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`].
-struct Group<'k, 'b, T: OrdinalBatchTarget, const ADJUSTED: bool> {
+struct Group<'k, 'b, T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> {
     kernel: &'k OrdinalBatchLangevin<'static, ADJUSTED>,
     target: &'k mut T,
     batch: OrdinalBatch<'b>,
     rngs: Vec<Xoshiro256PlusPlus>,
 }
 
-impl<T: OrdinalBatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
+impl<T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
     type Value = u16;
 
     fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String> {
@@ -213,12 +161,12 @@ impl<T: OrdinalBatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, 
 
 /// One step of a group, for [`crate::simd::dispatch`]: everything the step inlines is compiled
 /// for the dispatched instruction set.
-struct Step<'g, 'k, 'b, T: OrdinalBatchTarget, const ADJUSTED: bool> {
+struct Step<'g, 'k, 'b, T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> {
     group: &'g mut Group<'k, 'b, T, ADJUSTED>,
     reports: &'g mut [StepReport],
 }
 
-impl<T: OrdinalBatchTarget, const ADJUSTED: bool> crate::simd::HotLoop
+impl<T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> crate::simd::HotLoop
     for Step<'_, '_, '_, T, ADJUSTED>
 {
     type Output = Result<(), StepError<T::Error>>;

@@ -17,7 +17,7 @@ mod vecs;
 pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
-pub use vecs::ChainVecs;
+pub use vecs::{BatchVecs, ChainVecs};
 
 use crate::binary::RunShape;
 use crate::seeding::chain_rngs;

@@ -1,5 +1,7 @@
-//! Owned buffers for one chain: the heap counterpart of the core's fixed-size storage.
+//! Owned buffers for one chain and for a batch of chains: the heap counterparts of the core's
+//! fixed-size storage and caller-owned batch buffers.
 
+use langevin_core::batch::BatchBuffers;
 use langevin_core::chain::Buffers;
 use langevin_core::domain::Domain;
 
@@ -76,6 +78,90 @@ impl<V: Copy + Default> ChainVecs<V> {
             grad_proposal: &mut self.grad_proposal,
             changed: &mut self.changed,
             scratch: &mut self.scratch,
+        }
+    }
+}
+
+/// The buffers of a batch of chains of a binary or ordinal domain in `Vec`s (gradients of `d`
+/// entries per chain). [`buffers`](Self::buffers) lends them to
+/// [`ChainBatch::new`](langevin_core::batch::ChainBatch::new).
+///
+/// # Examples
+///
+/// ```
+/// use langevin_std::core_kernels::binary::{ChainBatch, Binary};
+/// use langevin_std::core_kernels::dense::Blocked;
+/// use langevin_std::core_kernels::models::QuadraticBatch;
+/// use langevin_std::run::BatchVecs;
+///
+/// let (w, b) = ([0.0f32, 1.0, 0.0, 0.0], [0.5f32, -0.5]); // d = 2
+/// let (mut s, mut cache) = (vec![0.0; 4], vec![0.0; 2 * 3 * 3]);
+/// let mut target = QuadraticBatch::<Blocked>::new(&w, &b, 3, &mut s, &mut cache).unwrap();
+/// let mut vecs = BatchVecs::<Binary>::new(vec![0, 1, 1, 1, 0, 0], 2); // 3 chains
+/// let batch = ChainBatch::new(vecs.buffers(), &mut target).unwrap();
+/// assert_eq!(batch.log_density(1), 1.0);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct BatchVecs<D: Domain> {
+    /// The states, chain by chain.
+    pub x: Vec<D::Value>,
+    /// `∇U` at the states.
+    pub grad: Vec<f32>,
+    /// `U` at the states.
+    pub log_density: Vec<f64>,
+    /// Room for the proposals.
+    pub x_proposal: Vec<D::Value>,
+    /// Room for the gradients at the proposals.
+    pub grad_proposal: Vec<f32>,
+    /// Room for `U` at the proposals.
+    pub log_density_proposal: Vec<f64>,
+    /// Room for the indices each proposal changes.
+    pub changed: Vec<u32>,
+    /// Room for each chain's number of changed indices.
+    pub counts: Vec<u32>,
+    /// Room for each chain's forward `log q`.
+    pub log_q: Vec<f64>,
+    /// Room for each chain's log Metropolis uniform.
+    pub log_u: Vec<f64>,
+    /// Room for each chain's jump.
+    pub jumps: Vec<u64>,
+}
+
+impl<D: Domain> BatchVecs<D> {
+    /// Buffers for the chains starting at `x0`, chain by chain, `dim` entries each (a length
+    /// that is not a multiple of `dim` is refused by the batch).
+    pub fn new(x0: Vec<D::Value>, dim: usize) -> Self {
+        let n = x0.len() / dim.max(1);
+        let nd = n * dim;
+        Self {
+            x: x0,
+            grad: vec![0.0; nd],
+            log_density: vec![0.0; n],
+            x_proposal: vec![D::Value::default(); nd],
+            grad_proposal: vec![0.0; nd],
+            log_density_proposal: vec![0.0; n],
+            changed: vec![0; nd],
+            counts: vec![0; n],
+            log_q: vec![0.0; n],
+            log_u: vec![0.0; n],
+            jumps: vec![0; n],
+        }
+    }
+
+    /// Lends the buffers to a batch.
+    pub fn buffers(&mut self) -> BatchBuffers<'_, D> {
+        BatchBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            log_density: &mut self.log_density,
+            x_proposal: &mut self.x_proposal,
+            grad_proposal: &mut self.grad_proposal,
+            log_density_proposal: &mut self.log_density_proposal,
+            changed: &mut self.changed,
+            counts: &mut self.counts,
+            log_q: &mut self.log_q,
+            log_u: &mut self.log_u,
+            jumps: &mut self.jumps,
         }
     }
 }

@@ -7,12 +7,13 @@
 //! each split between chi-square and TV); the agreement test at `1e-6`.
 
 use langevin_core::StepReport;
-use langevin_core::binary::{BatchBuffers, BatchDmala, BatchTarget, ChainBatch, FlipProposal};
+use langevin_core::binary::{BatchDmala, BatchTarget, Binary, ChainBatch, FlipProposal};
 use langevin_core::math::Fast;
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
     BinaryModel, Gemm, RunConfig, RunError, SamplerSpec, run_chains, run_chains_batched,
 };
+use langevin_std::run::BatchVecs;
 use langevin_tests::discrete::chi2_sf;
 use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
 use rand_core::{Rng, SeedableRng};
@@ -246,26 +247,11 @@ fn exact_start_counts<T: BatchTarget>(
     let mut master = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut counts = vec![0u64; pi.len()];
     for _ in 0..batches {
-        let mut x: Vec<u8> = (0..n)
+        let x: Vec<u8> = (0..n)
             .flat_map(|_| state(draw_index(&cdf, &mut master), v))
             .collect();
-        let (mut g, mut y, mut gy) = (vec![0.0; n * v], vec![0; n * v], vec![0.0; n * v]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut fl, mut k) = (vec![0; n * v], vec![0; n]);
-        let buffers = BatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            flipped: &mut fl,
-            counts: &mut k,
-            log_q: &mut lq,
-            log_u: &mut lu,
-        };
-        let mut batch = ChainBatch::new(buffers, target).unwrap();
+        let mut vecs = BatchVecs::<Binary>::new(x, v);
+        let mut batch = ChainBatch::new(vecs.buffers(), target).unwrap();
         let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
             .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
             .collect();

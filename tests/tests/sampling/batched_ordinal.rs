@@ -10,14 +10,14 @@ use langevin_core::StepReport;
 use langevin_core::baselines::Scan;
 use langevin_core::models::OrdinalQuadraticBatch;
 use langevin_core::ordinal::{
-    OrdinalBatch, OrdinalBatchBuffers, OrdinalBatchDmala, OrdinalBatchTarget, OrdinalProposal,
+    BatchTarget, OrdinalBatch, OrdinalBatchDmala, OrdinalDomain, OrdinalProposal,
 };
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
     run_label_chains_batched,
 };
 use langevin_std::models::OrdinalQuadratic;
-use langevin_std::run::{RunConfig, RunError};
+use langevin_std::run::{BatchVecs, RunConfig, RunError};
 use langevin_tests::discrete::{index_of, ordinal_law, small_potts};
 use langevin_tests::{SampleCheck, check_sample, cumulative, draw_index};
 use rand_core::{Rng, SeedableRng};
@@ -44,7 +44,7 @@ fn report() -> StepReport {
 /// Exact start: `batches` batches of the target's chains, each chain's start drawn from `pi`
 /// (over `{0..S−1}^d` in the order of `index_of`), then `steps` steps of `kernel`; the test of
 /// the final states' counts against `pi` at level `alpha`.
-fn exact_start<T: OrdinalBatchTarget>(
+fn exact_start<T: BatchTarget<OrdinalDomain>>(
     target: &mut T,
     kernel: &OrdinalBatchDmala<'_>,
     pi: &[f64],
@@ -65,24 +65,8 @@ fn exact_start<T: OrdinalBatchTarget>(
                 k /= s;
             }
         }
-        let (mut g, mut y, mut gy) = (vec![0.0; n * d], vec![0; n * d], vec![0.0; n * d]);
-        let (mut u, mut uy, mut lq, mut lu) =
-            (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-        let (mut ch, mut k, mut jumps) = (vec![0; n * d], vec![0; n], vec![0; n]);
-        let buffers = OrdinalBatchBuffers {
-            x: &mut x,
-            grad: &mut g,
-            log_density: &mut u,
-            x_proposal: &mut y,
-            grad_proposal: &mut gy,
-            log_density_proposal: &mut uy,
-            changed: &mut ch,
-            counts: &mut k,
-            log_q: &mut lq,
-            log_u: &mut lu,
-            jumps: &mut jumps,
-        };
-        let mut batch = OrdinalBatch::new(buffers, target).unwrap();
+        let mut vecs = BatchVecs::<OrdinalDomain>::new(x, d);
+        let mut batch = OrdinalBatch::new(vecs.buffers(), target).unwrap();
         let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
             .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
             .collect();

@@ -1,22 +1,26 @@
-//! Many chains of one ordinal target stepped together, so that the target can evaluate all
-//! their proposals at once: the ordinal sibling of [`ChainBatch`](crate::binary::ChainBatch).
+//! Many chains of one target stepped together, so that the target can evaluate all their
+//! proposals at once (with matrix–matrix products, for dense models).
 //!
-//! * [`OrdinalBatchTarget`]: a target that evaluates `U` and `∇U` at the states of `n` chains;
-//! * [`OrdinalBatch`]: the states of `n` chains with their cached `U` and `∇U`, chain by chain
-//!   in caller-owned buffers ([`OrdinalBatchBuffers`]);
-//! * [`OrdinalBatchLangevin`] ([`OrdinalBatchDula`], [`OrdinalBatchDmala`]): one step of every
-//!   chain of a batch with the balanced [`OrdinalProposal`].
+//! * [`BatchTarget`]: a target that evaluates `U` and `∇U` at the states of `n` chains at once;
+//! * [`ChainBatch`]: the states of `n` chains with their cached `U` and `∇U`, chain by chain in
+//!   caller-owned buffers ([`BatchBuffers`]);
+//! * [`BatchLangevin`]: DULA (`ADJUSTED = false`) or DMALA (`ADJUSTED = true`) with a
+//!   [`RowProposal`], one step of every chain of a batch.
+//!
+//! Every type is generic over the [`Domain`] and defaults to [`Binary`]:
+//! [`binary`](crate::binary) re-exports them under these names, [`ordinal`](crate::ordinal)
+//! under `OrdinalBatch…` aliases. The balanced flip and ordinal proposals are the
+//! [`RowProposal`]s.
 //!
 //! Each chain draws from its own stream exactly the words its own DULA/DMALA step would (the
-//! proposal's `⌈d/2⌉`, then one for the Metropolis uniform) and is tested with the same
-//! arithmetic, so with a target whose batched values are those of its single-chain evaluation,
-//! a batched step moves every chain exactly as [`Dmala`](super::Dmala) or
-//! [`Dula`](super::Dula) does.
+//! proposal's, then one for the Metropolis uniform) and is tested with the same arithmetic, so
+//! with a target whose batched values are those of its single-chain evaluation, a batched step
+//! moves every chain exactly as the single-chain kernel does.
 
-use super::OrdinalProposal;
 use crate::chain::all_finite;
+use crate::domain::{Binary, Domain};
 use crate::error::{InitError, LenError, StepError};
-use crate::kernel::{Rejection, StepReport};
+use crate::kernel::{Drawn, Rejection, StepReport};
 use crate::random::open_unit_f64;
 use crate::target::TargetError;
 use rand_core::Rng;
@@ -25,32 +29,38 @@ use rand_core::Rng;
 /// `to`, changing the `counts[c]` coordinates listed (ascending) at the front of
 /// `changed[c·d..]`.
 #[derive(Clone, Copy, Debug)]
-pub struct OrdinalBatchMoves<'a> {
+pub struct BatchMoves<'a, D: Domain = Binary> {
     /// The chains' current states, chain by chain.
-    pub from: &'a [u16],
+    pub from: &'a [D::Value],
     /// The proposals, chain by chain.
-    pub to: &'a [u16],
-    /// Each chain's changed coordinates at the front of its row of `d` entries.
+    pub to: &'a [D::Value],
+    /// Each chain's changed (for binary states: flipped) coordinates at the front of its row
+    /// of `d` entries.
     pub changed: &'a [u32],
     /// How many coordinates each chain changes (0: the chain does not move).
     pub counts: &'a [u32],
 }
 
-/// An ordinal target that evaluates `U` and `∇U` for `n` chains at once (`n` =
-/// [`chains`](Self::chains)), keeping per-chain caches of the current states as
-/// [`OrdinalTarget`](super::OrdinalTarget) does for one.
+/// A target in domain `D` that evaluates `U` and `∇U` for `n` chains at once (`n` =
+/// [`chains`](Self::chains)), keeping per-chain caches of the current states as a
+/// single-chain target does for one.
 ///
-/// Buffers are chain by chain: `x` and `grad` hold `n·d` entries (chain `c` at `c·d..`),
-/// `log_density` holds `n`. Every state entry is below [`states`](Self::states).
-pub trait OrdinalBatchTarget {
+/// Buffers are chain by chain: `x` holds `n·d` entries (chain `c` at `c·d..`), `grad` `n·g`
+/// (`g` the domain's gradient length, `d` for binary and ordinal states), `log_density` `n`.
+/// Every state entry is below [`states`](Self::states).
+pub trait BatchTarget<D: Domain = Binary> {
     /// A failed evaluation.
     type Error: TargetError;
 
     /// The dimension `d`.
     fn dim(&self) -> usize;
 
-    /// The number of values per coordinate `S` (2 to 65 535).
-    fn states(&self) -> usize;
+    /// The number of values per coordinate `S` (2 to 65 535). By default the domain's fixed
+    /// number (2 for binary states), else 0, which [`ChainBatch::new`] refuses: a target over
+    /// labels gives its own.
+    fn states(&self) -> usize {
+        D::FIXED_STATES.unwrap_or(0)
+    }
 
     /// The number of chains `n` it evaluates (its caches' size).
     fn chains(&self) -> usize;
@@ -62,7 +72,7 @@ pub trait OrdinalBatchTarget {
     /// The target's error; the caches are then unspecified until the next successful call.
     fn log_density_and_grad_all(
         &mut self,
-        x: &[u16],
+        x: &[D::Value],
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), Self::Error>;
@@ -76,7 +86,7 @@ pub trait OrdinalBatchTarget {
     /// The target's error; the current states are unchanged then.
     fn log_density_and_grad_after_all(
         &mut self,
-        moves: &OrdinalBatchMoves<'_>,
+        moves: &BatchMoves<'_, D>,
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), Self::Error>;
@@ -85,23 +95,24 @@ pub trait OrdinalBatchTarget {
     fn commit(&mut self, c: usize);
 }
 
-/// The buffers of an [`OrdinalBatch`] of `n` chains of dimension `d`: `x`, `grad`,
-/// `x_proposal`, `grad_proposal` and `changed` hold `n·d` entries, the others `n`.
+/// The buffers of a [`ChainBatch`] of `n` chains of dimension `d`: `x`, `x_proposal` and
+/// `changed` hold `n·d` entries, `grad` and `grad_proposal` `n·g` (`g` the domain's gradient
+/// length, `d` for binary and ordinal states), the others `n`.
 #[derive(Debug)]
-pub struct OrdinalBatchBuffers<'a> {
+pub struct BatchBuffers<'a, D: Domain = Binary> {
     /// The initial states, chain by chain.
-    pub x: &'a mut [u16],
+    pub x: &'a mut [D::Value],
     /// `∇U` at the states.
     pub grad: &'a mut [f32],
     /// `U` at the states.
     pub log_density: &'a mut [f64],
     /// The proposals.
-    pub x_proposal: &'a mut [u16],
+    pub x_proposal: &'a mut [D::Value],
     /// `∇U` at the proposals.
     pub grad_proposal: &'a mut [f32],
     /// `U` at the proposals.
     pub log_density_proposal: &'a mut [f64],
-    /// Each chain's changed coordinates.
+    /// Each chain's changed (for binary states: flipped) coordinates.
     pub changed: &'a mut [u32],
     /// Each chain's number of changed coordinates.
     pub counts: &'a mut [u32],
@@ -113,27 +124,29 @@ pub struct OrdinalBatchBuffers<'a> {
     pub jumps: &'a mut [u64],
 }
 
-/// `n` ordinal chains of one target, with their cached `U` and `∇U`.
+/// `n` chains of one target in domain `D`, with their cached `U` and `∇U`.
 #[derive(Debug)]
-pub struct OrdinalBatch<'a> {
+pub struct ChainBatch<'a, D: Domain = Binary> {
     dim: usize,
+    grad_len: usize,
     chains: usize,
     states: usize,
-    b: OrdinalBatchBuffers<'a>,
+    b: BatchBuffers<'a, D>,
 }
 
-impl<'a> OrdinalBatch<'a> {
+impl<'a, D: Domain> ChainBatch<'a, D> {
     /// Starts `target.chains()` chains at `buffers.x`, evaluating the target there.
     ///
     /// # Errors
     ///
     /// [`InitError::EmptyDimension`], [`InitError::States`] for a target with fewer than 2 or
-    /// more than 65 535 values, [`InitError::Len`] for a buffer that does not fit,
+    /// more than 65 535 values, [`InitError::Len`] for a buffer that does not fit (the changed
+    /// indices are named `flipped` for binary states),
     /// [`InitError::StateOutOfRange`] (the index is into the whole of `x`),
     /// [`InitError::NonFinite`] if some chain's `U` or `∇U` is not finite,
     /// [`InitError::Target`] for the target's error.
-    pub fn new<T: OrdinalBatchTarget + ?Sized>(
-        buffers: OrdinalBatchBuffers<'a>,
+    pub fn new<T: BatchTarget<D> + ?Sized>(
+        buffers: BatchBuffers<'a, D>,
         target: &mut T,
     ) -> Result<Self, InitError<T::Error>> {
         let (d, n, s) = (target.dim(), target.chains(), target.states());
@@ -143,13 +156,14 @@ impl<'a> OrdinalBatch<'a> {
         if !(2..=usize::from(u16::MAX)).contains(&s) {
             return Err(InitError::States(s));
         }
-        let nd = n.saturating_mul(d);
+        let g = D::grad_len(d, s).ok_or(InitError::States(s))?;
+        let (nd, ng) = (n.saturating_mul(d), n.saturating_mul(g));
         let b = buffers;
         LenError::check("x", nd, b.x.len())?;
-        LenError::check("grad", nd, b.grad.len())?;
+        LenError::check("grad", ng, b.grad.len())?;
         LenError::check("x_proposal", nd, b.x_proposal.len())?;
-        LenError::check("grad_proposal", nd, b.grad_proposal.len())?;
-        LenError::check("changed", nd, b.changed.len())?;
+        LenError::check("grad_proposal", ng, b.grad_proposal.len())?;
+        LenError::check(D::CHANGED_BUFFER, nd, b.changed.len())?;
         for (name, len) in [
             ("log_density", b.log_density.len()),
             ("log_density_proposal", b.log_density_proposal.len()),
@@ -160,9 +174,7 @@ impl<'a> OrdinalBatch<'a> {
         ] {
             LenError::check(name, n, len)?;
         }
-        if let Some((index, &value)) = b.x.iter().enumerate().find(|(_, v)| usize::from(**v) >= s) {
-            return Err(InitError::StateOutOfRange { index, value });
-        }
+        crate::chain::check_states::<D, _>(b.x, s)?;
         target
             .log_density_and_grad_all(b.x, b.grad, b.log_density)
             .map_err(InitError::Target)?;
@@ -171,6 +183,7 @@ impl<'a> OrdinalBatch<'a> {
         }
         Ok(Self {
             dim: d,
+            grad_len: g,
             chains: n,
             states: s,
             b,
@@ -187,25 +200,19 @@ impl<'a> OrdinalBatch<'a> {
         self.dim
     }
 
-    /// The number of values per coordinate.
+    /// The number of values per coordinate (2 for binary states).
     pub fn states(&self) -> usize {
         self.states
     }
 
     /// Chain `c`'s state (empty if out of range).
-    pub fn state(&self, c: usize) -> &[u16] {
-        self.b
-            .x
-            .get(c * self.dim..(c + 1) * self.dim)
-            .unwrap_or(&[])
+    pub fn state(&self, c: usize) -> &[D::Value] {
+        row(self.b.x, c, self.dim)
     }
 
     /// `∇U` at chain `c`'s state (empty if out of range).
     pub fn grad(&self, c: usize) -> &[f32] {
-        self.b
-            .grad
-            .get(c * self.dim..(c + 1) * self.dim)
-            .unwrap_or(&[])
+        row(self.b.grad, c, self.grad_len)
     }
 
     /// `U` at chain `c`'s state (NaN if out of range).
@@ -219,34 +226,80 @@ impl<'a> OrdinalBatch<'a> {
     }
 }
 
-/// DULA (`ADJUSTED = false`) or DMALA (`ADJUSTED = true`) with the balanced ordinal proposal,
-/// stepping every chain of an [`OrdinalBatch`] at once.
-#[derive(Clone, Copy, Debug)]
-pub struct OrdinalBatchLangevin<'p, const ADJUSTED: bool = true> {
-    proposal: OrdinalProposal<'p>,
+/// Row `c` of length `d` of `v`, or empty.
+fn row<T>(v: &[T], c: usize, d: usize) -> &[T] {
+    v.get(c * d..(c + 1) * d).unwrap_or(&[])
 }
 
-/// Batched ordinal DULA: see [`OrdinalBatchLangevin`].
-pub type OrdinalBatchDula<'p> = OrdinalBatchLangevin<'p, false>;
+/// A proposal that draws from, and scores, one chain's rows of a batch: what
+/// [`BatchLangevin`] needs of it. Implemented by the balanced flip and ordinal proposals.
+pub trait RowProposal<D: Domain> {
+    /// Checks the proposal against the dimension `d` (a preconditioner's length).
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] for a preconditioner of another length.
+    fn check_rows(&self, d: usize) -> Result<(), LenError>;
 
-/// Batched ordinal DMALA: see [`OrdinalBatchLangevin`].
-pub type OrdinalBatchDmala<'p> = OrdinalBatchLangevin<'p, true>;
+    /// Draws a move from `x` (gradient `grad`, `states` values per coordinate) into `x_new`,
+    /// with the changed indices at the front of `changed`, consuming the words the
+    /// single-chain draw does. `log q` is evaluated only if `with_log_q` (the move drawn is the
+    /// same either way).
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] for rows of different lengths.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "a chain's rows, its value count, its stream and the flag of the single-chain draw"
+    )]
+    fn draw_row<R: Rng + ?Sized>(
+        &self,
+        x: &[D::Value],
+        grad: &[f32],
+        states: usize,
+        x_new: &mut [D::Value],
+        changed: &mut [u32],
+        rng: &mut R,
+        with_log_q: bool,
+    ) -> Result<Drawn, LenError>;
 
-impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
+    /// `log q(to | from)` with gradient `grad_from` at `from`.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] for rows of different lengths.
+    fn log_q_row(
+        &self,
+        from: &[D::Value],
+        grad_from: &[f32],
+        states: usize,
+        to: &[D::Value],
+    ) -> Result<f64, LenError>;
+}
+
+/// DULA (`ADJUSTED = false`) or DMALA (`ADJUSTED = true`) with the proposal `P`, stepping
+/// every chain of a [`ChainBatch`] at once.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchLangevin<P, const ADJUSTED: bool = true> {
+    proposal: P,
+}
+
+impl<P, const ADJUSTED: bool> BatchLangevin<P, ADJUSTED> {
     /// The kernel with this proposal.
-    pub fn new(proposal: OrdinalProposal<'p>) -> Self {
+    pub fn new(proposal: P) -> Self {
         Self { proposal }
     }
 
     /// The proposal.
-    pub fn proposal(&self) -> &OrdinalProposal<'p> {
+    pub fn proposal(&self) -> &P {
         &self.proposal
     }
 
     /// Advances every chain of `batch` by one step: chain `c` draws its proposal and its
     /// Metropolis uniform from `rngs[c]` (consuming what a single-chain step does), the target
     /// evaluates all proposals at once, and each chain is tested and moved on its own.
-    /// `reports[c]` says what chain `c`'s step did, [`OrdinalBatch::jump`] how far it moved.
+    /// `reports[c]` says what chain `c`'s step did, [`ChainBatch::jump`] how far it moved.
     ///
     /// # Errors
     ///
@@ -254,27 +307,30 @@ impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
     /// preconditioner, `rngs` or `reports` does not fit the batch; [`StepError::Target`] for
     /// any target error (no chain moves then).
     #[inline(always)]
-    pub fn step<T, R>(
+    pub fn step<D, T, R>(
         &self,
         target: &mut T,
-        batch: &mut OrdinalBatch<'_>,
+        batch: &mut ChainBatch<'_, D>,
         rngs: &mut [R],
         reports: &mut [StepReport],
     ) -> Result<(), StepError<T::Error>>
     where
-        T: OrdinalBatchTarget + ?Sized,
+        D: Domain,
+        P: RowProposal<D>,
+        T: BatchTarget<D> + ?Sized,
         R: Rng,
     {
-        let (d, n, s) = (batch.dim, batch.chains, batch.states);
+        let (d, g, n, s) = (batch.dim, batch.grad_len, batch.chains, batch.states);
         LenError::check("target", d, target.dim())?;
         LenError::check("states", s, target.states())?;
         LenError::check("target chains", n, target.chains())?;
         LenError::check("rngs", n, rngs.len())?;
         LenError::check("reports", n, reports.len())?;
+        self.proposal.check_rows(d)?;
         let b = &mut batch.b;
         let rows =
             b.x.chunks_exact(d)
-                .zip(b.grad.chunks_exact(d))
+                .zip(b.grad.chunks_exact(g))
                 .zip(b.x_proposal.chunks_exact_mut(d))
                 .zip(b.changed.chunks_exact_mut(d));
         let per_chain = rows
@@ -282,15 +338,15 @@ impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
             .zip(b.counts.iter_mut())
             .zip(b.log_q.iter_mut().zip(b.log_u.iter_mut()))
             .zip(b.jumps.iter_mut());
-        for (((((((x, g), y), ch), rng), count), (log_q, log_u)), jump) in per_chain {
-            let drawn = self.proposal.propose(x, g, s, y, ch, rng)?;
+        for (((((((x, gr), y), ch), rng), count), (log_q, log_u)), jump) in per_chain {
+            let drawn = self.proposal.draw_row(x, gr, s, y, ch, rng, ADJUSTED)?;
             *count = drawn.changed as u32;
             *log_q = drawn.log_q;
             *jump = drawn.jump;
             *log_u = libm::log(open_unit_f64(rng));
         }
         if b.counts.iter().any(|&k| k > 0) {
-            let moves = OrdinalBatchMoves {
+            let moves = BatchMoves {
                 from: b.x,
                 to: b.x_proposal,
                 changed: b.changed,
@@ -301,38 +357,42 @@ impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
                 .map_err(StepError::Target)?;
         }
         for (c, report) in reports.iter_mut().enumerate() {
-            *report = self.settle(target, b, c, d, s)?;
+            *report = self.settle(target, b, c, (d, g, s))?;
         }
         Ok(())
     }
 
     /// Tests chain `c`'s evaluated proposal and moves it if accepted, with the arithmetic of
-    /// the single-chain kernel.
+    /// the single-chain kernel (`(d, g, s)`: dimension, gradient length, values).
     #[inline(always)]
-    fn settle<T: OrdinalBatchTarget + ?Sized>(
+    fn settle<D, T>(
         &self,
         target: &mut T,
-        b: &mut OrdinalBatchBuffers<'_>,
+        b: &mut BatchBuffers<'_, D>,
         c: usize,
-        d: usize,
-        s: usize,
-    ) -> Result<StepReport, LenError> {
+        (d, g, s): (usize, usize, usize),
+    ) -> Result<StepReport, LenError>
+    where
+        D: Domain,
+        P: RowProposal<D>,
+        T: BatchTarget<D> + ?Sized,
+    {
         let k = b.counts.get(c).copied().unwrap_or(0);
         let mut report = StepReport::proposed(true, k as usize, 0);
         if k == 0 {
             return Ok(report);
         }
         report.evaluations = 1;
-        let range = c * d..(c + 1) * d;
+        let (range, grads) = (c * d..(c + 1) * d, c * g..(c + 1) * g);
         let u_new = b.log_density_proposal.get(c).copied().unwrap_or(f64::NAN);
-        let g_new = b.grad_proposal.get(range.clone()).unwrap_or(&[]);
+        let g_new = b.grad_proposal.get(grads.clone()).unwrap_or(&[]);
         if !u_new.is_finite() || !all_finite(g_new) {
             report = report.rejected(Rejection::NonFinite);
         } else if ADJUSTED {
             let x = b.x.get(range.clone()).unwrap_or(&[]);
             let y = b.x_proposal.get(range.clone()).unwrap_or(&[]);
             let u = b.log_density.get(c).copied().unwrap_or(f64::NAN);
-            let reverse = self.proposal.log_q(y, g_new, s, x)?;
+            let reverse = self.proposal.log_q_row(y, g_new, s, x)?;
             let forward = b.log_q.get(c).copied().unwrap_or(f64::NAN);
             let ratio = (u_new - u) + (reverse - forward);
             report.log_accept_ratio = ratio;
@@ -345,7 +405,7 @@ impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
                 crate::slices::copy(x, y);
             }
             if let (Some(g), Some(g_new)) =
-                (b.grad.get_mut(range.clone()), b.grad_proposal.get(range))
+                (b.grad.get_mut(grads.clone()), b.grad_proposal.get(grads))
             {
                 crate::slices::copy(g, g_new);
             }
@@ -357,5 +417,56 @@ impl<'p, const ADJUSTED: bool> OrdinalBatchLangevin<'p, ADJUSTED> {
             *jump = 0;
         }
         Ok(report)
+    }
+}
+
+/// Owned batch buffers for the crate's tests.
+#[cfg(test)]
+#[derive(Debug)]
+pub(crate) struct TestVecs<D: Domain> {
+    x: std::vec::Vec<D::Value>,
+    grad: std::vec::Vec<f32>,
+    x_proposal: std::vec::Vec<D::Value>,
+    grad_proposal: std::vec::Vec<f32>,
+    changed: std::vec::Vec<u32>,
+    counts: std::vec::Vec<u32>,
+    per_chain: [std::vec::Vec<f64>; 4],
+    jumps: std::vec::Vec<u64>,
+}
+
+#[cfg(test)]
+impl<D: Domain> TestVecs<D> {
+    /// Buffers for the chains starting at `x`, of dimension `d` (gradients of `d` entries).
+    pub(crate) fn new(x: std::vec::Vec<D::Value>, d: usize) -> Self {
+        use std::vec;
+        let (nd, n) = (x.len(), x.len() / d.max(1));
+        Self {
+            x,
+            grad: vec![0.0; nd],
+            x_proposal: vec![D::Value::default(); nd],
+            grad_proposal: vec![0.0; nd],
+            changed: vec![0; nd],
+            counts: vec![0; n],
+            per_chain: [vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            jumps: vec![0; n],
+        }
+    }
+
+    /// Lends the buffers to [`ChainBatch::new`].
+    pub(crate) fn buffers(&mut self) -> BatchBuffers<'_, D> {
+        let [log_density, log_density_proposal, log_q, log_u] = &mut self.per_chain;
+        BatchBuffers {
+            x: &mut self.x,
+            grad: &mut self.grad,
+            log_density,
+            x_proposal: &mut self.x_proposal,
+            grad_proposal: &mut self.grad_proposal,
+            log_density_proposal,
+            changed: &mut self.changed,
+            counts: &mut self.counts,
+            log_q,
+            log_u,
+            jumps: &mut self.jumps,
+        }
     }
 }
