@@ -19,7 +19,7 @@
 
 use crate::chain::all_finite;
 use crate::domain::{Binary, Domain};
-use crate::error::{InitError, LenError, StepError};
+use crate::error::{InitError, LenError, ParamError, StepError};
 use crate::kernel::{Drawn, Rejection, StepReport};
 use crate::random::open_unit_f64;
 use crate::target::TargetError;
@@ -93,6 +93,95 @@ pub trait BatchTarget<D: Domain = Binary> {
 
     /// Makes the last evaluated proposal of chain `c` its current state (out of range: no-op).
     fn commit(&mut self, c: usize);
+}
+
+/// The shape of a batched target, `chains` chains of dimension `dim`, and the length checks
+/// every batched target makes with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BatchShape {
+    /// The number of chains `n`.
+    pub chains: usize,
+    /// The dimension `d` (entries per chain of the states and gradients).
+    pub dim: usize,
+}
+
+impl BatchShape {
+    /// `chains` chains of dimension `dim`, for a target's constructor.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] (named `chains`) for no chains.
+    pub fn new(chains: usize, dim: usize) -> Result<Self, ParamError> {
+        if chains == 0 {
+            return Err(ParamError::OutOfRange {
+                name: "chains",
+                value: 0.0,
+            });
+        }
+        Ok(Self { chains, dim })
+    }
+
+    /// `n·d`, the length of the states and gradients of all chains (saturating).
+    pub fn len(&self) -> usize {
+        self.chains.saturating_mul(self.dim)
+    }
+
+    /// Whether there are no entries (no chains or dimension 0).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Checks the buffers of an evaluation at every chain's state: `x` and `grad` of `n·d`
+    /// entries, `log_density` of `n`.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] naming the first buffer that does not fit.
+    pub fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
+        LenError::check("x", self.len(), x)?;
+        LenError::check("grad", self.len(), grad)?;
+        LenError::check("log_density", self.chains, log_density)
+    }
+
+    /// Checks the buffers of an evaluation after `moves`: as [`check`](Self::check) with
+    /// `moves.to` for `x`, then `moves.from` and the changed indices as long as `moves.to`,
+    /// and `moves.counts` of `n`.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] naming the first buffer that does not fit.
+    pub fn check_moves<D: Domain>(
+        &self,
+        moves: &BatchMoves<'_, D>,
+        grad: usize,
+        log_density: usize,
+    ) -> Result<(), LenError> {
+        let to = moves.to.len();
+        self.check(to, grad, log_density)?;
+        LenError::check("from", to, moves.from.len())?;
+        LenError::check(D::CHANGED_BUFFER, to, moves.changed.len())?;
+        LenError::check("counts", self.chains, moves.counts.len())
+    }
+}
+
+/// Splits a target's cache into two halves of `half` entries (the current states' values,
+/// then the proposals').
+///
+/// # Errors
+///
+/// [`LenError`] (named `cache`) unless `cache` holds `2·half` entries.
+pub fn split_cache<T>(cache: &mut [T], half: usize) -> Result<(&mut [T], &mut [T]), LenError> {
+    LenError::check("cache", half.saturating_mul(2), cache.len())?;
+    Ok(cache.split_at_mut(half))
+}
+
+/// Copies row `c` (of `width` entries) of `proposal` into the same row of `current`: a target's
+/// [`commit`](BatchTarget::commit) of its per-chain cache (out of range: no-op).
+pub fn adopt_row<T: Copy>(current: &mut [T], proposal: &[T], c: usize, width: usize) {
+    let rows = c.saturating_mul(width)..c.saturating_add(1).saturating_mul(width);
+    if let (Some(cur), Some(new)) = (current.get_mut(rows.clone()), proposal.get(rows)) {
+        crate::slices::copy(cur, new);
+    }
 }
 
 /// The buffers of a [`ChainBatch`] of `n` chains of dimension `d`: `x`, `x_proposal` and

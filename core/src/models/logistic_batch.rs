@@ -1,6 +1,7 @@
 //! The logistic regression of [`BinaryLogistic`](super::BinaryLogistic) evaluated for many
 //! chains at once.
 
+use crate::batch::{BatchShape, adopt_row, split_cache};
 use crate::binary::{BatchMoves, BatchTarget};
 use crate::dense::{Blocked, Product, Shape};
 use crate::error::{LenError, ParamError};
@@ -59,7 +60,7 @@ pub struct LogisticBatch<'a, P: Product = Blocked> {
     x: &'a [f32],
     xt: &'a [f64],
     y: &'a [f32],
-    chains: usize,
+    shape: BatchShape,
     current: &'a mut [f64],
     proposal: &'a mut [f64],
     residual: &'a mut [f32],
@@ -106,27 +107,21 @@ impl<'a, P: Product> LogisticBatch<'a, P> {
                 value: f64::from(bad),
             });
         }
-        if chains == 0 {
-            return Err(ParamError::OutOfRange {
-                name: "chains",
-                value: 0.0,
-            });
-        }
         let d = x.len() / m;
+        let shape = BatchShape::new(chains, d)?;
         let nm = chains.saturating_mul(m);
         LenError::check("Xᵀ", x.len(), xt.len())?;
-        LenError::check("cache", nm.saturating_mul(2), cache.len())?;
+        let (current, proposal) = split_cache(cache, nm)?;
         LenError::check("residual", nm, residual.len())?;
         for (k, t) in xt.iter_mut().enumerate() {
             *t = f64::from(x.get((k % m) * d + k / m).copied().unwrap_or(0.0));
         }
-        let (current, proposal) = cache.split_at_mut(nm);
         let xt: &'a [f64] = xt;
         Ok(Self {
             x,
             xt,
             y,
-            chains,
+            shape,
             current,
             proposal,
             residual,
@@ -136,15 +131,7 @@ impl<'a, P: Product> LogisticBatch<'a, P> {
 
     /// The number of coefficients `d`.
     fn cols(&self) -> usize {
-        self.x.len() / self.y.len().max(1)
-    }
-
-    /// Checks a batch's state, gradient and log-density lengths.
-    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
-        let nd = self.chains.saturating_mul(self.cols());
-        LenError::check("x", nd, x)?;
-        LenError::check("grad", nd, grad)?;
-        LenError::check("log_density", self.chains, log_density)
+        self.shape.dim
     }
 
     /// From the linear predictors `v` (`n·m`): `U` of the chains whose `moved` entry is not 0
@@ -178,7 +165,7 @@ impl<'a, P: Product> LogisticBatch<'a, P> {
         }
         grad.fill(0.0);
         let shape = Shape {
-            m: self.chains,
+            m: self.shape.chains,
             k: m,
             n: d,
         };
@@ -194,7 +181,7 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
     }
 
     fn chains(&self) -> usize {
-        self.chains
+        self.shape.chains
     }
 
     fn log_density_and_grad_all(
@@ -203,7 +190,8 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(beta.len(), grad.len(), log_density.len())?;
+        self.shape
+            .check(beta.len(), grad.len(), log_density.len())?;
         let (m, d) = (self.y.len(), self.cols());
         let current = core::mem::take(&mut self.current);
         for (v, beta) in current.chunks_exact_mut(m).zip(beta.chunks_exact(d)) {
@@ -226,10 +214,8 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(moves.to.len(), grad.len(), log_density.len())?;
-        LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
-        LenError::check("counts", self.chains, moves.counts.len())?;
+        self.shape
+            .check_moves(moves, grad.len(), log_density.len())?;
         let (m, d) = (self.y.len(), self.cols());
         let rows = self
             .proposal
@@ -261,13 +247,7 @@ impl<P: Product> BatchTarget for LogisticBatch<'_, P> {
     }
 
     fn commit(&mut self, c: usize) {
-        let m = self.y.len();
-        if let (Some(cur), Some(new)) = (
-            self.current.get_mut(c * m..(c + 1) * m),
-            self.proposal.get(c * m..(c + 1) * m),
-        ) {
-            cur.copy_from_slice(new);
-        }
+        adopt_row(self.current, self.proposal, c, self.y.len());
     }
 }
 

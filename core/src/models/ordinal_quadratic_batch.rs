@@ -1,6 +1,7 @@
 //! The ordinal quadratic model `U(x) = −½ (x−μ)ᵀ A (x−μ) + bᵀx` evaluated for many chains at
 //! once.
 
+use crate::batch::{BatchShape, adopt_row, split_cache};
 use crate::domain::Ordinal;
 use crate::error::{LenError, ParamError};
 use crate::ordinal::{BatchTarget, OrdinalBatchMoves};
@@ -96,7 +97,7 @@ pub struct OrdinalQuadraticBatch<'a> {
     mu: &'a [f64],
     b: &'a [f64],
     states: usize,
-    chains: usize,
+    shape: BatchShape,
     /// The current states' `A (x−μ)`, chain by chain (`n·d`).
     current: &'a mut [f64],
     /// The proposals' `A (x−μ)` (`n·d`).
@@ -138,41 +139,23 @@ impl<'a> OrdinalQuadraticBatch<'a> {
                 value: k as f64,
             });
         }
-        for (name, value, ok) in [
-            (
-                "states",
-                states,
-                (2..=usize::from(u16::MAX)).contains(&states),
-            ),
-            ("chains", chains, chains > 0),
-        ] {
-            if !ok {
-                return Err(ParamError::OutOfRange {
-                    name,
-                    value: value as f64,
-                });
-            }
+        if !(2..=usize::from(u16::MAX)).contains(&states) {
+            return Err(ParamError::OutOfRange {
+                name: "states",
+                value: states as f64,
+            });
         }
-        let nd = chains.saturating_mul(d);
-        LenError::check("cache", nd.saturating_mul(2), cache.len())?;
-        let (current, proposal) = cache.split_at_mut(nd);
+        let shape = BatchShape::new(chains, d)?;
+        let (current, proposal) = split_cache(cache, shape.len())?;
         Ok(Self {
             a,
             mu,
             b,
             states,
-            chains,
+            shape,
             current,
             proposal,
         })
-    }
-
-    /// Checks a batch's state, gradient and log-density lengths.
-    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
-        let nd = self.chains.saturating_mul(self.mu.len());
-        LenError::check("x", nd, x)?;
-        LenError::check("grad", nd, grad)?;
-        LenError::check("log_density", self.chains, log_density)
     }
 
     /// `U` at `x` from its `A (x−μ)` in `r`, with `∇U` into `grad`.
@@ -196,7 +179,7 @@ impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
     type Error = LenError;
 
     fn dim(&self) -> usize {
-        self.mu.len()
+        self.shape.dim
     }
 
     fn states(&self) -> usize {
@@ -204,7 +187,7 @@ impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
     }
 
     fn chains(&self) -> usize {
-        self.chains
+        self.shape.chains
     }
 
     #[inline(always)]
@@ -214,7 +197,7 @@ impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(x.len(), grad.len(), log_density.len())?;
+        self.shape.check(x.len(), grad.len(), log_density.len())?;
         let d = self.mu.len();
         let current = core::mem::take(&mut self.current);
         let rows = x
@@ -242,10 +225,8 @@ impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(moves.to.len(), grad.len(), log_density.len())?;
-        LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("changed", moves.to.len(), moves.changed.len())?;
-        LenError::check("counts", self.chains, moves.counts.len())?;
+        self.shape
+            .check_moves(moves, grad.len(), log_density.len())?;
         let d = self.mu.len();
         let mut start = 0;
         while start < d {
@@ -299,13 +280,7 @@ impl BatchTarget<Ordinal> for OrdinalQuadraticBatch<'_> {
 
     #[inline(always)]
     fn commit(&mut self, c: usize) {
-        let d = self.mu.len();
-        if let (Some(cur), Some(new)) = (
-            self.current.get_mut(c * d..(c + 1) * d),
-            self.proposal.get(c * d..(c + 1) * d),
-        ) {
-            crate::slices::copy(cur, new);
-        }
+        adopt_row(self.current, self.proposal, c, self.shape.dim);
     }
 }
 

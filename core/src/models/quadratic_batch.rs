@@ -2,6 +2,7 @@
 //! many chains at once.
 
 use super::quadratic::{flip_sym, full, narrow};
+use crate::batch::{BatchShape, adopt_row};
 use crate::binary::{BatchMoves, BatchTarget};
 use crate::dense::{Blocked, Product, Shape};
 use crate::error::{LenError, ParamError};
@@ -60,7 +61,7 @@ use crate::error::{LenError, ParamError};
 pub struct QuadraticBatch<'a, P: Product = Blocked> {
     w: &'a [f32],
     b: &'a [f32],
-    chains: usize,
+    shape: BatchShape,
     eval: Eval<'a>,
     product: P,
 }
@@ -91,8 +92,8 @@ enum Eval<'a> {
 }
 
 /// Checks `W` and `b` as [`BinaryQuadratic::new`](super::BinaryQuadratic::new) does, and the
-/// chain count; returns `d`.
-fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<usize, ParamError> {
+/// chain count.
+fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<BatchShape, ParamError> {
     let d = b.len();
     if d == 0 {
         return Err(ParamError::EmptyDimension);
@@ -108,13 +109,7 @@ fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<usize, ParamError>
     if b.iter().any(|v| !v.is_finite()) {
         return Err(ParamError::NonFinite("b"));
     }
-    if chains == 0 {
-        return Err(ParamError::OutOfRange {
-            name: "chains",
-            value: 0.0,
-        });
-    }
-    Ok(d)
+    BatchShape::new(chains, d)
 }
 
 impl<'a, P: Product> QuadraticBatch<'a, P> {
@@ -137,9 +132,9 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
     where
         P: Default,
     {
-        let d = check_model(w, b, chains)?;
+        let shape = check_model(w, b, chains)?;
+        let (d, nd) = (shape.dim, shape.len());
         LenError::check("S", w.len(), s.len())?;
-        let nd = chains.saturating_mul(d);
         let len = nd.saturating_add(chains).saturating_mul(2);
         LenError::check("cache", len, cache.len())?;
         for (k, sk) in s.iter_mut().enumerate() {
@@ -154,7 +149,7 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
         Ok(Self {
             w,
             b,
-            chains,
+            shape,
             eval: Eval::Incremental {
                 s,
                 current,
@@ -180,9 +175,10 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
         work: &'a mut [f32],
         product: P,
     ) -> Result<Self, ParamError> {
-        let d = check_model(w, b, chains)?;
+        let shape = check_model(w, b, chains)?;
+        let d = shape.dim;
         LenError::check("S", w.len(), s.len())?;
-        LenError::check("work", chains.saturating_mul(d), work.len())?;
+        LenError::check("work", shape.len(), work.len())?;
         for (k, sk) in s.iter_mut().enumerate() {
             let (i, j) = (k / d, k % d);
             let (wij, wji) = (w.get(k), w.get(j * d + i));
@@ -192,18 +188,10 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
         Ok(Self {
             w,
             b,
-            chains,
+            shape,
             eval: Eval::Product { s, x: work },
             product,
         })
-    }
-
-    /// Checks a batch's state, gradient and log-density lengths.
-    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
-        let nd = self.chains.saturating_mul(self.b.len());
-        LenError::check("x", nd, x)?;
-        LenError::check("grad", nd, grad)?;
-        LenError::check("log_density", self.chains, log_density)
     }
 
     /// The product evaluation at `x` (all chains).
@@ -224,7 +212,7 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
             g.copy_from_slice(self.b);
         }
         let shape = Shape {
-            m: self.chains,
+            m: self.shape.chains,
             k: d,
             n: d,
         };
@@ -248,11 +236,11 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
     type Error = LenError;
 
     fn dim(&self) -> usize {
-        self.b.len()
+        self.shape.dim
     }
 
     fn chains(&self) -> usize {
-        self.chains
+        self.shape.chains
     }
 
     fn log_density_and_grad_all(
@@ -261,7 +249,7 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(x.len(), grad.len(), log_density.len())?;
+        self.shape.check(x.len(), grad.len(), log_density.len())?;
         let d = self.b.len();
         match &mut self.eval {
             Eval::Incremental { current, u, .. } => {
@@ -287,10 +275,8 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
         grad: &mut [f32],
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
-        self.check(moves.to.len(), grad.len(), log_density.len())?;
-        LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
-        LenError::check("counts", self.chains, moves.counts.len())?;
+        self.shape
+            .check_moves(moves, grad.len(), log_density.len())?;
         let d = self.b.len();
         match &mut self.eval {
             Eval::Incremental {
@@ -342,15 +328,8 @@ impl<P: Product> BatchTarget for QuadraticBatch<'_, P> {
             ..
         } = &mut self.eval
         {
-            if let (Some(cur), Some(new)) = (
-                current.get_mut(c * d..(c + 1) * d),
-                proposal.get(c * d..(c + 1) * d),
-            ) {
-                cur.copy_from_slice(new);
-            }
-            if let (Some(cur), Some(&new)) = (u.get_mut(c), u_proposal.get(c)) {
-                *cur = new;
-            }
+            adopt_row(current, proposal, c, d);
+            adopt_row(u, u_proposal, c, 1);
         }
     }
 }

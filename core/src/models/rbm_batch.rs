@@ -1,6 +1,7 @@
 //! The RBM of [`Rbm`] evaluated for many chains at once.
 
 use super::Rbm;
+use crate::batch::{BatchShape, split_cache};
 use crate::binary::{BatchMoves, BatchTarget};
 use crate::dense::{Blocked, Product, Shape};
 use crate::error::{LenError, ParamError};
@@ -95,8 +96,7 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         product: P,
     ) -> Result<Self, ParamError> {
         let nh = chains.saturating_mul(rbm.hidden_units());
-        LenError::check("cache", nh.saturating_mul(2), cache.len())?;
-        let (current, proposal) = cache.split_at_mut(nh);
+        let (current, proposal) = split_cache(cache, nh)?;
         Self::with_hidden(
             rbm,
             chains,
@@ -189,12 +189,7 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         let wt = rbm.transpose().ok_or(ParamError::Unsupported(
             "a batched RBM needs the transpose of W (Rbm::with_transpose)",
         ))?;
-        if chains == 0 {
-            return Err(ParamError::OutOfRange {
-                name: "chains",
-                value: 0.0,
-            });
-        }
+        let chains = BatchShape::new(chains, b.len())?.chains;
         LenError::check("sigma", chains.saturating_mul(c.len()), sigma.len())?;
         Ok(Self {
             w,
@@ -579,7 +574,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
         let (v, h) = (self.b.len(), self.c.len());
-        self.check(x.len(), grad.len(), log_density.len())?;
+        self.shape().check(x.len(), grad.len(), log_density.len())?;
         let hidden = core::mem::replace(
             &mut self.hidden,
             Hidden::Recomputed {
@@ -640,10 +635,8 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         log_density: &mut [f64],
     ) -> Result<(), LenError> {
         let (v, h) = (self.b.len(), self.c.len());
-        self.check(moves.to.len(), grad.len(), log_density.len())?;
-        LenError::check("from", moves.to.len(), moves.from.len())?;
-        LenError::check("flipped", moves.to.len(), moves.changed.len())?;
-        LenError::check("counts", self.chains, moves.counts.len())?;
+        self.shape()
+            .check_moves(moves, grad.len(), log_density.len())?;
         let hidden = core::mem::replace(
             &mut self.hidden,
             Hidden::Recomputed {
@@ -776,12 +769,12 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
         r
     }
 
-    /// Checks a batch's state, gradient and log-density lengths.
-    fn check(&self, x: usize, grad: usize, log_density: usize) -> Result<(), LenError> {
-        let nv = self.chains.saturating_mul(self.b.len());
-        LenError::check("x", nv, x)?;
-        LenError::check("grad", nv, grad)?;
-        LenError::check("log_density", self.chains, log_density)
+    /// The batch's shape, for its length checks.
+    fn shape(&self) -> BatchShape {
+        BatchShape {
+            chains: self.chains,
+            dim: self.b.len(),
+        }
     }
 }
 
