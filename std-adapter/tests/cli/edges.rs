@@ -519,33 +519,31 @@ fn memory_estimate_counts_the_model() {
         ],
     );
     // W is 50 × 100: 20.0 kB, its transpose as much, b and c 600 B; the draws 2.6 kB.
-    let run = |sampler: &str, cap: &str| {
-        let args = [
-            "sample",
-            "--model",
-            "rbm.json",
-            "--sampler",
-            sampler,
-            "--steps",
-            "10",
-            "--burn-in",
-            "0",
-            "--chains",
-            "1",
-            "--threads",
-            "1",
-            "--diagnostics",
-            "none",
-            "--quiet",
-            "--max-memory",
+    let run = |sampler: &'static str, cap: &'static str| {
+        capped(
+            &[
+                "sample",
+                "--model",
+                "rbm.json",
+                "--sampler",
+                sampler,
+                "--steps",
+                "10",
+                "--burn-in",
+                "0",
+                "--chains",
+                "1",
+                "--threads",
+                "1",
+                "--diagnostics",
+                "none",
+                "--quiet",
+            ],
             cap,
-        ];
-        args.map(str::to_string)
+            &[],
+        )
     };
-    let fails_with = |sampler: &str, cap: &str| {
-        let args = run(sampler, cap);
-        fails(&s.0, &args.each_ref().map(String::as_str))
-    };
+    let fails_with = |sampler, cap| fails(&s.0, &run(sampler, cap));
     let line = fails_with("dmala", "35k");
     expect(
         &line,
@@ -557,37 +555,37 @@ fn memory_estimate_counts_the_model() {
     let line = fails_with("block-gibbs", "20k");
     expect(&line, &["the model's parameters 20.6 kB"]);
     assert!(!line.contains("transpose"), "{line}");
-    let args = run("block-gibbs", "35k");
-    ok(&s.0, &args.each_ref().map(String::as_str));
-    let args = run("dmala", "50k");
-    ok(&s.0, &args.each_ref().map(String::as_str));
+    ok(&s.0, &run("block-gibbs", "35k"));
+    ok(&s.0, &run("dmala", "50k"));
+}
+
+/// `args`, then `--max-memory cap`, then `rest`: the argument list of a run under a memory
+/// cap.
+fn capped<'a>(args: &[&'a str], cap: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut all = args.to_vec();
+    all.extend(["--max-memory", cap]);
+    all.extend_from_slice(rest);
+    all
 }
 
 #[test]
 fn oversized_requests_are_refused_before_allocating() {
     let s = Scratch::new("memory");
     s.write("m.json", QUADRATIC);
-    let run = |extra: &[&str]| {
-        let mut args = vec![
-            "sample",
-            "--model",
-            "m.json",
-            "--burn-in",
-            "0",
-            "--out",
-            "d.npy",
-        ];
-        args.extend_from_slice(extra);
-        args.iter().map(|a| a.to_string()).collect::<Vec<String>>()
-    };
-    let refused = |extra: &[&str], parts: &[&str]| {
-        let args = run(extra);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        expect(&fails(&s.0, &args), parts);
-    };
+    let sample = [
+        "sample",
+        "--model",
+        "m.json",
+        "--burn-in",
+        "0",
+        "--out",
+        "d.npy",
+    ];
+    let run = |extra: &[&'static str]| [&sample[..], extra].concat();
+    let refused = |args: &[&str], parts: &[&str]| expect(&fails(&s.0, args), parts);
     // Beyond 2^64 bytes, whatever the machine: refused under the default cap.
     refused(
-        &["--steps", "18446744073709551615"],
+        &run(&["--steps", "18446744073709551615"]),
         &[
             "more than 2^64 bytes",
             "kept draws beyond 2^64",
@@ -595,20 +593,17 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     refused(
-        &["--chains", "18446744073709551615", "--steps", "10"],
+        &run(&["--chains", "18446744073709551615", "--steps", "10"]),
         &["more than 2^64 bytes"],
     );
     // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
     // CSV (with `--out` alone they would stream to the file).
     refused(
-        &[
-            "--steps",
-            "10000000000",
-            "--max-memory",
+        &capped(
+            &sample,
             "100G",
-            "--csv",
-            "d.csv",
-        ],
+            &["--steps", "10000000000", "--csv", "d.csv"],
+        ),
         &[
             "needs about",
             "kept draws 240.0 GB",
@@ -617,16 +612,15 @@ fn oversized_requests_are_refused_before_allocating() {
     );
     // A small run under a tiny cap, then under a fair one.
     refused(
-        &["--steps", "1000", "--max-memory", "1k"],
+        &capped(&sample, "1k", &["--steps", "1000"]),
         &["limit of 1000 B"],
     );
-    let args = run(&["--steps", "1000", "--max-memory", "1G", "--quiet"]);
-    ok(&s.0, &args.iter().map(String::as_str).collect::<Vec<_>>());
-    expect(
-        &fails(
-            &s.0,
-            &["sample", "--model", "m.json", "--max-memory", "lots"],
-        ),
+    ok(
+        &s.0,
+        &capped(&sample, "1G", &["--steps", "1000", "--quiet"]),
+    );
+    refused(
+        &capped(&["sample", "--model", "m.json"], "lots", &[]),
         &["--max-memory", "lots"],
     );
     s.write(
@@ -635,17 +629,19 @@ fn oversized_requests_are_refused_before_allocating() {
     );
     let line = fails(
         &s.0,
-        &[
-            "sample-continuous",
-            "--model",
-            "g.json",
-            "--step",
-            "0.1",
-            "--passes",
-            "1000000000",
-            "--max-memory",
+        &capped(
+            &[
+                "sample-continuous",
+                "--model",
+                "g.json",
+                "--step",
+                "0.1",
+                "--passes",
+                "1000000000",
+            ],
             "10G",
-        ],
+            &[],
+        ),
     );
     expect(&line, &["kept draws 32.0 GB", "10.0 GB"]);
     // `model binary-quadratic --dim 100000`: 10¹⁰ entries.
@@ -663,14 +659,7 @@ fn oversized_requests_are_refused_before_allocating() {
     expect(&line, &["arrays 120.0 GB", "JSON text 240.0 GB"]);
     let line = fails(
         &s.0,
-        &[
-            "model",
-            "binary-quadratic",
-            "--dim",
-            "50",
-            "--max-memory",
-            "10k",
-        ],
+        &capped(&["model", "binary-quadratic", "--dim", "50"], "10k", &[]),
     );
     expect(&line, &["limit of 10.0 kB (--max-memory)"]);
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
@@ -688,29 +677,26 @@ fn continuous_draws_beyond_the_memory_cap_stream_to_the_file() {
     let run = |cap: &str, out: &str, summary: &str| {
         ok(
             &s.0,
-            &[
-                "sample-continuous",
-                "--model",
-                "g.json",
-                "--step",
-                "0.1",
-                "--passes",
-                "100000",
-                "--chains",
-                "2",
-                "--threads",
-                "1",
-                "--seed",
-                "3",
-                "--max-memory",
+            &capped(
+                &[
+                    "sample-continuous",
+                    "--model",
+                    "g.json",
+                    "--step",
+                    "0.1",
+                    "--passes",
+                    "100000",
+                    "--chains",
+                    "2",
+                    "--threads",
+                    "1",
+                    "--seed",
+                    "3",
+                ],
                 cap,
-                "--out",
-                out,
-                "--summary",
-                summary,
-                "--quiet",
-            ],
-        )
+                &["--out", out, "--summary", summary, "--quiet"],
+            ),
+        );
     };
     run("3M", "small.npy", "small.json");
     run("1G", "big.npy", "big.json");
@@ -738,32 +724,28 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         s.write(name, model);
         // 2 chains × 100 000 draws: about 15 MB in memory with their diagnostics, 2 or 5 MB of
         // write buffers; under 12 MB one draw in 2 or 3 stays for the diagnostics.
-        let args = |cap: &str, out: &str, summary: &str| {
-            [
-                "sample",
-                "--model",
-                name,
-                "--steps",
-                "100000",
-                "--burn-in",
-                "10",
-                "--chains",
-                "2",
-                "--threads",
-                "1",
-                "--seed",
-                "3",
-                "--max-memory",
+        let args = |cap: &'static str, out: &'static str, summary: &'static str| {
+            capped(
+                &[
+                    "sample",
+                    "--model",
+                    name,
+                    "--steps",
+                    "100000",
+                    "--burn-in",
+                    "10",
+                    "--chains",
+                    "2",
+                    "--threads",
+                    "1",
+                    "--seed",
+                    "3",
+                ],
                 cap,
-                "--out",
-                out,
-                "--summary",
-                summary,
-                "--quiet",
-            ]
-            .map(String::from)
+                &["--out", out, "--summary", summary, "--quiet"],
+            )
         };
-        let run = |a: [String; 20]| ok(&s.0, &a.iter().map(String::as_str).collect::<Vec<_>>());
+        let run = |a: Vec<&str>| ok(&s.0, &a);
         run(args("12M", "small.npy", "small.json"));
         run(args("1G", "big.npy", "big.json"));
         let (small, big) = (s.path("small.npy"), s.path("big.npy"));
@@ -788,9 +770,7 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         // The means are over every kept draw either way.
         assert_eq!(small["mean"], big["mean"]);
         // Standard output streams the same bytes.
-        let to_stdout = args("12M", "-", "small.json");
-        let a: Vec<&str> = to_stdout.iter().map(String::as_str).collect();
-        let out = langevin(&s.0, &a);
+        let out = langevin(&s.0, &args("12M", "-", "small.json"));
         assert!(
             out.status.success(),
             "{}",
