@@ -59,7 +59,7 @@ pub use batch::{
 };
 pub use lattice::{
     CLASS_LIMIT, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses, LatticeProposal,
-    PortablePasses,
+    PortablePasses, draw_flips,
 };
 pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};
