@@ -1042,10 +1042,10 @@ pub fn draw_flips(thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
     }
 }
 
-/// The portable [`LatticePasses`], a site at a time: both counts go to one set of
-/// [`SPLITS`] interleaved sub-histograms (site `i` of a count into sub-histogram `i mod
-/// SPLITS`, so that successive sites of one class do not each wait for the previous increment
-/// of the same counter to be stored), cleared and summed once a step.
+/// The portable [`LatticePasses`], a site at a time: both counts go to one set of eight
+/// interleaved sub-histograms (site `i` of a count into sub-histogram `i mod 8`, so that
+/// successive sites of one class do not each wait for the previous increment of the same
+/// counter to be stored), cleared and summed once a step.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortablePasses;
 
