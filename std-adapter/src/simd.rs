@@ -12,7 +12,7 @@
 //! or none, lets the processor decide). [`path`] says which one runs.
 
 #[cfg(target_arch = "x86_64")]
-use langevin_core::binary::{LatticePasses, PortablePasses};
+use langevin_core::binary::{LatticePasses, draw_flips};
 use std::sync::OnceLock;
 
 /// The environment variable that can force the portable path.
@@ -77,15 +77,24 @@ pub(crate) fn avx2() -> Option<pulp::x86::V3> {
 /// The per-site passes of the tabulated lattice step with AVX2, 32 sites per register: the
 /// flip threshold of each class byte by a byte shuffle of 16-entry tables (its low and high
 /// bytes, by `m`, one table pair per value `x`), and the bin counts by byte comparisons.
-/// Results equal those of [`PortablePasses`], which also runs the sites left over.
+/// Results equal those of [`PortablePasses`](langevin_core::binary::PortablePasses); the
+/// sites left over by the draw run through [`draw_flips`].
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LatticeAvx2(pub(crate) pulp::x86::V3);
 
 #[cfg(target_arch = "x86_64")]
 impl LatticePasses for LatticeAvx2 {
+    /// The step's histogram itself.
+    type Tally = [isize; 64];
+
     #[inline(always)]
-    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
+    fn tally(&self) -> [isize; 64] {
+        [0; 64]
+    }
+
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64], _: &mut [isize; 64]) {
         use core::arch::x86_64::__m256i;
         let (avx, avx2) = (self.0.avx, self.0.avx2);
         // Byte `m` of each 128-bit half: the low or high byte of the threshold of class
@@ -132,11 +141,38 @@ impl LatticePasses for LatticeAvx2 {
                 ._mm256_permute4x64_epi64::<0b11_01_10_00>(avx2._mm256_packs_epi16(stay0, stay1));
             *sites = pulp::cast(avx2._mm256_or_si256(k, avx2._mm256_andnot_si256(stay, flip_bit)));
         }
-        PortablePasses.flip(thresholds, rest, words.get(full * 8..).unwrap_or(&[]));
+        draw_flips(thresholds, rest, words.get(full * 8..).unwrap_or(&[]));
     }
 
     #[inline(always)]
-    fn count(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+    fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
+        self.count_bins(class, bins, tally, -1);
+        // The flips, from their bins (the forward counts are negative).
+        let flipped: isize = tally.iter().skip(0x20).sum();
+        flipped.unsigned_abs()
+    }
+
+    #[inline(always)]
+    fn count(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) {
+        self.count_bins(class, bins, tally, 1);
+    }
+
+    #[inline(always)]
+    fn histogram(&self, tally: &[isize; 64], bins: &[u8], hist: &mut [isize; 64]) {
+        for &b in bins {
+            if let (Some(h), Some(&n)) = (hist.get_mut(usize::from(b)), tally.get(usize::from(b))) {
+                *h += n;
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl LatticeAvx2 {
+    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
+    /// `b` of `bins`, by byte comparisons.
+    #[inline(always)]
+    fn count_bins(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
         use core::arch::x86_64::__m256i;
         let (avx, avx2) = (self.0.avx, self.0.avx2);
         let zero = avx._mm256_setzero_si256();
@@ -236,6 +272,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn lattice_avx2_passes_equal_the_portable_ones() {
+        use langevin_core::binary::PortablePasses;
         use rand_core::{Rng, SeedableRng};
         let Some(v3) = pulp::x86::V3::try_new() else {
             return;
@@ -254,17 +291,36 @@ mod tests {
                     .map(|_| rng.next_u64())
                     .collect();
                 let mut fast = class.clone();
-                PortablePasses.flip(&t, &mut class, &words);
-                avx2.flip(&t, &mut fast, &words);
+                draw_flips(&t, &mut class, &words);
+                avx2.flip(&t, &mut fast, &words, &mut avx2.tally());
                 assert_eq!(fast, class, "flip, {len} sites");
-                // Counts: bytes below the class limit, a random set of distinct bins.
-                let class: Vec<u8> = class.iter().map(|&k| k % 64).collect();
+                // A step's passes on classes below 32, drawn in pieces of 256 sites as a step
+                // draws them, and a second set of bytes below the class limit to count.
                 let bins: Vec<u8> = (0..64u8).filter(|_| rng.next_u64() % 3 != 0).collect();
-                let sign = if rng.next_u64() % 2 == 0 { 1 } else { -1 };
+                let mut slow: Vec<u8> = class.iter().map(|&k| k % 32).collect();
+                let mut fast = slow.clone();
+                let (mut ta, mut tb) = (PortablePasses.tally(), avx2.tally());
+                let pieces = slow.chunks_mut(256).zip(fast.chunks_mut(256));
+                for (i, (a, b)) in pieces.enumerate() {
+                    let w = words.get(64 * i..).unwrap_or(&[]);
+                    let w = &w[..w.len().min(64)];
+                    PortablePasses.flip(&t, a, w, &mut ta);
+                    avx2.flip(&t, b, w, &mut tb);
+                }
+                assert_eq!(fast, slow, "flip in pieces, {len} sites");
+                let flips = PortablePasses.drawn(&slow, &bins, &mut ta);
+                assert_eq!(
+                    avx2.drawn(&fast, &bins, &mut tb),
+                    flips,
+                    "flips, {len} sites"
+                );
+                let second: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8 % 64).collect();
+                PortablePasses.count(&second, &bins, &mut ta);
+                avx2.count(&second, &bins, &mut tb);
                 let start: [isize; 64] = std::array::from_fn(|_| (rng.next_u64() % 100) as isize);
                 let (mut a, mut b) = (start, start);
-                PortablePasses.count(&class, &bins, &mut a, sign);
-                avx2.count(&class, &bins, &mut b, sign);
+                PortablePasses.histogram(&ta, &bins, &mut a);
+                avx2.histogram(&tb, &bins, &mut b);
                 assert_eq!(a, b, "count, {len} sites");
             }
         }

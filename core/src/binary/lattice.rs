@@ -515,14 +515,14 @@ impl<D: LatticeDims> LatticeProposal<D> {
     }
 
     /// Draws the flips through `passes`: sets the flip bit of every flipping site, subtracts
-    /// each site's (class, flip) bin from `hist`, and returns the number of flips. Site `i` uses
+    /// each site's (class, flip) bin from `tally`, and returns the number of flips. Site `i` uses
     /// bits `16·(i mod 4) ..` of the `⌊i/4⌋`-th word.
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
     fn draw<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
         &self,
         class: &mut [u8],
-        hist: &mut Histogram,
+        tally: &mut P::Tally,
         rng: &mut R,
         passes: &P,
     ) -> usize {
@@ -530,19 +530,17 @@ impl<D: LatticeDims> LatticeProposal<D> {
         let Some(thresholds) = self.threshold.first_chunk::<32>() else {
             return 0;
         };
+        // The block's words in stream order, so the stream is consumed as word by word.
+        let mut words = [0u64; WORDS_PER_CALL];
         for block in class.chunks_mut(WORDS_PER_CALL * SITES_PER_WORD) {
-            // The block's words in stream order, so the stream is consumed as word by word.
-            let mut words = [0u64; WORDS_PER_CALL];
             let used = block.len().div_ceil(SITES_PER_WORD);
-            for w in words.iter_mut().take(used) {
+            let words = words.get_mut(..used).unwrap_or(&mut []);
+            for w in words.iter_mut() {
                 *w = rng.next_u64();
             }
-            passes.flip(thresholds, block, &words);
+            passes.flip(thresholds, block, words, tally);
         }
-        passes.count(class, self.bins(), hist, -1);
-        // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = hist.iter().skip(usize::from(FLIP_BIT)).sum();
-        flipped.unsigned_abs()
+        passes.drawn(class, self.bins(), tally)
     }
 
     /// The bins a class byte can fall in: `m ≤ 8`, and `m` even when every site has four
@@ -706,9 +704,10 @@ fn combine<const N: usize>(out: &mut [u8], mid: &[u8], nb: [&[u8]; N], keep: u8,
         return;
     }
     let (keep_word, base_word) = (Chunk::splat(keep), Chunk::splat(base));
-    let word = |o: &[u8], c: &[u8], sum: Chunk| {
-        (Chunk::load(o) & keep_word) | (Chunk::load(c).shl(4) + sum.shl(1) + base_word)
-    };
+    #[inline(always)]
+    fn class_chunk(o: &[u8], c: &[u8], sum: Chunk, keep: Chunk, base: Chunk) -> Chunk {
+        (Chunk::load(o) & keep) | (Chunk::load(c).shl(4) + sum.shl(1) + base)
+    }
     if let [up, down, left, right] = nb.as_slice() {
         // The flat pass over the inner rows: one zip, which the compiler keeps free of checks.
         let words = out
@@ -720,7 +719,7 @@ fn combine<const N: usize>(out: &mut [u8], mid: &[u8], nb: [&[u8]; N], keep: u8,
             .zip(right.chunks_exact(WORD));
         for (((((o, c), u), dn), l), r) in words {
             let sum = Chunk::load(u) + Chunk::load(dn) + Chunk::load(l) + Chunk::load(r);
-            word(o, c, sum).store(o);
+            class_chunk(o, c, sum, keep_word, base_word).store(o);
         }
     } else {
         for (w, (o, c)) in out
@@ -732,7 +731,7 @@ fn combine<const N: usize>(out: &mut [u8], mid: &[u8], nb: [&[u8]; N], keep: u8,
             let sum = nb.iter().fold(Chunk::splat(0), |acc, s| {
                 acc + s.get(at..at + WORD).map_or(Chunk::splat(0), Chunk::load)
             });
-            word(o, c, sum).store(o);
+            class_chunk(o, c, sum, keep_word, base_word).store(o);
         }
     }
     if !len.is_multiple_of(WORD) {
@@ -741,7 +740,7 @@ fn combine<const N: usize>(out: &mut [u8], mid: &[u8], nb: [&[u8]; N], keep: u8,
         let sum = nb.iter().fold(Chunk::splat(0), |acc, s| acc + at(s));
         let c = mid.get(tail..).unwrap_or(&[]);
         if let Some(o) = out.get_mut(tail..) {
-            word(o, c, sum).store(o);
+            class_chunk(o, c, sum, keep_word, base_word).store(o);
         }
     }
 }
@@ -973,79 +972,153 @@ fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
 /// vector instructions that portable code cannot express (a table lookup per byte lane).
 ///
 /// A class byte `k` holds the site's neighbour sum `m = n + 4` in bits 0–3, its value in bit 4
-/// and, once drawn, its flip in bit 5. The provided methods define the results; an
-/// implementation must return exactly the same for every input, so that the draws do not
-/// depend on it.
+/// and, once drawn, its flip in bit 5. A step calls [`tally`](Self::tally), then
+/// [`flip`](Self::flip) on consecutive pieces of the class bytes that cover them all,
+/// [`drawn`](Self::drawn) once on all of them, [`count`](Self::count) once on the classes of
+/// the proposed state, and [`histogram`](Self::histogram). [`PortablePasses`] defines the
+/// results (with [`draw_flips`] as the draw); an implementation must return exactly the same
+/// for every input, so that the draws do not depend on it.
 pub trait LatticePasses {
-    /// Draws the flips of `class`: site `j` flips when bits `16·(j mod 4) .. 16·(j mod 4) + 16`
-    /// of `words[j / 4]`, read as an integer, are below `thresholds[k mod 32]`, and then gets
-    /// bit 5 set. Sites beyond `4 · words.len()` are left alone.
-    #[inline(always)]
-    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
-        let flip = |k: u8, r: u16| {
-            let t = thresholds.get(usize::from(k & 0x1f)).copied().unwrap_or(0);
-            u32::from(r < t) << 5
-        };
-        let done = class.len() / SITES_PER_WORD;
-        let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
-        for (quad, &w) in (&mut quads).zip(words) {
-            // The four sites as one word: one load and one store.
-            let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
-                continue;
-            };
-            let k = u32::from_le_bytes(*quad);
-            let mut flips = 0;
-            for lane in 0..SITES_PER_WORD {
-                let r = (w >> (SITE_BITS as usize * lane)) as u16;
-                flips |= flip((k >> (8 * lane)) as u8, r) << (8 * lane);
-            }
-            *quad = (k | flips).to_le_bytes();
-        }
-        let rest = quads.into_remainder();
-        if let Some(&w) = words.get(done) {
-            for (lane, k) in rest.iter_mut().enumerate() {
-                *k |= flip(*k, (w >> (SITE_BITS as usize * lane)) as u16) as u8;
-            }
-        }
-    }
+    /// The bin counts of a step in progress, in the implementation's own form.
+    type Tally;
 
-    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
-    /// `b` of `bins` (each below [`CLASS_LIMIT`], none twice). Every byte of `class` must be
-    /// below [`CLASS_LIMIT`] (otherwise the counts are unspecified, but nothing panics).
-    #[inline(always)]
-    fn count(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
-        let mut split = [[0i32; BINS]; SPLITS];
-        let mut groups = class.chunks_exact(SPLITS);
-        for group in &mut groups {
-            for (counts, &k) in split.iter_mut().zip(group) {
-                if let Some(n) = counts.get_mut(bin(k)) {
-                    *n += 1;
-                }
-            }
+    /// An empty tally.
+    fn tally(&self) -> Self::Tally;
+
+    /// Draws the flips of `class` as [`draw_flips`] does (a step's class bytes are below 32
+    /// then). The sites may be counted out of their bins here or in [`drawn`](Self::drawn).
+    fn flip(
+        &self,
+        thresholds: &[u16; 32],
+        class: &mut [u8],
+        words: &[u64],
+        tally: &mut Self::Tally,
+    );
+
+    /// Once the flips of all of `class` are drawn: subtracts from `tally` every site's bin
+    /// (`class & 0x3f`; each `b` of `bins` is counted, below [`CLASS_LIMIT`] and none twice),
+    /// unless [`flip`](Self::flip) did, and returns the number of sites with the flip bit.
+    fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut Self::Tally) -> usize;
+
+    /// Adds every site's bin of `class` to `tally` (for the bins of `bins`). Every byte of
+    /// `class` must be below [`CLASS_LIMIT`] (otherwise the counts are unspecified, but
+    /// nothing panics).
+    fn count(&self, class: &[u8], bins: &[u8], tally: &mut Self::Tally);
+
+    /// Adds the tally of bin `b` to `hist[b]`, for every `b` of `bins`.
+    fn histogram(&self, tally: &Self::Tally, bins: &[u8], hist: &mut [isize; 64]);
+}
+
+/// The draw of the flips of `class`, which defines it: site `j` flips when bits
+/// `16·(j mod 4) .. 16·(j mod 4) + 16` of `words[j / 4]`, read as an integer, are below
+/// `thresholds[k mod 32]`, and then gets bit 5 set. Sites beyond `4 · words.len()` are left
+/// alone.
+#[inline(always)]
+pub fn draw_flips(thresholds: &[u16; 32], class: &mut [u8], words: &[u64]) {
+    let flip = |k: u8, r: u16| {
+        let t = thresholds.get(usize::from(k & 0x1f)).copied().unwrap_or(0);
+        u32::from(r < t) << 5
+    };
+    let done = class.len() / SITES_PER_WORD;
+    let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
+    for (quad, &w) in (&mut quads).zip(words) {
+        // The four sites as one word: one load and one store.
+        let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) else {
+            continue;
+        };
+        let k = u32::from_le_bytes(*quad);
+        let mut flips = 0;
+        for lane in 0..SITES_PER_WORD {
+            let r = (w >> (SITE_BITS as usize * lane)) as u16;
+            flips |= flip((k >> (8 * lane)) as u8, r) << (8 * lane);
         }
-        for (counts, &k) in split.iter_mut().zip(groups.remainder()) {
-            if let Some(n) = counts.get_mut(bin(k)) {
-                *n += 1;
-            }
-        }
-        for &b in bins {
-            // A count is at most `⌈d/SPLITS⌉ < 2^31`.
-            let n: i32 = split
-                .iter()
-                .map(|c| c.get(bin(b)).copied().unwrap_or(0))
-                .sum();
-            if let Some(h) = hist.get_mut(usize::from(b)) {
-                *h += sign * n as isize;
-            }
+        *quad = (k | flips).to_le_bytes();
+    }
+    let rest = quads.into_remainder();
+    if let Some(&w) = words.get(done) {
+        for (lane, k) in rest.iter_mut().enumerate() {
+            *k |= flip(*k, (w >> (SITE_BITS as usize * lane)) as u16) as u8;
         }
     }
 }
 
-/// The provided [`LatticePasses`]: portable code, a site at a time.
+/// The portable [`LatticePasses`], a site at a time: both counts go to one set of eight
+/// interleaved sub-histograms (site `i` of a count into sub-histogram `i mod 8`, so that
+/// successive sites of one class do not each wait for the previous increment of the same
+/// counter to be stored), cleared and summed once a step.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PortablePasses;
 
-impl LatticePasses for PortablePasses {}
+impl PortablePasses {
+    /// Adds `delta` to the bin of every site of `class` in `tally`.
+    #[inline(always)]
+    fn tally_sites(class: &[u8], tally: &mut [[i32; BINS]; SPLITS], delta: i32) {
+        let mut groups = class.chunks_exact(SPLITS);
+        for group in &mut groups {
+            for (counts, &k) in tally.iter_mut().zip(group) {
+                if let Some(n) = counts.get_mut(bin(k)) {
+                    *n += delta;
+                }
+            }
+        }
+        for (counts, &k) in tally.iter_mut().zip(groups.remainder()) {
+            if let Some(n) = counts.get_mut(bin(k)) {
+                *n += delta;
+            }
+        }
+    }
+
+    /// The count of bin `b` summed over the sub-histograms (each at most `⌈d/SPLITS⌉ < 2^31`
+    /// in magnitude).
+    #[inline(always)]
+    fn total(tally: &[[i32; BINS]; SPLITS], b: u8) -> isize {
+        let n: i32 = tally
+            .iter()
+            .map(|c| c.get(bin(b)).copied().unwrap_or(0))
+            .sum();
+        n as isize
+    }
+}
+
+impl LatticePasses for PortablePasses {
+    type Tally = [[i32; BINS]; SPLITS];
+
+    #[inline(always)]
+    fn tally(&self) -> Self::Tally {
+        [[0; BINS]; SPLITS]
+    }
+
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64], _: &mut Self::Tally) {
+        draw_flips(thresholds, class, words);
+    }
+
+    #[inline(always)]
+    fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut Self::Tally) -> usize {
+        Self::tally_sites(class, tally, -1);
+        // The flips, from their bins (the forward counts are negative).
+        let flipped: isize = bins
+            .iter()
+            .filter(|&&b| b & FLIP_BIT != 0)
+            .map(|&b| Self::total(tally, b))
+            .sum();
+        flipped.unsigned_abs()
+    }
+
+    #[inline(always)]
+    fn count(&self, class: &[u8], _: &[u8], tally: &mut Self::Tally) {
+        Self::tally_sites(class, tally, 1);
+    }
+
+    #[inline(always)]
+    fn histogram(&self, tally: &Self::Tally, bins: &[u8], hist: &mut [isize; 64]) {
+        for &b in bins {
+            if let Some(h) = hist.get_mut(usize::from(b)) {
+                *h += Self::total(tally, b);
+            }
+        }
+    }
+}
 
 /// The flip kernels with the tabulated lattice proposal, unadjusted (`ADJUSTED = false`:
 /// [`LatticeDula`]) or Metropolis-adjusted (`ADJUSTED = true`: [`LatticeDmala`]).
@@ -1109,9 +1182,12 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         LenError::check("chain", p.dim(), chain.dim())?;
         let class = &mut *chain.x_proposal;
         p.fill_classes(chain.x, class, 0);
-        let mut hist: Histogram = [0; BINS];
         #[cfg(target_pointer_width = "64")]
-        let flips = p.draw(class, &mut hist, rng, passes);
+        let mut tally = passes.tally();
+        #[cfg(target_pointer_width = "64")]
+        let flips = p.draw(class, &mut tally, rng, passes);
+        #[cfg(not(target_pointer_width = "64"))]
+        let mut hist: Histogram = [0; BINS];
         #[cfg(not(target_pointer_width = "64"))]
         let flips = {
             let _ = passes;
@@ -1126,7 +1202,12 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         toggle_flipped(chain.x, class);
         p.fill_classes(chain.x, class, FLIP_BIT);
         #[cfg(target_pointer_width = "64")]
-        passes.count(class, p.bins(), &mut hist, 1);
+        let mut hist: Histogram = [0; BINS];
+        #[cfg(target_pointer_width = "64")]
+        {
+            passes.count(class, p.bins(), &mut tally);
+            passes.histogram(&tally, p.bins(), &mut hist);
+        }
         #[cfg(not(target_pointer_width = "64"))]
         LatticeProposal::<D>::count_bins(class, &mut hist);
         let (log_q_ratio, pair, ups) = p.histogram_terms(&hist);

@@ -63,7 +63,7 @@ pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
 pub use lattice::{
     CLASS_LIMIT, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses, LatticeProposal,
-    PortablePasses,
+    PortablePasses, draw_flips,
 };
 pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};

@@ -600,8 +600,19 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
             let passes = crate::simd::LatticeAvx2(v3);
             return self.kernel.step_with(self.chain, self.rng, &passes);
         }
-        self.kernel.step(self.chain, self.rng)
+        portable_lattice_step(self.kernel, self.chain, self.rng)
     }
+}
+
+/// The portable lattice step in a function of its own: inlined into the dispatcher's large
+/// function, some of the step's helpers were left out of line.
+#[inline(never)]
+fn portable_lattice_step<R: Rng + ?Sized>(
+    kernel: &LatticeDmala<Dims>,
+    chain: &mut BinaryChain<'_>,
+    rng: &mut R,
+) -> Result<StepReport, langevin_core::LenError> {
+    kernel.step(chain, rng)
 }
 
 impl Kernel<Binary> for AnyBinaryKernel {
