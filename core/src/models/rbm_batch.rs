@@ -587,23 +587,20 @@ fn update_f32(
         if let (Some(dst), Some(src)) = (bias_tile.get_mut(..w), bias.get(j0..j0 + w)) {
             dst.copy_from_slice(src);
         }
-        let base_tile = base
-            .and_then(|b| b.get(j0 * n..(j0 + TILE) * n))
-            .map(|b| b.as_chunks::<TILE>().0)
-            .unwrap_or(&[]);
-        let rows = block.as_chunks::<TILE>().0;
+        let base_tile = base.and_then(|b| b.get(j0 * n..(j0 + TILE) * n));
         let chains = out
-            .as_chunks_mut::<TILE>()
-            .0
-            .iter_mut()
+            .chunks_exact_mut(TILE)
             .zip(counts.chunks_exact(2))
             .zip(lists.chunks_exact(v.max(1)))
             .enumerate();
         for (c, ((o, pair), slot)) in chains {
-            let start = if base.is_some() {
-                base_tile.get(c).copied().unwrap_or(bias_tile)
-            } else {
-                bias_tile
+            let start = match base_tile {
+                Some(b) => b
+                    .get(c * TILE..)
+                    .and_then(|b| b.first_chunk::<TILE>())
+                    .copied()
+                    .unwrap_or(bias_tile),
+                None => bias_tile,
             };
             let (up, down) = match pair {
                 [u, d] => (*u as usize, *d as usize),
@@ -611,34 +608,41 @@ fn update_f32(
             };
             let add = slot.get(..up).unwrap_or(&[]);
             let sub = slot.get(v.saturating_sub(down)..).unwrap_or(&[]);
-            *o = tile_sum(start, rows, add, sub);
+            let sum = tile_sum(start, block, add, sub);
+            if let Ok(o) = <&mut [f32; TILE]>::try_from(o) {
+                *o = sum;
+            }
         }
     }
 }
 
-/// `start + Σ_{i ∈ add} rows[i] − Σ_{i ∈ sub} rows[i]` in [`PARTIAL`] partial sums (see
-/// [`update_f32`]); a unit past `rows` adds nothing.
+/// `start + Σ_{i ∈ add} rows[i] − Σ_{i ∈ sub} rows[i]` (`rows`: rows of [`TILE`] floats) in
+/// [`PARTIAL`] partial sums (see [`update_f32`]); a unit past `rows` adds nothing.
 #[inline(always)]
-fn tile_sum(start: [f32; TILE], rows: &[[f32; TILE]], add: &[u32], sub: &[u32]) -> [f32; TILE] {
+fn tile_sum(start: [f32; TILE], rows: &[f32], add: &[u32], sub: &[u32]) -> [f32; TILE] {
     let mut acc = [[0f32; TILE]; PARTIAL];
     accumulate::<false>(&mut acc, rows, add);
     accumulate::<true>(&mut acc, rows, sub);
     let [a0, a1, a2, a3] = acc;
     let mut o = start;
-    for (j, o) in o.iter_mut().enumerate() {
-        *o += (a0[j] + a1[j]) + (a2[j] + a3[j]);
+    let sums = a0.iter().zip(&a1).zip(a2.iter().zip(&a3));
+    for (o, ((&x0, &x1), (&x2, &x3))) in o.iter_mut().zip(sums) {
+        *o += (x0 + x1) + (x2 + x3);
     }
     o
 }
 
 /// Adds (`SUB`: subtracts) `rows[i]` for the `k`-th unit `i` of `list` to `acc[k mod PARTIAL]`.
 #[inline(always)]
-fn accumulate<const SUB: bool>(
-    acc: &mut [[f32; TILE]; PARTIAL],
-    rows: &[[f32; TILE]],
-    list: &[u32],
-) {
-    let row = |i: u32| rows.get(i as usize).copied().unwrap_or([0.0; TILE]);
+fn accumulate<const SUB: bool>(acc: &mut [[f32; TILE]; PARTIAL], rows: &[f32], list: &[u32]) {
+    let row = |i: u32| {
+        (i as usize)
+            .checked_mul(TILE)
+            .and_then(|k| rows.get(k..))
+            .and_then(|r| r.first_chunk::<TILE>())
+            .copied()
+            .unwrap_or([0.0; TILE])
+    };
     let add = |a: &mut [f32; TILE], r: [f32; TILE]| {
         for (s, &w) in a.iter_mut().zip(&r) {
             *s = if SUB { *s - w } else { *s + w };
