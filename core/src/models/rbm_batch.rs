@@ -636,10 +636,11 @@ fn tile_sum(start: [f32; TILE], rows: &[f32], add: &[u32], sub: &[u32]) -> [f32;
 #[inline(always)]
 fn accumulate<const SUB: bool>(acc: &mut [[f32; TILE]; PARTIAL], rows: &[f32], list: &[u32]) {
     let row = |i: u32| {
-        (i as usize)
-            .checked_mul(TILE)
-            .and_then(|k| rows.get(k..))
-            .and_then(|r| r.first_chunk::<TILE>())
+        // One comparison: the listed units are below `V`, so `i·TILE` does not wrap (a wrapped
+        // range would be empty and add nothing).
+        let k = (i as usize).wrapping_mul(TILE);
+        rows.get(k..k.wrapping_add(TILE))
+            .and_then(|r| <&[f32; TILE]>::try_from(r).ok())
             .copied()
             .unwrap_or([0.0; TILE])
     };
