@@ -559,8 +559,8 @@ fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
 /// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` of `n` over the units `i` that `index`
 /// ([`build_lists`]) lists for it, tile by tile of [`TILE`] hidden units (`packed`: `Wᵀ` as
 /// [`pack`] lays it out). Within a tile the rows are summed in [`PARTIAL`] independent partial
-/// sums (row `k` of the chain's list, the units to add then those to subtract, into sum
-/// `k mod PARTIAL`), which are added pairwise to the base. `base` and `out` are tile-major:
+/// sums (the `k`-th unit to add into sum `k mod PARTIAL`, then the `k`-th unit to subtract
+/// likewise), which are added pairwise to the base. `base` and `out` are tile-major:
 /// tile `t` of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the
 /// bias `c` for every chain.
 #[inline(always)]
