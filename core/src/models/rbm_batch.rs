@@ -129,9 +129,12 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 
     /// Like [`new`](Self::new), the pre-activations cached and updated in `f32`: `cache` holds
-    /// `(V + 2·chains)·⌈H/32⌉·32` floats (a copy of `Wᵀ` in tiles of 32 hidden units, then the
-    /// current pre-activations of every chain, then the proposed ones, tile by tile), `index`
-    /// `(chains + 1)·V` integers (the moved units of all chains, listed unit by unit).
+    /// `(V + 2·chains)·⌈H/16⌉·16 + 16` floats (a copy of `Wᵀ` in tiles of 16 hidden units
+    /// starting on a 64-byte boundary, then the current pre-activations of every chain, then the
+    /// proposed ones, tile by tile), `index`
+    /// `chains·(V + 2)` integers (the moved units of every chain, split into those to add and
+    /// those to subtract). [`incremental_f32_lengths`](RbmBatch::incremental_f32_lengths)
+    /// gives both lengths.
     ///
     /// # Errors
     ///
@@ -147,18 +150,27 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         let nh = chains.saturating_mul(rbm.hidden_units().div_ceil(TILE) * TILE);
         let v = rbm.parameters().1.len();
         let packed_len = packed_len(v, rbm.hidden_units());
-        let len = nh.saturating_mul(2).saturating_add(packed_len);
+        let len = nh
+            .saturating_mul(2)
+            .saturating_add(packed_len)
+            .saturating_add(ALIGN_SLACK);
         LenError::check("cache", len, cache.len())?;
         LenError::check(
             "index",
-            chains.saturating_add(1).saturating_mul(v),
+            chains.saturating_mul(v.saturating_add(2)),
             index.len(),
         )?;
-        let (packed, cache) = cache.split_at_mut(packed_len);
+        // The first float on a 64-byte boundary (0 if the platform cannot say).
+        let skip = match cache.as_ptr().align_offset(64) {
+            k if k < ALIGN_SLACK => k,
+            _ => 0,
+        };
+        let cache = cache.get_mut(skip..).unwrap_or(&mut []);
+        let (packed, cache) = cache.split_at_mut(packed_len.min(cache.len()));
         if let Some(wt) = rbm.transpose() {
             pack(wt, rbm.hidden_units(), v, packed);
         }
-        let (current, proposal) = cache.split_at_mut(nh);
+        let (current, proposal) = cache.split_at_mut(nh.min(cache.len()));
         Self::with_hidden(
             rbm,
             chains,
@@ -274,10 +286,33 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 }
 
+impl RbmBatch<'static> {
+    /// The lengths `(cache, index)` of the buffers of
+    /// [`incremental_f32`](RbmBatch::incremental_f32) for `visible` and `hidden` units and
+    /// `chains` chains (saturating).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::models::RbmBatch;
+    /// assert_eq!(RbmBatch::incremental_f32_lengths(3, 10, 2), ((3 + 4) * 16 + 16, 2 * 5));
+    /// ```
+    pub fn incremental_f32_lengths(visible: usize, hidden: usize, chains: usize) -> (usize, usize) {
+        let padded = hidden.div_ceil(TILE).saturating_mul(TILE);
+        let cache = chains
+            .saturating_mul(2)
+            .saturating_add(visible)
+            .saturating_mul(padded)
+            .saturating_add(ALIGN_SLACK);
+        (cache, chains.saturating_mul(visible.saturating_add(2)))
+    }
+}
+
 impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
     /// From `f32` pre-activations `pre` (tile-major, as [`update_f32`] leaves them): `U` of
     /// every chain at `x` into `log_density` and `∇U` into `grad`, the sums in `f32` lanes
-    /// folded into `f64` every [`FOLD`] terms of `b·x` and every tile of softplus terms.
+    /// folded into `f64` every [`FOLD`] terms of `b·x` and every [`FOLD_TILES`] tiles of
+    /// softplus terms.
     #[inline(always)]
     fn finish_lanes(
         &mut self,
@@ -312,36 +347,39 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
                 total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
             }
             let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
-            for (t, s_fold) in sigma.chunks_mut(TILE).enumerate() {
-                let p_fold = pre
-                    .get((t * n + c) * TILE..)
-                    .and_then(|p| p.get(..s_fold.len()))
-                    .unwrap_or(&[]);
+            for (f, s_fold) in sigma.chunks_mut(TILE * FOLD_TILES).enumerate() {
                 let mut acc = [0f32; LANES];
-                for (s, p) in s_fold.chunks_mut(LANES).zip(p_fold.chunks(LANES)) {
-                    let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
-                        Ok(p) => (*p, LANES),
-                        Err(_) => {
-                            let mut lanes = [0f32; LANES];
-                            for (l, &p) in lanes.iter_mut().zip(p) {
-                                *l = p;
+                for (k, s_tile) in s_fold.chunks_mut(TILE).enumerate() {
+                    let t = f * FOLD_TILES + k;
+                    let p_tile = pre
+                        .get((t * n + c) * TILE..)
+                        .and_then(|p| p.get(..s_tile.len()))
+                        .unwrap_or(&[]);
+                    for (s, p) in s_tile.chunks_mut(LANES).zip(p_tile.chunks(LANES)) {
+                        let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
+                            Ok(p) => (*p, LANES),
+                            Err(_) => {
+                                let mut lanes = [0f32; LANES];
+                                for (l, &p) in lanes.iter_mut().zip(p) {
+                                    *l = p;
+                                }
+                                (lanes, p.len())
                             }
-                            (lanes, p.len())
+                        };
+                        let mut softplus = [0f32; LANES];
+                        let mut sig = [0f32; LANES];
+                        for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
+                            (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
                         }
-                    };
-                    let mut softplus = [0f32; LANES];
-                    let mut sig = [0f32; LANES];
-                    for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
-                        (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
-                    }
-                    for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
-                        *a += if j < n { t } else { 0.0 };
-                    }
-                    match <&mut [f32; LANES]>::try_from(&mut *s) {
-                        Ok(s) => *s = sig,
-                        Err(_) => {
-                            for (s, &sg) in s.iter_mut().zip(&sig) {
-                                *s = sg;
+                        for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
+                            *a += if j < n { t } else { 0.0 };
+                        }
+                        match <&mut [f32; LANES]>::try_from(&mut *s) {
+                            Ok(s) => *s = sig,
+                            Err(_) => {
+                                for (s, &sg) in s.iter_mut().zip(&sig) {
+                                    *s = sg;
+                                }
                             }
                         }
                     }
@@ -402,69 +440,91 @@ fn out_of_range(v: usize) -> LenError {
     }
 }
 
-/// Hidden units of one tile of the `f32` update: the tile of a row of `Wᵀ` stays in
-/// registers while every chain that moves that unit adds it to its sums (which stay in the
-/// first-level cache for the whole tile).
-const TILE: usize = 32;
+/// Hidden units of one tile of the `f32` update: a tile of `Wᵀ` (`V·TILE` floats, 49 KB for
+/// `V = 784`, one 64-byte line per row) stays in the near caches while every chain adds its
+/// flipped units' rows of it to sums held in registers.
+const TILE: usize = 16;
 
-/// Lists, unit by unit, the chains whose rows of `Wᵀ` are to be added: `index` receives the
-/// entries `2c + up` (chain `c`, `up` = 1 to add, 0 to subtract) grouped by unit `i` in
-/// increasing `i` (and `c`), after `v` offsets (`index[i]` = the end of unit `i`'s entries,
-/// counted from `v`). With `flips` = `Some((flipped, counts))` a chain lists its first
-/// `counts[c]` flipped units, signed by the state they move to; with `None`, its active units
-/// (`states[c][i] = 1`). Returns `false` if `index` is too short or a unit is out of range.
+// A tile's hidden terms are whole chunks of lanes.
+const _: () = assert!(TILE.is_multiple_of(LANES));
+
+/// Tiles whose `f32` softplus lanes are summed before they are folded into `f64` (32 hidden
+/// units).
+const FOLD_TILES: usize = 2;
+
+/// Floats of slack in an [`incremental_f32`](RbmBatch::incremental_f32) cache, so that the
+/// packed `Wᵀ` can start on a 64-byte boundary (its rows then never straddle cache lines).
+const ALIGN_SLACK: usize = 16;
+
+/// Independent partial sums per chain and tile in [`update_f32`], so that the additions of
+/// successive rows do not wait on each other.
+const PARTIAL: usize = 4;
+
+/// Lists, chain by chain, the units whose rows of `Wᵀ` are to be added and subtracted. `index`
+/// holds `2n` counts (chain `c`'s number of units to add at `2c`, to subtract at `2c + 1`),
+/// then a slot of `v` entries per chain: the units to add from the front of its slot (in
+/// increasing order), those to subtract from the back (in decreasing position, i.e. the first
+/// listed is last). With `flips` = `Some((flipped, counts))` a chain lists its first
+/// `counts[c]` flipped units, added when the state moves to 1 there (`states` are the
+/// proposals) and subtracted otherwise; with `None`, its active units (`states[c][i] = 1`), all
+/// added. Returns `false` if `index` is too short or a unit is out of range.
 #[inline(always)]
-fn build_index(
+fn build_lists(
     index: &mut [u32],
     v: usize,
+    n: usize,
     states: &[u8],
     flips: Option<(&[u32], &[u32])>,
 ) -> bool {
-    let Some((ends, entries)) = index.split_at_mut_checked(v) else {
+    let Some((counts, lists)) = index.split_at_mut_checked(2 * n) else {
         return false;
     };
-    ends.fill(0);
-    // Pass 1: counts per unit; pass 2: scatter, with `ends[i]` as unit `i`'s cursor.
-    for pass in 0..2 {
-        for (c, x) in states.chunks_exact(v.max(1)).enumerate() {
-            let mut visit = |i: usize| -> bool {
-                let Some(end) = ends.get_mut(i) else {
-                    return false;
-                };
-                if pass == 1 {
-                    let up = x.get(i).is_some_and(|&t| t != 0);
-                    match entries.get_mut(*end as usize) {
-                        Some(slot) => *slot = (2 * c + usize::from(up)) as u32,
-                        None => return false,
-                    }
-                }
-                *end += 1;
-                true
-            };
-            let ok = match flips {
-                Some((flipped, counts)) => {
-                    let k = counts.get(c).copied().unwrap_or(0) as usize;
-                    let list = flipped.get(c * v..).and_then(|f| f.get(..k)).unwrap_or(&[]);
-                    list.iter().all(|&i| visit(i as usize))
-                }
-                None => x
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, t)| **t != 0)
-                    .all(|(i, _)| visit(i)),
-            };
-            if !ok {
+    if lists.len() < n.saturating_mul(v) || v == 0 {
+        return false;
+    }
+    let chains = states
+        .chunks_exact(v)
+        .zip(counts.chunks_exact_mut(2))
+        .zip(lists.chunks_exact_mut(v))
+        .enumerate();
+    for (c, ((x, pair), slot)) in chains {
+        let (mut up, mut down) = (0usize, 0usize);
+        // Written to both ends, the counters advanced by the sign: no branch on it.
+        let mut visit = |i: usize, add: bool| -> bool {
+            if i >= v || up + down >= v {
                 return false;
             }
-        }
-        if pass == 0 {
-            // Exclusive prefix sums: each unit's cursor starts at its first entry.
-            let mut total = 0u32;
-            for e in ends.iter_mut() {
-                let count = *e;
-                *e = total;
-                total = total.saturating_add(count);
+            if let Some(back) = slot.get_mut(v - 1 - down) {
+                *back = i as u32;
             }
+            if let Some(front) = slot.get_mut(up) {
+                *front = i as u32;
+            }
+            up += usize::from(add);
+            down += usize::from(!add);
+            true
+        };
+        let ok = match flips {
+            Some((flipped, k)) => {
+                let k = k.get(c).copied().unwrap_or(0) as usize;
+                let list = flipped.get(c * v..).and_then(|f| f.get(..k)).unwrap_or(&[]);
+                list.iter().all(|&i| {
+                    let i = i as usize;
+                    visit(i, x.get(i).is_some_and(|&t| t != 0))
+                })
+            }
+            None => x
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| **t != 0)
+                .all(|(i, _)| visit(i, true)),
+        };
+        if !ok || up + down > v {
+            return false;
+        }
+        if let [u, d] = pair {
+            *u = up as u32;
+            *d = down as u32;
         }
     }
     true
@@ -492,10 +552,12 @@ fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
 }
 
 /// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` of `n` over the units `i` that `index`
-/// ([`build_index`]) lists for it, added in increasing `i`, tile by tile of [`TILE`] hidden
-/// units (`packed`: `Wᵀ` as [`pack`] lays it out). `base` and `out` are tile-major: tile `t`
-/// of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the bias `c` for
-/// every chain.
+/// ([`build_lists`]) lists for it, tile by tile of [`TILE`] hidden units (`packed`: `Wᵀ` as
+/// [`pack`] lays it out). Within a tile the rows are summed in [`PARTIAL`] independent partial
+/// sums (the `k`-th unit to add into sum `k mod PARTIAL`, then the `k`-th unit to subtract
+/// likewise), which are added pairwise to the base. `base` and `out` are tile-major:
+/// tile `t` of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the
+/// bias `c` for every chain.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn update_f32(
@@ -508,51 +570,92 @@ fn update_f32(
     out: &mut [f32],
     index: &[u32],
 ) {
-    let (ends, entries) = index.split_at(v.min(index.len()));
+    let (counts, lists) = index.split_at(index.len().min(2 * n));
     let tiles = packed
         .chunks_exact(TILE * v.max(1))
         .zip(out.chunks_exact_mut(TILE * n.max(1)))
         .enumerate();
     for (t, (block, out)) in tiles {
         let j0 = t * TILE;
-        match base {
-            Some(b) => {
-                if let Some(from) = b.get(j0 * n..(j0 + TILE) * n) {
-                    out.copy_from_slice(from);
-                }
-            }
-            None => {
-                let mut tile = [0f32; TILE];
-                let w = TILE.min(h.saturating_sub(j0));
-                if let (Some(dst), Some(src)) = (tile.get_mut(..w), bias.get(j0..j0 + w)) {
-                    dst.copy_from_slice(src);
-                }
-                for o in out.chunks_exact_mut(TILE) {
-                    o.copy_from_slice(&tile);
-                }
-            }
+        let mut bias_tile = [0f32; TILE];
+        let w = TILE.min(h.saturating_sub(j0));
+        if let (Some(dst), Some(src)) = (bias_tile.get_mut(..w), bias.get(j0..j0 + w)) {
+            dst.copy_from_slice(src);
         }
-        let mut begin = 0usize;
-        for (&end, row) in ends.iter().zip(block.chunks_exact(TILE)) {
-            let list = entries.get(begin..end as usize).unwrap_or(&[]);
-            begin = end as usize;
-            let Ok(row) = <&[f32; TILE]>::try_from(row) else {
-                continue;
+        let base_tile = base.and_then(|b| b.get(j0 * n..(j0 + TILE) * n));
+        let chains = out
+            .chunks_exact_mut(TILE)
+            .zip(counts.chunks_exact(2))
+            .zip(lists.chunks_exact(v.max(1)))
+            .enumerate();
+        for (c, ((o, pair), slot)) in chains {
+            let start = match base_tile {
+                Some(b) => b
+                    .get(c * TILE..)
+                    .and_then(|b| b.first_chunk::<TILE>())
+                    .copied()
+                    .unwrap_or(bias_tile),
+                None => bias_tile,
             };
-            let row = *row;
-            for &e in list {
-                let c = (e >> 1) as usize;
-                let s = if e & 1 != 0 { 1.0f32 } else { -1.0 };
-                let acc = out
-                    .get_mut(c * TILE..(c + 1) * TILE)
-                    .and_then(|a| <&mut [f32; TILE]>::try_from(a).ok());
-                if let Some(acc) = acc {
-                    for (a, &x) in acc.iter_mut().zip(&row) {
-                        *a += s * x;
-                    }
-                }
+            let (up, down) = match pair {
+                [u, d] => (*u as usize, *d as usize),
+                _ => (0, 0),
+            };
+            let add = slot.get(..up).unwrap_or(&[]);
+            let sub = slot.get(v.saturating_sub(down)..).unwrap_or(&[]);
+            let sum = tile_sum(start, block, add, sub);
+            if let Ok(o) = <&mut [f32; TILE]>::try_from(o) {
+                *o = sum;
             }
         }
+    }
+}
+
+/// `start + Σ_{i ∈ add} rows[i] − Σ_{i ∈ sub} rows[i]` (`rows`: rows of [`TILE`] floats) in
+/// [`PARTIAL`] partial sums (see [`update_f32`]); a unit past `rows` adds nothing.
+#[inline(always)]
+fn tile_sum(start: [f32; TILE], rows: &[f32], add: &[u32], sub: &[u32]) -> [f32; TILE] {
+    let mut acc = [[0f32; TILE]; PARTIAL];
+    accumulate::<false>(&mut acc, rows, add);
+    accumulate::<true>(&mut acc, rows, sub);
+    let [a0, a1, a2, a3] = acc;
+    let mut o = start;
+    let sums = a0.iter().zip(&a1).zip(a2.iter().zip(&a3));
+    for (o, ((&x0, &x1), (&x2, &x3))) in o.iter_mut().zip(sums) {
+        *o += (x0 + x1) + (x2 + x3);
+    }
+    o
+}
+
+/// Adds (`SUB`: subtracts) `rows[i]` for the `k`-th unit `i` of `list` to `acc[k mod PARTIAL]`.
+#[inline(always)]
+fn accumulate<const SUB: bool>(acc: &mut [[f32; TILE]; PARTIAL], rows: &[f32], list: &[u32]) {
+    let row = |i: u32| {
+        // One comparison: the listed units are below `V`, so `i·TILE` does not wrap (a wrapped
+        // range would be empty and add nothing).
+        let k = (i as usize).wrapping_mul(TILE);
+        rows.get(k..k.wrapping_add(TILE))
+            .and_then(|r| <&[f32; TILE]>::try_from(r).ok())
+            .copied()
+            .unwrap_or([0.0; TILE])
+    };
+    let add = |a: &mut [f32; TILE], r: [f32; TILE]| {
+        for (s, &w) in a.iter_mut().zip(&r) {
+            *s = if SUB { *s - w } else { *s + w };
+        }
+    };
+    let mut quads = list.chunks_exact(PARTIAL);
+    for q in &mut quads {
+        if let Ok(&[i0, i1, i2, i3]) = <&[u32; PARTIAL]>::try_from(q) {
+            let [a0, a1, a2, a3] = acc;
+            add(a0, row(i0));
+            add(a1, row(i1));
+            add(a2, row(i2));
+            add(a3, row(i3));
+        }
+    }
+    for (a, &i) in acc.iter_mut().zip(quads.remainder()) {
+        add(a, row(i));
     }
 }
 
@@ -609,7 +712,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 index,
                 ..
             } => {
-                let r = if build_index(index, v, x, None) {
+                let r = if build_lists(index, v, self.chains, x, None) {
                     update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     self.finish_lanes(x, current, grad, log_density)
                 } else {
@@ -685,13 +788,19 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
             } => {
                 let mut ok = true;
                 let age = if age >= Self::REFRESH {
-                    ok &= build_index(index, v, moves.from, None);
+                    ok &= build_lists(index, v, self.chains, moves.from, None);
                     update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     0
                 } else {
                     age
                 };
-                ok &= build_index(index, v, moves.to, Some((moves.changed, moves.counts)));
+                ok &= build_lists(
+                    index,
+                    v,
+                    self.chains,
+                    moves.to,
+                    Some((moves.changed, moves.counts)),
+                );
                 let r = if ok {
                     update_f32(
                         packed,
@@ -873,10 +982,10 @@ mod tests {
             .with_transpose(&wt)
             .unwrap();
         let (mut cache, mut sigma) = (
-            vec![0.0f32; (2 * n + v) * h.div_ceil(32) * 32],
+            vec![0.0f32; RbmBatch::incremental_f32_lengths(v, h, n).0],
             vec![0.0f32; n * h],
         );
-        let mut index = vec![0u32; (n + 1) * v];
+        let mut index = vec![0u32; RbmBatch::incremental_f32_lengths(v, h, n).1];
         let mut target = RbmBatch::<Blocked>::incremental_f32(
             &rbm, n, &mut cache, &mut index, &mut sigma, Blocked,
         )

@@ -152,9 +152,9 @@ fn model_group<const ADJUSTED: bool>(
             let rbm = Rbm::new(dense.w, dense.b, dense.c, &mut one)
                 .and_then(|r| r.with_transpose(dense.wt))
                 .map_err(|e| model_err(e.to_string()))?;
-            let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
+            let (cache_len, index_len) = RbmBatch::incremental_f32_lengths(v, h, n);
             let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
-            let mut index = vec![0u32; (n + 1) * v];
+            let mut index = vec![0u32; index_len];
             let mut target = RbmBatch::<Gemm, crate::FlipMathImpl>::incremental_f32(
                 &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
             )

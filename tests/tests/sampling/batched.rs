@@ -52,9 +52,9 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
     };
     // 40 steps pass a recomputation of the cached pre-activations (every 32 evaluations).
     for (t, steps) in [1usize, 40].into_iter().enumerate() {
-        let cache_len = (2 * n + v) * h.div_ceil(32) * 32;
+        let (cache_len, index_len) = RbmBatch::incremental_f32_lengths(v, h, n);
         let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
-        let mut index = vec![0u32; (n + 1) * v];
+        let mut index = vec![0u32; index_len];
         let mut target = RbmBatch::<Gemm, Fast>::incremental_f32(
             &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
         )
