@@ -6,34 +6,45 @@ use crate::batch::RowProposal;
 use crate::binary::FlipProposal;
 use crate::categorical::CategoricalProposal;
 use crate::chain::Chain;
-use crate::domain::{Binary, Categorical, Ordinal};
+use crate::domain::{Binary, Categorical, Domain, Ordinal};
 use crate::error::{LenError, ParamError};
 use crate::kernel::{Balanced, Drawn, Proposal};
 use crate::math::FlipMath;
 use crate::ordinal::OrdinalProposal;
 use rand_core::Rng;
 
+// A chain's draw is the draw of its rows: one implementation serves single chains and batches.
+// Inlined on x86-64 only, as the flip proposal's calls are (see below): on 32-bit targets a
+// forced inline lets the draw's arrays share the step's stack frame.
+impl<D: Domain, P: RowProposal<D>> Proposal<D> for P {
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    fn draw<R: Rng + ?Sized>(
+        &self,
+        c: &mut Chain<'_, D>,
+        rng: &mut R,
+        with_log_q: bool,
+    ) -> Result<Drawn, LenError> {
+        self.draw_row(
+            c.x,
+            c.grad,
+            c.states,
+            c.x_proposal,
+            c.changed,
+            rng,
+            with_log_q,
+        )
+    }
+
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    fn reverse_log_q(&self, c: &mut Chain<'_, D>) -> Result<f64, LenError> {
+        self.log_q_row(c.x_proposal, c.grad_proposal, c.states, c.x)
+    }
+}
+
 // The flip proposal works in blocks of fixed-size arrays: drawing, drawing without `log q` and
 // `log q` stay separate calls, so that their arrays never share one stack frame. On x86-64 they
 // are inlined into the kernel step instead, so that they are compiled for the instruction set a
 // runner picks at run time (stack is plentiful there).
-impl<M: FlipMath> Proposal<Binary> for FlipProposal<'_, M> {
-    #[cfg_attr(target_arch = "x86_64", inline(always))]
-    fn draw<R: Rng + ?Sized>(
-        &self,
-        c: &mut Chain<'_, Binary>,
-        rng: &mut R,
-        with_log_q: bool,
-    ) -> Result<Drawn, LenError> {
-        self.draw_row(c.x, c.grad, 2, c.x_proposal, c.changed, rng, with_log_q)
-    }
-
-    #[cfg_attr(target_arch = "x86_64", inline(always))]
-    fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
-        self.log_q(c.x_proposal, c.grad_proposal, c.x)
-    }
-}
-
 impl<M: FlipMath> RowProposal<Binary> for FlipProposal<'_, M> {
     #[inline(always)]
     fn check_rows(&self, d: usize) -> Result<(), LenError> {
@@ -73,23 +84,6 @@ impl<M: FlipMath> RowProposal<Binary> for FlipProposal<'_, M> {
         to: &[u8],
     ) -> Result<f64, LenError> {
         self.log_q(from, grad_from, to)
-    }
-}
-
-impl Proposal<Ordinal> for OrdinalProposal<'_> {
-    #[inline(always)]
-    fn draw<R: Rng + ?Sized>(
-        &self,
-        c: &mut Chain<'_, Ordinal>,
-        rng: &mut R,
-        _with_log_q: bool,
-    ) -> Result<Drawn, LenError> {
-        self.propose(c.x, c.grad, c.states, c.x_proposal, c.changed, rng)
-    }
-
-    #[inline(always)]
-    fn reverse_log_q(&self, c: &mut Chain<'_, Ordinal>) -> Result<f64, LenError> {
-        self.log_q(c.x_proposal, c.grad_proposal, c.states, c.x)
     }
 }
 
