@@ -26,8 +26,8 @@ use crate::math::{FlipMath, Libm};
 /// SIMD.
 ///
 /// [`incremental_f32`](Self::incremental_f32) keeps per-flip updates but in `f32`, hidden
-/// tile by hidden tile over all chains (a tile of `Wᵀ` stays in cache while every chain adds
-/// its flipped rows), recomputing the current pre-activations from the states every
+/// tile by hidden tile over all chains (a unit's row of a tile is read once and added to every
+/// chain that flips the unit), recomputing the current pre-activations from the states every
 /// [`REFRESH`](Self::REFRESH) evaluations so that rounding cannot accumulate; its hidden terms
 /// are summed in `f32` lanes folded into `f64`. Its values are close to [`Rbm`]'s, not equal.
 #[derive(Debug)]
@@ -129,12 +129,11 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     }
 
     /// Like [`new`](Self::new), the pre-activations cached and updated in `f32`: `cache` holds
-    /// `(V + 2·chains)·⌈H/16⌉·16 + 16` floats (a copy of `Wᵀ` in tiles of 16 hidden units
+    /// `(V + 2·chains)·⌈H/64⌉·64 + 16` floats (a copy of `Wᵀ` in tiles of 64 hidden units
     /// starting on a 64-byte boundary, then the current pre-activations of every chain, then the
-    /// proposed ones, tile by tile), `index`
-    /// `chains·(V + 2)` integers (the moved units of every chain, split into those to add and
-    /// those to subtract). [`incremental_f32_lengths`](RbmBatch::incremental_f32_lengths)
-    /// gives both lengths.
+    /// proposed ones, tile by tile), `index` `(chains + 1)·V` integers (the moved units of every
+    /// chain, bucketed by unit).
+    /// [`incremental_f32_lengths`](RbmBatch::incremental_f32_lengths) gives both lengths.
     ///
     /// # Errors
     ///
@@ -150,16 +149,10 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
         let nh = chains.saturating_mul(rbm.hidden_units().div_ceil(TILE) * TILE);
         let v = rbm.parameters().1.len();
         let packed_len = packed_len(v, rbm.hidden_units());
-        let len = nh
-            .saturating_mul(2)
-            .saturating_add(packed_len)
-            .saturating_add(ALIGN_SLACK);
-        LenError::check("cache", len, cache.len())?;
-        LenError::check(
-            "index",
-            chains.saturating_mul(v.saturating_add(2)),
-            index.len(),
-        )?;
+        let (cache_len, index_len) =
+            RbmBatch::incremental_f32_lengths(v, rbm.hidden_units(), chains);
+        LenError::check("cache", cache_len, cache.len())?;
+        LenError::check("index", index_len, index.len())?;
         // The first float on a 64-byte boundary (0 if the platform cannot say).
         let skip = match cache.as_ptr().align_offset(64) {
             k if k < ALIGN_SLACK => k,
@@ -295,7 +288,10 @@ impl RbmBatch<'static> {
     ///
     /// ```
     /// use langevin_core::models::RbmBatch;
-    /// assert_eq!(RbmBatch::incremental_f32_lengths(3, 10, 2), ((3 + 4) * 16 + 16, 2 * 5));
+    /// assert_eq!(
+    ///     RbmBatch::incremental_f32_lengths(3, 10, 2),
+    ///     ((3 + 4) * 64 + 16, 3 + 2 * 3)
+    /// );
     /// ```
     pub fn incremental_f32_lengths(visible: usize, hidden: usize, chains: usize) -> (usize, usize) {
         let padded = hidden.div_ceil(TILE).saturating_mul(TILE);
@@ -304,15 +300,15 @@ impl RbmBatch<'static> {
             .saturating_add(visible)
             .saturating_mul(padded)
             .saturating_add(ALIGN_SLACK);
-        (cache, chains.saturating_mul(visible.saturating_add(2)))
+        (cache, chains.saturating_add(1).saturating_mul(visible))
     }
 }
 
 impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
     /// From `f32` pre-activations `pre` (tile-major, as [`update_f32`] leaves them): `U` of
     /// every chain at `x` into `log_density` and `∇U` into `grad`, the sums in `f32` lanes
-    /// folded into `f64` every [`FOLD`] terms of `b·x` and every [`FOLD_TILES`] tiles of
-    /// softplus terms.
+    /// folded into `f64` every [`FOLD`] terms of `b·x` and every [`FOLD_UNITS`] softplus
+    /// terms.
     #[inline(always)]
     fn finish_lanes(
         &mut self,
@@ -347,39 +343,39 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
                 total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
             }
             let sigma = self.sigma.get_mut(c * h..(c + 1) * h).unwrap_or(&mut []);
-            for (f, s_fold) in sigma.chunks_mut(TILE * FOLD_TILES).enumerate() {
+            for (f, s_fold) in sigma.chunks_mut(FOLD_UNITS).enumerate() {
                 let mut acc = [0f32; LANES];
-                for (k, s_tile) in s_fold.chunks_mut(TILE).enumerate() {
-                    let t = f * FOLD_TILES + k;
-                    let p_tile = pre
-                        .get((t * n + c) * TILE..)
-                        .and_then(|p| p.get(..s_tile.len()))
-                        .unwrap_or(&[]);
-                    for (s, p) in s_tile.chunks_mut(LANES).zip(p_tile.chunks(LANES)) {
-                        let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
-                            Ok(p) => (*p, LANES),
-                            Err(_) => {
-                                let mut lanes = [0f32; LANES];
-                                for (l, &p) in lanes.iter_mut().zip(p) {
-                                    *l = p;
-                                }
-                                (lanes, p.len())
+                // A fold lies within one tile.
+                let j0 = f * FOLD_UNITS;
+                let at = (j0 / TILE * n + c) * TILE + j0 % TILE;
+                let p_fold = pre
+                    .get(at..)
+                    .and_then(|p| p.get(..s_fold.len()))
+                    .unwrap_or(&[]);
+                for (s, p) in s_fold.chunks_mut(LANES).zip(p_fold.chunks(LANES)) {
+                    let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
+                        Ok(p) => (*p, LANES),
+                        Err(_) => {
+                            let mut lanes = [0f32; LANES];
+                            for (l, &p) in lanes.iter_mut().zip(p) {
+                                *l = p;
                             }
-                        };
-                        let mut softplus = [0f32; LANES];
-                        let mut sig = [0f32; LANES];
-                        for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
-                            (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
+                            (lanes, p.len())
                         }
-                        for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
-                            *a += if j < n { t } else { 0.0 };
-                        }
-                        match <&mut [f32; LANES]>::try_from(&mut *s) {
-                            Ok(s) => *s = sig,
-                            Err(_) => {
-                                for (s, &sg) in s.iter_mut().zip(&sig) {
-                                    *s = sg;
-                                }
+                    };
+                    let mut softplus = [0f32; LANES];
+                    let mut sig = [0f32; LANES];
+                    for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
+                        (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
+                    }
+                    for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
+                        *a += if j < n { t } else { 0.0 };
+                    }
+                    match <&mut [f32; LANES]>::try_from(&mut *s) {
+                        Ok(s) => *s = sig,
+                        Err(_) => {
+                            for (s, &sg) in s.iter_mut().zip(&sig) {
+                                *s = sg;
                             }
                         }
                     }
@@ -440,94 +436,108 @@ fn out_of_range(v: usize) -> LenError {
     }
 }
 
-/// Hidden units of one tile of the `f32` update: a tile of `Wᵀ` (`V·TILE` floats, 49 KB for
-/// `V = 784`, one 64-byte line per row) stays in the near caches while every chain adds its
-/// flipped units' rows of it to sums held in registers.
-const TILE: usize = 16;
+/// Hidden units of one tile of the `f32` update: a tile's row of `Wᵀ` is four 64-byte lines,
+/// held in registers while it is added to the chains that flip its unit, and a tile's sums
+/// for 100 chains take 25.6 KB, within the nearest cache.
+const TILE: usize = 64;
 
-// A tile's hidden terms are whole chunks of lanes.
-const _: () = assert!(TILE.is_multiple_of(LANES));
+/// Hidden units whose `f32` softplus lanes are summed before they are folded into `f64`.
+const FOLD_UNITS: usize = 32;
 
-/// Tiles whose `f32` softplus lanes are summed before they are folded into `f64` (32 hidden
-/// units).
-const FOLD_TILES: usize = 2;
+// A fold lies within one tile.
+const _: () = assert!(TILE.is_multiple_of(FOLD_UNITS) && FOLD_UNITS.is_multiple_of(LANES));
 
 /// Floats of slack in an [`incremental_f32`](RbmBatch::incremental_f32) cache, so that the
 /// packed `Wᵀ` can start on a 64-byte boundary (its rows then never straddle cache lines).
 const ALIGN_SLACK: usize = 16;
 
-/// Independent partial sums per chain and tile in [`update_f32`], so that the additions of
-/// successive rows do not wait on each other.
-const PARTIAL: usize = 4;
+/// The sign bit of an entry of [`build_buckets`]: the row is subtracted.
+const SUBTRACT: u32 = 0x8000_0000;
 
-/// Lists, chain by chain, the units whose rows of `Wᵀ` are to be added and subtracted. `index`
-/// holds `2n` counts (chain `c`'s number of units to add at `2c`, to subtract at `2c + 1`),
-/// then a slot of `v` entries per chain: the units to add from the front of its slot (in
-/// increasing order), those to subtract from the back (in decreasing position, i.e. the first
-/// listed is last). With `flips` = `Some((flipped, counts))` a chain lists its first
+/// Buckets, unit by unit, the chains whose pre-activations the unit's row of `Wᵀ` is added to
+/// or subtracted from. `index` holds `v` bucket ends, then the entries (`n·v` at most): chain
+/// `c`, with [`SUBTRACT`] set if the row is subtracted. Bucket `i` ends at entry `end[i]` and
+/// starts where bucket `i − 1` ends (bucket 0 at 0); within a bucket the chains are in
+/// increasing order. With `flips` = `Some((flipped, counts))` a chain lists its first
 /// `counts[c]` flipped units, added when the state moves to 1 there (`states` are the
 /// proposals) and subtracted otherwise; with `None`, its active units (`states[c][i] = 1`), all
-/// added. Returns `false` if `index` is too short or a unit is out of range.
+/// added. Returns `false` if `index` is too short, a chain lists more than `v` units or a unit
+/// is out of range.
 #[inline(always)]
-fn build_lists(
+fn build_buckets(
     index: &mut [u32],
     v: usize,
     n: usize,
     states: &[u8],
     flips: Option<(&[u32], &[u32])>,
 ) -> bool {
-    let Some((counts, lists)) = index.split_at_mut_checked(2 * n) else {
+    let Some((ends, entries)) = index.split_at_mut_checked(v) else {
         return false;
     };
-    if lists.len() < n.saturating_mul(v) || v == 0 {
+    if entries.len() < n.saturating_mul(v) || v == 0 || n > SUBTRACT as usize {
         return false;
     }
-    let chains = states
-        .chunks_exact(v)
-        .zip(counts.chunks_exact_mut(2))
-        .zip(lists.chunks_exact_mut(v))
-        .enumerate();
-    for (c, ((x, pair), slot)) in chains {
-        let (mut up, mut down) = (0usize, 0usize);
-        // Written to both ends, the counters advanced by the sign: no branch on it.
-        let mut visit = |i: usize, add: bool| -> bool {
-            if i >= v || up + down >= v {
-                return false;
+    // Count the buckets' sizes (into their ends, for now).
+    ends.fill(0);
+    for c in 0..n {
+        let mut listed = 0usize;
+        let ok = walk_units(states, v, flips, c, |i, _| match ends.get_mut(i) {
+            Some(e) if listed < v => {
+                *e += 1;
+                listed += 1;
+                true
             }
-            if let Some(back) = slot.get_mut(v - 1 - down) {
-                *back = i as u32;
-            }
-            if let Some(front) = slot.get_mut(up) {
-                *front = i as u32;
-            }
-            up += usize::from(add);
-            down += usize::from(!add);
-            true
-        };
-        let ok = match flips {
-            Some((flipped, k)) => {
-                let k = k.get(c).copied().unwrap_or(0) as usize;
-                let list = flipped.get(c * v..).and_then(|f| f.get(..k)).unwrap_or(&[]);
-                list.iter().all(|&i| {
-                    let i = i as usize;
-                    visit(i, x.get(i).is_some_and(|&t| t != 0))
-                })
-            }
-            None => x
-                .iter()
-                .enumerate()
-                .filter(|(_, t)| **t != 0)
-                .all(|(i, _)| visit(i, true)),
-        };
-        if !ok || up + down > v {
+            _ => false,
+        });
+        if !ok {
             return false;
         }
-        if let [u, d] = pair {
-            *u = up as u32;
-            *d = down as u32;
-        }
+    }
+    // Starts, then the entries: each bucket's start advances to its end as it fills.
+    let mut next = 0u32;
+    for e in ends.iter_mut() {
+        (*e, next) = (next, next.saturating_add(*e));
+    }
+    for c in 0..n {
+        walk_units(states, v, flips, c, |i, add| {
+            if let Some(e) = ends.get_mut(i)
+                && let Some(slot) = entries.get_mut(*e as usize)
+            {
+                *slot = c as u32 | if add { 0 } else { SUBTRACT };
+                *e += 1;
+            }
+            true
+        });
     }
     true
+}
+
+/// Visits chain `c`'s listed units (see [`build_buckets`]) in order, with whether each is
+/// added, until `visit` returns `false`; returns whether every unit was visited.
+#[inline(always)]
+fn walk_units(
+    states: &[u8],
+    v: usize,
+    flips: Option<(&[u32], &[u32])>,
+    c: usize,
+    mut visit: impl FnMut(usize, bool) -> bool,
+) -> bool {
+    let x = states.get(c * v..(c + 1) * v).unwrap_or(&[]);
+    match flips {
+        Some((flipped, k)) => {
+            let k = k.get(c).copied().unwrap_or(0) as usize;
+            let list = flipped.get(c * v..).and_then(|f| f.get(..k)).unwrap_or(&[]);
+            list.iter().all(|&i| {
+                let i = i as usize;
+                visit(i, x.get(i).is_some_and(|&t| t != 0))
+            })
+        }
+        None => x
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| **t != 0)
+            .all(|(i, _)| visit(i, true)),
+    }
 }
 
 /// The length of `Wᵀ` ([`pack`]ed) in tiles of [`TILE`] hidden units: `V·⌈H/TILE⌉·TILE`.
@@ -552,12 +562,11 @@ fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
 }
 
 /// `out[c] = base[c] + Σ ±Wᵀ[i]` for every chain `c` of `n` over the units `i` that `index`
-/// ([`build_lists`]) lists for it, tile by tile of [`TILE`] hidden units (`packed`: `Wᵀ` as
-/// [`pack`] lays it out). Within a tile the rows are summed in [`PARTIAL`] independent partial
-/// sums (the `k`-th unit to add into sum `k mod PARTIAL`, then the `k`-th unit to subtract
-/// likewise), which are added pairwise to the base. `base` and `out` are tile-major:
-/// tile `t` of chain `c` at `(t·n + c)·TILE` (units past `H` are zero); `base` `None`: the
-/// bias `c` for every chain.
+/// ([`build_buckets`]) lists for it, summed in unit order, tile by tile of [`TILE`] hidden
+/// units (`packed`: `Wᵀ` as [`pack`] lays it out). A tile's rows are read once each and added
+/// to the chains in their buckets, whose sums (a few KB) stay in the nearest cache. `base` and
+/// `out` are tile-major: tile `t` of chain `c` at `(t·n + c)·TILE` (units past `H` are zero);
+/// `base` `None`: the bias `c` for every chain.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn update_f32(
@@ -570,7 +579,7 @@ fn update_f32(
     out: &mut [f32],
     index: &[u32],
 ) {
-    let (counts, lists) = index.split_at(index.len().min(2 * n));
+    let (ends, entries) = index.split_at(v.min(index.len()));
     let tiles = packed
         .chunks_exact(TILE * v.max(1))
         .zip(out.chunks_exact_mut(TILE * n.max(1)))
@@ -582,80 +591,44 @@ fn update_f32(
         if let (Some(dst), Some(src)) = (bias_tile.get_mut(..w), bias.get(j0..j0 + w)) {
             dst.copy_from_slice(src);
         }
-        let base_tile = base.and_then(|b| b.get(j0 * n..(j0 + TILE) * n));
-        let chains = out
-            .chunks_exact_mut(TILE)
-            .zip(counts.chunks_exact(2))
-            .zip(lists.chunks_exact(v.max(1)))
-            .enumerate();
-        for (c, ((o, pair), slot)) in chains {
-            let start = match base_tile {
-                Some(b) => b
-                    .get(c * TILE..)
-                    .and_then(|b| b.first_chunk::<TILE>())
-                    .copied()
-                    .unwrap_or(bias_tile),
-                None => bias_tile,
-            };
-            let (up, down) = match pair {
-                [u, d] => (*u as usize, *d as usize),
-                _ => (0, 0),
-            };
-            let add = slot.get(..up).unwrap_or(&[]);
-            let sub = slot.get(v.saturating_sub(down)..).unwrap_or(&[]);
-            let sum = tile_sum(start, block, add, sub);
-            if let Ok(o) = <&mut [f32; TILE]>::try_from(o) {
-                *o = sum;
+        match base.and_then(|b| b.get(j0 * n..(j0 + TILE) * n)) {
+            Some(b) => out.copy_from_slice(b),
+            None => out
+                .chunks_exact_mut(TILE)
+                .for_each(|o| o.copy_from_slice(&bias_tile)),
+        }
+        let mut start = 0;
+        for (row, &end) in block.chunks_exact(TILE).zip(ends) {
+            let list = entries.get(start as usize..end as usize).unwrap_or(&[]);
+            add_row(out, row, list);
+            start = end;
+        }
+    }
+}
+
+/// Adds the row `row` ([`TILE`] floats) to the sum of each chain in `list` (subtracts it for
+/// an entry with [`SUBTRACT`] set; a chain past `sums` is skipped). `a + (−w)` is `a − w` bit
+/// for bit.
+#[inline(always)]
+fn add_row(sums: &mut [f32], row: &[f32], list: &[u32]) {
+    // Whole arrays loaded and stored: element-wise access through the two slices is left
+    // scalar (the compiler cannot see that they do not overlap).
+    let Ok(&row) = <&[f32; TILE]>::try_from(row) else {
+        return;
+    };
+    for &e in list {
+        let k = ((e & !SUBTRACT) as usize).wrapping_mul(TILE);
+        if let Some(Ok(s)) = sums
+            .get_mut(k..k.wrapping_add(TILE))
+            .map(<&mut [f32; TILE]>::try_from)
+        {
+            let sign = e & SUBTRACT;
+            let mut a = *s;
+            for (a, &w) in a.iter_mut().zip(&row) {
+                *a += f32::from_bits(w.to_bits() ^ sign);
             }
+            *s = a;
         }
-    }
-}
-
-/// `start + Σ_{i ∈ add} rows[i] − Σ_{i ∈ sub} rows[i]` (`rows`: rows of [`TILE`] floats) in
-/// [`PARTIAL`] partial sums (see [`update_f32`]); a unit past `rows` adds nothing.
-#[inline(always)]
-fn tile_sum(start: [f32; TILE], rows: &[f32], add: &[u32], sub: &[u32]) -> [f32; TILE] {
-    let mut acc = [[0f32; TILE]; PARTIAL];
-    accumulate::<false>(&mut acc, rows, add);
-    accumulate::<true>(&mut acc, rows, sub);
-    let [a0, a1, a2, a3] = acc;
-    let mut o = start;
-    let sums = a0.iter().zip(&a1).zip(a2.iter().zip(&a3));
-    for (o, ((&x0, &x1), (&x2, &x3))) in o.iter_mut().zip(sums) {
-        *o += (x0 + x1) + (x2 + x3);
-    }
-    o
-}
-
-/// Adds (`SUB`: subtracts) `rows[i]` for the `k`-th unit `i` of `list` to `acc[k mod PARTIAL]`.
-#[inline(always)]
-fn accumulate<const SUB: bool>(acc: &mut [[f32; TILE]; PARTIAL], rows: &[f32], list: &[u32]) {
-    let row = |i: u32| {
-        // One comparison: the listed units are below `V`, so `i·TILE` does not wrap (a wrapped
-        // range would be empty and add nothing).
-        let k = (i as usize).wrapping_mul(TILE);
-        rows.get(k..k.wrapping_add(TILE))
-            .and_then(|r| <&[f32; TILE]>::try_from(r).ok())
-            .copied()
-            .unwrap_or([0.0; TILE])
-    };
-    let add = |a: &mut [f32; TILE], r: [f32; TILE]| {
-        for (s, &w) in a.iter_mut().zip(&r) {
-            *s = if SUB { *s - w } else { *s + w };
-        }
-    };
-    let mut quads = list.chunks_exact(PARTIAL);
-    for q in &mut quads {
-        if let Ok(&[i0, i1, i2, i3]) = <&[u32; PARTIAL]>::try_from(q) {
-            let [a0, a1, a2, a3] = acc;
-            add(a0, row(i0));
-            add(a1, row(i1));
-            add(a2, row(i2));
-            add(a3, row(i3));
-        }
-    }
-    for (a, &i) in acc.iter_mut().zip(quads.remainder()) {
-        add(a, row(i));
     }
 }
 
@@ -712,7 +685,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
                 index,
                 ..
             } => {
-                let r = if build_lists(index, v, self.chains, x, None) {
+                let r = if build_buckets(index, v, self.chains, x, None) {
                     update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     self.finish_lanes(x, current, grad, log_density)
                 } else {
@@ -788,13 +761,13 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
             } => {
                 let mut ok = true;
                 let age = if age >= Self::REFRESH {
-                    ok &= build_lists(index, v, self.chains, moves.from, None);
+                    ok &= build_buckets(index, v, self.chains, moves.from, None);
                     update_f32(packed, h, v, self.chains, None, self.c, current, index);
                     0
                 } else {
                     age
                 };
-                ok &= build_lists(
+                ok &= build_buckets(
                     index,
                     v,
                     self.chains,
@@ -1029,6 +1002,91 @@ mod tests {
             }
         }
         assert!(moves > 50, "the test must see moves: {moves}");
+    }
+
+    /// The bucketed `f32` update equals, bit for bit, each chain's sum of its signed rows in
+    /// unit order, for flips and for a recomputation from the states.
+    #[test]
+    fn bucketed_update_sums_each_chain_in_unit_order() {
+        let (v, h, n) = (37, 21, 6);
+        let (_, wt, _, c) = params(v, h);
+        let padded = h.div_ceil(TILE) * TILE;
+        let mut packed = vec![0.0f32; packed_len(v, h)];
+        pack(&wt, h, v, &mut packed);
+        let (cache_len, index_len) = RbmBatch::incremental_f32_lengths(v, h, n);
+        let mut index = vec![0u32; index_len];
+        assert!(cache_len >= (v + 2 * n) * padded);
+        // Chain k flips every unit i with (i·(k + 2)) mod 5 < k (none for chain 0), in
+        // increasing order, to the states `to`.
+        let to: Vec<u8> = (0..n * v).map(|i| u8::from((i * 7) % 3 == 0)).collect();
+        let mut flipped = vec![0u32; n * v];
+        let mut counts = vec![0u32; n];
+        for k in 0..n {
+            for i in (0..v).filter(|i| (i * (k + 2)) % 5 < k) {
+                flipped[k * v + counts[k] as usize] = i as u32;
+                counts[k] += 1;
+            }
+        }
+        let base: Vec<f32> = (0..n * padded).map(|i| (i as f32 * 0.37).sin()).collect();
+        let reference = |k: usize, j: usize, start: f32, list: &[u32]| {
+            list.iter().fold(start, |a, &i| {
+                let w = wt[i as usize * h + j];
+                if to[k * v + i as usize] != 0 {
+                    a + w
+                } else {
+                    a - w
+                }
+            })
+        };
+        assert!(build_buckets(
+            &mut index,
+            v,
+            n,
+            &to,
+            Some((&flipped, &counts))
+        ));
+        let mut out = vec![0.0f32; n * padded];
+        update_f32(&packed, h, v, n, Some(&base), &c, &mut out, &index);
+        for k in 0..n {
+            let list = &flipped[k * v..k * v + counts[k] as usize];
+            for j in 0..h {
+                let at = (j / TILE * n + k) * TILE + j % TILE;
+                let expected = reference(k, j, base[at], list);
+                assert_eq!(out[at].to_bits(), expected.to_bits(), "chain {k}, unit {j}");
+            }
+        }
+        // From the states: every active unit added to the bias.
+        assert!(build_buckets(&mut index, v, n, &to, None));
+        update_f32(&packed, h, v, n, None, &c, &mut out, &index);
+        for k in 0..n {
+            let active: Vec<u32> = (0..v as u32)
+                .filter(|&i| to[k * v + i as usize] != 0)
+                .collect();
+            for (j, &cj) in c.iter().enumerate() {
+                let at = (j / TILE * n + k) * TILE + j % TILE;
+                assert_eq!(out[at].to_bits(), reference(k, j, cj, &active).to_bits());
+            }
+        }
+        // A unit out of range, a chain listing more than `v` units or a short index is refused.
+        let first = flipped[v];
+        flipped[v] = v as u32;
+        assert!(!build_buckets(
+            &mut index,
+            v,
+            n,
+            &to,
+            Some((&flipped, &counts))
+        ));
+        flipped[v] = first;
+        counts[1] = v as u32 + 1;
+        assert!(!build_buckets(
+            &mut index,
+            v,
+            n,
+            &to,
+            Some((&flipped, &counts))
+        ));
+        assert!(!build_buckets(&mut index[..index_len - 1], v, n, &to, None));
     }
 
     #[test]
