@@ -176,22 +176,58 @@ impl FlipOdds {
     #[inline(always)]
     pub fn new<M: FlipMath>(l: f32) -> Self {
         let e = M::exp(-l.abs());
-        let lp = M::ln_1p(e);
+        Self::from_exp(l, e, M::ln_1p(e))
+    }
+
+    /// The odds of logit `l` from `e = e^{−|l|}` and `lp = ln(1 + e)`.
+    #[inline(always)]
+    pub(crate) fn from_exp(l: f32, e: f32, lp: f32) -> Self {
         let inv = 1.0 / (1.0 + e);
         let p_flip = if l >= 0.0 { inv } else { e * inv };
+        let (ln_flip, ln_stay) = Self::logs_from(l, lp);
         Self {
             p_flip,
-            ln_flip: -((-l).max(0.0) + lp),
-            ln_stay: -(l.max(0.0) + lp),
+            ln_flip,
+            ln_stay,
         }
     }
 
     /// Only the two logarithms (for a reverse move, where nothing is drawn).
     #[inline(always)]
     pub fn logs<M: FlipMath>(l: f32) -> (f32, f32) {
-        let lp = M::ln_1p(M::exp(-l.abs()));
+        Self::logs_from(l, M::ln_1p(M::exp(-l.abs())))
+    }
+
+    /// `(ln_flip, ln_stay)` of logit `l` from `lp = ln(1 + e^{−|l|})`.
+    #[inline(always)]
+    pub(crate) fn logs_from(l: f32, lp: f32) -> (f32, f32) {
         (-((-l).max(0.0) + lp), -(l.max(0.0) + lp))
     }
+}
+
+/// `e^{−|l|}` of each logit of a block: the first stage of [`FlipOdds::new`] over a block.
+///
+/// A block's odds are computed stage by stage (every `exp`, then every `ln(1 + e)`
+/// ([`ln_1p_each`]), then [`FlipOdds::from_exp`] lane by lane): each short loop vectorises and its
+/// iterations overlap, where one loop over [`FlipOdds::new`] runs each vector through one long
+/// chain of dependent operations. The lanes are [`FlipOdds::new`]'s values bit for bit.
+#[inline(always)]
+pub(crate) fn exp_neg_abs_each<M: FlipMath, const N: usize>(l: &[f32; N]) -> [f32; N] {
+    let mut e = [0f32; N];
+    for (e, &l) in e.iter_mut().zip(l) {
+        *e = M::exp(-l.abs());
+    }
+    e
+}
+
+/// `ln(1 + x)` of each entry of a block (see [`exp_neg_abs_each`]).
+#[inline(always)]
+pub(crate) fn ln_1p_each<M: FlipMath, const N: usize>(x: &[f32; N]) -> [f32; N] {
+    let mut y = [0f32; N];
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y = M::ln_1p(x);
+    }
+    y
 }
 
 /// A stable `ln(1 + e^x)` in `f64` through `libm`.
@@ -221,5 +257,53 @@ pub fn sigmoid(x: f64) -> f64 {
         1.0 / (1.0 + e)
     } else {
         e / (1.0 + e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Logits over the whole range, with the special values.
+    fn logits() -> [f32; 64] {
+        let mut l = [0f32; 64];
+        for (i, l) in l.iter_mut().enumerate() {
+            *l = (i as f32 - 30.0) * 0.37 + 1.0e-3 * (i * i) as f32;
+        }
+        let special = [
+            0.0,
+            -0.0,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            1.0e-40,
+            -90.0,
+            120.0,
+        ];
+        l[..special.len()].copy_from_slice(&special);
+        l
+    }
+
+    fn same(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+    }
+
+    #[test]
+    fn block_odds_are_the_single_odds_bit_for_bit() {
+        fn check<M: FlipMath>() {
+            let l = logits();
+            let e = exp_neg_abs_each::<M, 64>(&l);
+            let lp = ln_1p_each::<M, 64>(&e);
+            for ((&l, &e), &lp) in l.iter().zip(&e).zip(&lp) {
+                let (one, block) = (FlipOdds::new::<M>(l), FlipOdds::from_exp(l, e, lp));
+                assert!(same(block.p_flip, one.p_flip), "p_flip of {l}");
+                assert!(same(block.ln_flip, one.ln_flip), "ln_flip of {l}");
+                assert!(same(block.ln_stay, one.ln_stay), "ln_stay of {l}");
+                let ((f, s), (bf, bs)) = (FlipOdds::logs::<M>(l), FlipOdds::logs_from(l, lp));
+                assert!(same(f, bf) && same(s, bs), "logs of {l}");
+            }
+        }
+        check::<Fast>();
+        check::<Libm>();
     }
 }

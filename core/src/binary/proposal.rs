@@ -1,7 +1,7 @@
 //! The balanced flip proposal over `{0,1}^d`.
 
 use crate::error::{LenError, ParamError};
-use crate::math::{FlipMath, FlipOdds, Libm};
+use crate::math::{FlipMath, FlipOdds, Libm, exp_neg_abs_each, ln_1p_each};
 use rand_core::Rng;
 
 /// Width of the fixed chunks the hot loops work on. Sums are formed lane by lane in this width,
@@ -13,6 +13,19 @@ const BLOCK_CHUNKS: usize = 32;
 
 /// Coordinates handled together by the hot loops (a multiple of [`LANES`]).
 const BLOCK: usize = 64;
+
+/// Coordinates whose flip odds are evaluated stage by stage (every `exp`, then every logarithm;
+/// see [`exp_neg_abs_each`]): a whole block on hosted targets, whose vector units overlap the
+/// stages' iterations; one chunk of [`LANES`] on bare-metal ones, whose step must fit a small
+/// stack and has no vector unit to keep busy. The values do not depend on it.
+const STAGE: usize = if cfg!(target_os = "none") {
+    LANES
+} else {
+    BLOCK
+};
+
+// A block is a whole number of stages.
+const _: () = assert!(BLOCK.is_multiple_of(STAGE));
 
 /// `2^16` as an `f32` (exact).
 const TWO_POW_16: f32 = 65_536.0;
@@ -231,10 +244,21 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
             let logits = self.logits(b, &xs, &padded(gc, 0.0));
             let ys = padded(tc, 0);
             let mut terms = [0f32; BLOCK];
-            for (t, (&l, (&xi, &yi))) in terms.iter_mut().zip(logits.iter().zip(xs.iter().zip(&ys)))
-            {
-                let (ln_flip, ln_stay) = FlipOdds::logs::<M>(l);
-                *t = if xi != yi { ln_flip } else { ln_stay };
+            let stages = terms
+                .chunks_exact_mut(STAGE)
+                .zip(logits.chunks_exact(STAGE))
+                .zip(xs.chunks_exact(STAGE).zip(ys.chunks_exact(STAGE)));
+            for ((t, l), (xs, ys)) in stages {
+                let Ok(l) = <&[f32; STAGE]>::try_from(l) else {
+                    continue;
+                };
+                let lp = ln_1p_each::<M, STAGE>(&exp_neg_abs_each::<M, STAGE>(l));
+                for ((t, (&l, &lp)), (&xi, &yi)) in
+                    t.iter_mut().zip(l.iter().zip(&lp)).zip(xs.iter().zip(ys))
+                {
+                    let (ln_flip, ln_stay) = FlipOdds::logs_from(l, lp);
+                    *t = if xi != yi { ln_flip } else { ln_stay };
+                }
             }
             total.add_block(&terms, fc.len());
         }
@@ -283,21 +307,28 @@ impl<'p, M: FlipMath> FlipProposal<'p, M> {
             let bits = draw_bits(rng, n);
             let mut flips = [0u8; BLOCK];
             let mut terms = [0f32; BLOCK];
-            for (((f, t), &l), &r) in flips
-                .iter_mut()
-                .zip(terms.iter_mut())
-                .zip(&logits)
-                .zip(&bits)
-            {
-                let (p_flip, ln_flip, ln_stay) = if LOG_Q {
-                    let odds = FlipOdds::new::<M>(l);
-                    (odds.p_flip, odds.ln_flip, odds.ln_stay)
-                } else {
-                    (p_flip::<M>(l), 0.0, 0.0)
+            let stages = flips
+                .chunks_exact_mut(STAGE)
+                .zip(terms.chunks_exact_mut(STAGE))
+                .zip(logits.chunks_exact(STAGE).zip(bits.chunks_exact(STAGE)));
+            for ((f, t), (l, r)) in stages {
+                let Ok(l) = <&[f32; STAGE]>::try_from(l) else {
+                    continue;
                 };
-                let flip = below(r, p_flip);
-                *f = u8::from(flip);
-                *t = if flip { ln_flip } else { ln_stay };
+                // Without `log q` the logarithms are never taken.
+                let e = exp_neg_abs_each::<M, STAGE>(l);
+                let lp = if LOG_Q {
+                    ln_1p_each::<M, STAGE>(&e)
+                } else {
+                    [0.0; STAGE]
+                };
+                let lanes = l.iter().zip(r).zip(e.iter().zip(&lp));
+                for ((f, t), ((&l, &r), (&e, &lp))) in f.iter_mut().zip(t.iter_mut()).zip(lanes) {
+                    let odds = FlipOdds::from_exp(l, e, lp);
+                    let flip = below(r, odds.p_flip);
+                    *f = u8::from(flip);
+                    *t = if flip { odds.ln_flip } else { odds.ln_stay };
+                }
             }
             for ((o, &xi), &f) in nc.iter_mut().zip(&xs).zip(&flips) {
                 *o = xi ^ f;
@@ -354,14 +385,6 @@ fn floor_small(y: f32) -> i32 {
     const ROUND: f32 = 12_582_912.0;
     let k = (y + ROUND).to_bits().wrapping_sub(ROUND.to_bits()) as i32;
     k - i32::from(k as f32 > y)
-}
-
-/// `sigmoid(l)` exactly as [`FlipOdds::new`] computes it, without the logarithm.
-#[inline(always)]
-fn p_flip<M: FlipMath>(l: f32) -> f32 {
-    let e = M::exp(-l.abs());
-    let inv = 1.0 / (1.0 + e);
-    if l >= 0.0 { inv } else { e * inv }
 }
 
 /// The first `BLOCK` entries of `src` as an array, padded with `pad` if it is shorter.

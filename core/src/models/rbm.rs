@@ -2,7 +2,7 @@
 
 use super::Cache;
 use crate::error::{LenError, ParamError};
-use crate::math::{FlipMath, Libm};
+use crate::math::{FlipMath, FlipOdds, Libm};
 use crate::target::{BinaryTarget, FlipMove};
 use core::convert::Infallible;
 
@@ -220,9 +220,15 @@ pub(super) fn hidden_terms<M: FlipMath>(p: f64) -> (f32, f32) {
 #[inline(always)]
 pub(super) fn hidden_terms_f32<M: FlipMath>(p: f32) -> (f32, f32) {
     let e = M::exp(-p.abs());
-    let softplus = p.max(0.0) + M::ln_1p(e);
-    let inv = 1.0 / (1.0 + e);
-    (softplus, if p >= 0.0 { inv } else { e * inv })
+    hidden_terms_from_exp(p, e, M::ln_1p(e))
+}
+
+/// [`hidden_terms_f32`] from `e = e^{−|p|}` and `lp = ln(1 + e)`: `sigmoid(p)` is a flip
+/// probability and `softplus(p)` minus a log-odds of staying, bit for bit.
+#[inline(always)]
+pub(super) fn hidden_terms_from_exp(p: f32, e: f32, lp: f32) -> (f32, f32) {
+    let odds = FlipOdds::from_exp(p, e, lp);
+    (-odds.ln_stay, odds.p_flip)
 }
 
 #[inline(always)]

@@ -5,7 +5,7 @@ use crate::batch::{BatchShape, split_cache};
 use crate::binary::{BatchMoves, BatchTarget};
 use crate::dense::{Blocked, Product, Shape};
 use crate::error::{LenError, ParamError};
-use crate::math::{FlipMath, Libm};
+use crate::math::{FlipMath, Libm, exp_neg_abs_each, ln_1p_each};
 
 /// [`Rbm`]'s `U` and `∇U` for `n` chains at once: a [`BatchTarget`].
 ///
@@ -352,33 +352,27 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
                     .get(at..)
                     .and_then(|p| p.get(..s_fold.len()))
                     .unwrap_or(&[]);
-                for (s, p) in s_fold.chunks_mut(LANES).zip(p_fold.chunks(LANES)) {
-                    let (lanes, n) = match <&[f32; LANES]>::try_from(p) {
-                        Ok(p) => (*p, LANES),
-                        Err(_) => {
-                            let mut lanes = [0f32; LANES];
-                            for (l, &p) in lanes.iter_mut().zip(p) {
-                                *l = p;
-                            }
-                            (lanes, p.len())
-                        }
-                    };
-                    let mut softplus = [0f32; LANES];
-                    let mut sig = [0f32; LANES];
-                    for ((sp, sg), &p) in softplus.iter_mut().zip(sig.iter_mut()).zip(&lanes) {
-                        (*sp, *sg) = super::rbm::hidden_terms_f32::<M>(p);
+                // The fold's exponentials, then its logarithms, then the terms (the stages of
+                // `exp_neg_abs_each`); padding lanes add nothing.
+                let mut p = [0f32; FOLD_UNITS];
+                for (d, &s) in p.iter_mut().zip(p_fold) {
+                    *d = s;
+                }
+                let e = exp_neg_abs_each::<M, FOLD_UNITS>(&p);
+                let lp = ln_1p_each::<M, FOLD_UNITS>(&e);
+                let (mut softplus, mut sig) = ([0f32; FOLD_UNITS], [0f32; FOLD_UNITS]);
+                let terms = p.iter().zip(&e).zip(&lp);
+                for ((sp, sg), ((&p, &e), &lp)) in softplus.iter_mut().zip(&mut sig).zip(terms) {
+                    (*sp, *sg) = super::rbm::hidden_terms_from_exp(p, e, lp);
+                }
+                let m = p_fold.len();
+                for (k, chunk) in softplus.chunks_exact(LANES).enumerate() {
+                    for (j, (a, &t)) in acc.iter_mut().zip(chunk).enumerate() {
+                        *a += if k * LANES + j < m { t } else { 0.0 };
                     }
-                    for (j, (a, &t)) in acc.iter_mut().zip(&softplus).enumerate() {
-                        *a += if j < n { t } else { 0.0 };
-                    }
-                    match <&mut [f32; LANES]>::try_from(&mut *s) {
-                        Ok(s) => *s = sig,
-                        Err(_) => {
-                            for (s, &sg) in s.iter_mut().zip(&sig) {
-                                *s = sg;
-                            }
-                        }
-                    }
+                }
+                for (s, &sg) in s_fold.iter_mut().zip(&sig).take(m) {
+                    *s = sg;
                 }
                 total += acc.iter().map(|&a| f64::from(a)).sum::<f64>();
             }
