@@ -223,8 +223,8 @@ pub(super) fn hidden_terms_f32<M: FlipMath>(p: f32) -> (f32, f32) {
     hidden_terms_from_exp(p, e, M::ln_1p(e))
 }
 
-/// [`hidden_terms_f32`] from `e = e^{−|p|}` and `lp = ln(1 + e)`: `sigmoid(p)` is a flip
-/// probability and `softplus(p)` minus a log-odds of staying, bit for bit.
+/// [`hidden_terms_f32`] from `e = e^{−|p|}` and `lp = ln(1 + e)`, through the flip odds of
+/// logit `p`: `sigmoid(p)` is their `p_flip` and `softplus(p)` is `−ln_stay`, bit for bit.
 #[inline(always)]
 pub(super) fn hidden_terms_from_exp(p: f32, e: f32, lp: f32) -> (f32, f32) {
     let odds = FlipOdds::from_exp(p, e, lp);
