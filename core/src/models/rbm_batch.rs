@@ -559,9 +559,8 @@ fn pack(wt: &[f32], h: usize, v: usize, packed: &mut [f32]) {
 /// ([`build_buckets`]) lists for it, summed in unit order, tile by tile of [`TILE`] hidden
 /// units (`packed`: `Wᵀ` as [`pack`] lays it out). A tile's rows are read once each and added
 /// to the chains in their buckets, whose sums (25.6 KB for 100 chains) stay in the nearest
-/// cache. `base` and
-/// `out` are tile-major: tile `t` of chain `c` at `(t·n + c)·TILE` (units past `H` are zero);
-/// `base` `None`: the bias `c` for every chain.
+/// cache. `base` and `out` are tile-major: tile `t` of chain `c` at `(t·n + c)·TILE` (units
+/// past `H` are zero); `base` `None`: the bias `c` for every chain.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn update_f32(
@@ -581,16 +580,17 @@ fn update_f32(
         .enumerate();
     for (t, (block, out)) in tiles {
         let j0 = t * TILE;
-        let mut bias_tile = [0f32; TILE];
-        let w = TILE.min(h.saturating_sub(j0));
-        if let (Some(dst), Some(src)) = (bias_tile.get_mut(..w), bias.get(j0..j0 + w)) {
-            dst.copy_from_slice(src);
-        }
         match base.and_then(|b| b.get(j0 * n..(j0 + TILE) * n)) {
             Some(b) => out.copy_from_slice(b),
-            None => out
-                .chunks_exact_mut(TILE)
-                .for_each(|o| o.copy_from_slice(&bias_tile)),
+            None => {
+                let mut bias_tile = [0f32; TILE];
+                let w = TILE.min(h.saturating_sub(j0));
+                if let (Some(dst), Some(src)) = (bias_tile.get_mut(..w), bias.get(j0..j0 + w)) {
+                    dst.copy_from_slice(src);
+                }
+                out.chunks_exact_mut(TILE)
+                    .for_each(|o| o.copy_from_slice(&bias_tile));
+            }
         }
         let mut start = 0;
         for (row, &end) in block.chunks_exact(TILE).zip(ends) {
