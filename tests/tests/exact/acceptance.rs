@@ -90,3 +90,24 @@ fn categorical_scaled_dmala_is_reversible_at_every_scale() {
         );
     }
 }
+
+/// A gain so large that the update of the expected number of changes overflows leaves the count
+/// finite, at its largest value, and the tuned scale usable.
+#[test]
+fn an_overflowing_gain_keeps_the_changes_finite() {
+    let mut model = IsingLattice::with_dims(Dims { rows: 2, cols: 3 }, 0.35, 0.1, true).unwrap();
+    let mut s = AcceptanceSettings::default();
+    s.gain = f64::MAX;
+    s.target_acceptance = 1e-300;
+    s.budget = 30;
+    let mut tuner = AcceptanceTuner::new(s).unwrap();
+    let mut buf = BinBuf::new(&[0u8; 6]);
+    let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    while !tuner.is_frozen() {
+        Kernel::step(&mut tuner, &mut model, &mut chain, &mut rng).unwrap();
+    }
+    let report = tuner.report_for::<langevin_core::Binary>();
+    assert_eq!(report.changes, f64::MAX, "{report:?}");
+    assert!(report.log_scale.is_some_and(f64::is_finite), "{report:?}");
+}
