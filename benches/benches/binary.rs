@@ -26,7 +26,8 @@ use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{
-    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula, LatticeProposal, StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeClasses, LatticeDmala, LatticeDula,
+    LatticeProposal, PortablePasses, StepReport,
 };
 use langevin_core::math::{Fast, FlipMath, Libm};
 use langevin_core::models::{ConstDims, IsingLattice, Rbm};
@@ -170,11 +171,28 @@ fn lattice_kernels<const R: usize, const C: usize>(
     let id = format!("dmala/lattice{suffix}");
     let setup = || {
         let (_, mut chain, mut rng) = start(model(), 7);
-        burn_in(&id, burn, || dmala.step(&mut chain, &mut rng).expect("step"));
+        burn_in(&id, burn, || {
+            dmala.step(&mut chain, &mut rng).expect("step")
+        });
         (chain, rng)
     };
     bench_lazy(group, &id, setup, |(chain, rng)| {
         dmala.step(chain, rng).expect("step")
+    });
+    // The same chain with the current state's classes kept between steps (what `sample` runs).
+    let id = format!("dmala-kept/lattice{suffix}");
+    let setup = || {
+        let (_, mut chain, mut rng) = start(model(), 7);
+        burn_in(&id, burn, || {
+            dmala.step(&mut chain, &mut rng).expect("step")
+        });
+        (chain, rng, LatticeClasses::new(vec![0u8; R * C]))
+    };
+    bench_lazy(group, &id, setup, |(chain, rng, classes)| {
+        let passes = &PortablePasses;
+        dmala
+            .step_with_classes(chain, classes, rng, passes)
+            .expect("step")
     });
 }
 

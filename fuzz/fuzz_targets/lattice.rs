@@ -13,7 +13,10 @@
 #![no_main]
 
 use langevin_core::BinaryTarget;
-use langevin_core::binary::{BinaryChain, InitError, LatticeDmala, LatticeDula, LatticeProposal};
+use langevin_core::binary::{
+    BinaryChain, InitError, LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal,
+    PortablePasses,
+};
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
 use langevin_fuzz::drive::MIN_LOG_U;
@@ -63,6 +66,9 @@ fn run(data: &[u8]) -> Vec<u64> {
         }
         Err(e) => panic!("unexpected start: {e:?}"),
     };
+    let mut twin_owned = OwnedBuffers::new(&x0);
+    let mut twin = BinaryChain::new(twin_owned.buffers(), &mut model).expect("as the chain");
+    let mut classes = LatticeClasses::new(vec![0u8; d]);
     let scale =
         4.0 * d as f64 * f64::from(coupling).abs() + 2.0 * d as f64 * f64::from(field).abs();
 
@@ -96,12 +102,28 @@ fn run(data: &[u8]) -> Vec<u64> {
         let flips = x.iter().zip(&y).filter(|(a, b)| a != b).count() as u32;
 
         let before = rng.words;
+        let mut twin_rng = rng.clone();
         let report = if metropolis {
             dmala.step(&mut chain, &mut rng)
         } else {
             dula.step(&mut chain, &mut rng)
         }
         .expect("chain fits the model");
+        let twin_report = if metropolis {
+            dmala.step_with_classes(&mut twin, &mut classes, &mut twin_rng, &PortablePasses)
+        } else {
+            dula.step_with_classes(&mut twin, &mut classes, &mut twin_rng, &PortablePasses)
+        }
+        .expect("twin fits the model");
+        assert_eq!(
+            format!("{twin_report:?}"),
+            format!("{report:?}"),
+            "twin report"
+        );
+        assert_eq!(twin.state(), chain.state(), "twin state");
+        assert_eq!(twin.log_density().to_bits(), chain.log_density().to_bits());
+        let bits = |c: &BinaryChain<'_>| c.grad().iter().map(|g| g.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&twin), bits(&chain), "twin gradient");
         assert_eq!(rng.words - before, words, "random words");
         assert_eq!(words, d.div_ceil(4) as u64 + u64::from(metropolis));
         assert_eq!(report.proposed_flips, flips, "flips drawn");

@@ -182,7 +182,9 @@ mod targets;
 use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
 };
-use langevin_core::binary::{LatticeDmala, LatticeDula, LatticeProposal};
+use langevin_core::binary::{
+    LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses,
+};
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
@@ -199,7 +201,7 @@ use targets::{LatticeGauss, Ridge, RingPotts};
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 34] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 35] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -209,6 +211,7 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 34] = [
     ("categorical-gwg", 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
     ("lattice-dula", 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
     ("lattice-dmala", 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
+    ("lattice-dmala-kept", 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
     ("gibbs", 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
     ("gwg", 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
     ("rwm", 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
@@ -455,6 +458,14 @@ fn compute_kernel(name: &str) -> (u64, u64) {
             let k = LatticeDmala::new(lattice_proposal());
             lattice_run(|_, c, r| {
                 k.step(c, r).unwrap();
+            })
+        }
+        "lattice-dmala-kept" => {
+            let k = LatticeDmala::new(lattice_proposal());
+            let mut classes = LatticeClasses::new([0u8; 64]);
+            lattice_run(|_, c, r| {
+                k.step_with_classes(c, &mut classes, r, &PortablePasses)
+                    .unwrap();
             })
         }
         "gibbs" => {

@@ -1180,8 +1180,81 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
     ) -> Result<StepReport, LenError> {
         let p = &self.proposal;
         LenError::check("chain", p.dim(), chain.dim())?;
+        p.fill_classes(chain.x, chain.x_proposal, 0);
+        Ok(self.step_classified(chain, rng, passes, None))
+    }
+
+    /// [`step_with`](Self::step_with), with the class bytes of the chain's state kept in
+    /// `classes` from one step to the next: the same draws and the same chain, for one pass
+    /// over the sites fewer per step (the classes of the current state are copied rather than
+    /// computed). `classes` may start empty and may be shared with other chains or lattices;
+    /// it is refilled whenever it does not describe the chain (see [`LatticeClasses`]).
+    ///
+    /// # Errors
+    ///
+    /// As for [`step`](Self::step), and [`LenError`] if `classes` does not hold `d` bytes;
+    /// the chain and `classes` are unchanged then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::binary::{
+    ///     BinaryChain, ChainStorage, LatticeClasses, LatticeDmala, LatticeProposal, PortablePasses,
+    /// };
+    /// use langevin_core::models::{ConstDims, IsingLattice};
+    /// use rand_core::SeedableRng;
+    ///
+    /// let mut model = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.0, true).unwrap();
+    /// let kernel = LatticeDmala::new(LatticeProposal::new(&model, 0.3, 0.5).unwrap());
+    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// let mut storage = ChainStorage::<64>::new([0; 64]);
+    /// let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+    /// let mut classes = LatticeClasses::new([0u8; 64]);
+    /// for _ in 0..100 {
+    ///     kernel.step_with_classes(&mut chain, &mut classes, &mut rng, &PortablePasses).unwrap();
+    /// }
+    ///
+    /// // The same stream and start without the kept classes: the same chain.
+    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// let mut again = ChainStorage::<64>::new([0; 64]);
+    /// let mut plain = BinaryChain::new(again.buffers(), &mut model).unwrap();
+    /// for _ in 0..100 {
+    ///     kernel.step(&mut plain, &mut rng).unwrap();
+    /// }
+    /// assert_eq!(plain.state(), chain.state());
+    /// ```
+    #[cfg_attr(target_arch = "x86_64", inline(always))]
+    pub fn step_with_classes<R, P, S>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        classes: &mut LatticeClasses<S>,
+        rng: &mut R,
+        passes: &P,
+    ) -> Result<StepReport, LenError>
+    where
+        R: Rng + ?Sized,
+        P: LatticePasses + ?Sized,
+        S: AsRef<[u8]> + AsMut<[u8]>,
+    {
+        let p = &self.proposal;
+        LenError::check("chain", p.dim(), chain.dim())?;
+        LenError::check("classes", p.dim(), classes.bytes.as_ref().len())?;
+        classes.load(p, chain.x, chain.x_proposal);
+        Ok(self.step_classified(chain, rng, passes, Some(classes.bytes.as_mut())))
+    }
+
+    /// The step once the class bytes of the current state are in `chain.x_proposal` (every
+    /// length checked): on acceptance of a move, `kept` (if given) receives the new state's.
+    #[inline(always)]
+    fn step_classified<R: Rng + ?Sized, P: LatticePasses + ?Sized>(
+        &self,
+        chain: &mut BinaryChain<'_>,
+        rng: &mut R,
+        passes: &P,
+        kept: Option<&mut [u8]>,
+    ) -> StepReport {
+        let p = &self.proposal;
         let class = &mut *chain.x_proposal;
-        p.fill_classes(chain.x, class, 0);
         #[cfg(target_pointer_width = "64")]
         let mut tally = passes.tally();
         #[cfg(target_pointer_width = "64")]
@@ -1196,7 +1269,7 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         let u_word = if ADJUSTED { rng.next_u64() } else { 0 };
         let mut report = StepReport::proposed(true, flips, u32::from(flips > 0));
         if flips == 0 {
-            return Ok(report);
+            return report;
         }
         // The proposed state in place of the current one, and its classes (flip bits kept).
         toggle_flipped(chain.x, class);
@@ -1219,9 +1292,104 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
         if report.accepted {
             p.refresh_grad(chain.grad, class);
             chain.log_density += delta_u;
+            if let Some(kept) = kept {
+                keep_classes(kept, class);
+            }
         } else {
             toggle_flipped(chain.x, class);
         }
-        Ok(report)
+        report
+    }
+}
+
+/// The class bytes of a chain's current state, kept by
+/// [`LatticeKernel::step_with_classes`] from one step to the next in `d` bytes of storage `S`
+/// that the caller owns (an array, a slice, a `Vec`).
+///
+/// A step trusts the bytes only while they describe its chain: they must have been computed
+/// on the kernel's lattice (its shape and boundaries), and their value bits must equal the
+/// chain's state, which one pass checks while copying them (a state changed by other code,
+/// or another chain stepped with the same bytes, fails the check). Otherwise the step
+/// computes them afresh, so stale bytes cost time, never a wrong draw.
+#[derive(Clone, Debug)]
+pub struct LatticeClasses<S> {
+    bytes: S,
+    /// The lattice `(rows, cols, wraps)` the bytes were computed on; `None` until they are.
+    lattice: Option<(usize, usize, (bool, bool))>,
+}
+
+impl<S: AsRef<[u8]> + AsMut<[u8]>> LatticeClasses<S> {
+    /// Empty kept classes in `bytes` (which must hold `d` bytes; their content is ignored).
+    pub const fn new(bytes: S) -> Self {
+        Self {
+            bytes,
+            lattice: None,
+        }
+    }
+
+    /// The storage back.
+    pub fn into_inner(self) -> S {
+        self.bytes
+    }
+
+    /// Writes the class bytes of `x` on `p`'s lattice into `class` (of `x`'s length): copied
+    /// if the kept ones describe `x`, computed and kept otherwise.
+    #[inline(always)]
+    fn load<D: LatticeDims>(&mut self, p: &LatticeProposal<D>, x: &[u8], class: &mut [u8]) {
+        let dims = p.model.dims();
+        let lattice = Some((dims.rows(), dims.cols(), p.model.wraps()));
+        let bytes = self.bytes.as_mut();
+        let differ = copy_classes(class, bytes, x);
+        if self.lattice != lattice || differ {
+            p.fill_classes(x, bytes, 0);
+            for (c, &k) in class.iter_mut().zip(&*bytes) {
+                *c = k;
+            }
+            self.lattice = lattice;
+        }
+    }
+}
+
+/// `class = kept`, a word at a time, and whether the value bits of `kept` (bit 4 of a class
+/// byte below 32) differ from `x` anywhere.
+#[inline(always)]
+fn copy_classes(class: &mut [u8], kept: &[u8], x: &[u8]) -> bool {
+    let one = Chunk::splat(1);
+    let mut differ = Chunk::splat(0);
+    let words = class
+        .chunks_exact_mut(WORD)
+        .zip(kept.chunks_exact(WORD))
+        .zip(x.chunks_exact(WORD));
+    for ((c, k), xw) in words {
+        let k = Chunk::load(k);
+        k.store(c);
+        differ = differ | ((k.shr(4) & one) ^ Chunk::load(xw));
+    }
+    let done = class.len() - class.len() % WORD;
+    let mut rest = 0u8;
+    for ((c, &k), &xi) in class
+        .get_mut(done..)
+        .unwrap_or(&mut [])
+        .iter_mut()
+        .zip(kept.get(done..).unwrap_or(&[]))
+        .zip(x.get(done..).unwrap_or(&[]))
+    {
+        *c = k;
+        rest |= (k >> 4) ^ xi;
+    }
+    differ.0.iter().any(|&w| w != 0) || rest != 0
+}
+
+/// `kept = class` without the flip bits (the classes of an accepted proposal), a word at a time.
+#[inline(always)]
+fn keep_classes(kept: &mut [u8], class: &[u8]) {
+    let mask = Chunk::splat(!FLIP_BIT);
+    for (k, c) in kept.chunks_exact_mut(WORD).zip(class.chunks_exact(WORD)) {
+        (Chunk::load(c) & mask).store(k);
+    }
+    let done = kept.len() - kept.len() % WORD;
+    let rest = kept.get_mut(done..).unwrap_or(&mut []);
+    for (k, &c) in rest.iter_mut().zip(class.get(done..).unwrap_or(&[])) {
+        *k = c & !FLIP_BIT;
     }
 }

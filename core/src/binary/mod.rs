@@ -62,8 +62,8 @@ pub use crate::domain::Binary;
 pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
 pub use lattice::{
-    CLASS_LIMIT, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses, LatticeProposal,
-    PortablePasses, draw_flips,
+    CLASS_LIMIT, LatticeClasses, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses,
+    LatticeProposal, PortablePasses, draw_flips,
 };
 pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};

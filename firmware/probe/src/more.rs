@@ -13,7 +13,8 @@ use langevin_core::baselines::{
     TunedRandomWalk,
 };
 use langevin_core::binary::{
-    BinaryChain, LatticeDmala, LatticeDula, LatticeProposal, StepError, StepReport,
+    BinaryChain, LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses,
+    StepError, StepReport,
 };
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BatchStream, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget,
@@ -152,6 +153,11 @@ pub fn lattice<D: LatticeDims>(model: &IsingLattice<D>, rng: &mut Xoshiro256Plus
         }
         if let Ok(r) = dmala.step(&mut chain, rng) {
             black_box(r.accepted_flips());
+        }
+        let mut classes = LatticeClasses::new(black_box([0u8; 64]));
+        let step = dmala.step_with_classes(&mut chain, &mut classes, rng, &PortablePasses);
+        if let Ok(r) = step {
+            black_box((r.accepted_flips(), classes.into_inner()));
         }
     }
 }

@@ -20,7 +20,8 @@ use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
 };
 use langevin_core::binary::{
-    BinaryChain, ChainStorage, LatticeDmala, LatticeDula, LatticeGibbs, LatticeProposal,
+    BinaryChain, ChainStorage, LatticeClasses, LatticeDmala, LatticeDula, LatticeGibbs,
+    LatticeProposal, PortablePasses,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -64,6 +65,9 @@ pub enum Run {
     LatticeDula,
     /// The tabulated DMALA on the same.
     LatticeDmala,
+    /// The same, with the current state's classes kept between steps ([`LatticeClasses`]):
+    /// the same draws, so the same hashes.
+    LatticeDmalaKept,
     /// Gibbs (random scan) as a binary kernel on the 8×8 lattice.
     Gibbs,
     /// Gibbs-with-gradients on the 8×8 lattice.
@@ -133,6 +137,7 @@ impl Run {
             Run::CategoricalGwg => "categorical-gwg",
             Run::LatticeDula => "lattice-dula",
             Run::LatticeDmala => "lattice-dmala",
+            Run::LatticeDmalaKept => "lattice-dmala-kept",
             Run::Gibbs => "gibbs",
             Run::Gwg => "gwg",
             Run::RandomWalk => "rwm",
@@ -190,7 +195,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 34] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 35] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -200,6 +205,7 @@ pub const KERNEL_GOLDEN: [KernelGolden; 34] = [
     k(Run::CategoricalGwg, 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
     k(Run::LatticeDula, 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
     k(Run::LatticeDmala, 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
+    k(Run::LatticeDmalaKept, 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
     k(Run::Gibbs, 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
     k(Run::Gwg, 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
     k(Run::RandomWalk, 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
@@ -298,6 +304,7 @@ pub fn run_kernel<M: Meter>(
         }
         Run::LatticeDula
         | Run::LatticeDmala
+        | Run::LatticeDmalaKept
         | Run::Gibbs
         | Run::Gwg
         | Run::RandomWalk
@@ -319,6 +326,14 @@ pub fn run_kernel<M: Meter>(
                 Run::LatticeDmala => {
                     let k = LatticeDmala::new(lattice);
                     hash_loop(ctx, steps, meter, |c| ok(k.step(c.0, c.2)), fold_binary)
+                }
+                Run::LatticeDmalaKept => {
+                    let k = LatticeDmala::new(lattice);
+                    let mut classes = LatticeClasses::new([0u8; 64]);
+                    let step = |c: &mut (&mut BinaryChain<'_>, _, &mut _)| {
+                        ok(k.step_with_classes(c.0, &mut classes, c.2, &PortablePasses))
+                    };
+                    hash_loop(ctx, steps, meter, step, fold_binary)
                 }
                 Run::Gibbs => binary_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
                 Run::Gwg => binary_loop(Gwg, ctx, steps, meter),

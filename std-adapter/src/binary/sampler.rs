@@ -5,8 +5,8 @@ use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, TunedRandomWalk, ball_size,
 };
 use langevin_core::binary::{
-    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal, Rejection, StepError,
-    StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeClasses, LatticeDmala, LatticeProposal,
+    PortablePasses, Rejection, StepError, StepReport,
 };
 use langevin_core::models::Dims;
 use langevin_core::tuning::{
@@ -239,9 +239,10 @@ impl SamplerSpec {
     ) -> Result<AnyBinaryKernel, ParamError> {
         match (self, model) {
             (&Self::Dmala { step, balance }, BinaryModel::Lattice(lattice)) => {
-                Ok(AnyBinaryKernel::LatticeDmala(Box::new(LatticeDmala::new(
-                    LatticeProposal::new(lattice, step, balance)?,
-                ))))
+                Ok(AnyBinaryKernel::LatticeDmala(Box::new(TabulatedLattice {
+                    kernel: LatticeDmala::new(LatticeProposal::new(lattice, step, balance)?),
+                    classes: LatticeClasses::new(vec![0; lattice.dim()]),
+                })))
             }
             _ => self.kernel_for(shape),
         }
@@ -429,7 +430,7 @@ pub enum AnyBinaryKernel {
     /// DMALA on an Ising lattice through its tabulated kernel (see [`LatticeDmala`]): the same
     /// exact kernel family with flip probabilities quantised to multiples of 2⁻¹⁶, about ten
     /// times faster than the generic one.
-    LatticeDmala(Box<LatticeDmala<Dims>>),
+    LatticeDmala(Box<TabulatedLattice>),
     /// See [`Gibbs`]; one step is a sweep of `d` updates.
     Gibbs(Gibbs),
     /// See [`Gwg`].
@@ -584,9 +585,18 @@ impl<T: Eval<Binary> + ?Sized, R: Rng + ?Sized> HotLoop for GibbsSweep<'_, '_, T
     }
 }
 
+/// The tabulated lattice kernel of a chain, with the class bytes of the chain's state that
+/// it keeps from one step to the next (see [`LatticeClasses`]).
+#[derive(Clone, Debug)]
+pub struct TabulatedLattice {
+    /// The kernel.
+    pub kernel: LatticeDmala<Dims>,
+    classes: LatticeClasses<Vec<u8>>,
+}
+
 /// A step of the tabulated lattice kernel as [`HotLoop`] work.
 struct LatticeStep<'s, 'c, R: ?Sized> {
-    kernel: &'s LatticeDmala<Dims>,
+    lattice: &'s mut TabulatedLattice,
     chain: &'s mut BinaryChain<'c>,
     rng: &'s mut R,
 }
@@ -595,12 +605,13 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
     type Output = Result<StepReport, langevin_core::LenError>;
     #[inline(always)]
     fn run(&mut self) -> Self::Output {
+        let TabulatedLattice { kernel, classes } = &mut *self.lattice;
         #[cfg(target_arch = "x86_64")]
         if let Some(v3) = crate::simd::avx2() {
             let passes = crate::simd::LatticeAvx2(v3);
-            return self.kernel.step_with(self.chain, self.rng, &passes);
+            return kernel.step_with_classes(self.chain, classes, self.rng, &passes);
         }
-        portable_lattice_step(self.kernel, self.chain, self.rng)
+        portable_lattice_step(kernel, classes, self.chain, self.rng)
     }
 }
 
@@ -609,10 +620,11 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
 #[inline(never)]
 fn portable_lattice_step<R: Rng + ?Sized>(
     kernel: &LatticeDmala<Dims>,
+    classes: &mut LatticeClasses<Vec<u8>>,
     chain: &mut BinaryChain<'_>,
     rng: &mut R,
 ) -> Result<StepReport, langevin_core::LenError> {
-    kernel.step(chain, rng)
+    kernel.step_with_classes(chain, classes, rng, &PortablePasses)
 }
 
 impl Kernel<Binary> for AnyBinaryKernel {
@@ -641,8 +653,8 @@ impl Kernel<Binary> for AnyBinaryKernel {
             Self::Dula(k) => hot!(k),
             Self::Dmala(k) => hot!(k),
             // The runner starts the chain on the lattice this kernel was built for.
-            Self::LatticeDmala(k) => dispatch(&mut LatticeStep {
-                kernel: k,
+            Self::LatticeDmala(lattice) => dispatch(&mut LatticeStep {
+                lattice,
                 chain,
                 rng,
             })

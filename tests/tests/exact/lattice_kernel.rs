@@ -2,8 +2,10 @@
 //! enumerated kernel, and agreement in distribution with the generic DMALA.
 
 use langevin_core::BinaryTarget;
+use langevin_core::LenError;
 use langevin_core::binary::{
-    BinaryChain, Dmala, Dula, FlipProposal, LatticeDmala, LatticeDula, LatticeProposal, StepReport,
+    BinaryChain, Dmala, Dula, FlipProposal, LatticeClasses, LatticeDmala, LatticeDula,
+    LatticeProposal, PortablePasses, StepReport,
 };
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
@@ -182,6 +184,169 @@ fn steps_realise_the_tabulated_kernel() {
             );
         }
     }
+}
+
+/// A chain's state, log-density (bits), gradient (bits) and the step's report, for comparing
+/// two chains bit for bit.
+fn snapshot(chain: &BinaryChain<'_>, r: &StepReport) -> (Vec<u8>, u64, Vec<u32>, String) {
+    let grad = chain.grad().iter().map(|g| g.to_bits()).collect();
+    (
+        chain.state().to_vec(),
+        chain.log_density().to_bits(),
+        grad,
+        format!("{r:?}"),
+    )
+}
+
+/// Steps with kept classes are the plain steps bit for bit, even when one `LatticeClasses` is
+/// shared out of turn by two chains, when a chain is moved between steps, and when it is
+/// handed to a lattice of the same size but another shape or boundary while the state is the
+/// same (so that only the lattice tells the kept bytes are stale). Every case accepts moves
+/// (which hand the proposal's classes on) and rejects others.
+#[test]
+fn kept_classes_change_no_step() {
+    let cases = [
+        (
+            lattice(4, 5, 0.3, 0.2, true),
+            lattice(5, 4, 0.3, 0.2, true),
+            1.5,
+        ),
+        (
+            lattice(4, 5, 0.3, 0.2, true),
+            lattice(4, 5, 0.3, 0.2, false),
+            0.6,
+        ),
+        (
+            lattice(3, 3, 0.4407, 0.0, true),
+            lattice(1, 9, 0.4407, 0.0, true),
+            0.6,
+        ),
+        (
+            lattice(6, 6, 0.4, 0.0, false),
+            lattice(4, 9, 0.4, 0.0, true),
+            3.0,
+        ),
+        (
+            lattice(20, 20, 0.2, 0.2, true),
+            lattice(10, 40, 0.2, 0.2, true),
+            0.4,
+        ),
+        (
+            lattice(1, 1, 0.5, 0.3, true),
+            lattice(1, 1, 0.5, 0.3, false),
+            0.8,
+        ),
+    ];
+    for (mut model, mut other, step) in cases {
+        let d = model.dim();
+        let kernels = |m: &IsingLattice| {
+            let p = LatticeProposal::new(m, step, 0.5).unwrap();
+            (LatticeDmala::new(p), LatticeDula::new(p))
+        };
+        let ((dmala, dula), (other_dmala, _)) = (kernels(&model), kernels(&other));
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(d as u64 + 7);
+        let starts: Vec<Vec<u8>> = (0..2)
+            .map(|_| (0..d).map(|_| (rng.next_u32() & 1) as u8).collect())
+            .collect();
+        // Chains 0 and 1 with the shared kept classes, 2 and 3 their plain twins.
+        let mut boxes: Vec<ChainBox> = starts
+            .iter()
+            .chain(&starts)
+            .map(|x| ChainBox::new(x))
+            .collect();
+        let mut chains: Vec<BinaryChain<'_>> = boxes
+            .iter_mut()
+            .map(|b| BinaryChain::new(b.buffers(), &mut model).unwrap())
+            .collect();
+        let mut classes = LatticeClasses::new(vec![0u8; d]);
+        let (mut accepted, mut rejected) = (0, 0);
+        for t in 0..600u64 {
+            let c = usize::from(rng.next_u32() % 3 == 0);
+            let seed = rng.next_u64();
+            let (kept, plain) = match &mut chains[..] {
+                [a, b, pa, pb] => {
+                    if c == 0 {
+                        (a, pa)
+                    } else {
+                        (b, pb)
+                    }
+                }
+                _ => unreachable!(),
+            };
+            if t % 97 == 50 {
+                // Moved by other code between steps.
+                let x: Vec<u8> = (0..d).map(|_| (rng.next_u32() & 1) as u8).collect();
+                kept.reset(&x, &mut model).unwrap();
+                plain.reset(&x, &mut model).unwrap();
+            }
+            if t % 89 == 30 {
+                // The same state on another lattice of `d` sites, stepped with the same bytes.
+                let mut twin = ChainBox::new(kept.state());
+                let mut on_other = BinaryChain::new(twin.buffers(), &mut other).unwrap();
+                let mut plain_box = ChainBox::new(kept.state());
+                let mut plain_other = BinaryChain::new(plain_box.buffers(), &mut other).unwrap();
+                let mut r1 = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let mut r2 = r1.clone();
+                let a = other_dmala
+                    .step_with_classes(&mut on_other, &mut classes, &mut r1, &PortablePasses)
+                    .unwrap();
+                let b = other_dmala.step(&mut plain_other, &mut r2).unwrap();
+                assert_eq!(snapshot(&on_other, &a), snapshot(&plain_other, &b));
+            }
+            let mut r1 = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut r2 = r1.clone();
+            let (a, b) = if t % 5 == 4 {
+                (
+                    dula.step_with_classes(kept, &mut classes, &mut r1, &PortablePasses),
+                    dula.step(plain, &mut r2),
+                )
+            } else {
+                (
+                    dmala.step_with_classes(kept, &mut classes, &mut r1, &PortablePasses),
+                    dmala.step(plain, &mut r2),
+                )
+            };
+            let (a, b) = (a.unwrap(), b.unwrap());
+            assert_eq!(snapshot(kept, &a), snapshot(plain, &b), "step {t}");
+            assert_eq!(r1.next_u64(), r2.next_u64(), "the same consumption");
+            if b.proposed_flips > 0 {
+                if b.accepted {
+                    accepted += 1;
+                } else {
+                    rejected += 1;
+                }
+            }
+        }
+        if d > 1 {
+            assert!(accepted > 0 && rejected > 0, "{accepted} {rejected}");
+        }
+    }
+}
+
+/// Kept classes of the wrong length are refused before anything changes.
+#[test]
+fn kept_classes_of_the_wrong_length_are_refused() {
+    let mut model = lattice(3, 4, 0.3, 0.1, true);
+    let kernel = LatticeDmala::new(LatticeProposal::new(&model, 0.5, 0.5).unwrap());
+    let x0 = [1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0];
+    let mut bufs = ChainBox::new(&x0);
+    let mut chain = BinaryChain::new(bufs.buffers(), &mut model).unwrap();
+    let before = (chain.state().to_vec(), chain.log_density().to_bits());
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let fresh = rng.clone();
+    for len in [0, 11, 13] {
+        let mut classes = LatticeClasses::new(vec![0u8; len]);
+        let e = kernel.step_with_classes(&mut chain, &mut classes, &mut rng, &PortablePasses);
+        assert_eq!(
+            e.unwrap_err(),
+            LenError::check("classes", 12, len).unwrap_err()
+        );
+    }
+    assert_eq!(
+        (chain.state().to_vec(), chain.log_density().to_bits()),
+        before
+    );
+    assert_eq!(rng, fresh, "nothing drawn");
 }
 
 /// Batch means of a scalar series: (mean, standard error).
