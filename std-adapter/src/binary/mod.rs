@@ -17,7 +17,7 @@ pub use run::{BinaryRun, run_chains, run_chains_keeping};
 pub(crate) use run::{block_gibbs_sweep, transpose_for, uniform_buffers, with_chain};
 pub use sampler::{
     ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
-    SamplerSpec,
+    SamplerSpec, TabulatedLattice,
 };
 pub(crate) use sampler::{
     SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, grow,
