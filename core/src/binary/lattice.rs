@@ -32,6 +32,7 @@ use super::proposal::FlipProposal;
 use crate::chain::BinaryChain;
 use crate::error::{LenError, ParamError};
 use crate::kernel::StepReport;
+use crate::math::{Fast, FlipMath};
 use crate::models::{IsingLattice, LatticeDims};
 use crate::random::open_unit_f64_of;
 use rand_core::Rng;
@@ -799,8 +800,8 @@ fn toggle_flipped(x: &mut [u8], class: &[u8]) {
 /// decided in single precision (no double-precision logarithm) unless `u` lies within a
 /// relative `2^−16` of `e^ratio`, where the test is made exactly as written. The single
 /// precision figures are within a relative `4·10^−6` of the exact ones (the rounding of `ratio`
-/// to `f32` at `|ratio| < 37.5`, of `u`, and `expf`'s error), so the decision is always that of
-/// the exact test.
+/// to `f32` at `|ratio| < 37.5`, of `u`, and the error of [`Fast::exp`], below one ulp like a
+/// library `expf`), so the decision is always that of the exact test.
 #[inline(always)]
 fn metropolis_accepts(word: u64, ratio: f64) -> bool {
     /// Below `ln 2^−54`, the logarithm of the smallest `u`.
@@ -813,7 +814,7 @@ fn metropolis_accepts(word: u64, ratio: f64) -> bool {
     if ratio.is_nan() || ratio <= LN_U_FLOOR {
         return false;
     }
-    let bound = libm::expf(ratio as f32);
+    let bound = Fast::exp(ratio as f32);
     let u = ((word >> 11) as f32 + 0.5) * (1.0 / 9_007_199_254_740_992.0);
     if u < bound * (1.0 - BAND) {
         return true;
@@ -1391,5 +1392,62 @@ fn keep_classes(kept: &mut [u8], class: &[u8]) {
     let rest = kept.get_mut(done..).unwrap_or(&mut []);
     for (k, &c) in rest.iter_mut().zip(class.get(done..).unwrap_or(&[])) {
         *k = c & !FLIP_BIT;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::SeedableRng;
+
+    /// The test as written: `ln u < ratio` in double precision.
+    fn exact(word: u64, ratio: f64) -> bool {
+        libm::log(open_unit_f64_of(word)) < ratio
+    }
+
+    /// The single-precision shortcut decides as the exact test does: on ratios spread over the
+    /// whole range, and on ratios within a few parts in 10^7 of `ln u`, where a shortcut
+    /// without its exact fallback (or with an `exp` less accurate than its band allows) would
+    /// decide otherwise.
+    #[test]
+    fn metropolis_shortcut_is_the_exact_test() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        let mut near = 0;
+        for k in 0..400_000u32 {
+            let word = rng.next_u64();
+            let ln_u = libm::log(open_unit_f64_of(word));
+            let spread = f64::from(rng.next_u32()) / f64::from(u32::MAX);
+            let ratio = match k % 4 {
+                0 => -40.0 + 41.0 * spread,
+                1 => ln_u * (1.0 + (spread - 0.5) * 1e-6),
+                2 => ln_u + (spread - 0.5) * 1e-5,
+                _ => ln_u,
+            };
+            if (ratio - ln_u).abs() < 1e-5 * ln_u.abs().max(1.0) {
+                near += 1;
+            }
+            assert_eq!(
+                metropolis_accepts(word, ratio),
+                exact(word, ratio),
+                "word {word:#x}, ratio {ratio}"
+            );
+        }
+        assert!(near > 200_000, "{near} ratios near ln u");
+        for ratio in [
+            f64::NAN,
+            f64::NEG_INFINITY,
+            -37.5,
+            -1e300,
+            -0.0,
+            0.0,
+            f64::INFINITY,
+        ] {
+            for word in [0, 1 << 11, u64::MAX / 3, u64::MAX] {
+                assert_eq!(
+                    metropolis_accepts(word, ratio),
+                    exact(word, ratio) || ratio >= 0.0
+                );
+            }
+        }
     }
 }
