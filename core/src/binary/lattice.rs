@@ -7,7 +7,9 @@
 //!
 //! 1. the class of every site is computed from the state with byte-lane arithmetic (SWAR) into
 //!    the chain's proposal buffer: 16 sites per operation on 64-bit targets (two machine words,
-//!    which the compiler maps to one vector register), 4 on 32-bit ones;
+//!    which the compiler maps to one vector register), 4 on 32-bit ones
+//!    ([`LatticeKernel::step_with_classes`] copies them instead from a [`LatticeClasses`] kept
+//!    since the previous step, which an accepted move updates);
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
 //!    the sites are also counted by (class, flip) (on 64-bit targets the number of flips is
 //!    then read off those bins);
