@@ -442,11 +442,7 @@ impl<D: ScaledDmala, M: FlipMath> Kernel<D> for AcceptanceTuner<M> {
             let s = &self.settings;
             // A huge gain can overflow the update: the count stays finite (at most `f64::MAX`).
             let n = self.changes + s.gain * (acc - s.target_acceptance);
-            self.changes = if n > s.min_changes {
-                n.min(f64::MAX)
-            } else {
-                s.min_changes
-            };
+            self.changes = n.max(s.min_changes).min(f64::MAX);
             self.log_tau = Some(self.scale_at(chain, log_tau));
             self.tuning_steps += 1;
         }

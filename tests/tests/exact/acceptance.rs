@@ -45,12 +45,9 @@ fn binary_scaled_dmala_is_reversible_at_every_scale() {
     }
 }
 
-/// The scale a tuning run freezes at gives an exact kernel (the frozen tuner itself is probed).
-#[test]
-fn binary_tuned_then_frozen_is_reversible() {
+/// A tuner with settings `s`, stepped on a 2×3 Ising lattice (seed 5) until it freezes.
+fn tuned_on_ising(s: AcceptanceSettings) -> (IsingLattice, AcceptanceTuner) {
     let mut model = IsingLattice::with_dims(Dims { rows: 2, cols: 3 }, 0.35, 0.1, true).unwrap();
-    let mut s = AcceptanceSettings::default();
-    s.budget = 400;
     let mut tuner = AcceptanceTuner::new(s).unwrap();
     let mut buf = BinBuf::new(&[0u8; 6]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
@@ -58,6 +55,15 @@ fn binary_tuned_then_frozen_is_reversible() {
     while !tuner.is_frozen() {
         Kernel::step(&mut tuner, &mut model, &mut chain, &mut rng).unwrap();
     }
+    (model, tuner)
+}
+
+/// The scale a tuning run freezes at gives an exact kernel (the frozen tuner itself is probed).
+#[test]
+fn binary_tuned_then_frozen_is_reversible() {
+    let mut s = AcceptanceSettings::default();
+    s.budget = 400;
+    let (model, tuner) = tuned_on_ising(s);
     let report = tuner.report_for::<langevin_core::Binary>();
     assert!(report.changes >= 1.0 && report.log_scale.is_some());
     let mut probe = BinaryProbe::new(model, tuner);
@@ -95,18 +101,11 @@ fn categorical_scaled_dmala_is_reversible_at_every_scale() {
 /// finite, at its largest value, and the tuned scale usable.
 #[test]
 fn an_overflowing_gain_keeps_the_changes_finite() {
-    let mut model = IsingLattice::with_dims(Dims { rows: 2, cols: 3 }, 0.35, 0.1, true).unwrap();
     let mut s = AcceptanceSettings::default();
     s.gain = f64::MAX;
     s.target_acceptance = 1e-300;
     s.budget = 30;
-    let mut tuner = AcceptanceTuner::new(s).unwrap();
-    let mut buf = BinBuf::new(&[0u8; 6]);
-    let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    while !tuner.is_frozen() {
-        Kernel::step(&mut tuner, &mut model, &mut chain, &mut rng).unwrap();
-    }
+    let (_, tuner) = tuned_on_ising(s);
     let report = tuner.report_for::<langevin_core::Binary>();
     assert_eq!(report.changes, f64::MAX, "{report:?}");
     assert!(report.log_scale.is_some_and(f64::is_finite), "{report:?}");
