@@ -1342,12 +1342,9 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> LatticeClasses<S> {
         let dims = p.model.dims();
         let lattice = Some((dims.rows(), dims.cols(), p.model.wraps()));
         let bytes = self.bytes.as_mut();
-        let differ = copy_classes(class, bytes, x);
-        if self.lattice != lattice || differ {
-            p.fill_classes(x, bytes, 0);
-            for (c, &k) in class.iter_mut().zip(&*bytes) {
-                *c = k;
-            }
+        if self.lattice != lattice || copy_classes(class, bytes, x) {
+            p.fill_classes(x, class, 0);
+            keep_classes(bytes, class);
             self.lattice = lattice;
         }
     }
@@ -1383,7 +1380,8 @@ fn copy_classes(class: &mut [u8], kept: &[u8], x: &[u8]) -> bool {
     differ.0.iter().any(|&w| w != 0) || rest != 0
 }
 
-/// `kept = class` without the flip bits (the classes of an accepted proposal), a word at a time.
+/// `kept = class` without the flip bits (the classes of an accepted proposal, or fresh ones),
+/// a word at a time.
 #[inline(always)]
 fn keep_classes(kept: &mut [u8], class: &[u8]) {
     let mask = Chunk::splat(!FLIP_BIT);
