@@ -586,6 +586,15 @@ mod tests {
     }
 
     #[test]
+    fn scratch_folders_are_removed_when_dropped() {
+        let dir = scratch("dropped");
+        std::fs::write(dir.join("a.txt"), b"a").unwrap();
+        let path = dir.0.clone();
+        drop(dir);
+        assert!(!path.exists(), "{}", path.display());
+    }
+
+    #[test]
     fn outputs_are_written_and_replaced() {
         let dir = scratch("plain");
         let a = dir.join("a.txt");
