@@ -1,26 +1,30 @@
 //! Run-time choice of the instruction set for the per-chain hot loops.
 //!
-//! On x86-64 a chain's step runs inside a function compiled for AVX2 and FMA when the processor
-//! has them (the x86-64-v3 level, detected once per process by the `pulp` crate, which also
-//! holds the one unsafe call this needs), and as portable code otherwise. The hot code a step
-//! calls (kernel, proposal, target evaluation) is inlined into that function, so it is compiled
-//! for those instructions there. Values do not change: the compiler never fuses a multiply and
-//! an add on its own, so both paths do the same operations in the same order, and draws are
-//! bit-identical either way.
+//! On x86-64 a chain's step runs inside a function compiled for the widest vector instructions
+//! the processor has: AVX-512 (the x86-64-v4 level: AVX-512 F, BW, CD, DQ and VL), else AVX2 and
+//! FMA (x86-64-v3), else the portable baseline. The level is detected once per process by the
+//! `pulp` crate, which also holds the one unsafe call this needs. The hot code a step calls
+//! (kernel, proposal, target evaluation) is inlined into that function, so it is compiled for
+//! those instructions there. Values do not change: the compiler never fuses a multiply and an
+//! add on its own and each lane does the same operations in the same order whatever the width of
+//! the register, so draws are bit-identical on every path.
 //!
-//! The environment variable `LANGEVIN_SIMD=portable` forces the portable path (any other value,
-//! or none, lets the processor decide). [`path`] says which one runs.
+//! The environment variable `LANGEVIN_SIMD` caps the level: `portable` forces the portable path,
+//! `avx2` stops at AVX2 and FMA (any other value, or none, lets the processor decide). [`path`]
+//! says which one runs.
 
 #[cfg(target_arch = "x86_64")]
 use langevin_core::binary::{LatticePasses, draw_flips};
 use std::sync::OnceLock;
 
-/// The environment variable that can force the portable path.
+/// The environment variable that can cap the instruction set.
 pub const ENV: &str = "LANGEVIN_SIMD";
 
 /// The code path that runs the per-chain hot loops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SimdPath {
+    /// Compiled for AVX-512 (x86-64 processors of the x86-64-v4 level).
+    Avx512,
     /// Compiled for AVX2 and FMA (x86-64 processors of the x86-64-v3 level).
     Avx2Fma,
     /// Compiled for the baseline of the target.
@@ -28,9 +32,10 @@ pub enum SimdPath {
 }
 
 impl SimdPath {
-    /// `"avx2+fma"` or `"portable"`, as the run summaries name it.
+    /// `"avx512"`, `"avx2+fma"` or `"portable"`, as the run summaries name it.
     pub fn name(self) -> &'static str {
         match self {
+            Self::Avx512 => "avx512",
             Self::Avx2Fma => "avx2+fma",
             Self::Portable => "portable",
         }
@@ -39,39 +44,43 @@ impl SimdPath {
 
 /// The path this process runs: decided once, from [`ENV`] and the processor's features.
 pub fn path() -> SimdPath {
-    static PATH: OnceLock<SimdPath> = OnceLock::new();
-    *PATH.get_or_init(detect)
+    dispatcher().0
 }
 
-/// `Portable` when [`ENV`] is `portable` or the processor lacks AVX2 or FMA.
-fn detect() -> SimdPath {
-    if std::env::var_os(ENV).is_some_and(|v| v == "portable") {
-        return SimdPath::Portable;
-    }
-    match pulp::Arch::new() {
-        pulp::Arch::Scalar => SimdPath::Portable,
-        #[allow(unreachable_patterns)]
-        _ => SimdPath::Avx2Fma,
-    }
+/// The path and its `pulp` dispatcher, decided together so that they always agree.
+fn dispatcher() -> &'static (SimdPath, pulp::Arch) {
+    static PATH: OnceLock<(SimdPath, pulp::Arch)> = OnceLock::new();
+    PATH.get_or_init(|| detect(std::env::var_os(ENV).as_deref().and_then(|v| v.to_str())))
 }
 
-/// The `pulp` dispatcher of [`path`].
-fn arch() -> pulp::Arch {
-    match path() {
-        SimdPath::Portable => pulp::Arch::Scalar,
-        SimdPath::Avx2Fma => pulp::Arch::new(),
+/// The widest path the processor has, capped by `cap` (the value of [`ENV`]).
+fn detect(cap: Option<&str>) -> (SimdPath, pulp::Arch) {
+    if cap == Some("portable") {
+        return (SimdPath::Portable, pulp::Arch::Scalar);
     }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if cap != Some("avx2")
+            && let Some(v4) = pulp::x86::V4::try_new()
+        {
+            return (SimdPath::Avx512, pulp::Arch::V4(v4));
+        }
+        if let Some(v3) = pulp::x86::V3::try_new() {
+            return (SimdPath::Avx2Fma, pulp::Arch::V3(v3));
+        }
+    }
+    (SimdPath::Portable, pulp::Arch::Scalar)
 }
 
-/// The AVX2 token when [`path`] is [`SimdPath::Avx2Fma`], for code that calls vector
+/// The AVX2 token when [`path`] is [`SimdPath::Avx2Fma`] or wider, for code that calls vector
 /// instructions by name.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn avx2() -> Option<pulp::x86::V3> {
-    static V3: OnceLock<Option<pulp::x86::V3>> = OnceLock::new();
-    *V3.get_or_init(|| match path() {
-        SimdPath::Avx2Fma => pulp::x86::V3::try_new(),
-        SimdPath::Portable => None,
-    })
+    match dispatcher().1 {
+        pulp::Arch::V4(v4) => Some(*v4),
+        pulp::Arch::V3(v3) => Some(v3),
+        _ => None,
+    }
 }
 
 /// The per-site passes of the tabulated lattice step with AVX2, 32 sites per register: the
@@ -213,15 +222,15 @@ pub(crate) trait HotLoop {
     /// What the work returns.
     type Output;
     /// Does the work. Implementations are `#[inline(always)]`, and so is the hot code they
-    /// call: only code inlined into the AVX2/FMA function is compiled for those instructions.
+    /// call: only code inlined into the dispatched function is compiled for its instructions.
     fn run(&mut self) -> Self::Output;
 }
 
-/// Runs `work` on the path of [`path`]: inside a function compiled for AVX2 and FMA when that
-/// is the path, directly otherwise.
+/// Runs `work` on the path of [`path`]: inside a function compiled for AVX-512, or for AVX2 and
+/// FMA, when that is the path, directly otherwise.
 #[inline(always)]
 pub(crate) fn dispatch<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
-    arch().dispatch(Run(work))
+    dispatcher().1.dispatch(Run(work))
 }
 
 /// A [`HotLoop`] as `pulp` work.
@@ -260,11 +269,31 @@ mod tests {
 
     #[test]
     fn the_path_is_named_and_dispatch_returns_the_value() {
-        assert!(["avx2+fma", "portable"].contains(&path().name()));
+        assert!(["avx512", "avx2+fma", "portable"].contains(&path().name()));
         let v: Vec<f32> = (0..100).map(|i| i as f32 * 0.5).collect();
         let sum = dispatch(&mut Squares(&v));
         let plain = v.iter().fold(0.0f32, |a, &b| a + b * b);
         assert_eq!(sum.to_bits(), plain.to_bits());
+    }
+
+    #[test]
+    fn the_environment_caps_the_path() {
+        assert_eq!(detect(Some("portable")).0, SimdPath::Portable);
+        let capped = detect(Some("avx2")).0;
+        assert_ne!(capped, SimdPath::Avx512);
+        let widest = detect(None).0;
+        assert_eq!(detect(Some("anything else")).0, widest);
+        #[cfg(target_arch = "x86_64")]
+        {
+            assert_eq!(
+                widest == SimdPath::Avx512,
+                pulp::x86::V4::try_new().is_some()
+            );
+            assert_eq!(
+                capped == SimdPath::Avx2Fma,
+                pulp::x86::V3::try_new().is_some()
+            );
+        }
     }
 
     /// The AVX2 lattice passes give the portable passes' results on random class bytes,

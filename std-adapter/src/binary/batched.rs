@@ -15,7 +15,7 @@
 //! * logistic regression ([`LogisticBatch`]): the linear predictors and `U` as on the
 //!   single-chain path, the gradients of a group one product `R · X` through [`Gemm`].
 //!
-//! Each step runs through [`crate::simd`]'s run-time dispatch (AVX2 where the CPU has it), which does
+//! Each step runs through [`crate::simd`]'s run-time dispatch (AVX-512 or AVX2 where the CPU has it), which does
 //! not change its values. Where the product rounds, a chain's draws depend on the seed, its index and `N` (and on
 //! whether the CPU has fused multiply–add, which the product uses when it can); never on the
 //! thread count or the number of chains.
@@ -36,7 +36,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicU64;
 
 /// The products of a group through `matrixmultiply` (by way of `nalgebra`'s `gemm`), which
-/// picks AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
+/// picks AVX-512, AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
 /// their column-major transposes, so nothing is copied.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Gemm;
@@ -223,7 +223,7 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
 
 /// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`] (as
 /// the per-chain loops are, so that the step's element-wise loops (the proposal, the
-/// pre-activation updates, the hidden terms) use AVX2 where the CPU has it; without fused
+/// pre-activation updates, the hidden terms) use AVX-512 or AVX2 where the CPU has it; without fused
 /// multiply–add in those loops their values do not depend on the dispatch).
 struct Group<'k, 'b, T: BatchTarget, const ADJUSTED: bool> {
     kernel: &'k BatchLangevin<FlipProposal<'static, crate::FlipMathImpl>, ADJUSTED>,

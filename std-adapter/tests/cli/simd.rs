@@ -1,14 +1,16 @@
-//! The AVX2/FMA path of the per-chain loops and the portable one (`LANGEVIN_SIMD=portable`) give
-//! the same draws, byte for byte.
+//! Every code path of the per-chain loops (the widest the processor has, AVX2/FMA with
+//! `LANGEVIN_SIMD=avx2`, portable with `LANGEVIN_SIMD=portable`) gives the same draws, byte for
+//! byte.
 
 use crate::common;
 
 use common::{Scratch, ok, words};
 use std::process::Command;
 
-/// Runs `sample` with `args` (and `--out draws.npy --summary s.json`) on the path `portable`
-/// forces or the processor picks; returns the draws' bytes and the summary's `simd` field.
-fn sample(scratch: &Scratch, args: &str, portable: bool) -> (Vec<u8>, String) {
+/// Runs `sample` with `args` (and `--out draws.npy --summary s.json`) on the path `cap` caps
+/// (the value of `LANGEVIN_SIMD`, if any); returns the draws' bytes and the summary's `simd`
+/// field.
+fn sample(scratch: &Scratch, args: &str, cap: Option<&str>) -> (Vec<u8>, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_langevin"));
     command
         .args(words(&format!(
@@ -16,8 +18,8 @@ fn sample(scratch: &Scratch, args: &str, portable: bool) -> (Vec<u8>, String) {
         )))
         .current_dir(&scratch.0)
         .env_remove("LANGEVIN_SIMD");
-    if portable {
-        command.env("LANGEVIN_SIMD", "portable");
+    if let Some(cap) = cap {
+        command.env("LANGEVIN_SIMD", cap);
     }
     let out = command.output().unwrap();
     assert!(
@@ -31,15 +33,24 @@ fn sample(scratch: &Scratch, args: &str, portable: bool) -> (Vec<u8>, String) {
     (std::fs::read(scratch.path("draws.npy")).unwrap(), simd)
 }
 
-/// Whether this processor runs the AVX2/FMA path when nothing forces the portable one.
-fn has_avx2_fma() -> bool {
+/// The paths this processor runs with `LANGEVIN_SIMD=avx2` and with nothing set.
+fn expected_paths() -> (&'static str, &'static str) {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        use std::is_x86_feature_detected as has;
+        let v3 = has!("avx2") && has!("fma") && has!("bmi1") && has!("bmi2") && has!("lzcnt");
+        let v4 = v3
+            && has!("avx512f")
+            && has!("avx512bw")
+            && has!("avx512cd")
+            && has!("avx512dq")
+            && has!("avx512vl");
+        let capped = if v3 { "avx2+fma" } else { "portable" };
+        (capped, if v4 { "avx512" } else { capped })
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        false
+        ("portable", "portable")
     }
 }
 
@@ -87,21 +98,21 @@ fn both_code_paths_give_the_same_draws() {
         format!("--model lg.json --sampler dmala --step 0.1 --batch 4 {run}"),
         format!("--model lg.json --sampler dula --step 0.2 --window 2 --batch 4 {run}"),
         format!("--model bq.json --sampler dmala --batch 4 {run}"),
+        format!("--model rbm.json --sampler dmala --step 0.4 --batch 4 {run}"),
+        format!("--model bl.json --sampler dula --batch 4 {run}"),
     ];
-    let expected = if has_avx2_fma() {
-        "avx2+fma"
-    } else {
-        "portable"
-    };
+    let (capped, widest) = expected_paths();
     for case in &cases {
-        let (portable, forced) = sample(&s, case, true);
-        let (picked, path) = sample(&s, case, false);
+        let (portable, forced) = sample(&s, case, Some("portable"));
         assert_eq!(forced, "portable", "{case}");
-        assert_eq!(path, expected, "{case}");
         assert!(portable.len() > 128, "{case}: no draws");
-        assert!(
-            portable == picked,
-            "{case}: {path} draws differ from portable ones"
-        );
+        for (cap, expected) in [(Some("avx2"), capped), (None, widest)] {
+            let (picked, path) = sample(&s, case, cap);
+            assert_eq!(path, expected, "{case}");
+            assert!(
+                portable == picked,
+                "{case}: {path} draws differ from portable ones"
+            );
+        }
     }
 }

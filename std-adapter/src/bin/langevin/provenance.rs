@@ -26,7 +26,7 @@ pub struct Provenance {
     /// their option.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub input_hashes: BTreeMap<String, String>,
-    /// The code path of the per-chain hot loops: `avx2+fma` or `portable` (see
+    /// The code path of the per-chain hot loops: `avx512`, `avx2+fma` or `portable` (see
     /// [`langevin_std::simd`]).
     pub simd: &'static str,
 }
