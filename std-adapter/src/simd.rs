@@ -83,6 +83,15 @@ pub(crate) fn avx2() -> Option<pulp::x86::V3> {
     }
 }
 
+/// The AVX-512 token when [`path`] is [`SimdPath::Avx512`].
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512() -> Option<pulp::x86::V4> {
+    match dispatcher().1 {
+        pulp::Arch::V4(v4) => Some(v4),
+        _ => None,
+    }
+}
+
 /// The per-site passes of the tabulated lattice step with AVX2, 32 sites per register: the
 /// flip threshold of each class byte by a byte shuffle of 16-entry tables (its low and high
 /// bytes, by `m`, one table pair per value `x`), and the bin counts by byte comparisons.
@@ -217,6 +226,77 @@ impl LatticeAvx2 {
     }
 }
 
+/// The lattice passes of [`LatticeAvx2`] with the bin counts on AVX-512, 64 sites per
+/// register: a byte comparison gives a 64-bit mask, and its population count is the number of
+/// sites in the bin. The draw stays on AVX2.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LatticeAvx512(pub(crate) pulp::x86::V4);
+
+#[cfg(target_arch = "x86_64")]
+impl LatticePasses for LatticeAvx512 {
+    /// The step's histogram itself.
+    type Tally = [isize; 64];
+
+    #[inline(always)]
+    fn tally(&self) -> [isize; 64] {
+        [0; 64]
+    }
+
+    #[inline(always)]
+    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64], t: &mut [isize; 64]) {
+        LatticeAvx2(*self.0).flip(thresholds, class, words, t);
+    }
+
+    #[inline(always)]
+    fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
+        self.count_bins(class, bins, tally, -1);
+        // The flips, from their bins (the forward counts are negative).
+        let flipped: isize = tally.iter().skip(0x20).sum();
+        flipped.unsigned_abs()
+    }
+
+    #[inline(always)]
+    fn count(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) {
+        self.count_bins(class, bins, tally, 1);
+    }
+
+    #[inline(always)]
+    fn histogram(&self, tally: &[isize; 64], bins: &[u8], hist: &mut [isize; 64]) {
+        LatticeAvx2(*self.0).histogram(tally, bins, hist);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl LatticeAvx512 {
+    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
+    /// `b` of `bins`, by mask comparisons and population counts.
+    #[inline(always)]
+    fn count_bins(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+        use core::arch::x86_64::__m512i;
+        let (avx512f, avx512bw) = (self.0.avx512f, self.0.avx512bw);
+        let (body, rest) = class.split_at(class.len() / 64 * 64);
+        // The sites left over, padded with a byte no class equals.
+        let mut tail = [u8::MAX; 64];
+        tail.iter_mut().zip(rest).for_each(|(t, &k)| *t = k);
+        let tail: __m512i = pulp::cast(tail);
+        for &b in bins {
+            let target = avx512f._mm512_set1_epi8(b as i8);
+            let count = |k| avx512bw._mm512_cmpeq_epi8_mask(k, target).count_ones() as usize;
+            let mut total = count(tail);
+            for sites in body.chunks_exact(64) {
+                let Ok(sites) = <&[u8; 64]>::try_from(sites) else {
+                    continue;
+                };
+                total += count(pulp::cast(*sites));
+            }
+            if let Some(h) = hist.get_mut(usize::from(b)) {
+                *h += sign * total as isize;
+            }
+        }
+    }
+}
+
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
 pub(crate) trait HotLoop {
     /// What the work returns.
@@ -296,19 +376,27 @@ mod tests {
         }
     }
 
-    /// The AVX2 lattice passes give the portable passes' results on random class bytes,
-    /// thresholds and words, at every length around the 32-site register and its tail.
+    /// The AVX2 and AVX-512 lattice passes give the portable passes' results on random class
+    /// bytes, thresholds and words, at every length around a register and its tail.
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn lattice_avx2_passes_equal_the_portable_ones() {
+    fn lattice_vector_passes_equal_the_portable_ones() {
+        if let Some(v3) = pulp::x86::V3::try_new() {
+            passes_equal_the_portable_ones(&LatticeAvx2(v3));
+        }
+        if let Some(v4) = pulp::x86::V4::try_new() {
+            passes_equal_the_portable_ones(&LatticeAvx512(v4));
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn passes_equal_the_portable_ones<P: LatticePasses<Tally = [isize; 64]>>(fast_passes: &P) {
         use langevin_core::binary::PortablePasses;
         use rand_core::{Rng, SeedableRng};
-        let Some(v3) = pulp::x86::V3::try_new() else {
-            return;
-        };
-        let avx2 = LatticeAvx2(v3);
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        for len in (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 20_000]) {
+        for len in
+            (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 255 * 64 + 65, 20_000])
+        {
             for _ in 0..5 {
                 let thresholds: [u16; 32] = std::array::from_fn(|_| rng.next_u64() as u16);
                 // Any byte for the draw (it reads bits 0-4); extreme thresholds too.
@@ -321,35 +409,35 @@ mod tests {
                     .collect();
                 let mut fast = class.clone();
                 draw_flips(&t, &mut class, &words);
-                avx2.flip(&t, &mut fast, &words, &mut avx2.tally());
+                fast_passes.flip(&t, &mut fast, &words, &mut fast_passes.tally());
                 assert_eq!(fast, class, "flip, {len} sites");
                 // A step's passes on classes below 32, drawn in pieces of 256 sites as a step
                 // draws them, and a second set of bytes below the class limit to count.
                 let bins: Vec<u8> = (0..64u8).filter(|_| rng.next_u64() % 3 != 0).collect();
                 let mut slow: Vec<u8> = class.iter().map(|&k| k % 32).collect();
                 let mut fast = slow.clone();
-                let (mut ta, mut tb) = (PortablePasses.tally(), avx2.tally());
+                let (mut ta, mut tb) = (PortablePasses.tally(), fast_passes.tally());
                 let pieces = slow.chunks_mut(256).zip(fast.chunks_mut(256));
                 for (i, (a, b)) in pieces.enumerate() {
                     let w = words.get(64 * i..).unwrap_or(&[]);
                     let w = &w[..w.len().min(64)];
                     PortablePasses.flip(&t, a, w, &mut ta);
-                    avx2.flip(&t, b, w, &mut tb);
+                    fast_passes.flip(&t, b, w, &mut tb);
                 }
                 assert_eq!(fast, slow, "flip in pieces, {len} sites");
                 let flips = PortablePasses.drawn(&slow, &bins, &mut ta);
                 assert_eq!(
-                    avx2.drawn(&fast, &bins, &mut tb),
+                    fast_passes.drawn(&fast, &bins, &mut tb),
                     flips,
                     "flips, {len} sites"
                 );
                 let second: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8 % 64).collect();
                 PortablePasses.count(&second, &bins, &mut ta);
-                avx2.count(&second, &bins, &mut tb);
+                fast_passes.count(&second, &bins, &mut tb);
                 let start: [isize; 64] = std::array::from_fn(|_| (rng.next_u64() % 100) as isize);
                 let (mut a, mut b) = (start, start);
                 PortablePasses.histogram(&ta, &bins, &mut a);
-                avx2.histogram(&tb, &bins, &mut b);
+                fast_passes.histogram(&tb, &bins, &mut b);
                 assert_eq!(a, b, "count, {len} sites");
             }
         }
