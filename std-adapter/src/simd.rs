@@ -165,9 +165,7 @@ impl LatticePasses for LatticeAvx2 {
     #[inline(always)]
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
         self.count_bins(class, bins, tally, -1);
-        // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = tally.iter().skip(0x20).sum();
-        flipped.unsigned_abs()
+        flips_in(tally)
     }
 
     #[inline(always)]
@@ -251,9 +249,7 @@ impl LatticePasses for LatticeAvx512 {
     #[inline(always)]
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
         self.count_bins(class, bins, tally, -1);
-        // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = tally.iter().skip(0x20).sum();
-        flipped.unsigned_abs()
+        flips_in(tally)
     }
 
     #[inline(always)]
@@ -295,6 +291,13 @@ impl LatticeAvx512 {
             }
         }
     }
+}
+
+/// The flips a draw made, from the bins of a tally its forward counts were subtracted from.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn flips_in(tally: &[isize; 64]) -> usize {
+    tally.iter().skip(0x20).sum::<isize>().unsigned_abs()
 }
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
