@@ -92,17 +92,22 @@ pub(crate) fn avx512() -> Option<pulp::x86::V4> {
     }
 }
 
-/// The per-site passes of the tabulated lattice step with AVX2, 32 sites per register: the
-/// flip threshold of each class byte by a byte shuffle of 16-entry tables (its low and high
-/// bytes, by `m`, one table pair per value `x`), and the bin counts by byte comparisons.
-/// Results equal those of [`PortablePasses`](langevin_core::binary::PortablePasses); the
-/// sites left over by the draw run through [`draw_flips`].
+/// The per-site passes of the tabulated lattice step on the vector paths. The draw runs on
+/// AVX2, 32 sites per register: the flip threshold of each class byte by a byte shuffle of
+/// 16-entry tables (its low and high bytes, by `m`, one table pair per value `x`). The bin
+/// counts run on AVX-512 when `v4` is given, 64 sites per register (a byte comparison into a
+/// mask, then its population count), else on AVX2 by byte comparisons. Results equal those of
+/// [`PortablePasses`](langevin_core::binary::PortablePasses); the sites left over by the draw
+/// run through [`draw_flips`].
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct LatticeAvx2(pub(crate) pulp::x86::V3);
+pub(crate) struct LatticeVector {
+    pub(crate) v3: pulp::x86::V3,
+    pub(crate) v4: Option<pulp::x86::V4>,
+}
 
 #[cfg(target_arch = "x86_64")]
-impl LatticePasses for LatticeAvx2 {
+impl LatticePasses for LatticeVector {
     /// The step's histogram itself.
     type Tally = [isize; 64];
 
@@ -114,7 +119,7 @@ impl LatticePasses for LatticeAvx2 {
     #[inline(always)]
     fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64], _: &mut [isize; 64]) {
         use core::arch::x86_64::__m256i;
-        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let (avx, avx2) = (self.v3.avx, self.v3.avx2);
         // Byte `m` of each 128-bit half: the low or high byte of the threshold of class
         // `m + 16 x`.
         let table = |x: usize, shift: u32| -> __m256i {
@@ -165,7 +170,9 @@ impl LatticePasses for LatticeAvx2 {
     #[inline(always)]
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
         self.count_bins(class, bins, tally, -1);
-        flips_in(tally)
+        // The flips, from their bins (the forward counts are negative).
+        let flipped: isize = tally.iter().skip(0x20).sum();
+        flipped.unsigned_abs()
     }
 
     #[inline(always)]
@@ -184,13 +191,22 @@ impl LatticePasses for LatticeAvx2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl LatticeAvx2 {
+impl LatticeVector {
     /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
-    /// `b` of `bins`, by byte comparisons.
+    /// `b` of `bins`.
     #[inline(always)]
     fn count_bins(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+        match self.v4 {
+            Some(v4) => Self::count_bins_avx512(v4, class, bins, hist, sign),
+            None => self.count_bins_avx2(class, bins, hist, sign),
+        }
+    }
+
+    /// [`count_bins`](Self::count_bins) by byte comparisons.
+    #[inline(always)]
+    fn count_bins_avx2(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
         use core::arch::x86_64::__m256i;
-        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let (avx, avx2) = (self.v3.avx, self.v3.avx2);
         let zero = avx._mm256_setzero_si256();
         let (body, rest) = class.split_at(class.len() / 32 * 32);
         // The sites left over, padded with a byte no class equals.
@@ -222,55 +238,18 @@ impl LatticeAvx2 {
             }
         }
     }
-}
 
-/// The lattice passes of [`LatticeAvx2`] with the bin counts on AVX-512, 64 sites per
-/// register: a byte comparison gives a 64-bit mask, and its population count is the number of
-/// sites in the bin. The draw stays on AVX2.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct LatticeAvx512(pub(crate) pulp::x86::V4);
-
-#[cfg(target_arch = "x86_64")]
-impl LatticePasses for LatticeAvx512 {
-    /// The step's histogram itself.
-    type Tally = [isize; 64];
-
+    /// [`count_bins`](Self::count_bins) by mask comparisons and population counts.
     #[inline(always)]
-    fn tally(&self) -> [isize; 64] {
-        [0; 64]
-    }
-
-    #[inline(always)]
-    fn flip(&self, thresholds: &[u16; 32], class: &mut [u8], words: &[u64], t: &mut [isize; 64]) {
-        LatticeAvx2(*self.0).flip(thresholds, class, words, t);
-    }
-
-    #[inline(always)]
-    fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
-        self.count_bins(class, bins, tally, -1);
-        flips_in(tally)
-    }
-
-    #[inline(always)]
-    fn count(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) {
-        self.count_bins(class, bins, tally, 1);
-    }
-
-    #[inline(always)]
-    fn histogram(&self, tally: &[isize; 64], bins: &[u8], hist: &mut [isize; 64]) {
-        LatticeAvx2(*self.0).histogram(tally, bins, hist);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl LatticeAvx512 {
-    /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
-    /// `b` of `bins`, by mask comparisons and population counts.
-    #[inline(always)]
-    fn count_bins(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
+    fn count_bins_avx512(
+        v4: pulp::x86::V4,
+        class: &[u8],
+        bins: &[u8],
+        hist: &mut [isize; 64],
+        sign: isize,
+    ) {
         use core::arch::x86_64::__m512i;
-        let (avx512f, avx512bw) = (self.0.avx512f, self.0.avx512bw);
+        let (avx512f, avx512bw) = (v4.avx512f, v4.avx512bw);
         let (body, rest) = class.split_at(class.len() / 64 * 64);
         // The sites left over, padded with a byte no class equals.
         let mut tail = [u8::MAX; 64];
@@ -291,13 +270,6 @@ impl LatticeAvx512 {
             }
         }
     }
-}
-
-/// The flips a draw made, from the bins of a tally its forward counts were subtracted from.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn flips_in(tally: &[isize; 64]) -> usize {
-    tally.iter().skip(0x20).sum::<isize>().unsigned_abs()
 }
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
@@ -384,11 +356,12 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn lattice_vector_passes_equal_the_portable_ones() {
-        if let Some(v3) = pulp::x86::V3::try_new() {
-            passes_equal_the_portable_ones(&LatticeAvx2(v3));
-        }
+        let Some(v3) = pulp::x86::V3::try_new() else {
+            return;
+        };
+        passes_equal_the_portable_ones(&LatticeVector { v3, v4: None });
         if let Some(v4) = pulp::x86::V4::try_new() {
-            passes_equal_the_portable_ones(&LatticeAvx512(v4));
+            passes_equal_the_portable_ones(&LatticeVector { v3, v4: Some(v4) });
         }
     }
 

@@ -607,13 +607,11 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
     fn run(&mut self) -> Self::Output {
         let TabulatedLattice { kernel, classes } = &mut *self.lattice;
         #[cfg(target_arch = "x86_64")]
-        if let Some(v4) = crate::simd::avx512() {
-            let passes = crate::simd::LatticeAvx512(v4);
-            return kernel.step_with_classes(self.chain, classes, self.rng, &passes);
-        }
-        #[cfg(target_arch = "x86_64")]
         if let Some(v3) = crate::simd::avx2() {
-            let passes = crate::simd::LatticeAvx2(v3);
+            let passes = crate::simd::LatticeVector {
+                v3,
+                v4: crate::simd::avx512(),
+            };
             return kernel.step_with_classes(self.chain, classes, self.rng, &passes);
         }
         portable_lattice_step(kernel, classes, self.chain, self.rng)
