@@ -72,26 +72,6 @@ fn detect(cap: Option<&str>) -> (SimdPath, pulp::Arch) {
     (SimdPath::Portable, pulp::Arch::Scalar)
 }
 
-/// The AVX2 token when [`path`] is [`SimdPath::Avx2Fma`] or wider, for code that calls vector
-/// instructions by name.
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn avx2() -> Option<pulp::x86::V3> {
-    match dispatcher().1 {
-        pulp::Arch::V4(v4) => Some(*v4),
-        pulp::Arch::V3(v3) => Some(v3),
-        _ => None,
-    }
-}
-
-/// The AVX-512 token when [`path`] is [`SimdPath::Avx512`].
-#[cfg(target_arch = "x86_64")]
-pub(crate) fn avx512() -> Option<pulp::x86::V4> {
-    match dispatcher().1 {
-        pulp::Arch::V4(v4) => Some(v4),
-        _ => None,
-    }
-}
-
 /// The per-site passes of the tabulated lattice step on the vector paths. The draw runs on
 /// AVX2, 32 sites per register: the flip threshold of each class byte by a byte shuffle of
 /// 16-entry tables (its low and high bytes, by `m`, one table pair per value `x`). The bin
@@ -102,8 +82,8 @@ pub(crate) fn avx512() -> Option<pulp::x86::V4> {
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LatticeVector {
-    pub(crate) v3: pulp::x86::V3,
-    pub(crate) v4: Option<pulp::x86::V4>,
+    v3: pulp::x86::V3,
+    v4: Option<pulp::x86::V4>,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -192,6 +172,19 @@ impl LatticePasses for LatticeVector {
 
 #[cfg(target_arch = "x86_64")]
 impl LatticeVector {
+    /// The passes of the path of [`path`]: none on the portable path, the AVX-512 counts on the
+    /// AVX-512 path.
+    pub(crate) fn for_path() -> Option<Self> {
+        match dispatcher().1 {
+            pulp::Arch::V4(v4) => Some(Self {
+                v3: *v4,
+                v4: Some(v4),
+            }),
+            pulp::Arch::V3(v3) => Some(Self { v3, v4: None }),
+            _ => None,
+        }
+    }
+
     /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
     /// `b` of `bins`.
     #[inline(always)]

@@ -607,11 +607,7 @@ impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
     fn run(&mut self) -> Self::Output {
         let TabulatedLattice { kernel, classes } = &mut *self.lattice;
         #[cfg(target_arch = "x86_64")]
-        if let Some(v3) = crate::simd::avx2() {
-            let passes = crate::simd::LatticeVector {
-                v3,
-                v4: crate::simd::avx512(),
-            };
+        if let Some(passes) = crate::simd::LatticeVector::for_path() {
             return kernel.step_with_classes(self.chain, classes, self.rng, &passes);
         }
         portable_lattice_step(kernel, classes, self.chain, self.rng)
