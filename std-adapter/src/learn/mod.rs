@@ -16,6 +16,7 @@ mod ising;
 mod optim;
 mod pcd;
 mod rbm;
+mod rbm_sites;
 
 pub use data::BinaryRows;
 pub use ising::IsingParams;

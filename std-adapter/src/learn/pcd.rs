@@ -19,12 +19,15 @@
 //! The kernel of each chain persists across updates. Tuned samplers adapt during the first
 //! tenth of the run's sampler steps (at least one update) and are then fixed: RWM and AB tune
 //! over that budget and freeze at its end; ACS spends its own budget, a tenth of all steps, and
-//! then runs its fixed cycle. Gibbs sweeps use the models' single-flip fast path. AB-2 is not
-//! offered: its quadratic fit is of one fixed target.
+//! then runs its fixed cycle. Gibbs sweeps use the models' single-flip fast path; on an RBM they
+//! price each site from per-weight factors shared by the update's chains (one logarithm a site
+//! instead of two transcendentals a hidden unit). AB-2 is not offered: its quadratic fit is of
+//! one fixed target.
 
 use super::ising::IsingParams;
 use super::optim::{Optimizer, OptimizerKind};
 use super::rbm::RbmParams;
+use super::rbm_sites::RbmFlipFactors;
 use super::{BinaryRows, LearnError};
 use crate::binary::{
     AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, BinaryModel, ModelTarget, RunShape, SamplerSpec,
@@ -304,12 +307,18 @@ impl<'d> Pcd<'d> {
     /// [`LearnError::Run`] when a chain fails.
     pub fn update(&mut self) -> Result<(), LearnError> {
         let target = self.model.to_model()?;
+        let factors = match (&target, self.chains.first().map(|p| &p.mover)) {
+            (BinaryModel::Rbm { w, b, c }, Some(Mover::Kernel(AnyBinaryKernel::Gibbs(_)))) => {
+                RbmFlipFactors::new(w, b, c)
+            }
+            _ => None,
+        };
         let k = self.settings.pcd_steps;
         self.steps_done = self.steps_done.saturating_add(k);
         let stop_tuning = self.steps_done >= self.tune_steps;
         let chains = std::mem::take(&mut self.chains);
         let advanced = self.pool.map(chains, |c, mut p| {
-            let stats = advance(&target, &mut p, k)
+            let stats = advance(&target, factors.as_ref(), &mut p, k)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
             if stop_tuning && let Mover::Kernel(k) = &mut p.mover {
                 k.stop_tuning();
@@ -365,8 +374,14 @@ impl<'d> Pcd<'d> {
     }
 }
 
-/// `k` steps of a chain's kernel under `model`, from its current state.
-fn advance(model: &BinaryModel, p: &mut Persistent, k: u64) -> Result<ChainStats, String> {
+/// `k` steps of a chain's kernel under `model`, from its current state; Gibbs on an RBM
+/// prices its sites from `factors` when given.
+fn advance(
+    model: &BinaryModel,
+    factors: Option<&RbmFlipFactors>,
+    p: &mut Persistent,
+    k: u64,
+) -> Result<ChainStats, String> {
     let mut cache = vec![0.0; model.cache_len()];
     let mut target = model.target(&mut cache)?;
     let mut stats = ChainStats::default();
@@ -386,6 +401,10 @@ fn advance(model: &BinaryModel, p: &mut Persistent, k: u64) -> Result<ChainStats
         Mover::Kernel(kernel) => kernel,
     };
     if let AnyBinaryKernel::Gibbs(g) = kernel {
+        if let Some(f) = factors {
+            let mut state = vec![0.0; f.state_len()];
+            return gibbs_sweeps(&mut f.sites(&mut state), g, x, k, rng);
+        }
         match &mut target {
             ModelTarget::IsingGraph(t) => return gibbs_sweeps(t, g, x, k, rng),
             ModelTarget::Rbm(t) => return gibbs_sweeps(t, g, x, k, rng),
