@@ -265,7 +265,8 @@ impl<W: AsMut<[f64]>> Kernel<Binary> for HammingBall<W> {
             expected: m,
             found,
         })?;
-        self.next = start + k;
+        // The last block ends the sweep: the next step starts again at coordinate 0.
+        self.next = if start + k < d { start + k } else { 0 };
         let t = index(rng, m);
         let u_draw = unit_f64(rng);
 

@@ -59,6 +59,8 @@
 //!   programming with diagonal constraints", 2017.
 
 mod certify;
+#[cfg(test)]
+mod exact_psd;
 mod matrix;
 mod mixing;
 mod subspace;

@@ -65,6 +65,78 @@ fn categorical_dlmc_from_its_steps_is_reversible() {
     }
 }
 
+/// Categorical DLMC draws what its rates say: from `x`, coordinate `i` moves to `c ≠ x_i` with
+/// probability `τ·e^{(g_{i,c} − g_{i,x_i})/2}` and stays with the rest, the row scaled to
+/// `λ_c / Σ λ` when `τ Σ λ > 1` (the rates of the module documentation and of the design's
+/// categorical DLMC), coordinates independent. The realised probabilities come from the
+/// kernel's own draws (lane widths over `2^32`); each coordinate's are quantised to `2^-32`,
+/// so a product over `n ≤ 3` coordinates is within `3·2^-31 < 1e-8` of the formula. A doubled
+/// exponent (or a rate of the wrong sign) misses it by more than 1e-2 on these models.
+#[test]
+fn categorical_dlmc_moves_with_the_documented_rates() {
+    use langevin_tests::discrete::tabulate_categorical;
+    const TOL: f64 = 1e-8;
+    // τ = 3 puts some rows in the scaled regime, τ = 0.4 and 0.8 none or few.
+    for (n, s, time) in [(3usize, 3usize, 0.4), (3, 3, 3.0), (2, 4, 0.8)] {
+        let kernel = Dmala::new(CategoricalDlmcProposal::new(time).unwrap());
+        let mut probe = CategoricalProbe::new(small_potts(n, s), kernel);
+        let m = step_transition_matrix(&mut probe);
+        let states = m.space.all();
+        let (_, grads) = tabulate_categorical(&mut small_potts(n, s), &states);
+        let k = states.len();
+        let (mut worst, mut scaled_rows) = (0.0f64, 0usize);
+        let mut doubled_worst = 0.0f64;
+        for (xi, x) in states.iter().enumerate() {
+            // Per coordinate: the move law over the S labels, with exponent factor `h`.
+            let law = |h: f64| -> Vec<Vec<f64>> {
+                (0..n)
+                    .map(|i| {
+                        let g = &grads[xi][i * s..(i + 1) * s];
+                        let here = usize::from(x[i]);
+                        let rate: Vec<f64> = (0..s)
+                            .map(|c| {
+                                if c == here {
+                                    0.0
+                                } else {
+                                    (h * (f64::from(g[c]) - f64::from(g[here]))).exp()
+                                }
+                            })
+                            .collect();
+                        let total: f64 = rate.iter().sum();
+                        let mut row: Vec<f64> = if time * total > 1.0 {
+                            rate.iter().map(|r| r / total).collect()
+                        } else {
+                            rate.iter().map(|r| time * r).collect()
+                        };
+                        row[here] = if time * total > 1.0 {
+                            0.0
+                        } else {
+                            1.0 - time * total
+                        };
+                        row
+                    })
+                    .collect()
+            };
+            let (right, doubled) = (law(0.5), law(1.0));
+            scaled_rows += right.iter().filter(|r| r.contains(&0.0)).count();
+            for (yi, y) in states.iter().enumerate() {
+                let q = |l: &[Vec<f64>]| (0..n).map(|i| l[i][usize::from(y[i])]).product::<f64>();
+                worst = worst.max((m.q[xi * k + yi] - q(&right[..])).abs());
+                doubled_worst = doubled_worst.max((m.q[xi * k + yi] - q(&doubled[..])).abs());
+            }
+        }
+        let name = format!("Potts {n}×{s}, τ = {time}");
+        assert!(worst <= TOL, "{name}: q differs from the rates by {worst}");
+        assert!(
+            doubled_worst > 1e-2,
+            "{name}: doubled rates fit within {doubled_worst}"
+        );
+        if time > 1.0 {
+            assert!(scaled_rows > 0, "{name}: no row in the scaled regime");
+        }
+    }
+}
+
 #[test]
 fn the_adapted_time_is_stored_during_burn_in_and_frozen_after() {
     let mut model = IsingLattice::<ConstDims<6, 6>>::new(0.4, 0.0, true).unwrap();

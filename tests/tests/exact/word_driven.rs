@@ -157,6 +157,89 @@ fn locally_balanced_categorical_is_reversible() {
     }
 }
 
+/// `φ(t)` of each named balancing function, from its textbook formula (not from the core).
+fn phi(balancing: Balancing, t: f64) -> f64 {
+    match balancing {
+        Balancing::Sqrt => t.sqrt(),
+        Balancing::Barker => t / (1.0 + t),
+    }
+}
+
+/// The largest gap between the realised proposal of a locally balanced kernel and
+/// `q(y | x) = φ(π(y)/π(x)) / Σ_z φ(π(z)/π(x))` over the single-site moves `z` of `x`, with
+/// `φ` the named function's formula. The realised probabilities are pick-word widths over
+/// `2^64` of an inverse-CDF draw in f64, so they match the formula to a few `2^-53`.
+fn proposal_gap(m: &StepMatrix, balancing: Balancing) -> f64 {
+    let k = m.space.len();
+    let states = m.space.all();
+    let neighbours = |x: &[u16], y: &[u16]| x.iter().zip(y).filter(|(a, b)| a != b).count() == 1;
+    let mut worst = 0.0f64;
+    for (xi, x) in states.iter().enumerate() {
+        let ratio = |yi: usize| (m.log_density[yi] - m.log_density[xi]).exp();
+        let moves: Vec<usize> = (0..k).filter(|&yi| neighbours(x, &states[yi])).collect();
+        let z: f64 = moves.iter().map(|&yi| phi(balancing, ratio(yi))).sum();
+        for yi in 0..k {
+            let want = if moves.contains(&yi) {
+                phi(balancing, ratio(yi)) / z
+            } else {
+                0.0
+            };
+            worst = worst.max((m.q[xi * k + yi] - want).abs());
+        }
+    }
+    worst
+}
+
+/// Each named balancing function, as the kernel actually draws with it, is its formula:
+/// `√t` and Barker's `t/(1+t)`. Detailed balance holds for both whichever is used, so only
+/// this comparison tells them apart (swapping the two fails it by more than 1e-2).
+#[test]
+fn locally_balanced_proposals_follow_their_balancing_formula() {
+    const TOL: f64 = 1e-12;
+    for b in [Balancing::Sqrt, Balancing::Barker] {
+        for t in [1e-3, 0.25, 1.0, 3.0, 1e3] {
+            let got = b.log_weight(f64::ln(t)).exp();
+            assert!(
+                (got - phi(b, t)).abs() <= 1e-14 * phi(b, t),
+                "{b:?}: φ({t}) = {got}, formula {}",
+                phi(b, t)
+            );
+        }
+    }
+    assert_eq!(Balancing::Sqrt.name(), "sqrt");
+    assert_eq!(Balancing::Barker.name(), "barker");
+
+    let ising = IsingLattice::with_dims(Dims { rows: 2, cols: 3 }, 0.45, 0.2, true).unwrap();
+    for b in [Balancing::Sqrt, Balancing::Barker] {
+        let other = if b == Balancing::Sqrt {
+            Balancing::Barker
+        } else {
+            Balancing::Sqrt
+        };
+        let binary = pick_then_metropolis(&mut BinaryProbe::new(
+            ising,
+            LocallyBalanced::new(b, vec![0.0f64; 6]),
+        ));
+        let potts = pick_then_metropolis(&mut CategoricalProbe::new(
+            small_potts(3, 3),
+            LocallyBalanced::new(b, vec![0.0f64; 9]),
+        ));
+        for (name, m) in [("Ising 2×3", &binary), ("Potts 3×3", &potts)] {
+            let gap = proposal_gap(m, b);
+            assert!(
+                gap <= TOL,
+                "{b:?} on {name}: q differs from φ's formula by {gap}"
+            );
+            // The other function's formula is far off: the check tells the two apart.
+            let wrong = proposal_gap(m, other);
+            assert!(
+                wrong > 1e-2,
+                "{b:?} on {name}: {other:?} fits within {wrong}"
+            );
+        }
+    }
+}
+
 #[test]
 fn locally_balanced_refuses_a_short_weights_buffer() {
     use langevin_core::binary::{BinaryChain, ChainStorage, Kernel};

@@ -200,3 +200,70 @@ fn rbm_block_gibbs() {
     });
     assert!(g.sweep(&mut [0u8; 5], &mut rng).is_err());
 }
+
+/// A Hamming-ball sweep (`⌈d/k⌉` block steps from block 0) updates every coordinate: each step
+/// moves only its own block, the blocks start at `0, k, 2k, …` and the sweep ends back at 0,
+/// and every coordinate changes in at least 5% of sweeps (the least-changed one does in over
+/// 20% here). Exact start on independent coordinates (`θ_i` spread over `[−1, 1]`), `n = 2·10^4`
+/// sweeps per configuration; each coordinate's frequency of ones after the sweep is tested
+/// against `σ(θ_i)` by a binomial z-score, `|z| ≤ 5.6` (α = 1e-6 over the 29 coordinates,
+/// Bonferroni). A block index off by one leaves a coordinate unchanged or moves one outside
+/// its block.
+#[test]
+fn hamming_ball_sweep_touches_every_coordinate() {
+    use langevin_core::baselines::{HammingBall, ball_size};
+    use rand_core::Rng;
+    const SWEEPS: usize = 20_000;
+    const Z: f64 = 5.6;
+    // (d, block k, radius r): a shorter last block (shorter than r too), blocks that divide d,
+    // blocks of two, and one block holding the whole state.
+    for (d, k, r) in [(7usize, 3usize, 2usize), (8, 4, 1), (9, 2, 2), (5, 5, 3)] {
+        let theta: Vec<f32> = (0..d)
+            .map(|i| -1.0 + 2.0 * i as f32 / (d - 1) as f32)
+            .collect();
+        let p1: Vec<f64> = theta
+            .iter()
+            .map(|&t| langevin_tests::sigmoid(f64::from(t)))
+            .collect();
+        let mut m = Independent(theta);
+        let mut hb = HammingBall::new(r, k, vec![0.0f64; ball_size(k, r)]).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x4b_00 + d as u64);
+        let (mut changed, mut ones) = (vec![0u64; d], vec![0u64; d]);
+        let name = format!("d = {d}, k = {k}, r = {r}");
+        for _ in 0..SWEEPS {
+            let x0: Vec<u8> = p1
+                .iter()
+                .map(|&p| u8::from(((rng.next_u64() >> 11) as f64) * 2f64.powi(-53) < p))
+                .collect();
+            let mut buf = BinBuf::new(&x0);
+            let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
+            for b in 0..d.div_ceil(k) {
+                let start = b * k;
+                assert_eq!(hb.next_block(), start, "{name}: block {b} starts elsewhere");
+                let before = chain.state().to_vec();
+                hb.step(&mut m, &mut chain, &mut rng).unwrap();
+                for (i, (&u, &v)) in before.iter().zip(chain.state()).enumerate() {
+                    assert!(
+                        u == v || (start..start + k).contains(&i),
+                        "{name}: the block at {start} changed coordinate {i}"
+                    );
+                }
+            }
+            assert_eq!(hb.next_block(), 0, "{name}: the sweep does not end at 0");
+            for (i, (&a, &b)) in x0.iter().zip(chain.state()).enumerate() {
+                changed[i] += u64::from(a != b);
+                ones[i] += u64::from(b);
+            }
+        }
+        let n = SWEEPS as f64;
+        for i in 0..d {
+            let share = changed[i] as f64 / n;
+            assert!(
+                share >= 0.05,
+                "{name}: coordinate {i} changed in {share} of sweeps"
+            );
+            let z = (ones[i] as f64 - n * p1[i]) / (n * p1[i] * (1.0 - p1[i])).sqrt();
+            assert!(z.abs() <= Z, "{name}: coordinate {i}: z = {z}");
+        }
+    }
+}

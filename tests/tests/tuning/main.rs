@@ -3,3 +3,4 @@
 mod ab;
 mod acs;
 mod pins;
+mod targets;
