@@ -217,20 +217,99 @@ pub(crate) struct Spec {
     solver: Option<Solver>,
 }
 
-fn number(v: &str) -> Result<f64, LgvStatus> {
-    v.parse::<f64>().map_err(|_| LGV_ERR_PARAMETER_VALUE)
+/// Exact powers of ten representable in an `f64`.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// A decimal number, parsed without the formatting machinery of `core` (whose panics the
+/// no-panic link proof would see): `[+-]digits[.digits][(e|E)[+-]digits]` with at most 15
+/// significant digits and a value `m · 10^k` with `|k| ≤ 22`. Both `m` and `10^|k|` are exact
+/// in an `f64`, so one multiplication or division rounds once: the result is the correctly
+/// rounded value, the same as the command line's parser gives. Anything else is refused.
+fn number(v: &[u8]) -> Result<f64, LgvStatus> {
+    const BAD: LgvStatus = LGV_ERR_PARAMETER_VALUE;
+    let (negative, v) = match v.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, v),
+    };
+    let (mut mantissa, mut digits, mut exp10) = (0u64, 0u32, 0i32);
+    let (mut dot, mut any) = (false, false);
+    let mut bytes = v.iter();
+    let mut exponent = None;
+    for &c in bytes.by_ref() {
+        match c {
+            b'0'..=b'9' => {
+                any = true;
+                if mantissa == 0 && c == b'0' {
+                    exp10 = exp10.saturating_sub(i32::from(dot));
+                    continue;
+                }
+                if digits == 15 {
+                    return Err(BAD);
+                }
+                mantissa = mantissa * 10 + u64::from(c - b'0');
+                digits += 1;
+                exp10 = exp10.saturating_sub(i32::from(dot));
+            }
+            b'.' if !dot => dot = true,
+            b'e' | b'E' if any => {
+                exponent = Some(());
+                break;
+            }
+            _ => return Err(BAD),
+        }
+    }
+    if !any {
+        return Err(BAD);
+    }
+    if exponent.is_some() {
+        let rest = bytes.as_slice();
+        let (sign, rest) = match rest.split_first() {
+            Some((b'-', r)) => (-1, r),
+            Some((b'+', r)) => (1, r),
+            _ => (1, rest),
+        };
+        let e = integer(rest, 9_999)?;
+        exp10 = exp10.saturating_add(sign * e as i32);
+    }
+    let scale = |k: i32| POW10.get(k.unsigned_abs() as usize).copied().ok_or(BAD);
+    let magnitude = match mantissa {
+        0 => 0.0,
+        m if exp10 >= 0 => m as f64 * scale(exp10)?,
+        m => m as f64 / scale(exp10)?,
+    };
+    Ok(if negative { -magnitude } else { magnitude })
 }
 
-fn count(v: &str) -> Result<usize, LgvStatus> {
-    v.parse::<usize>().map_err(|_| LGV_ERR_PARAMETER_VALUE)
+/// A decimal integer at most `max`.
+fn integer(v: &[u8], max: usize) -> Result<usize, LgvStatus> {
+    if v.is_empty() {
+        return Err(LGV_ERR_PARAMETER_VALUE);
+    }
+    v.iter().try_fold(0usize, |acc, &c| match c {
+        b'0'..=b'9' => acc
+            .checked_mul(10)
+            .and_then(|a| a.checked_add(usize::from(c - b'0')))
+            .filter(|&a| a <= max)
+            .ok_or(LGV_ERR_PARAMETER_VALUE),
+        _ => Err(LGV_ERR_PARAMETER_VALUE),
+    })
+}
+
+fn count(v: &[u8]) -> Result<usize, LgvStatus> {
+    integer(v, u32::MAX as usize)
 }
 
 impl Spec {
-    /// Parses `name` and `params` (`key=value` pairs separated by spaces, tabs or commas).
-    pub(crate) fn parse(name: &str, params: &str) -> Result<Self, LgvStatus> {
+    /// Parses `name` and `params` (`key=value` pairs separated by spaces, tabs, newlines or
+    /// commas).
+    pub(crate) fn parse(name: &[u8], params: &[u8]) -> Result<Self, LgvStatus> {
         let (name, keys) = SAMPLERS
             .iter()
-            .find(|(n, _)| *n == name)
+            .find(|(n, _)| n.as_bytes() == name)
             .ok_or(LGV_ERR_UNKNOWN_KERNEL)?;
         let keys = keys.ok_or(LGV_ERR_UNSUPPORTED_KERNEL)?;
         let mut s = Spec {
@@ -253,42 +332,48 @@ impl Spec {
             solver: None,
         };
         let pairs = params
-            .split([' ', '\t', '\n', ','])
+            .split(|&b| matches!(b, b' ' | b'\t' | b'\n' | b','))
             .filter(|p| !p.is_empty());
         for pair in pairs {
-            let (key, value) = pair.split_once('=').ok_or(LGV_ERR_PARAMETER_VALUE)?;
-            if !keys.contains(&key) {
+            let at = pair
+                .iter()
+                .position(|&b| b == b'=')
+                .ok_or(LGV_ERR_PARAMETER_VALUE)?;
+            let (Some(key), Some(value)) = (pair.get(..at), pair.get(at + 1..)) else {
+                return Err(LGV_ERR_PARAMETER_VALUE);
+            };
+            let Some(key) = keys.iter().find(|k| k.as_bytes() == key) else {
                 return Err(LGV_ERR_PARAMETER_NAME);
-            }
-            match key {
-                "step" => s.step = number(value)?,
-                "balance" => s.balance = number(value)?,
-                "window" => {
-                    let w = value.parse::<u16>().map_err(|_| LGV_ERR_PARAMETER_VALUE)?;
+            };
+            match (*key, value) {
+                ("step", v) => s.step = number(v)?,
+                ("balance", v) => s.balance = number(v)?,
+                ("window", v) => {
+                    let w = integer(v, usize::from(u16::MAX))?;
                     if w == 0 {
                         return Err(LGV_ERR_WINDOW);
                     }
-                    s.window = Some(w);
+                    s.window = Some(w as u16);
                 }
-                "adapt" if value == "acceptance" => s.adapt = true,
-                "target-acceptance" => s.target_acceptance = number(value)?,
-                "scan" if value == "systematic" => s.scan = Scan::Systematic,
-                "scan" if value == "random" => s.scan = Scan::Random,
-                "rate" => s.rate = Some(number(value)?),
-                "a-ceil" => s.a_ceil = number(value)?,
-                "a-max" => s.a_max = Some(number(value)?),
-                "a-min" => s.a_min = Some(number(value)?),
-                "balancing" if value == "sqrt" => s.balancing = Balancing::Sqrt,
-                "balancing" if value == "barker" => s.balancing = Balancing::Barker,
-                "radius" => s.radius = count(value)?,
-                "block" => s.block = count(value)?,
-                "path-length" if value == "auto" => s.path_length = None,
-                "path-length" => s.path_length = Some(count(value)?),
-                "time" if value == "auto" => s.time = None,
-                "time" => s.time = Some(number(value)?),
-                "solver" if value == "auto" => s.solver = None,
-                "solver" if value == "euler" => s.solver = Some(Solver::Euler),
-                "solver" if value == "interpolate" => s.solver = Some(Solver::Interpolate),
+                ("adapt", b"acceptance") => s.adapt = true,
+                ("target-acceptance", v) => s.target_acceptance = number(v)?,
+                ("scan", b"systematic") => s.scan = Scan::Systematic,
+                ("scan", b"random") => s.scan = Scan::Random,
+                ("rate", v) => s.rate = Some(number(v)?),
+                ("a-ceil", v) => s.a_ceil = number(v)?,
+                ("a-max", v) => s.a_max = Some(number(v)?),
+                ("a-min", v) => s.a_min = Some(number(v)?),
+                ("balancing", b"sqrt") => s.balancing = Balancing::Sqrt,
+                ("balancing", b"barker") => s.balancing = Balancing::Barker,
+                ("radius", v) => s.radius = count(v)?,
+                ("block", v) => s.block = count(v)?,
+                ("path-length", b"auto") => s.path_length = None,
+                ("path-length", v) => s.path_length = Some(count(v)?),
+                ("time", b"auto") => s.time = None,
+                ("time", v) => s.time = Some(number(v)?),
+                ("solver", b"auto") => s.solver = None,
+                ("solver", b"euler") => s.solver = Some(Solver::Euler),
+                ("solver", b"interpolate") => s.solver = Some(Solver::Interpolate),
                 _ => return Err(LGV_ERR_PARAMETER_VALUE),
             }
         }
@@ -462,4 +547,63 @@ impl Spec {
 pub(crate) struct Need {
     pub(crate) weights: usize,
     pub(crate) indices: usize,
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "a test")]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_parse_to_the_correctly_rounded_value_or_are_refused() {
+        for text in [
+            "0.2",
+            "0.5",
+            "0.574",
+            "1",
+            "5",
+            "-3.25",
+            "+7",
+            "1e-3",
+            "2.5E2",
+            "0.1",
+            "0.3",
+            "1e22",
+            "123456789012345",
+            "0.000001",
+            "3.",
+            ".5",
+            "1e+2",
+            "0",
+            "-0",
+            "00.0100",
+            "9e-22",
+        ] {
+            let want: f64 = text.parse().unwrap();
+            let got = number(text.as_bytes()).unwrap();
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
+        }
+        for text in [
+            "",
+            "-",
+            ".",
+            "e5",
+            "1e",
+            "1.2.3",
+            "nan",
+            "inf",
+            "1e23",
+            "1e-23",
+            "0x10",
+            "1,5",
+            "1234567890123456",
+            "1 ",
+        ] {
+            assert_eq!(
+                number(text.as_bytes()),
+                Err(LGV_ERR_PARAMETER_VALUE),
+                "{text}"
+            );
+        }
+    }
 }

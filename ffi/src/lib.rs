@@ -1378,16 +1378,12 @@ unsafe fn read_spec(spec: *const LgvKernelSpec) -> Result<(LgvKernelSpec, Spec),
         return Err(LGV_ERR_NULL);
     }
     // SAFETY: non-null; NUL-terminated by the caller's contract.
-    let name = unsafe { CStr::from_ptr(k.name) }
-        .to_str()
-        .map_err(|_| LGV_ERR_UNKNOWN_KERNEL)?;
+    let name = unsafe { CStr::from_ptr(k.name) }.to_bytes();
     let params = if k.params.is_null() {
-        ""
+        &[]
     } else {
         // SAFETY: non-null; NUL-terminated by the caller's contract.
-        unsafe { CStr::from_ptr(k.params) }
-            .to_str()
-            .map_err(|_| LGV_ERR_PARAMETER_VALUE)?
+        unsafe { CStr::from_ptr(k.params) }.to_bytes()
     };
     let parsed = Spec::parse(name, params)?;
     Ok((k, parsed))

@@ -756,7 +756,10 @@ fn samplers_that_need_the_standard_library_or_several_chains_are_refused_by_name
         ("dmala", "step=fast", LGV_ERR_PARAMETER_VALUE),
         ("gibbs", "scan=diagonal", LGV_ERR_PARAMETER_VALUE),
         ("dmala", "step=-1", LGV_ERR_STEP),
-        ("dmala", "step=nan", LGV_ERR_STEP),
+        ("dmala", "step=nan", LGV_ERR_PARAMETER_VALUE),
+        ("dmala", "step=0.1234567890123456", LGV_ERR_PARAMETER_VALUE),
+        ("dmala", "step=1e-30", LGV_ERR_PARAMETER_VALUE),
+        ("dmala", "step=0", LGV_ERR_STEP),
         ("dmala", "balance=1.5", LGV_ERR_BALANCE),
         ("dmala", "window=2", LGV_ERR_WINDOW),
         (
