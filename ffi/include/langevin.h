@@ -131,6 +131,12 @@ typedef int32_t LgvStatus;
 /** A window on a chain that is not ordinal, or a window of 0. */
 #define LGV_ERR_WINDOW 25
 
+/**
+ * A stochastic-gradient step produced a non-finite position or momentum (the step is too
+ * large for the potential): the step was abandoned and the chain is as before it.
+ */
+#define LGV_ERR_DIVERGED 26
+
 /** A log-density callback's success: `*log_density` (and `grad`, if not NULL) are written. */
 #define LGV_CALLBACK_OK 0
 
@@ -352,6 +358,49 @@ typedef struct LgvKernelSpec {
     /** Entries at `indices`. */
     size_t indices_len;
 } LgvKernelSpec;
+
+/** Size of a stochastic-gradient chain object in 64-bit words. */
+#define LGV_SG_CHAIN_WORDS 48u
+
+/**
+ * A potential `V(theta) = sum_i V_i(theta)` over `terms` terms written by the caller: adds
+ * `scale * sum_k grad V_{indices[k]}(theta)` to `acc[0..dim]` (it must add, not overwrite) and
+ * returns 0, or any other code to abandon the step (`LGV_ERR_CALLBACK`). `V` is a potential:
+ * lower is more likely, `pi(theta) ~ exp(-V(theta))`.
+ *
+ * Minibatch estimates call it once per drawn index (`count = 1`, repeats possible) and full
+ * gradients with every index in order, up to 64 at a time; accept any `count`. The contract of
+ * `LgvLogDensityFn` applies: pure in `(theta, indices, user)`, called only from the thread
+ * stepping the chain, no unwinding or `longjmp` out of it. Non-finite gradients are reported
+ * as `LGV_ERR_CALLBACK_NON_FINITE`.
+ */
+typedef int32_t (*LgvTermGradFn)(void *user, const double *theta, size_t dim, const uint32_t *indices, size_t count, double scale, double *acc);
+
+/** Storage for one stochastic-gradient chain. Treat as opaque; zero-fill it before first use. */
+typedef struct LgvSgChain {
+    /** Private. */
+    uint64_t opaque[LGV_SG_CHAIN_WORDS];
+} LgvSgChain;
+
+/**
+ * A stochastic-gradient integrator by the command line's name (`langevin sample-continuous
+ * --sampler`), with its parameters and the problem's shape.
+ *
+ * Integrators and parameters (the command line's flags without `--`; `step` is required):
+ * `lmc` (step: full gradients), `sgld` (step, batch = 1, access = random|reshuffle|cyclic),
+ * `sghmc` (step, friction = 1, batch, access), `ewsg` (step, friction, batch,
+ * index-chain = 1). `agld` needs snapshot tables: `LGV_ERR_UNSUPPORTED_KERNEL`.
+ */
+typedef struct LgvSgSpec {
+    /** The integrator's name (NUL-terminated). */
+    const char *name;
+    /** `key=value` pairs separated by spaces or commas, for example `"step=0.01 batch=8"`. */
+    const char *params;
+    /** Coordinates `d` of `theta`. */
+    size_t dim;
+    /** Terms `N` of the potential. */
+    size_t terms;
+} LgvSgSpec;
 
 /** `LGV_VERSION` as this library was built, to check against the header. */
 uint32_t lgv_version(void);
@@ -596,6 +645,68 @@ LgvStatus lgv_chain_states(const LgvChain *chain, size_t *out);
  * `chain` must point to an `LgvChain`; `out` to a writable `int32_t`.
  */
 LgvStatus lgv_chain_callback_code(const LgvChain *chain, int32_t *out);
+
+/**
+ * Writes the workspace lengths the integrator `spec` needs: `work_len` doubles and
+ * `index_len` `uint32_t`s (checks the name and parameters).
+ *
+ * # Safety
+ *
+ * `spec` must point to a readable `LgvSgSpec` with NUL-terminated strings; `work_len` and
+ * `index_len` to writable, distinct `size_t`s.
+ */
+LgvStatus lgv_sg_workspace(const LgvSgSpec *spec, size_t *work_len, size_t *index_len);
+
+/**
+ * Starts a stochastic-gradient chain at `theta0` (`spec->dim` entries) on the potential whose
+ * gradients `f` adds up (see `LgvTermGradFn`), in the caller's workspaces of at least the
+ * lengths `lgv_sg_workspace` gives. The chain borrows `work` and `index` until it is released
+ * or initialised again.
+ *
+ * # Safety
+ *
+ * `chain` must point to writable memory for an `LgvSgChain`; `spec` as for
+ * `lgv_sg_workspace`; `theta0`, `work` and `index` must address the entries stated.
+ */
+LgvStatus lgv_sg_init(LgvSgChain *chain, const LgvSgSpec *spec, const double *theta0, LgvTermGradFn f, void *user, double *work, size_t work_len, uint32_t *index, size_t index_len, uint64_t seed);
+
+/**
+ * Takes `steps` steps. On an error the position and momentum are those before the failed
+ * step (the steps before it stand), and the random stream is restored to where it was.
+ *
+ * # Safety
+ *
+ * `chain` must point to an `LgvSgChain`.
+ */
+LgvStatus lgv_sg_step(LgvSgChain *chain, uint32_t steps);
+
+/**
+ * Copies the position `theta` (`len` must be the dimension) into `out`.
+ *
+ * # Safety
+ *
+ * `chain` must point to an `LgvSgChain`; `out` must address `len` writable doubles.
+ */
+LgvStatus lgv_sg_theta(const LgvSgChain *chain, double *out, size_t len);
+
+/**
+ * Writes the steps taken and the per-term gradients evaluated (a full gradient counts `N`)
+ * to `steps` and `grad_evals`; the callback's code of the last abandoned step to `code`.
+ *
+ * # Safety
+ *
+ * `chain` must point to an `LgvSgChain`; the outputs to writable, distinct objects.
+ */
+LgvStatus lgv_sg_counts(const LgvSgChain *chain, uint64_t *steps, uint64_t *grad_evals, int32_t *code);
+
+/**
+ * Ends a stochastic-gradient chain: its workspaces belong to the caller again.
+ *
+ * # Safety
+ *
+ * `chain` must point to an `LgvSgChain`.
+ */
+LgvStatus lgv_sg_release(LgvSgChain *chain);
 
 /**
  * Ends the chain: its buffers and arrays belong to the caller again, and the object reads as

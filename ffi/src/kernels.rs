@@ -228,7 +228,7 @@ const POW10: [f64; 23] = [
 /// significant digits and a value `m · 10^k` with `|k| ≤ 22`. Both `m` and `10^|k|` are exact
 /// in an `f64`, so one multiplication or division rounds once: the result is the correctly
 /// rounded value, the same as the command line's parser gives. Anything else is refused.
-fn number(v: &[u8]) -> Result<f64, LgvStatus> {
+pub(crate) fn number(v: &[u8]) -> Result<f64, LgvStatus> {
     const BAD: LgvStatus = LGV_ERR_PARAMETER_VALUE;
     let (negative, v) = match v.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -299,7 +299,7 @@ fn integer(v: &[u8], max: usize) -> Result<usize, LgvStatus> {
     })
 }
 
-fn count(v: &[u8]) -> Result<usize, LgvStatus> {
+pub(crate) fn count(v: &[u8]) -> Result<usize, LgvStatus> {
     integer(v, u32::MAX as usize)
 }
 

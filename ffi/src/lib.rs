@@ -53,6 +53,7 @@
 
 mod callback;
 mod kernels;
+mod sg;
 
 use callback::{BinaryCallback, ErrorStatus, LabelCallback};
 use core::ffi::{CStr, c_char, c_void};
@@ -148,6 +149,10 @@ pub const LGV_ERR_WRONG_DOMAIN: LgvStatus = 23;
 pub const LGV_ERR_SCRATCH: LgvStatus = 24;
 /// A window on a chain that is not ordinal, or a window of 0.
 pub const LGV_ERR_WINDOW: LgvStatus = 25;
+
+/// A stochastic-gradient step produced a non-finite position or momentum (the step is too
+/// large for the potential): the step was abandoned and the chain is as before it.
+pub const LGV_ERR_DIVERGED: LgvStatus = 26;
 
 /// A log-density callback's success: `*log_density` (and `grad`, if not NULL) are written.
 pub const LGV_CALLBACK_OK: i32 = 0;
@@ -369,6 +374,59 @@ pub struct LgvKernelSpec {
     pub indices_len: usize,
 }
 
+/// Size of a stochastic-gradient chain object in 64-bit words.
+pub const LGV_SG_CHAIN_WORDS: usize = 48;
+
+/// A potential `V(theta) = sum_i V_i(theta)` over `terms` terms written by the caller: adds
+/// `scale * sum_k grad V_{indices[k]}(theta)` to `acc[0..dim]` (it must add, not overwrite) and
+/// returns 0, or any other code to abandon the step (`LGV_ERR_CALLBACK`). `V` is a potential:
+/// lower is more likely, `pi(theta) ~ exp(-V(theta))`.
+///
+/// Minibatch estimates call it once per drawn index (`count = 1`, repeats possible) and full
+/// gradients with every index in order, up to 64 at a time; accept any `count`. The contract of
+/// `LgvLogDensityFn` applies: pure in `(theta, indices, user)`, called only from the thread
+/// stepping the chain, no unwinding or `longjmp` out of it. Non-finite gradients are reported
+/// as `LGV_ERR_CALLBACK_NON_FINITE`.
+pub type LgvTermGradFn = Option<
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        theta: *const f64,
+        dim: usize,
+        indices: *const u32,
+        count: usize,
+        scale: f64,
+        acc: *mut f64,
+    ) -> i32,
+>;
+
+/// Storage for one stochastic-gradient chain. Treat as opaque; zero-fill it before first use.
+#[repr(C)]
+#[derive(Debug)]
+pub struct LgvSgChain {
+    /// Private.
+    pub opaque: [u64; LGV_SG_CHAIN_WORDS],
+}
+
+/// A stochastic-gradient integrator by the command line's name (`langevin sample-continuous
+/// --sampler`), with its parameters and the problem's shape.
+///
+/// Integrators and parameters (the command line's flags without `--`; `step` is required):
+/// `lmc` (step: full gradients), `sgld` (step, batch = 1, access = random|reshuffle|cyclic),
+/// `sghmc` (step, friction = 1, batch, access), `ewsg` (step, friction, batch,
+/// index-chain = 1). `agld` needs snapshot tables: `LGV_ERR_UNSUPPORTED_KERNEL`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct LgvSgSpec {
+    /// The integrator's name (NUL-terminated).
+    pub name: *const c_char,
+    /// `key=value` pairs separated by spaces or commas, for example `"step=0.01 batch=8"`.
+    pub params: *const c_char,
+    /// Coordinates `d` of `theta`.
+    pub dim: usize,
+    /// Terms `N` of the potential.
+    pub terms: usize,
+}
+
 /// `LGV_VERSION` as this library was built, to check against the header.
 #[unsafe(no_mangle)]
 pub extern "C" fn lgv_version() -> u32 {
@@ -411,6 +469,7 @@ pub extern "C" fn lgv_status_name(status: LgvStatus) -> *const c_char {
         LGV_ERR_WRONG_DOMAIN => c"wrong domain for this call",
         LGV_ERR_SCRATCH => c"kernel scratch too short",
         LGV_ERR_WINDOW => c"invalid window",
+        LGV_ERR_DIVERGED => c"stochastic-gradient step diverged",
         _ => c"unknown status",
     };
     name.as_ptr()
@@ -1004,6 +1063,194 @@ pub unsafe extern "C" fn lgv_chain_callback_code(
 ) -> LgvStatus {
     // SAFETY: forwarded from the caller's contract.
     unsafe { write_out(chain, out, |i| i.code) }
+}
+
+/// Writes the workspace lengths the integrator `spec` needs: `work_len` doubles and
+/// `index_len` `uint32_t`s (checks the name and parameters).
+///
+/// # Safety
+///
+/// `spec` must point to a readable `LgvSgSpec` with NUL-terminated strings; `work_len` and
+/// `index_len` to writable, distinct `size_t`s.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_workspace(
+    spec: *const LgvSgSpec,
+    work_len: *mut usize,
+    index_len: *mut usize,
+) -> LgvStatus {
+    let outcome = (|| {
+        let a = raw_region(work_len.cast_const(), 1, true)?;
+        let b = raw_region(index_len.cast_const(), 1, true)?;
+        disjoint(&[a, b])?;
+        // SAFETY: forwarded from the caller's contract.
+        let (k, parsed) = unsafe { read_sg_spec(spec) }?;
+        let (w, i) = parsed.workspace(k.dim, k.terms)?;
+        // SAFETY: checked non-null, aligned and distinct.
+        unsafe {
+            work_len.write(w);
+            index_len.write(i);
+        }
+        Ok(())
+    })();
+    status(outcome)
+}
+
+/// Starts a stochastic-gradient chain at `theta0` (`spec->dim` entries) on the potential whose
+/// gradients `f` adds up (see `LgvTermGradFn`), in the caller's workspaces of at least the
+/// lengths `lgv_sg_workspace` gives. The chain borrows `work` and `index` until it is released
+/// or initialised again.
+///
+/// # Safety
+///
+/// `chain` must point to writable memory for an `LgvSgChain`; `spec` as for
+/// `lgv_sg_workspace`; `theta0`, `work` and `index` must address the entries stated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_init(
+    chain: *mut LgvSgChain,
+    spec: *const LgvSgSpec,
+    theta0: *const f64,
+    f: LgvTermGradFn,
+    user: *mut c_void,
+    work: *mut f64,
+    work_len: usize,
+    index: *mut u32,
+    index_len: usize,
+    seed: u64,
+) -> LgvStatus {
+    // SAFETY: forwarded from the caller's contract.
+    status(unsafe {
+        sg_init(
+            chain, spec, theta0, f, user, work, work_len, index, index_len, seed,
+        )
+    })
+}
+
+/// Takes `steps` steps. On an error the position and momentum are those before the failed
+/// step (the steps before it stand), and the random stream is restored to where it was.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvSgChain`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_step(chain: *mut LgvSgChain, steps: u32) -> LgvStatus {
+    // SAFETY: forwarded from the caller's contract.
+    let inner = match unsafe { sg_live(chain) } {
+        Ok(i) => i,
+        Err(e) => return e,
+    };
+    for _ in 0..steps {
+        let saved = inner.rng.clone();
+        match inner.chain.step(&mut inner.target, &mut inner.rng) {
+            Ok(r) => {
+                inner.steps += 1;
+                inner.grad_evals += u64::from(r.grad_evals);
+            }
+            Err((s, code)) => {
+                inner.rng = saved;
+                inner.code = code;
+                return s;
+            }
+        }
+    }
+    LGV_OK
+}
+
+/// Copies the position `theta` (`len` must be the dimension) into `out`.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvSgChain`; `out` must address `len` writable doubles.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_theta(
+    chain: *const LgvSgChain,
+    out: *mut f64,
+    len: usize,
+) -> LgvStatus {
+    // SAFETY: forwarded; only read through the shared reborrow below.
+    let inner = match unsafe { sg_live(chain.cast_mut()) } {
+        Ok(i) => &*i,
+        Err(e) => return e,
+    };
+    let theta = inner.chain.theta();
+    if len != theta.len() {
+        return LGV_ERR_LENGTH;
+    }
+    let outcome = (|| {
+        let r = raw_region(out.cast_const(), len, true)?;
+        let mut owned = inner.owned;
+        owned[0] = raw_region(chain, 1, true)?;
+        disjoint_from(&r, &owned)
+    })();
+    if let Err(e) = outcome {
+        return e;
+    }
+    // SAFETY: checked non-null, aligned, `len` entries, apart from the chain's memory.
+    let dst = unsafe { core::slice::from_raw_parts_mut(out, len) };
+    for (d, &t) in dst.iter_mut().zip(theta) {
+        *d = t;
+    }
+    LGV_OK
+}
+
+/// Writes the steps taken and the per-term gradients evaluated (a full gradient counts `N`)
+/// to `steps` and `grad_evals`; the callback's code of the last abandoned step to `code`.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvSgChain`; the outputs to writable, distinct objects.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_counts(
+    chain: *const LgvSgChain,
+    steps: *mut u64,
+    grad_evals: *mut u64,
+    code: *mut i32,
+) -> LgvStatus {
+    // SAFETY: forwarded; only read through the shared reborrow below.
+    let inner = match unsafe { sg_live(chain.cast_mut()) } {
+        Ok(i) => &*i,
+        Err(e) => return e,
+    };
+    let outcome = (|| {
+        let mut owned = inner.owned;
+        owned[0] = raw_region(chain, 1, true)?;
+        let outs = [
+            raw_region(steps.cast_const(), 1, true)?,
+            raw_region(grad_evals.cast_const(), 1, true)?,
+            raw_region(code.cast_const(), 1, true)?,
+        ];
+        disjoint(&outs)?;
+        for r in &outs {
+            disjoint_from(r, &owned)?;
+        }
+        Ok(())
+    })();
+    if let Err(e) = outcome {
+        return e;
+    }
+    // SAFETY: checked non-null, aligned, distinct and apart from the chain's memory.
+    unsafe {
+        steps.write(inner.steps);
+        grad_evals.write(inner.grad_evals);
+        code.write(inner.code);
+    }
+    LGV_OK
+}
+
+/// Ends a stochastic-gradient chain: its workspaces belong to the caller again.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvSgChain`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn lgv_sg_release(chain: *mut LgvSgChain) -> LgvStatus {
+    // SAFETY: forwarded from the caller's contract.
+    match unsafe { sg_live(chain) } {
+        Ok(inner) => {
+            inner.tag = 0;
+            LGV_OK
+        }
+        Err(e) => e,
+    }
 }
 
 /// Ends the chain: its buffers and arrays belong to the caller again, and the object reads as
@@ -1637,6 +1884,131 @@ unsafe fn init_labels(
     }?;
     // SAFETY: checked non-null and aligned above; writable by the caller's contract.
     unsafe { store(chain, kind, seed, owned, Model::Labels(model), started) };
+    Ok(())
+}
+
+/// Marks an initialised stochastic-gradient chain object ("LGV_SGC1").
+const SG_MAGIC: u64 = 0x4c47_565f_5347_4331;
+
+/// A stochastic-gradient chain object's contents.
+#[repr(C)]
+#[derive(Debug)]
+struct SgInner {
+    tag: u64,
+    rng: Xoshiro256PlusPlus,
+    /// The object, the workspace and the index workspace.
+    owned: [Region; 3],
+    steps: u64,
+    grad_evals: u64,
+    code: i32,
+    target: sg::SumCallback,
+    chain: sg::SgChain,
+}
+
+const _: () = assert!(size_of::<SgInner>() <= size_of::<LgvSgChain>());
+const _: () = assert!(align_of::<SgInner>() <= align_of::<LgvSgChain>());
+
+/// Reads an integrator specification.
+///
+/// # Safety
+///
+/// As for [`read_spec`].
+unsafe fn read_sg_spec(spec: *const LgvSgSpec) -> Result<(LgvSgSpec, sg::SgSpec), LgvStatus> {
+    raw_region(spec, 1, false)?;
+    // SAFETY: non-null and aligned; readable by the caller's contract.
+    let k = unsafe { ptr::read(spec) };
+    if k.name.is_null() {
+        return Err(LGV_ERR_NULL);
+    }
+    // SAFETY: non-null; NUL-terminated by the caller's contract.
+    let name = unsafe { CStr::from_ptr(k.name) }.to_bytes();
+    let params = if k.params.is_null() {
+        &[]
+    } else {
+        // SAFETY: non-null; NUL-terminated by the caller's contract.
+        unsafe { CStr::from_ptr(k.params) }.to_bytes()
+    };
+    let parsed = sg::SgSpec::parse(name, params)?;
+    Ok((k, parsed))
+}
+
+/// The live stochastic-gradient chain behind `chain`.
+///
+/// # Safety
+///
+/// As for [`live`].
+unsafe fn sg_live<'a>(chain: *mut LgvSgChain) -> Result<&'a mut SgInner, LgvStatus> {
+    raw_region(chain.cast_const(), 1, true)?;
+    // SAFETY: non-null and aligned; `LgvSgChain` is plain words, so reading the first is valid.
+    let tag = unsafe { ptr::read(chain.cast::<u64>()) };
+    if tag != SG_MAGIC {
+        return Err(LGV_ERR_NOT_INITIALISED);
+    }
+    // SAFETY: the tag is only ever written by `sg_init` together with a valid `SgInner`.
+    Ok(unsafe { &mut *chain.cast::<SgInner>() })
+}
+
+/// `lgv_sg_init`.
+///
+/// # Safety
+///
+/// As for `lgv_sg_init`.
+#[allow(clippy::too_many_arguments, reason = "the C signature")]
+unsafe fn sg_init(
+    chain: *mut LgvSgChain,
+    spec: *const LgvSgSpec,
+    theta0: *const f64,
+    f: LgvTermGradFn,
+    user: *mut c_void,
+    work: *mut f64,
+    work_len: usize,
+    index: *mut u32,
+    index_len: usize,
+    seed: u64,
+) -> Result<(), LgvStatus> {
+    let object = raw_region(chain.cast_const(), 1, true)?;
+    // SAFETY: forwarded from the caller's contract.
+    let (k, parsed) = unsafe { read_sg_spec(spec) }?;
+    let f = f.ok_or(LGV_ERR_NULL)?;
+    let (need_work, need_index) = parsed.workspace(k.dim, k.terms)?;
+    if work_len < need_work || index_len < need_index {
+        return Err(LGV_ERR_SCRATCH);
+    }
+    let owned = [
+        object,
+        raw_region(work.cast_const(), need_work, true)?,
+        raw_region(index.cast_const(), need_index, true)?,
+    ];
+    let start = raw_region(theta0, k.dim, false)?;
+    disjoint(&[owned[0], owned[1], owned[2], start])?;
+    // SAFETY: checked non-null, aligned, sized and disjoint; validity and exclusivity while
+    // the chain lives are the caller's contract.
+    let (theta0, work, index) = unsafe {
+        (
+            view(theta0, k.dim),
+            view_mut(work, need_work),
+            view_mut(index, need_index),
+        )
+    };
+    let started = parsed.build(k.dim, k.terms, theta0, work, index)?;
+    let inner = SgInner {
+        tag: SG_MAGIC,
+        rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        owned,
+        steps: 0,
+        grad_evals: 0,
+        code: 0,
+        target: sg::SumCallback {
+            f,
+            user,
+            dim: k.dim,
+            terms: k.terms,
+        },
+        chain: started,
+    };
+    // SAFETY: `chain` is non-null, aligned for `LgvSgChain` (hence for `SgInner`, checked at
+    // compile time) and large enough.
+    unsafe { chain.cast::<SgInner>().write(inner) };
     Ok(())
 }
 
