@@ -160,6 +160,32 @@ link_archive() { # ARCHIVE OUT
     $(for s in $syms; do printf -- '-u %s ' "$s"; done) "$1" -o "$2"
 }
 
+# The C ABI's bring-your-own-target example (a C energy through the log-density callback,
+# checked against exact enumeration): built and run on the host, then on the Cortex-M4F board
+# under QEMU with newlib's semihosting start-up. LIBS: the host archive's system libraries.
+ffi_energy() {
+  local libs=$1 elf="$ROOT/target/$M4/release/ffi-energy.elf" status=0
+  log "C ABI: a user energy in C (examples/energy.c) against enumeration, on the host"
+  # shellcheck disable=SC2086
+  gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
+    "$ROOT/ffi/examples/energy.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
+    -o "$ROOT/target/release/ffi-energy" || return 1
+  "$ROOT/target/release/ffi-energy" | sed 's/^/  /' || status=1
+  log "C ABI: the same program on $(board_of "$M4") ($M4, QEMU, semihosting)"
+  # shellcheck disable=SC2046
+  arm-none-eabi-gcc $(c_flags_of "$M4") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
+    "$ROOT/ffi/examples/energy.c" "$ROOT/ffi/examples/board/cortex-m-start.c" \
+    "$ROOT/target/$M4/release/liblangevin_ffi.a" -lm --specs=rdimon.specs -u _printf_float \
+    -Wl,--section-start=.vectors=0 -Wl,-u,cortex_m_vectors -ffunction-sections -fdata-sections \
+    -Wl,--gc-sections -Wl,-z,noexecstack -o "$elf" || return 1
+  timeout "$QEMU_TIMEOUT" qemu-system-arm $(qemu_args "$M4") -nographic \
+    -semihosting-config enable=on,target=native -kernel "$elf" </dev/null \
+    >"$LOGS/ffi-energy.log" 2>&1 || status=1
+  sed 's/^/  /' "$LOGS/ffi-energy.log"
+  grep -q ': exact$' "$LOGS/ffi-energy.log" || status=1
+  return $status
+}
+
 ffi() {
   local t status=0 B
   B="$(llvm_bin)"
@@ -197,6 +223,7 @@ ffi() {
     arm-none-eabi-size "$ROOT/target/$t/release/ffi-example.elf" | tail -1 |
       awk '{printf "  linked: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
   done
+  ffi_energy "$libs" || status=1
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
     --features no-panic-proof --target-dir "$ROOT/target/nopanic") || return 1

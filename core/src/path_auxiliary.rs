@@ -405,8 +405,11 @@ impl PathAdaptation {
 
     /// The path length in use now (after burn-in: the final one).
     pub fn length(&self) -> usize {
-        // `radius` stays in [1, max_length]; the cast rounds half away from zero.
-        (libm::round(self.radius) as usize).clamp(1, self.max_length)
+        // `radius` stays in [1, max_length]; the cast rounds half away from zero. `max`/`min`
+        // rather than `clamp`, whose bounds assertion would be a reachable panic.
+        (libm::round(self.radius) as usize)
+            .max(1)
+            .min(self.max_length)
     }
 
     /// The real-valued length the rule adapts.
@@ -441,7 +444,8 @@ impl PathAdaptation {
             0.0
         };
         let next = self.radius + alpha - self.target_acceptance;
-        self.radius = next.clamp(1.0, self.max_length as f64);
+        // `next` is never NaN (`alpha` is in [0, 1]), so this is `clamp` without its panic.
+        self.radius = next.max(1.0).min(self.max_length as f64);
         self.steps += 1;
     }
 

@@ -22,6 +22,7 @@ fn c_type(rust: &str) -> String {
     }
     match t {
         "u8" => "uint8_t",
+        "u16" => "uint16_t",
         "u32" => "uint32_t",
         "u64" => "uint64_t",
         "i32" => "int32_t",
@@ -30,6 +31,7 @@ fn c_type(rust: &str) -> String {
         "f64" => "double",
         "bool" => "bool",
         "c_char" => "char",
+        "c_void" => "void",
         other if other.starts_with("Lgv") => other,
         other => panic!("no C type for `{other}`"),
     }
@@ -69,6 +71,37 @@ fn params(list: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// `typedef` of an alias: a plain type, or a nullable C function pointer written
+/// `Option<unsafe extern "C" fn(a: T, ...) -> R>` (a NULL pointer is `None`).
+fn typedef(name: &str, ty: &str) -> String {
+    let Some(f) = ty
+        .strip_prefix("Option<")
+        .and_then(|t| t.strip_suffix('>'))
+        .map(|t| t.trim().trim_end_matches(','))
+    else {
+        return format!("typedef {} {name};\n\n", c_type(ty));
+    };
+    let f = f
+        .trim()
+        .strip_prefix("unsafe extern \"C\" fn")
+        .unwrap_or_else(|| panic!("unsupported alias `{ty}`"))
+        .trim();
+    let (plist, ret) = f
+        .strip_prefix('(')
+        .and_then(|f| f.rsplit_once(')'))
+        .expect("function pointer parameters");
+    let ret = ret
+        .trim()
+        .strip_prefix("->")
+        .map_or("void".to_string(), c_type);
+    let args = params(plist)
+        .iter()
+        .map(|(n, t)| format!("{} {n}", c_type(t)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("typedef {ret} (*{name})({args});\n\n").replace("* ", "*")
+}
+
 fn generate(source: &str) -> String {
     let api = source
         .split_once(BEGIN)
@@ -76,8 +109,8 @@ fn generate(source: &str) -> String {
         .map(|(api, _)| api)
         .expect("API markers in src/lib.rs");
     let mut out = String::from(
-        "/*\n * langevin.h: C ABI of the langevin binary chains (DULA, DMALA and AB-1st on Ising\n \
-         * lattice, dense binary quadratic and RBM models), in caller-owned memory.\n *\n \
+        "/*\n * langevin.h: C ABI of the langevin chains (every no_std sampler of the registry on\n \
+         * built-in models or on targets given by C callbacks), in caller-owned memory.\n *\n \
          * Generated from ffi/src/lib.rs; do not edit. Regenerate with\n \
          * LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test header\n */\n\
          #ifndef LANGEVIN_H\n#define LANGEVIN_H\n\n\
@@ -99,12 +132,18 @@ fn generate(source: &str) -> String {
             continue;
         }
         if let Some(rest) = line.strip_prefix("pub type ") {
+            // Gather an alias that spans lines (function pointers) up to its semicolon.
+            let mut rest = rest.to_string();
+            while !rest.trim_end().ends_with(';') {
+                rest.push(' ');
+                rest.push_str(lines.next().expect("type alias").trim());
+            }
             let (name, ty) = rest
                 .trim_end_matches(';')
                 .split_once('=')
                 .expect("type alias");
             out += &comment(&docs, "");
-            out += &format!("typedef {} {};\n\n", c_type(ty), name.trim());
+            out += &typedef(name.trim(), ty.trim());
         } else if let Some(rest) = line.strip_prefix("pub const ") {
             let (decl, value) = rest.trim_end_matches(';').split_once('=').expect("const");
             let (name, ty) = decl.split_once(':').expect("const type");
