@@ -843,6 +843,14 @@ pub unsafe extern "C" fn lgv_chain_stats(chain: *const LgvChain, out: *mut LgvSt
     }
 }
 
+/// The name of the `i`-th sampler `lgv_chain_use_kernel` accepts (a static NUL-terminated
+/// string, in the command line's registry order), or NULL past the last: a binding lists them
+/// by calling it with 0, 1, 2, ... until NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn lgv_sampler_name(i: usize) -> *const c_char {
+    kernels::NAMES.get(i).map_or(ptr::null(), |n| n.as_ptr())
+}
+
 /// Starts a chain on a binary target of dimension `dim` given by the caller's function `f`
 /// (see `LgvLogDensityFn` for its contract), called with `user`. `buffers->len` must be `dim`
 /// and `buffers->x` holds the initial state. Any kernel of the registry can be chosen
