@@ -171,6 +171,10 @@ ffi_energy() {
     "$ROOT/ffi/examples/energy.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-energy" || return 1
   "$ROOT/target/release/ffi-energy" | sed 's/^/  /' || status=1
+  # shellcheck disable=SC2086
+  gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
+    "$ROOT/ffi/examples/bench_callback.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
+    -o "$ROOT/target/release/ffi-bench-callback" || status=1
   log "C ABI: the same program on $(board_of "$M4") ($M4, QEMU, semihosting)"
   # shellcheck disable=SC2046
   arm-none-eabi-gcc $(c_flags_of "$M4") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \

@@ -267,9 +267,104 @@ static void bad_inputs(void) {
                                     1),
                  LGV_ERR_NON_FINITE_PARAMETER);
 
-    for (LgvStatus s = 0; s <= LGV_ERR_WRONG_KERNEL; s++) {
+    for (LgvStatus s = 0; s <= LGV_ERR_DIVERGED; s++) {
         CHECK(lgv_status_name(s) != NULL && lgv_status_name(s)[0] != '\0');
     }
+}
+
+/* A C energy for the callback checks: U(x) = sum_i b_i x_i - 0.5 x_0 x_1, with a switch that
+ * makes it misbehave. */
+struct toy {
+    int mode; /* 0 ok, 1 reject everything, 2 abort with 42, 3 NaN value, 4 infinite gradient */
+    int calls;
+};
+
+static int32_t toy_energy(void *user, const uint8_t *x, size_t dim, double *log_density,
+                          float *grad) {
+    struct toy *t = (struct toy *)user;
+    double u = 0.0;
+    t->calls++;
+    if (t->mode == 1) {
+        return LGV_CALLBACK_REJECT;
+    }
+    if (t->mode == 2) {
+        return 42;
+    }
+    for (size_t i = 0; i < dim; i++) {
+        double b = 0.25 * (double)(i % 3) - 0.25;
+        u += b * x[i];
+        if (grad != NULL) {
+            grad[i] = (float)(b - (i == 0 ? 0.5 * x[1] : i == 1 ? 0.5 * x[0] : 0.0));
+        }
+    }
+    u -= 0.5 * x[0] * x[1];
+    *log_density = t->mode == 3 ? NAN : u;
+    if (t->mode == 4 && grad != NULL) {
+        grad[dim - 1] = INFINITY;
+    }
+    return LGV_CALLBACK_OK;
+}
+
+/* The callback path from C: statuses, and the chain unchanged after a failed step. */
+static void callbacks(void) {
+    static LgvChain chain;
+    static uint8_t x[N], xp[N], before[N], after[N];
+    static float g[N], gp[N];
+    static uint32_t f[N];
+    static double scratch[N];
+    struct toy t = {0, 0};
+    LgvBuffers b = {x, g, xp, gp, f, N};
+    LgvKernel dmala = {LGV_KERNEL_DMALA, 0.5, 0.5, 0};
+    LgvStats st;
+    double u0, u1;
+    int32_t code = 0;
+
+    CHECK_STATUS(lgv_chain_init_callback(&chain, N, NULL, &t, &b, &dmala, 1), LGV_ERR_NULL);
+    CHECK_STATUS(lgv_chain_init_callback(&chain, N + 1, toy_energy, &t, &b, &dmala, 1),
+                 LGV_ERR_LENGTH);
+    CHECK_STATUS(lgv_chain_init_callback(&chain, N, toy_energy, &t, &b, &dmala, 1), LGV_OK);
+    CHECK(t.calls == 1);
+    CHECK_STATUS(lgv_chain_step(&chain, 100, NULL), LGV_OK);
+    for (int mode = 2; mode <= 4; mode++) {
+        CHECK_STATUS(lgv_chain_state(&chain, before, N), LGV_OK);
+        CHECK_STATUS(lgv_chain_log_density(&chain, &u0), LGV_OK);
+        t.mode = mode;
+        CHECK_STATUS(lgv_chain_step(&chain, 1, NULL),
+                     mode == 2 ? LGV_ERR_CALLBACK : LGV_ERR_CALLBACK_NON_FINITE);
+        CHECK_STATUS(lgv_chain_state(&chain, after, N), LGV_OK);
+        CHECK_STATUS(lgv_chain_log_density(&chain, &u1), LGV_OK);
+        CHECK(memcmp(before, after, N) == 0 && u0 == u1);
+        CHECK_STATUS(lgv_chain_callback_code(&chain, &code), LGV_OK);
+        CHECK(code == (mode == 2 ? 42 : LGV_CALLBACK_OK));
+    }
+    t.mode = 1;
+    CHECK_STATUS(lgv_chain_step(&chain, 10, NULL), LGV_OK);
+    CHECK_STATUS(lgv_chain_stats(&chain, &st), LGV_OK);
+    CHECK(st.steps == 110 && st.invalid >= 10);
+
+    /* Samplers by name. */
+    t.mode = 0;
+    {
+        LgvKernelSpec spec = {"lb", "balancing=barker", 0, 0, scratch, N, NULL, 0};
+        size_t need = 0, need_indices = 1;
+        CHECK_STATUS(lgv_chain_kernel_scratch(&chain, &spec, &need, &need_indices), LGV_OK);
+        CHECK(need == N && need_indices == 0);
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_OK);
+        CHECK_STATUS(lgv_chain_step(&chain, 50, NULL), LGV_OK);
+        spec.name = "nuts";
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_ERR_UNKNOWN_KERNEL);
+        spec.name = "pt-dmala";
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_ERR_UNSUPPORTED_KERNEL);
+        spec.name = "gibbs";
+        spec.params = "scan=sideways";
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_ERR_PARAMETER_VALUE);
+        spec.params = "step=0.1";
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_ERR_PARAMETER_NAME);
+        spec.params = "scan=random";
+        CHECK_STATUS(lgv_chain_use_kernel(&chain, &spec), LGV_OK);
+        CHECK_STATUS(lgv_chain_step(&chain, 50, NULL), LGV_OK);
+    }
+    CHECK_STATUS(lgv_chain_release(&chain), LGV_OK);
 }
 
 int main(void) {
@@ -278,6 +373,7 @@ int main(void) {
         run_expected(&EXPECTED[i]);
     }
     bad_inputs();
+    callbacks();
     if (failures) {
         fprintf(stderr, "%d check(s) failed\n", failures);
         return 1;

@@ -4,9 +4,11 @@
  * lgv_chain_init_ising_lattice and as a C callback that evaluates U and its gradient from
  * scratch at every call. Both chains run DMALA with the same step from the same state.
  *
- *   bench_callback [side] [steps] [kernel]     (defaults: 8 200000 dmala)
+ *   bench_callback [side] [steps] [kernel] [which]   (defaults: 8 200000 dmala both)
  *
- * Prints nanoseconds per step for both and their ratio. Host only (uses clock_gettime).
+ * Prints nanoseconds per step for both and their ratio. `which` = built-in or callback times
+ * one chain only, for instruction counts under valgrind (`--toggle-collect=lgv_chain_step`).
+ * Host only (uses clock_gettime).
  */
 #define _POSIX_C_SOURCE 199309L
 #include <stdint.h>
@@ -74,6 +76,8 @@ int main(int argc, char **argv) {
     size_t side = argc > 1 ? (size_t)atoi(argv[1]) : 8, d = side * side, i;
     uint32_t steps = argc > 2 ? (uint32_t)atol(argv[2]) : 200000u;
     const char *name = argc > 3 ? argv[3] : "dmala";
+    const char *which = argc > 4 ? argv[4] : "both";
+    int run_built_in = which[0] != 'c', run_callback = which[0] != 'b';
     struct lattice model = {side};
     uint8_t *x = calloc(2 * d, 1), *x2 = calloc(2 * d, 1);
     float *g = calloc(4 * d, sizeof(float));
@@ -82,7 +86,7 @@ int main(int argc, char **argv) {
     uint32_t *indices = calloc(d + 1, sizeof(uint32_t));
     LgvKernel dmala = {LGV_KERNEL_DMALA, 0.4, 0.5, 0};
     LgvKernelSpec spec = {name, "", 0, steps, scratch, 2 * d + 64, indices, d + 1};
-    double ns_built_in, ns_callback, acc_built_in, acc_callback;
+    double ns_built_in, ns_callback, acc_built_in = 0.0, acc_callback = 0.0;
     if (x == NULL || x2 == NULL || g == NULL || f == NULL || scratch == NULL || indices == NULL) {
         return 1;
     }
@@ -106,12 +110,12 @@ int main(int argc, char **argv) {
             printf("langevin: %s\n", lgv_status_name(s));
             return 1;
         }
-        ns_callback = time_chain(&callback, steps, &acc_callback);
+        ns_callback = run_callback ? time_chain(&callback, steps, &acc_callback) : 0.0;
         lgv_chain_release(&callback);
         if (lgv_chain_use_kernel(&built_in, &spec) != LGV_OK) {
             return 1;
         }
-        ns_built_in = time_chain(&built_in, steps, &acc_built_in);
+        ns_built_in = run_built_in ? time_chain(&built_in, steps, &acc_built_in) : 1.0;
     }
     printf("%zux%zu Ising, %s, %u steps: built-in %.1f ns/step (acceptance %.3f), "
            "C callback %.1f ns/step (acceptance %.3f), ratio %.2f\n",

@@ -545,6 +545,13 @@ LgvStatus lgv_chain_dim(const LgvChain *chain, size_t *out);
 LgvStatus lgv_chain_stats(const LgvChain *chain, LgvStats *out);
 
 /**
+ * The name of the `i`-th sampler `lgv_chain_use_kernel` accepts (a static NUL-terminated
+ * string, in the command line's registry order), or NULL past the last: a binding lists them
+ * by calling it with 0, 1, 2, ... until NULL.
+ */
+const char *lgv_sampler_name(size_t i);
+
+/**
  * Starts a chain on a binary target of dimension `dim` given by the caller's function `f`
  * (see `LgvLogDensityFn` for its contract), called with `user`. `buffers->len` must be `dim`
  * and `buffers->x` holds the initial state. Any kernel of the registry can be chosen

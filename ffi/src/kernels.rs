@@ -195,6 +195,21 @@ const SAMPLERS: &[(&str, Option<&[&str]>)] = &[
     ("pt-dmala", None),
 ];
 
+/// The samplers a chain can run, as C strings, in the order of [`SAMPLERS`].
+pub(crate) const NAMES: [&core::ffi::CStr; 11] = [
+    c"dula",
+    c"dmala",
+    c"gibbs",
+    c"gwg",
+    c"rwm",
+    c"ab",
+    c"acs",
+    c"lb",
+    c"hamming-ball",
+    c"pas",
+    c"dlmc",
+];
+
 /// A sampler name and its parameters, parsed; the command line's defaults where unset.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Spec {
@@ -553,6 +568,17 @@ pub(crate) struct Need {
 #[allow(clippy::unwrap_used, reason = "a test")]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_names_are_the_runnable_samplers_in_registry_order() {
+        let runnable: Vec<&str> = SAMPLERS
+            .iter()
+            .filter(|(_, keys)| keys.is_some())
+            .map(|(n, _)| *n)
+            .collect();
+        let names: Vec<&str> = NAMES.iter().map(|n| n.to_str().unwrap()).collect();
+        assert_eq!(names, runnable);
+    }
 
     #[test]
     fn numbers_parse_to_the_correctly_rounded_value_or_are_refused() {

@@ -1,6 +1,11 @@
-//! A C ABI for the binary chains of `langevin-core`: DULA, DMALA and AB-1st (DMALA with its
-//! step and balance tuned during a burn-in, then frozen) on a dense binary quadratic model, a
-//! 2-D Ising lattice or an RBM, in memory the caller owns.
+//! A C ABI for the chains of `langevin-core`: every `no_std` sampler of the registry, chosen by
+//! the command line's names and parameters ([`lgv_chain_use_kernel`]), on a dense binary
+//! quadratic model, a 2-D Ising lattice, an RBM, or a target the caller writes as a C function
+//! over binary ([`lgv_chain_init_callback`]), ordinal or categorical states
+//! ([`lgv_chain_init_label_callback`]); and the stochastic-gradient integrators over a potential
+//! whose per-term gradients a C function adds up ([`lgv_sg_init`]). The simplest kernels (DULA,
+//! DMALA and AB-1st: DMALA with its step and balance tuned during a burn-in, then frozen) are
+//! also described by [`LgvKernel`].
 //!
 //! Nothing is allocated. The caller provides the chain object ([`LgvChain`], a block of
 //! `LGV_CHAIN_WORDS` 64-bit words), the chain buffers ([`LgvBuffers`]) and the model arrays; the
@@ -20,6 +25,10 @@
 //!   than through these functions, and must not use one chain from two threads at once.
 //! * A chain object that was never initialised should be zero-filled; a zero object is reported
 //!   as `LGV_ERR_NOT_INITIALISED`.
+//! * Callbacks ([`LgvLogDensityFn`], [`LgvLabelLogDensityFn`], [`LgvTermGradFn`]) are pure in
+//!   their inputs and `user`, are called only from the thread stepping the chain, and never
+//!   unwind or `longjmp` out; a step they abandon, or at which they return a non-finite value,
+//!   leaves the chain exactly as before it.
 //!
 //! # Threads
 //!
@@ -832,6 +841,14 @@ pub unsafe extern "C" fn lgv_chain_stats(chain: *const LgvChain, out: *mut LgvSt
             evaluations: i.stats.evaluations,
         })
     }
+}
+
+/// The name of the `i`-th sampler `lgv_chain_use_kernel` accepts (a static NUL-terminated
+/// string, in the command line's registry order), or NULL past the last: a binding lists them
+/// by calling it with 0, 1, 2, ... until NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn lgv_sampler_name(i: usize) -> *const c_char {
+    kernels::NAMES.get(i).map_or(ptr::null(), |n| n.as_ptr())
 }
 
 /// Starts a chain on a binary target of dimension `dim` given by the caller's function `f`

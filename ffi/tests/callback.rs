@@ -739,6 +739,24 @@ fn every_sampler_name_runs_on_every_domain_it_applies_to() {
 }
 
 #[test]
+fn the_sampler_names_are_listed_and_each_runs() {
+    let mut names = Vec::new();
+    while let Some(p) = Some(lgv_sampler_name(names.len())).filter(|p| !p.is_null()) {
+        // SAFETY: a static NUL-terminated string.
+        names.push(
+            unsafe { std::ffi::CStr::from_ptr(p) }
+                .to_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let expected: Vec<&str> = EVERY.iter().map(|e| e.0).collect();
+    let mut expected_unique = expected.clone();
+    expected_unique.dedup();
+    assert_eq!(names, expected_unique);
+}
+
+#[test]
 fn samplers_that_need_the_standard_library_or_several_chains_are_refused_by_name() {
     let e = Energy::new();
     let mut m = BinaryMem::new(D);
