@@ -8,7 +8,7 @@
 #
 # Every check runs even if an earlier one failed; the exit status is non-zero if any failed.
 # Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, qemu-system-misc for
-# qemu-system-riscv32, valgrind, the C cross compilers) when missing.
+# qemu-system-riscv32, valgrind, the Arm and RISC-V C cross compilers) when missing.
 # Do not set RUSTFLAGS: the firmware crates pass their link arguments from build scripts.
 set -uo pipefail
 
@@ -38,11 +38,12 @@ qemu_args() { # TARGET -> machine arguments
   esac
 }
 qemu_of() { case $1 in "$RV") echo qemu-system-riscv32 ;; *) echo qemu-system-arm ;; esac; }
-c_flags_of() { # TARGET -> arm-none-eabi-gcc flags
+c_flags_of() { # TARGET -> arm-none-eabi-gcc (riscv64-unknown-elf-gcc) flags
   case $1 in
     "$M3") echo "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft" ;;
     "$M4") echo "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" ;;
     "$M0") echo "-mcpu=cortex-m0 -mthumb -mfloat-abi=soft" ;;
+    "$RV") echo "-march=rv32imac -mabi=ilp32" ;;
   esac
 }
 board_of() {
@@ -72,6 +73,7 @@ setup() {
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v gcc >/dev/null || need+=(gcc libc6-dev)
   command -v arm-none-eabi-gcc >/dev/null || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
+  command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
   if ((${#need[@]})); then
     apt-get update -q >/dev/null &&
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" \
@@ -207,6 +209,20 @@ link_archive() { # ARCHIVE OUT
     $(for s in $syms; do printf -- '-u %s ' "$s"; done) "$1" -o "$2"
 }
 
+# Runs a C example image under QEMU; its line must be the host's, character for character.
+run_example() { # TARGET ELF HOST_LINE
+  local l rc
+  l="$LOGS/ffi-example-$(core_of "$1").log"
+  run_qemu "$1" "$2" "$l"
+  rc=$?
+  grep -E '^langevin ' "$l" | sed 's/^/  /'
+  if [ "$rc" -ne 0 ] || ! grep -qxF "$3" "$l"; then
+    echo "  exit status $rc; not the host's line: $3"
+    return 1
+  fi
+  echo "  exit status 0, the same line as on the host"
+}
+
 ffi() {
   local t status=0 B
   B="$(llvm_bin)"
@@ -225,7 +241,10 @@ ffi() {
   gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
     "$ROOT/ffi/examples/ising.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-example" || return 1
-  "$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance' || status=1
+  local host_line
+  host_line=$("$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance')
+  [ -n "$host_line" ] || status=1
+  echo "$host_line"
   for t in "${BOARDS[@]}"; do
     log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
     (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$t" --release --no-default-features) ||
@@ -235,8 +254,20 @@ ffi() {
     else
       status=1
     fi
-    # No C cross compiler and C library for RISC-V here (the archive link above is its check).
-    [ "$t" = "$RV" ] && continue
+    if [ "$t" = "$RV" ]; then
+      # No C library for RISC-V here (Debian's picolibc is 1 GB): the example is built
+      # freestanding, with the start-up code and the small printf of ffi/examples/qemu/riscv.c.
+      log "C ABI: the example program built for $t and run on $(board_of "$t") (riscv64-unknown-elf-gcc)"
+      # shellcheck disable=SC2046
+      riscv64-unknown-elf-gcc $(c_flags_of "$t") -ffreestanding -nostdlib -std=c11 -O2 -Wall -Wextra \
+        -Werror -I"$ROOT/ffi/include" -I"$ROOT/ffi/examples/qemu/riscv-include" \
+        "$ROOT/ffi/examples/ising.c" "$ROOT/ffi/examples/qemu/riscv.c" \
+        "$ROOT/target/$t/release/liblangevin_ffi.a" -lgcc -ffunction-sections -fdata-sections \
+        -Wl,--gc-sections -Wl,--no-warn-rwx-segments -T "$ROOT/ffi/examples/qemu/riscv.ld" \
+        -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
+      run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
+      continue
+    fi
     log "C ABI: the example program built for $t (arm-none-eabi-gcc, newlib)"
     # shellcheck disable=SC2046
     arm-none-eabi-gcc $(c_flags_of "$t") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
@@ -245,6 +276,15 @@ ffi() {
       --specs=nosys.specs -o "$ROOT/target/$t/release/ffi-example.elf" || status=1
     arm-none-eabi-size "$ROOT/target/$t/release/ffi-example.elf" | tail -1 |
       awk '{printf "  linked: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
+    log "C ABI: the example program run on $(board_of "$t") (semihosting start-up of ffi/examples/qemu)"
+    # shellcheck disable=SC2046
+    arm-none-eabi-gcc $(c_flags_of "$t") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
+      "$ROOT/ffi/examples/ising.c" "$ROOT/ffi/examples/qemu/cortex-m.c" \
+      "$ROOT/target/$t/release/liblangevin_ffi.a" -ffunction-sections -fdata-sections \
+      -Wl,--gc-sections -Wl,-z,noexecstack -nostartfiles -T "$ROOT/ffi/examples/qemu/cortex-m.ld" \
+      --specs=nano.specs -u _printf_float --specs=nosys.specs \
+      -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
+    run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
   done
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
