@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Embedded checks of langevin: firmware images on emulated Cortex-M boards, footprint, the
-# no-panic link proof, the C ABI, host instruction counts and the host golden hashes.
+# Embedded checks of langevin: firmware images on emulated boards (Cortex-M3, Cortex-M4F,
+# Cortex-M0 and RV32IMAC), footprint, the no-panic link proof, the C ABI, host instruction counts
+# and the host golden hashes.
 #
 #   scripts/firmware.sh            # every check
 #   scripts/firmware.sh boards ffi # some of them (setup golden boards footprint probe ffi hostcount)
 #
 # Every check runs even if an earlier one failed; the exit status is non-zero if any failed.
-# Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, valgrind) when missing.
+# Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, qemu-system-misc for
+# qemu-system-riscv32, valgrind, the Arm and RISC-V C cross compilers) when missing.
 # Do not set RUSTFLAGS: the firmware crates pass their link arguments from build scripts.
 set -uo pipefail
 
@@ -14,6 +16,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FW="$ROOT/firmware"
 M3=thumbv7m-none-eabi
 M4=thumbv7em-none-eabihf
+M0=thumbv6m-none-eabi
+RV=riscv32imac-unknown-none-elf
+BOARDS=("$M3" "$M4" "$M0" "$RV")
 QEMU_COMMON=(-nographic -semihosting-config enable=on,target=native -icount shift=7)
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-600}
 FLASH_BUDGET=16384
@@ -28,39 +33,54 @@ qemu_args() { # TARGET -> machine arguments
   case $1 in
     "$M3") echo "-cpu cortex-m3 -machine lm3s6965evb" ;;
     "$M4") echo "-cpu cortex-m4 -machine mps2-an386" ;;
+    "$M0") echo "-cpu cortex-m0 -machine lm3s6965evb" ;;
+    "$RV") echo "-machine virt -bios none" ;;
   esac
 }
-c_flags_of() { # TARGET -> arm-none-eabi-gcc flags
+qemu_of() { case $1 in "$RV") echo qemu-system-riscv32 ;; *) echo qemu-system-arm ;; esac; }
+c_flags_of() { # TARGET -> arm-none-eabi-gcc (riscv64-unknown-elf-gcc) flags
   case $1 in
     "$M3") echo "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft" ;;
     "$M4") echo "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16" ;;
+    "$M0") echo "-mcpu=cortex-m0 -mthumb -mfloat-abi=soft" ;;
+    "$RV") echo "-march=rv32imac -mabi=ilp32" ;;
   esac
 }
-board_of() { case $1 in "$M3") echo lm3s6965evb ;; "$M4") echo mps2-an386 ;; esac; }
+board_of() {
+  case $1 in
+    "$M3") echo lm3s6965evb ;; "$M4") echo mps2-an386 ;;
+    "$M0") echo "lm3s6965evb -cpu cortex-m0" ;; "$RV") echo "virt rv32imac" ;;
+  esac
+}
+# A short name for log files.
+core_of() { case $1 in "$M3") echo m3 ;; "$M4") echo m4f ;; "$M0") echo m0 ;; "$RV") echo rv32 ;; esac; }
 
 # Runs an image under QEMU; output goes to a log (never pipe QEMU into a reader that may close
 # early: it hangs). Returns QEMU's exit status, which is the guest's.
 run_qemu() { # TARGET ELF LOG
   # shellcheck disable=SC2046
-  timeout "$QEMU_TIMEOUT" qemu-system-arm $(qemu_args "$1") "${QEMU_COMMON[@]}" -kernel "$2" \
+  timeout "$QEMU_TIMEOUT" "$(qemu_of "$1")" $(qemu_args "$1") "${QEMU_COMMON[@]}" -kernel "$2" \
     </dev/null >"$3" 2>&1
 }
 
 setup() {
   log "setup: targets, llvm-tools, qemu, valgrind"
-  rustup target add "$M3" "$M4" >/dev/null || return 1
+  rustup target add "${BOARDS[@]}" >/dev/null || return 1
   rustup component add llvm-tools >/dev/null || return 1
   local need=()
   command -v qemu-system-arm >/dev/null || need+=(qemu-system-arm)
+  command -v qemu-system-riscv32 >/dev/null || need+=(qemu-system-misc)
   command -v valgrind >/dev/null || need+=(valgrind)
   command -v gcc >/dev/null || need+=(gcc libc6-dev)
   command -v arm-none-eabi-gcc >/dev/null || need+=(gcc-arm-none-eabi libnewlib-arm-none-eabi)
+  command -v riscv64-unknown-elf-gcc >/dev/null || need+=(gcc-riscv64-unknown-elf)
   if ((${#need[@]})); then
     apt-get update -q >/dev/null &&
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" \
         >/dev/null || return 1
   fi
   qemu-system-arm --version | head -1
+  qemu-system-riscv32 --version | head -1
 }
 
 golden() {
@@ -69,49 +89,73 @@ golden() {
   (cd "$FW" && cargo test -q -p langevin-scenarios 2>&1 | quiet) || return 1
 }
 
-flash_of() { case $1 in "$M3") echo $((256 * 1024)) ;; "$M4") echo $((4 * 1024 * 1024)) ;; esac; }
-# Every kernel at opt-level 3 no longer fits the Cortex-M3 board's 256 KiB of flash; its check is
-# built size-optimised (the footprint profile, opt-level s), which changes instruction counts but
-# not values (the golden hashes are the same at every optimisation level).
-profile_of() { case $1 in "$M3") echo footprint ;; "$M4") echo release ;; esac; }
+flash_of() {
+  case $1 in
+    "$M3" | "$M0") echo $((256 * 1024)) ;; "$M4") echo $((4 * 1024 * 1024)) ;;
+    "$RV") echo $((16 * 1024 * 1024)) ;; # virt: the program runs from RAM
+  esac
+}
+# Every kernel at opt-level 3 no longer fits the lm3s6965evb's 256 KiB of flash; the Cortex-M3 and
+# Cortex-M0 checks are built size-optimised (the footprint profile, opt-level s), which changes
+# instruction counts but not values (the golden hashes are the same at every optimisation level).
+profile_of() { case $1 in "$M3" | "$M0") echo footprint ;; *) echo release ;; esac; }
+# The sections a flash part holds (RISC-V's start-up code is in .init.rust).
+FLASH_SECTIONS='$1 == ".vector_table" || $1 == ".text" || $1 == ".init.rust" || $1 == ".rodata" || $1 == ".data"'
+
 
 boards() {
   local t rc status=0
   mkdir -p "$LOGS"
-  for t in "$M3" "$M4"; do
-    log "firmware check on $(board_of "$t") ($t, profile $(profile_of "$t"))"
-    local elf="$FW/target/$t/$(profile_of "$t")/check"
+  # Build every image, then run the emulators side by side (each QEMU is one thread; the runs
+  # take most of the time).
+  for t in "${BOARDS[@]}"; do
     (cd "$FW" && cargo build -q -p langevin-firmware --bin check --target "$t" \
       --profile "$(profile_of "$t")") || return 1
+  done
+  local -A pid
+  for t in "${BOARDS[@]}"; do
+    run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
+    pid[$t]=$!
+  done
+  for t in "${BOARDS[@]}"; do
+    wait "${pid[$t]}"
+    echo $? >"$LOGS/check-$(core_of "$t").rc"
+  done
+  for t in "${BOARDS[@]}"; do
+    local elf="$FW/target/$t/$(profile_of "$t")/check" l="$LOGS/check-$(core_of "$t").log"
+    log "firmware check on $(board_of "$t") ($t, profile $(profile_of "$t"))"
     # The linker refuses an image beyond the board's flash; show how close it is.
-    "$(llvm_bin)/llvm-size" -A "$elf" | awk -v flash="$(flash_of "$t")" '
-      $1 == ".vector_table" || $1 == ".text" || $1 == ".rodata" || $1 == ".data" { n += $2 }
+    "$(llvm_bin)/llvm-size" -A "$elf" | awk -v flash="$(flash_of "$t")" "$FLASH_SECTIONS"' { n += $2 }
       END { printf "  image: %d B of %d B flash (%.0f%%)\n", n, flash, 100 * n / flash }'
-    run_qemu "$t" "$elf" "$LOGS/check-$(board_of "$t").log"
-    rc=$?
-    grep -E "^golden" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
-    grep -E "OVER BOUND|MISMATCH|failed|panic|fault" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
-    grep -E "^(calibration|stack|RAM|whole|status)" "$LOGS/check-$(board_of "$t").log" | sed 's/^/  /'
-    echo "  exit status $rc (log: ${LOGS#"$ROOT"/}/check-$(board_of "$t").log)"
+    rc=$(cat "$LOGS/check-$(core_of "$t").rc")
+    grep -E "^golden" "$l" | sed 's/^/  /'
+    grep -E "OVER BOUND|MISMATCH|failed|panic|fault|trap" "$l" | sed 's/^/  /'
+    grep -E "^(calibration|stack|RAM|whole|status)" "$l" | sed 's/^/  /'
+    echo "  exit status $rc (log: ${l#"$ROOT"/})"
     [ "$rc" -eq 0 ] || status=1
   done
   return $status
 }
 
+# Flash budget of the footprint image: 16 KiB, and 20 KiB on RV32IMAC, whose soft-float routines
+# and start-up code take more bytes than Thumb-2's (18.6 KiB measured).
+budget_of() { case $1 in "$RV") echo 20480 ;; *) echo $FLASH_BUDGET ;; esac; }
+
 footprint() {
   local t rc status=0 B
   B="$(llvm_bin)"
   mkdir -p "$LOGS"
-  for t in "$M3" "$M4"; do
+  for t in "${BOARDS[@]}"; do
     log "footprint: DMALA + 8x8 Ising on $(board_of "$t") (profile footprint, opt-level s)"
     (cd "$FW" && cargo build -q -p langevin-firmware --bin footprint --target "$t" --profile footprint) ||
       return 1
     local elf="$FW/target/$t/footprint/footprint"
-    run_qemu "$t" "$elf" "$LOGS/footprint-$(board_of "$t").log"
+    run_qemu "$t" "$elf" "$LOGS/footprint-$(core_of "$t").log"
     rc=$?
-    "$B/llvm-size" -A "$elf" | awk -v budget=$FLASH_BUDGET -v rc="$rc" '
-      $1 == ".vector_table" { vec = $2 } $1 == ".text" { text = $2 } $1 == ".rodata" { ro = $2 }
-      $1 == ".data" { data = $2 } $1 == ".bss" { bss = $2 } $1 == ".uninit" { un = $2 }
+    "$B/llvm-size" -A "$elf" | awk -v budget="$(budget_of "$t")" -v rc="$rc" '
+      $1 == ".vector_table" { vec = $2 } $1 == ".text" || $1 == ".init.rust" { text += $2 }
+      $1 == ".rodata" { ro = $2 } $1 == ".data" { data = $2 } $1 == ".bss" { bss = $2 }
+      $1 == ".uninit" { un = $2 }
       END {
         printf "  flash: .text %d + .rodata %d = %d B (budget %d), plus vector table %d B\n",
                text, ro, text + ro, budget, vec
@@ -130,7 +174,7 @@ locate_panics() {
   local elf=$1 B
   B="$(llvm_bin)"
   "$B/llvm-objdump" -d --no-show-raw-insn -C "$elf" |
-    grep -E $'\t(bl|b|b\\.w|blx)\t.*<(core::panicking::|core::slice::.*fail|core::option::.*failed|core::result::unwrap_failed)' |
+    grep -E $'\t(bl|b|b\\.w|blx|jal|j|call|tail)\t.*<(core::panicking::|core::slice::.*fail|core::option::.*failed|core::result::unwrap_failed)' |
     while read -r addr _; do
       addr2line -e "$elf" -i -f -C "0x${addr%:}" | paste - - | grep -v "/rustc/" | head -1 |
         awk '{print $NF}' | sed 's|.*/\(core/src/\)|\1|; s|.*/\(ffi/src/\)|\1|'
@@ -138,15 +182,20 @@ locate_panics() {
 }
 
 probe() {
-  log "no-panic probe: every public step function linked with an undefined panic handler ($M4)"
-  if (cd "$FW" && cargo build -q -p langevin-nopanic --target "$M4" --release 2>"$LOGS/probe.log"); then
-    echo "  linked: no panic is reachable"
-    return 0
-  fi
-  grep -E "undefined symbol|error:" "$LOGS/probe.log" | head -3 | sed 's/^/  /'
-  (cd "$FW" && cargo build -q -p langevin-nopanic --target "$M4" --release --features locate) &&
-    locate_panics "$FW/target/$M4/release/langevin-nopanic"
-  return 1
+  local t status=0
+  for t in "$M4" "$M0" "$RV"; do
+    log "no-panic probe: every public step function linked with an undefined panic handler ($t)"
+    if (cd "$FW" && cargo build -q -p langevin-nopanic --target "$t" --release \
+      2>"$LOGS/probe-$(core_of "$t").log"); then
+      echo "  linked: no panic is reachable"
+      continue
+    fi
+    status=1
+    grep -E "undefined symbol|error:" "$LOGS/probe-$(core_of "$t").log" | head -3 | sed 's/^/  /'
+    (cd "$FW" && cargo build -q -p langevin-nopanic --target "$t" --release --features locate) &&
+      locate_panics "$FW/target/$t/release/langevin-nopanic"
+  done
+  return $status
 }
 
 # Links a bare-metal archive alone, keeping every exported lgv_* symbol: fails on any
@@ -190,6 +239,20 @@ ffi_energy() {
   return $status
 }
 
+# Runs a C example image under QEMU; its line must be the host's, character for character.
+run_example() { # TARGET ELF HOST_LINE
+  local l rc
+  l="$LOGS/ffi-example-$(core_of "$1").log"
+  run_qemu "$1" "$2" "$l"
+  rc=$?
+  grep -E '^langevin ' "$l" | sed 's/^/  /'
+  if [ "$rc" -ne 0 ] || ! grep -qxF "$3" "$l"; then
+    echo "  exit status $rc; not the host's line: $3"
+    return 1
+  fi
+  echo "  exit status 0, the same line as on the host"
+}
+
 ffi() {
   local t status=0 B
   B="$(llvm_bin)"
@@ -208,8 +271,11 @@ ffi() {
   gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
     "$ROOT/ffi/examples/ising.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-example" || return 1
-  "$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance' || status=1
-  for t in "$M3" "$M4"; do
+  local host_line
+  host_line=$("$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance')
+  [ -n "$host_line" ] || status=1
+  echo "$host_line"
+  for t in "${BOARDS[@]}"; do
     log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
     (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$t" --release --no-default-features) ||
       return 1
@@ -217,6 +283,20 @@ ffi() {
       "$B/llvm-size" "$ROOT/target/$t/release/ffi-only.elf" | tail -1 | awk '{printf "  text %d B\n", $1}'
     else
       status=1
+    fi
+    if [ "$t" = "$RV" ]; then
+      # No C library for RISC-V here (Debian's picolibc is 1 GB): the example is built
+      # freestanding, with the start-up code and the small printf of ffi/examples/qemu/riscv.c.
+      log "C ABI: the example program built for $t and run on $(board_of "$t") (riscv64-unknown-elf-gcc)"
+      # shellcheck disable=SC2046
+      riscv64-unknown-elf-gcc $(c_flags_of "$t") -ffreestanding -nostdlib -std=c11 -O2 -Wall -Wextra \
+        -Werror -I"$ROOT/ffi/include" -I"$ROOT/ffi/examples/qemu/riscv-include" \
+        "$ROOT/ffi/examples/ising.c" "$ROOT/ffi/examples/qemu/riscv.c" \
+        "$ROOT/target/$t/release/liblangevin_ffi.a" -lgcc -ffunction-sections -fdata-sections \
+        -Wl,--gc-sections -Wl,--no-warn-rwx-segments -T "$ROOT/ffi/examples/qemu/riscv.ld" \
+        -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
+      run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
+      continue
     fi
     log "C ABI: the example program built for $t (arm-none-eabi-gcc, newlib)"
     # shellcheck disable=SC2046
@@ -226,6 +306,15 @@ ffi() {
       --specs=nosys.specs -o "$ROOT/target/$t/release/ffi-example.elf" || status=1
     arm-none-eabi-size "$ROOT/target/$t/release/ffi-example.elf" | tail -1 |
       awk '{printf "  linked: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
+    log "C ABI: the example program run on $(board_of "$t") (semihosting start-up of ffi/examples/qemu)"
+    # shellcheck disable=SC2046
+    arm-none-eabi-gcc $(c_flags_of "$t") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
+      "$ROOT/ffi/examples/ising.c" "$ROOT/ffi/examples/qemu/cortex-m.c" \
+      "$ROOT/target/$t/release/liblangevin_ffi.a" -ffunction-sections -fdata-sections \
+      -Wl,--gc-sections -Wl,-z,noexecstack -nostartfiles -T "$ROOT/ffi/examples/qemu/cortex-m.ld" \
+      --specs=nano.specs -u _printf_float --specs=nosys.specs \
+      -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
+    run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
   done
   ffi_energy "$libs" || status=1
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"

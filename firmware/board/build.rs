@@ -1,21 +1,35 @@
-//! Picks the board's memory map from the target and links with cortex-m-rt's `link.x`.
-//! thumbv7m-none-eabi runs on QEMU `lm3s6965evb`, thumbv7em-none-eabihf on `mps2-an386`.
+//! Picks the board's memory map from the target and links with the runtime's `link.x`.
+//!
+//! * thumbv7m-none-eabi: QEMU `lm3s6965evb` (Cortex-M3);
+//! * thumbv6m-none-eabi: the same board with `-cpu cortex-m0`;
+//! * thumbv7em-none-eabihf: `mps2-an386` (Cortex-M4F);
+//! * riscv32imac-unknown-none-elf: `virt` (RV32IMAC, `riscv-rt`).
 
 use std::{env, fs, path::PathBuf};
 
 fn main() {
     let target = env::var("TARGET").unwrap_or_default();
-    let board = if target.starts_with("thumbv7em") {
-        "mps2-an386"
+    let (board, map) = if target.starts_with("thumbv7em") {
+        ("mps2-an386", "mps2-an386")
+    } else if target.starts_with("riscv32") {
+        ("virt", "riscv-virt")
     } else {
-        "lm3s6965evb"
+        ("lm3s6965evb", "lm3s6965evb")
     };
-    let src = format!("memory-{board}.x");
+    let src = format!("memory-{map}.x");
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo"));
     fs::copy(&src, out.join("memory.x")).expect("memory map copied");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rustc-env=LANGEVIN_BOARD={board}");
+    println!("cargo::rustc-check-cfg=cfg(armv6m)");
+    if target.starts_with("thumbv6m") {
+        println!("cargo:rustc-cfg=armv6m");
+    }
     if target.starts_with("thumb") {
+        println!("cargo:rustc-link-arg-bins=-Tlink.x");
+    } else if target.starts_with("riscv") {
+        // riscv-rt's `link.x` does not include the memory map itself.
+        println!("cargo:rustc-link-arg-bins=-Tmemory.x");
         println!("cargo:rustc-link-arg-bins=-Tlink.x");
     }
     println!("cargo:rerun-if-changed={src}");

@@ -1,55 +1,135 @@
-//! Board support for the firmware checks: semihosting exit with a status, a SysTick meter that
-//! counts instructions under QEMU `-icount`, and a painted-stack high-water mark per step.
+//! Board support for the firmware checks: semihosting exit with a status, an instruction meter
+//! that counts instructions under QEMU `-icount`, and a painted-stack high-water mark per step.
 //!
-//! Under `-icount shift=N` QEMU advances virtual time by `2^N` ns per guest instruction, and the
-//! SysTick counts core clock ticks of that virtual time: ticks are proportional to instructions.
-//! The ratio is measured (1000 NOPs) rather than assumed, so the same code serves every board.
+//! On Arm the meter reads the SysTick: under `-icount shift=N` QEMU advances virtual time by
+//! `2^N` ns per guest instruction, and the SysTick counts core clock ticks of that virtual time,
+//! so ticks are proportional to instructions. On RISC-V it reads `minstret`, which QEMU derives
+//! from the same instruction count. The ratio is measured (1000 NOPs) rather than assumed, so the
+//! same code serves every board.
 #![no_std]
 #![deny(missing_docs, missing_debug_implementations)]
 
-use core::sync::atomic::{Ordering, compiler_fence};
-use cortex_m::peripheral::{SYST, syst::SystClkSource};
 use langevin_scenarios::cost::{Meter, metered_nothing};
+
+#[cfg(not(target_arch = "riscv32"))]
+mod arch {
+    use core::sync::atomic::{Ordering, compiler_fence};
+    use cortex_m::peripheral::{SYST, syst::SystClkSource};
+
+    pub use cortex_m_rt::entry;
+    pub use cortex_m_semihosting::hprintln;
+
+    /// Semihosting call with a parameter block.
+    pub fn semihosting(op: usize, block: &[u32; 2]) {
+        // SAFETY: a semihosting call with a valid parameter block.
+        unsafe {
+            cortex_m_semihosting::syscall(op, block);
+        }
+    }
+
+    /// Traps (after an exit that returned: a board without a debugger).
+    pub fn trap() -> ! {
+        cortex_m::asm::udf()
+    }
+
+    /// Starts the 24-bit SysTick as a free-running down-counter on the core clock, no
+    /// interrupt.
+    pub fn start_counter() {
+        // SAFETY: the SysTick is used by this module alone.
+        let mut syst = unsafe { cortex_m::Peripherals::steal() }.SYST;
+        syst.set_clock_source(SystClkSource::Core);
+        syst.set_reload(0x00FF_FFFF);
+        syst.clear_current();
+        syst.disable_interrupt();
+        syst.enable_counter();
+    }
+
+    #[inline(always)]
+    pub fn now() -> u32 {
+        compiler_fence(Ordering::SeqCst);
+        let t = SYST::get_current();
+        compiler_fence(Ordering::SeqCst);
+        t
+    }
+
+    /// Ticks from `from` to `to` of the down-counter.
+    #[inline(always)]
+    pub fn elapsed(from: u32, to: u32) -> u32 {
+        from.wrapping_sub(to) & 0x00FF_FFFF
+    }
+
+    #[inline(always)]
+    pub fn stack_pointer() -> u32 {
+        cortex_m::register::msp::read()
+    }
+}
+
+#[cfg(target_arch = "riscv32")]
+mod arch {
+    use core::sync::atomic::{Ordering, compiler_fence};
+
+    pub use riscv_rt::entry;
+    pub use riscv_semihosting::hprintln;
+
+    /// Semihosting call with a parameter block.
+    pub fn semihosting(op: usize, block: &[u32; 2]) {
+        // SAFETY: a semihosting call with a valid parameter block.
+        unsafe {
+            riscv_semihosting::syscall(op, block);
+        }
+    }
+
+    /// Traps (after an exit that returned: a board without a debugger).
+    pub fn trap() -> ! {
+        loop {
+            riscv::asm::wfi();
+        }
+    }
+
+    /// `minstret` runs from reset; nothing to start.
+    pub fn start_counter() {}
+
+    #[inline(always)]
+    pub fn now() -> u32 {
+        compiler_fence(Ordering::SeqCst);
+        let t = riscv::register::minstret::read() as u32;
+        compiler_fence(Ordering::SeqCst);
+        t
+    }
+
+    /// Ticks from `from` to `to` of the up-counter.
+    #[inline(always)]
+    pub fn elapsed(from: u32, to: u32) -> u32 {
+        to.wrapping_sub(from)
+    }
+
+    #[inline(always)]
+    pub fn stack_pointer() -> u32 {
+        let sp: u32;
+        // SAFETY: reads the stack pointer register only.
+        unsafe {
+            core::arch::asm!("mv {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags))
+        };
+        sp
+    }
+}
+
+use arch::{elapsed, now};
+pub use arch::{entry, hprintln, start_counter};
 
 /// The board this image was built for (from the target).
 pub const BOARD: &str = env!("LANGEVIN_BOARD");
 
 /// Ends the program: QEMU exits with `code` as its process status (semihosting
-/// `SYS_EXIT_EXTENDED`; the plain `SYS_EXIT` reports only 0 or 1 on 32-bit Arm).
+/// `SYS_EXIT_EXTENDED`; the plain `SYS_EXIT` reports only 0 or 1 on 32-bit Arm and RISC-V).
 pub fn exit(code: u32) -> ! {
     // ADP_Stopped_ApplicationExit and the status.
-    let block: [u32; 2] = [0x20026, code];
-    // SAFETY: a semihosting call with a valid parameter block; QEMU ends the process.
-    unsafe {
-        cortex_m_semihosting::syscall(0x20, &block);
-    }
+    arch::semihosting(0x20, &[0x20026, code]);
     // Not reached under QEMU; on a debugger-less board, trap.
-    cortex_m::asm::udf()
+    arch::trap()
 }
 
-/// Starts the 24-bit SysTick as a free-running down-counter on the core clock, no interrupt.
-pub fn start_systick(syst: &mut SYST) {
-    syst.set_clock_source(SystClkSource::Core);
-    syst.set_reload(0x00FF_FFFF);
-    syst.clear_current();
-    syst.disable_interrupt();
-    syst.enable_counter();
-}
-
-#[inline(always)]
-fn now() -> u32 {
-    compiler_fence(Ordering::SeqCst);
-    let t = SYST::get_current();
-    compiler_fence(Ordering::SeqCst);
-    t
-}
-
-#[inline(always)]
-fn elapsed(from: u32, to: u32) -> u32 {
-    from.wrapping_sub(to) & 0x00FF_FFFF
-}
-
-/// How SysTick ticks map to instructions on this board and emulator setting.
+/// How counter ticks map to instructions on this board and emulator setting.
 #[derive(Clone, Copy, Debug)]
 pub struct Calibration {
     /// Ticks taken by 1000 NOPs beyond an empty measurement.
@@ -102,9 +182,11 @@ fn nops_1000() {
 
 /// Bytes below the stack pointer painted before each measured call.
 pub const PAINT_WINDOW: u32 = 8 * 1024;
+/// The window of [`SysTickMeter::whole`], for a whole run measured as one call.
+pub const WHOLE_WINDOW: u32 = 16 * 1024;
 const PAINT: u32 = 0xCCCC_CCCC;
 
-/// A [`Meter`] that records SysTick ticks and the stack high-water mark of every call.
+/// A [`Meter`] that records counter ticks and the stack high-water mark of every call.
 #[derive(Debug)]
 pub struct SysTickMeter {
     cal: Calibration,
@@ -116,10 +198,12 @@ pub struct SysTickMeter {
     pub ticks: u64,
     /// The largest ticks of one call.
     pub max_ticks: u32,
-    /// The most stack one call used, in bytes (`PAINT_WINDOW` means at least that).
+    /// The most stack one call used, in bytes (the whole window means at least that).
     pub max_stack: u32,
     /// Whether calls are measured (an idle meter lets an outer meter see a whole run).
     enabled: bool,
+    /// Bytes painted below the stack pointer.
+    window: u32,
 }
 
 impl SysTickMeter {
@@ -134,6 +218,15 @@ impl SysTickMeter {
             max_ticks: 0,
             max_stack: 0,
             enabled: true,
+            window: PAINT_WINDOW,
+        }
+    }
+
+    /// A meter for a whole run measured as one call: it paints [`WHOLE_WINDOW`] bytes.
+    pub fn whole(cal: Calibration) -> Self {
+        Self {
+            window: WHOLE_WINDOW,
+            ..Self::new(cal)
         }
     }
 
@@ -166,9 +259,9 @@ impl Meter for SysTickMeter {
         if !self.enabled {
             return;
         }
-        let sp = cortex_m::register::msp::read() & !3;
+        let sp = arch::stack_pointer() & !3;
         self.sp = sp;
-        let mut p = sp - PAINT_WINDOW;
+        let mut p = sp - self.window;
         while p < sp {
             // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame
             // uses (no interrupt is enabled); painting is how the high-water mark is found.
@@ -188,7 +281,7 @@ impl Meter for SysTickMeter {
         self.calls += 1;
         self.ticks += u64::from(d);
         self.max_ticks = self.max_ticks.max(d);
-        let mut p = self.sp - PAINT_WINDOW;
+        let mut p = self.sp - self.window;
         // SAFETY: reads of the window painted in `start`.
         while p < self.sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
             p += 4;

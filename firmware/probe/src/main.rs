@@ -9,13 +9,15 @@
 //! link fails. With the `locate` feature the handler is an ordinary loop, so the image links and
 //! the remaining panic call sites can be listed from its debug information.
 //!
-//! Built for `thumbv7em-none-eabihf` in the release profile (fat LTO); never run.
+//! Built for `thumbv7em-none-eabihf`, `thumbv6m-none-eabi` and `riscv32imac-unknown-none-elf` in
+//! the release profile (fat LTO); never run.
 #![no_std]
 #![no_main]
 
 use core::convert::Infallible;
 use core::fmt;
 use core::hint::black_box;
+#[cfg(not(target_arch = "riscv32"))]
 use cortex_m_rt::entry;
 use langevin_core::Kernel;
 use langevin_core::binary::{BinaryChain, ChainBuffers, Dmala, Dula, FlipProposal};
@@ -28,6 +30,8 @@ use langevin_core::stats::{ChainStats, RunningMeans};
 use langevin_core::{BinaryTarget, FlipMove, LenError, TargetError};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+#[cfg(target_arch = "riscv32")]
+use riscv_rt::entry;
 
 mod labels;
 mod more;

@@ -9,9 +9,8 @@
 #![no_std]
 #![no_main]
 
-use cortex_m_rt::entry;
 use langevin_core::binary::{Dmala, FlipProposal};
-use langevin_firmware::exit;
+use langevin_firmware::{entry, exit};
 use langevin_scenarios::Kernel;
 use langevin_scenarios::cost::NoMeter;
 use langevin_scenarios::golden::{GOLDEN, Model, run_lattice};
