@@ -15,7 +15,8 @@ pub mod npy;
 pub mod output;
 
 pub use output::{
-    PathClash, StreamedFile, WriteError, check_distinct, is_stdout, resolve_links, write_all,
+    OutputError, PathClash, Prepared, StreamedFile, WriteError, check_distinct,
+    clean_up_on_signals, is_stdout, prepare, render, resolve_links, sweep_leftovers, write_all,
     write_all_with, write_atomically,
 };
 

@@ -7,22 +7,40 @@
 //!   `/dev/null`) is opened and written in place, never replaced by a regular file.
 //! * Any other path is written through a temporary file in the same folder and a rename, so a
 //!   failed write never leaves a partial file behind.
+//! * Before any work, [`prepare`] checks every output a run may write (derived ones, such as a
+//!   picture's companions, included): no output names an input or another output
+//!   ([`check_distinct`]: paths are compared after following symbolic links and resolving the
+//!   folder, and on Unix also by device and inode, so hard links count); no output is a
+//!   folder; each output's folder exists and takes a new file (a probe file is created and
+//!   removed there); and no other run is writing the same file (below).
+//! * Temporary files have unique names that carry the process id,
+//!   `.langevin-<pid>-<random>.partial` (`.backup` for an old output kept aside, `.probe`,
+//!   `.render` for a picture being drawn). Every error path removes them; so does `SIGINT`,
+//!   `SIGTERM` or `SIGHUP` once [`clean_up_on_signals`] is installed (the process then exits
+//!   with 128 + the signal's number). A process killed outright (`SIGKILL`) leaves them behind:
+//!   the next run that writes into that folder removes those whose process is no longer running
+//!   ([`sweep_leftovers`]).
+//! * Two runs never mix their outputs: [`prepare`] takes an advisory lock per output file
+//!   (`.NAME.langevin-lock` beside it, holding the process id) and keeps it until the outputs
+//!   are written, then removes it. A second run naming any of the same files is refused before
+//!   it starts, with the first run's process id. (A unique temporary file per run alone would
+//!   not do: two runs writing a draws file and a summary could each win one rename.) A lock
+//!   file left by a killed run is held by nobody and is taken over or removed by the next run.
 //! * Several outputs are written all or none: every temporary file is written before the first
-//!   rename, and standard output and special files come last.
+//!   rename; each existing output is kept aside (a hard link, or a copy) until every rename has
+//!   succeeded, and when one fails the outputs already replaced are put back; standard output
+//!   and special files come last. A signal arriving during the renames takes effect after them.
 //! * An output too large to hold in memory is a [`StreamedFile`]: written in pieces, at any
 //!   offset, while it is produced, into its temporary file (for standard output or a special
-//!   file: a temporary file in the system's temporary folder, copied there at the end), and
-//!   committed with the others by [`write_all_with`] under the same rules.
-//! * Two outputs naming the same file, or an output naming an input, are refused before
-//!   anything is written ([`check_distinct`]). Paths are compared after following symbolic links
-//!   and resolving the folder, and on Unix also by device and inode (hard links).
+//!   file: a temporary file in the system's temporary folder, under the same rules, copied
+//!   there at the end), and committed with the others by [`write_all_with`]. Its blocks are
+//!   reserved when it is created, so a disk too small for it fails before the run.
 
 use std::fmt;
 use std::fs::File;
 use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Links followed before giving up on a chain of symbolic links (Linux's own limit).
 const MAX_LINKS: usize = 40;
@@ -208,27 +226,396 @@ pub fn check_distinct<N: AsRef<str>, P: AsRef<Path>>(
     Ok(())
 }
 
-/// How one output is written.
-enum Plan<'a> {
-    /// Through a temporary file and a rename onto `target`.
-    Replace {
-        target: PathBuf,
-        tmp: PathBuf,
-        bytes: &'a [u8],
-    },
-    /// Opened and written in place (a FIFO or device).
-    InPlace { target: PathBuf, bytes: &'a [u8] },
-    /// Standard output.
-    Stdout { bytes: &'a [u8] },
+// Temporary files: unique names that carry the process id, registered for removal on a signal.
+
+/// What every temporary file's name starts with: `.langevin-<pid>-<random><ending>`.
+const TEMP_PREFIX: &str = ".langevin-";
+/// The endings of temporary files: an output being written, an old output kept aside until
+/// every rename has succeeded, a writability probe, a picture being rendered.
+const TEMP_ENDINGS: [&str; 4] = [".partial", ".backup", ".probe", ".render"];
+/// The ending of a lock file: `.NAME.langevin-lock` beside the output `NAME`.
+const LOCK_ENDING: &str = ".langevin-lock";
+
+/// Files of this process to remove on a signal: temporary files and lock files.
+static REGISTRY: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Folders this process has already swept of leftovers.
+static SWEPT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn registry() -> MutexGuard<'static, Vec<PathBuf>> {
+    REGISTRY.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn plan<'a>(path: &Path, bytes: &'a [u8]) -> Result<Plan<'a>, WriteError> {
+fn unregister(registry: &mut Vec<PathBuf>, path: &Path) {
+    registry.retain(|p| p != path);
+}
+
+/// Removes a file of this process and forgets it.
+fn remove_registered(registry: &mut Vec<PathBuf>, path: &Path) {
+    let _ = std::fs::remove_file(path);
+    unregister(registry, path);
+}
+
+/// The folder a file is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A new temporary file's name pattern for this process.
+fn temp_builder(ending: &str) -> tempfile::Builder<'static, '_> {
+    static PREFIX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let prefix = PREFIX.get_or_init(|| format!("{TEMP_PREFIX}{}-", std::process::id()));
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix.as_str()).suffix(ending);
+    builder
+}
+
+/// Creates a temporary file in `dir` (`.langevin-<pid>-<random><ending>`, open for reading and
+/// writing), registered for removal on a signal; leftovers of dead processes in `dir` are
+/// removed first ([`sweep_leftovers`]).
+fn create_temporary(dir: &Path, ending: &str) -> std::io::Result<(File, PathBuf)> {
+    sweep_leftovers(dir);
+    let mut registry = registry();
+    let named = temp_builder(ending).make_in(dir, |p| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(p)
+    })?;
+    let (file, path) = named.keep().map_err(|e| e.error)?;
+    registry.push(path.clone());
+    Ok((file, path))
+}
+
+/// Whether a process with this id is running (on systems without `/proc`: assumed so, and its
+/// leftovers are kept).
+fn alive(pid: u32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        Path::new("/proc").join(pid.to_string()).exists()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        true
+    }
+}
+
+/// The process id in the name of a temporary file of this module, if `name` is one.
+fn leftover_pid(name: &str) -> Option<u32> {
+    let rest = name.strip_prefix(TEMP_PREFIX)?;
+    if !TEMP_ENDINGS.iter().any(|e| rest.ends_with(e)) {
+        return None;
+    }
+    let (pid, _) = rest.split_once('-')?;
+    pid.parse().ok()
+}
+
+/// Removes from `dir`, once per process and folder, what runs killed without a chance to clean
+/// up (`SIGKILL`, a power cut) left there: temporary files of processes no longer running, and
+/// lock files nobody holds. Called before a temporary file is created in a folder.
+pub fn sweep_leftovers(dir: &Path) {
+    let key = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    {
+        let mut swept = SWEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        if swept.contains(&key) {
+            return;
+        }
+        swept.push(key);
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        if !is_file {
+            continue;
+        }
+        if let Some(pid) = leftover_pid(name) {
+            if pid != own && !alive(pid) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        } else if name.starts_with('.') && name.ends_with(LOCK_ENDING) {
+            // Taking a lock nobody holds and dropping it removes its file.
+            drop(OutputLock::take(&entry.path()));
+        }
+    }
+}
+
+/// Installs the handler of `SIGINT`, `SIGTERM` and `SIGHUP` (Ctrl-C, `kill`, `timeout`, a
+/// closed terminal): it removes every temporary file and lock file of this process, then exits
+/// with status 128 + the signal's number, as a shell reports a process the signal ended.
+/// Outputs being renamed into place finish first (the renames hold the same lock), so a signal
+/// never leaves some outputs replaced and others not.
+///
+/// # Errors
+///
+/// The system refusing the handler.
+pub fn clean_up_on_signals() -> std::io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("langevin-signals".into())
+        .spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                let mut registry = registry();
+                for path in registry.drain(..) {
+                    let _ = std::fs::remove_file(path);
+                }
+                std::process::exit(128 + signal);
+            }
+        })?;
+    Ok(())
+}
+
+// Locks: one run at a time writes an output.
+
+/// An advisory lock on one output (`.NAME.langevin-lock` beside it, holding the owner's process
+/// id), held from before the work until the output is written, then removed.
+#[derive(Debug)]
+struct OutputLock {
+    path: PathBuf,
+    _file: File,
+}
+
+/// Why a lock was not taken.
+enum LockError {
+    /// Another process holds it (its id, when it could be read).
+    Busy(Option<u32>),
+    /// The lock file could not be opened or locked.
+    Io(std::io::Error),
+}
+
+impl OutputLock {
+    /// The lock file of the output `target`.
+    fn path_for(target: &Path) -> Option<PathBuf> {
+        let name = target.file_name()?;
+        Some(target.with_file_name(format!(".{}{LOCK_ENDING}", name.to_string_lossy())))
+    }
+
+    /// Takes the lock at `path`, without waiting.
+    fn take(path: &Path) -> Result<Self, LockError> {
+        loop {
+            let mut file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(path)
+                .map_err(LockError::Io)?;
+            match file.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let mut text = String::new();
+                    let _ = file.read_to_string(&mut text);
+                    return Err(LockError::Busy(text.trim().parse().ok()));
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(LockError::Io(e)),
+            }
+            // The run that held it may have removed the file between the open and the lock:
+            // then this lock guards nothing, and the lock file at `path` (if any) is taken anew.
+            if !same_file(&file, path) {
+                continue;
+            }
+            let mut registry = registry();
+            file.set_len(0)
+                .and_then(|()| file.write_all(format!("{}\n", std::process::id()).as_bytes()))
+                .map_err(LockError::Io)?;
+            registry.push(path.to_path_buf());
+            return Ok(Self {
+                path: path.to_path_buf(),
+                _file: file,
+            });
+        }
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        // Removed while still held, so that no other run locks a file about to disappear.
+        remove_registered(&mut registry(), &self.path);
+    }
+}
+
+/// Whether the open `file` is still the file at `path`.
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+// Checks before the work.
+
+/// Why a run's outputs were refused before any work.
+#[derive(Debug)]
+pub enum OutputError {
+    /// An output names an input or another output.
+    Clash(PathClash),
+    /// An output's folder is missing or cannot be written (a probe file could not be created
+    /// there), or the output is a folder.
+    Unwritable {
+        /// The output's name (a flag).
+        name: String,
+        /// The output's path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Another run is writing the same file.
+    Busy {
+        /// The output's name (a flag).
+        name: String,
+        /// The output's path.
+        path: PathBuf,
+        /// The other run's process id, when its lock file says.
+        pid: Option<u32>,
+    },
+}
+
+impl fmt::Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputError::Clash(clash) => clash.fmt(f),
+            OutputError::Unwritable { name, path, source } => write!(
+                f,
+                "{name} {}: cannot write there ({source}); refused before the run",
+                path.display()
+            ),
+            OutputError::Busy { name, path, pid } => {
+                let who = pid.map_or_else(String::new, |p| format!(" (process {p})"));
+                write!(
+                    f,
+                    "{name} {}: another langevin run{who} is writing this file; wait for it to \
+                     finish or choose another path",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for OutputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            OutputError::Clash(clash) => Some(clash),
+            OutputError::Unwritable { source, .. } => Some(source),
+            OutputError::Busy { .. } => None,
+        }
+    }
+}
+
+/// A run's outputs, checked and locked by [`prepare`]: hold it until the outputs are written;
+/// dropping it releases and removes the locks.
+#[derive(Debug)]
+pub struct Prepared {
+    _locks: Vec<OutputLock>,
+}
+
+/// Creates and removes a probe file in `dir`.
+fn probe(dir: &Path) -> std::io::Result<()> {
+    let (file, path) = create_temporary(dir, ".probe")?;
+    drop(file);
+    remove_registered(&mut registry(), &path);
+    Ok(())
+}
+
+/// Everything about a run's outputs that can be known before the run, checked before it
+/// starts: no output names an input or another output ([`check_distinct`]); each output is not
+/// a folder, its folder exists and a file can be created there (a probe file is created and
+/// removed; for standard output, FIFOs and devices, the system's temporary folder, where a
+/// streamed output waits); and no other run is writing it: each output that is a file is
+/// locked (`.NAME.langevin-lock` beside it, holding this process's id, removed when the
+/// returned [`Prepared`] is dropped), and a second run on the same file is refused, naming the
+/// first's process id.
+///
+/// `inputs` and `outputs` are `(name, path)` pairs; list every file a run may write, derived
+/// ones (such as a picture's companions) included.
+///
+/// # Errors
+///
+/// The first [`OutputError`].
+pub fn prepare<N: AsRef<str>, P: AsRef<Path>>(
+    inputs: &[(N, P)],
+    outputs: &[(N, P)],
+) -> Result<Prepared, OutputError> {
+    check_distinct(inputs, outputs).map_err(OutputError::Clash)?;
+    let mut locks = Vec::new();
+    for (name, path) in outputs {
+        let (name, path) = (name.as_ref(), path.as_ref());
+        let unwritable = |source| OutputError::Unwritable {
+            name: name.to_owned(),
+            path: path.to_path_buf(),
+            source,
+        };
+        match target(path).map_err(|e| unwritable(e.source))? {
+            Target::Replace(target) => {
+                let dir = folder_of(&target);
+                if !dir.is_dir() {
+                    return Err(unwritable(std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("folder {} does not exist", dir.display()),
+                    )));
+                }
+                probe(dir).map_err(unwritable)?;
+                let lock = OutputLock::path_for(&target).ok_or_else(|| {
+                    unwritable(std::io::Error::other("not a file name".to_string()))
+                })?;
+                match OutputLock::take(&lock) {
+                    Ok(lock) => locks.push(lock),
+                    Err(LockError::Busy(pid)) => {
+                        return Err(OutputError::Busy {
+                            name: name.to_owned(),
+                            path: path.to_path_buf(),
+                            pid,
+                        });
+                    }
+                    Err(LockError::Io(e)) => return Err(unwritable(e)),
+                }
+            }
+            Target::InPlace(_) | Target::Stdout => {
+                probe(&std::env::temp_dir()).map_err(unwritable)?;
+            }
+        }
+    }
+    Ok(Prepared { _locks: locks })
+}
+
+// Writing.
+
+/// Where an output goes.
+#[derive(Debug)]
+enum Target {
+    /// A regular file (or none yet): written through a temporary file and a rename onto it.
+    Replace(PathBuf),
+    /// A FIFO or device: opened and written in place.
+    InPlace(PathBuf),
+    /// Standard output.
+    Stdout,
+}
+
+fn target(path: &Path) -> Result<Target, WriteError> {
     let fail = |source| WriteError {
         path: path.to_path_buf(),
         source,
     };
     if is_stdout(path) {
-        return Ok(Plan::Stdout { bytes });
+        return Ok(Target::Stdout);
     }
     let target = resolve_links(path).map_err(fail)?;
     if let Ok(meta) = std::fs::metadata(&target) {
@@ -236,14 +623,13 @@ fn plan<'a>(path: &Path, bytes: &'a [u8]) -> Result<Plan<'a>, WriteError> {
             return Err(fail(std::io::Error::other("is a folder")));
         }
         if !meta.is_file() {
-            return Ok(Plan::InPlace { target, bytes });
+            return Ok(Target::InPlace(target));
         }
     }
-    let name = target
-        .file_name()
-        .ok_or_else(|| fail(std::io::Error::other("not a file name")))?;
-    let tmp = target.with_file_name(format!(".{}.partial", name.to_string_lossy()));
-    Ok(Plan::Replace { target, tmp, bytes })
+    if target.file_name().is_none() {
+        return Err(fail(std::io::Error::other("not a file name")));
+    }
+    Ok(Target::Replace(target))
 }
 
 /// Writes `bytes` to `path` by the rules of this module (a single output).
@@ -266,6 +652,31 @@ pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteErro
     write_all_with(files, Vec::new())
 }
 
+/// Renders a file that a function writes to a path (a picture) through a temporary file beside
+/// `path`, and returns its bytes, for writing with the other outputs by [`write_all_with`].
+///
+/// # Errors
+///
+/// [`WriteError`] naming `path` when the temporary file cannot be created or read, or `draw`
+/// fails (its message).
+pub fn render<E: fmt::Display>(
+    path: &Path,
+    draw: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<Vec<u8>, WriteError> {
+    let fail = |source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    };
+    let resolved = resolve_links(path).map_err(fail)?;
+    let (file, tmp) = create_temporary(folder_of(&resolved), ".render").map_err(fail)?;
+    drop(file);
+    let bytes = draw(&tmp)
+        .map_err(|e| fail(std::io::Error::other(e.to_string())))
+        .and_then(|()| std::fs::read(&tmp).map_err(fail));
+    remove_registered(&mut registry(), &tmp);
+    bytes
+}
+
 /// Where a [`StreamedFile`] ends up.
 #[derive(Debug)]
 enum Destination {
@@ -277,14 +688,11 @@ enum Destination {
     Stdout,
 }
 
-/// Streamed outputs so far in this process, for unique temporary names.
-static STREAMED: AtomicU64 = AtomicU64::new(0);
-
 /// An output written in pieces while it is produced, then committed by [`write_all_with`]
-/// with the other outputs (all or none). Until then it lives in a temporary file: next to the
-/// target (`.NAME.partial`, renamed onto it), or, for standard output and special files, in
-/// the system's temporary folder (copied out at the end). Dropped uncommitted, it removes its
-/// temporary file and leaves the target as it was.
+/// with the other outputs (all or none). Until then it lives in a temporary file
+/// (`.langevin-<pid>-<random>.partial`): next to the target (renamed onto it), or, for
+/// standard output and special files, in the system's temporary folder (copied out at the
+/// end). Dropped uncommitted, it removes its temporary file and leaves the target as it was.
 #[derive(Debug)]
 pub struct StreamedFile {
     /// The path as given.
@@ -311,22 +719,15 @@ impl StreamedFile {
             path: path.to_path_buf(),
             source,
         };
-        let spill = || {
-            let n = STREAMED.fetch_add(1, Ordering::Relaxed);
-            std::env::temp_dir().join(format!(".langevin-{}-{n}.partial", std::process::id()))
+        let (destination, dir) = match target(path)? {
+            Target::Replace(target) => {
+                let dir = folder_of(&target).to_path_buf();
+                (Destination::Replace(target), dir)
+            }
+            Target::InPlace(target) => (Destination::InPlace(target), std::env::temp_dir()),
+            Target::Stdout => (Destination::Stdout, std::env::temp_dir()),
         };
-        let (destination, tmp) = match plan(path, &[])? {
-            Plan::Replace { target, tmp, .. } => (Destination::Replace(target), tmp),
-            Plan::InPlace { target, .. } => (Destination::InPlace(target), spill()),
-            Plan::Stdout { .. } => (Destination::Stdout, spill()),
-        };
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)
-            .map_err(fail)?;
+        let (file, tmp) = create_temporary(&dir, ".partial").map_err(fail)?;
         let out = Self {
             path: path.to_path_buf(),
             destination,
@@ -343,10 +744,8 @@ impl StreamedFile {
         &self.path
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, File> {
-        self.file
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    fn lock(&self) -> MutexGuard<'_, File> {
+        self.file.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Writes `bytes` at `offset` (from any thread).
@@ -384,11 +783,7 @@ impl StreamedFile {
 /// reserve them, so that a file system too small for the output fails here, before any work,
 /// rather than part way through a run.
 fn reserve(file: &File, path: &Path, len: u64) -> std::io::Result<()> {
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if let Ok(free) = fs4::available_space(folder)
+    if let Ok(free) = fs4::available_space(folder_of(path))
         && free < len
     {
         return Err(std::io::Error::new(
@@ -420,19 +815,97 @@ fn reserve(file: &File, path: &Path, len: u64) -> std::io::Result<()> {
 impl Drop for StreamedFile {
     fn drop(&mut self) {
         if !self.committed {
-            let _ = std::fs::remove_file(&self.tmp);
+            remove_registered(&mut registry(), &self.tmp);
         }
     }
 }
 
+/// Keeps the file at `target` (if any) aside until every rename has succeeded: a hard link
+/// beside it (`.langevin-<pid>-<random>.backup`), or a copy where links are not possible.
+fn keep_aside(registry: &mut Vec<PathBuf>, target: &Path) -> std::io::Result<Option<PathBuf>> {
+    match std::fs::symlink_metadata(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+        Ok(meta) if !meta.is_file() => return Ok(None),
+        Ok(_) => {}
+    }
+    let dir = folder_of(target);
+    let builder = temp_builder(".backup");
+    let kept = match builder.make_in(dir, |p| std::fs::hard_link(target, p)) {
+        Ok(named) => named.keep().map(|((), p)| p).map_err(|e| e.error)?,
+        Err(_) => {
+            let named = builder.make_in(dir, |p| std::fs::copy(target, p).map(drop))?;
+            registry.push(named.path().to_path_buf());
+            named.keep().map(|((), p)| p).map_err(|e| e.error)?
+        }
+    };
+    if !registry.contains(&kept) {
+        registry.push(kept.clone());
+    }
+    Ok(Some(kept))
+}
+
+/// Renames each temporary file onto its target, all or none: each existing target is first kept
+/// aside ([`keep_aside`]), and when a rename fails the targets already replaced are put back
+/// (or removed, where there was none) before the error is returned.
+fn rename_all(registry: &mut Vec<PathBuf>, moves: &[(&Path, &Path)]) -> Result<(), WriteError> {
+    let mut kept: Vec<Option<PathBuf>> = Vec::with_capacity(moves.len());
+    let discard = |registry: &mut Vec<PathBuf>, kept: &[Option<PathBuf>]| {
+        for k in kept.iter().flatten() {
+            remove_registered(registry, k);
+        }
+    };
+    for (_, target) in moves {
+        match keep_aside(registry, target) {
+            Ok(k) => kept.push(k),
+            Err(source) => {
+                discard(registry, &kept);
+                return Err(WriteError {
+                    path: target.to_path_buf(),
+                    source: std::io::Error::new(
+                        source.kind(),
+                        format!("cannot keep the old file aside while replacing it: {source}"),
+                    ),
+                });
+            }
+        }
+    }
+    for (k, (tmp, target)) in moves.iter().enumerate() {
+        if let Err(source) = std::fs::rename(tmp, target) {
+            let mut restored = true;
+            for ((_, done), old) in moves.iter().zip(&kept).take(k) {
+                restored &= match old {
+                    Some(old) => std::fs::rename(old, done).is_ok(),
+                    None => std::fs::remove_file(done).is_ok(),
+                };
+            }
+            discard(registry, &kept);
+            let outcome = if k == 0 {
+                "no output was replaced"
+            } else if restored {
+                "the outputs already replaced were put back as they were"
+            } else {
+                "some outputs already replaced could not be put back"
+            };
+            return Err(WriteError {
+                path: target.to_path_buf(),
+                source: std::io::Error::new(source.kind(), format!("{source} ({outcome})")),
+            });
+        }
+    }
+    discard(registry, &kept);
+    Ok(())
+}
+
 /// Like [`write_all`], with outputs already written in pieces ([`StreamedFile`]): all are
 /// checked to name distinct files, every byte output is written to its temporary file, then
-/// every temporary file (streamed ones included) is renamed, then standard output and special
-/// files are written (streamed ones copied from their temporary files).
+/// every temporary file (streamed ones included) is renamed, all or none (an old file is kept
+/// aside until every rename has succeeded, and put back if one fails), then standard output
+/// and special files are written (streamed ones copied from their temporary files).
 ///
 /// # Errors
 ///
-/// As [`write_all`]; a streamed output's temporary file is removed on failure.
+/// As [`write_all`]; every temporary file is removed on failure.
 pub fn write_all_with<P: AsRef<Path>>(
     files: &[(P, Vec<u8>)],
     mut streamed: Vec<StreamedFile>,
@@ -450,60 +923,70 @@ pub fn write_all_with<P: AsRef<Path>>(
         path: clash.output.1.clone(),
         source: std::io::Error::other(format!("written twice (also {})", clash.other.1.display())),
     })?;
-    let plans = files
+    let targets = files
         .iter()
-        .map(|(p, bytes)| plan(p.as_ref(), bytes))
-        .collect::<Result<Vec<_>, _>>()?;
-    let remove_temporaries = |plans: &[Plan]| {
-        for p in plans {
-            if let Plan::Replace { tmp, .. } = p {
-                let _ = std::fs::remove_file(tmp);
-            }
+        .map(|(p, bytes)| Ok((target(p.as_ref())?, bytes.as_slice())))
+        .collect::<Result<Vec<_>, WriteError>>()?;
+    // Byte outputs into temporary files beside their targets.
+    let mut staged: Vec<(PathBuf, &Path)> = Vec::new();
+    let discard = |staged: &[(PathBuf, &Path)]| {
+        let mut registry = registry();
+        for (tmp, _) in staged {
+            remove_registered(&mut registry, tmp);
         }
     };
-    for p in &plans {
-        if let Plan::Replace { target, tmp, bytes } = p
-            && let Err(source) = std::fs::write(tmp, bytes)
-        {
-            remove_temporaries(&plans);
-            return Err(WriteError {
-                path: target.clone(),
-                source,
+    for (t, bytes) in &targets {
+        if let Target::Replace(target) = t {
+            let written = create_temporary(folder_of(target), ".partial").and_then(|(f, tmp)| {
+                staged.push((tmp, target.as_path()));
+                let mut f = f;
+                f.write_all(bytes)?;
+                f.sync_data()
             });
+            if let Err(source) = written {
+                discard(&staged);
+                return Err(WriteError {
+                    path: target.clone(),
+                    source,
+                });
+            }
         }
     }
     for f in &streamed {
         if let Destination::Replace(target) = &f.destination
             && let Err(source) = f.lock().sync_data()
         {
-            remove_temporaries(&plans);
+            discard(&staged);
             return Err(WriteError {
                 path: target.clone(),
                 source,
             });
         }
     }
-    for f in &mut streamed {
-        if let Destination::Replace(target) = &f.destination {
-            if let Err(source) = std::fs::rename(&f.tmp, target) {
-                remove_temporaries(&plans);
-                return Err(WriteError {
-                    path: target.clone(),
-                    source,
-                });
+    // The renames, all or none; a signal waits for them (they hold the registry).
+    {
+        let mut registry = registry();
+        let mut moves: Vec<(&Path, &Path)> = Vec::new();
+        for f in &streamed {
+            if let Destination::Replace(target) = &f.destination {
+                moves.push((f.tmp.as_path(), target.as_path()));
             }
-            f.committed = true;
         }
-    }
-    for (k, p) in plans.iter().enumerate() {
-        if let Plan::Replace { target, tmp, .. } = p
-            && let Err(source) = std::fs::rename(tmp, target)
-        {
-            remove_temporaries(plans.get(k..).unwrap_or(&[]));
-            return Err(WriteError {
-                path: target.clone(),
-                source,
-            });
+        moves.extend(staged.iter().map(|(tmp, target)| (tmp.as_path(), *target)));
+        if let Err(e) = rename_all(&mut registry, &moves) {
+            for (tmp, _) in &staged {
+                remove_registered(&mut registry, tmp);
+            }
+            return Err(e);
+        }
+        for (tmp, _) in &staged {
+            unregister(&mut registry, tmp);
+        }
+        for f in &mut streamed {
+            if matches!(f.destination, Destination::Replace(_)) {
+                unregister(&mut registry, &f.tmp);
+                f.committed = true;
+            }
         }
     }
     for f in &streamed {
@@ -526,9 +1009,9 @@ pub fn write_all_with<P: AsRef<Path>>(
         };
         result?;
     }
-    for p in &plans {
-        match p {
-            Plan::InPlace { target, bytes } => std::fs::OpenOptions::new()
+    for (t, bytes) in &targets {
+        match t {
+            Target::InPlace(target) => std::fs::OpenOptions::new()
                 .write(true)
                 .open(target)
                 .and_then(|mut f| f.write_all(bytes))
@@ -536,7 +1019,7 @@ pub fn write_all_with<P: AsRef<Path>>(
                     path: target.clone(),
                     source,
                 })?,
-            Plan::Stdout { bytes } => {
+            Target::Stdout => {
                 let mut out = std::io::stdout().lock();
                 out.write_all(bytes)
                     .and_then(|()| out.flush())
@@ -545,7 +1028,7 @@ pub fn write_all_with<P: AsRef<Path>>(
                         source,
                     })?;
             }
-            Plan::Replace { .. } => {}
+            Target::Replace(_) => {}
         }
     }
     Ok(())
@@ -664,6 +1147,136 @@ mod tests {
         // A link and its target are one file.
         assert!(check_distinct(&[("--model", &real)], &[("--out", &link)]).is_err());
         assert!(write_all(&[(link, b"a".to_vec()), (real, b"b".to_vec())]).is_err());
+    }
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_failed_rename_puts_back_what_was_replaced() {
+        let dir = scratch("restore");
+        let (old, new_file, blocked) = (dir.join("old.txt"), dir.join("new.txt"), dir.join("b"));
+        std::fs::write(&old, b"old").unwrap();
+        // Renaming a file onto a non-empty folder fails, for root too.
+        std::fs::create_dir_all(blocked.join("inside")).unwrap();
+        let temporaries: Vec<PathBuf> = (0..3)
+            .map(|k| {
+                let (mut f, p) = create_temporary(&dir, ".partial").unwrap();
+                f.write_all(format!("new {k}").as_bytes()).unwrap();
+                p
+            })
+            .collect();
+        let moves: Vec<(&Path, &Path)> = vec![
+            (&temporaries[0], &old),
+            (&temporaries[1], &new_file),
+            (&temporaries[2], &blocked),
+        ];
+        let err = rename_all(&mut registry(), &moves).unwrap_err();
+        assert_eq!(err.path, blocked);
+        assert!(err.to_string().contains("put back"), "{err}");
+        assert_eq!(std::fs::read(&old).unwrap(), b"old");
+        assert!(!new_file.exists());
+        // The old file kept aside is gone; the unrenamed temporary is the caller's to remove.
+        assert_eq!(
+            names(&dir),
+            [
+                temporaries[2].file_name().unwrap().to_str().unwrap(),
+                "b",
+                "old.txt"
+            ]
+        );
+        remove_registered(&mut registry(), &temporaries[2]);
+        // Without the blocked one, both are replaced and nothing else stays.
+        let temporaries: Vec<PathBuf> = (0..2)
+            .map(|k| {
+                let (mut f, p) = create_temporary(&dir, ".partial").unwrap();
+                f.write_all(format!("new {k}").as_bytes()).unwrap();
+                p
+            })
+            .collect();
+        let moves: Vec<(&Path, &Path)> =
+            vec![(&temporaries[0], &old), (&temporaries[1], &new_file)];
+        rename_all(&mut registry(), &moves).unwrap();
+        assert_eq!(std::fs::read(&old).unwrap(), b"new 0");
+        assert_eq!(std::fs::read(&new_file).unwrap(), b"new 1");
+        assert_eq!(names(&dir), ["b", "new.txt", "old.txt"]);
+    }
+
+    #[test]
+    fn temporary_files_carry_the_process_id_and_are_unique() {
+        let dir = scratch("unique");
+        let a = StreamedFile::create(&dir.join("a.bin"), 4).unwrap();
+        let b = StreamedFile::create(&dir.join("a.bin"), 4).unwrap();
+        assert_ne!(a.tmp, b.tmp);
+        for f in [&a, &b] {
+            let name = f.tmp.file_name().unwrap().to_str().unwrap();
+            assert_eq!(leftover_pid(name), Some(std::process::id()), "{name}");
+            assert!(registry().contains(&f.tmp));
+        }
+        drop((a, b));
+        assert!(names(&dir).is_empty());
+    }
+
+    #[test]
+    fn leftovers_of_dead_processes_are_swept_and_others_kept() {
+        let dir = scratch("sweep");
+        // No process has this id (above Linux's largest, 2^22).
+        let dead = dir.join(".langevin-99999999-abc123.partial");
+        let own = dir.join(format!(".langevin-{}-abc123.partial", std::process::id()));
+        let alike = dir.join(".langevin-99999999-abc123.txt");
+        let stale_lock = dir.join(".a.npy.langevin-lock");
+        for p in [&dead, &own, &alike, &stale_lock] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        sweep_leftovers(&dir);
+        let expected: Vec<&Path> = if cfg!(target_os = "linux") {
+            vec![&alike, &own]
+        } else {
+            vec![&dead, &alike, &own]
+        };
+        let mut expected: Vec<String> = expected
+            .iter()
+            .map(|p| p.file_name().unwrap().to_str().unwrap().to_owned())
+            .collect();
+        expected.sort();
+        assert_eq!(names(&dir), expected);
+    }
+
+    #[test]
+    fn a_second_writer_of_an_output_is_refused_naming_the_first() {
+        let dir = scratch("lock");
+        let out = dir.join("d.npy");
+        let held = prepare::<&str, &Path>(&[], &[("--out", &out)]).unwrap();
+        let lock = dir.join(".d.npy.langevin-lock");
+        assert_eq!(
+            std::fs::read_to_string(&lock).unwrap().trim(),
+            std::process::id().to_string()
+        );
+        // A lock is per open file: a second one fails here as it would in another process.
+        let err = prepare::<&str, &Path>(&[], &[("--summary", &out)]).unwrap_err();
+        assert!(
+            matches!(err, OutputError::Busy { pid: Some(p), .. } if p == std::process::id()),
+            "{err}"
+        );
+        assert!(err.to_string().contains("another langevin run"), "{err}");
+        drop(held);
+        assert!(!lock.exists());
+        let again = prepare::<&str, &Path>(&[], &[("--out", &out)]).unwrap();
+        drop(again);
+        assert!(names(&dir).is_empty());
+        // A missing folder and a folder as output are refused.
+        let missing = dir.join("no/such/d.npy");
+        let err = prepare::<&str, &Path>(&[], &[("--out", &missing)]).unwrap_err();
+        assert!(err.to_string().contains("does not exist"), "{err}");
+        let err = prepare::<&str, &Path>(&[], &[("--out", &dir.0)]).unwrap_err();
+        assert!(err.to_string().contains("is a folder"), "{err}");
     }
 
     #[test]

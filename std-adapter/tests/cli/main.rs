@@ -18,6 +18,7 @@ mod local_samplers;
 mod mmd;
 mod model;
 mod model_file_npy;
+mod outputs;
 mod path_auxiliary;
 mod registry;
 mod sample;

@@ -6,7 +6,7 @@ use crate::args::{MemoryArgs, default_threads};
 use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
-use langevin_std::io::{json_bytes, write_all};
+use langevin_std::io::{json_bytes, prepare, write_all};
 use langevin_std::learn::ais::{
     AisSettings, BetaSchedule, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
 };
@@ -120,10 +120,9 @@ struct AisSummary {
     wall_time_s: f64,
 }
 
-/// Reads an RBM model file.
-pub fn read_rbm(path: &std::path::Path) -> Result<RbmParams, CliError> {
-    let doc = ModelDoc::read(path)?;
-    let model = BinaryModel::from_doc(&doc)?;
+/// The RBM of a model file read from `path`.
+fn rbm_of(doc: &ModelDoc, path: &std::path::Path) -> Result<RbmParams, CliError> {
+    let model = BinaryModel::from_doc(doc)?;
     model
         .as_ref()
         .and_then(RbmParams::from_model)
@@ -137,7 +136,23 @@ pub fn read_rbm(path: &std::path::Path) -> Result<RbmParams, CliError> {
 }
 
 pub fn run(args: &AisArgs) -> Result<(), CliError> {
-    let rbm = read_rbm(&args.model)?;
+    let doc = ModelDoc::read(&args.model)?;
+    let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), args.model.clone())];
+    inputs.extend(args.data.iter().map(|p| ("--data".into(), p.clone())));
+    inputs.extend(
+        doc.array_files()
+            .into_iter()
+            .map(|(field, path)| (format!("the model's `{field}`"), path)),
+    );
+    let outputs: Vec<(String, PathBuf)> = args
+        .summary
+        .iter()
+        .map(|p| ("--summary".into(), p.clone()))
+        .collect();
+    // Held until the summary is written: it names no input, its folder takes a file, and no
+    // other run is writing it.
+    let _outputs = prepare(&inputs, &outputs)?;
+    let rbm = rbm_of(&doc, &args.model)?;
     let data = args.data.as_deref().map(BinaryRows::read).transpose()?;
     if let (Some(d), Some(path)) = (&data, &args.data)
         && d.cols != rbm.visible()

@@ -10,9 +10,7 @@ use langevin_std::continuous::{
     parse_access, run_keeping,
 };
 use langevin_std::diagnostics::{DrawArray, convergence_warnings, rhat_and_ess};
-use langevin_std::io::{
-    DrawDtype, DrawsFile, check_distinct, is_stdout, json_bytes, write_all_with,
-};
+use langevin_std::io::{DrawDtype, DrawsFile, is_stdout, json_bytes, prepare, write_all_with};
 use langevin_std::resources::product;
 use std::path::{Path, PathBuf};
 
@@ -119,7 +117,8 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
             .into_iter()
             .filter_map(|(flag, p)| Some((flag.to_string(), p.clone()?)))
             .collect();
-    check_distinct(&inputs, &outputs)?;
+    // Held until the outputs are written: a second run on either is refused.
+    let _outputs = prepare(&inputs, &outputs)?;
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
     // Every problem of the model or of a data file it names is reported with the model file.
     let model = Model::from_spec(&spec, base).map_err(|e| match e {

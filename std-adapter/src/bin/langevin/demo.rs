@@ -14,13 +14,14 @@ use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
     BinaryModel, BinaryRun, Depth, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
 };
+use langevin_std::io::{prepare, render, write_all};
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
 };
 use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, TraceSpec, bar_chart, trace_and_acf_with};
 use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin demo`.
 #[derive(Args, Debug, Clone)]
@@ -77,35 +78,53 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         ));
     }
     let threads = default_threads();
-    let ising = ising_table(args, threads)?;
-    let mixture = mixture_section(args, threads)?;
     let trace_path = args.plot.with_extension("trace.png");
     let mixture_path = args.plot.with_extension("mixture.png");
+    // Held until the pictures are written: their folder takes files, and no other run is
+    // writing them.
+    let _outputs = prepare::<&str, &Path>(
+        &[],
+        &[
+            ("--plot", &args.plot),
+            ("--plot's trace", &trace_path),
+            ("--plot's mixture", &mixture_path),
+        ],
+    )?;
+    let ising = ising_table(args, threads)?;
+    let mixture = mixture_section(args, threads)?;
     let labels: Vec<&str> = ising.labels.iter().map(String::as_str).collect();
-    bar_chart(
-        &args.plot,
-        "ESS per second, 20x20 critical Ising",
-        &labels,
-        &ising.ess_per_second,
-        AxisScale::Log,
-    )?;
-    trace_and_acf_with(
-        &trace_path,
-        &TraceSpec {
-            title: format!(
-                "Hamming distance to a reference state, {}",
-                ising.best_label
-            ),
-            x_label: crate::sample::pictures::kept_draw_label(1, args.steps / 10),
-            y_label: "Hamming distance".into(),
-        },
-        &ising.best_traces,
-        200,
-    )?;
-    mixture.draw(
-        &mixture_path,
-        "25-mode lattice mixture: ACS visits against the target",
-    )?;
+    let chart = render(&args.plot, |p| {
+        bar_chart(
+            p,
+            "ESS per second, 20x20 critical Ising",
+            &labels,
+            &ising.ess_per_second,
+            AxisScale::Log,
+        )
+    })?;
+    let trace = render(&trace_path, |p| {
+        trace_and_acf_with(
+            p,
+            &TraceSpec {
+                title: format!(
+                    "Hamming distance to a reference state, {}",
+                    ising.best_label
+                ),
+                x_label: crate::sample::pictures::kept_draw_label(1, args.steps / 10),
+                y_label: "Hamming distance".into(),
+            },
+            &ising.best_traces,
+            200,
+        )
+    })?;
+    let visits = render(&mixture_path, |p| {
+        mixture.draw(p, "25-mode lattice mixture: ACS visits against the target")
+    })?;
+    write_all(&[
+        (args.plot.clone(), chart),
+        (trace_path.clone(), trace),
+        (mixture_path.clone(), visits),
+    ])?;
     println!("\nWrote");
     println!("  {}  ESS per second by sampler", args.plot.display());
     println!(

@@ -109,6 +109,9 @@ fn main() -> ExitCode {
         }
     };
     quiet_on_closed_stdout();
+    // Temporary files and locks go with the process on Ctrl-C, `kill` or `timeout`; should the
+    // handler be refused, leftovers are still recognisable and removed by the next run.
+    let _ = langevin_std::io::clean_up_on_signals();
     let outcome = std::panic::catch_unwind(|| match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),

@@ -5,7 +5,7 @@ use crate::sample::check_writable;
 use clap::{ArgAction, Args, Subcommand, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::io::npy::{NpyData, read_npy};
-use langevin_std::io::{check_distinct, is_stdout, npy_bytes, write_all, write_atomically};
+use langevin_std::io::{is_stdout, npy_bytes, prepare, write_all, write_atomically};
 use langevin_std::models::schema;
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, BinaryQuadraticSpec, GaussianStructure, IsingLatticeSpec,
@@ -218,9 +218,11 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         ));
     };
     let inputs = generator.inputs();
-    if let Some(out) = &args.out {
-        check_distinct(&inputs, &[("--out", out.as_path())])?;
-    }
+    // Held until the model is written: a second run writing it is refused.
+    let _outputs = match &args.out {
+        Some(out) => Some(prepare(&inputs, &[("--out", out.as_path())])?),
+        None => None,
+    };
     MemoryBudget::new(args.max_memory).check(&generator.memory())?;
     let spec = generate(generator)?;
     // Kinds `sample` knows are checked by loading them as it would.
@@ -256,7 +258,7 @@ pub fn run(args: &ModelArgs) -> Result<(), CliError> {
         .iter()
         .map(|(flag, p)| ((*flag).to_string(), *p))
         .collect();
-    check_distinct(&inputs, &outputs)?;
+    let _arrays = prepare(&inputs, &outputs[..outputs.len().saturating_sub(1)])?;
     Ok(write_all(&files)?)
 }
 

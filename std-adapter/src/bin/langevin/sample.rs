@@ -21,7 +21,7 @@ use langevin_std::binary::{
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{DiagError, convergence_warnings};
 use langevin_std::io::{
-    DrawDtype, DrawsFile, check_distinct, csv_draws, json_bytes, write_all_with,
+    DrawDtype, DrawsFile, Prepared, csv_draws, json_bytes, prepare, write_all_with,
 };
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, QuarticMixture};
@@ -227,7 +227,8 @@ pub fn run(args: &SampleArgs) -> Result<(), CliError> {
 /// Runs a typed specification: reads the model, then samples it in its domain.
 fn sample(spec: &RunSpec) -> Result<(), CliError> {
     let doc = ModelDoc::read(&spec.model)?;
-    check_outputs(spec, &doc)?;
+    // Held until the outputs are written: a second run on any of them is refused.
+    let _outputs = check_outputs(spec, &doc)?;
     check_model_memory(spec, &doc)?;
     if let Some(model) = BinaryModel::from_doc(&doc)? {
         return run_binary(spec, &doc, &model);
@@ -334,21 +335,30 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
 }
 
 /// Refuses, before sampling, an output that would overwrite the model file, an array file it
-/// names, or another output.
-fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<(), CliError> {
+/// names, or another output (the pictures `--plot` may write beside it included), an output
+/// whose folder cannot be written, and an output another run is writing (locked until the
+/// returned guard is dropped).
+fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<Prepared, CliError> {
     let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), spec.model.clone())];
     inputs.extend(
         doc.array_files()
             .into_iter()
             .map(|(field, path)| (format!("the model's `{field}`"), path)),
     );
-    let outputs: Vec<(String, PathBuf)> = spec
+    let mut outputs: Vec<(String, PathBuf)> = spec
         .outputs
         .named()
         .into_iter()
         .map(|(flag, p)| (flag.to_string(), p.to_path_buf()))
         .collect();
-    Ok(check_distinct(&inputs, &outputs)?)
+    if let Some(plot) = &spec.outputs.plot {
+        outputs.extend(
+            pictures::companions(plot)
+                .into_iter()
+                .map(|p| ("--plot's companion".to_string(), p)),
+        );
+    }
+    Ok(prepare(&inputs, &outputs)?)
 }
 
 /// Refuses, before the model is built, a model whose counts ask for more memory than the cap

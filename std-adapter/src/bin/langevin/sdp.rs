@@ -5,7 +5,7 @@ use crate::args::ReportArgs;
 use crate::provenance::Provenance;
 use clap::Args;
 use langevin_std::io::npy::{NpyData, read_matrix_f64};
-use langevin_std::io::{check_distinct, is_stdout, json_bytes, npy_bytes};
+use langevin_std::io::{is_stdout, json_bytes, npy_bytes, prepare};
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -48,7 +48,8 @@ pub fn run(args: &SdpArgs) -> Result<(), CliError> {
         .into_iter()
         .filter_map(|(flag, p)| Some((flag, p.as_deref()?)))
         .collect();
-    check_distinct(&[("--matrix", args.matrix.as_path())], &outputs)?;
+    // Held until the outputs are written: a second run on either is refused.
+    let _outputs = prepare(&[("--matrix", args.matrix.as_path())], &outputs)?;
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
     let (rows, cols, data) = read_matrix_f64(&args.matrix)
         .map_err(|e| CliError(format!("{}: {e}", args.matrix.display())))?;

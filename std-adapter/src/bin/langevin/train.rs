@@ -9,7 +9,7 @@ use crate::sample::spec::{ScanName, sampler_parser};
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::core_kernels::baselines::Scan;
-use langevin_std::io::{json_bytes, write_all};
+use langevin_std::io::{Prepared, json_bytes, prepare, render, write_all};
 use langevin_std::learn::ais::{
     AisSettings, EXACT_MAX_UNITS, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
 };
@@ -272,7 +272,34 @@ fn check_memory(args: &TrainArgs, data: &BinaryRows) -> Result<(), CliError> {
     args.memory.check(&parts)
 }
 
+/// Refuses, before anything is read or learned, an output that names an input (`--data`,
+/// `--test`, `--true`) or another output, an output whose folder cannot be written, and an
+/// output another run is writing (locked until the returned guard is dropped).
+fn check_outputs(args: &TrainArgs) -> Result<Prepared, CliError> {
+    let named = |pairs: &[(&str, Option<&std::path::Path>)]| -> Vec<(String, PathBuf)> {
+        pairs
+            .iter()
+            .filter_map(|(flag, p)| Some((flag.to_string(), (*p)?.to_path_buf())))
+            .collect()
+    };
+    let inputs = named(&[
+        ("--data", Some(&args.data)),
+        ("--test", args.test.as_deref()),
+        ("--true", args.truth.as_deref()),
+    ]);
+    let outputs = named(&[
+        ("--out", Some(&args.out)),
+        ("--log", args.log.as_deref()),
+        ("--summary", args.summary.as_deref()),
+        ("--plot", args.plot.as_deref()),
+        ("--samples", args.samples.as_deref()),
+    ]);
+    Ok(prepare(&inputs, &outputs)?)
+}
+
 pub fn run(args: &TrainArgs) -> Result<(), CliError> {
+    // Held until the outputs are written: a second run on any of them is refused.
+    let _outputs = check_outputs(args)?;
     let data = BinaryRows::read(&args.data)?;
     let test = args.test.as_deref().map(BinaryRows::read).transpose()?;
     check_memory(args, &data)?;
@@ -497,7 +524,6 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         }
         files.push((path.clone(), csv.into_bytes()));
     }
-    write_all(&files)?;
     if let Some(path) = &args.plot {
         let (title, series): (&str, Vec<f64>) = if test.is_some() {
             (
@@ -522,7 +548,10 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
                 "coupling RMSE".into()
             },
         };
-        langevin_std::plot::trace_and_acf_with(path, &spec, &[series], lag)?;
+        let picture = render(path, |p| {
+            langevin_std::plot::trace_and_acf_with(p, &spec, &[series], lag)
+        })?;
+        files.push((path.clone(), picture));
     }
     if let Some(path) = &args.samples {
         let d = pcd.model().dim();
@@ -539,15 +568,19 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             args.chains,
             pcd.updates()
         );
-        langevin_std::plot::image_grid_titled(
-            path,
-            "Persistent chains' final states",
-            &caption,
-            &images,
-            side,
-            side,
-            8,
-        )?;
+        let picture = render(path, |p| {
+            langevin_std::plot::image_grid_titled(
+                p,
+                "Persistent chains' final states",
+                &caption,
+                &images,
+                side,
+                side,
+                8,
+            )
+        })?;
+        files.push((path.clone(), picture));
     }
+    write_all(&files)?;
     Ok(())
 }

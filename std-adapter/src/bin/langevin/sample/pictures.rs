@@ -26,16 +26,21 @@ fn render(
     path: &Path,
     draw: impl FnOnce(&Path) -> Result<(), PlotError>,
 ) -> Result<(PathBuf, Vec<u8>), CliError> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| CliError(format!("{}: not a file name", path.display())))?;
-    let tmp = path.with_file_name(format!(".{}.render", name.to_string_lossy()));
-    let outcome = draw(&tmp).map_err(|e| CliError(format!("{}: {e}", path.display())));
-    let bytes = outcome.and_then(|()| {
-        std::fs::read(&tmp).map_err(|e| CliError(format!("{}: {e}", path.display())))
-    });
-    let _ = std::fs::remove_file(&tmp);
-    Ok((path.to_path_buf(), bytes?))
+    Ok((path.to_path_buf(), langevin_std::io::render(path, draw)?))
+}
+
+/// The pictures `--plot PATH` may write beside `PATH`: a 2-D ordinal model's heat map and an
+/// RBM's image grid.
+pub fn companions(path: &Path) -> Vec<PathBuf> {
+    vec![heatmap_path(path), images_path(path)]
+}
+
+fn heatmap_path(path: &Path) -> PathBuf {
+    path.with_extension("heatmap.png")
+}
+
+fn images_path(path: &Path) -> PathBuf {
+    path.with_extension("images.png")
 }
 
 /// What the trace's horizontal axis counts: kept draws, one every `thin` steps after `burn_in`
@@ -135,7 +140,7 @@ pub fn binary(
             }
         }
         if !images.is_empty() {
-            let out = path.with_extension("images.png");
+            let out = images_path(path);
             let (grid_title, caption) = image_titles(spec, run.chains.len(), per_chain);
             files.push(render(&out, |p| {
                 image_grid_titled(
@@ -189,7 +194,7 @@ pub fn labels(
         spec.config.seed,
     )?];
     if run.domain == LabelDomain::Ordinal && d == 2 && s <= MAX_HEATMAP_SIDE {
-        let out = path.with_extension("heatmap.png");
+        let out = heatmap_path(path);
         let heat = Heat::new(model.log_density_fn(), &chains, s);
         let what = title(spec, "Visits against the target");
         files.push(render(&out, |p| heat.draw(p, &what))?);
