@@ -109,6 +109,10 @@ fn main() -> ExitCode {
         }
     };
     quiet_on_closed_stdout();
+    if let Err(message) = langevin_std::simd::check_env() {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     let outcome = std::panic::catch_unwind(|| match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),
