@@ -10,8 +10,9 @@
 //! the register, so draws are bit-identical on every path.
 //!
 //! The environment variable `LANGEVIN_SIMD` caps the level: `portable` forces the portable path,
-//! `avx2` stops at AVX2 and FMA (any other value, or none, lets the processor decide). [`path`]
-//! says which one runs.
+//! `avx2` stops at AVX2 and FMA, `avx512` (or no value) lets the processor decide. [`check_env`]
+//! refuses any other value (the `langevin` command checks it before it runs); [`path`] says
+//! which one runs.
 
 #[cfg(target_arch = "x86_64")]
 use langevin_core::binary::{LatticePasses, draw_flips};
@@ -39,6 +40,33 @@ impl SimdPath {
             Self::Avx2Fma => "avx2+fma",
             Self::Portable => "portable",
         }
+    }
+}
+
+/// The values [`ENV`] may take.
+pub const ENV_VALUES: [&str; 3] = ["portable", "avx2", "avx512"];
+
+/// Checks the value of [`ENV`]: unset, empty or one of [`ENV_VALUES`].
+///
+/// # Errors
+///
+/// A message naming the value and the valid ones.
+pub fn check_env() -> Result<(), String> {
+    match std::env::var_os(ENV) {
+        None => Ok(()),
+        Some(v) => check_value(&v.to_string_lossy()),
+    }
+}
+
+/// Whether `value` is a valid value of [`ENV`] (empty: unset).
+fn check_value(value: &str) -> Result<(), String> {
+    if value.is_empty() || ENV_VALUES.contains(&value) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{ENV}={value:?} is not a code path; use one of {} (or leave it unset)",
+            ENV_VALUES.join(", ")
+        ))
     }
 }
 
@@ -330,7 +358,14 @@ mod tests {
         let capped = detect(Some("avx2")).0;
         assert_ne!(capped, SimdPath::Avx512);
         let widest = detect(None).0;
-        assert_eq!(detect(Some("anything else")).0, widest);
+        assert_eq!(detect(Some("avx512")).0, widest);
+        for ok in ["", "portable", "avx2", "avx512"] {
+            assert!(check_value(ok).is_ok(), "{ok}");
+        }
+        for bad in ["AVX2", "avx", "sse", "portable "] {
+            let e = check_value(bad).unwrap_err();
+            assert!(e.contains("portable, avx2, avx512"), "{e}");
+        }
         #[cfg(target_arch = "x86_64")]
         {
             assert_eq!(

@@ -2,6 +2,8 @@
 //! `f32` samples as `.npy`.
 
 use super::ContinuousError;
+use crate::io::input::{InputError, read_limited};
+use crate::resources::MemoryBudget;
 use std::path::Path;
 
 /// An array read from a file: row-major values and its shape (1-D arrays have one entry).
@@ -18,10 +20,14 @@ fn data_err(path: &Path, message: impl Into<String>) -> ContinuousError {
     }
 }
 
-fn read_bytes(path: &Path) -> Result<Vec<u8>, ContinuousError> {
-    std::fs::read(path).map_err(|source| ContinuousError::Io {
-        path: path.to_path_buf(),
-        source,
+fn read_bytes(path: &Path, budget: &MemoryBudget) -> Result<Vec<u8>, ContinuousError> {
+    read_limited(path, budget).map_err(|e| match e {
+        InputError::Io { source, .. } => ContinuousError::Io {
+            path: path.to_path_buf(),
+            source,
+        },
+        InputError::Memory { error, .. } => data_err(path, error.to_string()),
+        e => ContinuousError::Model(e.to_string()),
     })
 }
 
@@ -31,11 +37,14 @@ fn is_npy(path: &Path) -> bool {
 }
 
 /// A matrix from `.npy` (2-D; a 1-D array is one column) or CSV: `(rows, cols, row-major)`.
-pub(crate) fn load_matrix(path: &Path) -> Result<(usize, usize, Vec<f64>), ContinuousError> {
+pub(crate) fn load_matrix(
+    path: &Path,
+    budget: &MemoryBudget,
+) -> Result<(usize, usize, Vec<f64>), ContinuousError> {
     let a = if is_npy(path) {
-        read_npy_f64(path)?
+        read_npy_f64(path, budget)?
     } else {
-        read_csv(path)?
+        read_csv(path, budget)?
     };
     match a.shape.as_slice() {
         [n] => Ok((*n, 1, a.values)),
@@ -48,11 +57,11 @@ pub(crate) fn load_matrix(path: &Path) -> Result<(usize, usize, Vec<f64>), Conti
 }
 
 /// A vector from `.npy` (1-D, or 2-D with one row or one column) or CSV (one column or one row).
-pub(crate) fn load_vector(path: &Path) -> Result<Vec<f64>, ContinuousError> {
+pub(crate) fn load_vector(path: &Path, budget: &MemoryBudget) -> Result<Vec<f64>, ContinuousError> {
     let a = if is_npy(path) {
-        read_npy_f64(path)?
+        read_npy_f64(path, budget)?
     } else {
-        read_csv(path)?
+        read_csv(path, budget)?
     };
     match a.shape.as_slice() {
         [_] | [_, 1] | [1, _] => Ok(a.values),
@@ -64,9 +73,18 @@ pub(crate) fn load_vector(path: &Path) -> Result<Vec<f64>, ContinuousError> {
 }
 
 /// Parses a CSV file of numbers. A first line with a non-numeric field is a header; blank
-/// lines are skipped; every row must have the same number of fields.
-pub(crate) fn read_csv(path: &Path) -> Result<Array, ContinuousError> {
-    let bytes = read_bytes(path)?;
+/// lines are skipped; every row must have the same number of fields. The file's length is
+/// checked against `budget` before it is read, and its values (at most one per comma and line,
+/// in `f64`, with their vector's spare capacity) before they are parsed.
+pub(crate) fn read_csv(path: &Path, budget: &MemoryBudget) -> Result<Array, ContinuousError> {
+    let bytes = read_bytes(path, budget)?;
+    let fields = 1 + bytes.iter().filter(|&&c| c == b',' || c == b'\n').count() as u64;
+    budget
+        .check(&[
+            ("the CSV text", Some(bytes.len() as u64)),
+            ("its values", fields.checked_mul(16)),
+        ])
+        .map_err(|e| data_err(path, e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|_| data_err(path, "CSV is not UTF-8"))?;
     parse_csv(&text).map_err(|m| data_err(path, m))
 }
@@ -116,8 +134,11 @@ fn parse_csv(text: &str) -> Result<Array, String> {
 }
 
 /// Reads a numeric `.npy` file (C order, little-endian), converted to `f64`.
-pub(crate) fn read_npy_f64(path: &Path) -> Result<Array, ContinuousError> {
-    let array = crate::io::npy::read_npy(path).map_err(|e| data_err(path, e.to_string()))?;
+pub(crate) fn read_npy_f64(path: &Path, budget: &MemoryBudget) -> Result<Array, ContinuousError> {
+    let array = crate::io::npy::read_npy_within(path, budget).map_err(|e| match e {
+        crate::io::npy::NpyError::Input(e) => ContinuousError::Model(e.to_string()),
+        e => data_err(path, e.to_string()),
+    })?;
     Ok(Array {
         shape: array.shape,
         values: array.data.to_f64(),
@@ -154,7 +175,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join("a.npy");
         write_npy_f32(&p, &[2, 2], &[1.0, 2.0, 3.0, 4.5]).unwrap();
-        let a = read_npy_f64(&p).unwrap();
+        let a = read_npy_f64(&p, &MemoryBudget::new(None)).unwrap();
         assert_eq!(a.shape, [2, 2]);
         assert_eq!(a.values, [1.0, 2.0, 3.0, 4.5]);
         std::fs::remove_dir_all(&dir).ok();

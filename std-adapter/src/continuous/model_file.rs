@@ -4,6 +4,8 @@ use super::data::{load_matrix, load_vector};
 use super::{
     ContinuousError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression, RidgeRegression,
 };
+use crate::io::input::{InputError, parse_json, read_limited};
+use crate::resources::MemoryBudget;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -75,9 +77,13 @@ pub enum DataSource {
 
 impl DataSource {
     /// `(rows, cols, row-major values)`; a vector is one column.
-    fn matrix(&self, base: &Path) -> Result<(usize, usize, Vec<f64>), ContinuousError> {
+    fn matrix(
+        &self,
+        base: &Path,
+        budget: &MemoryBudget,
+    ) -> Result<(usize, usize, Vec<f64>), ContinuousError> {
         match self {
-            DataSource::File(p) => load_matrix(&base.join(p)),
+            DataSource::File(p) => load_matrix(&base.join(p), budget),
             DataSource::Values(v) => Ok((v.len(), 1, v.clone())),
             DataSource::Rows(rows) => {
                 let cols = rows.first().map_or(0, Vec::len);
@@ -93,9 +99,9 @@ impl DataSource {
     }
 
     /// A vector; rows of one entry each, or a single row, count as one.
-    fn vector(&self, base: &Path) -> Result<Vec<f64>, ContinuousError> {
+    fn vector(&self, base: &Path, budget: &MemoryBudget) -> Result<Vec<f64>, ContinuousError> {
         match self {
-            DataSource::File(p) => load_vector(&base.join(p)),
+            DataSource::File(p) => load_vector(&base.join(p), budget),
             DataSource::Values(v) => Ok(v.clone()),
             DataSource::Rows(rows) if rows.len() == 1 || rows.iter().all(|r| r.len() == 1) => {
                 Ok(rows.concat())
@@ -118,22 +124,39 @@ impl DataSource {
 }
 
 impl ModelSpec {
-    /// Reads and parses a model file, refusing fields its kind does not have.
+    /// Reads and parses a model file under the default memory cap, refusing fields its kind
+    /// does not have (see [`ModelSpec::read_within`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`ModelSpec::read_within`].
+    pub fn read(path: &Path) -> Result<Self, ContinuousError> {
+        Self::read_within(path, &MemoryBudget::new(None))
+    }
+
+    /// Reads and parses a model file, refusing fields its kind does not have and keys named
+    /// twice; its length is checked against `budget` before it is read and its parse before it
+    /// is parsed (a device or folder is refused, a stream read with a bound).
     ///
     /// # Errors
     ///
     /// [`ContinuousError::Io`], or [`ContinuousError::Data`] naming the file.
-    pub fn read(path: &Path) -> Result<Self, ContinuousError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ContinuousError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ContinuousError> {
         let fail = |message: String| ContinuousError::Data {
             path: path.to_path_buf(),
             message,
         };
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| fail(format!("not valid JSON: {e}")))?;
+        let refused = |e: InputError| match e {
+            InputError::Io { source, .. } => ContinuousError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+            InputError::Json(message) => fail(message),
+            InputError::Memory { error, .. } => fail(error.to_string()),
+            e => ContinuousError::Model(e.to_string()),
+        };
+        let text = read_limited(path, budget).map_err(refused)?;
+        let value = parse_json(&text, budget).map_err(refused)?;
         let kind = value.get("kind").and_then(serde_json::Value::as_str);
         if let (Some(schema), Some(fields)) = (
             kind.and_then(crate::models::schema::find),
@@ -207,8 +230,22 @@ impl Model {
     ///
     /// As for [`load`](Self::load).
     pub fn from_spec(spec: &ModelSpec, base: &Path) -> Result<Self, ContinuousError> {
+        Self::from_spec_within(spec, base, &MemoryBudget::new(None))
+    }
+
+    /// [`Model::from_spec`], its data files read under `budget` (see
+    /// [`read_npy_within`](crate::io::npy::read_npy_within)).
+    ///
+    /// # Errors
+    ///
+    /// As for [`load`](Self::load).
+    pub fn from_spec_within(
+        spec: &ModelSpec,
+        base: &Path,
+        budget: &MemoryBudget,
+    ) -> Result<Self, ContinuousError> {
         let matrix = |x: &DataSource| -> Result<DataMatrix, ContinuousError> {
-            let (r, c, v) = x.matrix(base)?;
+            let (r, c, v) = x.matrix(base, budget)?;
             DataMatrix::new(r, c, v)
         };
         Ok(match spec {
@@ -216,7 +253,7 @@ impl Model {
                 Model::GaussianSum(GaussianSum::from_rows(centers)?)
             }
             ModelSpec::LogisticRegression { x, y, prior_var } => {
-                let y = y.vector(base)?;
+                let y = y.vector(base, budget)?;
                 Model::Logistic(LogisticRegression::new(matrix(x)?, &y, *prior_var)?)
             }
             ModelSpec::RidgeRegression {
@@ -225,7 +262,7 @@ impl Model {
                 noise_var,
                 prior_var,
             } => {
-                let y = y.vector(base)?;
+                let y = y.vector(base, budget)?;
                 Model::Ridge(RidgeRegression::new(
                     matrix(x)?,
                     &y,

@@ -11,6 +11,7 @@
 //! assert_eq!(text, "chain,draw,x_0,x_1\n0,0,0,1\n0,1,1,1\n1,0,1,0\n");
 //! ```
 
+pub mod input;
 pub mod npy;
 pub mod output;
 

@@ -20,8 +20,10 @@
 //! # Ok::<(), langevin_std::io::npy::NpyError>(())
 //! ```
 
+use crate::io::input::{InputError, open_checked, read_bounded};
+use crate::resources::{MemoryBudget, product};
 use std::fmt;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 const MAGIC: &[u8; 6] = b"\x93NUMPY";
@@ -170,6 +172,9 @@ pub enum NpyError {
         /// Bytes present after the header.
         found: usize,
     },
+    /// The input was refused before its data were read: a device or folder, a file or stream
+    /// beyond its bound, or an array whose memory exceeds the cap.
+    Input(InputError),
     /// The array is not what the caller asked for (rank or dtype), e.g. in
     /// [`read_matrix_f64`].
     WrongKind {
@@ -206,6 +211,7 @@ impl fmt::Display for NpyError {
                 f,
                 "the shape and dtype imply {expected} data bytes but {found} are present"
             ),
+            NpyError::Input(e) => write!(f, "{e}"),
             NpyError::WrongKind {
                 expected,
                 dtype,
@@ -222,6 +228,7 @@ impl std::error::Error for NpyError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             NpyError::Io(e) => Some(e),
+            NpyError::Input(e) => Some(e),
             _ => None,
         }
     }
@@ -308,23 +315,105 @@ fn element_count(shape: &[usize]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s))
 }
 
-/// Reads a `.npy` file.
+/// Reads a `.npy` file within the default memory cap (see [`read_npy_within`]).
 ///
 /// # Errors
 ///
-/// [`NpyError::Io`] when the file cannot be read, otherwise as [`read_npy_bytes`].
+/// As [`read_npy_within`].
 pub fn read_npy(path: impl AsRef<Path>) -> Result<NpyArray, NpyError> {
-    let bytes = std::fs::read(path)?;
+    read_npy_within(path, &MemoryBudget::new(None))
+}
+
+/// The longest header dictionary this reader takes: 1 MiB (NumPy writes a few dozen bytes).
+const MAX_HEADER: usize = 1 << 20;
+
+/// Reads a `.npy` file whose memory fits under `budget`, checked before its data are read:
+/// the header (at most 1 MiB) gives the shape and dtype, and the file's bytes, its decoded
+/// values (twice their width, for the decoding and a Fortran-order copy) and their `f64` copy
+/// must fit under the cap. A device or folder is refused; a regular file whose length is not
+/// the header's is refused before its data are read; a stream is read to the header's length
+/// and no further.
+///
+/// # Errors
+///
+/// [`NpyError::Input`] for a refused input (its type, or the memory), [`NpyError::Io`] when it
+/// cannot be read, otherwise as [`read_npy_bytes`].
+pub fn read_npy_within(
+    path: impl AsRef<Path>,
+    budget: &MemoryBudget,
+) -> Result<NpyArray, NpyError> {
+    let path = path.as_ref();
+    let input = open_checked(path, budget).map_err(NpyError::Input)?;
+    let mut file = input.file;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(input.bound.min(MAX_HEADER as u64 + 16))
+        .read_to_end(&mut bytes)?;
+    let (header, data) = split_header(&bytes).map_err(|e| match e {
+        NpyError::TruncatedHeader if bytes.len() > MAX_HEADER => {
+            NpyError::BadHeader("the header is longer than 1 MiB")
+        }
+        e => e,
+    })?;
+    let parsed = parse_header(header)?;
+    let dtype = FileDtype::parse(&parsed.descr)?;
+    let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
+    let expected = count
+        .checked_mul(dtype.kind.size())
+        .ok_or(NpyError::ShapeOverflow)?;
+    let offset = (bytes.len() - data.len()) as u64;
+    let total = offset.checked_add(expected as u64);
+    let values = count as u64;
+    budget
+        .check(&[
+            ("the file", total),
+            (
+                "its decoded values",
+                product(&[values, widened_size(dtype.kind), 2]),
+            ),
+            ("their f64 copy", product(&[values, 8])),
+        ])
+        .map_err(|error| {
+            NpyError::Input(InputError::Memory {
+                path: path.to_path_buf(),
+                error,
+            })
+        })?;
+    let total = total.ok_or(NpyError::ShapeOverflow)?;
+    if let Some(len) = input.len
+        && len != total
+    {
+        return Err(NpyError::DataLength {
+            expected,
+            found: usize::try_from(len.saturating_sub(offset)).unwrap_or(usize::MAX),
+        });
+    }
+    let rest = total.saturating_sub(bytes.len() as u64);
+    if rest > 0 {
+        let more = read_bounded(path, file, Some(rest), rest).map_err(NpyError::Input)?;
+        bytes.extend_from_slice(&more);
+    } else if bytes.len() as u64 > total || file.read(&mut [0u8; 1])? > 0 {
+        // Bytes after the data (of a stream, or a file that grew).
+        return Err(NpyError::DataLength {
+            expected,
+            found: expected.saturating_add(1),
+        });
+    }
     read_npy_bytes(&bytes)
 }
 
-/// Parses the bytes of a `.npy` file.
-///
-/// # Errors
-///
-/// A typed [`NpyError`] naming the first problem found: magic, version, truncation, header
-/// syntax, dtype, byte order, Fortran order, or a data length that does not match the shape.
-pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
+/// Bytes per element of the [`NpyData`] variant a file's kind is decoded into.
+fn widened_size(kind: Kind) -> u64 {
+    match kind {
+        Kind::Bool | Kind::U8 => 1,
+        Kind::U16 => 2,
+        Kind::I8 | Kind::I16 | Kind::I32 | Kind::F16 | Kind::F32 => 4,
+        Kind::U32 | Kind::I64 | Kind::U64 | Kind::F64 => 8,
+    }
+}
+
+/// The header dictionary's text and the bytes after it.
+fn split_header(bytes: &[u8]) -> Result<(&str, &[u8]), NpyError> {
     let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or(
         if bytes.len() < MAGIC.len() && MAGIC.starts_with(bytes) {
             NpyError::TruncatedHeader
@@ -355,6 +444,17 @@ pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
     let (header, data) = rest.split_at(header_len);
     // Version 3.0 allows UTF-8; 1.0 and 2.0 are Latin-1, whose ASCII subset is all we accept.
     let header = std::str::from_utf8(header).map_err(|_| NpyError::BadHeader("not UTF-8 text"))?;
+    Ok((header, data))
+}
+
+/// Parses the bytes of a `.npy` file.
+///
+/// # Errors
+///
+/// A typed [`NpyError`] naming the first problem found: magic, version, truncation, header
+/// syntax, dtype, byte order, Fortran order, or a data length that does not match the shape.
+pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
+    let (header, data) = split_header(bytes)?;
     let parsed = parse_header(header)?;
     let dtype = FileDtype::parse(&parsed.descr)?;
     let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
@@ -719,7 +819,19 @@ pub fn npy_header(shape: &[usize], descr: &str) -> Result<Vec<u8>, NpyError> {
 ///
 /// As [`read_npy`], and [`NpyError::WrongKind`] for another rank.
 pub fn read_matrix_f64(path: impl AsRef<Path>) -> Result<(usize, usize, Vec<f64>), NpyError> {
-    let array = read_npy(path)?;
+    read_matrix_f64_within(path, &MemoryBudget::new(None))
+}
+
+/// [`read_matrix_f64`] within `budget` (see [`read_npy_within`]).
+///
+/// # Errors
+///
+/// As [`read_npy_within`], and [`NpyError::WrongKind`] for another rank.
+pub fn read_matrix_f64_within(
+    path: impl AsRef<Path>,
+    budget: &MemoryBudget,
+) -> Result<(usize, usize, Vec<f64>), NpyError> {
+    let array = read_npy_within(path, budget)?;
     match array.shape.as_slice() {
         &[rows, cols] => Ok((rows, cols, array.data.to_f64())),
         _ => Err(NpyError::WrongKind {

@@ -236,14 +236,16 @@ impl BinaryModel {
     ///
     /// # Errors
     ///
-    /// A message for out-of-range or non-integer node indices, self-loops, and couplings that
-    /// are not finite in single precision.
+    /// A message for out-of-range or non-integer node indices, self-loops, a pair of nodes
+    /// joined twice (in either order: duplicate edges are refused, not summed), and couplings
+    /// that are not finite in single precision.
     pub fn ising_graph(
         n: usize,
         edges: &[(f64, f64, f64)],
         field: Vec<f32>,
     ) -> Result<Self, String> {
         let mut adjacency: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
+        let mut seen = std::collections::HashMap::with_capacity(edges.len());
         for (k, &(i, j, c)) in edges.iter().enumerate() {
             let node = |v: f64| -> Result<usize, String> {
                 if v.fract() == 0.0 && v >= 0.0 && (v as usize) < n {
@@ -257,6 +259,9 @@ impl BinaryModel {
             let (i, j) = (node(i)?, node(j)?);
             if i == j {
                 return Err(format!("edge {k} joins node {i} to itself"));
+            }
+            if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
+                return Err(duplicate_edge(k, first, i, j));
             }
             let c = narrow(c).ok_or_else(|| {
                 format!("edge {k} has a coupling that is not finite in single precision")
@@ -444,6 +449,14 @@ impl BinaryTarget for ModelTarget<'_> {
     fn commit(&mut self) {
         dispatch!(self, t => t.commit())
     }
+}
+
+/// The error for edge `k` joining nodes `i` and `j`, which edge `first` already joins.
+pub(crate) fn duplicate_edge(k: usize, first: usize, i: usize, j: usize) -> String {
+    format!(
+        "edge {k} joins nodes {i} and {j}, as edge {first} does: duplicate edges are refused \
+         (give each pair once, with the sum of its couplings)"
+    )
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //!
 //! Errors name the file, the field and the problem, in one line.
 
+use crate::io::input::{InputError, json_parse_bytes, parse_json, read_limited};
+use crate::resources::MemoryBudget;
 use langevin_core::ParamError;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -80,21 +82,47 @@ pub struct ModelDoc {
     pub base: PathBuf,
     /// The file, when the document came from one.
     pub file: Option<PathBuf>,
+    /// The cap the document was read under; its array files are read under it too.
+    pub budget: MemoryBudget,
+    /// An upper bound on the memory the parsed document holds (see
+    /// [`json_parse_bytes`]), for the run's estimate.
+    pub parse_bytes: u64,
 }
 
 impl ModelDoc {
-    /// Reads and parses `path`.
+    /// Reads and parses `path` under the default memory cap (see [`ModelDoc::read_within`]).
     ///
     /// # Errors
     ///
-    /// A [`ModelError`] if the file cannot be read, is not JSON, is not an object, has no
-    /// string `kind`, or has a field its kind does not list in [`schema`](super::schema).
+    /// As [`ModelDoc::read_within`].
     pub fn read(path: &Path) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ModelError::new("", format!("cannot read: {e}")).in_file(path))?;
+        Self::read_within(path, &MemoryBudget::new(None))
+    }
+
+    /// Reads and parses `path`, its memory checked against `budget` before it is read (the
+    /// file's length) and before it is parsed (the parse's estimate, [`json_parse_bytes`]); a
+    /// device or folder is refused, a stream read with a bound.
+    ///
+    /// # Errors
+    ///
+    /// A [`ModelError`] if the file is refused or cannot be read, is not JSON, names a key
+    /// twice, is not an object, has no string `kind`, or has a field its kind does not list in
+    /// [`schema`](super::schema).
+    pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ModelError> {
+        let refused = |e: InputError| match e {
+            InputError::Json(m) => ModelError::new("", m).in_file(path),
+            InputError::Memory { error, .. } => {
+                ModelError::new("", error.to_string()).in_file(path)
+            }
+            e => ModelError::new("", e.to_string()),
+        };
+        let text = read_limited(path, budget).map_err(refused)?;
+        let value = parse_json(&text, budget).map_err(refused)?;
         let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut doc = Self::parse(&text, base).map_err(|e| e.in_file(path))?;
+        let mut doc = Self::from_value(value, base).map_err(|e| e.in_file(path))?;
         doc.file = Some(path.to_path_buf());
+        doc.budget = *budget;
+        doc.parse_bytes = json_parse_bytes(&text);
         Ok(doc)
     }
 
@@ -102,10 +130,18 @@ impl ModelDoc {
     ///
     /// # Errors
     ///
-    /// As for [`ModelDoc::read`].
+    /// As for [`ModelDoc::read_within`].
     pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| ModelError::new("", format!("not valid JSON: {e}")))?;
+        let budget = MemoryBudget::new(None);
+        let value =
+            parse_json(text.as_bytes(), &budget).map_err(|e| ModelError::new("", e.to_string()))?;
+        let mut doc = Self::from_value(value, base)?;
+        doc.parse_bytes = json_parse_bytes(text.as_bytes());
+        Ok(doc)
+    }
+
+    /// A document from a parsed value.
+    fn from_value(value: Value, base: PathBuf) -> Result<Self, ModelError> {
         let Value::Object(fields) = value else {
             return Err(ModelError::new("", "expected a JSON object"));
         };
@@ -124,6 +160,8 @@ impl ModelDoc {
             fields,
             base,
             file: None,
+            budget: MemoryBudget::new(None),
+            parse_bytes: 0,
         })
     }
 
@@ -274,7 +312,7 @@ impl ModelDoc {
         let (shape, data) = match v {
             Value::String(name) => {
                 let path = self.base.join(name);
-                let arr = crate::io::npy::read_npy(&path)
+                let arr = crate::io::npy::read_npy_within(&path, &self.budget)
                     .map_err(|e| self.err(field, format!("cannot load {}: {e}", path.display())))?;
                 let data = arr.data.to_f64();
                 (arr.shape, data)

@@ -115,6 +115,7 @@ impl LabelModel {
                     Vec::new()
                 };
                 let mut triples = Vec::with_capacity(edges.len() / 3);
+                let mut seen = std::collections::HashMap::with_capacity(edges.len() / 3);
                 for (k, e) in edges.chunks_exact(3).enumerate() {
                     let node = |v: f64| {
                         if v.fract() == 0.0 && v >= 0.0 && v < n as f64 {
@@ -129,6 +130,10 @@ impl LabelModel {
                     let (i, j) = (node(e[0])?, node(e[1])?);
                     if i == j {
                         return Err(doc.err("edges", format!("edge {k} joins node {i} to itself")));
+                    }
+                    if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
+                        let problem = super::binary::duplicate_edge(k, first, i, j);
+                        return Err(doc.err("edges", problem));
                     }
                     triples.push((i, j, e[2]));
                 }

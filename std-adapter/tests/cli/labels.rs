@@ -156,10 +156,12 @@ fn a_window_bounds_every_move() {
     scratch.write("m.json", MIXTURE);
     for sampler in ["dula", "dmala", "ab", "acs"] {
         let out = format!("{sampler}.npy");
+        // A wide step for the samplers that take one (acs searches its own).
+        let step = if sampler == "acs" { "" } else { "--step 50" };
         ok(
             &scratch.0,
             &words(&format!(
-                "sample --model m.json --sampler {sampler} --step 50 --window 3 --steps 2000 --chains 2 --out {out} --quiet"
+                "sample --model m.json --sampler {sampler} {step} --window 3 --steps 2000 --chains 2 --out {out} --quiet"
             )),
         );
         let (shape, _, values) = label_samples(&scratch.path(&out));

@@ -16,7 +16,7 @@ pub struct ChainArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one_thread)]
     pub threads: Option<usize>,
 }
 
@@ -25,6 +25,49 @@ impl ChainArgs {
     pub fn threads(&self) -> usize {
         self.threads.unwrap_or_else(default_threads).max(1)
     }
+}
+
+/// `--threads`: a whole number of at least 1 (0 would run nothing).
+pub fn at_least_one_thread(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err(
+            "0 threads would run no chain: give at least 1 (or leave it out for all cores)".into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("`{text}` is not a thread count: {e}")),
+    }
+}
+
+/// The long names (without `--`) of the options this process's command line gives itself, not
+/// by default: empty when the line does not parse (it always does here: commands run only
+/// after parsing).
+pub fn given_options() -> std::collections::BTreeSet<String> {
+    given_options_in(std::env::args_os())
+}
+
+/// [`given_options`] of the command line `args`.
+pub fn given_options_in<I, T>(args: I) -> std::collections::BTreeSet<String>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    use clap::CommandFactory;
+    use clap::parser::ValueSource;
+    let command = crate::Cli::command();
+    let Ok(matches) = command.clone().try_get_matches_from(args) else {
+        return Default::default();
+    };
+    let Some((name, sub)) = matches.subcommand() else {
+        return Default::default();
+    };
+    let Some(sub_command) = command.find_subcommand(name) else {
+        return Default::default();
+    };
+    sub_command
+        .get_arguments()
+        .filter(|arg| sub.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine))
+        .filter_map(|arg| arg.get_long().map(str::to_string))
+        .collect()
 }
 
 /// All available cores.
@@ -63,9 +106,9 @@ impl ReportArgs {
 /// The memory cap of a run.
 #[derive(Args, Debug, Clone)]
 pub struct MemoryArgs {
-    /// Refuse the run before it starts if its estimated memory (kept draws, their copies for
-    /// the outputs, diagnostics) exceeds this many bytes (4G, 512M, 2GiB, 100000) [default:
-    /// half of the machine's memory].
+    /// Refuse the run before it starts if its estimated memory (input files and their parse,
+    /// kept draws, their copies for the outputs, diagnostics) exceeds this many bytes (4G,
+    /// 512M, 2GiB, 100000) [default: half of the machine's memory].
     #[arg(long = "max-memory", value_parser = parse_size)]
     pub max_memory: Option<u64>,
 }

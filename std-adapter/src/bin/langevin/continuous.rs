@@ -104,7 +104,8 @@ pub struct ContinuousArgs {
 }
 
 pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
-    let spec = ModelSpec::read(&args.model)?;
+    let budget = args.memory.budget();
+    let spec = ModelSpec::read_within(&args.model, &budget)?;
     let base = args.model.parent().unwrap_or(Path::new("."));
     let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), args.model.clone())];
     inputs.extend(
@@ -121,7 +122,7 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     let _outputs = prepare(&inputs, &outputs)?;
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
     // Every problem of the model or of a data file it names is reported with the model file.
-    let model = Model::from_spec(&spec, base).map_err(|e| match e {
+    let model = Model::from_spec_within(&spec, base, &budget).map_err(|e| match e {
         ContinuousError::Model(message) => CliError(format!("{}: {message}", args.model.display())),
         e => CliError(format!("{}: {e}", args.model.display())),
     })?;

@@ -112,6 +112,10 @@ fn main() -> ExitCode {
     // Temporary files and locks go with the process on Ctrl-C, `kill` or `timeout`; should the
     // handler be refused, leftovers are still recognisable and removed by the next run.
     let _ = langevin_std::io::clean_up_on_signals();
+    if let Err(message) = langevin_std::simd::check_env() {
+        eprintln!("error: {message}");
+        return ExitCode::from(2);
+    }
     let outcome = std::panic::catch_unwind(|| match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
         Some(Command::Demo(args)) => demo::run(&args),

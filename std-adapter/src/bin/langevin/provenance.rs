@@ -14,8 +14,10 @@ pub struct Provenance {
     pub version: &'static str,
     /// The command line, program name first.
     pub command_line: Vec<String>,
-    /// `fnv1a64:` and the 64-bit FNV-1a hash of the model file's bytes (the matrix for `sdp`),
-    /// in hex.
+    /// `fnv1a64:` and, in hex, the 64-bit FNV-1a hash of the model file's bytes (the matrix
+    /// for `sdp`) followed by, for each array or data file the model names (in the order of its
+    /// fields' names), the file's length (8 bytes, little-endian) and bytes: the content of
+    /// every file the model reads, not only their names.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model_hash: Option<String>,
     /// Every option of the command by its long name (without `--`), with the value it took:
@@ -40,7 +42,7 @@ impl Provenance {
             command_line: std::env::args_os()
                 .map(|a| a.to_string_lossy().into_owned())
                 .collect(),
-            model_hash: model.and_then(file_hash),
+            model_hash: model.and_then(model_hash),
             options: options(std::env::args_os()),
             input_hashes: BTreeMap::new(),
             simd: langevin_std::simd::path().name(),
@@ -67,6 +69,41 @@ impl Provenance {
             out.extend(rest);
         }
         serde_json::Value::Object(out)
+    }
+}
+
+/// The [`Provenance::model_hash`] of the model file `path`, if it and every file it names can
+/// be read (each streamed through the hash, never held whole).
+fn model_hash(path: &Path) -> Option<String> {
+    let mut hash = Fnv1a(FNV_OFFSET);
+    std::io::copy(&mut std::fs::File::open(path).ok()?, &mut hash).ok()?;
+    // A model file names its array and data files; a matrix (`sdp`) names none.
+    if let Ok(doc) = langevin_std::models::ModelDoc::read(path) {
+        for (_, file) in doc.array_files() {
+            let mut f = std::fs::File::open(&file).ok()?;
+            let len = f.metadata().ok()?.len();
+            std::io::Write::write_all(&mut hash, &len.to_le_bytes()).ok()?;
+            std::io::copy(&mut f, &mut hash).ok()?;
+        }
+    }
+    Some(format!("fnv1a64:{:016x}", hash.0))
+}
+
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// The FNV-1a hash of the bytes written to it.
+struct Fnv1a(u64);
+
+impl std::io::Write for Fnv1a {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 = bytes.iter().fold(self.0, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -114,6 +151,18 @@ where
             Err(many) => serde_json::Value::Array(many),
         };
         out.insert(long.to_string(), value);
+    }
+    // A sampler's options that the chosen sampler does not read are not its options.
+    if let Some(entry) = sub
+        .try_get_one::<&'static langevin_std::samplers::SamplerEntry>("sampler")
+        .ok()
+        .flatten()
+    {
+        for param in langevin_std::samplers::Param::ALL {
+            if !entry.params.contains(&param) {
+                out.remove(param.info().flag.trim_start_matches("--"));
+            }
+        }
     }
     out
 }

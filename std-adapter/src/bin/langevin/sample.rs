@@ -226,7 +226,7 @@ pub fn run(args: &SampleArgs) -> Result<(), CliError> {
 
 /// Runs a typed specification: reads the model, then samples it in its domain.
 fn sample(spec: &RunSpec) -> Result<(), CliError> {
-    let doc = ModelDoc::read(&spec.model)?;
+    let doc = ModelDoc::read_within(&spec.model, &spec.memory)?;
     // Held until the outputs are written: a second run on any of them is refused.
     let _outputs = check_outputs(spec, &doc)?;
     check_model_memory(spec, &doc)?;
@@ -258,9 +258,15 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
         SamplerPlan::Binary(k) if !k.reads_rbm_transpose() => 0,
         _ => model.rbm_transpose_bytes(),
     };
-    let mut model_parts = vec![("the model's parameters", Some(model.parameter_bytes()))];
+    let mut model_parts = vec![
+        ("the model's parameters", Some(model.parameter_bytes())),
+        ("the parsed model file", Some(doc.parse_bytes)),
+    ];
     if transpose > 0 {
         model_parts.push(("the transpose of its W", Some(transpose)));
+    }
+    if let Some(n) = spec.batch {
+        model_parts.extend(batch_parts(model, n, config));
     }
     let stride = check_memory(spec, d, 1, 1, &model_parts)?;
     if spec.exact {
@@ -334,6 +340,55 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     finish(spec, &summary, file, &draws, files)
 }
 
+/// The memory `--batch N` adds: every chain's stream for `⌈chains / N⌉ · N` rows (the last
+/// group padded with spare chains), and for each group stepped at once (one per worker) `N`
+/// rows of state, gradients and proposals and the model's per-row caches (an RBM's hidden
+/// pre-activations, a quadratic model's products, a logistic regression's residuals), beside
+/// its per-group copies (`Wᵀ`-free: a quadratic model's `d × d` scratch, the covariates'
+/// transpose).
+fn batch_parts(
+    model: &BinaryModel,
+    batch: usize,
+    config: &langevin_std::binary::RunConfig,
+) -> Vec<(&'static str, Option<u64>)> {
+    let d = model.dim() as u64;
+    let groups = config.chains.div_ceil(batch.max(1)) as u64;
+    let rows = product(&[groups, batch as u64]);
+    let at_once = groups.min(config.threads.max(1) as u64);
+    // Per row: x and its proposal (1 byte each), two gradients and the changed indices (4
+    // bytes each) per coordinate, and a few scalars.
+    let state = d.checked_mul(14).and_then(|b| b.checked_add(64));
+    let (per_row, fixed) = match model {
+        BinaryModel::Rbm { c, .. } => {
+            let h = c.len().div_ceil(64) as u64 * 64;
+            (
+                h.checked_mul(12).and_then(|b| b.checked_add(4 * d)),
+                product(&[d, h, 4]),
+            )
+        }
+        BinaryModel::Quadratic { .. } => (Some(16 * (d + 1)), product(&[d, d, 8])),
+        BinaryModel::Logistic { y, .. } => {
+            let m = y.len() as u64;
+            (Some(20 * m), product(&[m, d, 8]))
+        }
+        // No batched path: refused before it would run.
+        _ => return Vec::new(),
+    };
+    let group = state
+        .zip(per_row)
+        .and_then(|(a, b)| a.checked_add(b))
+        .and_then(|b| b.checked_mul(batch as u64))
+        .zip(fixed)
+        .and_then(|(a, b)| a.checked_add(b));
+    vec![
+        ("--batch streams", rows.and_then(|r| r.checked_mul(72))),
+        (
+            "--batch groups stepped at once",
+            group.and_then(|g| g.checked_mul(at_once)),
+        ),
+    ]
+}
+
 /// Refuses, before sampling, an output that would overwrite the model file, an array file it
 /// names, or another output (the pictures `--plot` may write beside it included), an output
 /// whose folder cannot be written, and an output another run is writing (locked until the
@@ -391,8 +446,7 @@ pub(crate) fn check_memory(
     let draws = product(&[config.chains as u64, kept]);
     let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
     let values = times(draws, d as u64);
-    // Per worker: a coordinate's series and its rank-normalised split halves, in f64.
-    let diagnostics_per_draw = 8 * (4 * config.threads.max(1) as u64 + 4);
+    let diagnostics_per_draw = diagnostics_bytes_per_draw(spec, d, stored);
     let csv = spec.outputs.csv.is_some().then(|| {
         // Up to five digits and a comma per value, and the chain and draw numbers per line.
         times(values, 6)
@@ -453,6 +507,29 @@ pub(crate) fn check_memory(
     spec.memory
         .check(&parts(times(Some(in_memory), config.chains as u64)))?;
     Ok(stride)
+}
+
+/// Bytes per kept draw the diagnostics `spec` asks for hold at their peak: nothing for `none`;
+/// for `summary` the distance statistic's series, its rank-normalised split halves and their
+/// transforms (measured: 55 bytes a draw; 64 counted); for `full` the larger of that and, per
+/// worker, one block of up to 32 coordinates gathered (bit-packed for binary draws, `stored` =
+/// 1; two bytes a value for labels) and one coordinate's series and halves (four `f64`): the
+/// two phases run one after the other. Workers are as many as the threads, but never more than
+/// the blocks of 32 coordinates, so threads beyond them cost nothing.
+pub(crate) fn diagnostics_bytes_per_draw(spec: &RunSpec, d: usize, stored: u64) -> u64 {
+    let blocks = d.div_ceil(32).max(1);
+    let workers = spec.config.threads.clamp(1, blocks) as u64;
+    let per_block = d.min(32) as u64;
+    let block = if stored == 1 {
+        per_block.div_ceil(8)
+    } else {
+        2 * per_block
+    };
+    match spec.diagnostics {
+        Diagnostics::None => 0,
+        Diagnostics::Summary => 64,
+        Diagnostics::Full => (workers * (block + 32)).max(64),
+    }
 }
 
 /// The diagnostics `spec` asks for (per coordinate: with a progress bar over the `dim`

@@ -1,10 +1,10 @@
 //! `langevin sdp`: the diagonal SDP `min Σ d_i s.t. d ≥ 0, W + diag(d) ⪰ 0`.
 
 use crate::CliError;
-use crate::args::ReportArgs;
+use crate::args::{MemoryArgs, ReportArgs};
 use crate::provenance::Provenance;
 use clap::Args;
-use langevin_std::io::npy::{NpyData, read_matrix_f64};
+use langevin_std::io::npy::{NpyData, read_matrix_f64_within};
 use langevin_std::io::{is_stdout, json_bytes, npy_bytes, prepare};
 use langevin_std::sdp::{SdpOptions, SymmetricMatrix, solve_diagonal_sdp};
 use serde::Serialize;
@@ -25,6 +25,8 @@ pub struct SdpArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
+    #[command(flatten)]
+    pub memory: MemoryArgs,
 }
 
 #[derive(Debug, Serialize)]
@@ -43,6 +45,21 @@ struct SdpSummary {
     wall_time_s: f64,
 }
 
+/// Refuses, before the solver starts, a matrix whose solution needs more memory than the cap:
+/// the matrix as read, its symmetrised copy, the dense factorisation that certifies the bound
+/// (each `n × n` doubles) and the mixing method's rank-`k` vectors (`k ≈ √(2n)`, twice).
+fn check_solver_memory(memory: &MemoryArgs, rows: usize, cols: usize) -> Result<(), CliError> {
+    let n = rows.max(cols) as u64;
+    let square = [n, n, 8];
+    let rank = (2.0 * n as f64).sqrt().ceil() as u64 + 4;
+    memory.check(&[
+        ("W as read", &square),
+        ("its symmetric copy", &square),
+        ("the certifying factorisation", &square),
+        ("the mixing vectors", &[n, rank, 16]),
+    ])
+}
+
 pub fn run(args: &SdpArgs) -> Result<(), CliError> {
     let outputs: Vec<(&str, &Path)> = [("--out", &args.out), ("--summary", &args.report.summary)]
         .into_iter()
@@ -51,8 +68,14 @@ pub fn run(args: &SdpArgs) -> Result<(), CliError> {
     // Held until the outputs are written: a second run on either is refused.
     let _outputs = prepare(&[("--matrix", args.matrix.as_path())], &outputs)?;
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
-    let (rows, cols, data) = read_matrix_f64(&args.matrix)
-        .map_err(|e| CliError(format!("{}: {e}", args.matrix.display())))?;
+    let budget = args.memory.budget();
+    let (rows, cols, data) =
+        read_matrix_f64_within(&args.matrix, &budget).map_err(|e| match e {
+            // Refusals name the file themselves.
+            langevin_std::io::npy::NpyError::Input(e) => CliError(e.to_string()),
+            e => CliError(format!("{}: {e}", args.matrix.display())),
+        })?;
+    check_solver_memory(&args.memory, rows, cols)?;
     let w = SymmetricMatrix::from_row_major(rows, cols, &data)
         .map_err(|e| CliError(format!("{}: {e}", args.matrix.display())))?;
     let mut options = SdpOptions::default();

@@ -106,7 +106,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads (default: all cores); results do not depend on it.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::args::at_least_one_thread)]
     pub threads: Option<usize>,
     /// Write the learned model file here (it loads in `langevin sample`).
     #[arg(long)]

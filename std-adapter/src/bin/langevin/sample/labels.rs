@@ -20,7 +20,8 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let config = &spec.config;
     let domain = Domain::from(model.domain());
     let (d, s) = (model.dim(), model.states());
-    let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 }, &[])?;
+    let parsed = [("the parsed model file", Some(doc.parse_bytes))];
+    let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 }, &parsed)?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
     if spec.batch.is_some() && !matches!(&plan, SamplerPlan::Label(k) if has_batched_path(model, k))
     {

@@ -211,6 +211,7 @@ impl SamplerArgs {
     /// The sampler the flags describe, its parameters checked as far as the model does not
     /// matter.
     pub fn sampler(&self) -> Result<Sampler, CliError> {
+        self.refuse_unused(&crate::args::given_options())?;
         if self.window == Some(0) {
             return Err(CliError("--window must be at least 1".into()));
         }
@@ -234,6 +235,39 @@ impl SamplerArgs {
         params.time = self.time.0;
         params.solver = self.solver.solver();
         Ok(self.sampler.with(params)?)
+    }
+}
+
+impl SamplerArgs {
+    /// Refuses a sampler option given on the command line (`given`: long names) that the
+    /// chosen sampler does not read: it would change nothing, and the run would seem to say
+    /// it did.
+    pub fn refuse_unused(
+        &self,
+        given: &std::collections::BTreeSet<String>,
+    ) -> Result<(), CliError> {
+        let entry = self.sampler;
+        let unused: Vec<&str> = Param::ALL
+            .iter()
+            .filter(|p| !entry.params.contains(p))
+            .map(|p| p.info().flag)
+            .filter(|flag| given.contains(flag.trim_start_matches("--")))
+            .collect();
+        if unused.is_empty() {
+            return Ok(());
+        }
+        let reads: Vec<&str> = entry.params.iter().map(|p| p.info().flag).collect();
+        Err(CliError(format!(
+            "sampler {} does not use {} ({}); drop {}",
+            entry.name,
+            unused.join(", "),
+            if reads.is_empty() {
+                "it takes no sampler options".to_string()
+            } else {
+                format!("it reads {}", reads.join(", "))
+            },
+            if unused.len() == 1 { "it" } else { "them" }
+        )))
     }
 }
 
