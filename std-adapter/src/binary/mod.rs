@@ -8,6 +8,7 @@ mod model {
 }
 mod run;
 mod sampler;
+mod user;
 
 pub use crate::run::{ChainResult, RunConfig, RunError};
 pub use batched::{Gemm, has_batched_path, run_chains_batched};
@@ -23,3 +24,4 @@ pub(crate) use sampler::{
     SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, grow,
     replica_plan,
 };
+pub use user::run_target_chains;

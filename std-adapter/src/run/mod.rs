@@ -7,14 +7,18 @@
 //!   go through it or through [`Pool::map`];
 //! * the burn-in / tuning / kept-phase loop of one discrete chain, written once for every
 //!   domain's kernels, and the [`ChainResult`] it fills; [`DiscreteRun`] collects them;
+//! * [`run_binary_plan`], [`run_label_plan`]: a sampler plan on a model, as `langevin sample`
+//!   runs it;
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed.
 
 mod lockstep;
+mod plan;
 mod pool;
 mod replicas;
 mod vecs;
 
 pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
+pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::{BatchVecs, ChainVecs};

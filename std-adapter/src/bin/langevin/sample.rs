@@ -13,11 +13,7 @@ pub(crate) mod spec;
 use crate::CliError;
 use crate::progress;
 use crate::provenance::Provenance;
-use langevin_std::ab2::run_ab2_chains_keeping;
-use langevin_std::binary::{
-    BinaryDiagnostics, BinaryModel, BinaryRun, Depth, diagnose, has_batched_path,
-    run_chains_batched, run_chains_keeping,
-};
+use langevin_std::binary::{BinaryDiagnostics, BinaryModel, Depth, diagnose, has_batched_path};
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{DiagError, convergence_warnings};
 use langevin_std::io::{
@@ -26,8 +22,8 @@ use langevin_std::io::{
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, QuarticMixture};
 use langevin_std::resources::product;
-use langevin_std::run::{ChainResult, DrawSink, Keep, RunError};
-use langevin_std::samplers::{Domain, Param, SamplerError, SamplerPlan};
+use langevin_std::run::{DrawSink, Keep, RunError, run_binary_plan};
+use langevin_std::samplers::{Domain, Param, SamplerPlan};
 use serde::Serialize;
 use spec::{Diagnostics, RunSpec};
 pub use spec::{Format, SampleArgs, SamplerArgs, check_writable};
@@ -198,17 +194,6 @@ pub(crate) fn draws_file(
     ))
 }
 
-/// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
-pub(crate) fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(), RunError> {
-    if let Some(sink) = keep.sink {
-        for (c, chain) in chains.iter().enumerate() {
-            sink.write(c, 0, &chain.draws)
-                .map_err(|e| RunError::Output(e.to_string()))?;
-        }
-    }
-    Ok(())
-}
-
 /// The [`Keep`] of a run: one in `stride` draws in memory, all of them into `file`.
 pub(crate) fn keep<'a, T>(stride: u64, file: Option<&'a DrawsFile>) -> Keep<'a, T>
 where
@@ -298,19 +283,8 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     let show = progress::wanted(spec.quiet);
     let file = draws_file(spec, d, DrawDtype::U8)?;
     let keep = keep(stride, file.as_ref());
-    let run = progress::with_progress(name, total, show, |p| -> Result<BinaryRun, CliError> {
-        Ok(match &plan {
-            SamplerPlan::Ab2(settings) => run_ab2_chains_keeping(model, settings, config, p, keep)?,
-            SamplerPlan::Binary(kernel) => match spec.batch {
-                Some(n) => {
-                    let run = run_chains_batched(model, kernel, config, n, p)?;
-                    batched_to(keep, &run.chains)?;
-                    run
-                }
-                None => run_chains_keeping(model, kernel, config, p, keep)?,
-            },
-            _ => return Err(not_for(spec, Domain::Binary)),
-        })
+    let run = progress::with_progress(name, total, show, |p| {
+        run_binary_plan(model, name, &plan, config, spec.batch, p, keep)
     })?;
     let draws: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
     let marginal_rmse = if spec.exact {
@@ -550,15 +524,6 @@ pub(crate) fn diagnostics_of(
             .ok()
         }
     }
-}
-
-/// The error for a plan the model's domain cannot run (the registry never builds one).
-fn not_for(spec: &RunSpec, domain: Domain) -> CliError {
-    SamplerError::Domain {
-        sampler: spec.sampler.name(),
-        domain,
-    }
-    .into()
 }
 
 impl Summary {

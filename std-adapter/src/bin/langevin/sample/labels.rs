@@ -2,17 +2,15 @@
 
 use super::spec::RunSpec;
 use super::{
-    Summary, batched_to, check_memory, diagnostics_of, draws_file, exact, finish, keep, measured,
-    not_for, pictures, plot_names, progress_total,
+    Summary, check_memory, diagnostics_of, draws_file, exact, finish, keep, measured, pictures,
+    plot_names, progress_total,
 };
 use crate::CliError;
 use crate::progress;
-use langevin_std::ab2::run_ab2_ordinal_chains_keeping;
 use langevin_std::io::DrawDtype;
-use langevin_std::labels::{
-    LabelModel, LabelStart, has_batched_path, run_label_chains_batched, run_label_chains_keeping,
-};
+use langevin_std::labels::{LabelModel, has_batched_path};
 use langevin_std::models::ModelDoc;
+use langevin_std::run::run_label_plan;
 use langevin_std::samplers::{Domain, SamplerPlan};
 use std::path::PathBuf;
 
@@ -56,22 +54,9 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     };
     let file = draws_file(spec, d, dtype)?;
     let keep = keep(stride, file.as_ref());
-    let run = progress::with_progress(spec.sampler.name(), total, show, |p| {
-        Ok::<_, CliError>(match (&plan, model, spec.batch) {
-            (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), _) => {
-                run_ab2_ordinal_chains_keeping(m, settings, config, p, keep)?
-            }
-            (SamplerPlan::Label(kernel), _, Some(n)) => {
-                let run = run_label_chains_batched(model, kernel, config, n, p)?;
-                batched_to(keep, &run.chains)?;
-                run
-            }
-            (SamplerPlan::Label(kernel), _, None) => {
-                let start = &LabelStart::Uniform;
-                run_label_chains_keeping(model, kernel, config, start, p, keep)?
-            }
-            _ => return Err(not_for(spec, domain)),
-        })
+    let name = spec.sampler.name();
+    let run = progress::with_progress(name, total, show, |p| {
+        run_label_plan(model, name, &plan, config, spec.batch, p, keep)
     })?;
     let draws: Vec<&[u16]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
     let mut summary = Summary::new(spec, doc, &plan, domain, s, d);

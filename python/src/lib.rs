@@ -1,0 +1,466 @@
+//! The compiled half of the `langevin` Python package: model files and user targets sampled by
+//! the samplers of the registry, through the library's runners (the same code, and for a model
+//! file the same draws, as `langevin sample`).
+//!
+//! The Python half (`langevin/__init__.py`) wraps these functions: it checks and converts what a
+//! user's function returns, and wraps the draws and summary in a result object.
+
+mod exchange;
+mod params;
+mod summary;
+
+use exchange::{Exchange, ExchangeTarget};
+use langevin_std::binary::{
+    BinaryModel, BinaryRun, SamplerSpec, diagnose, has_batched_path, run_target_chains,
+};
+use langevin_std::labels::{LabelModel, LabelRun};
+use langevin_std::models::ModelDoc;
+use langevin_std::run::{Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
+use langevin_std::samplers::{Domain, SamplerPlan};
+use numpy::{IntoPyArray, PyArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::path::PathBuf;
+use summary::{Measured, Settings};
+
+/// The kinds of model file a Python caller loads.
+enum Loaded {
+    /// A binary kind.
+    Binary(BinaryModel),
+    /// An ordinal or categorical kind.
+    Labels(LabelModel),
+}
+
+/// A model file, read and checked: any kind `langevin model` writes.
+#[pyclass(frozen, module = "langevin")]
+struct Model {
+    path: PathBuf,
+    kind: String,
+    model: Loaded,
+}
+
+#[pymethods]
+impl Model {
+    /// The model's kind (`ising_lattice`, `rbm`, `ordinal_quadratic`, ...).
+    #[getter]
+    fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The number of coordinates `d`.
+    #[getter]
+    fn dim(&self) -> usize {
+        match &self.model {
+            Loaded::Binary(m) => m.dim(),
+            Loaded::Labels(m) => m.dim(),
+        }
+    }
+
+    /// The number of values per coordinate (2 for binary kinds).
+    #[getter]
+    fn states(&self) -> usize {
+        match &self.model {
+            Loaded::Binary(_) => 2,
+            Loaded::Labels(m) => m.states(),
+        }
+    }
+
+    /// The domain: `binary`, `ordinal` or `categorical`.
+    #[getter]
+    fn domain(&self) -> &'static str {
+        self.domain_enum().name()
+    }
+
+    /// The file it was read from.
+    #[getter]
+    fn path(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Model(path={:?}, kind={:?}, dim={}, states={})",
+            self.path.display().to_string(),
+            self.kind,
+            self.dim(),
+            self.states()
+        )
+    }
+}
+
+impl Model {
+    fn domain_enum(&self) -> Domain {
+        match &self.model {
+            Loaded::Binary(_) => Domain::Binary,
+            Loaded::Labels(m) => Domain::from(m.domain()),
+        }
+    }
+}
+
+/// Reads a model file (JSON, as `langevin model` writes it).
+#[pyfunction]
+fn load_model(path: PathBuf) -> PyResult<Model> {
+    let doc = ModelDoc::read(&path).map_err(value_error)?;
+    let kind = doc.kind.clone();
+    if let Some(model) = BinaryModel::from_doc(&doc).map_err(value_error)? {
+        return Ok(Model {
+            path,
+            kind,
+            model: Loaded::Binary(model),
+        });
+    }
+    if let Some(model) = LabelModel::from_doc(&doc).map_err(value_error)? {
+        return Ok(Model {
+            path,
+            kind,
+            model: Loaded::Labels(model),
+        });
+    }
+    Err(PyValueError::new_err(format!(
+        "{}: unknown model kind `{kind}`",
+        path.display()
+    )))
+}
+
+/// A [`std::fmt::Display`] error as a Python `ValueError`.
+fn value_error(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// A run's failure as a Python exception: parameters are `ValueError`s, the rest
+/// `RuntimeError`s.
+fn run_error(e: RunError) -> PyErr {
+    match e {
+        RunError::Param(_) | RunError::NoBatchedPath { .. } => value_error(e),
+        _ => PyRuntimeError::new_err(e.to_string()),
+    }
+}
+
+/// Chains, steps, seed and threads, checked as `langevin sample` checks them.
+fn run_config(
+    steps: u64,
+    burn_in: u64,
+    chains: usize,
+    seed: u64,
+    thin: u64,
+    threads: usize,
+) -> PyResult<RunConfig> {
+    if chains == 0 {
+        return Err(PyValueError::new_err("chains must be at least 1"));
+    }
+    if thin == 0 {
+        return Err(PyValueError::new_err("thin must be at least 1"));
+    }
+    if steps / thin == 0 {
+        return Err(PyValueError::new_err(format!(
+            "steps={steps} with thin={thin} keeps no draws (keep at least one draw per chain)"
+        )));
+    }
+    Ok(RunConfig {
+        steps,
+        burn_in,
+        thin,
+        chains,
+        seed,
+        threads,
+    })
+}
+
+/// The draws of every chain, `(chains, kept, d)`, as a NumPy array.
+fn draws_array<'py, T: numpy::Element + Copy>(
+    py: Python<'py>,
+    chains: &[&[T]],
+    kept: usize,
+    d: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let flat: Vec<T> = chains.iter().flat_map(|c| c.iter().copied()).collect();
+    let array = flat.into_pyarray(py).reshape([chains.len(), kept, d])?;
+    Ok(array.into_any())
+}
+
+/// `U` at every kept draw, `(chains, kept)` (NaN where a sampler does not track it).
+fn log_density_array<'py>(
+    py: Python<'py>,
+    chains: &[&[f64]],
+    kept: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let flat: Vec<f64> = chains
+        .iter()
+        .flat_map(|c| {
+            let nan = std::iter::repeat_n(f64::NAN, kept.saturating_sub(c.len()));
+            c.iter().copied().take(kept).chain(nan)
+        })
+        .collect();
+    Ok(flat
+        .into_pyarray(py)
+        .reshape([chains.len(), kept])?
+        .into_any())
+}
+
+/// Samples a model file: the runner `langevin sample` calls, so the draws are those its `--out`
+/// file holds for the same model, sampler, parameters and seed. Returns `(draws, log_density,
+/// summary JSON)`.
+#[pyfunction]
+#[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the keywords of `langevin.sample`"
+)]
+fn sample_model<'py>(
+    py: Python<'py>,
+    model: &Model,
+    sampler: &str,
+    steps: u64,
+    burn_in: u64,
+    chains: usize,
+    seed: u64,
+    thin: u64,
+    threads: usize,
+    batch: Option<usize>,
+    diagnostics: &str,
+    params: &Bound<'py, PyDict>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
+    let sampler = params::sampler(sampler, params)?;
+    let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
+    let depth = summary::depth(diagnostics)?;
+    if batch == Some(0) {
+        return Err(PyValueError::new_err("batch must be at least 1"));
+    }
+    let domain = model.domain_enum();
+    let d = model.dim();
+    let plan = sampler
+        .plan_for(domain, &config.shape(d))
+        .map_err(value_error)?;
+    let name = sampler.name();
+    let settings = Settings {
+        sampler: &sampler,
+        plan: &plan,
+        model: model.path.display().to_string(),
+        kind: model.kind.clone(),
+        domain,
+        states: model.states(),
+        dim: d,
+        config: &config,
+        diagnostics: depth,
+    };
+    match &model.model {
+        Loaded::Binary(m) => {
+            if batch.is_some() && !matches!(&plan, SamplerPlan::Binary(k) if has_batched_path(m, k))
+            {
+                return Err(run_error(RunError::NoBatchedPath {
+                    kind: model.kind.clone(),
+                    sampler: name.into(),
+                }));
+            }
+            let run = py
+                .detach(|| run_binary_plan(m, name, &plan, &config, batch, None, Keep::all()))
+                .map_err(run_error)?;
+            binary_outputs(py, &settings, &run)
+        }
+        Loaded::Labels(m) => {
+            if batch.is_some()
+                && !matches!(&plan, SamplerPlan::Label(k) if langevin_std::labels::has_batched_path(m, k))
+            {
+                return Err(run_error(RunError::NoBatchedPath {
+                    kind: model.kind.clone(),
+                    sampler: name.into(),
+                }));
+            }
+            let run = py
+                .detach(|| run_label_plan(m, name, &plan, &config, batch, None, Keep::all()))
+                .map_err(run_error)?;
+            label_outputs(py, &settings, &run)
+        }
+    }
+}
+
+/// The draws, log-densities and summary of a binary run.
+fn binary_outputs<'py>(
+    py: Python<'py>,
+    settings: &Settings<'_>,
+    run: &BinaryRun,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
+    let kept = settings.config.kept();
+    let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
+    let lds: Vec<&[f64]> = run
+        .chains
+        .iter()
+        .map(|c| c.log_density.as_slice())
+        .collect();
+    let depth = settings.diagnostics;
+    let seed = settings.config.seed;
+    let diagnostics = py.detach(|| depth.map(|depth| diagnose(run, seed, depth).ok()));
+    let stats = run.stats();
+    let json = summary::json(
+        settings,
+        Measured {
+            burn_in_taken: run
+                .chains
+                .iter()
+                .map(|c| c.burn_in_stats.steps)
+                .max()
+                .unwrap_or(0),
+            stats,
+            mean_jump: run.mean_jump(),
+            evals: run.evaluations(),
+            wall_time: run.wall_time,
+            steps_taken: run.steps_taken(),
+            diagnostics: diagnostics.flatten(),
+            tuned: run.tuned(),
+            mean: run.means(),
+        },
+    )?;
+    Ok((
+        draws_array(py, &chains, kept, settings.dim)?,
+        log_density_array(py, &lds, kept)?,
+        json,
+    ))
+}
+
+/// The draws, log-densities and summary of an ordinal or categorical run (`uint8` draws for up
+/// to 256 values per coordinate, `int32` above, as `langevin sample --out` writes them).
+fn label_outputs<'py>(
+    py: Python<'py>,
+    settings: &Settings<'_>,
+    run: &LabelRun,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
+    let kept = settings.config.kept();
+    let lds: Vec<&[f64]> = run
+        .chains
+        .iter()
+        .map(|c| c.log_density.as_slice())
+        .collect();
+    let depth = settings.diagnostics;
+    let seed = settings.config.seed;
+    let diagnostics = py.detach(|| depth.map(|depth| run.diagnose(seed, depth).ok()));
+    let json = summary::json(
+        settings,
+        Measured {
+            burn_in_taken: run
+                .chains
+                .iter()
+                .map(|c| c.burn_in_stats.steps)
+                .max()
+                .unwrap_or(0),
+            stats: run.stats(),
+            mean_jump: run.mean_jump(),
+            evals: run.evaluations(),
+            wall_time: run.wall_time,
+            steps_taken: run.steps_taken(),
+            diagnostics: diagnostics.flatten(),
+            tuned: run.tuned(),
+            mean: run.means(),
+        },
+    )?;
+    let draws = if settings.states <= 256 {
+        let narrowed: Vec<Vec<u8>> = run
+            .chains
+            .iter()
+            .map(|c| c.draws.iter().map(|&v| v as u8).collect())
+            .collect();
+        let chains: Vec<&[u8]> = narrowed.iter().map(Vec::as_slice).collect();
+        draws_array(py, &chains, kept, settings.dim)?
+    } else {
+        let widened: Vec<Vec<i32>> = run
+            .chains
+            .iter()
+            .map(|c| c.draws.iter().map(|&v| i32::from(v)).collect())
+            .collect();
+        let chains: Vec<&[i32]> = widened.iter().map(Vec::as_slice).collect();
+        draws_array(py, &chains, kept, settings.dim)?
+    };
+    Ok((draws, log_density_array(py, &lds, kept)?, json))
+}
+
+/// Samples a binary target given by a Python function over a batch of states: `call(X)` with
+/// `X` an `(n, d)` `uint8` array of the states of the `n` chains waiting for an evaluation
+/// returns `(U (n,), ∇U (n, d))` as contiguous `float64` arrays. The GIL is released while the
+/// chains step and taken only around `call`; signals are checked every 100 ms, and an exception
+/// (a `KeyboardInterrupt` among them) stops every chain and is raised again here. Returns
+/// `(draws, log_density, summary JSON, calls)`.
+#[pyfunction]
+#[pyo3(signature = (dim, call, sampler, steps, burn_in, chains, seed, thin, diagnostics, params))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the keywords of `langevin.sample`"
+)]
+fn sample_callback<'py>(
+    py: Python<'py>,
+    dim: usize,
+    call: Py<PyAny>,
+    sampler: &str,
+    steps: u64,
+    burn_in: u64,
+    chains: usize,
+    seed: u64,
+    thin: u64,
+    diagnostics: &str,
+    params: &Bound<'py, PyDict>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String, u64)> {
+    if dim == 0 {
+        return Err(PyValueError::new_err(
+            "a target needs at least 1 coordinate",
+        ));
+    }
+    let sampler = params::sampler(sampler, params)?;
+    // One worker per chain: the chains wait on each other's evaluations.
+    let config = run_config(steps, burn_in, chains, seed, thin, chains)?;
+    let depth = summary::depth(diagnostics)?;
+    let plan = sampler
+        .plan_for(Domain::Binary, &config.shape(dim))
+        .map_err(value_error)?;
+    let spec: SamplerSpec = match &plan {
+        SamplerPlan::Binary(spec) if *spec != SamplerSpec::BlockGibbs => *spec,
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "sampler {} does not apply to a Python target (it needs a model file)",
+                sampler.name()
+            )));
+        }
+    };
+    let exchange = Exchange::new(dim);
+    let outcome = py.detach(|| {
+        exchange.serve(call, || {
+            run_target_chains(dim, &spec, &config, None, |_| {
+                Ok(ExchangeTarget::new(&exchange))
+            })
+        })
+    });
+    let run = match outcome {
+        Ok(Ok(run)) => run,
+        Err(e) => return Err(e),
+        Ok(Err(e)) => return Err(run_error(e)),
+    };
+    let settings = Settings {
+        sampler: &sampler,
+        plan: &plan,
+        model: "<python>".into(),
+        kind: "python".into(),
+        domain: Domain::Binary,
+        states: 2,
+        dim,
+        config: &config,
+        diagnostics: depth,
+    };
+    let (draws, lds, json) = binary_outputs(py, &settings, &run)?;
+    Ok((draws, lds, json, exchange.calls()))
+}
+
+/// The names of the samplers, in the registry's order.
+#[pyfunction]
+fn samplers() -> Vec<&'static str> {
+    langevin_std::samplers::names().collect()
+}
+
+/// The compiled module `langevin._langevin`.
+#[pymodule]
+fn _langevin(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Model>()?;
+    m.add_function(wrap_pyfunction!(load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_model, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(samplers, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

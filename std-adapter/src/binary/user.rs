@@ -1,0 +1,260 @@
+//! Chains of a binary kernel on a target the caller supplies (a user's log-density behind a
+//! foreign-language callback, say), with the starts, streams, kernels and run loop of
+//! [`run_chains`](super::run_chains).
+
+use super::run::{BinaryRun, uniform_buffers};
+use super::sampler::{AnyBinaryKernel, SamplerSpec, replica_plan};
+use crate::run::{
+    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, hamming, map_chains,
+    with_replicas,
+};
+use langevin_core::binary::{BinaryChain, StepReport};
+use langevin_core::{Binary, BinaryTarget, Kernel};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::AtomicU64;
+
+/// Runs `config.chains` chains of `sampler` on the targets `make` builds (`make(c)` for chain
+/// `c`, called on the worker that runs the chain), each `dim` coordinates.
+///
+/// Chain `c` starts, draws its randomness and steps as [`run_chains`](super::run_chains) does
+/// on a model with no fast path (every evaluation goes through the target), so its draws
+/// depend only on the seed and on the values the target returns. The chains run on
+/// `config.threads` workers; a target that serves several chains' evaluations at once (one
+/// call for every chain waiting) needs as many workers as chains.
+///
+/// Every sampler of [`SamplerSpec`] but block Gibbs (RBM models only) applies.
+///
+/// # Errors
+///
+/// [`RunError::Param`] for invalid parameters, [`RunError::Model`] for block Gibbs, for a start
+/// where the target is not finite and for a target's error.
+pub fn run_target_chains<T, F>(
+    dim: usize,
+    sampler: &SamplerSpec,
+    config: &RunConfig,
+    progress: Option<&AtomicU64>,
+    make: F,
+) -> Result<BinaryRun, RunError>
+where
+    T: BinaryTarget,
+    F: Fn(usize) -> Result<T, RunError> + Sync,
+{
+    if *sampler == SamplerSpec::BlockGibbs {
+        return Err(RunError::Model(
+            "block-gibbs samples RBM models only; it does not apply to a user target".into(),
+        ));
+    }
+    let shape = config.shape(dim);
+    sampler.kernel_for(&shape).map_err(RunError::Param)?;
+    let cap = shape.burn_in.saturating_add(shape.steps);
+    let run = map_chains(
+        config.seed,
+        config.threads,
+        vec![(); config.chains],
+        |c, (), rng| -> Result<ChainResult, RunError> {
+            let mut target = make(c)?;
+            let keeper = Keeper::new(Keep::all(), c, dim);
+            with_target_chain(&mut target, dim, sampler, &shape, c, rng, |driver| {
+                drive(driver, config, cap, progress, keeper)
+            })
+        },
+    )?;
+    Ok(BinaryRun::new(dim, run))
+}
+
+/// Builds chain `c` on `target` as [`with_chain`](super::with_chain) does on a model without
+/// fast paths, and hands its driver to `f`.
+fn with_target_chain<T: BinaryTarget, O>(
+    target: &mut T,
+    dim: usize,
+    sampler: &SamplerSpec,
+    shape: &crate::binary::RunShape,
+    c: usize,
+    mut rng: Xoshiro256PlusPlus,
+    f: impl FnOnce(&mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
+) -> Result<O, RunError> {
+    if target.dim() != dim {
+        return Err(RunError::Model(format!(
+            "chain {c}: the target has {} coordinates, the run {dim}",
+            target.dim()
+        )));
+    }
+    let mut buffers = uniform_buffers(dim, &mut rng);
+    let kernel = sampler.kernel_for(shape).map_err(RunError::Param)?;
+    if let SamplerSpec::PtDmala {
+        replicas,
+        target_acceptance,
+    } = *sampler
+    {
+        let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
+            .map_err(RunError::Param)?;
+        let x = buffers.x;
+        return with_replicas::<Binary, _, _>(target, &x, plan, rng, hamming, c, f);
+    }
+    let chain = BinaryChain::new(buffers.buffers(), &mut *target)
+        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+    let previous = matches!(kernel, AnyBinaryKernel::Gibbs(_)).then(|| vec![0; dim]);
+    let mut driver = TargetDriver {
+        chain,
+        target,
+        kernel,
+        rng,
+        previous,
+    };
+    f(&mut driver)
+}
+
+/// One chain of a caller's target stepped by a registry kernel.
+struct TargetDriver<'c, 't, T> {
+    chain: BinaryChain<'c>,
+    target: &'t mut T,
+    kernel: AnyBinaryKernel,
+    rng: Xoshiro256PlusPlus,
+    /// Room for the state before a Gibbs sweep (its distance moved); `None` for kernels whose
+    /// distance is the step's accepted flips.
+    previous: Option<Vec<u8>>,
+}
+
+impl<T: BinaryTarget> ChainDriver for TargetDriver<'_, '_, T> {
+    type Value = u8;
+    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        if let Some(p) = &mut self.previous {
+            p.copy_from_slice(self.chain.state());
+        }
+        let r = self
+            .kernel
+            .step(&mut *self.target, &mut self.chain, &mut self.rng)
+            .map_err(|e| RunError::Model(e.to_string()))?;
+        let jump = match &self.previous {
+            Some(p) => hamming(p, self.chain.state()),
+            None => u64::from(r.accepted_flips()),
+        };
+        Ok((r, jump))
+    }
+    fn state(&self) -> &[u8] {
+        self.chain.state()
+    }
+    fn log_density(&self) -> Option<f64> {
+        Some(self.chain.log_density())
+    }
+    fn is_tuning(&self) -> bool {
+        self.kernel.is_tuning()
+    }
+    fn stop_tuning(&mut self) {
+        self.kernel.stop_tuning();
+    }
+    fn tuned(&self) -> Option<serde_json::Value> {
+        self.kernel.tuned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::{BinaryModel, ModelTarget, run_chains};
+    use langevin_core::FlipMove;
+
+    /// A model's target behind a caller's type: what a foreign callback looks like to the
+    /// runner.
+    struct Borrowed<'a>(ModelTarget<'a>);
+
+    impl BinaryTarget for Borrowed<'_> {
+        type Error = <ModelTarget<'static> as BinaryTarget>::Error;
+        fn dim(&self) -> usize {
+            self.0.dim()
+        }
+        fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Self::Error> {
+            self.0.log_density_and_grad(x, grad)
+        }
+        fn log_density_and_grad_after(
+            &mut self,
+            mv: &FlipMove<'_>,
+            grad: &mut [f32],
+        ) -> Result<f64, Self::Error> {
+            self.0.log_density_and_grad_after(mv, grad)
+        }
+        fn commit(&mut self) {
+            self.0.commit();
+        }
+    }
+
+    fn quadratic() -> BinaryModel {
+        let d = 7;
+        let w: Vec<f32> = (0..d * d)
+            .map(|k| {
+                let (i, j) = (k / d, k % d);
+                if i == j {
+                    0.0
+                } else {
+                    0.3 * (((i * 3 + j * 5) % 7) as f32 - 3.0) / 3.0
+                }
+            })
+            .collect();
+        let w = (0..d * d)
+            .map(|k| 0.5 * (w[k] + w[(k % d) * d + k / d]))
+            .collect();
+        let b = (0..d).map(|i| 0.2 * i as f32 - 0.6).collect();
+        BinaryModel::Quadratic { w, b }
+    }
+
+    #[test]
+    fn a_caller_target_moves_as_the_model_it_evaluates() {
+        let model = quadratic();
+        let config = RunConfig {
+            steps: 300,
+            burn_in: 50,
+            thin: 1,
+            chains: 3,
+            seed: 5,
+            threads: 2,
+        };
+        for sampler in [
+            SamplerSpec::Dmala {
+                step: 0.4,
+                balance: 0.5,
+            },
+            SamplerSpec::Gwg,
+            SamplerSpec::Ab {
+                step: 0.2,
+                balance: 0.5,
+            },
+            SamplerSpec::PtDmala {
+                replicas: 3,
+                target_acceptance: 0.574,
+            },
+        ] {
+            let expected = run_chains(&model, &sampler, &config, None).unwrap();
+            let got = run_target_chains(model.dim(), &sampler, &config, None, |_| {
+                let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
+                Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
+            })
+            .unwrap();
+            for (a, b) in expected.chains.iter().zip(&got.chains) {
+                assert_eq!(a.draws, b.draws, "{sampler:?}");
+                assert_eq!(a.stats.accepted, b.stats.accepted, "{sampler:?}");
+            }
+            assert!(expected.stats().accepted > 0);
+        }
+    }
+
+    #[test]
+    fn block_gibbs_and_a_wrong_dimension_are_refused() {
+        let model = quadratic();
+        let config = RunConfig {
+            steps: 10,
+            burn_in: 0,
+            thin: 1,
+            chains: 1,
+            seed: 0,
+            threads: 1,
+        };
+        let make = |_| {
+            let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
+            Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
+        };
+        let gibbs = run_target_chains(7, &SamplerSpec::BlockGibbs, &config, None, make);
+        assert!(matches!(gibbs, Err(RunError::Model(_))));
+        let wrong = run_target_chains(6, &SamplerSpec::Gwg, &config, None, make);
+        assert!(matches!(wrong, Err(RunError::Model(m)) if m.contains("7 coordinates")));
+    }
+}

@@ -1,0 +1,97 @@
+//! A sampler plan run on a model: the dispatch `langevin sample` makes between the chain
+//! runners (single-chain kernels, lockstep groups, AB-2), in the library so that every front
+//! end that samples a model (the command line, the Python package) runs the same code and gets
+//! the same draws.
+
+use super::{ChainResult, Keep, RunConfig, RunError};
+use crate::ab2::{run_ab2_chains_keeping, run_ab2_ordinal_chains_keeping};
+use crate::binary::{BinaryModel, BinaryRun, run_chains_batched, run_chains_keeping};
+use crate::labels::{
+    LabelModel, LabelRun, LabelStart, run_label_chains_batched, run_label_chains_keeping,
+};
+use crate::samplers::{Domain, SamplerError, SamplerPlan};
+use std::sync::atomic::AtomicU64;
+
+/// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
+///
+/// # Errors
+///
+/// [`RunError::Output`] when the sink fails.
+pub fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(), RunError> {
+    if let Some(sink) = keep.sink {
+        for (c, chain) in chains.iter().enumerate() {
+            sink.write(c, 0, &chain.draws)
+                .map_err(|e| RunError::Output(e.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The error for a plan a domain cannot run (the registry never builds one).
+fn not_for(sampler: &'static str, domain: Domain) -> RunError {
+    RunError::Model(SamplerError::Domain { sampler, domain }.to_string())
+}
+
+/// Runs `plan` (of the sampler named `sampler`) on a binary model: AB-2's schedule, or the
+/// kernel's chains, in lockstep groups of `batch` when given.
+///
+/// # Errors
+///
+/// The runners' [`RunError`]s; [`RunError::Model`] for a plan of another domain.
+pub fn run_binary_plan(
+    model: &BinaryModel,
+    sampler: &'static str,
+    plan: &SamplerPlan,
+    config: &RunConfig,
+    batch: Option<usize>,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u8>,
+) -> Result<BinaryRun, RunError> {
+    match plan {
+        SamplerPlan::Ab2(settings) => {
+            run_ab2_chains_keeping(model, settings, config, progress, keep)
+        }
+        SamplerPlan::Binary(kernel) => match batch {
+            Some(n) => {
+                let run = run_chains_batched(model, kernel, config, n, progress)?;
+                batched_to(keep, &run.chains)?;
+                Ok(run)
+            }
+            None => run_chains_keeping(model, kernel, config, progress, keep),
+        },
+        _ => Err(not_for(sampler, Domain::Binary)),
+    }
+}
+
+/// Runs `plan` (of the sampler named `sampler`) on an ordinal or categorical model, its chains
+/// started uniformly: AB-2's schedule (ordinal), or the kernel's chains, in lockstep groups of
+/// `batch` when given.
+///
+/// # Errors
+///
+/// The runners' [`RunError`]s; [`RunError::Model`] for a plan the model's domain cannot run.
+pub fn run_label_plan(
+    model: &LabelModel,
+    sampler: &'static str,
+    plan: &SamplerPlan,
+    config: &RunConfig,
+    batch: Option<usize>,
+    progress: Option<&AtomicU64>,
+    keep: Keep<'_, u16>,
+) -> Result<LabelRun, RunError> {
+    match (plan, model, batch) {
+        (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), _) => {
+            run_ab2_ordinal_chains_keeping(m, settings, config, progress, keep)
+        }
+        (SamplerPlan::Label(kernel), _, Some(n)) => {
+            let run = run_label_chains_batched(model, kernel, config, n, progress)?;
+            batched_to(keep, &run.chains)?;
+            Ok(run)
+        }
+        (SamplerPlan::Label(kernel), _, None) => {
+            let start = &LabelStart::Uniform;
+            run_label_chains_keeping(model, kernel, config, start, progress, keep)
+        }
+        _ => Err(not_for(sampler, Domain::from(model.domain()))),
+    }
+}
