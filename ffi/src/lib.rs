@@ -979,6 +979,8 @@ pub unsafe extern "C" fn lgv_chain_use_kernel(
         owned[KERNEL_WEIGHTS] = weights;
         owned[KERNEL_INDICES] = indices;
         disjoint(&owned)?;
+        disjoint_from(&weights, &inner.arrays)?;
+        disjoint_from(&indices, &inner.arrays)?;
         let c = &inner.chain;
         let (dom, dim, states) = (c.dom(), c.dim(), c.states());
         parsed.scratch(dom, dim, states)?;
@@ -1382,6 +1384,8 @@ impl Region {
 /// Every region the chain writes: the chain object, five buffers, the model cache (label
 /// chains: their scratch), and the kernel's weights and indices.
 const OWNED: usize = 9;
+/// The most read-only arrays a model has (the RBM's `W`, `b` and `c`).
+const ARRAYS: usize = 3;
 /// Where the kernel's scratch regions sit in `Inner::owned`.
 const KERNEL_WEIGHTS: usize = 7;
 const KERNEL_INDICES: usize = 8;
@@ -1396,6 +1400,8 @@ struct Inner {
     rng: Xoshiro256PlusPlus,
     stats: ChainStats,
     owned: [Region; OWNED],
+    /// The model's read-only arrays (which kernel scratch must not overlap either).
+    arrays: [Region; ARRAYS],
     /// The code of the last callback that abandoned a step (0 if none).
     code: i32,
     model: Model,
@@ -1798,8 +1804,24 @@ unsafe fn init(
         Model::Callback(m) => BinaryChain::new(buffers, m).map_err(init_status),
         Model::Labels(_) => Err(LGV_ERR_WRONG_DOMAIN),
     }?;
-    // SAFETY: as below.
-    unsafe { store(chain, kind, seed, owned, model, AnyChain::Binary(started)) };
+    let mut read_only = [Region::default(); ARRAYS];
+    for (slot, r) in read_only
+        .iter_mut()
+        .zip(arrays.iter().filter(|r| !r.mutable))
+    {
+        *slot = *r;
+    }
+    // SAFETY: `chain` passed `raw_region` above; writable by the caller's contract.
+    unsafe {
+        store(
+            chain,
+            kind,
+            seed,
+            (owned, read_only),
+            model,
+            AnyChain::Binary(started),
+        )
+    };
     Ok(())
 }
 
@@ -1812,7 +1834,7 @@ unsafe fn store(
     chain: *mut LgvChain,
     kind: Kind,
     seed: u64,
-    owned: [Region; OWNED],
+    (owned, arrays): ([Region; OWNED], [Region; ARRAYS]),
     model: Model,
     started: AnyChain,
 ) {
@@ -1822,6 +1844,7 @@ unsafe fn store(
         rng: Xoshiro256PlusPlus::seed_from_u64(seed),
         stats: ChainStats::default(),
         owned,
+        arrays,
         code: 0,
         model,
         chain: started,
@@ -1900,7 +1923,16 @@ unsafe fn init_labels(
             .map_err(init_status),
     }?;
     // SAFETY: checked non-null and aligned above; writable by the caller's contract.
-    unsafe { store(chain, kind, seed, owned, Model::Labels(model), started) };
+    unsafe {
+        store(
+            chain,
+            kind,
+            seed,
+            (owned, [Region::default(); ARRAYS]),
+            Model::Labels(model),
+            started,
+        )
+    };
     Ok(())
 }
 

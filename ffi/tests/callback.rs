@@ -1200,3 +1200,55 @@ fn label_chains_refuse_bad_domains_and_lengths() {
         assert_eq!(dom, LGV_DOMAIN_CATEGORICAL);
     }
 }
+
+#[test]
+fn kernel_scratch_may_not_overlap_a_model_array() {
+    // A dense quadratic model whose W lives in f64-aligned storage, so that a scratch pointer
+    // into it is aligned and only the overlap check can refuse it.
+    const N: usize = 4;
+    let mut storage = vec![0.0f64; N * N / 2];
+    let w = storage.as_mut_ptr().cast::<f32>();
+    // SAFETY: `storage` holds N * N f32s.
+    unsafe { std::slice::from_raw_parts_mut(w, N * N).fill(0.1) };
+    let b = [0.0f32; N];
+    let mut cache = [0.0f64; 2 * N];
+    let mut m = BinaryMem::new(N);
+    let buffers = m.buffers();
+    let mut other = [0.0f64; N];
+    let name = c("lb");
+    // SAFETY: every pointer addresses the stated entries.
+    unsafe {
+        let chain: *mut LgvChain = &mut *m.chain;
+        assert_eq!(
+            lgv_chain_init_quadratic(
+                chain,
+                w,
+                N * N,
+                b.as_ptr(),
+                N,
+                cache.as_mut_ptr(),
+                2 * N,
+                &buffers,
+                &dmala(0.5),
+                1
+            ),
+            LGV_OK
+        );
+        let mut spec = LgvKernelSpec {
+            name: name.as_ptr(),
+            params: ptr::null(),
+            burn_in: 0,
+            steps: 0,
+            scratch: storage.as_mut_ptr(),
+            scratch_len: N,
+            indices: ptr::null_mut(),
+            indices_len: 0,
+        };
+        assert_eq!(lgv_chain_use_kernel(chain, &spec), LGV_ERR_OVERLAP);
+        spec.scratch = cache.as_mut_ptr();
+        assert_eq!(lgv_chain_use_kernel(chain, &spec), LGV_ERR_OVERLAP);
+        spec.scratch = other.as_mut_ptr();
+        assert_eq!(lgv_chain_use_kernel(chain, &spec), LGV_OK);
+        assert_eq!(lgv_chain_step(chain, 100, ptr::null_mut()), LGV_OK);
+    }
+}
