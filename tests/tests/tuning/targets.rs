@@ -86,7 +86,8 @@ fn note(what: &str) {
 /// shows every distance.
 macro_rules! check {
     ($fails:expr, $cond:expr, $($msg:tt)+) => {
-        if !$cond {
+        let ok: bool = $cond;
+        if !ok {
             $fails.push(format!($($msg)+));
         }
     };
