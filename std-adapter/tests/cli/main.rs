@@ -12,6 +12,7 @@ mod dlmc;
 mod edges;
 mod errors;
 mod exact;
+mod firstrun;
 mod labels;
 mod learn;
 mod local_samplers;
