@@ -14,15 +14,42 @@ const README: &str = include_str!("../../../README.md");
 /// The ```sh blocks of the README (also indented ones, inside list items), each a list of
 /// logical lines: comments kept, `\` continuations joined.
 fn sh_blocks(text: &str) -> Vec<Vec<String>> {
-    let mut blocks = Vec::new();
+    sh_blocks_with_prose(text)
+        .into_iter()
+        .map(|(b, _)| b)
+        .collect()
+}
+
+/// [`sh_blocks`], each with the prose that follows it up to the next code block.
+fn sh_blocks_with_prose(text: &str) -> Vec<(Vec<String>, String)> {
+    let mut blocks: Vec<(Vec<String>, String)> = Vec::new();
     let mut current: Option<Vec<String>> = None;
     let mut pending = String::new();
+    let mut prose: Option<String> = None;
     for line in text.lines() {
         let t = line.trim();
         match &mut current {
-            None if t == "```sh" || t == "```bash" => current = Some(Vec::new()),
-            None => {}
-            Some(_) if t == "```" => blocks.extend(current.take()),
+            None if t == "```sh" || t == "```bash" => {
+                if let (Some(p), Some(last)) = (prose.take(), blocks.last_mut()) {
+                    last.1 = p;
+                }
+                current = Some(Vec::new());
+            }
+            None if t.starts_with("```") => {
+                if let (Some(p), Some(last)) = (prose.take(), blocks.last_mut()) {
+                    last.1 = p;
+                }
+            }
+            None => {
+                if let Some(p) = &mut prose {
+                    p.push_str(line);
+                    p.push('\n');
+                }
+            }
+            Some(_) if t == "```" => {
+                blocks.extend(current.take().map(|b| (b, String::new())));
+                prose = Some(String::new());
+            }
             Some(block) => {
                 if let Some(head) = t.strip_suffix('\\') {
                     pending.push_str(head);
@@ -36,6 +63,9 @@ fn sh_blocks(text: &str) -> Vec<Vec<String>> {
                 }
             }
         }
+    }
+    if let (Some(p), Some(last)) = (prose.take(), blocks.last_mut()) {
+        last.1 = p;
     }
     blocks
 }
@@ -98,7 +128,7 @@ fn every_readme_example_runs_as_written_in_under_a_minute() {
     let scratch = Scratch::new("readme");
     let long = std::env::var_os("LANGEVIN_README_LONG").is_some();
     let mut ran = 0;
-    for block in sh_blocks(README).iter().skip(1) {
+    for (block, prose) in sh_blocks_with_prose(README).iter().skip(1) {
         for line in block {
             let cmd = command(line);
             let Some(args) = cmd.strip_prefix("langevin ") else {
@@ -123,6 +153,14 @@ fn every_readme_example_runs_as_written_in_under_a_minute() {
                 String::from_utf8_lossy(&out.stderr)
             );
             assert!(took < Duration::from_secs(60), "{cmd} took {took:?}");
+            // An example that ends in a convergence warning is followed by text saying why.
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if stdout.contains("WARNING") {
+                assert!(
+                    prose.to_lowercase().contains("warning"),
+                    "README example warns and the README does not say why: {cmd}\n{stdout}"
+                );
+            }
             ran += 1;
         }
     }
