@@ -15,7 +15,6 @@
 //! Values are NaN (`null` in JSON) where they are undefined (a coordinate that never moves has
 //! no ESS or MCSE).
 
-use super::discrete::DiscreteValue;
 use super::ess::ess;
 use super::rhat::split_halves;
 use super::{DiagError, check_chains};
@@ -38,15 +37,16 @@ pub struct CoordinateTable {
     pub ess_tail: Vec<f64>,
 }
 
-/// The [`CoordinateTable`] of discrete draws: `chains[c]` is chain `c`'s kept draws, `dim`
-/// values per draw, all chains of equal length.
+/// The [`CoordinateTable`] of draws (discrete states or continuous values): `chains[c]` is
+/// chain `c`'s kept draws, `dim` values per draw, all chains of equal length.
 ///
 /// # Errors
 ///
 /// [`DiagError::Empty`] for no chains or `dim = 0`; [`DiagError::Length`] for a chain whose
 /// length is not a whole number of draws of the first chain's; [`DiagError::TooShort`] for
-/// fewer than 8 draws per chain (4 per split half).
-pub fn coordinate_table<T: DiscreteValue>(
+/// fewer than 8 draws per chain (4 per split half); [`DiagError::NonFinite`] for a value that
+/// is not finite.
+pub fn coordinate_table<T: Copy + Into<f64>>(
     chains: &[&[T]],
     dim: usize,
 ) -> Result<CoordinateTable, DiagError> {
@@ -74,7 +74,7 @@ pub fn coordinate_table<T: DiscreteValue>(
         pooled.clear();
         for (s, c) in series.iter_mut().zip(chains) {
             s.clear();
-            s.extend(c.iter().skip(i).step_by(dim).map(|&v| f64::from(v.into())));
+            s.extend(c.iter().skip(i).step_by(dim).map(|&v| v.into()));
             pooled.extend_from_slice(s);
         }
         let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();

@@ -554,3 +554,48 @@ fn train_plot_is_a_learning_curve() {
     // One panel, 1000×560: not the 1000×800 trace-and-autocorrelation picture.
     assert_eq!(png_size(&scratch.path("curve.png")), (1000, 560));
 }
+
+#[test]
+fn the_continuous_summary_has_arviz_columns_too() {
+    let scratch = Scratch::new("arviz-continuous");
+    scratch.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    let out = ok(
+        &scratch.0,
+        &words(
+            "sample-continuous --model g.json --sampler lmc --step 0.05 --passes 4000 --chains 4 \
+             --seed 3 --summary s.json",
+        ),
+    );
+    assert!(out.contains("ess_tail (first 2)"), "{out}");
+    let s = summary(&scratch.path("s.json"));
+    let col = |k: &str| -> Vec<f64> {
+        s[k].as_array()
+            .unwrap_or_else(|| panic!("no {k}: {s}"))
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect()
+    };
+    let (var, sd, q5, q50, q95) = (col("var"), col("sd"), col("q5"), col("q50"), col("q95"));
+    let (mcse, bulk, tail, rhat) = (
+        col("mcse_mean"),
+        col("ess_bulk"),
+        col("ess_tail"),
+        col("rhat"),
+    );
+    for i in 0..2 {
+        // The sample sd is the square root of the reported variance (up to n/(n − 1)).
+        assert!((sd[i] * sd[i] / var[i] - 1.0).abs() < 1e-2, "{i}: {s}");
+        // N(½, ½): the quantiles at ½ ∓ 1.645·√½, within the run's Monte Carlo error.
+        let half = 0.5f64.sqrt();
+        assert!((q50[i] - 0.5).abs() < 0.15, "{i}: {s}");
+        assert!((q5[i] - (0.5 - 1.645 * half)).abs() < 0.2, "{i}: {s}");
+        assert!((q95[i] - (0.5 + 1.645 * half)).abs() < 0.2, "{i}: {s}");
+        assert!(
+            mcse[i] > 0.0 && bulk[i] > 100.0 && tail[i] > 100.0 && rhat[i] < 1.05,
+            "{i}: {s}"
+        );
+    }
+}

@@ -20,7 +20,7 @@ use langevin_std::binary::{
 };
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{
-    CoordinateTable, DiagError, DiscreteValue, convergence_warnings, coordinate_table,
+    CoordinateTable, DiagError, convergence_warnings, coordinate_table,
 };
 use langevin_std::io::{
     DrawDtype, DrawsFile, check_distinct, csv_draws, json_bytes, write_all_with,
@@ -169,7 +169,7 @@ pub struct CoordinateColumns {
 
 /// Fills `summary.coordinates` from the per-coordinate diagnostics and the draws they ran on
 /// (the draws in memory); left empty when there are none.
-pub(crate) fn coordinate_columns<T: DiscreteValue>(summary: &mut Summary, chains: &[&[T]]) {
+pub(crate) fn coordinate_columns<T: Copy + Into<f64>>(summary: &mut Summary, chains: &[&[T]]) {
     let Some(c) = summary
         .diagnostics
         .as_ref()
