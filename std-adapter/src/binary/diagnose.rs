@@ -3,7 +3,8 @@
 
 use super::run::BinaryRun;
 use crate::diagnostics::{
-    DiagError, DiscreteValue, coordinate_diagnostics_of_chains, ess, random_reference, rhat,
+    CoordinateDiagnostics, DiagError, DiscreteValue, coordinate_diagnostics_of_chains, ess,
+    random_reference, rhat,
 };
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -35,7 +36,12 @@ pub struct BinaryDiagnostics {
     pub per_coordinate: bool,
     /// `ess_statistic` per second of sampling.
     pub ess_per_second: f64,
-    /// `ess_statistic` per 10,000 target evaluations.
+    /// The per-coordinate bulk ESS and R-hat behind `ess_min`, `ess_median` and `rhat_max`
+    /// ([`Depth::Coordinates`] only; not serialised).
+    #[serde(skip)]
+    pub coordinates: Option<CoordinateDiagnostics>,
+    /// `ess_statistic` per 10,000 target evaluations; NaN (`null` in JSON) when the steps
+    /// made none (block-Gibbs: only each chain's start was evaluated).
     pub ess_per_10k_evals: f64,
 }
 
@@ -212,7 +218,14 @@ pub fn diagnose_draws<T: DiscreteValue + Into<f64>>(
         } else {
             0.0
         },
-        ess_per_10k_evals: ess_statistic * 1e4 / evaluations.max(1) as f64,
+        // Only the chains' start-up evaluations: the sampler's steps evaluate no target
+        // (block-Gibbs), so a figure per evaluation would divide by almost nothing.
+        ess_per_10k_evals: if evaluations <= chains.len() as u64 {
+            f64::NAN
+        } else {
+            ess_statistic * 1e4 / evaluations as f64
+        },
+        coordinates,
     })
 }
 

@@ -25,6 +25,8 @@
 //!   [`ess_bulk`] gives ArviZ's `ess(method="bulk")` and is the per-coordinate ESS of
 //!   [`ess_per_coordinate`].
 //! * [`split_rhat`]: the classic split R-hat without rank normalisation.
+//! * [`coordinate_table`]: sd, quantiles, MCSE of the mean and tail ESS per coordinate, the
+//!   columns of ArviZ's `summary` beside bulk ESS and R-hat.
 //! * [`convergence_warnings`]: R-hat above [`RHAT_LIMIT`] or ESS below [`ESS_LIMIT`], as the
 //!   warnings a run's summary carries.
 //!
@@ -45,6 +47,7 @@ mod fft;
 mod mmd;
 mod normal;
 mod rhat;
+mod summary;
 
 pub use convergence::{ESS_LIMIT, RHAT_LIMIT, convergence_warnings, rhat_and_ess};
 pub(crate) use coordinates::coordinate_diagnostics_of_chains;
@@ -61,6 +64,7 @@ pub use ess::{
 pub use mmd::{log_mmd2_hamming, mmd2_hamming};
 pub use normal::inverse_normal_cdf;
 pub use rhat::{Rhat, rank_normalize, rhat, split_rhat};
+pub use summary::{CoordinateTable, coordinate_table};
 
 use core::fmt;
 

@@ -38,6 +38,55 @@ pub fn bar_chart(
         series: &[],
         values,
         scale,
+        axes: None,
+    };
+    draw_bars(path.as_ref(), &bars)
+}
+
+/// The axes and marks of a [`bar_chart_with`]: what the bars' labels name and what their
+/// values measure, which bars are marked (drawn pale, hatched) and the note that says why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarSpec<'a> {
+    /// The title at the top.
+    pub title: &'a str,
+    /// What the bars are (`sampler`), under their labels.
+    pub x_label: &'a str,
+    /// What the values measure, written up the value axis; on a logarithmic axis say so
+    /// (`ESS per second (log scale)`).
+    pub y_label: &'a str,
+    /// One flag per bar: `true` draws the bar pale and hatched (a figure not to be trusted).
+    pub marked: &'a [bool],
+    /// A line under the chart explaining the marks (empty: none).
+    pub note: &'a str,
+}
+
+/// A [`bar_chart`] with labelled axes and marked bars.
+///
+/// # Errors
+///
+/// As [`bar_chart`]; also [`PlotError::Input`] when `spec.marked` is not one flag per label.
+pub fn bar_chart_with(
+    path: impl AsRef<Path>,
+    spec: &BarSpec<'_>,
+    labels: &[&str],
+    values: &[f64],
+    scale: AxisScale,
+) -> Result<(), PlotError> {
+    if labels.len() != values.len() || spec.marked.len() != labels.len() {
+        return Err(input(format!(
+            "{} labels, {} values and {} marks",
+            labels.len(),
+            values.len(),
+            spec.marked.len()
+        )));
+    }
+    let bars = Bars {
+        title: spec.title,
+        groups: labels,
+        series: &[],
+        values,
+        scale,
+        axes: Some(spec),
     };
     draw_bars(path.as_ref(), &bars)
 }
@@ -79,6 +128,7 @@ pub fn grouped_bars(
         series,
         values,
         scale,
+        axes: None,
     };
     draw_bars(path.as_ref(), &bars)
 }
@@ -90,6 +140,7 @@ struct Bars<'a> {
     series: &'a [&'a str],
     values: &'a [f64],
     scale: AxisScale,
+    axes: Option<&'a BarSpec<'a>>,
 }
 
 fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
@@ -99,6 +150,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         series,
         values,
         scale,
+        axes: labelled,
     } = *bars;
     if groups.is_empty() {
         return Err(input("no bars to draw"));
@@ -143,7 +195,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
     let bar_w: i64 = if per_group == 1 { 56 } else { 30 };
     let group_gap: i64 = if per_group == 1 { 28 } else { 36 };
     let group_w = per_group as i64 * bar_w + group_gap;
-    let left = 110;
+    let left = if labelled.is_some() { 140 } else { 110 };
     let plot_w = (groups.len() as i64 * group_w).max(420);
     let legend_rows = legend_layout(series, left + plot_w + 30 - 40);
     let top = 70
@@ -156,7 +208,8 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
     let two_lines = groups
         .iter()
         .any(|g| label_lines(g, group_w - 8).0.len() > 1);
-    let height = (top + 320 + 74 + if two_lines { 24 } else { 0 }) as usize;
+    let below = if labelled.is_some() { 60 } else { 0 };
+    let height = (top + 320 + 74 + below + if two_lines { 24 } else { 0 }) as usize;
     let mut canvas = Canvas::new(width, height, WHITE);
     draw_title(&mut canvas, title, 18);
 
@@ -197,10 +250,29 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
             };
             let label_scale = fitting_scale(&label, 2, bar_w + 4);
             let lw = text_width(&label, label_scale);
+            let marked = labelled
+                .and_then(|a| a.marked.get(g))
+                .copied()
+                .unwrap_or(false);
             if drawable(v) {
                 let yv = panel.py(v).round() as i64;
                 let (y0, y1) = (yv.min(base), yv.max(base));
-                canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 1.0);
+                if marked {
+                    // Pale, with dark diagonal hatching: a figure not to be trusted.
+                    canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 0.3);
+                    let inner = bar_w - 4;
+                    let mut k = y0;
+                    while k < y1 {
+                        // A segment up and to the right from (x + 2, k + run) to (x + 2 + run, k).
+                        let run = inner.min(y1 - k) as f64;
+                        let (x0, y) = ((x + 2) as f64, k as f64);
+                        canvas.line((x0, y + run), (x0 + run, y), 1.2, INK, 0.6);
+                        k += 10;
+                    }
+                    canvas.stroke_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), FRAME);
+                } else {
+                    canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 1.0);
+                }
                 let ly = if v >= 0.0 || log {
                     y0 - text_height(label_scale) - 5
                 } else {
@@ -229,6 +301,26 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         canvas.fill_rect(left, base, plot_w, 1, FRAME, 1.0);
     }
     canvas.fill_rect(left, panel.top + panel.height, plot_w, 1, FRAME, 1.0);
+    if let Some(spec) = labelled {
+        let th = text_height(2);
+        let under = panel.top + panel.height + 14 + if two_lines { 2 * th + 8 } else { th } + 14;
+        let w = text_width(spec.x_label, 2);
+        canvas.text(left + (plot_w - w) / 2, under, spec.x_label, 2, MUTED);
+        let h = text_width(spec.y_label, 2);
+        canvas.text_up(
+            12,
+            panel.top + (panel.height - h) / 2,
+            spec.y_label,
+            2,
+            MUTED,
+        );
+        if !spec.note.is_empty() {
+            let scale = fitting_scale(spec.note, 2, width as i64 - 20);
+            let note = fit_text(spec.note, scale, width as i64 - 20);
+            let w = text_width(&note, scale);
+            canvas.text((width as i64 - w) / 2, under + th + 14, &note, scale, INK);
+        }
+    }
 
     // Legend rows under the title.
     for (r, row) in legend_rows.iter().enumerate() {
@@ -319,4 +411,43 @@ fn draw_y_axis(canvas: &mut Canvas, panel: &Panel) {
         );
     }
     canvas.fill_rect(panel.left, panel.top, 1, panel.height + 1, FRAME, 1.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_must_match_the_bars() {
+        let dir = std::env::temp_dir().join(format!("langevin-bars-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let spec = |marked: &'static [bool]| BarSpec {
+            title: "t",
+            x_label: "sampler",
+            y_label: "ESS per second (log scale)",
+            marked,
+            note: "hatched: not converged",
+        };
+        let path = dir.join("a.png");
+        let labels = ["a", "b *"];
+        bar_chart_with(
+            &path,
+            &spec(&[false, true]),
+            &labels,
+            &[3.0, 30.0],
+            AxisScale::Log,
+        )
+        .unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 0);
+        let err = bar_chart_with(
+            dir.join("b.png"),
+            &spec(&[true]),
+            &labels,
+            &[3.0, 30.0],
+            AxisScale::Log,
+        )
+        .unwrap_err();
+        assert!(matches!(err, PlotError::Input(_)), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

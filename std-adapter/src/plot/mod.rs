@@ -25,12 +25,14 @@ mod bars;
 mod font;
 mod heatmap;
 mod images;
+mod line;
 mod raster;
 mod trace;
 
-pub use bars::{bar_chart, grouped_bars};
+pub use bars::{BarSpec, bar_chart, bar_chart_with, grouped_bars};
 pub use heatmap::{GridAxis, HeatmapSpec, heatmap_pair, heatmap_pair_with};
 pub use images::{image_grid, image_grid_titled};
+pub use line::{LineSpec, line_plot};
 pub use trace::{TraceSpec, trace_and_acf, trace_and_acf_with};
 
 use core::fmt;

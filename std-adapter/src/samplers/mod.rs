@@ -225,7 +225,7 @@ pub static SAMPLERS: &[SamplerEntry] = &[
             Param::Adapt,
             Param::TargetAcceptance,
         ],
-        description: "Discrete Metropolis-adjusted Langevin (exact); `--adapt acceptance` tunes its step toward acceptance 0.574 during burn-in",
+        description: "Discrete Metropolis-adjusted Langevin (exact); without `--step` and `--balance`, `sample` tunes its step toward acceptance 0.574 during burn-in (`--adapt acceptance`); a given `--step` is fixed",
         demo: &[Some(0.1), Some(0.2)],
         build: |p, d| match (d, p.adapt) {
             (Domain::Binary, Some(Adapt::Acceptance)) => {

@@ -925,7 +925,17 @@ fn the_readme_synopses_agree_with_help() {
             commands.contains(&command),
             "README names `langevin {command}`"
         );
-        let help = ok(&s.0, &[command, "--help"]);
+        // A generator line (`langevin model rbm ...`): the generator's own help.
+        let help = match line.split_whitespace().nth(2) {
+            Some(sub)
+                if command == "model"
+                    && !sub.starts_with('-')
+                    && sub.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
+            {
+                ok(&s.0, &[command, sub, "--help"])
+            }
+            _ => ok(&s.0, &[command, "--help"]),
+        };
         // Every flag the synopsis shows is one `--help` lists.
         for flag in line
             .split(|c: char| c.is_whitespace() || "[]{}|=".contains(c))

@@ -12,6 +12,7 @@ mod dlmc;
 mod edges;
 mod errors;
 mod exact;
+mod firstrun;
 mod inputs;
 mod labels;
 mod learn;

@@ -216,20 +216,33 @@ fn print_table(s: &BenchSummary) {
     );
     match &s.diagnostics {
         Some(d) => {
+            let mark = crate::figures::not_converged(d.rhat_max);
             println!(
-                "{:<24}{:.1} (Hamming distance to a random reference)",
+                "{:<24}{:.1} (Hamming distance to a random reference){mark}",
                 "ESS", d.ess_statistic
             );
             println!(
-                "{:<24}{:.1} (wall clock)",
+                "{:<24}{:.1} (wall clock){mark}",
                 "ESS per second", d.ess_per_second
             );
             println!(
-                "{:<24}{:.1} (ESS / (steps × median ns per step))",
+                "{:<24}{:.1} (ESS / (steps × median ns per step)){mark}",
                 "ESS per core-second", s.ess_per_core_second
             );
-            println!("{:<24}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
-            println!("{:<24}{:.4}", "R-hat (max)", d.rhat_max);
+            println!(
+                "{:<24}{}{mark}",
+                "ESS per 10k evals",
+                crate::figures::per_evaluation(d.ess_per_10k_evals, 2)
+            );
+            println!("{:<24}{:.4}{mark}", "R-hat (max)", d.rhat_max);
+            if crate::figures::failed(d.rhat_max) {
+                println!(
+                    "WARNING: R-hat {} > {}: the ESS run's chains have not mixed, so its ESS \
+                     figures measure no target; run longer (--ess-steps) before comparing them",
+                    crate::figures::rhat_text(d.rhat_max),
+                    langevin_std::diagnostics::RHAT_LIMIT
+                );
+            }
         }
         None => println!("{:<24}need at least 8 draws per chain", "ESS"),
     }

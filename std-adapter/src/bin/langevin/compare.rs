@@ -26,7 +26,7 @@ use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
 use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains};
 use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
-use langevin_std::diagnostics::{DiscreteValue, ess};
+use langevin_std::diagnostics::{DiscreteValue, ess, rhat};
 use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
@@ -207,6 +207,10 @@ struct Row {
     ess_magnetisation_per_10k_evals: f64,
     /// Median over chains of the magnetisation ESS per CPU second.
     ess_magnetisation_per_second: f64,
+    /// Rank-normalised split R-hat of the Hamming-distance statistic over the chains (NaN,
+    /// `null` in JSON, when it is undefined); above 1.01 the ESS figures of the row measure
+    /// chains that have not mixed.
+    rhat_hamming: f64,
     acceptance_rate: f64,
     /// CPU seconds per chain (the run's wall time × threads / chains).
     seconds_per_chain: f64,
@@ -468,6 +472,7 @@ fn summarise<T: DiscreteValue>(
         if run.spin { 2.0 * v - 1.0 } else { v }
     };
     let mut total = ChainStats::default();
+    let mut all_hamming = Vec::with_capacity(run.chains.len());
     for c in run.chains {
         total.merge(&c.stats);
         let hamming = run.statistic.series(&c.draws, run.reference);
@@ -478,6 +483,7 @@ fn summarise<T: DiscreteValue>(
             .collect();
         let evals = c.stats.evaluations.max(1) as f64;
         let (eh, em) = (single(&hamming), single(&magnet));
+        all_hamming.push(hamming);
         h10k.push(eh * 1e4 / evals);
         m10k.push(em * 1e4 / evals);
         hs.push(eh / seconds);
@@ -495,7 +501,9 @@ fn summarise<T: DiscreteValue>(
             balances.push(f("balance").unwrap_or(f64::NAN));
         }
     }
+    let views: Vec<&[f64]> = all_hamming.iter().map(Vec::as_slice).collect();
     Row {
+        rhat_hamming: rhat(&views).map_or(f64::NAN, |r| r.max()),
         model,
         sampler: sampler.to_string(),
         chains: run.chains.len(),
@@ -525,12 +533,13 @@ fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads
     for entry in models {
         println!("\n{}", entry.title);
         println!(
-            "{:<10} {:>11} {:>9} {:>11} {:>9} {:>7} {:>8} {:>8} {:>6} {:>8}  gap",
+            "{:<10} {:>11} {:>9} {:>11} {:>9} {:>7} {:>7} {:>8} {:>8} {:>6} {:>8}  gap",
             "sampler",
             "H/1e4 eval",
             "H/s",
             "M/1e4 eval",
             "M/s",
+            "R-hat",
             "accept",
             "s/chain",
             "a",
@@ -539,12 +548,13 @@ fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads
         );
         for r in rows.iter().filter(|r| r.model == entry.key) {
             println!(
-                "{:<10} {:>11.1} {:>9.1} {:>11.1} {:>9.1} {:>7.3} {:>8.2} {:>8.3} {:>6.3} {:>8}  {}",
+                "{:<10} {:>11.1} {:>9.1} {:>11.1} {:>9.1} {:>7} {:>7.3} {:>8.2} {:>8.3} {:>6.3} {:>8}  {}{}",
                 r.sampler,
                 r.ess_hamming_per_10k_evals,
                 r.ess_hamming_per_second,
                 r.ess_magnetisation_per_10k_evals,
                 r.ess_magnetisation_per_second,
+                crate::figures::rhat_text(r.rhat_hamming),
                 r.acceptance_rate,
                 r.seconds_per_chain,
                 r.step,
@@ -552,7 +562,21 @@ fn print_table(rows: &[Row], models: &[&ModelEntry], args: &CompareArgs, threads
                 r.lambda_max.map_or("-".into(), |l| format!("{l:.3}")),
                 r.max_gap
                     .map_or(String::new(), |g| format!("{:.1}%", 100.0 * g)),
+                crate::figures::not_converged(r.rhat_hamming),
             );
         }
+    }
+    let failed = rows
+        .iter()
+        .filter(|r| crate::figures::failed(r.rhat_hamming))
+        .count();
+    if failed > 0 {
+        println!(
+            "\nWARNING: {failed} of {} rows have not converged (R-hat of the Hamming statistic \
+             above {} or undefined): their ESS figures measure chains that have not mixed, not \
+             the target; run longer (--steps, --tune) before ranking them.",
+            rows.len(),
+            langevin_std::diagnostics::RHAT_LIMIT
+        );
     }
 }

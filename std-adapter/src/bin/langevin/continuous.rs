@@ -9,7 +9,9 @@ use langevin_std::continuous::{
     ContinuousConfig, ContinuousError, ContinuousKeep, Model, ModelSpec, SamplerKind, SnapshotKind,
     parse_access, run_keeping,
 };
-use langevin_std::diagnostics::{DrawArray, convergence_warnings, rhat_and_ess};
+use langevin_std::diagnostics::{
+    DrawArray, convergence_warnings, coordinate_table, ess_per_coordinate_on, rhat, rhat_and_ess,
+};
 use langevin_std::io::{DrawDtype, DrawsFile, is_stdout, json_bytes, prepare, write_all_with};
 use langevin_std::resources::product;
 use std::path::{Path, PathBuf};
@@ -199,6 +201,10 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     if let (Some(on), serde_json::Value::Object(fields)) = (diagnostics_on, &mut extra) {
         fields.insert("diagnostics_on".into(), on);
     }
+    let columns = arviz_columns(&outcome.samples, outcome.shape, config.threads);
+    if let (Some(columns), serde_json::Value::Object(fields)) = (&columns, &mut extra) {
+        fields.extend(columns.clone());
+    }
     let mut summary = Provenance::new(Some(&args.model)).prepend(serde_json::to_value(s)?);
     if let (Some(out), serde_json::Value::Object(extra)) = (summary.as_object_mut(), extra) {
         out.extend(extra);
@@ -233,6 +239,34 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
         if let Some((rhat_max, ess_min)) = diagnostics {
             println!("R-hat (max)         {rhat_max:.4}");
             println!("ESS (min)           {ess_min:.1}");
+        }
+        if let Some(c) = &columns {
+            for k in [
+                "sd",
+                "q5",
+                "q50",
+                "q95",
+                "mcse_mean",
+                "ess_bulk",
+                "ess_tail",
+                "rhat",
+            ] {
+                let first: Vec<String> = c
+                    .get(k)
+                    .and_then(serde_json::Value::as_array)
+                    .map(|v| {
+                        v.iter()
+                            .take(show)
+                            .map(|x| x.as_f64().map_or("null".into(), |x| format!("{x:.4}")))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                println!(
+                    "{:<20}[{}]",
+                    format!("{k} (first {show})"),
+                    first.join(", ")
+                );
+            }
         }
         for w in &warnings {
             println!("WARNING             {w}");
@@ -297,4 +331,31 @@ fn check_memory(
         config.chains as u64,
     )))?;
     Ok(usize::try_from(every).unwrap_or(usize::MAX))
+}
+
+/// ArviZ's `summary` columns per coordinate of the kept draws (`(chains, draws, dim)`): `sd`,
+/// `q5`, `q50`, `q95`, `mcse_mean`, `ess_bulk`, `ess_tail`, `rhat`; `None` with too few draws
+/// (fewer than 8 per chain) or a value that is not finite.
+fn arviz_columns(
+    samples: &[f32],
+    [chains, draws, dim]: [usize; 3],
+    threads: usize,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let array = DrawArray::new(samples, chains, draws, dim).ok()?;
+    let bulk = ess_per_coordinate_on(&array, threads).ok()?;
+    let rhats: Vec<f64> = (0..dim)
+        .map(|i| {
+            let series: Vec<Vec<f64>> = (0..chains).map(|c| array.coordinate(c, i)).collect();
+            let views: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+            rhat(&views).map_or(f64::NAN, |r| r.max())
+        })
+        .collect();
+    let per_chain: Vec<&[f32]> = samples.chunks(draws.max(1) * dim.max(1)).collect();
+    let table = coordinate_table(&per_chain, dim).ok()?;
+    let serde_json::Value::Object(mut columns) = serde_json::to_value(&table).ok()? else {
+        return None;
+    };
+    columns.insert("ess_bulk".into(), serde_json::json!(bulk.per_coordinate));
+    columns.insert("rhat".into(), serde_json::json!(rhats));
+    Some(columns)
 }

@@ -19,7 +19,7 @@ use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
 };
 use langevin_std::models::LatticeMixture;
-use langevin_std::plot::{AxisScale, TraceSpec, bar_chart, trace_and_acf_with};
+use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf_with};
 use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -38,8 +38,9 @@ pub struct DemoArgs {
     /// Master seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Where to write the pictures: this file (ESS per second of each sampler), and beside
-    /// it `.trace.png` (the best sampler's trace and autocorrelation) and `.mixture.png`
+    /// Where to write the pictures: this file (ESS per second of each sampler; biased and
+    /// non-converged ones hatched), and beside it `.trace.png` (the trace and autocorrelation
+    /// of the exact sampler with the most ESS per second, converged ones first) and `.mixture.png`
     /// (the mixture: ACS's visits against the target).
     #[arg(long, default_value = "langevin-demo.png")]
     pub plot: PathBuf,
@@ -94,9 +95,15 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     let mixture = mixture_section(args, threads)?;
     let labels: Vec<&str> = ising.labels.iter().map(String::as_str).collect();
     let chart = render(&args.plot, |p| {
-        bar_chart(
+        bar_chart_with(
             p,
-            "ESS per second, 20x20 critical Ising",
+            &BarSpec {
+                title: "ESS per second, 20x20 critical Ising",
+                x_label: "sampler (b: biased, no Metropolis test; *: not converged)",
+                y_label: "ESS per second (log scale)",
+                marked: &ising.marked,
+                note: "Hatched bars are not to be trusted: biased (b) or not converged (*, R-hat > 1.01 or ESS < 100).",
+            },
             &labels,
             &ising.ess_per_second,
             AxisScale::Log,
@@ -107,8 +114,13 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
             p,
             &TraceSpec {
                 title: format!(
-                    "Hamming distance to a reference state, {}",
-                    ising.best_label
+                    "Hamming distance to a reference state, {} (fastest exact sampler{})",
+                    ising.best_label,
+                    if ising.best_converged {
+                        ""
+                    } else {
+                        "; not converged"
+                    }
                 ),
                 x_label: crate::sample::pictures::kept_draw_label(1, args.steps / 10),
                 y_label: "Hamming distance".into(),
@@ -128,9 +140,14 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     println!("\nWrote");
     println!("  {}  ESS per second by sampler", args.plot.display());
     println!(
-        "  {}  trace and autocorrelation ({})",
+        "  {}  trace and autocorrelation ({}, the exact sampler with the most ESS per second{})",
         trace_path.display(),
-        ising.best_label
+        ising.best_label,
+        if ising.best_converged {
+            ", converged"
+        } else {
+            "; none converged"
+        }
     );
     println!(
         "  {}  ACS's visits on the mixture against the target",
@@ -155,7 +172,13 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
 struct IsingOutcome {
     labels: Vec<String>,
     ess_per_second: Vec<f64>,
+    /// Per row: biased or not converged (hatched in the chart).
+    marked: Vec<bool>,
     best_label: String,
+    /// Whether the traced sampler converged.
+    best_converged: bool,
+    /// The traced sampler's rank: (converged, ESS per second); exact samplers only.
+    best_key: Option<(bool, f64)>,
     best_traces: Vec<Vec<f64>>,
 }
 
@@ -204,7 +227,10 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
     let mut outcome = IsingOutcome {
         labels: Vec::new(),
         ess_per_second: Vec::new(),
+        marked: Vec::new(),
         best_label: String::new(),
+        best_converged: false,
+        best_key: None,
         best_traces: Vec::new(),
     };
     for spec in &samplers {
@@ -219,21 +245,28 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
             .map(|m| (m - 0.5).abs())
             .fold(0.0, f64::max);
         let label = short_label(spec);
-        if outcome
-            .ess_per_second
-            .iter()
-            .all(|&e| e <= diag.ess_per_second)
-        {
+        let note = convergence_note(diag.rhat_max, diag.ess_statistic.min(diag.ess_min));
+        let converged = note.is_empty();
+        unconverged += usize::from(!converged);
+        let biased = is_biased(spec);
+        // The trace shows an exact sampler: converged ones first, then the most ESS per second.
+        let key = (converged, diag.ess_per_second);
+        if !biased && outcome.best_key.is_none_or(|best| key > best) {
             let reference: Vec<u8> = Statistic::reference(run.dim, 2, config.seed)?;
             outcome.best_label = label.clone();
+            outcome.best_converged = converged;
+            outcome.best_key = Some(key);
             outcome.best_traces = run
                 .chains
                 .iter()
                 .map(|c| Statistic::Hamming.series(&c.draws, &reference))
                 .collect();
         }
-        let note = convergence_note(diag.rhat_max, diag.ess_statistic.min(diag.ess_min));
-        unconverged += usize::from(!note.is_empty());
+        let note = if biased {
+            format!("! biased (no Metropolis test); {note}")
+        } else {
+            note.to_string()
+        };
         println!(
             "{:<8}{:<18}{:>7.3}{:>8.2}{:>9.0}{:>8.0}{:>8.0}{:>7}{:>7.3}  {}",
             spec.name(),
@@ -243,12 +276,23 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
             ns,
             diag.ess_statistic,
             diag.ess_per_second,
-            rhat(diag.rhat_max),
+            crate::figures::rhat_text(diag.rhat_max),
             error,
             note
         );
-        outcome.labels.push(label);
+        // Short enough for two lines under a bar: `dula 0.2` / `b*`.
+        let marks = format!(
+            "{}{}",
+            if biased { "b" } else { "" },
+            if converged { "" } else { "*" }
+        );
+        outcome.labels.push(if marks.is_empty() {
+            chart_label(spec)
+        } else {
+            format!("{} {marks}", chart_label(spec))
+        });
         outcome.ess_per_second.push(diag.ess_per_second);
+        outcome.marked.push(biased || !converged);
     }
     if unconverged > 0 {
         for line in [
@@ -282,7 +326,10 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
     println!("ESS per second across samplers, not per step. ns/step: wall time over all chains'");
     println!("steps. ESS: multi-chain ESS of the Hamming distance to a fixed random state.");
     println!("error: largest |P̂(x_i = 1) − ½| over the sites (exact value ½ by symmetry).");
-    println!("dula has no Metropolis test: it is fast but biased for a > 0. Parameters after →");
+    println!(
+        "dula has no Metropolis test: it is fast but biased for a > 0 (its error column), so it"
+    );
+    println!("is marked biased and never traced. Parameters after →");
     println!(
         "are those tuned during burn-in (chain 0; acs: its cycle's largest and smallest step)."
     );
@@ -296,19 +343,25 @@ fn convergence_note(rhat_max: f64, ess: f64) -> &'static str {
     // NaN (chains that never moved) counts as failing.
     match (rhat_max <= 1.01, ess >= 100.0) {
         (true, true) => "",
-        (false, true) => "R-hat: critical slowing down*",
-        (true, false) => "ESS: critical slowing down*",
-        (false, false) => "R-hat, ESS: critical slowing down*",
+        (false, true) => "! not converged (R-hat): critical slowing down*",
+        (true, false) => "! not converged (ESS): critical slowing down*",
+        (false, false) => "! not converged (R-hat, ESS): critical slowing down*",
     }
 }
 
-/// R-hat for the table: `>100` for chains that disagree completely (or never moved).
-fn rhat(r: f64) -> String {
-    if r < 100.0 {
-        format!("{r:.2}")
-    } else {
-        ">100".into()
+/// A bar's label: the sampler, and its step where it has a fixed one.
+fn chart_label(spec: &SamplerSpec) -> String {
+    match *spec {
+        SamplerSpec::Dula { step, .. } | SamplerSpec::Dmala { step, .. } => {
+            format!("{} {step}", spec.name())
+        }
+        _ => spec.name().to_string(),
     }
+}
+
+/// Whether the sampler's draws are biased for any step (no Metropolis test).
+fn is_biased(spec: &SamplerSpec) -> bool {
+    matches!(spec, SamplerSpec::Dula { .. })
 }
 
 /// A label for the bar chart.
@@ -506,7 +559,7 @@ mod tests {
         }
         assert_eq!(
             convergence_note(2.9, 41.0),
-            "R-hat, ESS: critical slowing down*"
+            "! not converged (R-hat, ESS): critical slowing down*"
         );
         assert_eq!(convergence_note(1.005, 400.0), "");
         assert_eq!(convergence_note(1.01, 100.0), "");

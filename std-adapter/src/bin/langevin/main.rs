@@ -5,6 +5,7 @@ mod ais;
 mod args;
 mod continuous;
 mod demo;
+mod figures;
 mod sample;
 mod sdp;
 mod train;

@@ -1,5 +1,7 @@
-//! A progress bar on stderr with rate and time left. It appears only when stderr is a terminal,
-//! only once a run has taken a second, and never with `--quiet`; it is erased when the run ends.
+//! Progress on stderr with rate and time left, never with `--quiet`. On a terminal: a bar,
+//! once a run has taken a second, erased when the run ends. Piped or redirected (a log file,
+//! CI): one plain line every ten seconds once a run has taken ten, so that a long run is never
+//! silent and a short one writes nothing.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -10,11 +12,15 @@ use std::time::{Duration, Instant};
 const DELAY: Duration = Duration::from_secs(1);
 /// How often the bar is redrawn.
 const REFRESH: Duration = Duration::from_millis(100);
+/// Runs shorter than this write no progress line when stderr is not a terminal; then one line
+/// every this long.
+const LINE_EVERY: Duration = Duration::from_secs(10);
 const BAR_WIDTH: usize = 24;
 
-/// Whether a bar may be drawn: stderr is a terminal and the user did not ask for quiet.
+/// Whether progress may be shown: the user did not ask for quiet (a bar on a terminal, plain
+/// lines otherwise).
 pub fn wanted(quiet: bool) -> bool {
-    !quiet && std::io::stderr().is_terminal()
+    !quiet
 }
 
 /// Runs `work`, handing it a step counter when `show`; a monitor thread reads the counter and
@@ -45,7 +51,19 @@ pub fn with_progress_in<T>(
     std::thread::scope(|s| {
         let monitor = s.spawn(move || {
             let mut err = std::io::stderr();
-            watch(label, unit, total, counter_ref, &finished, DELAY, &mut err);
+            if err.is_terminal() {
+                watch(label, unit, total, counter_ref, &finished, DELAY, &mut err);
+            } else {
+                watch_lines(
+                    label,
+                    unit,
+                    total,
+                    counter_ref,
+                    &finished,
+                    LINE_EVERY,
+                    &mut err,
+                );
+            }
         });
         let out = work(Some(&counter));
         // Dropping the sender wakes the monitor, which erases the bar and stops.
@@ -80,6 +98,24 @@ fn watch(
     }
     if drawn {
         let _ = write!(out, "\r\x1b[K");
+        let _ = out.flush();
+    }
+}
+
+/// Writes one progress line every `every` (the first after `every`), until the channel closes.
+fn watch_lines(
+    label: &str,
+    unit: &str,
+    total: u64,
+    counter: &AtomicU64,
+    finished: &mpsc::Receiver<()>,
+    every: Duration,
+    out: &mut dyn Write,
+) {
+    let start = Instant::now();
+    while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(every) {
+        let done = counter.load(Ordering::Relaxed).min(total);
+        let _ = writeln!(out, "{}", render(label, unit, done, total, start.elapsed()));
         let _ = out.flush();
     }
 }
@@ -182,6 +218,29 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains(" 50%"), "{text:?}");
         assert!(text.ends_with("\r\x1b[K"), "{text:?}");
+    }
+
+    #[test]
+    fn piped_progress_is_plain_lines() {
+        let counter = AtomicU64::new(40);
+        let (done, finished) = mpsc::channel::<()>();
+        let mut out = Vec::new();
+        std::thread::scope(|s| {
+            let (counter, out) = (&counter, &mut out);
+            let monitor =
+                s.spawn(move || watch_lines("t", "steps", 100, counter, &finished, REFRESH, out));
+            std::thread::sleep(5 * REFRESH / 2);
+            drop(done);
+            monitor.join().unwrap();
+        });
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.lines().count() >= 2, "{text:?}");
+        assert!(
+            text.lines()
+                .all(|l| l.starts_with("t [") && l.contains(" 40%")),
+            "{text:?}"
+        );
+        assert!(!text.contains('\r') && !text.contains('\x1b'), "{text:?}");
     }
 
     #[test]

@@ -15,7 +15,9 @@ use crate::progress;
 use crate::provenance::Provenance;
 use langevin_std::binary::{BinaryDiagnostics, BinaryModel, Depth, diagnose, has_batched_path};
 use langevin_std::core_kernels::baselines::Scan;
-use langevin_std::diagnostics::{DiagError, convergence_warnings};
+use langevin_std::diagnostics::{
+    CoordinateTable, DiagError, convergence_warnings, coordinate_table,
+};
 use langevin_std::io::{
     DrawDtype, DrawsFile, Prepared, csv_draws, json_bytes, prepare, write_all_with,
 };
@@ -146,6 +148,38 @@ pub struct Summary {
     /// Why the numbers should not be trusted (empty when R-hat and ESS pass).
     warnings: Vec<String>,
     mean: Vec<f64>,
+    /// ArviZ's `summary` columns per coordinate (`--diagnostics full`).
+    #[serde(flatten)]
+    coordinates: Option<CoordinateColumns>,
+}
+
+/// The per-coordinate columns of ArviZ's `summary` beside `mean`: bulk ESS and R-hat, and the
+/// [`CoordinateTable`] (sd, quantiles, MCSE of the mean, tail ESS).
+#[derive(Debug, Serialize)]
+pub struct CoordinateColumns {
+    ess_bulk: Vec<f64>,
+    rhat: Vec<f64>,
+    #[serde(flatten)]
+    table: CoordinateTable,
+}
+
+/// Fills `summary.coordinates` from the per-coordinate diagnostics and the draws they ran on
+/// (the draws in memory); left empty when there are none.
+pub(crate) fn coordinate_columns<T: Copy + Into<f64>>(summary: &mut Summary, chains: &[&[T]]) {
+    let Some(c) = summary
+        .diagnostics
+        .as_ref()
+        .and_then(|d| d.coordinates.as_ref())
+    else {
+        return;
+    };
+    if let Ok(table) = coordinate_table(chains, summary.dim) {
+        summary.coordinates = Some(CoordinateColumns {
+            ess_bulk: c.ess.per_coordinate.clone(),
+            rhat: c.rhat.clone(),
+            table,
+        });
+    }
 }
 
 /// The kept draws the diagnostics used, when not all of them.
@@ -309,6 +343,7 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     summary.mmd = mmd;
     let diagnostics = diagnostics_of(spec, d, |depth| diagnose(&run, config.seed, depth));
     measured!(summary, run, diagnostics);
+    coordinate_columns(&mut summary, &draws);
     summary.subset(stride);
     summary.plots = plot_names(&files);
     finish(spec, &summary, file, &draws, files)
@@ -596,6 +631,7 @@ impl Summary {
             plots: Vec::new(),
             warnings: Vec::new(),
             mean: Vec::new(),
+            coordinates: None,
         }
     }
 }
@@ -795,9 +831,14 @@ fn print_table(s: &Summary) {
                 "{:<22}{:.1} ({statistic} to a random reference)",
                 "ESS of statistic", d.ess_statistic
             );
-            println!("{:<22}{:.1}", "ESS per second", d.ess_per_second);
-            println!("{:<22}{:.2}", "ESS per 10k evals", d.ess_per_10k_evals);
-            println!("{:<22}{:.4}", "R-hat (max)", d.rhat_max);
+            let mark = crate::figures::not_converged(d.rhat_max);
+            println!("{:<22}{:.1}{mark}", "ESS per second", d.ess_per_second);
+            println!(
+                "{:<22}{}{mark}",
+                "ESS per 10k evals",
+                crate::figures::per_evaluation(d.ess_per_10k_evals, 2)
+            );
+            println!("{:<22}{:.4}{mark}", "R-hat (max)", d.rhat_max);
         }
         None if s.diagnostics_asked != "none" && s.diagnostics_on.is_some() => {
             println!(
@@ -809,6 +850,9 @@ fn print_table(s: &Summary) {
             println!("{:<22}need at least 8 kept draws per chain", "diagnostics")
         }
         None => println!("{:<22}not computed (--diagnostics none)", "diagnostics"),
+    }
+    if let Some(c) = &s.coordinates {
+        print_coordinates(s, c);
     }
     if let Some(on) = &s.diagnostics_on {
         println!(
@@ -830,6 +874,48 @@ fn print_table(s: &Summary) {
     }
     for w in &s.warnings {
         println!("{:<22}{w}", "WARNING");
+    }
+}
+
+/// The first coordinates' rows of ArviZ's `summary` table (all of them are in the summary
+/// file).
+fn print_coordinates(s: &Summary, c: &CoordinateColumns) {
+    const SHOWN: usize = 8;
+    println!(
+        "{:>6} {:>8} {:>8} {:>7} {:>7} {:>7} {:>9} {:>9} {:>9} {:>7}",
+        "coord", "mean", "sd", "q5", "q50", "q95", "mcse_mean", "ess_bulk", "ess_tail", "r_hat"
+    );
+    let at = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(f64::NAN);
+    for i in 0..s.dim.min(SHOWN) {
+        let rhat = at(&c.rhat, i);
+        println!(
+            "{:>6} {:>8.4} {:>8.4} {:>7.2} {:>7.2} {:>7.2} {:>9.4} {:>9.1} {:>9.1} {:>7}{}",
+            i,
+            at(&s.mean, i),
+            at(&c.table.sd, i),
+            at(&c.table.q5, i),
+            at(&c.table.q50, i),
+            at(&c.table.q95, i),
+            at(&c.table.mcse_mean, i),
+            at(&c.ess_bulk, i),
+            at(&c.table.ess_tail, i),
+            crate::figures::rhat_text(rhat),
+            if rhat.is_nan() {
+                ""
+            } else {
+                if crate::figures::failed(rhat) {
+                    "  !"
+                } else {
+                    ""
+                }
+            }
+        );
+    }
+    if s.dim > SHOWN {
+        println!(
+            "{:>6} (all {} coordinates in the summary file: sd, q5, q50, q95, mcse_mean, ess_bulk, ess_tail, rhat)",
+            "…", s.dim
+        );
     }
 }
 

@@ -130,7 +130,8 @@ pub struct TrainArgs {
     /// AIS intermediate distributions of each evaluation.
     #[arg(long = "ais-betas", default_value_t = 1_000)]
     pub ais_betas: usize,
-    /// Write the learning curve (log-likelihood or RMSE per evaluation) as a PNG.
+    /// Write the learning curve as a PNG: the held-out log-likelihood (or the coupling RMSE)
+    /// against the update.
     #[arg(long)]
     pub plot: Option<PathBuf>,
     /// Write a PNG grid of the persistent chains' final states (square d only).
@@ -525,32 +526,30 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         files.push((path.clone(), csv.into_bytes()));
     }
     if let Some(path) = &args.plot {
-        let (title, series): (&str, Vec<f64>) = if test.is_some() {
+        // The learning curve: the tracked objective against the update it was measured after.
+        let (title, y_label, points): (&str, &str, Vec<(f64, f64)>) = if test.is_some() {
             (
-                "held-out mean log-likelihood per evaluation",
+                "Learning curve: held-out mean log-likelihood",
+                "held-out log-likelihood (nats)",
                 rows.iter()
-                    .filter_map(|r| r.log_likelihood.map(|l| l.0))
+                    .filter_map(|r| r.log_likelihood.map(|l| (r.update as f64, l.0)))
                     .collect(),
             )
         } else {
             (
-                "coupling RMSE per evaluation",
-                rows.iter().filter_map(|r| r.coupling_rmse).collect(),
+                "Learning curve: coupling RMSE against the true model",
+                "coupling RMSE",
+                rows.iter()
+                    .filter_map(|r| r.coupling_rmse.map(|e| (r.update as f64, e)))
+                    .collect(),
             )
         };
-        let lag = series.len().saturating_sub(1).clamp(1, 20);
-        let spec = langevin_std::plot::TraceSpec {
+        let spec = langevin_std::plot::LineSpec {
             title: title.to_string(),
-            x_label: format!("evaluation (every {every} updates, and the last)"),
-            y_label: if test.is_some() {
-                "mean log-likelihood".into()
-            } else {
-                "coupling RMSE".into()
-            },
+            x_label: format!("update (evaluated every {every} updates, and after the last)"),
+            y_label: y_label.to_string(),
         };
-        let picture = render(path, |p| {
-            langevin_std::plot::trace_and_acf_with(p, &spec, &[series], lag)
-        })?;
+        let picture = render(path, |p| langevin_std::plot::line_plot(p, &spec, &points))?;
         files.push((path.clone(), picture));
     }
     if let Some(path) = &args.samples {

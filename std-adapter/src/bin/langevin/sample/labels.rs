@@ -72,6 +72,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     summary.mean_accepted_changes = Some(stats.mean_accepted_flips());
     let diagnostics = diagnostics_of(spec, d, |depth| run.diagnose(config.seed, depth));
     measured!(summary, run, diagnostics);
+    super::coordinate_columns(&mut summary, &draws);
     summary.subset(stride);
     summary.plots = plot_names(&files);
     finish(spec, &summary, file, &draws, files)

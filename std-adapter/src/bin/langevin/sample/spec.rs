@@ -126,7 +126,7 @@ pub struct SamplerArgs {
     pub diagonal: DiagonalName,
     #[arg(long = "ab2-tune", default_value_t = 10_000, help = Param::Ab2Tune.help())]
     pub ab2_tune: u64,
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true, help = Param::Step.help())]
+    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true, help = step_help())]
     pub step: f64,
     #[arg(long, default_value_t = 0.5, allow_negative_numbers = true, help = Param::Balance.help())]
     pub balance: f64,
@@ -207,10 +207,33 @@ where
     }
 }
 
+/// Whether this process's command line gives `--step` or `--balance` (not their defaults):
+/// either one asks for a fixed proposal, so `sample` does not tune DMALA's step.
+pub fn step_given() -> bool {
+    let given = crate::args::given_options();
+    given.contains("step") || given.contains("balance")
+}
+
+/// `--step`'s help: the registry's, and what happens when it is not given.
+fn step_help() -> String {
+    format!(
+        "{} [dmala in `sample`: without --step and --balance, the step is adapted toward \
+         --target-acceptance during burn-in, as --adapt acceptance; a given --step is fixed]",
+        Param::Step.help()
+    )
+}
+
 impl SamplerArgs {
     /// The sampler the flags describe, its parameters checked as far as the model does not
-    /// matter.
+    /// matter; without `--step` every sampler starts from the registry's default step.
     pub fn sampler(&self) -> Result<Sampler, CliError> {
+        self.sampler_with(false)
+    }
+
+    /// [`SamplerArgs::sampler`], and with `adapt_by_default` DMALA (without `--adapt`) tunes
+    /// its step during burn-in (`--adapt acceptance`): the default of `sample` when neither
+    /// `--step` nor `--balance` is given ([`step_given`]).
+    pub fn sampler_with(&self, adapt_by_default: bool) -> Result<Sampler, CliError> {
         self.refuse_unused(&crate::args::given_options())?;
         if self.window == Some(0) {
             return Err(CliError("--window must be at least 1".into()));
@@ -225,7 +248,10 @@ impl SamplerArgs {
         params.window = self.window;
         params.diagonal = self.diagonal.rule();
         params.ab2_tune = self.ab2_tune;
-        params.adapt = self.adapt.map(AdaptName::adapt);
+        params.adapt = self.adapt.map(AdaptName::adapt).or_else(|| {
+            (adapt_by_default && self.sampler.params.contains(&Param::Adapt))
+                .then_some(Adapt::Acceptance)
+        });
         params.target_acceptance = self.target_acceptance;
         params.replicas = self.replicas;
         params.balancing = self.balancing.balancing();
@@ -336,7 +362,8 @@ pub enum Diagnostics {
     None,
     /// The distance statistic's ESS and R-hat.
     Summary,
-    /// Also every coordinate's bulk ESS and R-hat.
+    /// Also every coordinate's bulk ESS and R-hat, and the other columns of ArviZ's summary
+    /// (sd, quantiles, MCSE of the mean, tail ESS).
     Full,
 }
 
@@ -432,7 +459,10 @@ impl RunSpec {
                 "--plot writes one or more PNG files and cannot be standard output".into(),
             ));
         }
-        let sampler = args.sampler.sampler()?;
+        // DMALA tunes its step by default; `--batch`'s lockstep path runs a fixed step.
+        let sampler = args
+            .sampler
+            .sampler_with(args.batch.is_none() && !step_given())?;
         let outputs = Outputs {
             draws: args.out.clone(),
             summary: args.report.summary.clone(),
