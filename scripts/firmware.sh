@@ -211,7 +211,8 @@ link_archive() { # ARCHIVE OUT
 
 # The C ABI's bring-your-own-target example (a C energy through the log-density callback,
 # checked against exact enumeration): built and run on the host, then on the Cortex-M4F board
-# under QEMU with newlib's semihosting start-up. LIBS: the host archive's system libraries.
+# under QEMU with the start-up code of the other C examples. LIBS: the host archive's system
+# libraries.
 ffi_energy() {
   local libs=$1 elf="$ROOT/target/$M4/release/ffi-energy.elf" status=0
   log "C ABI: a user energy in C (examples/energy.c) against enumeration, on the host"
@@ -227,13 +228,11 @@ ffi_energy() {
   log "C ABI: the same program on $(board_of "$M4") ($M4, QEMU, semihosting)"
   # shellcheck disable=SC2046
   arm-none-eabi-gcc $(c_flags_of "$M4") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
-    "$ROOT/ffi/examples/energy.c" "$ROOT/ffi/examples/board/cortex-m-start.c" \
-    "$ROOT/target/$M4/release/liblangevin_ffi.a" -lm --specs=rdimon.specs -u _printf_float \
-    -Wl,--section-start=.vectors=0 -Wl,-u,cortex_m_vectors -ffunction-sections -fdata-sections \
-    -Wl,--gc-sections -Wl,-z,noexecstack -o "$elf" || return 1
-  timeout "$QEMU_TIMEOUT" qemu-system-arm $(qemu_args "$M4") -nographic \
-    -semihosting-config enable=on,target=native -kernel "$elf" </dev/null \
-    >"$LOGS/ffi-energy.log" 2>&1 || status=1
+    "$ROOT/ffi/examples/energy.c" "$ROOT/ffi/examples/qemu/cortex-m.c" \
+    "$ROOT/target/$M4/release/liblangevin_ffi.a" -ffunction-sections -fdata-sections \
+    -Wl,--gc-sections -Wl,-z,noexecstack -nostartfiles -T "$ROOT/ffi/examples/qemu/cortex-m.ld" \
+    --specs=nano.specs -u _printf_float --specs=nosys.specs -lm -o "$elf" || return 1
+  run_qemu "$M4" "$elf" "$LOGS/ffi-energy.log" || status=1
   sed 's/^/  /' "$LOGS/ffi-energy.log"
   grep -q ': exact$' "$LOGS/ffi-energy.log" || status=1
   return $status
