@@ -359,6 +359,7 @@ pub fn sweep_leftovers(dir: &Path) {
 /// # Errors
 ///
 /// The system refusing the handler.
+#[cfg(unix)]
 pub fn clean_up_on_signals() -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
@@ -373,6 +374,16 @@ pub fn clean_up_on_signals() -> std::io::Result<()> {
                 std::process::exit(128 + signal);
             }
         })?;
+    Ok(())
+}
+
+/// Elsewhere than on Unix: nothing is installed (leftovers are still recognisable by name).
+///
+/// # Errors
+///
+/// None.
+#[cfg(not(unix))]
+pub fn clean_up_on_signals() -> std::io::Result<()> {
     Ok(())
 }
 
