@@ -191,6 +191,44 @@ fn output_clashes_are_refused_before_any_work() {
     assert_eq!(s.files(), ["m.json", "pic.heatmap.png", "x.npy"]);
 }
 
+#[test]
+fn train_writes_its_pictures_with_its_other_outputs_or_refuses_them_before_the_run() {
+    let s = Scratch::new("outputs-train-pictures");
+    rows(&s, "x.npy");
+    let train = "train --data x.npy --model-kind rbm --hidden 3 --quiet";
+    // A picture that cannot be drawn would lose the model with it: refused before the run.
+    let message = refused_at_once(
+        &s.0,
+        &format!("{train} --updates 1000000000 --out m.json --plot curve.png"),
+    );
+    assert!(
+        message.contains("--plot") && message.contains("--test"),
+        "{message}"
+    );
+    let message = refused_at_once(
+        &s.0,
+        &format!("{train} --updates 1000000000 --out m.json --samples grid.png"),
+    );
+    assert!(message.contains("not a square"), "{message}");
+    assert_eq!(s.files(), ["x.npy"]);
+    ok(
+        &s.0,
+        &words(&format!(
+            "{train} --test x.npy --updates 20 --eval-every 10 --out m.json --plot curve.png \
+             --log l.csv --summary t.json"
+        )),
+    );
+    assert_eq!(
+        s.files(),
+        ["curve.png", "l.csv", "m.json", "t.json", "x.npy"]
+    );
+    assert!(
+        std::fs::read(s.path("curve.png"))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
+}
+
 /// A folder in which no file can be created even by root: immutable (`chattr +i`), made
 /// mutable again when dropped. `None` (with the reason printed) where the file system or the
 /// user cannot do this.
