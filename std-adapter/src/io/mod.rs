@@ -16,7 +16,7 @@ pub mod npy;
 pub mod output;
 
 pub use output::{
-    OutputError, PathClash, Prepared, StreamedFile, WriteError, check_distinct,
+    OutputError, PathClash, Prepared, Rendering, StreamedFile, WriteError, check_distinct,
     clean_up_on_signals, is_stdout, prepare, render, resolve_links, sweep_leftovers, write_all,
     write_all_with, write_atomically,
 };

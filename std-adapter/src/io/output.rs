@@ -359,6 +359,7 @@ pub fn sweep_leftovers(dir: &Path) {
 /// # Errors
 ///
 /// The system refusing the handler.
+#[cfg(unix)]
 pub fn clean_up_on_signals() -> std::io::Result<()> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
@@ -373,6 +374,16 @@ pub fn clean_up_on_signals() -> std::io::Result<()> {
                 std::process::exit(128 + signal);
             }
         })?;
+    Ok(())
+}
+
+/// Elsewhere than on Unix: nothing is installed (leftovers are still recognisable by name).
+///
+/// # Errors
+///
+/// None.
+#[cfg(not(unix))]
+pub fn clean_up_on_signals() -> std::io::Result<()> {
     Ok(())
 }
 
@@ -652,8 +663,61 @@ pub fn write_all<P: AsRef<Path>>(files: &[(P, Vec<u8>)]) -> Result<(), WriteErro
     write_all_with(files, Vec::new())
 }
 
-/// Renders a file that a function writes to a path (a picture) through a temporary file beside
-/// `path`, and returns its bytes, for writing with the other outputs by [`write_all_with`].
+/// A file that a function writes to a path (a picture), drawn into a temporary file beside its
+/// output (`.langevin-<pid>-<random>.render`, removed when dropped) and then read back, for
+/// writing with the other outputs by [`write_all_with`].
+#[derive(Debug)]
+pub struct Rendering {
+    output: PathBuf,
+    tmp: PathBuf,
+}
+
+impl Rendering {
+    /// A temporary file beside `output` (after following symbolic links).
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError`] naming `output` when the temporary file cannot be created.
+    pub fn beside(output: &Path) -> Result<Self, WriteError> {
+        let fail = |source| WriteError {
+            path: output.to_path_buf(),
+            source,
+        };
+        let resolved = resolve_links(output).map_err(fail)?;
+        let (file, tmp) = create_temporary(folder_of(&resolved), ".render").map_err(fail)?;
+        drop(file);
+        Ok(Self {
+            output: output.to_path_buf(),
+            tmp,
+        })
+    }
+
+    /// Where to draw.
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// The output's path and what was drawn; the temporary file is removed.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError`] naming the output when the temporary file cannot be read.
+    pub fn bytes(self) -> Result<(PathBuf, Vec<u8>), WriteError> {
+        let bytes = std::fs::read(&self.tmp).map_err(|source| WriteError {
+            path: self.output.clone(),
+            source,
+        })?;
+        Ok((self.output.clone(), bytes))
+    }
+}
+
+impl Drop for Rendering {
+    fn drop(&mut self) {
+        remove_registered(&mut registry(), &self.tmp);
+    }
+}
+
+/// Draws with `draw` into a [`Rendering`] beside `path` and returns the bytes.
 ///
 /// # Errors
 ///
@@ -663,18 +727,12 @@ pub fn render<E: fmt::Display>(
     path: &Path,
     draw: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<Vec<u8>, WriteError> {
-    let fail = |source| WriteError {
+    let rendering = Rendering::beside(path)?;
+    draw(rendering.path()).map_err(|e| WriteError {
         path: path.to_path_buf(),
-        source,
-    };
-    let resolved = resolve_links(path).map_err(fail)?;
-    let (file, tmp) = create_temporary(folder_of(&resolved), ".render").map_err(fail)?;
-    drop(file);
-    let bytes = draw(&tmp)
-        .map_err(|e| fail(std::io::Error::other(e.to_string())))
-        .and_then(|()| std::fs::read(&tmp).map_err(fail));
-    remove_registered(&mut registry(), &tmp);
-    bytes
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    Ok(rendering.bytes()?.1)
 }
 
 /// Where a [`StreamedFile`] ends up.

@@ -191,6 +191,44 @@ fn output_clashes_are_refused_before_any_work() {
     assert_eq!(s.files(), ["m.json", "pic.heatmap.png", "x.npy"]);
 }
 
+#[test]
+fn train_writes_its_pictures_with_its_other_outputs_or_refuses_them_before_the_run() {
+    let s = Scratch::new("outputs-train-pictures");
+    rows(&s, "x.npy");
+    let train = "train --data x.npy --model-kind rbm --hidden 3 --quiet";
+    // A picture that cannot be drawn would lose the model with it: refused before the run.
+    let message = refused_at_once(
+        &s.0,
+        &format!("{train} --updates 1000000000 --out m.json --plot curve.png"),
+    );
+    assert!(
+        message.contains("--plot") && message.contains("--test"),
+        "{message}"
+    );
+    let message = refused_at_once(
+        &s.0,
+        &format!("{train} --updates 1000000000 --out m.json --samples grid.png"),
+    );
+    assert!(message.contains("not a square"), "{message}");
+    assert_eq!(s.files(), ["x.npy"]);
+    ok(
+        &s.0,
+        &words(&format!(
+            "{train} --test x.npy --updates 20 --eval-every 10 --out m.json --plot curve.png \
+             --log l.csv --summary t.json"
+        )),
+    );
+    assert_eq!(
+        s.files(),
+        ["curve.png", "l.csv", "m.json", "t.json", "x.npy"]
+    );
+    assert!(
+        std::fs::read(s.path("curve.png"))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
+}
+
 /// A folder in which no file can be created even by root: immutable (`chattr +i`), made
 /// mutable again when dropped. `None` (with the reason printed) where the file system or the
 /// user cannot do this.
@@ -297,15 +335,17 @@ fn two_runs_on_one_output_never_mix() {
         assert_eq!(seed_of(&s.path("s.json")), seed);
     }
     assert_ne!(reference[0], reference[1]);
-    // The second run starts while the first is under way: refused, naming the first.
-    let one = sample_line(1, steps);
-    let mut first = spawn(&s.0, &words(&one), &[]);
+    // A second run starting while the first is under way (one that would take hours) is
+    // refused, naming the first; the first, stopped, leaves the outputs as they were.
+    let endless =
+        format!("sample --model m.json --seed 3 {ENDLESS} --out d.npy --summary s.json --quiet");
+    let mut first = spawn(&s.0, &words(&endless), &[]);
     wait_for_partial(&mut first, &s.0);
-    let two = sample_line(2, steps);
+    let (one, two) = (sample_line(1, steps), sample_line(2, steps));
     let second = finish_within(
-        spawn(&s.0, &words(&two), &[]),
+        spawn(&s.0, &words(&one), &[]),
         Duration::from_secs(60),
-        &two,
+        &one,
     );
     let message = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(2), "{message}");
@@ -314,10 +354,10 @@ fn two_runs_on_one_output_never_mix() {
             && message.contains(&format!("process {}", first.id())),
         "{message}"
     );
-    let first = finish_within(first, Duration::from_secs(300), &one);
-    assert!(first.status.success());
-    assert_eq!(seed_of(&s.path("s.json")), 1);
-    assert_eq!(std::fs::read(s.path("d.npy")).unwrap(), reference[0]);
+    signal(&first, "TERM");
+    finish_within(first, Duration::from_secs(30), &endless);
+    assert_eq!(seed_of(&s.path("s.json")), 2);
+    assert_eq!(std::fs::read(s.path("d.npy")).unwrap(), reference[1]);
     // Started together: whichever wins, the summary and the draws are one run's.
     for _ in 0..2 {
         let a = spawn(&s.0, &words(&one), &[]);

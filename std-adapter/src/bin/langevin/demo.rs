@@ -14,7 +14,7 @@ use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
     BinaryModel, BinaryRun, Depth, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
 };
-use langevin_std::io::{prepare, render, write_all};
+use langevin_std::io::{Rendering, prepare, write_all};
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
 };
@@ -93,50 +93,49 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
     )?;
     let ising = ising_table(args, threads)?;
     let mixture = mixture_section(args, threads)?;
+    // Drawn into temporary files, then written together, all or none.
+    let (chart, trace, visits) = (
+        Rendering::beside(&args.plot)?,
+        Rendering::beside(&trace_path)?,
+        Rendering::beside(&mixture_path)?,
+    );
     let labels: Vec<&str> = ising.labels.iter().map(String::as_str).collect();
-    let chart = render(&args.plot, |p| {
-        bar_chart_with(
-            p,
-            &BarSpec {
-                title: "ESS per second, 20x20 critical Ising",
-                x_label: "sampler (b: biased, no Metropolis test; *: not converged)",
-                y_label: "ESS per second (log scale)",
-                marked: &ising.marked,
-                note: "Hatched bars are not to be trusted: biased (b) or not converged (*, R-hat > 1.01 or ESS < 100).",
-            },
-            &labels,
-            &ising.ess_per_second,
-            AxisScale::Log,
-        )
-    })?;
-    let trace = render(&trace_path, |p| {
-        trace_and_acf_with(
-            p,
-            &TraceSpec {
-                title: format!(
-                    "Hamming distance to a reference state, {} (fastest exact sampler{})",
-                    ising.best_label,
-                    if ising.best_converged {
-                        ""
-                    } else {
-                        "; not converged"
-                    }
-                ),
-                x_label: crate::sample::pictures::kept_draw_label(1, args.steps / 10),
-                y_label: "Hamming distance".into(),
-            },
-            &ising.best_traces,
-            200,
-        )
-    })?;
-    let visits = render(&mixture_path, |p| {
-        mixture.draw(p, "25-mode lattice mixture: ACS visits against the target")
-    })?;
-    write_all(&[
-        (args.plot.clone(), chart),
-        (trace_path.clone(), trace),
-        (mixture_path.clone(), visits),
-    ])?;
+    bar_chart_with(
+        chart.path(),
+        &BarSpec {
+            title: "ESS per second, 20x20 critical Ising",
+            x_label: "sampler (b: biased, no Metropolis test; *: not converged)",
+            y_label: "ESS per second (log scale)",
+            marked: &ising.marked,
+            note: "Hatched bars are not to be trusted: biased (b) or not converged (*, R-hat > 1.01 or ESS < 100).",
+        },
+        &labels,
+        &ising.ess_per_second,
+        AxisScale::Log,
+    )?;
+    trace_and_acf_with(
+        trace.path(),
+        &TraceSpec {
+            title: format!(
+                "Hamming distance to a reference state, {} (fastest exact sampler{})",
+                ising.best_label,
+                if ising.best_converged {
+                    ""
+                } else {
+                    "; not converged"
+                }
+            ),
+            x_label: crate::sample::pictures::kept_draw_label(1, args.steps / 10),
+            y_label: "Hamming distance".into(),
+        },
+        &ising.best_traces,
+        200,
+    )?;
+    mixture.draw(
+        visits.path(),
+        "25-mode lattice mixture: ACS visits against the target",
+    )?;
+    write_all(&[chart.bytes()?, trace.bytes()?, visits.bytes()?])?;
     println!("\nWrote");
     println!("  {}  ESS per second by sampler", args.plot.display());
     println!(

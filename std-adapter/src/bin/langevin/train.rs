@@ -9,7 +9,7 @@ use crate::sample::spec::{ScanName, sampler_parser};
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
 use langevin_std::core_kernels::baselines::Scan;
-use langevin_std::io::{Prepared, json_bytes, prepare, render, write_all};
+use langevin_std::io::{Prepared, Rendering, json_bytes, prepare, write_all};
 use langevin_std::learn::ais::{
     AisSettings, EXACT_MAX_UNITS, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
 };
@@ -295,7 +295,17 @@ fn check_outputs(args: &TrainArgs) -> Result<Prepared, CliError> {
         ("--plot", args.plot.as_deref()),
         ("--samples", args.samples.as_deref()),
     ]);
-    Ok(prepare(&inputs, &outputs)?)
+    let prepared = prepare(&inputs, &outputs)?;
+    // The pictures are written with the other outputs, all or none: one that cannot be drawn
+    // is refused now rather than after the run.
+    if args.plot.is_some() && args.test.is_none() && args.truth.is_none() {
+        return Err(CliError(
+            "--plot draws the held-out log-likelihood (--test) or the coupling RMSE (--true) \
+             per evaluation: give one of them"
+                .into(),
+        ));
+    }
+    Ok(prepared)
 }
 
 pub fn run(args: &TrainArgs) -> Result<(), CliError> {
@@ -331,6 +341,12 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             path.display(),
             t.cols,
             data.cols
+        )));
+    }
+    let d = model.dim();
+    if args.samples.is_some() && (d as f64).sqrt().round().powi(2) as usize != d {
+        return Err(CliError(format!(
+            "--samples: the dimension {d} is not a square"
         )));
     }
     let truth = match &args.truth {
@@ -549,8 +565,9 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             x_label: format!("update (evaluated every {every} updates, and after the last)"),
             y_label: y_label.to_string(),
         };
-        let picture = render(path, |p| langevin_std::plot::line_plot(p, &spec, &points))?;
-        files.push((path.clone(), picture));
+        let picture = Rendering::beside(path)?;
+        langevin_std::plot::line_plot(picture.path(), &spec, &points)?;
+        files.push(picture.bytes()?);
     }
     if let Some(path) = &args.samples {
         let d = pcd.model().dim();
@@ -567,18 +584,17 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             args.chains,
             pcd.updates()
         );
-        let picture = render(path, |p| {
-            langevin_std::plot::image_grid_titled(
-                p,
-                "Persistent chains' final states",
-                &caption,
-                &images,
-                side,
-                side,
-                8,
-            )
-        })?;
-        files.push((path.clone(), picture));
+        let picture = Rendering::beside(path)?;
+        langevin_std::plot::image_grid_titled(
+            picture.path(),
+            "Persistent chains' final states",
+            &caption,
+            &images,
+            side,
+            side,
+            8,
+        )?;
+        files.push(picture.bytes()?);
     }
     write_all(&files)?;
     Ok(())
