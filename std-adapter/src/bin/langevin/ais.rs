@@ -121,8 +121,11 @@ struct AisSummary {
 }
 
 /// Reads an RBM model file.
-pub fn read_rbm(path: &std::path::Path) -> Result<RbmParams, CliError> {
-    let doc = ModelDoc::read(path)?;
+pub fn read_rbm(
+    path: &std::path::Path,
+    budget: &langevin_std::resources::MemoryBudget,
+) -> Result<RbmParams, CliError> {
+    let doc = ModelDoc::read_within(path, budget)?;
     let model = BinaryModel::from_doc(&doc)?;
     model
         .as_ref()
@@ -137,8 +140,13 @@ pub fn read_rbm(path: &std::path::Path) -> Result<RbmParams, CliError> {
 }
 
 pub fn run(args: &AisArgs) -> Result<(), CliError> {
-    let rbm = read_rbm(&args.model)?;
-    let data = args.data.as_deref().map(BinaryRows::read).transpose()?;
+    let budget = args.memory.budget();
+    let rbm = read_rbm(&args.model, &budget)?;
+    let data = args
+        .data
+        .as_deref()
+        .map(|p| BinaryRows::read_within(p, &budget))
+        .transpose()?;
     if let (Some(d), Some(path)) = (&data, &args.data)
         && d.cols != rbm.visible()
     {
