@@ -249,6 +249,19 @@ fn the_diagnostics_estimate_counts_what_they_hold() {
             "{run} --diagnostics full --threads 1 --max-memory 20M"
         )),
     );
+    // Continuous draws: one worker per coordinate at most (2 here, not 64): 40 000 draws hold
+    // about 5 MB, not 88 MB.
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    ok(
+        &s.0,
+        &words(
+            "sample-continuous --model g.json --step 0.1 --passes 10000 --threads 64 \
+             --max-memory 10M --quiet",
+        ),
+    );
     // The cap still holds: full diagnostics need more than 4 MB.
     let line = fails(
         &s.0,
