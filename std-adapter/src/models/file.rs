@@ -2,7 +2,7 @@
 //!
 //! Errors name the file, the field and the problem, in one line.
 
-use crate::io::input::{InputError, json_parse_bytes, parse_json, read_limited};
+use crate::io::input::{InputError, json_parse_bytes, parse_json, parse_strict, read_limited};
 use crate::resources::MemoryBudget;
 use langevin_core::ParamError;
 use serde_json::{Map, Value};
@@ -132,9 +132,8 @@ impl ModelDoc {
     ///
     /// As for [`ModelDoc::read_within`].
     pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
-        let budget = MemoryBudget::new(None);
-        let value =
-            parse_json(text.as_bytes(), &budget).map_err(|e| ModelError::new("", e.to_string()))?;
+        // The text is in memory already: its parse is the caller's to bound.
+        let value = parse_strict(text.as_bytes()).map_err(|e| ModelError::new("", e))?;
         let mut doc = Self::from_value(value, base)?;
         doc.parse_bytes = json_parse_bytes(text.as_bytes());
         Ok(doc)
