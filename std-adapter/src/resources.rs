@@ -133,8 +133,13 @@ pub fn product(factors: &[u64]) -> Option<u64> {
     factors.iter().try_fold(1u64, |p, &f| p.checked_mul(f))
 }
 
-/// `MemTotal` of `/proc/meminfo` in bytes, where the system has it.
+/// `MemTotal` of `/proc/meminfo` in bytes, where the system has it (read once per process).
 pub fn machine_memory() -> Option<u64> {
+    static TOTAL: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(read_machine_memory)
+}
+
+fn read_machine_memory() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;

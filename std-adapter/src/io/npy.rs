@@ -343,7 +343,10 @@ pub fn read_npy_within(
     budget: &MemoryBudget,
 ) -> Result<NpyArray, NpyError> {
     let path = path.as_ref();
-    let input = open_checked(path, budget).map_err(NpyError::Input)?;
+    let input = open_checked(path, budget).map_err(|e| match e {
+        InputError::Io { source, .. } => NpyError::Io(source),
+        e => NpyError::Input(e),
+    })?;
     let mut file = input.file;
     let mut bytes = Vec::new();
     (&mut file)

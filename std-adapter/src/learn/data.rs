@@ -1,7 +1,8 @@
 //! Binary data sets: rows of 0/1 values read from `.npy` files.
 
 use super::LearnError;
-use crate::io::npy::read_npy;
+use crate::io::npy::read_npy_within;
+use crate::resources::MemoryBudget;
 use std::path::Path;
 
 /// `n` rows of `d` binary values, row-major.
@@ -23,11 +24,22 @@ impl BinaryRows {
     /// [`LearnError::Data`] naming the file and the problem (unreadable, not 2-D, empty, or an
     /// entry other than 0 and 1).
     pub fn read(path: &Path) -> Result<Self, LearnError> {
+        Self::read_within(path, &MemoryBudget::new(None))
+    }
+
+    /// [`BinaryRows::read`] under `budget`: the file is checked (its type, its header and the
+    /// memory of its values) before its data are read (see
+    /// [`read_npy_within`](crate::io::npy::read_npy_within)).
+    ///
+    /// # Errors
+    ///
+    /// As [`BinaryRows::read`].
+    pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, LearnError> {
         let bad = |why: String| LearnError::Data {
             file: path.display().to_string(),
             problem: why,
         };
-        let array = read_npy(path).map_err(|e| bad(e.to_string()))?;
+        let array = read_npy_within(path, budget).map_err(|e| bad(e.to_string()))?;
         let Some((&cols, leading)) = array.shape.split_last().filter(|_| array.shape.len() >= 2)
         else {
             return Err(bad(format!(

@@ -2,7 +2,7 @@
 //!
 //! Errors name the file, the field and the problem, in one line.
 
-use crate::io::input::{InputError, json_parse_bytes, parse_json, read_limited};
+use crate::io::input::{InputError, json_parse_bytes, parse_json, parse_strict, read_limited};
 use crate::resources::MemoryBudget;
 use langevin_core::ParamError;
 use serde_json::{Map, Value};
@@ -132,9 +132,8 @@ impl ModelDoc {
     ///
     /// As for [`ModelDoc::read_within`].
     pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
-        let budget = MemoryBudget::new(None);
-        let value =
-            parse_json(text.as_bytes(), &budget).map_err(|e| ModelError::new("", e.to_string()))?;
+        // The text is in memory already: its parse is the caller's to bound.
+        let value = parse_strict(text.as_bytes()).map_err(|e| ModelError::new("", e))?;
         let mut doc = Self::from_value(value, base)?;
         doc.parse_bytes = json_parse_bytes(text.as_bytes());
         Ok(doc)
@@ -168,20 +167,35 @@ impl ModelDoc {
     /// The files this document names for its array fields, as `(field, path)` (paths
     /// resolved against the model file's folder): the inputs an output must not overwrite.
     pub fn array_files(&self) -> Vec<(String, PathBuf)> {
-        use super::schema::FieldType;
-        let schema = super::schema::find(&self.kind);
         self.fields
             .iter()
-            .filter(|(name, _)| {
-                schema.and_then(|s| s.field(name)).is_some_and(|f| {
-                    matches!(
-                        f.ty,
-                        FieldType::Vector | FieldType::Matrix | FieldType::Data
-                    )
-                })
-            })
+            .filter(|(name, _)| names_a_file(&self.kind, name))
             .filter_map(|(name, v)| Some((name.clone(), self.base.join(v.as_str()?))))
             .collect()
+    }
+
+    /// [`ModelDoc::array_files`] of the model file `path`, found by a pass over its JSON that
+    /// keeps only the strings of its top-level fields (arrays are skipped, never built), in
+    /// the order of the fields' names; `None` when it is not a JSON object with a string
+    /// `kind`. For reading a file already checked, without the memory of a second parse.
+    pub fn array_files_of(path: &Path) -> Option<Vec<(String, PathBuf)>> {
+        let file = std::io::BufReader::new(std::fs::File::open(path).ok()?);
+        let fields: std::collections::BTreeMap<String, TopField> =
+            serde_json::from_reader(file).ok()?;
+        let Some(TopField::Name(kind)) = fields.get("kind") else {
+            return None;
+        };
+        let base = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Some(
+            fields
+                .iter()
+                .filter(|(name, _)| names_a_file(kind, name))
+                .filter_map(|(name, v)| match v {
+                    TopField::Name(file) => Some((name.clone(), base.join(file))),
+                    TopField::Other => None,
+                })
+                .collect(),
+        )
     }
 
     /// Attributes a model constructor's error to this document's file.
@@ -331,6 +345,74 @@ impl ModelDoc {
             ));
         }
         Ok((shape, data))
+    }
+}
+
+/// Whether field `name` of a model of `kind` may name an array or data file.
+fn names_a_file(kind: &str, name: &str) -> bool {
+    use super::schema::FieldType;
+    super::schema::find(kind)
+        .and_then(|s| s.field(name))
+        .is_some_and(|f| {
+            matches!(
+                f.ty,
+                FieldType::Vector | FieldType::Matrix | FieldType::Data
+            )
+        })
+}
+
+/// A top-level field of a model file as [`ModelDoc::array_files_of`] reads it: a string, or
+/// anything else, skipped.
+enum TopField {
+    Name(String),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for TopField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = TopField;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<TopField, E> {
+                Ok(TopField::Name(v.to_owned()))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<TopField, E> {
+                Ok(TopField::Other)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<TopField, E> {
+                Ok(TopField::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<TopField, E> {
+                Ok(TopField::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<TopField, E> {
+                Ok(TopField::Other)
+            }
+            fn visit_unit<E>(self) -> Result<TopField, E> {
+                Ok(TopField::Other)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<TopField, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(TopField::Other)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<TopField, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(TopField::Other)
+            }
+        }
+        d.deserialize_any(Visit)
     }
 }
 

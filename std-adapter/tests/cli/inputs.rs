@@ -138,6 +138,21 @@ fn inputs_beyond_the_cap_are_refused_by_their_length() {
     s.npy("w.npy", &[300, 300], NpyData::F64(vec![0.0; 90_000]));
     let line = fails_fast(&s.0, &words("sdp --matrix w.npy --max-memory 500k"), 10);
     expect(&line, &["w.npy", "above the limit", "--max-memory"]);
+    // Training and held-out data (20 000 rows of 4 bytes, read into doubles: 880 kB).
+    ok(
+        &s.0,
+        &words("model rbm --visible 4 --hidden 2 --seed 1 --out m.json"),
+    );
+    s.npy("rows.npy", &[20_000, 4], NpyData::U8(vec![1; 80_000]));
+    for args in [
+        "ais --model m.json --data rows.npy --max-memory 500k",
+        "train --data rows.npy --model-kind rbm --hidden 2 --out t.json --max-memory 500k",
+        "train --data m.npy --test rows.npy --model-kind rbm --hidden 2 --out t.json --max-memory 500k",
+    ] {
+        s.npy("m.npy", &[2, 4], NpyData::U8(vec![1; 8]));
+        let line = fails_fast(&s.0, &words(args), 10);
+        expect(&line, &["rows.npy", "its decoded values", "--max-memory"]);
+    }
     // The same under the model's own array file.
     let m = npy_variant(&s, "rbm", RBM);
     let line = fails(
@@ -233,6 +248,19 @@ fn the_diagnostics_estimate_counts_what_they_hold() {
         &words(&format!(
             "{run} --diagnostics full --threads 1 --max-memory 20M"
         )),
+    );
+    // Continuous draws: one worker per coordinate at most (2 here, not 64): 40 000 draws hold
+    // about 5 MB, not 88 MB.
+    s.write(
+        "g.json",
+        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
+    );
+    ok(
+        &s.0,
+        &words(
+            "sample-continuous --model g.json --step 0.1 --passes 10000 --threads 64 \
+             --max-memory 10M --quiet",
+        ),
     );
     // The cap still holds: full diagnostics need more than 4 MB.
     let line = fails(

@@ -136,7 +136,8 @@ fn rbm_of(doc: &ModelDoc, path: &std::path::Path) -> Result<RbmParams, CliError>
 }
 
 pub fn run(args: &AisArgs) -> Result<(), CliError> {
-    let doc = ModelDoc::read(&args.model)?;
+    let budget = args.memory.budget();
+    let doc = ModelDoc::read_within(&args.model, &budget)?;
     let mut inputs: Vec<(String, PathBuf)> = vec![("--model".into(), args.model.clone())];
     inputs.extend(args.data.iter().map(|p| ("--data".into(), p.clone())));
     inputs.extend(
@@ -153,7 +154,11 @@ pub fn run(args: &AisArgs) -> Result<(), CliError> {
     // other run is writing it.
     let _outputs = prepare(&inputs, &outputs)?;
     let rbm = rbm_of(&doc, &args.model)?;
-    let data = args.data.as_deref().map(BinaryRows::read).transpose()?;
+    let data = args
+        .data
+        .as_deref()
+        .map(|p| BinaryRows::read_within(p, &budget))
+        .transpose()?;
     if let (Some(d), Some(path)) = (&data, &args.data)
         && d.cols != rbm.visible()
     {

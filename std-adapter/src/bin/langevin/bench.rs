@@ -109,7 +109,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
                 args.chains.chains
             ))
         })?;
-    let (doc, model) = load_model(&args.sampler.model)?;
+    let (doc, model) = load_model(&args.sampler.model, &args.memory.budget())?;
     let (d, chains, threads) = (
         model.dim() as u64,
         args.chains.chains as u64,

@@ -291,7 +291,10 @@ fn check_memory(
     let d = config.model.dim() as u64;
     let values = draws.and_then(|n| n.checked_mul(d));
     let times = |n: Option<u64>, k: u64| n.and_then(|n| n.checked_mul(k));
-    let diagnostics_per_draw = 8 * (4 * config.threads.max(1) as u64 + 4);
+    // Per worker, one coordinate's series and its rank-normalised split halves (four `f64`),
+    // and the workers are at most one per coordinate: threads beyond them cost nothing.
+    let workers = (config.threads as u64).clamp(1, d.max(1));
+    let diagnostics_per_draw = 8 * (4 * workers + 4);
     let budget = memory.budget();
     if !streamed {
         let parts = [

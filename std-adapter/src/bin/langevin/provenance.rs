@@ -78,8 +78,8 @@ fn model_hash(path: &Path) -> Option<String> {
     let mut hash = Fnv1a(FNV_OFFSET);
     std::io::copy(&mut std::fs::File::open(path).ok()?, &mut hash).ok()?;
     // A model file names its array and data files; a matrix (`sdp`) names none.
-    if let Ok(doc) = langevin_std::models::ModelDoc::read(path) {
-        for (_, file) in doc.array_files() {
+    if let Some(files) = langevin_std::models::ModelDoc::array_files_of(path) {
+        for (_, file) in files {
             let mut f = std::fs::File::open(&file).ok()?;
             let len = f.metadata().ok()?.len();
             std::io::Write::write_all(&mut hash, &len.to_le_bytes()).ok()?;

@@ -698,9 +698,12 @@ pub(crate) fn ns_per_step(wall: std::time::Duration, steps: u64) -> f64 {
     }
 }
 
-/// Reads a model file of a binary kind.
-pub fn load_model(path: &Path) -> Result<(ModelDoc, BinaryModel), CliError> {
-    let doc = ModelDoc::read(path)?;
+/// Reads a model file of a binary kind under `budget`.
+pub fn load_model(
+    path: &Path,
+    budget: &langevin_std::resources::MemoryBudget,
+) -> Result<(ModelDoc, BinaryModel), CliError> {
+    let doc = ModelDoc::read_within(path, budget)?;
     let model = BinaryModel::from_doc(&doc)?.ok_or_else(|| {
         let problem = if LABEL_KINDS.contains(&doc.kind.as_str()) {
             format!(

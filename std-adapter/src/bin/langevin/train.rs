@@ -311,8 +311,13 @@ fn check_outputs(args: &TrainArgs) -> Result<Prepared, CliError> {
 pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     // Held until the outputs are written: a second run on any of them is refused.
     let _outputs = check_outputs(args)?;
-    let data = BinaryRows::read(&args.data)?;
-    let test = args.test.as_deref().map(BinaryRows::read).transpose()?;
+    let budget = args.memory.budget();
+    let data = BinaryRows::read_within(&args.data, &budget)?;
+    let test = args
+        .test
+        .as_deref()
+        .map(|p| BinaryRows::read_within(p, &budget))
+        .transpose()?;
     check_memory(args, &data)?;
     let model = match args.model_kind {
         ModelKind::Rbm => {
@@ -351,7 +356,7 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     }
     let truth = match &args.truth {
         Some(path) => {
-            let doc = ModelDoc::read(path)?;
+            let doc = ModelDoc::read_within(path, &budget)?;
             match BinaryModel::from_doc(&doc)? {
                 Some(m @ BinaryModel::IsingGraph { .. }) if m.dim() == model.dim() => Some(m),
                 _ => {
