@@ -1,6 +1,9 @@
-"""The cost of a step of a Python-callback target per chain, against the built-in model of
-the same kind: a binary_quadratic model file, and the same energy U(x) = x W x + b x written in
-NumPy, both sampled with DMALA.
+"""The cost of a step of a user target per chain, against the built-in model of the same kind:
+a binary_quadratic model file, the same energy U(x) = x W x + b x written in NumPy (one call
+per step of all chains), and written in C (a compiled callback, built here with the system
+compiler), all sampled with DMALA. The built-in model and the C callback run on one worker, so
+their figures are the cost of one chain-step; the NumPy target's is its wall time per
+chain-step (its chains wait on each other).
 
     python python/benchmarks/callback_cost.py MODEL.json [STEPS]
 
@@ -9,13 +12,35 @@ MODEL.json: `langevin model binary-quadratic --dim 100 --out MODEL.json`.
 
 from __future__ import annotations
 
+import ctypes
 import json
+import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
 import langevin
+
+C_SOURCE = r"""
+#include <stddef.h>
+#include <stdint.h>
+/* U(x) = x W x + b x with W symmetric; user = b (d values) then W (d x d). */
+int32_t quad(void *user, const uint8_t *x, size_t d, double *u, float *grad) {
+    const double *b = (const double *)user, *w = b + d;
+    double total = 0.0;
+    for (size_t i = 0; i < d; i++) {
+        double wx = 0.0;
+        for (size_t j = 0; j < d; j++) wx += w[i * d + j] * x[j];
+        total += x[i] * (wx + b[i]);
+        grad[i] = (float)(2.0 * wx + b[i]);
+    }
+    *u = total;
+    return 0;
+}
+"""
 
 
 def main() -> None:
@@ -31,10 +56,17 @@ def main() -> None:
         WX = X @ w
         return np.einsum("ni,ni->n", X, WX) + X @ b, 2.0 * WX + b
 
+    folder = Path(tempfile.mkdtemp())
+    (folder / "quad.c").write_text(C_SOURCE)
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", str(folder / "quad.c"), "-o", str(folder / "quad.so")], check=True)
+    lib = ctypes.CDLL(str(folder / "quad.so"))
+    params = np.ascontiguousarray(np.concatenate([b, w.ravel()]))
+    compiled = langevin.CompiledTarget(d, lib.quad, params)
+
     model = langevin.load_model(path)
     target = langevin.BinaryTarget(d, logp_grad)
     print(f"binary_quadratic d = {d}, dmala step 0.2, {steps} steps + 100 burn-in per chain")
-    print(f"{'chains':>6} {'built-in ns/chain-step':>24} {'numpy callback ns/chain-step':>30} {'calls':>7}")
+    print(f"{'chains':>6} {'built-in':>10} {'C callback':>11} {'NumPy callback':>15} {'calls':>7}   (ns per chain-step)")
     for chains in (1, 100):
         total = chains * (steps + 100)
         # The built-in model on one worker: its cost per chain-step.
@@ -43,7 +75,9 @@ def main() -> None:
         start = time.perf_counter()
         t = langevin.sample(target, steps=steps, burn_in=100, chains=chains, seed=1, diagnostics="none")
         wall = time.perf_counter() - start
-        print(f"{chains:>6} {builtin:>24.0f} {wall * 1e9 / total:>30.0f} {t.calls:>7}")
+        c = langevin.sample(compiled, steps=steps, burn_in=100, chains=chains, seed=1, threads=1, diagnostics="none")
+        in_c = c.summary["wall_time_s"] * 1e9 / total
+        print(f"{chains:>6} {builtin:>10.0f} {in_c:>11.0f} {wall * 1e9 / total:>15.0f} {t.calls:>7}")
 
 
 if __name__ == "__main__":

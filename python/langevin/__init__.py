@@ -24,7 +24,7 @@ import numpy as np
 from . import _langevin
 from ._langevin import Model, load_model
 
-__all__ = ["BinaryTarget", "Model", "Result", "load_model", "sample", "samplers"]
+__all__ = ["BinaryTarget", "CompiledTarget", "Model", "Result", "load_model", "sample", "samplers"]
 __version__ = _langevin.__version__
 
 
@@ -78,6 +78,61 @@ class BinaryTarget:
                 f"logp_grad returned grad of shape {grad.shape}, expected {(n, d)}"
             )
         return logp, grad
+
+
+class CompiledTarget:
+    """A log-density over binary states given as a compiled C function, called from the worker
+    threads without the GIL:
+
+    ``int32_t logp(void *user, const uint8_t *x, size_t dim, double *log_density, float *grad)``
+
+    It writes ``U(x)`` to ``*log_density`` and the ``dim`` gradient entries to ``grad``, and
+    returns 0 (ok), 1 (reject this proposal: the chain stays where it is) or another code (stop
+    the run: ``sample`` raises ``RuntimeError`` naming it).
+
+    ``function`` is the function's address (an ``int``), a ctypes function pointer (from a
+    loaded library or ``CFUNCTYPE``), or anything with an integer ``address`` attribute (a
+    numba ``cfunc``). ``user`` is passed as the first argument: an ``int`` address, a ctypes
+    object or a NumPy array (its data pointer); the caller keeps it alive during the run.
+
+    The function must be pure in ``(x, user)`` and safe to call from several threads at once
+    (each chain runs on its own worker), and must not unwind through its caller. Nothing can
+    check that the address is such a function: a wrong one crashes the interpreter.
+    """
+
+    def __init__(self, d: int, function: Any, user: Any = None):
+        d = int(d)
+        if d < 1:
+            raise ValueError("a target needs at least 1 coordinate")
+        self.dim = d
+        self.function = function
+        self.user = user
+        self.address = _address(function)
+        self.user_address = 0 if user is None else _address(user)
+
+    def __repr__(self) -> str:
+        return f"CompiledTarget(d={self.dim}, address={self.address:#x})"
+
+
+def _address(obj: Any) -> int:
+    """The address of a function or data: an int, a ctypes object, a NumPy array or an object
+    with an ``address`` attribute."""
+    import ctypes
+
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, np.ndarray):
+        return int(obj.ctypes.data)
+    if hasattr(obj, "address") and isinstance(obj.address, int):
+        return int(obj.address)
+    try:
+        return int(ctypes.cast(obj, ctypes.c_void_p).value or 0)
+    except (TypeError, ctypes.ArgumentError):
+        pass
+    try:
+        return int(ctypes.addressof(obj))
+    except TypeError:
+        raise TypeError(f"cannot take the address of a {type(obj).__name__}") from None
 
 
 @dataclass
@@ -136,7 +191,7 @@ def _threads(threads: int | None) -> int:
 
 
 def sample(
-    target: Model | BinaryTarget,
+    target: Model | BinaryTarget | CompiledTarget,
     sampler: str = "dmala",
     steps: int = 10_000,
     burn_in: int = 1_000,
@@ -203,6 +258,25 @@ def sample(
             params,
         )
         return Result(draws, lp, json.loads(summary), calls)
+    if isinstance(target, CompiledTarget):
+        if batch is not None:
+            raise ValueError("batch applies to model files")
+        draws, lp, summary = _langevin.sample_compiled(
+            target.dim,
+            target.address,
+            target.user_address,
+            sampler,
+            steps,
+            burn_in,
+            chains,
+            seed,
+            thin,
+            _threads(threads),
+            diagnostics,
+            params,
+        )
+        return Result(draws, lp, json.loads(summary))
     raise TypeError(
-        f"sample() takes a Model (load_model) or a BinaryTarget, not {type(target).__name__}"
+        "sample() takes a Model (load_model), a BinaryTarget or a CompiledTarget, not "
+        f"{type(target).__name__}"
     )

@@ -5,10 +5,12 @@
 //! The Python half (`langevin/__init__.py`) wraps these functions: it checks and converts what a
 //! user's function returns, and wraps the draws and summary in a result object.
 
+mod compiled;
 mod exchange;
 mod params;
 mod summary;
 
+use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
 use langevin_std::binary::{
     BinaryModel, BinaryRun, SamplerSpec, diagnose, has_batched_path, run_target_chains,
@@ -22,6 +24,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 use summary::{Measured, Settings};
 
 /// The kinds of model file a Python caller loads.
@@ -410,15 +414,7 @@ fn sample_callback<'py>(
     let plan = sampler
         .plan_for(Domain::Binary, &config.shape(dim))
         .map_err(value_error)?;
-    let spec: SamplerSpec = match &plan {
-        SamplerPlan::Binary(spec) if *spec != SamplerSpec::BlockGibbs => *spec,
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "sampler {} does not apply to a Python target (it needs a model file)",
-                sampler.name()
-            )));
-        }
-    };
+    let spec = user_target_spec(&sampler, &plan)?;
     let exchange = Exchange::new(dim);
     let outcome = py.detach(|| {
         exchange.serve(call, || {
@@ -447,6 +443,114 @@ fn sample_callback<'py>(
     Ok((draws, lds, json, exchange.calls()))
 }
 
+/// The sampler plan of a user target: a binary kernel other than block Gibbs.
+fn user_target_spec(
+    sampler: &langevin_std::samplers::Sampler,
+    plan: &SamplerPlan,
+) -> PyResult<SamplerSpec> {
+    match plan {
+        SamplerPlan::Binary(spec) if *spec != SamplerSpec::BlockGibbs => Ok(*spec),
+        _ => Err(PyValueError::new_err(format!(
+            "sampler {} does not apply to a user target (it needs a model file)",
+            sampler.name()
+        ))),
+    }
+}
+
+/// Samples a binary target given as the address of a compiled C function (see
+/// [`compiled`]) and its user pointer, on `threads` workers with the GIL released; signals are
+/// checked every 100 ms and stop every chain at its next evaluation. Returns `(draws,
+/// log_density, summary JSON)`.
+#[pyfunction]
+#[pyo3(signature = (dim, address, user, sampler, steps, burn_in, chains, seed, thin, threads, diagnostics, params))]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the keywords of `langevin.sample`"
+)]
+fn sample_compiled<'py>(
+    py: Python<'py>,
+    dim: usize,
+    address: usize,
+    user: usize,
+    sampler: &str,
+    steps: u64,
+    burn_in: u64,
+    chains: usize,
+    seed: u64,
+    thin: u64,
+    threads: usize,
+    diagnostics: &str,
+    params: &Bound<'py, PyDict>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
+    if dim == 0 {
+        return Err(PyValueError::new_err(
+            "a target needs at least 1 coordinate",
+        ));
+    }
+    if address == 0 {
+        return Err(PyValueError::new_err("the function's address is NULL"));
+    }
+    let sampler = params::sampler(sampler, params)?;
+    let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
+    let depth = summary::depth(diagnostics)?;
+    let plan = sampler
+        .plan_for(Domain::Binary, &config.shape(dim))
+        .map_err(value_error)?;
+    let spec = user_target_spec(&sampler, &plan)?;
+    // SAFETY: the Python side documents that `address` must be a function of the C signature
+    // of `LogDensityFn`; nothing can check it.
+    let f = unsafe { std::mem::transmute::<usize, LogDensityFn>(address) };
+    let stop = AtomicBool::new(false);
+    let compiled = Compiled {
+        f,
+        user,
+        dim,
+        stop: &stop,
+    };
+    let (run, interrupt) = py.detach(|| {
+        std::thread::scope(|scope| {
+            let main = std::thread::current();
+            let (spec, config) = (&spec, &config);
+            let chains = scope.spawn(move || {
+                let run =
+                    run_target_chains(dim, spec, config, None, |_| Ok(CompiledTarget(compiled)));
+                main.unpark();
+                run
+            });
+            let mut interrupt = None;
+            while !chains.is_finished() {
+                std::thread::park_timeout(Duration::from_millis(100));
+                if interrupt.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    stop.store(true, Ordering::Relaxed);
+                    interrupt = Some(e);
+                }
+            }
+            let run = chains
+                .join()
+                .map_err(|_| PyRuntimeError::new_err("the chains' thread panicked"));
+            (run, interrupt)
+        })
+    });
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    let run = run?.map_err(run_error)?;
+    let settings = Settings {
+        sampler: &sampler,
+        plan: &plan,
+        model: "<compiled>".into(),
+        kind: "compiled".into(),
+        domain: Domain::Binary,
+        states: 2,
+        dim,
+        config: &config,
+        diagnostics: depth,
+    };
+    binary_outputs(py, &settings, &run)
+}
+
 /// The names of the samplers, in the registry's order.
 #[pyfunction]
 fn samplers() -> Vec<&'static str> {
@@ -460,6 +564,7 @@ fn _langevin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_model, m)?)?;
     m.add_function(wrap_pyfunction!(sample_model, m)?)?;
     m.add_function(wrap_pyfunction!(sample_callback, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_compiled, m)?)?;
     m.add_function(wrap_pyfunction!(samplers, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
