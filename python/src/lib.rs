@@ -225,7 +225,7 @@ fn sample_model<'py>(
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
-    let sampler = params::sampler(sampler, params)?;
+    let sampler = params::sampler(sampler, params, batch.is_none())?;
     let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
     let depth = summary::depth(diagnostics)?;
     if batch == Some(0) {
@@ -407,7 +407,7 @@ fn sample_callback<'py>(
             "a target needs at least 1 coordinate",
         ));
     }
-    let sampler = params::sampler(sampler, params)?;
+    let sampler = params::sampler(sampler, params, true)?;
     // One worker per chain: the chains wait on each other's evaluations.
     let config = run_config(steps, burn_in, chains, seed, thin, chains)?;
     let depth = summary::depth(diagnostics)?;
@@ -490,7 +490,7 @@ fn sample_compiled<'py>(
     if address == 0 {
         return Err(PyValueError::new_err("the function's address is NULL"));
     }
-    let sampler = params::sampler(sampler, params)?;
+    let sampler = params::sampler(sampler, params, true)?;
     let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
     let depth = summary::depth(diagnostics)?;
     let plan = sampler

@@ -15,17 +15,24 @@ pub fn keyword(p: Param) -> String {
 }
 
 /// The sampler named `name` with the parameters in `params` (the others at the command line's
-/// defaults), checked as `langevin sample` checks them.
+/// defaults), checked as `langevin sample` checks them. With `adapt_by_default`, a sampler that
+/// can tune its step (DMALA) does so during burn-in unless `step`, `balance` or `adapt` is
+/// given: `langevin sample`'s default without `--batch`.
 ///
 /// # Errors
 ///
 /// `ValueError` for an unknown sampler or a value out of range; `TypeError` for a keyword that
 /// is no parameter, or a parameter the sampler does not read.
-pub fn sampler(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Sampler> {
+pub fn sampler(
+    name: &str,
+    params: &Bound<'_, PyDict>,
+    adapt_by_default: bool,
+) -> PyResult<Sampler> {
     let entry = samplers::find(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut p = SamplerParams::default();
     let mut a_max = None;
     let mut a_min = None;
+    let mut proposal_given = false;
     for (key, value) in params.iter() {
         let key: String = key.extract()?;
         let Some(param) = Param::ALL.into_iter().find(|&q| keyword(q) == key) else {
@@ -49,6 +56,7 @@ pub fn sampler(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Sampler> {
         if value.is_none() {
             continue;
         }
+        proposal_given |= matches!(param, Param::Step | Param::Balance);
         match param {
             Param::Step => p.step = value.extract()?,
             Param::Balance => p.balance = value.extract()?,
@@ -116,6 +124,13 @@ pub fn sampler(name: &str, params: &Bound<'_, PyDict>) -> PyResult<Sampler> {
                 )));
             }
         }
+    }
+    if adapt_by_default
+        && !proposal_given
+        && p.adapt.is_none()
+        && entry.params.contains(&Param::Adapt)
+    {
+        p.adapt = Some(Adapt::Acceptance);
     }
     p.fixed_steps = match (a_max, a_min) {
         (Some(hi), Some(lo)) => Some((hi, lo)),

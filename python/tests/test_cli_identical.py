@@ -14,6 +14,8 @@ from conftest import run_cli
 CASES = [
     ("ising_lattice", "gibbs", {}, []),
     ("ising_lattice", "dmala", {"step": 0.4}, ["--step", "0.4"]),
+    # Without a step both tune DMALA's step during burn-in.
+    ("ising_lattice", "dmala", {}, []),
     ("binary_quadratic", "gibbs", {"scan": "random"}, ["--scan", "random"]),
     ("binary_quadratic", "gwg", {}, []),
     ("binary_quadratic", "ab", {"step": 0.3}, ["--step", "0.3"]),
