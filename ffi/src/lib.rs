@@ -757,17 +757,7 @@ pub unsafe extern "C" fn lgv_chain_reset(
     len: usize,
 ) -> LgvStatus {
     // SAFETY: forwarded from the caller's contract.
-    let inner = match unsafe { live(chain) } {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
-    if let Err(e) = inner.check_out(chain, x, len) {
-        return e;
-    }
-    // SAFETY: the caller guarantees `len` readable bytes; checked above (non-null, aligned,
-    // sized, apart from the chain's memory).
-    let x = unsafe { view(x, len) };
-    inner.reset_bits(x)
+    unsafe { reset_from(chain, x, len, Inner::reset_bits) }
 }
 
 /// Copies the current state of a binary chain (`len` must be the dimension) into `out`.
@@ -1012,16 +1002,7 @@ pub unsafe extern "C" fn lgv_chain_reset_labels(
     len: usize,
 ) -> LgvStatus {
     // SAFETY: forwarded from the caller's contract.
-    let inner = match unsafe { live(chain) } {
-        Ok(i) => i,
-        Err(e) => return e,
-    };
-    if let Err(e) = inner.check_out(chain, x, len) {
-        return e;
-    }
-    // SAFETY: the caller guarantees `len` readable entries; checked above.
-    let x = unsafe { view(x, len) };
-    inner.reset_labels(x)
+    unsafe { reset_from(chain, x, len, Inner::reset_labels) }
 }
 
 /// Copies the current state of an ordinal or categorical chain (`len` must be the dimension)
@@ -1698,6 +1679,32 @@ unsafe fn write_out<T>(
     // SAFETY: checked non-null, aligned and apart from the chain's memory.
     unsafe { out.write(value) };
     LGV_OK
+}
+
+/// The body of the reset functions: `x` (`len` entries) checked against the chain's memory,
+/// then handed to `reset`.
+///
+/// # Safety
+///
+/// `chain` must point to an `LgvChain`; `x` must address `len` readable entries.
+unsafe fn reset_from<T: 'static>(
+    chain: *mut LgvChain,
+    x: *const T,
+    len: usize,
+    reset: impl FnOnce(&mut Inner, &[T]) -> LgvStatus,
+) -> LgvStatus {
+    // SAFETY: forwarded from the caller's contract.
+    let inner = match unsafe { live(chain) } {
+        Ok(i) => i,
+        Err(e) => return e,
+    };
+    if let Err(e) = inner.check_out(chain, x, len) {
+        return e;
+    }
+    // SAFETY: the caller guarantees `len` readable entries; checked above (non-null, aligned,
+    // sized, apart from the chain's memory).
+    let x = unsafe { view(x, len) };
+    reset(inner, x)
 }
 
 /// Copies `f(chain)` into `out[..len]`; `len` must be its length.
