@@ -314,6 +314,32 @@ fn integer(v: &[u8], max: usize) -> Result<usize, LgvStatus> {
     })
 }
 
+/// The `key=value` pairs of `params` (separated by spaces, tabs, newlines or commas), each
+/// key one of `keys`: a pair without `=` is `LGV_ERR_PARAMETER_VALUE`, another key
+/// `LGV_ERR_PARAMETER_NAME`.
+pub(crate) fn key_values<'p>(
+    params: &'p [u8],
+    keys: &'static [&'static str],
+) -> impl Iterator<Item = Result<(&'static str, &'p [u8]), LgvStatus>> {
+    params
+        .split(|&b| matches!(b, b' ' | b'\t' | b'\n' | b','))
+        .filter(|p| !p.is_empty())
+        .map(move |pair| {
+            let at = pair
+                .iter()
+                .position(|&b| b == b'=')
+                .ok_or(LGV_ERR_PARAMETER_VALUE)?;
+            let (Some(key), Some(value)) = (pair.get(..at), pair.get(at + 1..)) else {
+                return Err(LGV_ERR_PARAMETER_VALUE);
+            };
+            let key = keys
+                .iter()
+                .find(|k| k.as_bytes() == key)
+                .ok_or(LGV_ERR_PARAMETER_NAME)?;
+            Ok((*key, value))
+        })
+}
+
 pub(crate) fn count(v: &[u8]) -> Result<usize, LgvStatus> {
     integer(v, u32::MAX as usize)
 }
@@ -346,21 +372,8 @@ impl Spec {
             time: None,
             solver: None,
         };
-        let pairs = params
-            .split(|&b| matches!(b, b' ' | b'\t' | b'\n' | b','))
-            .filter(|p| !p.is_empty());
-        for pair in pairs {
-            let at = pair
-                .iter()
-                .position(|&b| b == b'=')
-                .ok_or(LGV_ERR_PARAMETER_VALUE)?;
-            let (Some(key), Some(value)) = (pair.get(..at), pair.get(at + 1..)) else {
-                return Err(LGV_ERR_PARAMETER_VALUE);
-            };
-            let Some(key) = keys.iter().find(|k| k.as_bytes() == key) else {
-                return Err(LGV_ERR_PARAMETER_NAME);
-            };
-            match (*key, value) {
+        for pair in key_values(params, keys) {
+            match pair? {
                 ("step", v) => s.step = number(v)?,
                 ("balance", v) => s.balance = number(v)?,
                 ("window", v) => {

@@ -2,12 +2,11 @@
 //! gradients come from a C function.
 
 use crate::callback::CallbackError;
-use crate::kernels::{count, number};
+use crate::kernels::{count, key_values, number};
 use crate::{
     LGV_ERR_CALLBACK, LGV_ERR_CALLBACK_NON_FINITE, LGV_ERR_DIVERGED, LGV_ERR_LENGTH,
-    LGV_ERR_PARAMETER, LGV_ERR_PARAMETER_NAME, LGV_ERR_PARAMETER_OUT_OF_RANGE,
-    LGV_ERR_PARAMETER_VALUE, LGV_ERR_STEP, LGV_ERR_UNKNOWN_KERNEL, LGV_ERR_UNSUPPORTED_KERNEL,
-    LgvStatus, param_status,
+    LGV_ERR_PARAMETER, LGV_ERR_PARAMETER_OUT_OF_RANGE, LGV_ERR_PARAMETER_VALUE, LGV_ERR_STEP,
+    LGV_ERR_UNKNOWN_KERNEL, LGV_ERR_UNSUPPORTED_KERNEL, LgvStatus, param_status,
 };
 use core::ffi::c_void;
 use langevin_core::continuous::{
@@ -171,21 +170,8 @@ impl SgSpec {
             .ok_or(LGV_ERR_UNKNOWN_KERNEL)?;
         let (mut step, mut batch, mut friction, mut moves) = (None, 1usize, 1.0, 1u32);
         let mut access = Access::Random;
-        let pairs = params
-            .split(|&b| matches!(b, b' ' | b'\t' | b'\n' | b','))
-            .filter(|p| !p.is_empty());
-        for pair in pairs {
-            let at = pair
-                .iter()
-                .position(|&b| b == b'=')
-                .ok_or(LGV_ERR_PARAMETER_VALUE)?;
-            let (Some(key), Some(value)) = (pair.get(..at), pair.get(at + 1..)) else {
-                return Err(LGV_ERR_PARAMETER_VALUE);
-            };
-            let Some(key) = keys.iter().find(|k| k.as_bytes() == key) else {
-                return Err(LGV_ERR_PARAMETER_NAME);
-            };
-            match (*key, value) {
+        for pair in key_values(params, keys) {
+            match pair? {
                 ("step", v) => step = Some(number(v)?),
                 ("batch", v) => batch = count(v)?,
                 ("friction", v) => friction = number(v)?,
