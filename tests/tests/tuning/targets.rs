@@ -93,6 +93,28 @@ macro_rules! check {
     };
 }
 
+/// A tuned DMALA run's checks: acceptance within `dist` of 0.574, and the expected number of
+/// changes moved from its start the right way (down from a large one, up from a small one).
+fn check_dmala(
+    fails: &mut Vec<String>,
+    name: &str,
+    acc: f64,
+    dist: f64,
+    initial: f64,
+    changes: f64,
+) {
+    check!(
+        fails,
+        (acc - 0.574).abs() <= dist,
+        "{name}: acceptance {acc}"
+    );
+    if initial > 10.0 {
+        check!(fails, changes < initial, "{name}: n went up to {changes}");
+    } else {
+        check!(fails, changes > initial, "{name}: n stayed at {changes}");
+    }
+}
+
 /// Fails with every check recorded.
 fn report(fails: &[String]) {
     assert!(fails.is_empty(), "{}", fails.join("\n"));
@@ -132,26 +154,7 @@ fn acceptance_tuner_ends_near_its_target() {
                 r.changes
             ));
             let name = format!("DMALA tuner, Ising, seed {seed}, from n = {initial}");
-            check!(
-                fails,
-                (acc - 0.574).abs() <= DIST,
-                "{name}: acceptance {acc}"
-            );
-            if initial > 10.0 {
-                check!(
-                    fails,
-                    r.changes < initial,
-                    "{name}: n went up to {}",
-                    r.changes
-                );
-            } else {
-                check!(
-                    fails,
-                    r.changes > initial,
-                    "{name}: n stayed at {}",
-                    r.changes
-                );
-            }
+            check_dmala(&mut fails, &name, acc, DIST, initial, r.changes);
 
             let mut p = potts();
             let mut buf = LabelBuf::labels(&[0u16; 25], 4, 100);
@@ -167,26 +170,7 @@ fn acceptance_tuner_ends_near_its_target() {
                 r.changes
             ));
             let name = format!("DMALA tuner, Potts, seed {seed}, from n = {initial}");
-            check!(
-                fails,
-                (acc - 0.574).abs() <= DIST,
-                "{name}: acceptance {acc}"
-            );
-            if initial > 10.0 {
-                check!(
-                    fails,
-                    r.changes < initial,
-                    "{name}: n went up to {}",
-                    r.changes
-                );
-            } else {
-                check!(
-                    fails,
-                    r.changes > initial,
-                    "{name}: n stayed at {}",
-                    r.changes
-                );
-            }
+            check_dmala(&mut fails, &name, acc, DIST, initial, r.changes);
         }
     }
     report(&fails);
