@@ -325,6 +325,19 @@ impl<'a, D: Domain> Chain<'a, D> {
         self.x.len()
     }
 
+    /// `(d, S)` once `target` is checked to have the chain's dimension and number of values:
+    /// the check every kernel makes before it draws.
+    #[inline(always)]
+    pub(crate) fn check_target<T: Eval<D> + ?Sized>(
+        &self,
+        target: &T,
+    ) -> Result<(usize, usize), LenError> {
+        let (d, s) = (self.dim(), self.states);
+        LenError::check("target", d, target.dim())?;
+        LenError::check("states", s, target.states())?;
+        Ok((d, s))
+    }
+
     /// The number of values `S` per coordinate (2 for binary chains).
     pub fn states(&self) -> usize {
         self.states

@@ -320,8 +320,7 @@ where
     T: Eval<D> + ?Sized,
     R: Rng + ?Sized,
 {
-    LenError::check("target", chain.dim(), target.dim())?;
-    LenError::check("states", chain.states, target.states())?;
+    chain.check_target(target)?;
     let drawn = proposal.draw(chain, rng, metropolis)?;
     let log_u = libm::log(open_unit_f64(rng));
     let mut report = StepReport::proposed(true, drawn.changed, 0);

@@ -212,9 +212,7 @@ impl PathAuxiliary {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (chain.dim(), chain.states);
-        LenError::check("target", d, target.dim())?;
-        LenError::check("states", s, target.states())?;
+        let (d, s) = chain.check_target(target)?;
         let too_many = LenError {
             buffer: "moves",
             expected: u32::MAX as usize,

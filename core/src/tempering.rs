@@ -299,8 +299,7 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
         LenError::check("log gaps", r - 1, buffers.log_gaps.len())?;
         LenError::check("swaps", r - 1, buffers.swaps.len())?;
         for c in buffers.chains.iter() {
-            LenError::check("target", c.dim(), target.dim())?;
-            LenError::check("states", c.states, target.states())?;
+            c.check_target(target)?;
         }
         let tuner =
             AcceptanceTuner::<M>::with_math(settings.tuner_settings()).map_err(StepError::Param)?;

@@ -8,7 +8,9 @@
 //! The firmware images check the very same numbers on Cortex-M3 (soft float) and Cortex-M4F
 //! (hardware FPU): libm is pure Rust, Rust does not contract `a*b + c`, and the kernels sum in a
 //! fixed order, so the bits agree. A change to any value here alters a random stream: it is
-//! value-breaking and goes in the changelog, and the firmware table must be updated with it.
+//! value-breaking and goes in the changelog. The pinned values are one table,
+//! `firmware/scenarios/src/table.rs`, which this test includes and the firmware images read; the
+//! drivers below are written independently of the firmware's.
 
 use langevin_core::BinaryTarget;
 use langevin_core::{Binary, Kernel};
@@ -18,7 +20,12 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-const STEPS: usize = 1000;
+// The golden table, the very file the firmware images read: the pinned numbers are written once.
+#[allow(dead_code, reason = "the firmware's helpers for its typed tables")]
+#[path = "../../firmware/scenarios/src/table.rs"]
+mod table;
+
+const STEPS: usize = table::STEPS as usize;
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
 const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
@@ -113,23 +120,6 @@ fn graph(kind: Kind) -> (u64, u64) {
     hashes::<_, N>(&mut m, kind, 1)
 }
 
-/// `(name, kernel, seed, state hash, log-density hash)`, in the order of the firmware's table.
-#[rustfmt::skip]
-const GOLDEN: [(&str, Kind, u64, u64, u64); 12] = [
-    ("ising8x8", Kind::Dula, 1, 0x5ae6_cde4_da3d_bcce, 0x4e1a_7d86_5f1b_30a3),
-    ("ising8x8", Kind::Dmala, 1, 0x93b9_306c_5105_b2d9, 0xb5b9_9bb7_d5dd_1055),
-    ("ising8x8", Kind::Dula, 2, 0x41f7_bd03_d5d1_733f, 0x519e_203d_6879_6052),
-    ("ising8x8", Kind::Dmala, 2, 0xa1d1_91a7_a0a6_5c57, 0x91aa_12b8_60de_e16e),
-    ("ising8x8", Kind::Dula, 3, 0xb2de_0334_39a4_d619, 0x0123_678a_5442_02bf),
-    ("ising8x8", Kind::Dmala, 3, 0xedc6_a388_a8f6_a624, 0x2c0d_2831_a41d_dc56),
-    ("quadratic16", Kind::Dula, 1, 0x8e9e_272e_b59a_1fb2, 0xd908_16c5_0192_9310),
-    ("quadratic16", Kind::Dmala, 1, 0xc48b_ee3b_cf65_f501, 0x933a_b799_4222_a9e9),
-    ("rbm16x8", Kind::Dula, 1, 0x0839_dc8a_f2c1_facf, 0x7546_01a1_d449_822f),
-    ("rbm16x8", Kind::Dmala, 1, 0xdea4_3af6_cc81_7678, 0xc279_bc93_d247_a0f0),
-    ("graph16", Kind::Dula, 1, 0x9c84_ed92_a447_fe18, 0x35ce_b63a_c705_71e8),
-    ("graph16", Kind::Dmala, 1, 0x698f_c3e9_0199_acbf, 0x45f2_f2bc_75ed_9679),
-];
-
 fn compute(name: &str, kind: Kind, seed: u64) -> (u64, u64) {
     match name {
         "ising8x8" => lattice(kind, seed),
@@ -143,34 +133,21 @@ fn compute(name: &str, kind: Kind, seed: u64) -> (u64, u64) {
 #[test]
 fn golden_hashes_hold_on_the_host() {
     let mut bad = Vec::new();
-    for (name, kind, seed, state, log_density) in GOLDEN {
-        let got = compute(name, kind, seed);
-        if got != (state, log_density) {
+    for p in table::MODEL_PINS {
+        let kind = match p.kernel {
+            "dula" => Kind::Dula,
+            "dmala" => Kind::Dmala,
+            other => panic!("unknown kernel {other}"),
+        };
+        let got = compute(p.model, kind, p.seed);
+        if got != (p.state, p.log_density) {
             bad.push(format!(
-                "{name} {kind:?} seed {seed}: got ({:#018x}, {:#018x})",
-                got.0, got.1
+                "{} {kind:?} seed {}: got ({:#018x}, {:#018x})",
+                p.model, p.seed, got.0, got.1
             ));
         }
     }
     assert!(bad.is_empty(), "value-breaking change:\n{}", bad.join("\n"));
-}
-
-#[test]
-fn firmware_pins_the_same_values() {
-    // The firmware's table lists the same runs in the same order; read its hex literals.
-    let text = include_str!("../../firmware/scenarios/src/golden.rs");
-    let table = text
-        .split("pub const GOLDEN")
-        .nth(1)
-        .and_then(|t| t.split("];").next())
-        .expect("firmware golden table");
-    let pinned: Vec<u64> = table
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter_map(|w| w.strip_prefix("0x"))
-        .map(|h| u64::from_str_radix(&h.replace('_', ""), 16).unwrap())
-        .collect();
-    let ours: Vec<u64> = GOLDEN.iter().flat_map(|g| [g.3, g.4]).collect();
-    assert_eq!(pinned, ours);
 }
 
 // Every other kernel. The targets are the firmware's own file, compiled here, so both sides
@@ -197,47 +174,6 @@ use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use targets::{LatticeGauss, Ridge, RingPotts};
-
-/// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
-/// firmware's `KERNEL_GOLDEN`.
-#[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 35] = [
-    ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
-    ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
-    ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
-    ("categorical-dula", 0x2c0c_5b3b_588d_f215, 0xa314_9a1d_df90_08b9),
-    ("categorical-dmala", 0xe534_b7c0_610b_05d6, 0xefdf_2791_897e_b3a8),
-    ("categorical-gibbs", 0xd744_633f_e214_bb97, 0xedd0_1682_5e72_dce0),
-    ("categorical-gwg", 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
-    ("lattice-dula", 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
-    ("lattice-dmala", 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
-    ("lattice-dmala-kept", 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
-    ("gibbs", 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
-    ("gwg", 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
-    ("rwm", 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
-    ("second-order", 0x8580_05ca_15e4_0316, 0x2355_d49b_ed48_9fdb),
-    ("lmc", 0x4a47_7b9c_68e0_6f68, 0x84a3_26f5_8606_9045),
-    ("sgld", 0x7da1_d79d_21a3_5c30, 0x539c_3c87_f2c9_7be5),
-    ("sgld-reshuffle", 0x34de_1750_b72a_5088, 0x539c_3c87_f2c9_7be5),
-    ("underdamped", 0x5b90_f442_93d3_8b3e, 0x84a3_26f5_8606_9045),
-    ("sghmc", 0x5f6c_6224_a57f_4b20, 0x539c_3c87_f2c9_7be5),
-    ("ewsg", 0x3d2a_f485_93cc_8d26, 0xa06f_f65c_55c1_5425),
-    ("agld-svrg", 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
-    ("agld-saga", 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
-    ("agld-tmu", 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
-    ("ordinal-dmala-adapt", 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
-    ("categorical-dmala-adapt", 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
-    ("pt-dmala", 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
-    ("dmala-adapt", 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
-    ("lb", 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
-    ("categorical-lb", 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
-    ("hamming-ball", 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
-    ("pas", 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
-    ("categorical-pas", 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
-    ("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
-    ("categorical-dlmc", 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
-    ("lattice-gibbs", 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
-];
 
 const LABEL_DIM: usize = 8;
 const THETA0: [f64; 4] = [1.0, -1.0, 0.5, 0.0];
@@ -594,30 +530,14 @@ fn compute_kernel(name: &str) -> (u64, u64) {
 #[test]
 fn every_kernel_golden_hashes_hold_on_the_host() {
     let mut bad = Vec::new();
-    for (name, state, second) in KERNEL_GOLDEN {
-        let got = compute_kernel(name);
-        if got != (state, second) {
-            bad.push(format!("{name}: got ({:#018x}, {:#018x})", got.0, got.1));
+    for p in table::KERNEL_PINS {
+        assert_eq!(p.seed, 1, "{}: the host drivers run seed 1", p.run);
+        let got = compute_kernel(p.run);
+        if got != (p.state, p.second) {
+            bad.push(format!("{}: got ({:#018x}, {:#018x})", p.run, got.0, got.1));
         }
     }
     assert!(bad.is_empty(), "value-breaking change:\n{}", bad.join("\n"));
-}
-
-#[test]
-fn firmware_pins_the_same_kernel_values() {
-    let text = include_str!("../../firmware/scenarios/src/kernels.rs");
-    let table = text
-        .split("pub const KERNEL_GOLDEN")
-        .nth(1)
-        .and_then(|t| t.split("];").next())
-        .expect("firmware kernel golden table");
-    let pinned: Vec<u64> = table
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .filter_map(|w| w.strip_prefix("0x"))
-        .map(|h| u64::from_str_radix(&h.replace('_', ""), 16).unwrap())
-        .collect();
-    let ours: Vec<u64> = KERNEL_GOLDEN.iter().flat_map(|g| [g.1, g.2]).collect();
-    assert_eq!(pinned, ours);
 }
 
 /// The core's block Gibbs sweep draws the same bits as the std crate's reference sampler (which

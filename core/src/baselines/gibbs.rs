@@ -11,6 +11,27 @@ use crate::random::{Pick, index, unit_f64};
 use crate::target::{Conditional, Eval, TargetError};
 use rand_core::Rng;
 
+/// A typed front end of [`Gibbs::update_labels`] or [`Gibbs::sweep_labels`] for one label
+/// domain and its conditional trait.
+macro_rules! label_front_end {
+    ($(#[$doc:meta])* $name:ident -> $out:ty = $inner:ident::<$domain:ident, $conditional:ident>) => {
+        $(#[$doc])*
+        pub fn $name<T, R>(
+            &mut self,
+            target: &mut T,
+            x: &mut [u16],
+            scratch: &mut [f64],
+            rng: &mut R,
+        ) -> Result<$out, StepError<T::Error>>
+        where
+            T: $conditional + ?Sized,
+            R: Rng + ?Sized,
+        {
+            self.$inner::<$domain, _, _>(target, x, scratch, rng)
+        }
+    };
+}
+
 /// The order in which a single-site sampler visits coordinates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scan {
@@ -86,6 +107,24 @@ impl Gibbs {
         }
     }
 
+    /// The site and the uniform of one update of a raw state of `d` coordinates.
+    #[inline]
+    fn raw_site<R: Rng + ?Sized>(
+        &mut self,
+        d: usize,
+        rng: &mut R,
+    ) -> Result<(usize, f64), LenError> {
+        if d == 0 {
+            return Err(LenError {
+                buffer: "x",
+                expected: 1,
+                found: 0,
+            });
+        }
+        let i = self.site(d, rng);
+        Ok((i, unit_f64(rng)))
+    }
+
     /// One single-site update of the raw binary state `x`, which must be the target's current
     /// state (see [`FlipDelta`]). Flips bit `i` with probability `sigmoid(ΔU)`; returns whether
     /// it did. A recoverable target error or a NaN or infinite `ΔU` keeps the bit.
@@ -107,15 +146,7 @@ impl Gibbs {
     {
         let d = target.dim();
         LenError::check("x", d, x.len())?;
-        if d == 0 {
-            return Err(StepError::Len(LenError {
-                buffer: "x",
-                expected: 1,
-                found: 0,
-            }));
-        }
-        let i = self.site(d, rng);
-        let u = unit_f64(rng);
+        let (i, u) = self.raw_site(d, rng)?;
         let delta = match target.log_density_delta(x, i) {
             Ok(v) => v,
             Err(e) if e.is_recoverable() => return Ok(false),
@@ -154,92 +185,51 @@ impl Gibbs {
         Ok(flips)
     }
 
-    /// One single-site update of the raw ordinal state `x` (the target's current state), with
-    /// `scratch` of length `S` for the conditional. Returns whether the coordinate changed. A
-    /// recoverable target error keeps it; non-finite conditional values are never drawn (all
-    /// of them non-finite keeps it).
+    label_front_end! {
+        /// One single-site update of an ordinal state: [`update_labels`](Self::update_labels).
+        ///
+        /// # Errors
+        ///
+        /// As for [`update_labels`](Self::update_labels).
+        update_ordinal -> bool = update_labels::<Ordinal, OrdinalConditional>
+    }
+
+    label_front_end! {
+        /// `d` single-site updates of an ordinal state: [`sweep_labels`](Self::sweep_labels).
+        ///
+        /// # Errors
+        ///
+        /// As for [`sweep_labels`](Self::sweep_labels).
+        sweep_ordinal -> u32 = sweep_labels::<Ordinal, OrdinalConditional>
+    }
+
+    label_front_end! {
+        /// One single-site update of a categorical state: [`update_labels`](Self::update_labels).
+        ///
+        /// # Errors
+        ///
+        /// As for [`update_labels`](Self::update_labels).
+        update_categorical -> bool = update_labels::<Categorical, CategoricalConditional>
+    }
+
+    label_front_end! {
+        /// `d` single-site updates of a categorical state: [`sweep_labels`](Self::sweep_labels).
+        ///
+        /// # Errors
+        ///
+        /// As for [`sweep_labels`](Self::sweep_labels).
+        sweep_categorical -> u32 = sweep_labels::<Categorical, CategoricalConditional>
+    }
+
+    /// One single-site update of the raw label state `x` (the target's current state) in
+    /// either domain, with `scratch` of length `S` for the conditional. Returns whether the
+    /// coordinate changed. A recoverable target error keeps it; non-finite conditional values
+    /// are never drawn (all of them non-finite keeps it).
     ///
     /// # Errors
     ///
     /// [`StepError::Len`] for mismatched lengths; [`StepError::Target`] for an unrecoverable
     /// error (`x` unchanged).
-    pub fn update_ordinal<T, R>(
-        &mut self,
-        target: &mut T,
-        x: &mut [u16],
-        scratch: &mut [f64],
-        rng: &mut R,
-    ) -> Result<bool, StepError<T::Error>>
-    where
-        T: OrdinalConditional + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.update_labels::<Ordinal, _, _>(target, x, scratch, rng)
-    }
-
-    /// Like [`update_ordinal`](Self::update_ordinal) for a categorical target.
-    ///
-    /// # Errors
-    ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
-    pub fn update_categorical<T, R>(
-        &mut self,
-        target: &mut T,
-        x: &mut [u16],
-        scratch: &mut [f64],
-        rng: &mut R,
-    ) -> Result<bool, StepError<T::Error>>
-    where
-        T: CategoricalConditional + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.update_labels::<Categorical, _, _>(target, x, scratch, rng)
-    }
-
-    /// `d` single-site updates of an ordinal state; returns how many changed a coordinate.
-    ///
-    /// # Errors
-    ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
-    pub fn sweep_ordinal<T, R>(
-        &mut self,
-        target: &mut T,
-        x: &mut [u16],
-        scratch: &mut [f64],
-        rng: &mut R,
-    ) -> Result<u32, StepError<T::Error>>
-    where
-        T: OrdinalConditional + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.sweep_labels::<Ordinal, _, _>(target, x, scratch, rng)
-    }
-
-    /// `d` single-site updates of a categorical state; returns how many changed a coordinate.
-    ///
-    /// # Errors
-    ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
-    pub fn sweep_categorical<T, R>(
-        &mut self,
-        target: &mut T,
-        x: &mut [u16],
-        scratch: &mut [f64],
-        rng: &mut R,
-    ) -> Result<u32, StepError<T::Error>>
-    where
-        T: CategoricalConditional + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.sweep_labels::<Categorical, _, _>(target, x, scratch, rng)
-    }
-
-    /// One single-site update of a raw label state in either domain
-    /// ([`update_ordinal`](Self::update_ordinal), [`update_categorical`](Self::update_categorical)).
-    ///
-    /// # Errors
-    ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
     pub fn update_labels<D, T, R>(
         &mut self,
         target: &mut T,
@@ -255,15 +245,7 @@ impl Gibbs {
         let (d, s) = (target.dim(), target.states());
         LenError::check("x", d, x.len())?;
         LenError::check("scratch", s, scratch.len())?;
-        if d == 0 {
-            return Err(StepError::Len(LenError {
-                buffer: "x",
-                expected: 1,
-                found: 0,
-            }));
-        }
-        let i = self.site(d, rng);
-        let u = unit_f64(rng);
+        let (i, u) = self.raw_site(d, rng)?;
         match target.conditional(x, i, scratch) {
             Ok(()) => {}
             Err(e) if e.is_recoverable() => return Ok(false),
@@ -286,7 +268,7 @@ impl Gibbs {
     ///
     /// # Errors
     ///
-    /// As for [`update_ordinal`](Self::update_ordinal).
+    /// As for [`update_labels`](Self::update_labels); updates before the error stand.
     pub fn sweep_labels<D, T, R>(
         &mut self,
         target: &mut T,
@@ -364,8 +346,7 @@ impl Kernel<Binary> for Gibbs {
         T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        let d = chain.dim();
-        LenError::check("target", d, target.dim())?;
+        let (d, _) = chain.check_target(target)?;
         let i = self.site(d, rng);
         let u = unit_f64(rng);
         let flipped = chain.x.get(i).map_or(1, |&v| v ^ 1);
@@ -395,9 +376,7 @@ impl<D: LabelDomain> Kernel<D> for Gibbs {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (chain.dim(), chain.states);
-        LenError::check("target", d, target.dim())?;
-        LenError::check("states", s, target.states())?;
+        let (d, s) = chain.check_target(target)?;
         let i = self.site(d, rng);
         let u = unit_f64(rng);
         let old = chain.x.get(i).copied().unwrap_or(0);

@@ -253,9 +253,7 @@ impl<D: GwgDomain> Kernel<D> for Gwg {
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (chain.dim(), chain.states);
-        LenError::check("target", d, target.dim())?;
-        LenError::check("states", s, target.states())?;
+        let (_, s) = chain.check_target(target)?;
         let u_pick = unit_f64(rng);
         let log_u = libm::log(open_unit_f64(rng));
         // Forward pick weights, kept in the proposal-gradient buffer.

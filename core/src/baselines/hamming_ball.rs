@@ -252,8 +252,7 @@ impl<W: AsMut<[f64]>> Kernel<Binary> for HammingBall<W> {
         T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        let d = chain.dim();
-        LenError::check("target", d, target.dim())?;
+        let (d, _) = chain.check_target(target)?;
         let start = if self.next < d { self.next } else { 0 };
         let k = self.block.min(d - start);
         let r = self.radius.min(k);

@@ -207,9 +207,7 @@ where
         T: Eval<D> + ?Sized,
         R: Rng + ?Sized,
     {
-        let (d, s) = (chain.dim(), chain.states);
-        LenError::check("target", d, target.dim())?;
-        LenError::check("states", s, target.states())?;
+        let (d, s) = chain.check_target(target)?;
         let n = D::slots(d, s).unwrap_or(usize::MAX);
         let buffer = self.weights.as_mut();
         let found = buffer.len();

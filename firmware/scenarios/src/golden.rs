@@ -9,6 +9,7 @@ use crate::models::{
     GRAPH_COUPLINGS, GRAPH_FIELD, GRAPH_NEIGHBOURS, GRAPH_OFFSETS, QUAD_B, QUAD_W, RBM_B, RBM_C,
     RBM_HIDDEN, RBM_W, SMALL_DIM,
 };
+use crate::table::{MODEL_PINS, STEPS, same_name};
 use crate::{Failure, Kernel};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
@@ -45,8 +46,28 @@ pub enum Model {
 }
 
 impl Model {
+    /// Every model, in a fixed order.
+    pub const ALL: [Model; 4] = [
+        Model::Lattice8x8,
+        Model::Quadratic16,
+        Model::Rbm16x8,
+        Model::Graph16,
+    ];
+
+    /// The model of a short name ([`Model::name`]).
+    pub const fn from_name(name: &str) -> Option<Model> {
+        let mut rest: &[Model] = &Model::ALL;
+        while let [m, tail @ ..] = rest {
+            if same_name(m.name(), name) {
+                return Some(*m);
+            }
+            rest = tail;
+        }
+        None
+    }
+
     /// A short lower-case name.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Model::Lattice8x8 => "ising8x8",
             Model::Quadratic16 => "quadratic16",
@@ -80,33 +101,46 @@ pub struct Golden {
     pub hashes: Hashes,
 }
 
-const fn g(model: Model, kernel: Kernel, seed: u64, state: u64, log_density: u64) -> Golden {
-    Golden {
-        model,
-        kernel,
-        seed,
-        steps: 1000,
-        hashes: Hashes { state, log_density },
-    }
-}
+/// The pinned values of [`crate::table::MODEL_PINS`], typed.
+pub const GOLDEN: [Golden; MODEL_PINS.len()] = typed_table();
 
-/// The pinned values (state hash, then log-density hash). The host test of the workspace
-/// computes the same runs independently and checks this table.
-#[rustfmt::skip]
-pub const GOLDEN: [Golden; 12] = [
-    g(Model::Lattice8x8, Kernel::Dula, 1, 0x5ae6_cde4_da3d_bcce, 0x4e1a_7d86_5f1b_30a3),
-    g(Model::Lattice8x8, Kernel::Dmala, 1, 0x93b9_306c_5105_b2d9, 0xb5b9_9bb7_d5dd_1055),
-    g(Model::Lattice8x8, Kernel::Dula, 2, 0x41f7_bd03_d5d1_733f, 0x519e_203d_6879_6052),
-    g(Model::Lattice8x8, Kernel::Dmala, 2, 0xa1d1_91a7_a0a6_5c57, 0x91aa_12b8_60de_e16e),
-    g(Model::Lattice8x8, Kernel::Dula, 3, 0xb2de_0334_39a4_d619, 0x0123_678a_5442_02bf),
-    g(Model::Lattice8x8, Kernel::Dmala, 3, 0xedc6_a388_a8f6_a624, 0x2c0d_2831_a41d_dc56),
-    g(Model::Quadratic16, Kernel::Dula, 1, 0x8e9e_272e_b59a_1fb2, 0xd908_16c5_0192_9310),
-    g(Model::Quadratic16, Kernel::Dmala, 1, 0xc48b_ee3b_cf65_f501, 0x933a_b799_4222_a9e9),
-    g(Model::Rbm16x8, Kernel::Dula, 1, 0x0839_dc8a_f2c1_facf, 0x7546_01a1_d449_822f),
-    g(Model::Rbm16x8, Kernel::Dmala, 1, 0xdea4_3af6_cc81_7678, 0xc279_bc93_d247_a0f0),
-    g(Model::Graph16, Kernel::Dula, 1, 0x9c84_ed92_a447_fe18, 0x35ce_b63a_c705_71e8),
-    g(Model::Graph16, Kernel::Dmala, 1, 0x698f_c3e9_0199_acbf, 0x45f2_f2bc_75ed_9679),
-];
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "evaluated at compile time only: an unknown name is a compile error"
+)]
+const fn typed_table() -> [Golden; MODEL_PINS.len()] {
+    let mut out = [Golden {
+        model: Model::Lattice8x8,
+        kernel: Kernel::Dula,
+        seed: 0,
+        steps: 0,
+        hashes: Hashes {
+            state: 0,
+            log_density: 0,
+        },
+    }; MODEL_PINS.len()];
+    let mut i = 0;
+    while i < MODEL_PINS.len() {
+        let p = MODEL_PINS[i];
+        let (Some(model), Some(kernel)) = (Model::from_name(p.model), Kernel::from_name(p.kernel))
+        else {
+            panic!("a model pin of the golden table names no model or kernel");
+        };
+        out[i] = Golden {
+            model,
+            kernel,
+            seed: p.seed,
+            steps: STEPS,
+            hashes: Hashes {
+                state: p.state,
+                log_density: p.log_density,
+            },
+        };
+        i += 1;
+    }
+    out
+}
 
 /// Runs `steps` steps of `kernel` on `model` from the all-zero state and hashes them.
 ///

@@ -12,6 +12,7 @@
 use crate::Failure;
 use crate::cost::Meter;
 use crate::golden::{FNV_OFFSET, Hashes, fnv1a};
+use crate::table::{KERNEL_PINS, STEPS, same_name};
 use crate::targets::{
     GAUSS_STATES, LatticeGauss, POTTS_STATES, RIDGE_DIM, RIDGE_TERMS, Ridge, RingPotts,
     SECOND_BALANCE, SECOND_DIM, second_order_params,
@@ -125,6 +126,57 @@ pub enum Run {
 }
 
 impl Run {
+    /// Every run, in a fixed order.
+    pub const ALL: [Run; 35] = [
+        Run::OrdinalDula,
+        Run::OrdinalDmala,
+        Run::OrdinalGibbs,
+        Run::CategoricalDula,
+        Run::CategoricalDmala,
+        Run::CategoricalGibbs,
+        Run::CategoricalGwg,
+        Run::LatticeDula,
+        Run::LatticeDmala,
+        Run::LatticeDmalaKept,
+        Run::Gibbs,
+        Run::Gwg,
+        Run::RandomWalk,
+        Run::SecondOrder,
+        Run::Lmc,
+        Run::Sgld,
+        Run::SgldReshuffle,
+        Run::Underdamped,
+        Run::Sghmc,
+        Run::Ewsg,
+        Run::AgldSvrg,
+        Run::AgldSaga,
+        Run::AgldTmu,
+        Run::OrdinalDmalaAdapt,
+        Run::CategoricalDmalaAdapt,
+        Run::PtDmala,
+        Run::DmalaAdapt,
+        Run::Lb,
+        Run::CategoricalLb,
+        Run::HammingBall,
+        Run::Pas,
+        Run::CategoricalPas,
+        Run::Dlmc,
+        Run::CategoricalDlmc,
+        Run::LatticeGibbs,
+    ];
+
+    /// The run of a short name ([`Run::name`]).
+    pub const fn from_name(name: &str) -> Option<Run> {
+        let mut rest: &[Run] = &Run::ALL;
+        while let [r, tail @ ..] = rest {
+            if same_name(r.name(), name) {
+                return Some(*r);
+            }
+            rest = tail;
+        }
+        None
+    }
+
     /// A short lower-case name.
     pub const fn name(self) -> &'static str {
         match self {
@@ -180,58 +232,43 @@ pub struct KernelGolden {
     pub hashes: Hashes,
 }
 
-const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
-    KernelGolden {
-        run,
-        seed: 1,
-        steps: 1000,
-        hashes: Hashes {
-            state,
-            log_density: second,
-        },
-    }
-}
+/// The pinned values of [`crate::table::KERNEL_PINS`], typed.
+pub const KERNEL_GOLDEN: [KernelGolden; KERNEL_PINS.len()] = typed_table();
 
-/// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
-/// The host test of the workspace computes the same runs and checks this table.
-#[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 35] = [
-    k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
-    k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
-    k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
-    k(Run::CategoricalDula, 0x2c0c_5b3b_588d_f215, 0xa314_9a1d_df90_08b9),
-    k(Run::CategoricalDmala, 0xe534_b7c0_610b_05d6, 0xefdf_2791_897e_b3a8),
-    k(Run::CategoricalGibbs, 0xd744_633f_e214_bb97, 0xedd0_1682_5e72_dce0),
-    k(Run::CategoricalGwg, 0x6335_c07b_7ed5_104f, 0x9541_b958_f812_10bb),
-    k(Run::LatticeDula, 0xa303_98e6_dcf1_a291, 0x3963_4ab5_99c2_8471),
-    k(Run::LatticeDmala, 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
-    k(Run::LatticeDmalaKept, 0xbc00_8775_fc40_49a0, 0xeb7b_39bc_ff01_b0eb),
-    k(Run::Gibbs, 0x1767_8737_326d_449c, 0xc873_f381_4a68_9d09),
-    k(Run::Gwg, 0xcf60_c382_a47f_d3fd, 0xa278_e5cc_55df_6a79),
-    k(Run::RandomWalk, 0x0e8d_0dd0_0eac_ed27, 0x4c9e_c087_1545_ff3f),
-    k(Run::SecondOrder, 0x8580_05ca_15e4_0316, 0x2355_d49b_ed48_9fdb),
-    k(Run::Lmc, 0x4a47_7b9c_68e0_6f68, 0x84a3_26f5_8606_9045),
-    k(Run::Sgld, 0x7da1_d79d_21a3_5c30, 0x539c_3c87_f2c9_7be5),
-    k(Run::SgldReshuffle, 0x34de_1750_b72a_5088, 0x539c_3c87_f2c9_7be5),
-    k(Run::Underdamped, 0x5b90_f442_93d3_8b3e, 0x84a3_26f5_8606_9045),
-    k(Run::Sghmc, 0x5f6c_6224_a57f_4b20, 0x539c_3c87_f2c9_7be5),
-    k(Run::Ewsg, 0x3d2a_f485_93cc_8d26, 0xa06f_f65c_55c1_5425),
-    k(Run::AgldSvrg, 0x2912_4f21_e461_625e, 0x7c76_e40a_88dc_ed88),
-    k(Run::AgldSaga, 0x2173_1dbd_6cc5_284e, 0xc543_de91_0408_b7b0),
-    k(Run::AgldTmu, 0xcaab_a39f_24af_0576, 0x5371_2b45_c830_c7f0),
-    k(Run::OrdinalDmalaAdapt, 0x4552_eed4_10ad_781b, 0x24f4_45be_037e_b59a),
-    k(Run::CategoricalDmalaAdapt, 0x0f77_239d_8a65_285d, 0xef94_c842_64cd_694f),
-    k(Run::PtDmala, 0x0694_f053_46d3_b756, 0x8d03_bcf3_6c37_b91d),
-    k(Run::DmalaAdapt, 0x19ed_3fbc_a7e8_4e01, 0x0368_9355_6de4_50d6),
-    k(Run::Lb, 0x8177_4168_821e_cd5c, 0xfc29_5fff_242c_30f7),
-    k(Run::CategoricalLb, 0x059d_c07d_d0a9_02df, 0x42b9_914f_beb3_b768),
-    k(Run::HammingBall, 0x7bad_4a34_ecf5_7fed, 0xd793_9598_0658_1b96),
-    k(Run::Pas, 0x4fd4_251e_d8ba_819a, 0x52b6_6036_9e80_e7ed),
-    k(Run::CategoricalPas, 0x0922_a429_a43d_9675, 0x45bf_449e_d415_5a82),
-    k(Run::Dlmc, 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
-    k(Run::CategoricalDlmc, 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
-    k(Run::LatticeGibbs, 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
-];
+#[allow(
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "evaluated at compile time only: an unknown name is a compile error"
+)]
+const fn typed_table() -> [KernelGolden; KERNEL_PINS.len()] {
+    let mut out = [KernelGolden {
+        run: Run::OrdinalDula,
+        seed: 0,
+        steps: 0,
+        hashes: Hashes {
+            state: 0,
+            log_density: 0,
+        },
+    }; KERNEL_PINS.len()];
+    let mut i = 0;
+    while i < KERNEL_PINS.len() {
+        let p = KERNEL_PINS[i];
+        let Some(run) = Run::from_name(p.run) else {
+            panic!("a kernel pin of the golden table names no run");
+        };
+        out[i] = KernelGolden {
+            run,
+            seed: p.seed,
+            steps: STEPS,
+            hashes: Hashes {
+                state: p.state,
+                log_density: p.second,
+            },
+        };
+        i += 1;
+    }
+    out
+}
 
 /// Initial position of the continuous runs.
 pub const THETA0: [f64; RIDGE_DIM] = [1.0, -1.0, 0.5, 0.0];
@@ -764,6 +801,17 @@ fn metered_step_of<C, F: FnMut(&mut C) -> Result<(), Failure>>(
 mod tests {
     use super::*;
     use crate::cost::NoMeter;
+
+    #[test]
+    fn every_run_has_one_name_and_one_pin() {
+        for (i, r) in Run::ALL.iter().enumerate() {
+            assert_eq!(Run::from_name(r.name()), Some(*r));
+            assert!(Run::ALL[..i].iter().all(|q| q.name() != r.name()));
+            let pins = KERNEL_GOLDEN.iter().filter(|g| g.run == *r).count();
+            assert_eq!(pins, 1, "{} is pinned {pins} times", r.name());
+        }
+        assert_eq!(Run::from_name("no-such-run"), None);
+    }
 
     #[test]
     fn kernel_golden_values_hold_on_the_host() {

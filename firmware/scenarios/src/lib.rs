@@ -1,5 +1,6 @@
 //! Seeded runs of the binary kernels shared by the firmware images and the host.
 //!
+//! * [`table`]: the golden table, written once and read by the host test as well.
 //! * [`golden`]: FNV-1a hashes of the first steps of seeded chains, pinned bit for bit. The same
 //!   numbers must come out on x86_64, on Cortex-M3 with soft float and on Cortex-M4F with the
 //!   hardware FPU.
@@ -24,6 +25,7 @@ pub mod cost;
 pub mod golden;
 pub mod kernels;
 pub mod models;
+pub mod table;
 pub mod targets;
 
 use core::fmt;
@@ -42,11 +44,23 @@ impl Kernel {
     pub const ALL: [Kernel; 2] = [Kernel::Dula, Kernel::Dmala];
 
     /// A short lower-case name.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kernel::Dula => "dula",
             Kernel::Dmala => "dmala",
         }
+    }
+
+    /// The kernel of a short name ([`Kernel::name`]).
+    pub const fn from_name(name: &str) -> Option<Kernel> {
+        let mut rest: &[Kernel] = &Kernel::ALL;
+        while let [k, tail @ ..] = rest {
+            if table::same_name(k.name(), name) {
+                return Some(*k);
+            }
+            rest = tail;
+        }
+        None
     }
 }
 
