@@ -419,8 +419,8 @@ mod tests {
 
     #[test]
     fn marks_must_match_the_bars() {
-        let dir = std::env::temp_dir().join(format!("langevin-bars-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
         let spec = |marked: &'static [bool]| BarSpec {
             title: "t",
             x_label: "sampler",
@@ -448,6 +448,5 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, PlotError::Input(_)), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
