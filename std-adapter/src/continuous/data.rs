@@ -171,13 +171,11 @@ mod tests {
 
     #[test]
     fn npy_round_trip() {
-        let dir = std::env::temp_dir().join(format!("lgv-npy-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("a.npy");
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.npy");
         write_npy_f32(&p, &[2, 2], &[1.0, 2.0, 3.0, 4.5]).unwrap();
         let a = read_npy_f64(&p, &MemoryBudget::new(None)).unwrap();
         assert_eq!(a.shape, [2, 2]);
         assert_eq!(a.values, [1.0, 2.0, 3.0, 4.5]);
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

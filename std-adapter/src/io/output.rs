@@ -1097,42 +1097,24 @@ mod tests {
     use super::*;
 
     /// A fresh folder under the system's temporary folder, removed when dropped.
-    struct Scratch(PathBuf);
+    struct Scratch(tempfile::TempDir);
 
     impl std::ops::Deref for Scratch {
         type Target = Path;
         fn deref(&self) -> &Path {
-            &self.0
+            self.0.path()
         }
     }
 
     impl AsRef<Path> for Scratch {
         fn as_ref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            self.0.path()
         }
     }
 
     fn scratch(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("langevin-output-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-
-    #[test]
-    fn scratch_folders_are_removed_when_dropped() {
-        let dir = scratch("dropped");
-        std::fs::write(dir.join("a.txt"), b"a").unwrap();
-        let path = dir.0.clone();
-        drop(dir);
-        assert!(!path.exists(), "{}", path.display());
+        let prefix = format!("langevin-output-{name}-");
+        Scratch(tempfile::Builder::new().prefix(&prefix).tempdir().unwrap())
     }
 
     #[test]
@@ -1333,7 +1315,7 @@ mod tests {
         let missing = dir.join("no/such/d.npy");
         let err = prepare::<&str, &Path>(&[], &[("--out", &missing)]).unwrap_err();
         assert!(err.to_string().contains("does not exist"), "{err}");
-        let err = prepare::<&str, &Path>(&[], &[("--out", &dir.0)]).unwrap_err();
+        let err = prepare::<&str, &Path>(&[], &[("--out", &dir)]).unwrap_err();
         assert!(err.to_string().contains("is a folder"), "{err}");
     }
 

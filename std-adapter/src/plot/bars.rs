@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::axes::{FRAME, INK, MUTED, Panel, Scale, WHITE, format_value, nice_ticks, series_color};
-use super::raster::{Canvas, text_height, text_width};
+use super::raster::{Canvas, Rgb, text_height, text_width};
 use super::{AxisScale, PlotError, draw_title, fit_text, fitting_scale, input};
 
 /// Writes a PNG bar chart with one bar per label, each value printed above its bar, on a linear
@@ -155,18 +155,96 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
     if groups.is_empty() {
         return Err(input("no bars to draw"));
     }
-    let per_group = series.len().max(1);
     let log = scale == AxisScale::Log;
-    let drawable = |v: f64| v.is_finite() && (!log || v > 0.0);
-    let shown: Vec<f64> = values.iter().copied().filter(|&v| drawable(v)).collect();
+    let shown: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|&v| drawable(v, log))
+        .collect();
     if shown.is_empty() {
         return Err(input("no value can be drawn"));
     }
+    let layout = Layout::new(bars);
+    let mut canvas = Canvas::new(layout.width as usize, layout.height as usize, WHITE);
+    draw_title(&mut canvas, title, 18);
+
+    let panel = Panel {
+        left: layout.left,
+        top: layout.top,
+        width: layout.plot_w,
+        height: 320,
+        x: Scale {
+            lo: 0.0,
+            hi: 1.0,
+            log: false,
+            integer: false,
+        },
+        y: value_scale(&shown, log),
+    };
+    // The y axis only: draw_axes with an x scale that puts no ticks inside is simplest done by
+    // hand here.
+    draw_y_axis(&mut canvas, &panel);
+
+    let base = if log {
+        panel.top + panel.height
+    } else {
+        panel.py(0.0).round() as i64
+    };
+    let offset = (layout.plot_w - groups.len() as i64 * layout.group_w) / 2;
+    for (g, name) in groups.iter().enumerate() {
+        let gx = layout.left + offset + g as i64 * layout.group_w + layout.group_gap / 2;
+        for s in 0..layout.per_group {
+            let bar = Bar {
+                value: values[g * layout.per_group + s],
+                x: gx + s as i64 * layout.bar_w,
+                width: layout.bar_w,
+                color: series_color(if series.is_empty() { 0 } else { s }),
+                marked: labelled
+                    .and_then(|a| a.marked.get(g))
+                    .copied()
+                    .unwrap_or(false),
+            };
+            bar.draw(&mut canvas, &panel, base, log);
+        }
+        let center = gx + layout.per_group as i64 * layout.bar_w / 2;
+        let (lines, scale) = label_lines(name, layout.group_w - 8);
+        for (k, line) in lines.iter().enumerate() {
+            let w = text_width(line, scale);
+            let y = panel.top + panel.height + 14 + k as i64 * (text_height(scale) + 8);
+            canvas.text(center - w / 2, y, line, scale, INK);
+        }
+    }
+    if !log {
+        canvas.fill_rect(layout.left, base, layout.plot_w, 1, FRAME, 1.0);
+    }
+    canvas.fill_rect(
+        layout.left,
+        panel.top + panel.height,
+        layout.plot_w,
+        1,
+        FRAME,
+        1.0,
+    );
+    if let Some(spec) = labelled {
+        draw_axis_labels(&mut canvas, spec, &panel, &layout);
+    }
+    draw_legend(&mut canvas, series, &layout.legend_rows, layout.width);
+    canvas.save(path)
+}
+
+/// Whether a value can be drawn: finite, and positive on a log axis.
+fn drawable(v: f64, log: bool) -> bool {
+    v.is_finite() && (!log || v > 0.0)
+}
+
+/// The value axis for the drawable values `shown`: from half a decade below the smallest on
+/// a log axis, else from zero (or the smallest negative value), with room above the largest.
+fn value_scale(shown: &[f64], log: bool) -> Scale {
     let (lo, hi) = (
         shown.iter().copied().fold(f64::INFINITY, f64::min),
         shown.iter().copied().fold(f64::NEG_INFINITY, f64::max),
     );
-    let y = if log {
+    if log {
         Scale {
             // At least half a decade below the smallest bar, so that it stays visible.
             lo: 10f64.powf((lo.log10() - 0.5).floor()),
@@ -190,146 +268,150 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
             log: false,
             integer: false,
         }
-    };
+    }
+}
 
-    let bar_w: i64 = if per_group == 1 { 56 } else { 30 };
-    let group_gap: i64 = if per_group == 1 { 28 } else { 36 };
-    let group_w = per_group as i64 * bar_w + group_gap;
-    let left = if labelled.is_some() { 140 } else { 110 };
-    let plot_w = (groups.len() as i64 * group_w).max(420);
-    let legend_rows = legend_layout(series, left + plot_w + 30 - 40);
-    let top = 70
-        + if series.is_empty() {
-            0
-        } else {
-            legend_rows.len() as i64 * 26 + 10
-        };
-    let width = (left + plot_w + 30) as usize;
-    let two_lines = groups
-        .iter()
-        .any(|g| label_lines(g, group_w - 8).0.len() > 1);
-    let below = if labelled.is_some() { 60 } else { 0 };
-    let height = (top + 320 + 74 + below + if two_lines { 24 } else { 0 }) as usize;
-    let mut canvas = Canvas::new(width, height, WHITE);
-    draw_title(&mut canvas, title, 18);
+/// Sizes and positions of a bar chart, in pixels.
+struct Layout {
+    per_group: usize,
+    bar_w: i64,
+    group_gap: i64,
+    group_w: i64,
+    left: i64,
+    plot_w: i64,
+    top: i64,
+    width: i64,
+    height: i64,
+    /// Whether a group label takes two lines.
+    two_lines: bool,
+    legend_rows: Vec<Vec<usize>>,
+}
 
-    let panel = Panel {
-        left,
-        top,
-        width: plot_w,
-        height: 320,
-        x: Scale {
-            lo: 0.0,
-            hi: 1.0,
-            log: false,
-            integer: false,
-        },
-        y,
-    };
-    // The y axis only: draw_axes with an x scale that puts no ticks inside is simplest done by
-    // hand here.
-    draw_y_axis(&mut canvas, &panel);
-
-    let base = if log {
-        panel.top + panel.height
-    } else {
-        panel.py(0.0).round() as i64
-    };
-    let offset = (plot_w - groups.len() as i64 * group_w) / 2;
-    let th1 = text_height(1);
-    for (g, name) in groups.iter().enumerate() {
-        let gx = left + offset + g as i64 * group_w + group_gap / 2;
-        for s in 0..per_group {
-            let v = values[g * per_group + s];
-            let x = gx + s as i64 * bar_w;
-            let color = series_color(if series.is_empty() { 0 } else { s });
-            let label = if drawable(v) {
-                format_value(v)
+impl Layout {
+    fn new(bars: &Bars<'_>) -> Self {
+        let (groups, series) = (bars.groups, bars.series);
+        let per_group = series.len().max(1);
+        let bar_w: i64 = if per_group == 1 { 56 } else { 30 };
+        let group_gap: i64 = if per_group == 1 { 28 } else { 36 };
+        let group_w = per_group as i64 * bar_w + group_gap;
+        let left = if bars.axes.is_some() { 140 } else { 110 };
+        let plot_w = (groups.len() as i64 * group_w).max(420);
+        let legend_rows = legend_layout(series, left + plot_w + 30 - 40);
+        let top = 70
+            + if series.is_empty() {
+                0
             } else {
-                "n/a".to_string()
+                legend_rows.len() as i64 * 26 + 10
             };
-            let label_scale = fitting_scale(&label, 2, bar_w + 4);
-            let lw = text_width(&label, label_scale);
-            let marked = labelled
-                .and_then(|a| a.marked.get(g))
-                .copied()
-                .unwrap_or(false);
-            if drawable(v) {
-                let yv = panel.py(v).round() as i64;
-                let (y0, y1) = (yv.min(base), yv.max(base));
-                if marked {
-                    // Pale, with dark diagonal hatching: a figure not to be trusted.
-                    canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 0.3);
-                    let inner = bar_w - 4;
-                    let mut k = y0;
-                    while k < y1 {
-                        // A segment up and to the right from (x + 2, k + run) to (x + 2 + run, k).
-                        let run = inner.min(y1 - k) as f64;
-                        let (x0, y) = ((x + 2) as f64, k as f64);
-                        canvas.line((x0, y + run), (x0 + run, y), 1.2, INK, 0.6);
-                        k += 10;
-                    }
-                    canvas.stroke_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), FRAME);
-                } else {
-                    canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 1.0);
-                }
-                let ly = if v >= 0.0 || log {
-                    y0 - text_height(label_scale) - 5
-                } else {
-                    y1 + 5
-                };
-                canvas.text(x + bar_w / 2 - lw / 2, ly, &label, label_scale, INK);
-            } else {
-                canvas.text(
-                    x + bar_w / 2 - lw / 2,
-                    base - th1 - 5,
-                    &label,
-                    label_scale,
-                    MUTED,
-                );
-            }
-        }
-        let center = gx + per_group as i64 * bar_w / 2;
-        let (lines, scale) = label_lines(name, group_w - 8);
-        for (k, line) in lines.iter().enumerate() {
-            let w = text_width(line, scale);
-            let y = panel.top + panel.height + 14 + k as i64 * (text_height(scale) + 8);
-            canvas.text(center - w / 2, y, line, scale, INK);
+        let width = left + plot_w + 30;
+        let two_lines = groups
+            .iter()
+            .any(|g| label_lines(g, group_w - 8).0.len() > 1);
+        let below = if bars.axes.is_some() { 60 } else { 0 };
+        let height = top + 320 + 74 + below + if two_lines { 24 } else { 0 };
+        Self {
+            per_group,
+            bar_w,
+            group_gap,
+            group_w,
+            left,
+            plot_w,
+            top,
+            width,
+            height,
+            two_lines,
+            legend_rows,
         }
     }
-    if !log {
-        canvas.fill_rect(left, base, plot_w, 1, FRAME, 1.0);
-    }
-    canvas.fill_rect(left, panel.top + panel.height, plot_w, 1, FRAME, 1.0);
-    if let Some(spec) = labelled {
-        let th = text_height(2);
-        let under = panel.top + panel.height + 14 + if two_lines { 2 * th + 8 } else { th } + 14;
-        let w = text_width(spec.x_label, 2);
-        canvas.text(left + (plot_w - w) / 2, under, spec.x_label, 2, MUTED);
-        let h = text_width(spec.y_label, 2);
-        canvas.text_up(
-            12,
-            panel.top + (panel.height - h) / 2,
-            spec.y_label,
-            2,
-            MUTED,
-        );
-        if !spec.note.is_empty() {
-            let scale = fitting_scale(spec.note, 2, width as i64 - 20);
-            let note = fit_text(spec.note, scale, width as i64 - 20);
-            let w = text_width(&note, scale);
-            canvas.text((width as i64 - w) / 2, under + th + 14, &note, scale, INK);
-        }
-    }
+}
 
-    // Legend rows under the title.
-    for (r, row) in legend_rows.iter().enumerate() {
+/// One bar: its value, left edge, width, colour and whether it is marked.
+struct Bar {
+    value: f64,
+    x: i64,
+    width: i64,
+    color: Rgb,
+    marked: bool,
+}
+
+impl Bar {
+    /// Draws the bar from `base` with its value above it, or "n/a" on the base line when it
+    /// cannot be drawn.
+    fn draw(&self, canvas: &mut Canvas, panel: &Panel, base: i64, log: bool) {
+        let (v, x, bar_w, color) = (self.value, self.x, self.width, self.color);
+        let label = if drawable(v, log) {
+            format_value(v)
+        } else {
+            "n/a".to_string()
+        };
+        let label_scale = fitting_scale(&label, 2, bar_w + 4);
+        let lw = text_width(&label, label_scale);
+        if !drawable(v, log) {
+            let y = base - text_height(1) - 5;
+            canvas.text(x + bar_w / 2 - lw / 2, y, &label, label_scale, MUTED);
+            return;
+        }
+        let yv = panel.py(v).round() as i64;
+        let (y0, y1) = (yv.min(base), yv.max(base));
+        if self.marked {
+            // Pale, with dark diagonal hatching: a figure not to be trusted.
+            canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 0.3);
+            let inner = bar_w - 4;
+            let mut k = y0;
+            while k < y1 {
+                // A segment up and to the right from (x + 2, k + run) to (x + 2 + run, k).
+                let run = inner.min(y1 - k) as f64;
+                let (x0, y) = ((x + 2) as f64, k as f64);
+                canvas.line((x0, y + run), (x0 + run, y), 1.2, INK, 0.6);
+                k += 10;
+            }
+            canvas.stroke_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), FRAME);
+        } else {
+            canvas.fill_rect(x + 2, y0, bar_w - 4, (y1 - y0).max(1), color, 1.0);
+        }
+        let ly = if v >= 0.0 || log {
+            y0 - text_height(label_scale) - 5
+        } else {
+            y1 + 5
+        };
+        canvas.text(x + bar_w / 2 - lw / 2, ly, &label, label_scale, INK);
+    }
+}
+
+/// What the bars are (under their labels), what the values measure (up the value axis) and
+/// the note under the chart.
+fn draw_axis_labels(canvas: &mut Canvas, spec: &BarSpec<'_>, panel: &Panel, layout: &Layout) {
+    let (left, plot_w, width) = (layout.left, layout.plot_w, layout.width);
+    let th = text_height(2);
+    let labels = if layout.two_lines { 2 * th + 8 } else { th };
+    let under = panel.top + panel.height + 14 + labels + 14;
+    let w = text_width(spec.x_label, 2);
+    canvas.text(left + (plot_w - w) / 2, under, spec.x_label, 2, MUTED);
+    let h = text_width(spec.y_label, 2);
+    canvas.text_up(
+        12,
+        panel.top + (panel.height - h) / 2,
+        spec.y_label,
+        2,
+        MUTED,
+    );
+    if !spec.note.is_empty() {
+        let scale = fitting_scale(spec.note, 2, width - 20);
+        let note = fit_text(spec.note, scale, width - 20);
+        let w = text_width(&note, scale);
+        canvas.text((width - w) / 2, under + th + 14, &note, scale, INK);
+    }
+}
+
+/// The legend rows under the title: a colour swatch and the name of each series.
+fn draw_legend(canvas: &mut Canvas, series: &[&str], rows: &[Vec<usize>], width: i64) {
+    for (r, row) in rows.iter().enumerate() {
         let total: i64 = row
             .iter()
             .map(|&s| text_width(series[s], 2) + 26 + 22)
             .sum::<i64>()
             - 22;
-        let mut x = (width as i64 - total) / 2;
+        let mut x = (width - total) / 2;
         let y = 56 + r as i64 * 26;
         for &s in row {
             canvas.fill_rect(x, y, 16, 14, series_color(s), 1.0);
@@ -337,7 +419,6 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
             x += text_width(series[s], 2) + 26 + 22;
         }
     }
-    canvas.save(path)
 }
 
 /// A group label as one line at scale 2, else two lines at scale 2 (split at the space nearest
@@ -419,8 +500,8 @@ mod tests {
 
     #[test]
     fn marks_must_match_the_bars() {
-        let dir = std::env::temp_dir().join(format!("langevin-bars-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
         let spec = |marked: &'static [bool]| BarSpec {
             title: "t",
             x_label: "sampler",
@@ -448,6 +529,5 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(err, PlotError::Input(_)), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -99,8 +99,8 @@ mod tests {
 
     #[test]
     fn draws_finite_points_and_refuses_none() {
-        let dir = std::env::temp_dir().join(format!("langevin-line-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
         let spec = LineSpec {
             title: "t".into(),
             x_label: "update".into(),
@@ -114,6 +114,5 @@ mod tests {
         assert!(!dir.join("b.png").exists());
         // One point: a flat range is padded, not a division by zero.
         line_plot(dir.join("c.png"), &spec, &[(5.0, 2.0)]).unwrap();
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

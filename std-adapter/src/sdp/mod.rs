@@ -353,6 +353,72 @@ fn times_pow2(x: f64, e: i32) -> f64 {
 /// [`solve_diagonal_sdp`] for a matrix whose largest entry is of order one.
 fn solve_unit_scale(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpSolution, SdpError> {
     let start = Instant::now();
+    check_options(opts)?;
+    if let Some(solution) = diagonal_solution(w, start) {
+        return Ok(solution);
+    }
+    let ordering = Ordering::new(w);
+    if let Some(solution) = definite_solution(w, &ordering, start) {
+        return Ok(solution);
+    }
+    let n = w.dim();
+    let nf = n as f64;
+    let tol = FEAS_TOL * w.max_abs();
+    let rank = opts
+        .rank
+        .unwrap_or_else(|| ((2.0 * nf).sqrt().ceil() as usize).max(1))
+        .min(n);
+    let mut solve = MixingSolve::new(n, rank, opts.seed);
+    let mut schedule = Checkpoints::new();
+    let mut sweeps = 0usize;
+    // Checkpoints cost a block product, a Rayleigh–Ritz step and possibly a factorisation,
+    // so they are placed where the gap should be met (see [`Checkpoints`]). Everything is
+    // counted in sweeps, never in time, so a solve is reproducible.
+    let mut objective = solve.mix.bound_and_dual(w, &mut solve.g, &mut solve.d0);
+    let mut ratio = f64::INFINITY;
+    loop {
+        let out_of_time = opts.time_limit.is_some_and(|t| start.elapsed() >= t);
+        let last = out_of_time || sweeps >= opts.max_sweeps;
+        if schedule.due(sweeps, ratio, opts.rel_gap) || last {
+            let (lower, predicted) = solve.checkpoint(w, &ordering, opts, tol, last);
+            let gap = relative_gap(solve.best_upper, solve.best_lower);
+            if solve.best.is_some() {
+                solve.history.push(SdpCheckpoint {
+                    sweeps,
+                    elapsed: start.elapsed(),
+                    trace: solve.best_upper,
+                    lower_bound: solve.best_lower,
+                    rel_gap: gap,
+                });
+            }
+            // Below n·tol the trace is as settled as feasibility itself: done whatever the
+            // relative gap (it matters only when the optimum is nearly 0).
+            let met = gap <= opts.rel_gap || solve.best_upper - solve.best_lower <= nf * tol;
+            if let Some(d) = solve.best.as_ref().filter(|_| met || last) {
+                return Ok(SdpSolution {
+                    d: d.clone(),
+                    trace: solve.best_upper,
+                    lower_bound: solve.best_lower,
+                    rel_gap: gap,
+                    lambda_min: 0.0,
+                    iterations: sweeps,
+                    wall_time: start.elapsed(),
+                    converged: met,
+                    history: std::mem::take(&mut solve.history),
+                });
+            }
+            schedule.plan(sweeps, ratio, predicted, opts.rel_gap);
+            objective = lower;
+        }
+        let gain = solve.mix.sweep(w, opts.over_relaxation);
+        objective += gain;
+        ratio = gain.max(0.0) / objective.abs().max(f64::MIN_POSITIVE);
+        sweeps += 1;
+    }
+}
+
+/// Refuses options outside their ranges.
+fn check_options(opts: &SdpOptions) -> Result<(), SdpError> {
     if !(opts.rel_gap > 0.0 && opts.rel_gap < 1.0) {
         return Err(SdpError::InvalidOption("rel_gap"));
     }
@@ -362,153 +428,187 @@ fn solve_unit_scale(w: &SymmetricMatrix, opts: &SdpOptions) -> Result<SdpSolutio
     if opts.rank == Some(0) {
         return Err(SdpError::InvalidOption("rank"));
     }
-    let n = w.dim();
-    let nf = n as f64;
-    let tol = FEAS_TOL * w.max_abs();
-    let exact = |d: Vec<f64>, lower: f64, lambda_min: f64| {
-        let trace: f64 = d.iter().sum();
-        SdpSolution {
-            d,
-            trace,
-            lower_bound: lower,
-            rel_gap: relative_gap(trace, lower),
-            lambda_min,
-            iterations: 0,
-            wall_time: start.elapsed(),
-            converged: true,
-            history: Vec::new(),
-        }
-    };
-    if w.is_diagonal() {
-        // X = diag(1 where W_ii < 0) attains Σ max(0, −W_ii): the bound is exact.
-        let d: Vec<f64> = w.diagonal().iter().map(|&x| (-x).max(0.0)).collect();
-        let lower = d.iter().sum();
-        let lambda_min = w
-            .diagonal()
-            .iter()
-            .fold(f64::INFINITY, |m, &x| m.min(x.max(0.0)));
-        return Ok(exact(d, lower, lambda_min));
+    Ok(())
+}
+
+/// The exact solution of a diagonal `W`: `X = diag(1 where W_ii < 0)` attains
+/// `Σ max(0, −W_ii)`, so the bound is exact.
+fn diagonal_solution(w: &SymmetricMatrix, start: Instant) -> Option<SdpSolution> {
+    if !w.is_diagonal() {
+        return None;
     }
-    let ordering = Ordering::new(w);
-    if may_be_psd(w) {
-        let f = factor(w, &vec![0.5 * tol; n], &ordering);
-        if f.failed_at.is_none() {
-            // W + (tol/2) I ≻ 0 up to rounding: d = 0, attained by X = 0.
-            let bound = -(0.5 * tol + rounding_bound(n, f.max_diag));
-            return Ok(exact(vec![0.0; n], 0.0, bound));
+    let d: Vec<f64> = w.diagonal().iter().map(|&x| (-x).max(0.0)).collect();
+    let lower = d.iter().sum();
+    let lambda_min = w
+        .diagonal()
+        .iter()
+        .fold(f64::INFINITY, |m, &x| m.min(x.max(0.0)));
+    Some(exact_solution(d, lower, lambda_min, start))
+}
+
+/// The exact solution `d = 0` (attained by `X = 0`) when `W + (tol/2) I ≻ 0` up to rounding.
+fn definite_solution(
+    w: &SymmetricMatrix,
+    ordering: &Ordering,
+    start: Instant,
+) -> Option<SdpSolution> {
+    if !may_be_psd(w) {
+        return None;
+    }
+    let n = w.dim();
+    let tol = FEAS_TOL * w.max_abs();
+    let f = factor(w, &vec![0.5 * tol; n], ordering);
+    if f.failed_at.is_some() {
+        return None;
+    }
+    let bound = -(0.5 * tol + rounding_bound(n, f.max_diag));
+    Some(exact_solution(vec![0.0; n], 0.0, bound, start))
+}
+
+/// A solution found without iterating.
+fn exact_solution(d: Vec<f64>, lower: f64, lambda_min: f64, start: Instant) -> SdpSolution {
+    let trace: f64 = d.iter().sum();
+    SdpSolution {
+        d,
+        trace,
+        lower_bound: lower,
+        rel_gap: relative_gap(trace, lower),
+        lambda_min,
+        iterations: 0,
+        wall_time: start.elapsed(),
+        converged: true,
+        history: Vec::new(),
+    }
+}
+
+/// When the next checkpoint is due. The gap tracks the square root of the primal gain per
+/// sweep (the primal error is quadratic in the error of V, the dual read-off linear):
+/// `gap ≈ c · √(gain / |f|)`, with `c` calibrated at each checkpoint; from the second
+/// checkpoint on, a log-linear extrapolation of the gap bounds the wait.
+struct Checkpoints {
+    c_est: f64,
+    last_check: usize,
+    cap: usize,
+    last_prediction: Option<(usize, f64)>,
+}
+
+impl Checkpoints {
+    fn new() -> Self {
+        Self {
+            c_est: 0.15,
+            last_check: 0,
+            cap: 48,
+            last_prediction: None,
         }
     }
 
-    let rank = opts
-        .rank
-        .unwrap_or_else(|| ((2.0 * nf).sqrt().ceil() as usize).max(1))
-        .min(n);
-    let mut mix = Mixing::new(n, rank, opts.seed);
-    let mut kp = mix.stride();
-    let mut g = vec![0.0; n * kp];
-    let mut d0 = vec![0.0; n];
-    let mut best: Option<Vec<f64>> = None;
-    let mut best_upper = f64::INFINITY;
-    let mut best_lower = f64::NEG_INFINITY;
-    let mut history = Vec::new();
-    let mut sweeps = 0usize;
-    // Checkpoints cost a block product, a Rayleigh–Ritz step and possibly a factorisation,
-    // so they are placed where the gap should be met. The gap tracks the square root of the
-    // primal gain per sweep (the primal error is quadratic in the error of V, the dual
-    // read-off linear): `gap ≈ c · √(gain / |f|)`, with `c` calibrated at each checkpoint;
-    // from the second checkpoint on, a log-linear extrapolation of the gap bounds the wait.
-    // Everything is counted in sweeps, never in time, so a solve is reproducible.
-    let mut objective = mix.bound_and_dual(w, &mut g, &mut d0);
-    let mut c_est = 0.15f64;
-    let mut last_check = 0usize;
-    let mut cap = 48usize;
-    let mut last_prediction: Option<(usize, f64)> = None;
-    let mut ratio = f64::INFINITY;
-    loop {
-        let out_of_time = opts.time_limit.is_some_and(|t| start.elapsed() >= t);
-        let last = out_of_time || sweeps >= opts.max_sweeps;
-        let due = sweeps > 0
-            && (c_est * ratio.sqrt() <= 0.7 * opts.rel_gap || sweeps - last_check >= cap);
-        if due || last {
-            mix.compress(DEAD_DIRECTION);
-            if mix.stride() != kp {
-                kp = mix.stride();
-                g = vec![0.0; n * kp];
-            }
-            let lower = mix.bound_and_dual(w, &mut g, &mut d0);
-            best_lower = best_lower.max(lower);
-            // (W + D0) V = G + D0 V: the Krylov block for the Ritz estimate.
-            let v = mix.factor();
-            for ((gi, vi), &di) in g.chunks_exact_mut(kp).zip(v.chunks_exact(kp)).zip(&d0) {
-                gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
-            }
-            let theta = subspace::bottom_eigenvalue(w, &d0, v, &g, kp);
-            // The uniform shift −θ makes W + D0 PSD if the Ritz value is exact; it errs on the
-            // optimistic side (by a few per cent of |θ| on the reference cases), so a margin
-            // taken from the slack that the requested gap leaves saves failed factorisations.
-            let base = (-theta).max(0.0);
-            let sum0: f64 = d0.iter().sum();
-            let max_trace = best_lower.max(0.0) / (1.0 - opts.rel_gap);
-            let slack = (max_trace - sum0 - 1.02 * nf * base).max(0.0) / nf;
-            let shift = base + (0.02 * base).max((0.25 * base).min(0.5 * slack));
-            let predicted = relative_gap(sum0 + nf * shift, best_lower);
-            let close = sum0 + nf * shift - best_lower <= nf * tol;
-            if predicted <= opts.rel_gap || close || (last && best.is_none()) {
-                let step = (0.25 * slack).max(0.5 * base).max(tol);
-                let d = certify_shift(w, &ordering, &d0, shift, step);
-                let upper: f64 = d.iter().sum();
-                if upper < best_upper {
-                    best_upper = upper;
-                    best = Some(d);
-                }
-            }
-            let gap = relative_gap(best_upper, best_lower);
-            if best.is_some() {
-                history.push(SdpCheckpoint {
-                    sweeps,
-                    elapsed: start.elapsed(),
-                    trace: best_upper,
-                    lower_bound: best_lower,
-                    rel_gap: gap,
-                });
-            }
-            // Below n·tol the trace is as settled as feasibility itself: done whatever the
-            // relative gap (it matters only when the optimum is nearly 0).
-            let met = gap <= opts.rel_gap || best_upper - best_lower <= nf * tol;
-            if let Some(d) = best.as_ref().filter(|_| met || last) {
-                return Ok(SdpSolution {
-                    d: d.clone(),
-                    trace: best_upper,
-                    lower_bound: best_lower,
-                    rel_gap: gap,
-                    lambda_min: 0.0,
-                    iterations: sweeps,
-                    wall_time: start.elapsed(),
-                    converged: met,
-                    history,
-                });
-            }
-            if ratio > 0.0 && ratio.is_finite() && predicted > 0.0 {
-                c_est = predicted / ratio.sqrt();
-            }
-            cap = sweeps.max(8);
-            if let Some((s_prev, p_prev)) = last_prediction {
-                let rate = (predicted / p_prev).ln() / (sweeps - s_prev) as f64;
-                let needed = (0.7 * opts.rel_gap / predicted).ln() / rate;
-                if rate < 0.0 && needed.is_finite() && needed > 0.0 {
-                    cap = cap.min((needed.ceil() as usize).max(1));
-                }
-            }
-            if predicted > 0.0 {
-                last_prediction = Some((sweeps, predicted));
-            }
-            last_check = sweeps;
-            objective = lower;
+    /// Whether a checkpoint is due after `sweeps` sweeps, the last of which gained `ratio`.
+    fn due(&self, sweeps: usize, ratio: f64, rel_gap: f64) -> bool {
+        sweeps > 0
+            && (self.c_est * ratio.sqrt() <= 0.7 * rel_gap || sweeps - self.last_check >= self.cap)
+    }
+
+    /// Calibrates the schedule on a checkpoint after `sweeps` sweeps that predicted the gap
+    /// `predicted`.
+    fn plan(&mut self, sweeps: usize, ratio: f64, predicted: f64, rel_gap: f64) {
+        if ratio > 0.0 && ratio.is_finite() && predicted > 0.0 {
+            self.c_est = predicted / ratio.sqrt();
         }
-        let gain = mix.sweep(w, opts.over_relaxation);
-        objective += gain;
-        ratio = gain.max(0.0) / objective.abs().max(f64::MIN_POSITIVE);
-        sweeps += 1;
+        self.cap = sweeps.max(8);
+        if let Some((s_prev, p_prev)) = self.last_prediction {
+            let rate = (predicted / p_prev).ln() / (sweeps - s_prev) as f64;
+            let needed = (0.7 * rel_gap / predicted).ln() / rate;
+            if rate < 0.0 && needed.is_finite() && needed > 0.0 {
+                self.cap = self.cap.min((needed.ceil() as usize).max(1));
+            }
+        }
+        if predicted > 0.0 {
+            self.last_prediction = Some((sweeps, predicted));
+        }
+        self.last_check = sweeps;
+    }
+}
+
+/// The mixing iterate, its buffers, and the best certified bounds so far.
+struct MixingSolve {
+    mix: Mixing,
+    /// Row stride of `mix`'s factor and of `g`.
+    kp: usize,
+    /// `W V` (then the Krylov block), `n × kp`.
+    g: Vec<f64>,
+    /// The dual read-off of the current iterate.
+    d0: Vec<f64>,
+    best: Option<Vec<f64>>,
+    best_upper: f64,
+    best_lower: f64,
+    history: Vec<SdpCheckpoint>,
+}
+
+impl MixingSolve {
+    fn new(n: usize, rank: usize, seed: u64) -> Self {
+        let mix = Mixing::new(n, rank, seed);
+        let kp = mix.stride();
+        Self {
+            mix,
+            kp,
+            g: vec![0.0; n * kp],
+            d0: vec![0.0; n],
+            best: None,
+            best_upper: f64::INFINITY,
+            best_lower: f64::NEG_INFINITY,
+            history: Vec::new(),
+        }
+    }
+
+    /// A checkpoint: the lower bound of the current iterate, a Ritz estimate of the shift
+    /// that makes its dual read-off feasible, and, when that promises the gap (or on the
+    /// `last` checkpoint without a certificate yet), a certified upper bound. Returns the
+    /// lower bound and the predicted gap.
+    fn checkpoint(
+        &mut self,
+        w: &SymmetricMatrix,
+        ordering: &Ordering,
+        opts: &SdpOptions,
+        tol: f64,
+        last: bool,
+    ) -> (f64, f64) {
+        let n = w.dim();
+        let nf = n as f64;
+        self.mix.compress(DEAD_DIRECTION);
+        if self.mix.stride() != self.kp {
+            self.kp = self.mix.stride();
+            self.g = vec![0.0; n * self.kp];
+        }
+        let kp = self.kp;
+        let lower = self.mix.bound_and_dual(w, &mut self.g, &mut self.d0);
+        self.best_lower = self.best_lower.max(lower);
+        // (W + D0) V = G + D0 V: the Krylov block for the Ritz estimate.
+        let v = self.mix.factor();
+        let rows = self.g.chunks_exact_mut(kp).zip(v.chunks_exact(kp));
+        for ((gi, vi), &di) in rows.zip(&self.d0) {
+            gi.iter_mut().zip(vi).for_each(|(o, &x)| *o += di * x);
+        }
+        let theta = subspace::bottom_eigenvalue(w, &self.d0, v, &self.g, kp);
+        // The uniform shift −θ makes W + D0 PSD if the Ritz value is exact; it errs on the
+        // optimistic side (by a few per cent of |θ| on the reference cases), so a margin
+        // taken from the slack that the requested gap leaves saves failed factorisations.
+        let base = (-theta).max(0.0);
+        let sum0: f64 = self.d0.iter().sum();
+        let max_trace = self.best_lower.max(0.0) / (1.0 - opts.rel_gap);
+        let slack = (max_trace - sum0 - 1.02 * nf * base).max(0.0) / nf;
+        let shift = base + (0.02 * base).max((0.25 * base).min(0.5 * slack));
+        let predicted = relative_gap(sum0 + nf * shift, self.best_lower);
+        let close = sum0 + nf * shift - self.best_lower <= nf * tol;
+        if predicted <= opts.rel_gap || close || (last && self.best.is_none()) {
+            let step = (0.25 * slack).max(0.5 * base).max(tol);
+            let d = certify_shift(w, ordering, &self.d0, shift, step);
+            let upper: f64 = d.iter().sum();
+            if upper < self.best_upper {
+                self.best_upper = upper;
+                self.best = Some(d);
+            }
+        }
+        (lower, predicted)
     }
 }
 

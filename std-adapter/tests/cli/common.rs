@@ -3,7 +3,6 @@
 use langevin_std::io::npy::{NpyData, write_npy};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Every state of `{0..S−1}^d` (coordinate 0 fastest) with its probability under `exp(u(x))`.
 pub fn exact_law(d: usize, s: usize, u: impl Fn(&[usize]) -> f64) -> Vec<(Vec<usize>, f64)> {
@@ -42,18 +41,17 @@ pub fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
 
-/// A fresh folder under the system's temporary folder, removed when dropped.
-pub struct Scratch(pub PathBuf);
+/// A fresh folder under the system's temporary folder (its path, and the guard that removes it
+/// when dropped).
+pub struct Scratch(pub PathBuf, tempfile::TempDir);
 
 impl Scratch {
     pub fn new(name: &str) -> Self {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let k = NEXT.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("langevin-test-{name}-{}-{k}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Self(dir)
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("langevin-test-{name}-"))
+            .tempdir()
+            .unwrap();
+        Self(dir.path().to_path_buf(), dir)
     }
 
     pub fn path(&self, name: &str) -> PathBuf {
@@ -96,12 +94,6 @@ impl Scratch {
         walk(&self.0, &self.0, &mut out);
         out.sort();
         out
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

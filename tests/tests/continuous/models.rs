@@ -12,7 +12,6 @@ use langevin_std::continuous::{
     LogisticRegression, Model, RidgeRegression, SamplerKind, SnapshotKind, StorageKind, chain_rngs,
     run,
 };
-use std::path::PathBuf;
 
 /// Central differences of the potential against the summed term gradients.
 fn check_gradients<T: SumPotential>(t: &mut T, theta: &[f64]) {
@@ -109,10 +108,10 @@ fn logistic_labels() {
     assert!(DataMatrix::from_rows(&[vec![1.0], vec![1.0, 2.0]]).is_err());
 }
 
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("langevin-cont-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A fresh folder, removed when dropped.
+fn tmpdir(tag: &str) -> tempfile::TempDir {
+    let prefix = format!("langevin-cont-{tag}-");
+    tempfile::Builder::new().prefix(&prefix).tempdir().unwrap()
 }
 
 /// A minimal `.npy` writer for the test's own fixtures.
@@ -130,7 +129,8 @@ fn write_npy(path: &std::path::Path, descr: &str, shape: &str, data: &[u8]) {
 
 #[test]
 fn model_files_of_every_kind() {
-    let dir = tmpdir("files");
+    let scratch = tmpdir("files");
+    let dir = scratch.path();
     let x = [1.0f64, 0.5, -0.3, 2.0, 0.0, 1.0];
     write_npy(
         &dir.join("X.npy"),
@@ -251,7 +251,6 @@ fn model_files_of_every_kind() {
         let e = Model::load(&write(&format!("bad{k}.json"), text)).unwrap_err();
         assert!(!e.to_string().is_empty());
     }
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 fn gauss_cfg(sampler: SamplerKind) -> ContinuousConfig {
@@ -388,7 +387,8 @@ fn driver_rejects_bad_options() {
 
 #[test]
 fn samples_and_summary_files() {
-    let dir = tmpdir("out");
+    let scratch = tmpdir("out");
+    let dir = scratch.path();
     let mut cfg = gauss_cfg(SamplerKind::Agld);
     cfg.snapshot = SnapshotKind::Mixed;
     let out = run(&cfg).unwrap();
@@ -413,7 +413,6 @@ fn samples_and_summary_files() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("s.json")).unwrap()).unwrap();
     assert_eq!(summary["sampler"], "agld");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

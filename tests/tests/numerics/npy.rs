@@ -67,8 +67,8 @@ fn data_start_is_aligned() {
 
 #[test]
 fn file_round_trip() {
-    let dir = std::env::temp_dir().join(format!("langevin-npy-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let path = dir.join("m.npy");
     let data = NpyData::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     write_npy(&path, &[2, 3], &data).unwrap();
@@ -91,7 +91,6 @@ fn file_round_trip() {
         read_npy(dir.join("missing.npy")),
         Err(NpyError::Io(_))
     ));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -56,28 +56,24 @@ impl Picture {
 
 /// A per-test folder under the system temporary directory, removed when the test ends unless
 /// `LANGEVIN_KEEP_PLOTS` is set (to look at the pictures).
-struct OutDir(PathBuf);
+struct OutDir(tempfile::TempDir);
 
 impl OutDir {
     fn new(test: &str) -> Self {
-        let dir =
-            std::env::temp_dir().join(format!("langevin-plot-tests-{}-{test}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let keep = std::env::var_os("LANGEVIN_KEEP_PLOTS").is_some();
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("langevin-plot-tests-{test}-"))
+            .disable_cleanup(keep)
+            .tempdir()
+            .unwrap();
+        if keep {
+            println!("pictures kept in {}", dir.path().display());
+        }
         Self(dir)
     }
 
     fn file(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for OutDir {
-    fn drop(&mut self) {
-        if std::env::var_os("LANGEVIN_KEEP_PLOTS").is_none() {
-            let _ = std::fs::remove_dir_all(&self.0);
-        } else {
-            println!("pictures kept in {}", self.0.display());
-        }
+        self.0.path().join(name)
     }
 }
 

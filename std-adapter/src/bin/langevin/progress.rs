@@ -1,8 +1,10 @@
-//! Progress on stderr with rate and time left, never with `--quiet`. On a terminal: a bar,
-//! once a run has taken a second, erased when the run ends. Piped or redirected (a log file,
-//! CI): one plain line every ten seconds once a run has taken ten, so that a long run is never
-//! silent and a short one writes nothing.
+//! Progress on stderr with rate and time left, never with `--quiet`. On a terminal: an
+//! `indicatif` bar, once a run has taken a second, erased when the run ends. Piped or redirected
+//! (a log file, CI): one plain line every ten seconds once a run has taken ten, so that a long
+//! run is never silent and a short one writes nothing.
 
+use indicatif::{HumanCount, HumanDuration, HumanFloatCount, ProgressBar, ProgressDrawTarget};
+use indicatif::{ProgressStyle, style::TemplateError};
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -10,12 +12,11 @@ use std::time::{Duration, Instant};
 
 /// Runs shorter than this never show a bar.
 const DELAY: Duration = Duration::from_secs(1);
-/// How often the bar is redrawn.
+/// How often the bar reads the counter (and at most how often it is redrawn).
 const REFRESH: Duration = Duration::from_millis(100);
 /// Runs shorter than this write no progress line when stderr is not a terminal; then one line
 /// every this long.
 const LINE_EVERY: Duration = Duration::from_secs(10);
-const BAR_WIDTH: usize = 24;
 
 /// Whether progress may be shown: the user did not ask for quiet (a bar on a terminal, plain
 /// lines otherwise).
@@ -50,19 +51,17 @@ pub fn with_progress_in<T>(
     let counter_ref = &counter;
     std::thread::scope(|s| {
         let monitor = s.spawn(move || {
-            let mut err = std::io::stderr();
-            if err.is_terminal() {
-                watch(label, unit, total, counter_ref, &finished, DELAY, &mut err);
+            let run = Run {
+                label,
+                unit,
+                total,
+                counter: counter_ref,
+            };
+            if std::io::stderr().is_terminal() {
+                let stderr = || ProgressDrawTarget::stderr_with_hz(10);
+                watch(&run, &finished, DELAY, stderr);
             } else {
-                watch_lines(
-                    label,
-                    unit,
-                    total,
-                    counter_ref,
-                    &finished,
-                    LINE_EVERY,
-                    &mut err,
-                );
+                watch_lines(&run, &finished, LINE_EVERY, &mut std::io::stderr());
             }
         });
         let out = work(Some(&counter));
@@ -73,62 +72,78 @@ pub fn with_progress_in<T>(
     })
 }
 
-/// Redraws the bar every [`REFRESH`] once `delay` has passed, until the channel closes.
-fn watch(
-    label: &str,
-    unit: &str,
+/// What the monitor watches: a counter of `unit`s that goes up to `total`.
+struct Run<'a> {
+    label: &'a str,
+    unit: &'a str,
     total: u64,
-    counter: &AtomicU64,
+    counter: &'a AtomicU64,
+}
+
+impl Run<'_> {
+    fn done(&self) -> u64 {
+        self.counter.load(Ordering::Relaxed).min(self.total)
+    }
+}
+
+/// The bar's look: `label [#####.....]  42%  4,200,000/10,000,000 steps  1,300,000/s  ETA 4s`.
+fn style(unit: &str) -> Result<ProgressStyle, TemplateError> {
+    let template = format!(
+        "{{prefix}} [{{bar:24}}] {{percent:>3}}%  {{human_pos}}/{{human_len}} {unit}  \
+         {{per_sec:0}}  ETA {{eta}}"
+    );
+    Ok(ProgressStyle::with_template(&template)?.progress_chars("#."))
+}
+
+/// Once `delay` has passed, shows a bar on the target that `draw` makes and moves it to the
+/// counter every [`REFRESH`], until the channel closes; then erases it. Returns the last count
+/// shown, if a bar was.
+fn watch(
+    run: &Run<'_>,
     finished: &mpsc::Receiver<()>,
     delay: Duration,
-    out: &mut dyn Write,
-) {
+    draw: impl Fn() -> ProgressDrawTarget,
+) -> Option<u64> {
     let start = Instant::now();
-    let mut drawn = false;
+    let mut bar: Option<ProgressBar> = None;
     // Any message or the sender's drop ends the run.
     while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(REFRESH) {
-        let elapsed = start.elapsed();
-        if elapsed < delay {
+        if start.elapsed() < delay {
             continue;
         }
-        let done = counter.load(Ordering::Relaxed).min(total);
-        let _ = write!(out, "\r{}\x1b[K", render(label, unit, done, total, elapsed));
-        let _ = out.flush();
-        drawn = true;
+        let bar = bar.get_or_insert_with(|| {
+            let bar = ProgressBar::with_draw_target(Some(run.total), draw())
+                .with_prefix(run.label.to_owned())
+                .with_elapsed(start.elapsed());
+            if let Ok(style) = style(run.unit) {
+                bar.set_style(style);
+            }
+            bar
+        });
+        bar.set_position(run.done());
     }
-    if drawn {
-        let _ = write!(out, "\r\x1b[K");
-        let _ = out.flush();
+    let shown = bar.as_ref().map(ProgressBar::position);
+    if let Some(bar) = &bar {
+        bar.finish_and_clear();
     }
+    shown
 }
 
 /// Writes one progress line every `every` (the first after `every`), until the channel closes.
-fn watch_lines(
-    label: &str,
-    unit: &str,
-    total: u64,
-    counter: &AtomicU64,
-    finished: &mpsc::Receiver<()>,
-    every: Duration,
-    out: &mut dyn Write,
-) {
+fn watch_lines(run: &Run<'_>, finished: &mpsc::Receiver<()>, every: Duration, out: &mut dyn Write) {
     let start = Instant::now();
     while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(every) {
-        let done = counter.load(Ordering::Relaxed).min(total);
-        let _ = writeln!(out, "{}", render(label, unit, done, total, start.elapsed()));
+        let _ = writeln!(out, "{}", line(run, run.done(), start.elapsed()));
         let _ = out.flush();
     }
 }
 
-/// One line: `label [#####.....]  42%  4.2M/10.0M steps  1.3M steps/s  ETA 4s`.
-fn render(label: &str, unit: &str, done: u64, total: u64, elapsed: Duration) -> String {
-    let fraction = if total == 0 {
-        1.0
-    } else {
-        done as f64 / total as f64
-    };
-    let filled = ((fraction * BAR_WIDTH as f64) as usize).min(BAR_WIDTH);
-    let bar = format!("{}{}", "#".repeat(filled), ".".repeat(BAR_WIDTH - filled));
+/// One plain line: `label  42%  4,200,000/10,000,000 steps  1,300,000 steps/s  ETA 4s`.
+fn line(run: &Run<'_>, done: u64, elapsed: Duration) -> String {
+    let Run {
+        label, unit, total, ..
+    } = *run;
+    let percent = (done as f64 / total.max(1) as f64 * 100.0).floor() as u64;
     let seconds = elapsed.as_secs_f64();
     let rate = if seconds > 0.0 {
         done as f64 / seconds
@@ -136,88 +151,68 @@ fn render(label: &str, unit: &str, done: u64, total: u64, elapsed: Duration) -> 
         0.0
     };
     let eta = if rate > 0.0 {
-        duration((total - done) as f64 / rate)
+        let left = Duration::from_secs_f64((total - done) as f64 / rate);
+        format!("{:#}", HumanDuration(left))
     } else {
         "?".to_string()
     };
     format!(
-        "{label} [{bar}] {:>3}%  {}/{} {unit}  {} {unit}/s  ETA {eta}",
-        (fraction * 100.0).floor() as u64,
-        count(done as f64),
-        count(total as f64),
-        count(rate),
+        "{label} {percent:>3}%  {}/{} {unit}  {:.0} {unit}/s  ETA {eta}",
+        HumanCount(done),
+        HumanCount(total),
+        HumanFloatCount(rate),
     )
-}
-
-/// A count with a metric suffix: `950`, `12.3k`, `4.0M`, `1.2G`.
-fn count(x: f64) -> String {
-    match x {
-        x if x < 1e3 => format!("{x:.0}"),
-        x if x < 1e6 => format!("{:.1}k", x / 1e3),
-        x if x < 1e9 => format!("{:.1}M", x / 1e6),
-        x => format!("{:.1}G", x / 1e9),
-    }
-}
-
-/// A duration rounded up to whole seconds: `7s`, `3m05s`, `2h07m`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).ceil() as u64;
-    match s {
-        s if s < 60 => format!("{s}s"),
-        s if s < 3600 => format!("{}m{:02}s", s / 60, s % 60),
-        s => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn run(counter: &AtomicU64) -> Run<'_> {
+        Run {
+            label: "t",
+            unit: "steps",
+            total: 100,
+            counter,
+        }
+    }
+
     #[test]
     fn line_shows_fraction_rate_and_time_left() {
-        let line = render("dmala", "steps", 250, 1000, Duration::from_secs(2));
-        assert_eq!(
-            line,
-            "dmala [######..................]  25%  250/1.0k steps  125 steps/s  ETA 6s"
-        );
-        let line = render("x", "steps", 0, 10, Duration::from_secs(1));
-        assert!(line.ends_with("ETA ?"), "{line}");
-        assert!(render("x", "steps", 10, 10, Duration::from_secs(1)).contains("100%"));
+        let counter = AtomicU64::new(0);
+        let run = Run {
+            label: "dmala",
+            total: 1000,
+            ..run(&counter)
+        };
+        let text = line(&run, 250, Duration::from_secs(2));
+        assert_eq!(text, "dmala  25%  250/1,000 steps  125 steps/s  ETA 6s");
+        let text = line(&run, 0, Duration::from_secs(1));
+        assert!(text.ends_with("ETA ?"), "{text}");
+        assert!(line(&run, 1000, Duration::from_secs(1)).contains("100%"));
+        assert!(style("steps").is_ok());
     }
 
     #[test]
-    fn units() {
-        let counts = [
-            (999.0, "999"),
-            (12_345.0, "12.3k"),
-            (4.0e6, "4.0M"),
-            (1.25e9, "1.2G"),
-        ];
-        for (n, text) in counts {
-            assert_eq!(count(n), text);
-        }
-        for (s, text) in [(0.2, "1s"), (185.0, "3m05s"), (7620.0, "2h07m")] {
-            assert_eq!(duration(s), text);
-        }
-    }
-
-    #[test]
-    fn monitor_draws_after_the_delay_and_erases_at_the_end() {
+    fn monitor_shows_the_counter_after_the_delay() {
         let counter = AtomicU64::new(0);
         let (done, finished) = mpsc::channel::<()>();
-        let mut out = Vec::new();
-        std::thread::scope(|s| {
-            let (counter, out) = (&counter, &mut out);
-            let monitor =
-                s.spawn(move || watch("t", "steps", 100, counter, &finished, Duration::ZERO, out));
+        let shown = std::thread::scope(|s| {
+            let counter = &counter;
+            let monitor = s.spawn(move || {
+                watch(
+                    &run(counter),
+                    &finished,
+                    Duration::ZERO,
+                    ProgressDrawTarget::hidden,
+                )
+            });
             counter.store(50, Ordering::Relaxed);
             std::thread::sleep(3 * REFRESH);
             drop(done);
-            monitor.join().unwrap();
+            monitor.join().unwrap()
         });
-        let text = String::from_utf8(out).unwrap();
-        assert!(text.contains(" 50%"), "{text:?}");
-        assert!(text.ends_with("\r\x1b[K"), "{text:?}");
+        assert_eq!(shown, Some(50));
     }
 
     #[test]
@@ -226,9 +221,8 @@ mod tests {
         let (done, finished) = mpsc::channel::<()>();
         let mut out = Vec::new();
         std::thread::scope(|s| {
-            let (counter, out) = (&counter, &mut out);
-            let monitor =
-                s.spawn(move || watch_lines("t", "steps", 100, counter, &finished, REFRESH, out));
+            let (run, out) = (run(&counter), &mut out);
+            let monitor = s.spawn(move || watch_lines(&run, &finished, REFRESH, out));
             std::thread::sleep(5 * REFRESH / 2);
             drop(done);
             monitor.join().unwrap();
@@ -236,8 +230,7 @@ mod tests {
         let text = String::from_utf8(out).unwrap();
         assert!(text.lines().count() >= 2, "{text:?}");
         assert!(
-            text.lines()
-                .all(|l| l.starts_with("t [") && l.contains(" 40%")),
+            text.lines().all(|l| l.starts_with("t  40%  40/100 steps")),
             "{text:?}"
         );
         assert!(!text.contains('\r') && !text.contains('\x1b'), "{text:?}");
@@ -248,9 +241,8 @@ mod tests {
         let counter = AtomicU64::new(0);
         let (done, finished) = mpsc::channel::<()>();
         drop(done);
-        let mut out = Vec::new();
-        watch("t", "steps", 100, &counter, &finished, DELAY, &mut out);
-        assert!(out.is_empty());
+        let shown = watch(&run(&counter), &finished, DELAY, ProgressDrawTarget::hidden);
+        assert_eq!(shown, None);
         let value = with_progress("t", 10, false, |c| c.is_none());
         assert!(value);
     }

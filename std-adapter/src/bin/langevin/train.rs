@@ -17,6 +17,7 @@ use langevin_std::learn::{
     BinaryRows, IsingParams, OptimizerKind, Pcd, PcdModel, PcdSettings, RbmParams,
 };
 use langevin_std::models::ModelDoc;
+use langevin_std::resources::MemoryBudget;
 use langevin_std::samplers::{Param, SamplerEntry, SamplerParams};
 use langevin_std::seeding::chain_rng;
 use std::fmt::Write as _;
@@ -319,7 +320,74 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         .map(|p| BinaryRows::read_within(p, &budget))
         .transpose()?;
     check_memory(args, &data)?;
-    let model = match args.model_kind {
+    let model = initial_model(args, &data)?;
+    if let (Some(t), Some(path)) = (&test, &args.test)
+        && t.cols != data.cols
+    {
+        return Err(CliError(format!(
+            "{}: rows have {} values, the training data {}",
+            path.display(),
+            t.cols,
+            data.cols
+        )));
+    }
+    let d = model.dim();
+    if args.samples.is_some() && (d as f64).sqrt().round().powi(2) as usize != d {
+        return Err(CliError(format!(
+            "--samples: the dimension {d} is not a square"
+        )));
+    }
+    let truth = read_truth(args, &budget, d)?;
+    let updates = match (args.epochs, args.updates) {
+        (Some(e), _) => e
+            .saturating_mul(data.rows() as u64)
+            .div_ceil(args.batch.max(1) as u64),
+        (None, Some(u)) => u,
+        (None, None) => 1_000,
+    };
+    let sampler = args.sampler.with(sampler_params(args))?;
+    let threads = args.threads.unwrap_or_else(default_threads).max(1);
+    let mut pcd = Pcd::new(model, &data, &sampler, pcd_settings(args, updates, threads))?;
+    let every = args.eval_every.unwrap_or((updates / 10).max(1)).max(1);
+    let evaluator = Evaluator {
+        args,
+        data: &data,
+        test: test.as_ref(),
+        truth: truth.as_ref(),
+        threads,
+    };
+    let rows = train(args, &mut pcd, updates, every, &evaluator)?;
+    let run = Finished {
+        args,
+        data: &data,
+        pcd: &pcd,
+        rows: &rows,
+        updates,
+        threads,
+        every,
+    };
+    let mut files: Vec<(PathBuf, Vec<u8>)> =
+        vec![(args.out.clone(), json_bytes(&pcd.model().to_json())?)];
+    if let Some(path) = &args.summary {
+        files.push((path.clone(), json_bytes(&run.summary())?));
+    }
+    if let Some(path) = &args.log {
+        files.push((path.clone(), log_csv(&rows)));
+    }
+    if let Some(path) = &args.plot {
+        files.push(run.learning_curve(path, test.is_some())?);
+    }
+    if let Some(path) = &args.samples {
+        files.push(run.chain_pictures(path)?);
+    }
+    write_all(&files)?;
+    Ok(())
+}
+
+/// The model to learn, as it starts: an RBM with base-rate visible biases and small random
+/// weights, or an Ising model of zero couplings on the graph.
+fn initial_model(args: &TrainArgs, data: &BinaryRows) -> Result<PcdModel, CliError> {
+    Ok(match args.model_kind {
         ModelKind::Rbm => {
             let h = args
                 .hidden
@@ -337,46 +405,30 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             let (r, c, periodic) = parse_graph(graph)?;
             PcdModel::Ising(IsingParams::lattice(r, c, periodic)?)
         }
+    })
+}
+
+/// The `--true` model: an `ising` model with `dim` nodes.
+fn read_truth(
+    args: &TrainArgs,
+    budget: &MemoryBudget,
+    dim: usize,
+) -> Result<Option<BinaryModel>, CliError> {
+    let Some(path) = &args.truth else {
+        return Ok(None);
     };
-    if let (Some(t), Some(path)) = (&test, &args.test)
-        && t.cols != data.cols
-    {
-        return Err(CliError(format!(
-            "{}: rows have {} values, the training data {}",
+    let doc = ModelDoc::read_within(path, budget)?;
+    match BinaryModel::from_doc(&doc)? {
+        Some(m @ BinaryModel::IsingGraph { .. }) if m.dim() == dim => Ok(Some(m)),
+        _ => Err(CliError(format!(
+            "{}: --true needs an `ising` model with {dim} nodes",
             path.display(),
-            t.cols,
-            data.cols
-        )));
+        ))),
     }
-    let d = model.dim();
-    if args.samples.is_some() && (d as f64).sqrt().round().powi(2) as usize != d {
-        return Err(CliError(format!(
-            "--samples: the dimension {d} is not a square"
-        )));
-    }
-    let truth = match &args.truth {
-        Some(path) => {
-            let doc = ModelDoc::read_within(path, &budget)?;
-            match BinaryModel::from_doc(&doc)? {
-                Some(m @ BinaryModel::IsingGraph { .. }) if m.dim() == model.dim() => Some(m),
-                _ => {
-                    return Err(CliError(format!(
-                        "{}: --true needs an `ising` model with {} nodes",
-                        path.display(),
-                        model.dim()
-                    )));
-                }
-            }
-        }
-        None => None,
-    };
-    let updates = match (args.epochs, args.updates) {
-        (Some(e), _) => e
-            .saturating_mul(data.rows() as u64)
-            .div_ceil(args.batch.max(1) as u64),
-        (None, Some(u)) => u,
-        (None, None) => 1_000,
-    };
+}
+
+/// The persistent chains' sampler parameters from the command line.
+fn sampler_params(args: &TrainArgs) -> SamplerParams {
     let mut params = SamplerParams::default();
     params.step = args.step;
     params.balance = args.balance;
@@ -387,9 +439,12 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
     params.rate = args.rate;
     params.a_ceil = args.a_ceil;
     params.fixed_steps = args.a_max.zip(args.a_min);
-    let sampler = args.sampler.with(params)?;
-    let threads = args.threads.unwrap_or_else(default_threads).max(1);
-    let settings = PcdSettings {
+    params
+}
+
+/// The learning settings from the command line.
+fn pcd_settings(args: &TrainArgs, updates: u64, threads: usize) -> PcdSettings {
+    PcdSettings {
         pcd_steps: args.pcd_steps,
         chains: args.chains,
         batch: args.batch,
@@ -403,22 +458,35 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         l2: args.l2,
         seed: args.seed,
         threads,
-    };
-    let mut pcd = Pcd::new(model, &data, &sampler, settings)?;
-    let every = args.eval_every.unwrap_or((updates / 10).max(1)).max(1);
-    let evaluate = |model: &PcdModel| -> Result<Evaluation, CliError> {
-        let ll = match (model, &test) {
+    }
+}
+
+/// What an evaluation measures: the held-out log-likelihood (`--test`) and the coupling RMSE
+/// (`--true`).
+struct Evaluator<'a> {
+    args: &'a TrainArgs,
+    data: &'a BinaryRows,
+    test: Option<&'a BinaryRows>,
+    truth: Option<&'a BinaryModel>,
+    threads: usize,
+}
+
+impl Evaluator<'_> {
+    /// The held-out mean log-likelihood (exact when the partition function can be summed,
+    /// else by AIS) and the coupling RMSE of `model`, each when asked for.
+    fn evaluate(&self, model: &PcdModel) -> Result<Evaluation, CliError> {
+        let ll = match (model, self.test) {
             (PcdModel::Rbm(rbm), Some(t)) => Some(match exact_log_z(rbm) {
                 Some(z) => (mean_log_likelihood(rbm, &t.values, z), 0.0),
                 None => {
                     let ais = AisSettings {
-                        chains: args.ais_chains,
-                        betas: args.ais_betas,
-                        seed: args.seed,
-                        threads,
+                        chains: self.args.ais_chains,
+                        betas: self.args.ais_betas,
+                        seed: self.args.seed,
+                        threads: self.threads,
                         ..AisSettings::default()
                     };
-                    let base = base_rate_bias(&data.values, data.cols);
+                    let base = base_rate_bias(&self.data.values, self.data.cols);
                     let est = ais_log_z(rbm, &base, &ais)?;
                     (
                         mean_log_likelihood(rbm, &t.values, est.log_z),
@@ -433,12 +501,23 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             }),
             _ => None,
         };
-        let rmse = match (model, &truth) {
+        let rmse = match (model, self.truth) {
             (PcdModel::Ising(m), Some(t)) => m.coupling_rmse(t),
             _ => None,
         };
         Ok((ll, rmse))
-    };
+    }
+}
+
+/// Runs the updates, evaluating every `every` updates and after the last (timing only the
+/// updates), and prints each evaluation unless `--quiet`.
+fn train(
+    args: &TrainArgs,
+    pcd: &mut Pcd<'_>,
+    updates: u64,
+    every: u64,
+    evaluator: &Evaluator<'_>,
+) -> Result<Vec<Row>, CliError> {
     let mut rows = Vec::new();
     let mut trained = Duration::ZERO;
     while pcd.updates() < updates {
@@ -448,7 +527,7 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         let u = pcd.updates();
         if u % every == 0 || u == updates {
             let acceptance = pcd.take_stats().acceptance_rate();
-            let (log_likelihood, coupling_rmse) = evaluate(pcd.model())?;
+            let (log_likelihood, coupling_rmse) = evaluator.evaluate(pcd.model())?;
             let row = Row {
                 update: u,
                 wall_time_s: trained.as_secs_f64(),
@@ -457,33 +536,76 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
                 coupling_rmse,
             };
             if !args.quiet {
-                let mut line = format!(
-                    "update {:>7}  {:>8.2} s  acceptance {:.3}",
-                    row.update, row.wall_time_s, row.acceptance
-                );
-                if let Some((l, se)) = row.log_likelihood {
-                    let _ = write!(line, "  test log-likelihood {l:.4} ± {se:.4}");
-                }
-                if let Some(r) = row.coupling_rmse {
-                    let _ = write!(line, "  coupling RMSE {r:.5}");
-                }
-                println!("{line}");
+                println!("{}", row.line());
             }
             rows.push(row);
         }
     }
-    let mut files: Vec<(PathBuf, Vec<u8>)> =
-        vec![(args.out.clone(), json_bytes(&pcd.model().to_json())?)];
-    if let Some(path) = &args.summary {
-        let summary = TrainSummary {
+    Ok(rows)
+}
+
+impl Row {
+    /// The evaluation as printed: update, time, acceptance and what was measured.
+    fn line(&self) -> String {
+        let mut line = format!(
+            "update {:>7}  {:>8.2} s  acceptance {:.3}",
+            self.update, self.wall_time_s, self.acceptance
+        );
+        if let Some((l, se)) = self.log_likelihood {
+            let _ = write!(line, "  test log-likelihood {l:.4} ± {se:.4}");
+        }
+        if let Some(r) = self.coupling_rmse {
+            let _ = write!(line, "  coupling RMSE {r:.5}");
+        }
+        line
+    }
+}
+
+/// The evaluations as CSV (`--log`), one row each.
+fn log_csv(rows: &[Row]) -> Vec<u8> {
+    let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+    let mut csv = String::from(
+        "update,wall_time_s,acceptance,log_likelihood,log_likelihood_stderr,coupling_rmse\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{},{},{}",
+            r.update,
+            r.wall_time_s,
+            r.acceptance,
+            opt(r.log_likelihood.map(|l| l.0)),
+            opt(r.log_likelihood.map(|l| l.1)),
+            opt(r.coupling_rmse)
+        );
+    }
+    csv.into_bytes()
+}
+
+/// A finished run, for the outputs drawn from it.
+struct Finished<'a> {
+    args: &'a TrainArgs,
+    data: &'a BinaryRows,
+    pcd: &'a Pcd<'a>,
+    rows: &'a [Row],
+    updates: u64,
+    threads: usize,
+    every: u64,
+}
+
+impl Finished<'_> {
+    /// What `--summary` holds: every option, the inputs' hashes and the evaluations.
+    fn summary(&self) -> TrainSummary<'_> {
+        let args = self.args;
+        TrainSummary {
             provenance: Provenance::new(None).with_inputs(&[
                 ("data", Some(&args.data)),
                 ("test", args.test.as_deref()),
                 ("true", args.truth.as_deref()),
             ]),
             data: args.data.display().to_string(),
-            rows: data.rows(),
-            dim: data.cols,
+            rows: self.data.rows(),
+            dim: self.data.cols,
             model_kind: match args.model_kind {
                 ModelKind::Rbm => "rbm",
                 ModelKind::Ising => "ising",
@@ -500,7 +622,7 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             chains: args.chains,
             batch: args.batch,
             lr: args.lr,
-            updates,
+            updates: self.updates,
             optimizer: match args.optimizer {
                 OptimizerName::Adam => "adam",
                 OptimizerName::Sgd => "sgd",
@@ -508,10 +630,11 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             l1: args.l1,
             l2: args.l2,
             seed: args.seed,
-            threads,
-            eval_every: every,
+            threads: self.threads,
+            eval_every: self.every,
             out: args.out.display().to_string(),
-            evaluations: rows
+            evaluations: self
+                .rows
                 .iter()
                 .map(|r| {
                     serde_json::json!({
@@ -524,70 +647,60 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
                     })
                 })
                 .collect(),
-        };
-        files.push((path.clone(), json_bytes(&summary)?));
-    }
-    if let Some(path) = &args.log {
-        let opt = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
-        let mut csv = String::from(
-            "update,wall_time_s,acceptance,log_likelihood,log_likelihood_stderr,coupling_rmse\n",
-        );
-        for r in &rows {
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{}",
-                r.update,
-                r.wall_time_s,
-                r.acceptance,
-                opt(r.log_likelihood.map(|l| l.0)),
-                opt(r.log_likelihood.map(|l| l.1)),
-                opt(r.coupling_rmse)
-            );
         }
-        files.push((path.clone(), csv.into_bytes()));
     }
-    if let Some(path) = &args.plot {
-        // The learning curve: the tracked objective against the update it was measured after.
-        let (title, y_label, points): (&str, &str, Vec<(f64, f64)>) = if test.is_some() {
+
+    /// The learning curve (`--plot`): the held-out log-likelihood when there is test data,
+    /// else the coupling RMSE, against the update it was measured after.
+    fn learning_curve(
+        &self,
+        path: &std::path::Path,
+        held_out: bool,
+    ) -> Result<(PathBuf, Vec<u8>), CliError> {
+        let rows = self.rows.iter();
+        let (title, y_label, points): (&str, &str, Vec<(f64, f64)>) = if held_out {
             (
                 "Learning curve: held-out mean log-likelihood",
                 "held-out log-likelihood (nats)",
-                rows.iter()
-                    .filter_map(|r| r.log_likelihood.map(|l| (r.update as f64, l.0)))
+                rows.filter_map(|r| r.log_likelihood.map(|l| (r.update as f64, l.0)))
                     .collect(),
             )
         } else {
             (
                 "Learning curve: coupling RMSE against the true model",
                 "coupling RMSE",
-                rows.iter()
-                    .filter_map(|r| r.coupling_rmse.map(|e| (r.update as f64, e)))
+                rows.filter_map(|r| r.coupling_rmse.map(|e| (r.update as f64, e)))
                     .collect(),
             )
         };
         let spec = langevin_std::plot::LineSpec {
             title: title.to_string(),
-            x_label: format!("update (evaluated every {every} updates, and after the last)"),
+            x_label: format!(
+                "update (evaluated every {} updates, and after the last)",
+                self.every
+            ),
             y_label: y_label.to_string(),
         };
         let picture = Rendering::beside(path)?;
         langevin_std::plot::line_plot(picture.path(), &spec, &points)?;
-        files.push(picture.bytes()?);
+        Ok(picture.bytes()?)
     }
-    if let Some(path) = &args.samples {
-        let d = pcd.model().dim();
+
+    /// A grid of the first 64 persistent chains' final states (`--samples`).
+    fn chain_pictures(&self, path: &std::path::Path) -> Result<(PathBuf, Vec<u8>), CliError> {
+        let d = self.pcd.model().dim();
         let side = (d as f64).sqrt().round() as usize;
         if side * side != d {
             return Err(CliError(format!(
                 "--samples: the dimension {d} is not a square"
             )));
         }
-        let images: Vec<&[u8]> = pcd.chain_states().take(64).collect();
+        let images: Vec<&[u8]> = self.pcd.chain_states().take(64).collect();
         let caption = format!(
             "the first {} of {} persistent chains after {} updates, 8 a row",
             images.len(),
-            args.chains,
-            pcd.updates()
+            self.args.chains,
+            self.pcd.updates()
         );
         let picture = Rendering::beside(path)?;
         langevin_std::plot::image_grid_titled(
@@ -599,8 +712,6 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
             side,
             8,
         )?;
-        files.push(picture.bytes()?);
+        Ok(picture.bytes()?)
     }
-    write_all(&files)?;
-    Ok(())
 }
