@@ -68,11 +68,7 @@ impl<M: FlipMath> RowProposal<Binary> for FlipProposal<'_, M> {
             // The unadjusted kernel never uses the forward log q.
             (self.propose_flips(x, grad, x_new, changed, rng)?, 0.0)
         };
-        Ok(Drawn {
-            changed: flips,
-            jump: flips as u64,
-            log_q,
-        })
+        Ok(Drawn::hamming(flips, log_q))
     }
 
     #[cfg_attr(target_arch = "x86_64", inline(always))]

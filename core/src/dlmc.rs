@@ -40,7 +40,7 @@
 use crate::chain::Chain;
 use crate::domain::{Binary, Categorical, Domain};
 use crate::error::{LenError, ParamError, StepError};
-use crate::kernel::{Drawn, Kernel, Proposal, StepReport, advance};
+use crate::kernel::{Drawn, Kernel, Proposal, StepReport, advance, push_changed};
 use crate::target::Eval;
 use rand_core::Rng;
 
@@ -252,17 +252,10 @@ impl Proposal<Binary> for DlmcProposal {
                 log_q += log_quantum(if flip { k } else { (1 << 32) - k });
             }
             if flip {
-                if let Some(slot) = c.changed.get_mut(count) {
-                    *slot = i as u32;
-                }
-                count += 1;
+                push_changed(c.changed, &mut count, i);
             }
         }
-        Ok(Drawn {
-            changed: count,
-            jump: count as u64,
-            log_q,
-        })
+        Ok(Drawn::hamming(count, log_q))
     }
 
     fn reverse_log_q(&self, c: &mut Chain<'_, Binary>) -> Result<f64, LenError> {
@@ -438,17 +431,10 @@ impl Proposal<Categorical> for CategoricalDlmcProposal {
                 log_q += Self::log_move(c.scratch, last, x, value);
             }
             if value != x {
-                if let Some(slot) = c.changed.get_mut(count) {
-                    *slot = i as u32;
-                }
-                count += 1;
+                push_changed(c.changed, &mut count, i);
             }
         }
-        Ok(Drawn {
-            changed: count,
-            jump: count as u64,
-            log_q,
-        })
+        Ok(Drawn::hamming(count, log_q))
     }
 
     fn reverse_log_q(&self, c: &mut Chain<'_, Categorical>) -> Result<f64, LenError> {
@@ -557,16 +543,8 @@ impl<D: Domain, P: TimedProposal<D>> Kernel<D> for TunedDlmc<P> {
         }
         let (report, _) = advance(&self.proposal, true, target, chain, rng)?;
         if self.steps < self.burn_in {
-            let r = report.log_accept_ratio;
-            // NaN (an invalid proposal) counts as a rejection.
-            let alpha = if r >= 0.0 {
-                1.0
-            } else if r > f64::NEG_INFINITY {
-                libm::exp(r)
-            } else {
-                0.0
-            };
-            let gain = libm::pow(1.0 + self.steps as f64, -0.6);
+            let alpha = crate::math::acceptance_probability(report.log_accept_ratio);
+            let gain = crate::math::adaptation_gain(self.steps);
             let log_time =
                 libm::log(self.proposal.time()) + gain * (alpha - self.target_acceptance);
             if let Ok(p) = self

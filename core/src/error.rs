@@ -111,6 +111,36 @@ impl ParamError {
         }
     }
 
+    /// Checks that every entry of the parameter `name` is finite.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::NonFinite`] otherwise.
+    pub(crate) fn check_finite(name: &'static str, values: &[f32]) -> Result<(), ParamError> {
+        if values.iter().all(|v| v.is_finite()) {
+            Ok(())
+        } else {
+            Err(ParamError::NonFinite(name))
+        }
+    }
+
+    /// The dimension `d = n` of a square `d × d` parameter and its size `d²`.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::EmptyDimension`] for `n = 0`; [`ParamError::OutOfRange`] if `d²`
+    /// overflows.
+    pub(crate) fn check_square(n: usize) -> Result<(usize, usize), ParamError> {
+        if n == 0 {
+            return Err(ParamError::EmptyDimension);
+        }
+        let d2 = n.checked_mul(n).ok_or(ParamError::OutOfRange {
+            name: "dimension",
+            value: n as f64,
+        })?;
+        Ok((n, d2))
+    }
+
     /// Checks a diagonal preconditioner for step `a`: every `p_i` finite and positive, with
     /// `a · p_i²` finite and positive, and `extra(p_i)` true.
     ///

@@ -124,6 +124,28 @@ pub struct Drawn {
     pub log_q: f64,
 }
 
+impl Drawn {
+    /// A draw that changed `changed` coordinates by one step or label each: its L1 distance is
+    /// the count (binary flips, categorical relabellings, unit ordinal moves).
+    #[inline(always)]
+    pub(crate) fn hamming(changed: usize, log_q: f64) -> Self {
+        Self {
+            changed,
+            jump: changed as u64,
+            log_q,
+        }
+    }
+}
+
+/// Appends coordinate `i` to the front of `changed` (which holds `count` indices so far).
+#[inline(always)]
+pub(crate) fn push_changed(changed: &mut [u32], count: &mut usize, i: usize) {
+    if let Some(slot) = changed.get_mut(*count) {
+        *slot = i as u32;
+    }
+    *count += 1;
+}
+
 /// A proposal on domain `D` with an exact `log q`: the balanced proposals of each domain (and
 /// the random walk's flips). It draws from the chain's current state and gradient into the
 /// chain's proposal buffers, so it is implemented inside the crate, where those are reachable.

@@ -260,6 +260,26 @@ pub fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// The Metropolis acceptance probability `min(1, e^r)` of a log ratio `r`; a NaN ratio (an
+/// invalid proposal) counts as a rejection (0).
+#[inline]
+pub(crate) fn acceptance_probability(log_ratio: f64) -> f64 {
+    if log_ratio >= 0.0 {
+        1.0
+    } else if log_ratio > f64::NEG_INFINITY {
+        libm::exp(log_ratio)
+    } else {
+        0.0
+    }
+}
+
+/// The Robbins–Monro gain `(1 + n)^{−0.6}` of the `n`-th adaptation step of the step-size
+/// and length tuners.
+#[inline]
+pub(crate) fn adaptation_gain(n: u64) -> f64 {
+    libm::pow(1.0 + n as f64, -0.6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

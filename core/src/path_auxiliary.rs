@@ -432,15 +432,7 @@ impl PathAdaptation {
         if self.is_frozen() {
             return;
         }
-        let r = report.log_accept_ratio;
-        // NaN (an invalid proposal) counts as a rejection.
-        let alpha = if r >= 0.0 {
-            1.0
-        } else if r > f64::NEG_INFINITY {
-            libm::exp(r)
-        } else {
-            0.0
-        };
+        let alpha = crate::math::acceptance_probability(report.log_accept_ratio);
         let next = self.radius + alpha - self.target_acceptance;
         // `next` is never NaN (`alpha` is in [0, 1]), so this is `clamp` without its panic.
         self.radius = next.max(1.0).min(self.max_length as f64);

@@ -461,7 +461,7 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
             });
             mean_rate = if n > 0 { sum / f64::from(n) } else { f64::NAN };
         }
-        let gain = libm::pow(1.0 + self.sweeps as f64, -0.6);
+        let gain = crate::math::adaptation_gain(self.sweeps);
         let mut i = first;
         while i < pairs {
             let (accepted, probability) = self.try_swap(i, target, rng, &mut evaluations)?;
@@ -536,13 +536,7 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
         let (b0, b1) = (get(self.betas, i), get(self.betas, i + 1));
         let (u0, u1) = (get(self.log_densities, i), get(self.log_densities, i + 1));
         let log_alpha = (b0 - b1) * (u1 - u0);
-        let probability = if log_alpha >= 0.0 {
-            1.0
-        } else if log_alpha > f64::NEG_INFINITY {
-            libm::exp(log_alpha)
-        } else {
-            0.0
-        };
+        let probability = crate::math::acceptance_probability(log_alpha);
         let log_u = libm::log(open_unit_f64(rng));
         // NaN compares false: refused.
         let accepted = log_u < log_alpha && self.exchange(i, target, evaluations)?;

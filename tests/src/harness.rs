@@ -343,6 +343,25 @@ fn scripted<P: KernelProbe + ?Sized>(
     out
 }
 
+/// The last word `w` of `good..=hi` for which `holds(w)`, where `holds(good)` and `holds` is
+/// true on a prefix of the range (a monotone acceptance, a maximal run of one proposal): `hi`
+/// if it holds there, else found by bisection.
+pub fn last_word_where(mut good: u64, hi: u64, mut holds: impl FnMut(u64) -> bool) -> u64 {
+    if holds(hi) {
+        return hi;
+    }
+    let mut bad = hi;
+    while bad - good > 1 {
+        let mid = good + (bad - good) / 2;
+        if holds(mid) {
+            good = mid;
+        } else {
+            bad = mid;
+        }
+    }
+    good
+}
+
 /// One value's interval of a lane: lanes `start..start + width` propose `value`.
 #[derive(Clone, Copy, Debug)]
 struct Piece {
@@ -363,15 +382,7 @@ fn lane_pieces<P: KernelProbe + ?Sized>(probe: &mut P, x: &[u16], i: usize) -> V
     let mut start = 0u64;
     while start < LANE {
         let v = value_at(probe, start);
-        let (mut good, mut bad) = (start, LANE);
-        while bad - good > 1 {
-            let mid = good + (bad - good) / 2;
-            if value_at(probe, mid) == v {
-                good = mid;
-            } else {
-                bad = mid;
-            }
-        }
+        let good = last_word_where(start, LANE - 1, |l| value_at(probe, l) == v);
         assert!(
             pieces.iter().all(|p| p.value != v),
             "lane {i} at {x:?}: value {v} occupies two intervals"
@@ -403,18 +414,7 @@ fn accepting_words<P: KernelProbe + ?Sized>(
     if !accepts(probe, 0) {
         return 0;
     }
-    if accepts(probe, u64::MAX) {
-        return 1u128 << 64;
-    }
-    let (mut good, mut bad) = (0u64, u64::MAX);
-    while bad - good > 1 {
-        let mid = good + (bad - good) / 2;
-        if accepts(probe, mid) {
-            good = mid;
-        } else {
-            bad = mid;
-        }
-    }
+    let good = last_word_where(0, u64::MAX, |w| accepts(probe, w));
     // Monotone: every word up to `good` accepts; spot-check one below.
     assert!(
         accepts(probe, good / 2),
@@ -438,6 +438,18 @@ pub struct StepMatrix {
     pub q: Vec<f64>,
     /// The realised acceptance probability of `x → y`, row-major (1 on the diagonal).
     pub accept: Vec<f64>,
+}
+
+/// Asserts that `m` is the matrix of an exact kernel ([`check_step_matrix`]) that moves: the
+/// chain stays put with probability below 0.95, so the matrix is not trivially the identity.
+pub fn assert_exact(name: &str, m: &StepMatrix) {
+    let c = check_step_matrix(m);
+    assert!(c.passed(), "{name}: {c:?}");
+    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
+    assert!(
+        stay < 0.95,
+        "{name}: the chain stays put with probability {stay}"
+    );
 }
 
 impl StepMatrix {
@@ -626,19 +638,7 @@ fn word_pieces<P: KernelProbe + ?Sized>(
     let mut start = 0u64;
     loop {
         let v = proposed_at(probe, start);
-        let (mut good, mut bad) = (start, u64::MAX);
-        if proposed_at(probe, u64::MAX) == v {
-            good = u64::MAX;
-        } else {
-            while bad - good > 1 {
-                let mid = good + (bad - good) / 2;
-                if proposed_at(probe, mid) == v {
-                    good = mid;
-                } else {
-                    bad = mid;
-                }
-            }
-        }
+        let good = last_word_where(start, u64::MAX, |w| proposed_at(probe, w) == v);
         assert!(
             pieces.iter().all(|p| p.0 != v),
             "word {k} at {x:?}: one proposal occupies two intervals"
@@ -701,24 +701,12 @@ pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usi
             if yi == xi || !at_zero {
                 continue;
             }
-            let a = if accepts(probe, &mut words, u64::MAX).1 {
-                1.0
-            } else {
-                let (mut good, mut bad) = (0u64, u64::MAX);
-                while bad - good > 1 {
-                    let mid = good + (bad - good) / 2;
-                    if accepts(probe, &mut words, mid).1 {
-                        good = mid;
-                    } else {
-                        bad = mid;
-                    }
-                }
-                assert!(
-                    accepts(probe, &mut words, good / 2).1,
-                    "acceptance is not monotone"
-                );
-                (good as f64 + 1.0) / two64
-            };
+            let good = last_word_where(0, u64::MAX, |u| accepts(probe, &mut words, u).1);
+            assert!(
+                accepts(probe, &mut words, good / 2).1,
+                "acceptance is not monotone"
+            );
+            let a = (good as f64 + 1.0) / two64;
             accepted_mass[yi] += weight * a;
         }
         for (yi, &m) in accepted_mass.iter().enumerate() {

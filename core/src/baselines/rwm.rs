@@ -111,11 +111,7 @@ impl Proposal<Binary> for RandomWalk {
                 count += usize::from(flip);
             }
         }
-        Ok(Drawn {
-            changed: count,
-            jump: count as u64,
-            log_q: 0.0,
-        })
+        Ok(Drawn::hamming(count, 0.0))
     }
 
     /// The proposal is symmetric: `log q` cancels and is reported as 0.
@@ -213,7 +209,7 @@ impl Kernel<Binary> for TunedRandomWalk {
     {
         let report = self.walk.step(target, chain, rng)?;
         if self.steps < self.burn_in {
-            let gain = libm::pow(1.0 + self.steps as f64, -0.6);
+            let gain = crate::math::adaptation_gain(self.steps);
             let accepted = if report.accepted { 1.0 } else { 0.0 };
             let lo = libm::log(1.0 / (2_147_483_648.0 - 1.0));
             self.log_odds =

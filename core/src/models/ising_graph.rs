@@ -62,12 +62,8 @@ impl<'a> IsingGraph<'a> {
                 value: f64::NAN,
             });
         }
-        if field.iter().any(|h| !h.is_finite()) {
-            return Err(ParamError::NonFinite("field"));
-        }
-        if couplings.iter().any(|j| !j.is_finite()) {
-            return Err(ParamError::NonFinite("couplings"));
-        }
+        ParamError::check_finite("field", field)?;
+        ParamError::check_finite("couplings", couplings)?;
         let graph = Self {
             offsets,
             neighbours,

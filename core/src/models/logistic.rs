@@ -35,6 +35,30 @@ pub struct BinaryLogistic<'a> {
     y: &'a [f32],
 }
 
+/// Checks `X` (`m·d` entries, finite, at least one row and column) and `y` (`m` entries, each
+/// 0 or 1); returns `(m, d)`. Shared with the batched target.
+pub(super) fn check_data(x: &[f32], y: &[f32]) -> Result<(usize, usize), ParamError> {
+    let m = y.len();
+    if m == 0 || x.is_empty() {
+        return Err(ParamError::EmptyDimension);
+    }
+    if !x.len().is_multiple_of(m) {
+        return Err(ParamError::Len(LenError {
+            buffer: "X",
+            expected: m * (x.len() / m + 1),
+            found: x.len(),
+        }));
+    }
+    ParamError::check_finite("X", x)?;
+    if let Some(&bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
+        return Err(ParamError::OutOfRange {
+            name: "y",
+            value: f64::from(bad),
+        });
+    }
+    Ok((m, x.len() / m))
+}
+
 impl<'a> BinaryLogistic<'a> {
     /// Wraps `X` (`m·d` entries), `y` (`m` entries, each 0 or 1) and a cache of `2m` doubles.
     ///
@@ -44,28 +68,8 @@ impl<'a> BinaryLogistic<'a> {
     /// mismatched lengths, [`ParamError::NonFinite`] for non-finite data and
     /// [`ParamError::OutOfRange`] for a response other than 0 or 1.
     pub fn new(x: &'a [f32], y: &'a [f32], cache: &'a mut [f64]) -> Result<Self, ParamError> {
-        let m = y.len();
-        if m == 0 || x.is_empty() || !x.len().is_multiple_of(m) {
-            return Err(if m == 0 || x.is_empty() {
-                ParamError::EmptyDimension
-            } else {
-                ParamError::Len(LenError {
-                    buffer: "X",
-                    expected: m * (x.len() / m + 1),
-                    found: x.len(),
-                })
-            });
-        }
+        let (m, _) = check_data(x, y)?;
         let linear = Cache::new(cache, m)?;
-        if x.iter().any(|v| !v.is_finite()) {
-            return Err(ParamError::NonFinite("X"));
-        }
-        if let Some(&bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-            return Err(ParamError::OutOfRange {
-                name: "y",
-                value: f64::from(bad),
-            });
-        }
         Ok(Self { linear, x, y })
     }
 

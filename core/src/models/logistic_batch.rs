@@ -87,27 +87,7 @@ impl<'a, P: Product> LogisticBatch<'a, P> {
         residual: &'a mut [f32],
         product: P,
     ) -> Result<Self, ParamError> {
-        let m = y.len();
-        if m == 0 || x.is_empty() {
-            return Err(ParamError::EmptyDimension);
-        }
-        if !x.len().is_multiple_of(m) {
-            return Err(ParamError::Len(LenError {
-                buffer: "X",
-                expected: m * (x.len() / m + 1),
-                found: x.len(),
-            }));
-        }
-        if x.iter().any(|v| !v.is_finite()) {
-            return Err(ParamError::NonFinite("X"));
-        }
-        if let Some(&bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-            return Err(ParamError::OutOfRange {
-                name: "y",
-                value: f64::from(bad),
-            });
-        }
-        let d = x.len() / m;
+        let (m, d) = super::logistic::check_data(x, y)?;
         let shape = BatchShape::new(chains, d)?;
         let nm = chains.saturating_mul(m);
         LenError::check("Xᵀ", x.len(), xt.len())?;

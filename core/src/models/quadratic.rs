@@ -41,24 +41,20 @@ impl<'a> BinaryQuadratic<'a> {
     /// [`ParamError::EmptyDimension`] for `d = 0`, [`ParamError::Len`] for mismatched lengths,
     /// [`ParamError::NonFinite`] for a non-finite entry of `W` or `b`.
     pub fn new(w: &'a [f32], b: &'a [f32], cache: &'a mut [f64]) -> Result<Self, ParamError> {
-        let d = b.len();
-        if d == 0 {
-            return Err(ParamError::EmptyDimension);
-        }
-        let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-            name: "dimension",
-            value: d as f64,
-        })?;
-        LenError::check("W", d2, w.len())?;
+        let d = check_model(w, b)?;
         let grad = Cache::new(cache, d)?;
-        if w.iter().any(|v| !v.is_finite()) {
-            return Err(ParamError::NonFinite("W"));
-        }
-        if b.iter().any(|v| !v.is_finite()) {
-            return Err(ParamError::NonFinite("b"));
-        }
         Ok(Self { grad, w, b })
     }
+}
+
+/// Checks `W` (`d²` entries) and `b` (`d`, at least 1), all finite; returns `d`. Shared with
+/// the batched target.
+pub(super) fn check_model(w: &[f32], b: &[f32]) -> Result<usize, ParamError> {
+    let (d, d2) = ParamError::check_square(b.len())?;
+    LenError::check("W", d2, w.len())?;
+    ParamError::check_finite("W", w)?;
+    ParamError::check_finite("b", b)?;
+    Ok(d)
 }
 
 /// `U(x) = xᵀWx + bᵀx`, with the gradient `(W + Wᵀ)x + b` written into `g` (`d` doubles).

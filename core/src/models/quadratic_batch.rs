@@ -94,22 +94,7 @@ enum Eval<'a> {
 /// Checks `W` and `b` as [`BinaryQuadratic::new`](super::BinaryQuadratic::new) does, and the
 /// chain count.
 fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<BatchShape, ParamError> {
-    let d = b.len();
-    if d == 0 {
-        return Err(ParamError::EmptyDimension);
-    }
-    let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-        name: "dimension",
-        value: d as f64,
-    })?;
-    LenError::check("W", d2, w.len())?;
-    if w.iter().any(|v| !v.is_finite()) {
-        return Err(ParamError::NonFinite("W"));
-    }
-    if b.iter().any(|v| !v.is_finite()) {
-        return Err(ParamError::NonFinite("b"));
-    }
-    BatchShape::new(chains, d)
+    BatchShape::new(chains, super::quadratic::check_model(w, b)?)
 }
 
 impl<'a, P: Product> QuadraticBatch<'a, P> {

@@ -60,12 +60,10 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let (d, d2) = dims(diag)?;
+        let (d, d2) = ParamError::check_square(diag.len())?;
         LenError::check("W", d2, w.len())?;
         check_scalars(step, balance, diag)?;
-        if !w.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("W"));
-        }
+        ParamError::check_finite("W", w)?;
         for (i, row) in w.chunks_exact(d.max(1)).enumerate() {
             for (j, &wij) in row.iter().enumerate().skip(i + 1) {
                 let wji = w.get(j * d + i).copied().unwrap_or(f32::NAN);
@@ -116,7 +114,7 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let (d, d2) = dims(diag)?;
+        let (d, d2) = ParamError::check_square(diag.len())?;
         LenError::check("W", d, w.dim())?;
         check_scalars(step, balance, diag)?;
         check_factor(factor, d2)?;
@@ -236,26 +234,10 @@ impl<'m> TrickParams<'m> {
     }
 }
 
-/// The dimension `d` (the length of the diagonal, at least 1) and `d²`.
-fn dims(diag: &[f32]) -> Result<(usize, usize), ParamError> {
-    let d = diag.len();
-    if d == 0 {
-        return Err(ParamError::EmptyDimension);
-    }
-    let d2 = d.checked_mul(d).ok_or(ParamError::OutOfRange {
-        name: "dimension",
-        value: d as f64,
-    })?;
-    Ok((d, d2))
-}
-
 /// Checks the step, the balance and the diagonal `D`.
 fn check_scalars(step: f64, balance: f64, diag: &[f32]) -> Result<(), ParamError> {
     check_step_balance(step, balance)?;
-    if !diag.iter().all(|v| v.is_finite()) {
-        return Err(ParamError::NonFinite("D"));
-    }
-    Ok(())
+    ParamError::check_finite("D", diag)
 }
 
 fn check_step_balance(step: f64, balance: f64) -> Result<(), ParamError> {
@@ -273,10 +255,7 @@ fn is_upper(factor: &[f32], d: usize) -> bool {
 
 fn check_factor(factor: &[f32], d2: usize) -> Result<(), ParamError> {
     LenError::check("A", d2, factor.len())?;
-    if !factor.iter().all(|v| v.is_finite()) {
-        return Err(ParamError::NonFinite("A"));
-    }
-    Ok(())
+    ParamError::check_finite("A", factor)
 }
 
 /// The pieces of the acceptance ratio of a move `x → y` for a given auxiliary `u`

@@ -79,9 +79,7 @@ impl<'m> SparseW<'m> {
                 value: f64::from(j),
             });
         }
-        if !values.iter().all(|v| v.is_finite()) {
-            return Err(ParamError::NonFinite("W"));
-        }
+        ParamError::check_finite("W", values)?;
         let w = Self {
             dim,
             offsets,

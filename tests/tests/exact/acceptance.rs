@@ -8,8 +8,7 @@ use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{BinaryChain, Kernel};
 use langevin_tests::discrete::{BinBuf, Wavy, small_potts};
 use langevin_tests::harness::{
-    BinaryProbe, CategoricalProbe, OrdinalProbe, StepMatrix, check_step_matrix,
-    step_transition_matrix,
+    BinaryProbe, CategoricalProbe, OrdinalProbe, assert_exact, step_transition_matrix,
 };
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -21,16 +20,6 @@ fn fixed(log_tau: f64, window: Option<u16>) -> AcceptanceTuner {
     let mut s = AcceptanceSettings::default();
     s.window = window;
     AcceptanceTuner::fixed(log_tau, s).unwrap()
-}
-
-fn assert_exact(name: &str, m: &StepMatrix) {
-    let c = check_step_matrix(m);
-    assert!(c.passed(), "{name}: {c:?}");
-    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
-    assert!(
-        stay < 0.95,
-        "{name}: the chain stays put with probability {stay}"
-    );
 }
 
 #[test]

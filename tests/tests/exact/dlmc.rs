@@ -13,17 +13,10 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingLattice};
 use langevin_tests::QuadraticData;
 use langevin_tests::discrete::small_potts;
 use langevin_tests::harness::{
-    BinaryProbe, CategoricalProbe, StepMatrix, check_step_matrix, step_transition_matrix,
+    BinaryProbe, CategoricalProbe, assert_exact, step_transition_matrix,
 };
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-fn assert_exact(name: &str, m: &StepMatrix) {
-    let c = check_step_matrix(m);
-    assert!(c.passed(), "{name}: {c:?}");
-    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
-    assert!(stay < 0.95, "{name}: stays put with probability {stay}");
-}
 
 #[test]
 fn binary_dlmc_from_its_steps_is_reversible_with_both_solvers() {

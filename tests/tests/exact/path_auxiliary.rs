@@ -8,17 +8,10 @@ use langevin_std::kernels::PathSampler;
 use langevin_tests::QuadraticData;
 use langevin_tests::discrete::small_potts;
 use langevin_tests::harness::{
-    BinaryProbe, CategoricalProbe, StepMatrix, check_step_matrix, path_transition_matrix,
+    BinaryProbe, CategoricalProbe, assert_exact, path_transition_matrix,
 };
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-fn assert_exact(name: &str, m: &StepMatrix) {
-    let c = check_step_matrix(m);
-    assert!(c.passed(), "{name}: {c:?}");
-    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
-    assert!(stay < 0.95, "{name}: stays put with probability {stay}");
-}
 
 #[test]
 fn binary_pas_from_its_steps_is_reversible() {

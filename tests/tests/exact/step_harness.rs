@@ -12,23 +12,12 @@ use langevin_core::{Binary, BinaryTarget, TargetError};
 use langevin_tests::discrete::{Wavy, small_potts};
 use langevin_tests::harness::{
     BinaryProbe, CategoricalProbe, KernelProbe, OrdinalProbe, Probe, ScriptedRng, StateSpace,
-    StepMatrix, check_step_matrix, distance_to_reference, domain_log_density, domain_space,
+    assert_exact, check_step_matrix, distance_to_reference, domain_log_density, domain_space,
     step_transition_matrix,
 };
 use langevin_tests::{Correction, QuadraticData, RbmData, enumerate, transition_matrix};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-fn assert_exact(name: &str, m: &StepMatrix) {
-    let c = check_step_matrix(m);
-    assert!(c.passed(), "{name}: {c:?}");
-    // The matrix is not trivially the identity: the kernel moves.
-    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
-    assert!(
-        stay < 0.95,
-        "{name}: the chain stays put with probability {stay}"
-    );
-}
 
 #[test]
 fn binary_dmala_from_its_steps_is_reversible() {

@@ -20,7 +20,8 @@ use langevin_core::models::{Dims, IsingLattice, Rbm};
 use langevin_tests::RbmData;
 use langevin_tests::discrete::small_potts;
 use langevin_tests::harness::{
-    BinaryProbe, CategoricalProbe, KernelProbe, ScriptedRng, StepMatrix, check_step_matrix,
+    BinaryProbe, CategoricalProbe, KernelProbe, ScriptedRng, StepMatrix, assert_exact,
+    last_word_where,
 };
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -47,19 +48,7 @@ fn pieces(lo: u64, hi: u64, mut f: impl FnMut(u64) -> Vec<u16>) -> Vec<(Vec<u16>
     let mut start = lo;
     loop {
         let v = f(start);
-        let (mut good, mut bad) = (start, hi);
-        if f(hi) == v {
-            good = hi;
-        } else {
-            while bad - good > 1 {
-                let mid = good + (bad - good) / 2;
-                if f(mid) == v {
-                    good = mid;
-                } else {
-                    bad = mid;
-                }
-            }
-        }
+        let good = last_word_where(start, hi, |w| f(w) == v);
         assert!(out.iter().all(|p| p.0 != v), "{v:?} occupies two intervals");
         out.push((v, start, u128::from(good - start) + 1));
         if good == hi {
@@ -84,20 +73,8 @@ fn pick_then_metropolis<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMatrix {
             assert_ne!(&y, x, "a single-site move always changes the state");
             let yi = space.index(&y);
             let accepted = |probe: &mut P, w: u64| run(probe, x, &[start, w]) == y;
-            let a = if accepted(probe, u64::MAX) {
-                1.0
-            } else {
-                let (mut good, mut bad) = (0u64, u64::MAX);
-                while bad - good > 1 {
-                    let mid = good + (bad - good) / 2;
-                    if accepted(probe, mid) {
-                        good = mid;
-                    } else {
-                        bad = mid;
-                    }
-                }
-                (u128::from(good) + 1) as f64 / WORDS
-            };
+            let good = last_word_where(0, u64::MAX, |w| accepted(probe, w));
+            let a = (u128::from(good) + 1) as f64 / WORDS;
             let qxy = width as f64 / WORDS;
             q[xi * k + yi] = qxy;
             accept[xi * k + yi] = a;
@@ -114,16 +91,6 @@ fn pick_then_metropolis<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMatrix {
         q,
         accept,
     }
-}
-
-pub(crate) fn assert_exact(name: &str, m: &StepMatrix) {
-    let c = check_step_matrix(m);
-    assert!(c.passed(), "{name}: {c:?}");
-    let stay: f64 = (0..m.space.len()).map(|x| m.pi[x] * m.get(x, x)).sum();
-    assert!(
-        stay < 0.95,
-        "{name}: the chain stays put with probability {stay}"
-    );
 }
 
 #[test]
@@ -381,16 +348,10 @@ fn realised_one(words: &mut [u64], unit: usize, mut out: impl FnMut(&[u64]) -> u
     if out(words) == 0 {
         return 0.0;
     }
-    let (mut good, mut bad) = (0u64, u64::MAX);
-    while bad - good > 1 {
-        let mid = good + (bad - good) / 2;
-        words[unit] = mid;
-        if out(words) == 1 {
-            good = mid;
-        } else {
-            bad = mid;
-        }
-    }
+    let good = last_word_where(0, u64::MAX, |w| {
+        words[unit] = w;
+        out(words) == 1
+    });
     (u128::from(good) + 1) as f64 / WORDS
 }
 
