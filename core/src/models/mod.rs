@@ -10,7 +10,8 @@
 //!   product.
 //! * [`Rbm`]: a restricted Boltzmann machine with the hidden units summed out, caching the
 //!   hidden pre-activations; [`RbmBatch`] evaluates it for many chains at once, its gradients
-//!   one matrix–matrix product.
+//!   one matrix–matrix product. Its weights are `f32` or [`Bf16`] (half the bytes; any
+//!   [`Weight`] format).
 //! * [`OrdinalQuadraticBatch`]: `U(x) = −½(x−μ)ᵀA(x−μ) + bᵀx` over ordinal states for many
 //!   chains at once (the single-chain model is in the standard adapter).
 //!
@@ -28,6 +29,7 @@ mod quadratic;
 mod quadratic_batch;
 mod rbm;
 mod rbm_batch;
+mod weight;
 
 pub use ising_graph::IsingGraph;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
@@ -38,6 +40,7 @@ pub use quadratic::BinaryQuadratic;
 pub use quadratic_batch::QuadraticBatch;
 pub use rbm::Rbm;
 pub use rbm_batch::RbmBatch;
+pub use weight::{Bf16, Weight};
 
 /// A vector cached per state (linear predictors, a gradient, hidden pre-activations) for the
 /// current state and a proposed one, in one caller buffer of `2n` doubles: a move fills the

@@ -1,6 +1,7 @@
 //! The restricted Boltzmann machine with hidden units summed out.
 
 use super::Cache;
+use super::weight::Weight;
 use crate::error::{LenError, ParamError};
 use crate::math::{FlipMath, FlipOdds, Libm};
 use crate::target::{BinaryTarget, FlipMove};
@@ -10,7 +11,10 @@ use core::convert::Infallible;
 ///
 /// `U(x) = Σ_j softplus((W x + c)_j) + bᵀx`, `∇U(x) = Wᵀ sigmoid(W x + c) + b`,
 ///
-/// with `W` (`H × V`, row-major), `b` (`V`) and `c` (`H`) borrowed from the caller. The hidden
+/// with `W` (`H × V`, row-major), `b` (`V`) and `c` (`H`) borrowed from the caller. `W` is
+/// stored as `E`: `f32`, or [`Bf16`](super::Bf16) for half the bytes (the model is then the RBM
+/// whose weights are the `bf16` values, evaluated exactly as an `f32` RBM with those weights,
+/// bit for bit; see [`from_weights`](Self::from_weights)). The hidden
 /// pre-activations `W x + c` are cached in `f64` in a caller buffer of `2H` doubles (current and
 /// proposed): a move adds the flipped columns of `W`, and the exact `f64` sums keep the cache a
 /// function of the state. `softplus` and `sigmoid` are evaluated in `f32` through `M` and summed
@@ -34,10 +38,10 @@ use core::convert::Infallible;
 /// assert!((u - (0.1 + (1.0f64 + 0.5f64.exp()).ln())).abs() < 1e-6);
 /// ```
 #[derive(Debug)]
-pub struct Rbm<'a, M: FlipMath = Libm> {
-    w: &'a [f32],
+pub struct Rbm<'a, M: FlipMath = Libm, E: Weight = f32> {
+    w: &'a [E],
     /// `Wᵀ` (`V × H`, row-major), if attached.
-    wt: Option<&'a [f32]>,
+    wt: Option<&'a [E]>,
     b: &'a [f32],
     c: &'a [f32],
     /// The hidden pre-activations `W x + c`.
@@ -74,6 +78,55 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         c: &'a [f32],
         cache: &'a mut [f64],
     ) -> Result<Self, ParamError> {
+        Self::from_weights(w, b, c, cache)
+    }
+
+    /// The parameters `(W, b, c)` (`W` is `H × V`, row-major), for samplers of the joint over
+    /// visible and hidden units.
+    pub fn parameters(&self) -> (&'a [f32], &'a [f32], &'a [f32]) {
+        (self.w, self.b, self.c)
+    }
+
+    /// `Wᵀ`, if attached with [`with_transpose`](Self::with_transpose).
+    pub fn transpose(&self) -> Option<&'a [f32]> {
+        self.wt
+    }
+}
+
+impl<'a, M: FlipMath, E: Weight> Rbm<'a, M, E> {
+    /// Like [`Rbm::with_math`], with `W` stored as `E` (`f32` or [`Bf16`](super::Bf16)): the
+    /// model is the RBM whose weights are the stored values widened to `f32`, and every value
+    /// (`U`, `∇U`, the cached pre-activations) equals that `f32` model's bit for bit, while a
+    /// step reads half the bytes of `W` with `bf16`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`Rbm::new`] (a weight is non-finite if its widened value is).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::BinaryTarget;
+    /// use langevin_core::math::Libm;
+    /// use langevin_core::models::{Bf16, Rbm};
+    /// let w32 = [0.1f32, -0.3, 0.7, 0.25];
+    /// let w16 = w32.map(Bf16::from_f32);
+    /// let rounded = w16.map(|w| w.to_f32());
+    /// let (b, c) = ([0.1f32, 0.2], [0.0f32, -0.5]);
+    /// let (mut c16, mut c32) = ([0.0f64; 4], [0.0f64; 4]);
+    /// let mut half = Rbm::<Libm, Bf16>::from_weights(&w16, &b, &c, &mut c16).unwrap();
+    /// let mut full = Rbm::new(&rounded, &b, &c, &mut c32).unwrap();
+    /// let (mut g16, mut g32) = ([0.0f32; 2], [0.0f32; 2]);
+    /// let u16 = half.log_density_and_grad(&[1, 1], &mut g16).unwrap();
+    /// let u32 = full.log_density_and_grad(&[1, 1], &mut g32).unwrap();
+    /// assert_eq!((u16.to_bits(), g16), (u32.to_bits(), g32));
+    /// ```
+    pub fn from_weights(
+        w: &'a [E],
+        b: &'a [f32],
+        c: &'a [f32],
+        cache: &'a mut [f64],
+    ) -> Result<Self, ParamError> {
         let (v, h) = (b.len(), c.len());
         if v == 0 {
             return Err(ParamError::EmptyDimension);
@@ -84,7 +137,10 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         })?;
         LenError::check("W", n, w.len())?;
         let hidden = Cache::new(cache, h)?;
-        for (name, s) in [("W", w), ("b", b), ("c", c)] {
+        if w.iter().any(|v| !v.to_f32().is_finite()) {
+            return Err(ParamError::NonFinite("W"));
+        }
+        for (name, s) in [("b", b), ("c", c)] {
             if s.iter().any(|v| !v.is_finite()) {
                 return Err(ParamError::NonFinite(name));
             }
@@ -104,15 +160,9 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         self.c.len()
     }
 
-    /// The parameters `(W, b, c)` (`W` is `H × V`, row-major), for samplers of the joint over
-    /// visible and hidden units.
-    pub fn parameters(&self) -> (&'a [f32], &'a [f32], &'a [f32]) {
-        (self.w, self.b, self.c)
-    }
-
-    /// `Wᵀ`, if attached with [`with_transpose`](Self::with_transpose).
-    pub fn transpose(&self) -> Option<&'a [f32]> {
-        self.wt
+    /// The weights `W` as stored (`H × V`, row-major).
+    pub fn weights(&self) -> &'a [E] {
+        self.w
     }
 
     /// Attaches `Wᵀ` (`V × H`, row-major: `wt[i·H + j] = W[j·V + i]`), a copy of `W` laid out
@@ -137,7 +187,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
     /// let mut cache = [0.0f64; 4];
     /// assert!(Rbm::new(&w, &b, &c, &mut cache).unwrap().with_transpose(&wt).is_ok());
     /// ```
-    pub fn with_transpose(mut self, wt: &'a [f32]) -> Result<Self, ParamError> {
+    pub fn with_transpose(mut self, wt: &'a [E]) -> Result<Self, ParamError> {
         let (v, h) = (self.b.len(), self.c.len());
         LenError::check("Wt", self.w.len(), wt.len())?;
         if h > 0 {
@@ -166,7 +216,7 @@ impl<'a, M: FlipMath> Rbm<'a, M> {
         x: &[u8],
         grad: &mut [f32],
         pre_out: &mut [f64],
-        mut pre_block: impl FnMut(usize, &[f32], &mut [f64]),
+        mut pre_block: impl FnMut(usize, &[E], &mut [f64]),
     ) -> f64 {
         let v = self.b.len();
         for (g, &b) in grad.iter_mut().zip(self.b) {
@@ -232,7 +282,7 @@ pub(super) fn hidden_terms_from_exp(p: f32, e: f32, lp: f32) -> (f32, f32) {
 }
 
 #[inline(always)]
-fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_>) {
+fn add_flipped_columns<E: Weight>(pre: &mut [f64], rows: &[E], v: usize, mv: &FlipMove<'_>) {
     let mut it = rows.chunks_exact(v.max(1));
     let full = (
         <&mut [f64; ROWS]>::try_from(&mut *pre),
@@ -265,7 +315,7 @@ fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_
             // exact, and h − w is h + (−w).
             let up = mv.to.get(i).is_some_and(|&t| t != 0);
             for (hr, row) in h.iter_mut().zip(&rows) {
-                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                let w = f64::from(row.get(i).map_or(0.0, |w| w.to_f32()));
                 *hr = if up { *hr + w } else { *hr - w };
             }
         }
@@ -275,7 +325,7 @@ fn add_flipped_columns(pre: &mut [f64], rows: &[f32], v: usize, mv: &FlipMove<'_
             for &i in mv.flipped {
                 let i = i as usize;
                 let up = mv.to.get(i).is_some_and(|&t| t != 0);
-                let w = f64::from(row.get(i).copied().unwrap_or(0.0));
+                let w = f64::from(row.get(i).map_or(0.0, |w| w.to_f32()));
                 *p = if up { *p + w } else { *p - w };
             }
         }
@@ -291,7 +341,7 @@ const FLIP_GROUP: usize = 8;
 /// order, so `pre` is loaded and stored once per group rather than once per flip. A sign is
 /// applied to the `f32` weight before widening (`a + (−w)` is `a − w` bit for bit).
 #[inline(always)]
-fn add_transposed_rows(pre: &mut [f64], current: &[f64], wt: &[f32], mv: &FlipMove<'_>) {
+fn add_transposed_rows<E: Weight>(pre: &mut [f64], current: &[f64], wt: &[E], mv: &FlipMove<'_>) {
     let h = current.len();
     for (p, &c) in pre.iter_mut().zip(current) {
         *p = c;
@@ -306,7 +356,7 @@ fn add_transposed_rows(pre: &mut [f64], current: &[f64], wt: &[f32], mv: &FlipMo
             .unwrap_or(&[]);
         (if up { 0u32 } else { 0x8000_0000 }, row)
     };
-    let widen = |w: f32, sign: u32| f64::from(f32::from_bits(w.to_bits() ^ sign));
+    let widen = |w: E, sign: u32| f64::from(f32::from_bits(w.to_f32().to_bits() ^ sign));
     let mut groups = mv.flipped.chunks_exact(FLIP_GROUP);
     for group in &mut groups {
         let Ok(&[i0, i1, i2, i3, i4, i5, i6, i7]) = <&[u32; FLIP_GROUP]>::try_from(group) else {
@@ -362,11 +412,11 @@ fn add_transposed_rows(pre: &mut [f64], current: &[f64], wt: &[f32], mv: &FlipMo
 
 /// One pass over `pre` per flip (an empty row, for an index out of range, adds nothing).
 #[inline(always)]
-fn add_rows_one_by_one<'w>(
+fn add_rows_one_by_one<'w, E: Weight + 'w>(
     pre: &mut [f64],
     flipped: &[u32],
-    signed_row: impl Fn(u32) -> (u32, &'w [f32]),
-    widen: impl Fn(f32, u32) -> f64,
+    signed_row: impl Fn(u32) -> (u32, &'w [E]),
+    widen: impl Fn(E, u32) -> f64,
 ) {
     for &i in flipped {
         let (sign, row) = signed_row(i);
@@ -383,7 +433,7 @@ const ROWS: usize = 8;
 /// to each coordinate in order, as a row-by-row loop would. A full block of [`ROWS`] rows is
 /// one pass over `grad`.
 #[inline(always)]
-fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize) {
+fn accumulate_rows<E: Weight>(grad: &mut [f32], rows: &[E], sigma: &[f32; ROWS], v: usize) {
     let mut it = rows.chunks_exact(v.max(1));
     if let (
         [s0, s1, s2, s3, s4, s5, s6, s7],
@@ -417,26 +467,26 @@ fn accumulate_rows(grad: &mut [f32], rows: &[f32], sigma: &[f32; ROWS], v: usize
             .zip(r7);
         for (g, (((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)) in grad.iter_mut().zip(rows) {
             let mut t = *g;
-            t += s0 * w0;
-            t += s1 * w1;
-            t += s2 * w2;
-            t += s3 * w3;
-            t += s4 * w4;
-            t += s5 * w5;
-            t += s6 * w6;
-            t += s7 * w7;
+            t += s0 * w0.to_f32();
+            t += s1 * w1.to_f32();
+            t += s2 * w2.to_f32();
+            t += s3 * w3.to_f32();
+            t += s4 * w4.to_f32();
+            t += s5 * w5.to_f32();
+            t += s6 * w6.to_f32();
+            t += s7 * w7.to_f32();
             *g = t;
         }
     } else {
         for (row, &s) in rows.chunks_exact(v.max(1)).zip(sigma) {
             for (g, &w) in grad.iter_mut().zip(row) {
-                *g += s * w;
+                *g += s * w.to_f32();
             }
         }
     }
 }
 
-impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
+impl<M: FlipMath, E: Weight> BinaryTarget for Rbm<'_, M, E> {
     type Error = Infallible;
 
     fn dim(&self) -> usize {
@@ -454,7 +504,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
                     + row
                         .iter()
                         .zip(x)
-                        .map(|(&w, &xi)| f64::from(w) * f64::from(xi))
+                        .map(|(&w, &xi)| f64::from(w.to_f32()) * f64::from(xi))
                         .sum::<f64>();
             }
         });
@@ -494,7 +544,7 @@ impl<M: FlipMath> BinaryTarget for Rbm<'_, M> {
     }
 }
 
-impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
+impl<M: FlipMath, E: Weight> crate::baselines::FlipDelta for Rbm<'_, M, E> {
     #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn log_density_delta(&mut self, x: &[u8], i: usize) -> Result<f64, Infallible> {
         // ΔU = δ b_i + Σ_j [softplus(p_j + δ W_ji) − softplus(p_j)] from the cached p = Wx + c.
@@ -507,7 +557,7 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
             .iter()
             .zip(column)
             .map(|(&p, &w)| {
-                crate::math::softplus(p + delta * f64::from(w)) - crate::math::softplus(p)
+                crate::math::softplus(p + delta * f64::from(w.to_f32())) - crate::math::softplus(p)
             })
             .sum();
         Ok(delta * f64::from(self.b.get(i).copied().unwrap_or(0.0)) + hidden)
@@ -518,7 +568,7 @@ impl<M: FlipMath> crate::baselines::FlipDelta for Rbm<'_, M> {
         let delta = 2.0 * f64::from(x.get(i).copied().unwrap_or(0)) - 1.0;
         let column = self.w.get(i..).unwrap_or(&[]).iter().step_by(v.max(1));
         for (h, &w) in self.hidden.current.iter_mut().zip(column) {
-            *h += delta * f64::from(w);
+            *h += delta * f64::from(w.to_f32());
         }
     }
 }
@@ -593,6 +643,82 @@ mod tests {
                 u = ua;
                 ga = ga2;
             }
+        }
+    }
+
+    /// An RBM over `bf16` weights gives the values of the `f32` RBM whose weights are the
+    /// widened `bf16` ones, bit for bit, on the plain and the transposed incremental paths and
+    /// for single-flip deltas; and those differ from the unrounded model's.
+    #[test]
+    fn bf16_weights_are_the_rounded_f32_model() {
+        use super::super::Bf16;
+        let (v, h) = (23, 13);
+        let (w, _, b, c) = params(v, h);
+        let w16: Vec<Bf16> = w.iter().map(|&x| Bf16::from_f32(x)).collect();
+        let rounded: Vec<f32> = w16.iter().map(|x| x.to_f32()).collect();
+        assert!(rounded.iter().zip(&w).any(|(a, b)| a != b));
+        let wt16: Vec<Bf16> = (0..v * h).map(|k| w16[(k % h) * v + k / h]).collect();
+        let mut caches = [
+            vec![0.0; 2 * h],
+            vec![0.0; 2 * h],
+            vec![0.0; 2 * h],
+            vec![0.0; 2 * h],
+        ];
+        let [c0, c1, c2, c3] = &mut caches;
+        let mut half = Rbm::<Fast, Bf16>::from_weights(&w16, &b, &c, c0).unwrap();
+        let mut half_t = Rbm::<Fast, Bf16>::from_weights(&w16, &b, &c, c1)
+            .unwrap()
+            .with_transpose(&wt16)
+            .unwrap();
+        let mut full = Rbm::<Fast>::with_math(&rounded, &b, &c, c2).unwrap();
+        let mut unrounded = Rbm::<Fast>::with_math(&w, &b, &c, c3).unwrap();
+        let mut x: Vec<u8> = (0..v).map(|i| (i % 3 == 0) as u8).collect();
+        let mut gs = [
+            vec![0.0f32; v],
+            vec![0.0f32; v],
+            vec![0.0f32; v],
+            vec![0.0f32; v],
+        ];
+        let u = [
+            half.log_density_and_grad(&x, &mut gs[0]).unwrap(),
+            half_t.log_density_and_grad(&x, &mut gs[1]).unwrap(),
+            full.log_density_and_grad(&x, &mut gs[2]).unwrap(),
+            unrounded.log_density_and_grad(&x, &mut gs[3]).unwrap(),
+        ];
+        assert!(u[..3].iter().all(|a| a.to_bits() == u[2].to_bits()));
+        assert!(gs[..3].iter().all(|g| *g == gs[2]));
+        assert_ne!(u[3].to_bits(), u[2].to_bits());
+        for step in 0..20usize {
+            let flipped: Vec<u32> = (0..v as u32)
+                .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
+                .collect();
+            let mut y = x.clone();
+            for &i in &flipped {
+                y[i as usize] ^= 1;
+            }
+            let g0 = gs[2].clone();
+            let mv = FlipMove {
+                from: &x,
+                to: &y,
+                flipped: &flipped,
+                from_log_density: u[2],
+                from_grad: &g0,
+            };
+            let a = half.log_density_and_grad_after(&mv, &mut gs[0]).unwrap();
+            let bt = half_t.log_density_and_grad_after(&mv, &mut gs[1]).unwrap();
+            let f = full.log_density_and_grad_after(&mv, &mut gs[2]).unwrap();
+            assert_eq!((a.to_bits(), bt.to_bits()), (f.to_bits(), f.to_bits()));
+            assert_eq!((&gs[0], &gs[1]), (&gs[2], &gs[2]));
+            use crate::baselines::FlipDelta;
+            let i = step % v;
+            assert_eq!(
+                half.log_density_delta(&x, i).unwrap().to_bits(),
+                full.log_density_delta(&x, i).unwrap().to_bits()
+            );
+            half.commit();
+            half_t.commit();
+            full.commit();
+            x = y;
         }
     }
 
