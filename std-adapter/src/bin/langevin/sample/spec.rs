@@ -481,6 +481,7 @@ impl RunSpec {
                 chains: args.chains.chains,
                 seed: args.chains.seed,
                 threads: args.chains.threads(),
+                first_chain: 0,
             },
             outputs,
             exact: args.exact,
