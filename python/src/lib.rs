@@ -168,6 +168,7 @@ fn run_config(
         chains,
         seed,
         threads,
+        first_chain: 0,
     })
 }
 

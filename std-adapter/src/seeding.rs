@@ -28,7 +28,21 @@ pub fn chain_rng(seed: u64, chain: usize) -> Xoshiro256PlusPlus {
 /// The streams of chains `0..chains`, in order: the same values as [`chain_rng`] for each chain,
 /// in `O(chains)` jumps rather than `O(chains²)`.
 pub fn chain_rngs(seed: u64, chains: usize) -> Vec<Xoshiro256PlusPlus> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    chain_rngs_from(seed, 0, chains)
+}
+
+/// The streams of chains `first..first + chains`, in order: the same values as [`chain_rng`]
+/// for each chain, so a run of a block of chains (a shard) draws what those chains draw in one
+/// run of all of them.
+///
+/// # Examples
+///
+/// ```
+/// use langevin_std::seeding::{chain_rngs, chain_rngs_from};
+/// assert_eq!(chain_rngs_from(7, 3, 2), chain_rngs(7, 5)[3..].to_vec());
+/// ```
+pub fn chain_rngs_from(seed: u64, first: usize, chains: usize) -> Vec<Xoshiro256PlusPlus> {
+    let mut rng = chain_rng(seed, first);
     (0..chains)
         .map(|_| {
             let this = rng.clone();
@@ -48,6 +62,14 @@ mod tests {
         let mut all = chain_rngs(11, 5);
         for (c, rng) in all.iter_mut().enumerate() {
             assert_eq!(rng.next_u64(), chain_rng(11, c).next_u64());
+        }
+    }
+
+    #[test]
+    fn a_block_of_streams_is_the_same_block_of_one_run() {
+        let all = chain_rngs(11, 9);
+        for first in 0..9 {
+            assert_eq!(chain_rngs_from(11, first, 9 - first), all[first..].to_vec());
         }
     }
 }

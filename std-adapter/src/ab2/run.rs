@@ -6,7 +6,7 @@ use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
 use crate::binary::{BinaryModel, BinaryRun, uniform_buffers};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
 use crate::run::{
-    ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains,
+    ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains_from,
 };
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
@@ -51,8 +51,9 @@ pub fn run_ab2_chains_keeping(
     settings.first.validate().map_err(RunError::Param)?;
     // The kernels move through the target: an RBM's read `Wᵀ`.
     let wt = model.rbm_transpose();
-    let run = map_chains(
+    let run = map_chains_from(
         config.seed,
+        config.first_chain,
         config.threads,
         vec![(); config.chains],
         |c, (), mut rng| {
@@ -120,8 +121,9 @@ pub fn run_ab2_ordinal_chains_keeping(
         )));
     }
     let (d, s) = (model.dim(), model.states());
-    let run = map_chains(
+    let run = map_chains_from(
         config.seed,
+        config.first_chain,
         config.threads,
         vec![(); config.chains],
         |c, (), mut rng| {

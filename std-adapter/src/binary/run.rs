@@ -6,7 +6,7 @@ use super::sampler::{
 };
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, hamming, kernel_driver, map_chains, with_replicas,
+    RunError, drive, hamming, kernel_driver, map_chains_from, with_replicas,
 };
 use crate::simd::HotLoop;
 use langevin_core::Binary;
@@ -67,8 +67,9 @@ pub fn run_chains_keeping(
         sampler.kernel_for(&shape).map_err(RunError::Param)?;
     }
     let wt = transpose_for(model, sampler);
-    let run = map_chains(
+    let run = map_chains_from(
         config.seed,
+        config.first_chain,
         config.threads,
         vec![(); config.chains],
         |c, (), rng| {

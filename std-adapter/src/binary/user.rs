@@ -5,7 +5,7 @@
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::{AnyBinaryKernel, SamplerSpec, replica_plan};
 use crate::run::{
-    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, hamming, map_chains,
+    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, hamming, map_chains_from,
     with_replicas,
 };
 use langevin_core::binary::{BinaryChain, StepReport};
@@ -47,8 +47,9 @@ where
     let shape = config.shape(dim);
     sampler.kernel_for(&shape).map_err(RunError::Param)?;
     let cap = shape.burn_in.saturating_add(shape.steps);
-    let run = map_chains(
+    let run = map_chains_from(
         config.seed,
+        config.first_chain,
         config.threads,
         vec![(); config.chains],
         |c, (), rng| -> Result<ChainResult, RunError> {
@@ -207,6 +208,7 @@ mod tests {
             chains: 3,
             seed: 5,
             threads: 2,
+            first_chain: 0,
         };
         for sampler in [
             SamplerSpec::Dmala {
@@ -247,6 +249,7 @@ mod tests {
             chains: 1,
             seed: 0,
             threads: 1,
+            first_chain: 0,
         };
         let make = |_| {
             let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());

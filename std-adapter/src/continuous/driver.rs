@@ -5,7 +5,7 @@ use super::{
     ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model, RidgeRegression,
 };
 use crate::io::DrawsFile;
-use crate::run::{PoolError, map_chains};
+use crate::run::{PoolError, map_chains_from};
 use langevin_core::ParamError;
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget, Langevin,
@@ -176,6 +176,10 @@ pub struct ContinuousConfig {
     pub init: Option<Vec<f64>>,
     /// Worker threads (0: all cores). Results do not depend on it.
     pub threads: usize,
+    /// Index of the first chain (a shard, default 0): the run holds chains `first_chain ..
+    /// first_chain + chains`, each with the stream and draws it has in one run of
+    /// `first_chain + chains` chains.
+    pub first_chain: usize,
 }
 
 impl ContinuousConfig {
@@ -199,6 +203,7 @@ impl ContinuousConfig {
             seed: 0,
             init: None,
             threads: 0,
+            first_chain: 0,
         }
     }
 
@@ -597,16 +602,22 @@ fn run_model<M: DriverModel>(
     let mut samples = vec![0.0f32; chains * per_chain];
     let job = ChainJob { cfg, plan, init };
     let outs: Vec<&mut [f32]> = samples.chunks_mut(per_chain.max(1)).collect();
-    let run = map_chains(cfg.seed, cfg.threads, outs, |index, out, rng| {
-        let mut model = model.clone();
-        let mut lane = Lane {
-            rng,
-            out,
-            index,
-            keep,
-        };
-        run_chain(&mut model, &job, &mut lane)
-    })?;
+    let run = map_chains_from(
+        cfg.seed,
+        cfg.first_chain,
+        cfg.threads,
+        outs,
+        |index, out, rng| {
+            let mut model = model.clone();
+            let mut lane = Lane {
+                rng,
+                out,
+                index,
+                keep,
+            };
+            run_chain(&mut model, &job, &mut lane)
+        },
+    )?;
     let mut total = ChainStats::default();
     for st in run.results {
         total.evals += st.evals;

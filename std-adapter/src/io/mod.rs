@@ -208,6 +208,12 @@ pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, serde_json::
 /// Draws of several chains as CSV: a header `chain,draw,x_0,..,x_{d-1}`, then one draw per line,
 /// chains in order, draws in order.
 pub fn csv_draws<T: Copy + fmt::Display>(chains: &[&[T]], d: usize) -> Vec<u8> {
+    csv_draws_from(chains, d, 0)
+}
+
+/// [`csv_draws`] of the chains `first..` (a shard): chain `c` of `chains` is numbered
+/// `first + c`.
+pub fn csv_draws_from<T: Copy + fmt::Display>(chains: &[&[T]], d: usize, first: usize) -> Vec<u8> {
     use std::fmt::Write as _;
     let mut text = String::from("chain,draw");
     for i in 0..d {
@@ -216,7 +222,7 @@ pub fn csv_draws<T: Copy + fmt::Display>(chains: &[&[T]], d: usize) -> Vec<u8> {
     text.push('\n');
     for (c, chain) in chains.iter().enumerate() {
         for (t, draw) in chain.chunks_exact(d.max(1)).enumerate() {
-            let _ = write!(text, "{c},{t}");
+            let _ = write!(text, "{},{t}", first + c);
             for &x in draw {
                 let _ = write!(text, ",{x}");
             }

@@ -9,7 +9,7 @@ use crate::diagnostics::DiagError;
 use crate::models::Potts;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, kernel_driver, manhattan, map_chains,
+    RunError, drive, drive_replicas, hamming, kernel_driver, manhattan, map_chains_from,
 };
 use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
@@ -153,8 +153,9 @@ pub fn run_label_chains_keeping(
         config,
         progress,
     };
-    let run = map_chains(
+    let run = map_chains_from(
         config.seed,
+        config.first_chain,
         config.threads,
         vec![(); config.chains],
         |c, (), mut rng| {

@@ -3,11 +3,11 @@
 //! Chains `0..N` form the first group, `N..2N` the second, and so on; a last, shorter group is
 //! padded with spare chains to `N` rows (their draws are discarded). Chain `c` draws from
 //! `chain_rngs(seed, ·)[c]`, as it does when run alone; the spare rows' streams come after
-//! every real chain's. Groups run in parallel, so nothing a chain draws depends on the thread
+//! every real chain's. A shard (`first_chain` K) groups its chains from K in the same way. Groups run in parallel, so nothing a chain draws depends on the thread
 //! count or on the number of chains.
 
 use super::{ChainResult, Chains, Pool, RunConfig, RunError};
-use crate::seeding::chain_rngs;
+use crate::seeding::chain_rngs_from;
 use langevin_core::ParamError;
 use langevin_core::binary::StepReport;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -34,7 +34,8 @@ pub(crate) trait Lockstep {
 ///
 /// # Errors
 ///
-/// [`RunError::Param`] for `batch = 0`; the pool's and `group`'s errors.
+/// [`RunError::Param`] for `batch = 0`; [`RunError::ShardNotAligned`] for a `first_chain`
+/// that is not a multiple of `batch`; the pool's and `group`'s errors.
 pub(crate) fn run_groups<V, F>(
     config: &RunConfig,
     batch: usize,
@@ -50,8 +51,14 @@ where
             value: 0.0,
         }));
     }
+    if !config.first_chain.is_multiple_of(batch) {
+        return Err(RunError::ShardNotAligned {
+            first_chain: config.first_chain,
+            batch,
+        });
+    }
     let groups = config.chains.div_ceil(batch);
-    let mut rngs = chain_rngs(config.seed, groups * batch).into_iter();
+    let mut rngs = chain_rngs_from(config.seed, config.first_chain, groups * batch).into_iter();
     let jobs: Vec<Vec<(usize, Xoshiro256PlusPlus)>> = (0..groups)
         .map(|g| (g * batch..(g + 1) * batch).zip(rngs.by_ref()).collect())
         .collect();

@@ -24,7 +24,7 @@ pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::{BatchVecs, ChainVecs};
 
 use crate::binary::RunShape;
-use crate::seeding::chain_rngs;
+use crate::seeding::chain_rngs_from;
 use langevin_core::binary::StepReport;
 use langevin_core::stats::ChainStats;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -47,6 +47,10 @@ pub struct RunConfig {
     pub seed: u64,
     /// Worker threads (`0`: one per core); results do not depend on it.
     pub threads: usize,
+    /// Index of the first chain (a shard): the run holds chains `first_chain ..
+    /// first_chain + chains`, each with the stream, start and draws it has in one run of
+    /// `first_chain + chains` chains. Results are still indexed from 0.
+    pub first_chain: usize,
 }
 
 impl RunConfig {
@@ -90,6 +94,15 @@ pub enum RunError {
     },
     /// The kept draws could not be written to their output.
     Output(String),
+    /// A shard of a lockstep run (`--batch`) must start at a group's first chain: a chain's
+    /// values depend on its row in the group, so only groups that line up with those of one
+    /// run of all the chains give its draws.
+    ShardNotAligned {
+        /// The shard's first chain.
+        first_chain: usize,
+        /// Chains per group.
+        batch: usize,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -108,6 +121,12 @@ impl fmt::Display for RunError {
                  --batch)"
             ),
             RunError::Output(e) => write!(f, "writing the kept draws: {e}"),
+            RunError::ShardNotAligned { first_chain, batch } => write!(
+                f,
+                "--first-chain {first_chain} with --batch {batch}: a shard of a lockstep run \
+                 starts at a multiple of the group size (a chain's values depend on its row in \
+                 the group), so its draws would not be those of one run"
+            ),
         }
     }
 }
@@ -118,7 +137,8 @@ impl std::error::Error for RunError {
             RunError::Model(_)
             | RunError::WorkerPanicked { .. }
             | RunError::NoBatchedPath { .. }
-            | RunError::Output(_) => None,
+            | RunError::Output(_)
+            | RunError::ShardNotAligned { .. } => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
         }
@@ -181,9 +201,44 @@ where
     E: Send + From<PoolError>,
     F: Fn(usize, T, Xoshiro256PlusPlus) -> Result<R, E> + Sync,
 {
+    map_chains_from(seed, 0, threads, inputs, one)
+}
+
+/// [`map_chains`] for the block of chains `first..first + inputs.len()` (a shard): input `i`
+/// runs on the stream of chain `first + i`, so its result is the one chain `first + i` has in
+/// one run of all the chains. `one` and the results are indexed from 0 within the block.
+///
+/// # Errors
+///
+/// As [`map_chains`].
+///
+/// # Examples
+///
+/// ```
+/// use langevin_std::run::{PoolError, map_chains, map_chains_from};
+/// use rand_core::Rng;
+/// let draw = |mut rng: rand_xoshiro::Xoshiro256PlusPlus| Ok::<_, PoolError>(rng.next_u64());
+/// let all = map_chains(7, 2, vec![(); 5], |_, (), rng| draw(rng)).unwrap().results;
+/// let shard = map_chains_from(7, 3, 2, vec![(); 2], |_, (), rng| draw(rng)).unwrap().results;
+/// assert_eq!(shard, all[3..]);
+/// ```
+pub fn map_chains_from<T, R, E, F>(
+    seed: u64,
+    first: usize,
+    threads: usize,
+    inputs: Vec<T>,
+    one: F,
+) -> Result<Chains<R>, E>
+where
+    T: Send,
+    R: Send,
+    E: Send + From<PoolError>,
+    F: Fn(usize, T, Xoshiro256PlusPlus) -> Result<R, E> + Sync,
+{
     let n = inputs.len();
     let pool = Pool::for_items(threads, n)?;
-    let jobs: Vec<(T, Xoshiro256PlusPlus)> = inputs.into_iter().zip(chain_rngs(seed, n)).collect();
+    let streams = chain_rngs_from(seed, first, n);
+    let jobs: Vec<(T, Xoshiro256PlusPlus)> = inputs.into_iter().zip(streams).collect();
     let start = Instant::now();
     let results = pool.map(jobs, |c, (input, rng)| one(c, input, rng))?;
     Ok(Chains {
@@ -696,6 +751,7 @@ mod tests {
             chains: 5,
             seed: 11,
             threads,
+            first_chain: 0,
         };
         let lattice = || {
             BinaryModel::Lattice(
@@ -743,6 +799,186 @@ mod tests {
                 run.samples.iter().map(|v| u64::from(v.to_bits())).collect()
             }),
         ]
+    }
+
+    /// Each chain's draws and log-densities, as bits.
+    fn per_chain<T: Copy + Into<u64>>(chains: &[ChainResult<T>]) -> Vec<Vec<u64>> {
+        chains
+            .iter()
+            .map(|c| bits(std::slice::from_ref(c)))
+            .collect()
+    }
+
+    /// Every runner of a domain that has chains (single-chain kernels, lockstep groups, AB-2,
+    /// the continuous driver), as a function of `(first_chain, chains)`: each chain's output.
+    #[allow(clippy::type_complexity, reason = "a list of closures")]
+    fn shard_runners() -> Vec<(&'static str, Box<dyn Fn(usize, usize) -> Vec<Vec<u64>>>)> {
+        use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
+        use crate::binary::{BinaryModel, SamplerSpec, run_chains, run_chains_batched};
+        use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
+        use crate::labels::{
+            LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
+            run_label_chains_batched,
+        };
+        use crate::models::OrdinalQuadratic;
+        use langevin_core::models::{Dims, IsingLattice};
+        let config = |first_chain, chains| RunConfig {
+            steps: 40,
+            burn_in: 10,
+            thin: 1,
+            chains,
+            seed: 23,
+            threads: 2,
+            first_chain,
+        };
+        let lattice = || {
+            BinaryModel::Lattice(
+                IsingLattice::with_dims(Dims { rows: 3, cols: 3 }, 0.3, 0.1, true).unwrap(),
+            )
+        };
+        let rbm = || {
+            let (v, h) = (6, 4);
+            let w = (0..v * h)
+                .map(|k| ((k * 7 % 11) as f32 - 5.0) / 8.0)
+                .collect();
+            BinaryModel::rbm(w, vec![0.1; v], vec![-0.2; h])
+        };
+        let ordinal = || {
+            let a = vec![-0.4, 0.1, 0.0, 0.1, -0.5, 0.2, 0.0, 0.2, -0.3];
+            OrdinalModel::Quadratic(
+                OrdinalQuadratic::new(5, a, vec![1.0, 2.0, 3.0], vec![0.1, -0.2, 0.0]).unwrap(),
+            )
+        };
+        let dmala = SamplerSpec::Dmala {
+            step: 0.3,
+            balance: 0.5,
+        };
+        let label_dmala = LabelSamplerSpec::Dmala {
+            step: 1.0,
+            balance: 0.5,
+            window: None,
+        };
+        let mut ab2 = Ab2Settings::default();
+        ab2.first.budget = 100;
+        ab2.second_budget = 100;
+        let ab2_ordinal = ab2.clone();
+        vec![
+            (
+                "dmala",
+                Box::new(move |k, c| {
+                    per_chain(
+                        &run_chains(&lattice(), &dmala, &config(k, c), None)
+                            .unwrap()
+                            .chains,
+                    )
+                }),
+            ),
+            (
+                "dmala --batch 2 (rbm)",
+                Box::new(move |k, c| {
+                    let run = run_chains_batched(&rbm(), &dmala, &config(k, c), 2, None);
+                    per_chain(&run.unwrap().chains)
+                }),
+            ),
+            (
+                "ab-2",
+                Box::new(move |k, c| {
+                    per_chain(
+                        &run_ab2_chains(&lattice(), &ab2, &config(k, c), None)
+                            .unwrap()
+                            .chains,
+                    )
+                }),
+            ),
+            (
+                "ab-2 (ordinal)",
+                Box::new(move |k, c| {
+                    let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, &config(k, c), None);
+                    per_chain(&run.unwrap().chains)
+                }),
+            ),
+            (
+                "dmala (labels)",
+                Box::new(move |k, c| {
+                    let model = LabelModel::Ordinal(ordinal());
+                    let start = &LabelStart::Uniform;
+                    let run = run_label_chains(&model, &label_dmala, &config(k, c), start, None);
+                    per_chain(&run.unwrap().chains)
+                }),
+            ),
+            (
+                "dmala --batch 2 (labels)",
+                Box::new(move |k, c| {
+                    let model = LabelModel::Ordinal(ordinal());
+                    let run =
+                        run_label_chains_batched(&model, &label_dmala, &config(k, c), 2, None);
+                    per_chain(&run.unwrap().chains)
+                }),
+            ),
+            (
+                "sgld (continuous)",
+                Box::new(|k, c| {
+                    let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
+                    let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.01);
+                    (cfg.chains, cfg.first_chain, cfg.threads, cfg.batch) = (c, k, 2, 2);
+                    let run = crate::continuous::run(&cfg).unwrap();
+                    let bits: Vec<u64> =
+                        run.samples.iter().map(|v| u64::from(v.to_bits())).collect();
+                    bits.chunks(bits.len() / c).map(<[u64]>::to_vec).collect()
+                }),
+            ),
+        ]
+    }
+
+    #[test]
+    fn shards_of_every_runner_hold_the_chains_of_one_run_bit_for_bit() {
+        for (name, runner) in shard_runners() {
+            let all = runner(0, 5);
+            assert_eq!(all.len(), 5, "{name}");
+            assert!(all.iter().all(|c| !c.is_empty()), "{name}");
+            assert_ne!(all[0], all[1], "{name}: chains 0 and 1 drew the same");
+            // Shards of 2 + 3 and 4 + 1 chains, and one chain (its group padded); lockstep
+            // groups (of 2) start at an even chain, others anywhere.
+            let mut shards = vec![(0, 2), (2, 3), (0, 1), (4, 1), (2, 1)];
+            if !name.contains("--batch") {
+                shards.extend([(1, 4), (3, 2)]);
+            }
+            for (first, chains) in shards {
+                let shard = runner(first, chains);
+                assert_eq!(
+                    shard,
+                    all[first..first + chains],
+                    "{name}: chains {first}+{chains}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_lockstep_shard_that_splits_a_group_is_refused() {
+        use crate::binary::{BinaryModel, SamplerSpec, run_chains_batched};
+        let model = BinaryModel::rbm(vec![0.5; 6], vec![0.1; 3], vec![-0.2; 2]);
+        let dmala = SamplerSpec::Dmala {
+            step: 0.3,
+            balance: 0.5,
+        };
+        let config = |first_chain| RunConfig {
+            steps: 10,
+            burn_in: 0,
+            thin: 1,
+            chains: 3,
+            seed: 1,
+            threads: 1,
+            first_chain,
+        };
+        assert!(run_chains_batched(&model, &dmala, &config(4), 2, None).is_ok());
+        match run_chains_batched(&model, &dmala, &config(3), 2, None) {
+            Err(RunError::ShardNotAligned {
+                first_chain: 3,
+                batch: 2,
+            }) => {}
+            other => panic!("expected ShardNotAligned, got {other:?}"),
+        }
     }
 
     #[test]

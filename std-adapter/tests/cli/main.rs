@@ -25,6 +25,7 @@ mod path_auxiliary;
 mod registry;
 mod sample;
 mod samplers;
+mod shards;
 mod simd;
 mod threads;
 mod trust;

@@ -305,6 +305,7 @@ fn first_order_rule_samples_the_exact_marginals() {
         chains: 64,
         seed: 7,
         threads: 2,
+        first_chain: 0,
     };
     let run = run_ab2_chains(&model, &settings, &config, None).unwrap();
     for (i, &exact) in p.iter().enumerate() {

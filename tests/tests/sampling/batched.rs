@@ -87,6 +87,7 @@ fn config(chains: usize, threads: usize, seed: u64) -> RunConfig {
         chains,
         seed,
         threads,
+        first_chain: 0,
     }
 }
 

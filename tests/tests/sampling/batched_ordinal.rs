@@ -146,6 +146,7 @@ fn config(chains: usize, threads: usize) -> RunConfig {
         chains,
         seed: 5,
         threads,
+        first_chain: 0,
     }
 }
 

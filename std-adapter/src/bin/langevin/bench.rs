@@ -139,6 +139,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         chains: args.chains.chains,
         seed: args.chains.seed,
         threads: args.chains.threads(),
+        first_chain: 0,
     };
     let total = ess_total;
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {

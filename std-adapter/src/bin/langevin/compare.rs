@@ -359,6 +359,7 @@ fn run_config(args: &CompareArgs, threads: usize) -> RunConfig {
         chains: args.chains.chains,
         seed: args.chains.seed,
         threads,
+        first_chain: 0,
     }
 }
 

@@ -199,6 +199,7 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
         chains: args.chains,
         seed: args.seed,
         threads,
+        first_chain: 0,
     };
     // Every binary sampler of the registry, once per step size its entry lists for the demo.
     let mut samplers = Vec::new();
@@ -415,6 +416,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
         chains: 1,
         seed: args.seed,
         threads: 1,
+        first_chain: 0,
     };
     let mut best = (f64::INFINITY, 1.0);
     for j in 0..24 {
@@ -437,6 +439,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
         chains: args.chains,
         seed: args.seed,
         threads,
+        first_chain: 0,
     };
     let samplers = [
         (

@@ -41,6 +41,9 @@ struct Cli {
 enum Command {
     /// Sample a discrete model file.
     Sample(sample::SampleArgs),
+    /// Join the shards of a run (`sample --first-chain`) into its draws and summary, as one run
+    /// of all their chains writes them.
+    Merge(sample::MergeArgs),
     /// Sample a continuous posterior that is a sum over data with a stochastic-gradient
     /// Langevin integrator.
     SampleContinuous(continuous::ContinuousArgs),
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
     }
     let outcome = std::panic::catch_unwind(|| match cli.command {
         Some(Command::Sample(args)) => sample::run(&args),
+        Some(Command::Merge(args)) => sample::merge(&args),
         Some(Command::Demo(args)) => demo::run(&args),
         Some(Command::SampleContinuous(args)) => continuous::run_continuous(&args),
         Some(Command::Sdp(args)) => sdp::run(&args),

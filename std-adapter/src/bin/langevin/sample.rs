@@ -6,6 +6,7 @@
 
 mod exact;
 mod labels;
+mod merge;
 mod mmd;
 pub(crate) mod pictures;
 pub(crate) mod spec;
@@ -19,14 +20,15 @@ use langevin_std::diagnostics::{
     CoordinateTable, DiagError, convergence_warnings, coordinate_table,
 };
 use langevin_std::io::{
-    DrawDtype, DrawsFile, Prepared, csv_draws, json_bytes, prepare, write_all_with,
+    DrawDtype, DrawsFile, Prepared, csv_draws_from, json_bytes, prepare, write_all_with,
 };
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, QuarticMixture};
 use langevin_std::resources::product;
 use langevin_std::run::{DrawSink, Keep, RunError, run_binary_plan};
 use langevin_std::samplers::{Domain, Param, SamplerPlan};
-use serde::Serialize;
+pub use merge::{MergeArgs, run as merge};
+use serde::{Deserialize, Serialize};
 use spec::{Diagnostics, RunSpec};
 pub use spec::{Format, SampleArgs, SamplerArgs, check_writable};
 use std::path::{Path, PathBuf};
@@ -48,16 +50,20 @@ macro_rules! measured {
         $summary.evals = $run.evaluations();
         $summary.wall_time_s = $run.wall_time.as_secs_f64();
         $summary.ns_per_step = $crate::sample::ns_per_step($run.wall_time, $run.steps_taken());
+        $summary.totals = $crate::sample::Totals {
+            steps: stats.steps,
+            accepted: stats.accepted,
+            proposed_flips: stats.proposed_flips,
+            accepted_flips: stats.accepted_flips,
+            invalid: stats.invalid,
+            jump: $run.chains.iter().map(|c| c.jump).sum(),
+            steps_taken: $run.steps_taken(),
+        };
         $summary.diagnostics = $diagnostics;
         $summary.warnings = match &$summary.diagnostics {
-            // The smallest ESS reported: per coordinate, or of the statistic alone.
-            Some(d) => {
-                $crate::sample::convergence_warnings(d.rhat_max, d.ess_min.min(d.ess_statistic))
-            }
-            None => vec![format!(
-                "R-hat and ESS were not computed (--diagnostics none, or {} kept draws per \
-                 chain, fewer than 8): the run cannot be judged",
-                $summary.kept_per_chain
+            Some(d) => $crate::sample::warnings_of(d),
+            None => vec![$crate::sample::no_diagnostics_warning(
+                $summary.kept_per_chain,
             )],
         };
         $summary.tuned = $run.tuned();
@@ -65,6 +71,53 @@ macro_rules! measured {
     };
 }
 pub(crate) use measured;
+
+/// The convergence warnings of a run's diagnostics: the smallest ESS reported (per coordinate,
+/// or of the statistic alone) and the largest R-hat.
+pub(crate) fn warnings_of(d: &BinaryDiagnostics) -> Vec<String> {
+    convergence_warnings(d.rhat_max, d.ess_min.min(d.ess_statistic))
+}
+
+/// The warning of a run without diagnostics.
+pub(crate) fn no_diagnostics_warning(kept_per_chain: usize) -> String {
+    format!(
+        "R-hat and ESS were not computed (--diagnostics none, or {kept_per_chain} kept draws \
+         per chain, fewer than 8): the run cannot be judged"
+    )
+}
+
+/// A run's step counts over all its chains, exact, so that `langevin merge` adds up shards'
+/// into the figures one run of all their chains reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Kept-phase steps.
+    pub steps: u64,
+    /// Kept-phase steps whose proposal was adopted.
+    pub accepted: u64,
+    /// Proposed flips (changes).
+    pub proposed_flips: u64,
+    /// Flips (changes) that took effect.
+    pub accepted_flips: u64,
+    /// Invalid proposals.
+    pub invalid: u64,
+    /// Distance moved over the kept phase.
+    pub jump: u64,
+    /// Steps taken, burn-in and tuning included.
+    pub steps_taken: u64,
+}
+
+impl Totals {
+    /// Adds another shard's counts.
+    pub fn add(&mut self, other: &Totals) {
+        self.steps += other.steps;
+        self.accepted += other.accepted;
+        self.proposed_flips += other.proposed_flips;
+        self.accepted_flips += other.accepted_flips;
+        self.invalid += other.invalid;
+        self.jump += other.jump;
+        self.steps_taken += other.steps_taken;
+    }
+}
 
 /// The binary kinds `sample` reads.
 const BINARY_KINDS: [&str; 5] = [
@@ -111,6 +164,16 @@ pub struct Summary {
     burn_in_taken: u64,
     thin: u64,
     seed: u64,
+    /// The first chain this run holds (`--first-chain`; 0 for a whole run).
+    first_chain: usize,
+    /// The chains it holds, `[first, end)`: each with the draws it has in one run of `end`
+    /// chains.
+    chain_range: [usize; 2],
+    /// The `.npy` file of the kept draws (`--out`), as given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    out: Option<String>,
+    /// The run's exact step counts (what `langevin merge` adds up).
+    totals: Totals,
     kept_per_chain: usize,
     acceptance_rate: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -166,20 +229,25 @@ pub struct CoordinateColumns {
 /// Fills `summary.coordinates` from the per-coordinate diagnostics and the draws they ran on
 /// (the draws in memory); left empty when there are none.
 pub(crate) fn coordinate_columns<T: Copy + Into<f64>>(summary: &mut Summary, chains: &[&[T]]) {
-    let Some(c) = summary
-        .diagnostics
-        .as_ref()
-        .and_then(|d| d.coordinates.as_ref())
-    else {
-        return;
-    };
-    if let Ok(table) = coordinate_table(chains, summary.dim) {
-        summary.coordinates = Some(CoordinateColumns {
-            ess_bulk: c.ess.per_coordinate.clone(),
-            rhat: c.rhat.clone(),
-            table,
-        });
+    if let Some(d) = &summary.diagnostics {
+        summary.coordinates = coordinate_columns_of(d, chains, summary.dim);
     }
+}
+
+/// The per-coordinate columns of `d` and the draws it ran on; `None` without per-coordinate
+/// diagnostics.
+pub(crate) fn coordinate_columns_of<T: Copy + Into<f64>>(
+    d: &BinaryDiagnostics,
+    chains: &[&[T]],
+    dim: usize,
+) -> Option<CoordinateColumns> {
+    let c = d.coordinates.as_ref()?;
+    let table = coordinate_table(chains, dim).ok()?;
+    Some(CoordinateColumns {
+        ess_bulk: c.ess.per_coordinate.clone(),
+        rhat: c.rhat.clone(),
+        table,
+    })
 }
 
 /// The kept draws the diagnostics used, when not all of them.
@@ -603,6 +671,13 @@ impl Summary {
             burn_in_taken: 0,
             thin: config.thin,
             seed: config.seed,
+            first_chain: config.first_chain,
+            chain_range: [
+                config.first_chain,
+                config.first_chain.saturating_add(config.chains),
+            ],
+            out: spec.outputs.draws.as_ref().map(|p| p.display().to_string()),
+            totals: Totals::default(),
             kept_per_chain: config.kept(),
             acceptance_rate: 0.0,
             mean_proposed_flips: None,
@@ -658,7 +733,10 @@ fn finish<T: Copy + std::fmt::Display>(
     let outputs = &spec.outputs;
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     if let Some(csv) = &outputs.csv {
-        files.push((csv.clone(), csv_draws(draws, summary.dim)));
+        files.push((
+            csv.clone(),
+            csv_draws_from(draws, summary.dim, summary.first_chain),
+        ));
     }
     files.extend(pictures);
     if let Some(path) = &outputs.summary {

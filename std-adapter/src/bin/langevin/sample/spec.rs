@@ -11,6 +11,7 @@ use langevin_std::core_kernels::baselines::{Balancing, Scan};
 use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
+use langevin_std::run::RunError;
 use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -311,6 +312,11 @@ pub struct SampleArgs {
     pub burn_in: u64,
     #[command(flatten)]
     pub chains: ChainArgs,
+    /// Run chains K .. K+chains−1 of a run of K+chains chains (a shard), each with the draws it
+    /// has there, bit for bit; `langevin merge` joins the shards' outputs into that run's.
+    /// With --batch N, K is a multiple of N.
+    #[arg(long = "first-chain", value_name = "K", default_value_t = 0)]
+    pub first_chain: usize,
     /// Keep one draw every `thin` steps.
     #[arg(long, default_value_t = 1)]
     pub thin: u64,
@@ -454,6 +460,20 @@ impl RunSpec {
         if args.batch == Some(0) {
             return Err(CliError("--batch must be at least 1".into()));
         }
+        if let Some(batch) = args.batch
+            && !args.first_chain.is_multiple_of(batch)
+        {
+            return Err(RunError::ShardNotAligned {
+                first_chain: args.first_chain,
+                batch,
+            }
+            .into());
+        }
+        if args.first_chain.checked_add(args.chains.chains).is_none() {
+            return Err(CliError(
+                "--first-chain plus --chains is beyond the largest chain index".into(),
+            ));
+        }
         if args.plot.as_deref().is_some_and(is_stdout) {
             return Err(CliError(
                 "--plot writes one or more PNG files and cannot be standard output".into(),
@@ -481,6 +501,7 @@ impl RunSpec {
                 chains: args.chains.chains,
                 seed: args.chains.seed,
                 threads: args.chains.threads(),
+                first_chain: args.first_chain,
             },
             outputs,
             exact: args.exact,
