@@ -4,10 +4,15 @@
 
 use crate::harness::{LabelBox, StateSpace};
 use crate::{ChainBox, chi_square_pooled, chi_square_sf, normalise_log, tv_counts, tv_threshold};
+use langevin_core::batch::{BatchLangevin, BatchTarget, ChainBatch, RowProposal};
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::random::unit_f64;
+use langevin_core::second_order::Transition;
+use langevin_core::{Domain, StepReport};
 use langevin_std::models::Potts;
-use rand_core::Rng;
+use langevin_std::run::BatchVecs;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::convert::Infallible;
 
 /// Per-test false-positive rate of every statistical assertion.
@@ -137,6 +142,23 @@ pub fn log_gauss<V: Copy + Into<f64>>(factor: &[f32], x: &[V], u: &[f64]) -> f64
             (u[i] - ax).powi(2)
         })
         .sum::<f64>()
+}
+
+/// One entry of the joint flow of a second-order kernel at a fixed auxiliary `u`, from its
+/// transition `t` between `x` and `y` (log-densities `log_pi = (U(x), U(y))`): checks the
+/// Gaussian ratio against [`log_gauss`] and returns `log π(x) N(u; A x) Q(y|x,u) min(1, r)`,
+/// unnormalised in `π`.
+pub fn joint_log_flow<V: Copy + Into<f64>>(
+    factor: &[f32],
+    (x, y): (&[V], &[V]),
+    u: &[f64],
+    log_pi: (f64, f64),
+    t: &Transition,
+) -> f64 {
+    let gauss = log_gauss(factor, y, u) - log_gauss(factor, x, u);
+    assert!((t.log_gauss_ratio - gauss).abs() <= 1e-10 * (1.0 + gauss.abs()));
+    let log_r = log_pi.1 - log_pi.0 + t.log_gauss_ratio + t.log_q_reverse - t.log_q_forward;
+    log_pi.0 + log_gauss(factor, x, u) + t.log_q_forward + log_r.min(0.0)
 }
 
 /// `log Q(y | x, u)` of the binary second-order kernel straight from its definition, all in
@@ -392,6 +414,45 @@ pub fn check_exact_start<R: Rng>(
     for k in [1usize, 10] {
         let counts = exact_start_counts(pi, n, rng, |x0, rng| run(x0, k, rng));
         assert_matches(&format!("{name}, k = {k}"), &counts, pi);
+    }
+}
+
+/// One run of the batched exact-start protocol: a batch of `target`'s chains started at `x`
+/// (chain after chain, `dim` values each), one stream per chain seeded in turn from `master`,
+/// `steps` steps of `kernel`; `visit` sees each chain's final state.
+pub fn run_batch<D, P, T, const ADJUSTED: bool>(
+    kernel: &BatchLangevin<P, ADJUSTED>,
+    target: &mut T,
+    (x, dim): (Vec<D::Value>, usize),
+    master: &mut Xoshiro256PlusPlus,
+    steps: usize,
+    mut visit: impl FnMut(&[D::Value]),
+) where
+    D: Domain,
+    P: RowProposal<D>,
+    T: BatchTarget<D>,
+{
+    let n = target.chains();
+    let mut vecs = BatchVecs::<D>::new(x, dim);
+    let mut batch = ChainBatch::new(vecs.buffers(), target).unwrap();
+    let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
+        .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
+        .collect();
+    let empty = StepReport {
+        accepted: false,
+        proposed_flips: 0,
+        log_accept_ratio: 0.0,
+        rejection: None,
+        evaluations: 0,
+    };
+    let mut reports = vec![empty; n];
+    for _ in 0..steps {
+        kernel
+            .step(target, &mut batch, &mut rngs, &mut reports)
+            .unwrap();
+    }
+    for c in 0..n {
+        visit(batch.state(c));
     }
 }
 

@@ -453,6 +453,23 @@ pub fn assert_exact(name: &str, m: &StepMatrix) {
 }
 
 impl StepMatrix {
+    /// The matrix of no kernel yet over `probe`'s states: `U` and `π` tabulated, `P` and `Q`
+    /// zero, every acceptance 1; a builder fills it in.
+    pub fn blank<P: KernelProbe + ?Sized>(probe: &mut P) -> Self {
+        let space = probe.space();
+        let k = space.len();
+        let log_density: Vec<f64> = space.all().iter().map(|x| probe.log_density(x)).collect();
+        let pi = normalise_log(&log_density);
+        Self {
+            space,
+            p: vec![0.0; k * k],
+            log_density,
+            pi,
+            q: vec![0.0; k * k],
+            accept: vec![1.0; k * k],
+        }
+    }
+
     /// `P(x → y)`.
     pub fn get(&self, x: usize, y: usize) -> f64 {
         self.p[x * self.space.len() + y]
@@ -475,15 +492,8 @@ impl StepMatrix {
 ///
 /// The cost is about `K·(d·S·32 + K·64)` steps for `K` states.
 pub fn step_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMatrix {
-    let space = probe.space();
-    let k = space.len();
-    let d = space.dim;
-    let states = space.all();
-    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
-    let pi = normalise_log(&log_density);
-    let mut p = vec![0.0f64; k * k];
-    let mut q = vec![0.0f64; k * k];
-    let mut accept = vec![1.0f64; k * k];
+    let mut m = StepMatrix::blank(probe);
+    let (k, d, states) = (m.space.len(), m.space.dim, m.space.all());
     for (xi, x) in states.iter().enumerate() {
         let pieces: Vec<Vec<Piece>> = (0..d).map(|i| lane_pieces(probe, x, i)).collect();
         let mut off = 0.0f64;
@@ -499,25 +509,18 @@ pub fn step_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMat
                     None => qxy = 0.0,
                 }
             }
-            q[xi * k + yi] = qxy;
+            m.q[xi * k + yi] = qxy;
             if yi == xi || qxy == 0.0 {
                 continue;
             }
             let a = accepting_words(probe, x, &lanes, y) as f64 / 2f64.powi(64);
-            accept[xi * k + yi] = a;
-            p[xi * k + yi] = qxy * a;
+            m.accept[xi * k + yi] = a;
+            m.p[xi * k + yi] = qxy * a;
             off += qxy * a;
         }
-        p[xi * k + xi] = 1.0 - off;
+        m.p[xi * k + xi] = 1.0 - off;
     }
-    StepMatrix {
-        space,
-        p,
-        log_density,
-        pi,
-        q,
-        accept,
-    }
+    m
 }
 
 /// Result of [`check_step_matrix`]: worst violations as multiples of their tolerance (a check
@@ -660,14 +663,8 @@ fn word_pieces<P: KernelProbe + ?Sized>(
 /// [`step_transition_matrix`], and `P(x → y)` sums `Π_k |I_k| / 2^64 · W*/2^64` over the paths
 /// that end at `y`. Cost: about `K·(n^picks·64)` steps for `n` moves per state.
 pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usize) -> StepMatrix {
-    let space = probe.space();
-    let k = space.len();
-    let states = space.all();
-    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
-    let pi = normalise_log(&log_density);
-    let mut p = vec![0.0f64; k * k];
-    let mut q = vec![0.0f64; k * k];
-    let mut accept = vec![1.0f64; k * k];
+    let mut m = StepMatrix::blank(probe);
+    let (k, states) = (m.space.len(), m.space.all());
     let two64 = 2f64.powi(64);
     for (xi, x) in states.iter().enumerate() {
         let pieces = word_pieces(probe, x, picks, 0);
@@ -696,8 +693,8 @@ pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usi
                 (out.proposed.clone(), out.after == out.proposed)
             };
             let (y, at_zero) = accepts(probe, &mut words, 0);
-            let yi = space.index(&y);
-            q[xi * k + yi] += weight;
+            let yi = m.space.index(&y);
+            m.q[xi * k + yi] += weight;
             if yi == xi || !at_zero {
                 continue;
             }
@@ -709,22 +706,15 @@ pub fn path_transition_matrix<P: KernelProbe + ?Sized>(probe: &mut P, picks: usi
             let a = (good as f64 + 1.0) / two64;
             accepted_mass[yi] += weight * a;
         }
-        for (yi, &m) in accepted_mass.iter().enumerate() {
+        for (yi, &mass) in accepted_mass.iter().enumerate() {
             if yi != xi {
-                p[xi * k + yi] = m;
-                off += m;
-                let qxy = q[xi * k + yi];
-                accept[xi * k + yi] = if qxy > 0.0 { m / qxy } else { 1.0 };
+                m.p[xi * k + yi] = mass;
+                off += mass;
+                let qxy = m.q[xi * k + yi];
+                m.accept[xi * k + yi] = if qxy > 0.0 { mass / qxy } else { 1.0 };
             }
         }
-        p[xi * k + xi] = 1.0 - off;
+        m.p[xi * k + xi] = 1.0 - off;
     }
-    StepMatrix {
-        space,
-        p,
-        log_density,
-        pi,
-        q,
-        accept,
-    }
+    m
 }

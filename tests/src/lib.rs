@@ -653,6 +653,19 @@ impl SampleCheck {
     pub fn passed(&self) -> bool {
         self.chi.p_value >= self.alpha && self.tv <= self.tv_threshold
     }
+
+    /// Asserts that both tests passed, stating the statistics of the check `name` if not.
+    pub fn assert_passed(&self, name: &str) {
+        assert!(
+            self.passed(),
+            "{name}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
+            self.chi.statistic,
+            self.chi.df,
+            self.chi.p_value,
+            self.tv,
+            self.tv_threshold
+        );
+    }
 }
 
 /// Tests `counts` against `p` with the pooled chi-square test and the TV threshold, each at

@@ -336,11 +336,10 @@ mod tests {
         (w, b)
     }
 
-    /// Batched DMALA with the incremental evaluation moves every chain exactly as single-chain
-    /// DMALA on [`BinaryQuadratic`] does: the same states, `U` and `∇U`, bit for bit (`W` is
-    /// not symmetric, so rows and columns differ).
-    #[test]
-    fn incremental_steps_equal_single_chain_steps() {
+    /// [`compare`]s `steps` steps of batched DMALA on 6 chains of a 23-coordinate model with
+    /// single-chain DMALA on [`BinaryQuadratic`], with the incremental evaluation (`exact`) or
+    /// the product; returns the moves accepted.
+    fn against_single_chains(exact: bool, steps: usize) -> usize {
         let (d, n) = (23, 6);
         let (w, b) = model(d);
         let mut caches = vec![vec![0.0; 2 * d]; n];
@@ -349,25 +348,29 @@ mod tests {
             .map(|c| BinaryQuadratic::new(&w, &b, c).unwrap())
             .collect();
         let (mut s, mut cache) = (vec![0.0; d * d], vec![0.0; 2 * n * (d + 1)]);
-        let mut batch = QuadraticBatch::<Blocked>::new(&w, &b, n, &mut s, &mut cache).unwrap();
-        let accepted = compare(&mut singles, &mut batch, 0.6, 50, true);
+        let (mut s32, mut work) = (vec![0.0f32; d * d], vec![0.0f32; n * d]);
+        let mut batch = if exact {
+            QuadraticBatch::<Blocked>::new(&w, &b, n, &mut s, &mut cache)
+        } else {
+            QuadraticBatch::<Blocked>::product(&w, &b, n, &mut s32, &mut work, Blocked)
+        }
+        .unwrap();
+        compare(&mut singles, &mut batch, 0.6, steps, exact)
+    }
+
+    /// Batched DMALA with the incremental evaluation moves every chain exactly as single-chain
+    /// DMALA on [`BinaryQuadratic`] does: the same states, `U` and `∇U`, bit for bit (`W` is
+    /// not symmetric, so rows and columns differ).
+    #[test]
+    fn incremental_steps_equal_single_chain_steps() {
+        let accepted = against_single_chains(true, 50);
         assert!(accepted > 20, "the test must see moves: {accepted}");
     }
 
     /// The product evaluation gives close values, and the same moves over a short run.
     #[test]
     fn product_values_are_close_to_the_single_chain_ones() {
-        let (d, n) = (23, 6);
-        let (w, b) = model(d);
-        let mut caches = vec![vec![0.0; 2 * d]; n];
-        let mut singles: Vec<_> = caches
-            .iter_mut()
-            .map(|c| BinaryQuadratic::new(&w, &b, c).unwrap())
-            .collect();
-        let (mut s, mut work) = (vec![0.0f32; d * d], vec![0.0f32; n * d]);
-        let mut batch =
-            QuadraticBatch::<Blocked>::product(&w, &b, n, &mut s, &mut work, Blocked).unwrap();
-        let accepted = compare(&mut singles, &mut batch, 0.6, 20, false);
+        let accepted = against_single_chains(false, 20);
         assert!(accepted > 10, "the test must see moves: {accepted}");
     }
 

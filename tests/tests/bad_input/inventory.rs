@@ -420,14 +420,7 @@ fn chain_new_refuses_empty_targets_lengths_states_and_non_finite_starts() {
         (t, format!("grad = {g}"))
     });
     for (mut t, what) in bad_u.chain(bad_g) {
-        let mut s = ChainStorage::<4>::new([0; 4]);
-        assert!(
-            matches!(
-                BinaryChain::new(s.buffers(), &mut t),
-                Err(InitError::NonFinite)
-            ),
-            "{what}"
-        );
+        assert!(start_is_non_finite([0; 4], &mut t), "{what}");
     }
     // Finite extremes start.
     for (u, g) in [
@@ -732,14 +725,7 @@ fn lattice_with_extreme_finite_parameters() {
     // J = ±MAX: the gradient overflows f32, so the chain refuses to start.
     for j in [f32::MAX, f32::MIN, 1e38] {
         let mut m = IsingLattice::<ConstDims<3, 3>>::new(j, 0.0, true).unwrap();
-        let mut s = ChainStorage::<9>::new([0; 9]);
-        assert!(
-            matches!(
-                BinaryChain::new(s.buffers(), &mut m),
-                Err(InitError::NonFinite)
-            ),
-            "{j}"
-        );
+        assert!(start_is_non_finite([0; 9], &mut m), "{j}");
     }
     // Huge but representable couplings, subnormal and signed-zero parameters run.
     for (j, h) in [(1e30, 0.0), (-1e30, 1.0), (1e-40, -1e-40), (-0.0, -0.0)] {
@@ -936,11 +922,13 @@ fn quadratic_with_degenerate_matrices() {
     let max = vec![f32::MAX; d * d];
     let mut cache = vec![0.0; 2 * d];
     let mut m = BinaryQuadratic::new(&max, &b, &mut cache).unwrap();
-    let mut s = ChainStorage::<4>::new([1; 4]);
-    assert!(matches!(
-        BinaryChain::new(s.buffers(), &mut m),
-        Err(InitError::NonFinite)
-    ));
+    assert!(start_is_non_finite([1; 4], &mut m));
+}
+
+/// Whether a binary chain started at `x0` on `t` is refused for a non-finite `U` or gradient.
+fn start_is_non_finite<T: BinaryTarget, const D: usize>(x0: [u8; D], t: &mut T) -> bool {
+    let mut s = ChainStorage::<D>::new(x0);
+    matches!(BinaryChain::new(s.buffers(), t), Err(InitError::NonFinite))
 }
 
 #[test]

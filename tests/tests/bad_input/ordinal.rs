@@ -69,31 +69,25 @@ impl Faulty {
     }
 }
 
-impl OrdinalTarget for Faulty {
-    type Error = Broken;
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn states(&self) -> usize {
-        self.s
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Broken> {
-        self.eval(x, grad)
-    }
+/// The same faulty model in both label domains (their target traits share their signatures).
+macro_rules! faulty_label_target {
+    ($($target:ident),+) => {$(
+        impl $target for Faulty {
+            type Error = Broken;
+            fn dim(&self) -> usize {
+                self.d
+            }
+            fn states(&self) -> usize {
+                self.s
+            }
+            fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Broken> {
+                self.eval(x, grad)
+            }
+        }
+    )+};
 }
 
-impl CategoricalTarget for Faulty {
-    type Error = Broken;
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn states(&self) -> usize {
-        self.s
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Broken> {
-        self.eval(x, grad)
-    }
-}
+faulty_label_target!(OrdinalTarget, CategoricalTarget);
 
 fn faulty(d: usize, s: usize, fatal: bool) -> Faulty {
     Faulty {

@@ -60,37 +60,26 @@ fn pieces(lo: u64, hi: u64, mut f: impl FnMut(u64) -> Vec<u16>) -> Vec<(Vec<u16>
 
 /// The matrix of a kernel that draws a pick word and then a Metropolis word.
 fn pick_then_metropolis<P: KernelProbe + ?Sized>(probe: &mut P) -> StepMatrix {
-    let space = probe.space();
-    let k = space.len();
-    let states = space.all();
-    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
-    let pi = langevin_tests::normalise_log(&log_density);
-    let (mut p, mut q, mut accept) = (vec![0.0; k * k], vec![0.0; k * k], vec![1.0; k * k]);
+    let mut m = StepMatrix::blank(probe);
+    let (k, states) = (m.space.len(), m.space.all());
     for (xi, x) in states.iter().enumerate() {
         let picks = pieces(0, u64::MAX, |w| run(probe, x, &[w, 0]));
         let mut off = 0.0;
         for (y, start, width) in picks {
             assert_ne!(&y, x, "a single-site move always changes the state");
-            let yi = space.index(&y);
+            let yi = m.space.index(&y);
             let accepted = |probe: &mut P, w: u64| run(probe, x, &[start, w]) == y;
             let good = last_word_where(0, u64::MAX, |w| accepted(probe, w));
             let a = (u128::from(good) + 1) as f64 / WORDS;
             let qxy = width as f64 / WORDS;
-            q[xi * k + yi] = qxy;
-            accept[xi * k + yi] = a;
-            p[xi * k + yi] = qxy * a;
+            m.q[xi * k + yi] = qxy;
+            m.accept[xi * k + yi] = a;
+            m.p[xi * k + yi] = qxy * a;
             off += qxy * a;
         }
-        p[xi * k + xi] = 1.0 - off;
+        m.p[xi * k + xi] = 1.0 - off;
     }
-    StepMatrix {
-        space,
-        p,
-        log_density,
-        pi,
-        q,
-        accept,
-    }
+    m
 }
 
 #[test]
@@ -236,28 +225,20 @@ fn index_preimage(t: usize, m: usize) -> (u64, u128) {
 
 /// The matrix of a kernel that draws an index in `0..m` and then a uniform, with no test.
 fn index_then_draw<P: KernelProbe + ?Sized>(probe: &mut P, m: usize) -> StepMatrix {
-    let space = probe.space();
-    let k = space.len();
-    let states = space.all();
-    let log_density: Vec<f64> = states.iter().map(|x| probe.log_density(x)).collect();
-    let pi = langevin_tests::normalise_log(&log_density);
-    let mut p = vec![0.0; k * k];
+    let mut matrix = StepMatrix::blank(probe);
+    let (k, states) = (matrix.space.len(), matrix.space.all());
     for (xi, x) in states.iter().enumerate() {
         for t in 0..m {
             let (w1, count) = index_preimage(t, m);
             for (y, _, width) in pieces(0, u64::MAX, |w| run(probe, x, &[w1, w])) {
-                p[xi * k + space.index(&y)] += count as f64 / WORDS * (width as f64 / WORDS);
+                let yi = matrix.space.index(&y);
+                matrix.p[xi * k + yi] += count as f64 / WORDS * (width as f64 / WORDS);
             }
         }
     }
-    StepMatrix {
-        space,
-        q: p.clone(),
-        accept: vec![1.0; k * k],
-        p,
-        log_density,
-        pi,
-    }
+    // No test: every proposal is taken.
+    matrix.q = matrix.p.clone();
+    matrix
 }
 
 /// A probe that steps a fresh copy of one kernel each time, so a kernel that moves on (the

@@ -6,15 +6,13 @@
 //! Each exact-start test holds its false-positive rate at `1e-6` (its checks share it equally,
 //! each split between chi-square and TV); the agreement test at `1e-6`.
 
-use langevin_core::StepReport;
-use langevin_core::binary::{BatchDmala, BatchTarget, Binary, ChainBatch, FlipProposal};
+use langevin_core::binary::{BatchDmala, BatchTarget, Binary, FlipProposal};
 use langevin_core::math::Fast;
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
     BinaryModel, Gemm, RunConfig, RunError, SamplerSpec, run_chains, run_chains_batched,
 };
-use langevin_std::run::BatchVecs;
-use langevin_tests::discrete::chi2_sf;
+use langevin_tests::discrete::{chi2_sf, run_batch};
 use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -61,16 +59,6 @@ fn batched_dmala_keeps_the_rbm_law_from_an_exact_start() {
         .unwrap();
         let counts = exact_start_counts(&mut target, &pi, steps, batches, 7000 + t as u64);
         assert_law(&format!("k={steps}"), &counts, &pi, ALPHA / 2.0);
-    }
-}
-
-fn report() -> StepReport {
-    StepReport {
-        accepted: false,
-        proposed_flips: 0,
-        log_accept_ratio: 0.0,
-        rejection: None,
-        evaluations: 0,
     }
 }
 
@@ -251,36 +239,16 @@ fn exact_start_counts<T: BatchTarget>(
         let x: Vec<u8> = (0..n)
             .flat_map(|_| state(draw_index(&cdf, &mut master), v))
             .collect();
-        let mut vecs = BatchVecs::<Binary>::new(x, v);
-        let mut batch = ChainBatch::new(vecs.buffers(), target).unwrap();
-        let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
-            .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
-            .collect();
-        let mut reports = vec![report(); n];
-        for _ in 0..steps {
-            kernel
-                .step(target, &mut batch, &mut rngs, &mut reports)
-                .unwrap();
-        }
-        for c in 0..n {
-            counts[index_of(batch.state(c))] += 1;
-        }
+        run_batch::<Binary, _, _, true>(&kernel, target, (x, v), &mut master, steps, |x| {
+            counts[index_of(x)] += 1;
+        });
     }
     counts
 }
 
 /// Asserts that `counts` pass [`check_sample`] against `pi` at level `alpha`.
 fn assert_law(name: &str, counts: &[u64], pi: &[f64], alpha: f64) {
-    let check = check_sample(counts, pi, alpha);
-    assert!(
-        check.passed(),
-        "{name}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
-        check.chi.statistic,
-        check.chi.df,
-        check.chi.p_value,
-        check.tv,
-        check.tv_threshold
-    );
+    check_sample(counts, pi, alpha).assert_passed(name);
 }
 
 /// Exact start on the binary quadratic model: 1,000 batches of 100 chains, 1 and 10 steps,

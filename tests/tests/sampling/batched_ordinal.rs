@@ -6,21 +6,18 @@
 //! The exact-start test holds its false-positive rate at `1e-6` (its three checks share it
 //! equally, each split between chi-square and TV).
 
-use langevin_core::StepReport;
 use langevin_core::baselines::Scan;
 use langevin_core::models::OrdinalQuadraticBatch;
-use langevin_core::ordinal::{
-    BatchTarget, OrdinalBatch, OrdinalBatchDmala, OrdinalDomain, OrdinalProposal,
-};
+use langevin_core::ordinal::{BatchTarget, OrdinalBatchDmala, OrdinalDomain, OrdinalProposal};
 use langevin_std::labels::{
     LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
     run_label_chains_batched,
 };
 use langevin_std::models::OrdinalQuadratic;
-use langevin_std::run::{BatchVecs, RunConfig, RunError};
-use langevin_tests::discrete::{index_of, ordinal_law, small_potts};
+use langevin_std::run::{RunConfig, RunError};
+use langevin_tests::discrete::{index_of, ordinal_law, run_batch, small_potts};
 use langevin_tests::{SampleCheck, check_sample, cumulative, draw_index};
-use rand_core::{Rng, SeedableRng};
+use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Per-test false-positive rate.
@@ -29,16 +26,6 @@ const ALPHA: f64 = 1e-6;
 /// A rotated lattice Gaussian on `{0..4}³` (125 states), condition number 3.
 fn small() -> OrdinalQuadratic {
     OrdinalQuadratic::rotated_gaussian(3, 5, 3.0, 1.2, 3).unwrap()
-}
-
-fn report() -> StepReport {
-    StepReport {
-        accepted: false,
-        proposed_flips: 0,
-        log_accept_ratio: 0.0,
-        rejection: None,
-        evaluations: 0,
-    }
 }
 
 /// Exact start: `batches` batches of the target's chains, each chain's start drawn from `pi`
@@ -65,20 +52,9 @@ fn exact_start<T: BatchTarget<OrdinalDomain>>(
                 k /= s;
             }
         }
-        let mut vecs = BatchVecs::<OrdinalDomain>::new(x, d);
-        let mut batch = OrdinalBatch::new(vecs.buffers(), target).unwrap();
-        let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
-            .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
-            .collect();
-        let mut reports = vec![report(); n];
-        for _ in 0..steps {
-            kernel
-                .step(target, &mut batch, &mut rngs, &mut reports)
-                .unwrap();
-        }
-        for c in 0..n {
-            counts[index_of(batch.state(c), s)] += 1;
-        }
+        run_batch::<OrdinalDomain, _, _, true>(kernel, target, (x, d), &mut master, steps, |x| {
+            counts[index_of(x, s)] += 1;
+        });
     }
     check_sample(&counts, pi, alpha)
 }
@@ -105,23 +81,15 @@ fn batched_ordinal_dmala_keeps_the_law_from_an_exact_start() {
     .into_iter()
     .enumerate()
     {
-        let check = exact_start(
+        exact_start(
             &mut target,
             kernel,
             &pi,
             steps,
             8100 + t as u64,
             ALPHA / 3.0,
-        );
-        assert!(
-            check.passed(),
-            "{name}: chi-square {:.1} on {} df (p = {:.2e}), TV {:.5} vs {:.5}",
-            check.chi.statistic,
-            check.chi.df,
-            check.chi.p_value,
-            check.tv,
-            check.tv_threshold
-        );
+        )
+        .assert_passed(name);
     }
     // The test can fail: a target whose U is off (b₀ shifted by 0.3) is caught.
     let mut wrong_b = b.to_vec();

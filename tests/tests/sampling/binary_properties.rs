@@ -495,6 +495,15 @@ fn check_const_dims(seed: u64, periodic: bool) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// The caches of the two runs of [`check_kernel_case`] (a pair of models each), from four
+/// caches, taken last run first.
+fn cache_pool(caches: &mut [Vec<f64>]) -> Vec<Option<(&mut Vec<f64>, &mut Vec<f64>)>> {
+    let [a, b, c, e] = caches else {
+        panic!("four caches")
+    };
+    vec![Some((a, b)), Some((c, e))]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -538,10 +547,7 @@ proptest! {
         let tol = Summed { d, scale: quadratic_scale(&data), exact_grad: false };
         // Both instances need their own caches, which must outlive the models.
         let mut caches = vec![data.cache(); 4];
-        let (a, rest) = caches.split_at_mut(1);
-        let (b, rest) = rest.split_at_mut(1);
-        let (c, e) = rest.split_at_mut(1);
-        let mut pool = vec![Some((&mut a[0], &mut b[0])), Some((&mut c[0], &mut e[0]))];
+        let mut pool = cache_pool(&mut caches);
         let mut make = || {
             let (ca, cb) = pool.pop().flatten().expect("two runs");
             (
@@ -559,10 +565,7 @@ proptest! {
         let x0 = random_state(v, &mut rng);
         let tol = RbmTolerance(&data);
         let mut caches = vec![data.cache(); 4];
-        let (a, rest) = caches.split_at_mut(1);
-        let (b, rest) = rest.split_at_mut(1);
-        let (c, e) = rest.split_at_mut(1);
-        let mut pool = vec![Some((&mut a[0], &mut b[0])), Some((&mut c[0], &mut e[0]))];
+        let mut pool = cache_pool(&mut caches);
         let mut make = || {
             let (ca, cb) = pool.pop().flatten().expect("two runs");
             (

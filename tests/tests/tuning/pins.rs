@@ -6,13 +6,15 @@
 //! "Bit for bit" compares the step reports, the states, the bits of the cached `U` and gradient
 //! and the random streams after every step of two chains run side by side.
 
-use langevin_core::Kernel;
 use langevin_core::binary::{self, BinaryChain, FlipProposal, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::kernel::{Dmala, Proposal};
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{self, CategoricalChain, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
+use langevin_tests::harness::LabelBox;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -25,41 +27,16 @@ struct Trace {
     grad: Vec<u32>,
 }
 
-/// A chain whose state, `U` and gradient can be traced.
-trait Traced {
-    fn trace(&self, report: StepReport) -> Trace;
-}
-
-impl Traced for BinaryChain<'_> {
-    fn trace(&self, report: StepReport) -> Trace {
-        let state: Vec<u16> = self.state().iter().map(|&v| u16::from(v)).collect();
-        trace(report, &state, self.log_density(), self.grad())
-    }
-}
-
-impl Traced for OrdinalChain<'_> {
-    fn trace(&self, report: StepReport) -> Trace {
-        trace(report, self.state(), self.log_density(), self.grad())
-    }
-}
-
-impl Traced for CategoricalChain<'_> {
-    fn trace(&self, report: StepReport) -> Trace {
-        trace(report, self.state(), self.log_density(), self.grad())
-    }
-}
-
 /// The trace of `chain` after a step that reported `report`.
-fn after<C: Traced>(report: StepReport, chain: &C) -> Trace {
-    chain.trace(report)
-}
-
-fn trace(report: StepReport, state: &[u16], log_density: f64, grad: &[f32]) -> Trace {
+fn after<D: Domain>(report: StepReport, chain: &Chain<'_, D>) -> Trace
+where
+    D::Value: Into<u16>,
+{
     Trace {
         report,
-        state: state.to_vec(),
-        log_density: log_density.to_bits(),
-        grad: grad.iter().map(|g| g.to_bits()).collect(),
+        state: chain.state().iter().map(|&v| v.into()).collect(),
+        log_density: chain.log_density().to_bits(),
+        grad: chain.grad().iter().map(|g| g.to_bits()).collect(),
     }
 }
 
@@ -260,44 +237,57 @@ fn fixed_schedule_acs_step_k_is_dmala_at_that_position() {
         },
     );
 
-    let (mut m1, mut m2) = (wavy(), wavy());
-    let mut acs = Acs::new(s).with_window(2);
-    let (mut b1, mut b2) = (
-        LabelBuf::labels(&[0u16; 4], 6, 4),
-        LabelBuf::labels(&[0u16; 4], 6, 4),
-    );
-    let mut c1 = OrdinalChain::new_ordinal(b1.buffers(), &mut m1).unwrap();
-    let mut c2 = OrdinalChain::new_ordinal(b2.buffers(), &mut m2).unwrap();
-    side_by_side(
+    acs_beside_dmala::<Ordinal, _, _>(
         "ACS ordinal",
+        (wavy(), wavy(), (4, 6)),
+        Acs::new(s).with_window(2),
+        |a, b| OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap(),
         steps,
         &rng,
-        |_, rng| after(Kernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(), &c1),
-        |k, rng| {
-            let (a, b) = s.at(k as u64);
-            let p = OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap();
-            let rep = ordinal::Dmala::new(p).step(&mut m2, &mut c2, rng).unwrap();
-            after(rep, &c2)
-        },
     );
-
-    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
-    let mut acs = Acs::new(s);
-    let (mut b1, mut b2) = (
-        LabelBuf::labels(&[0u16; 5], 3, 15),
-        LabelBuf::labels(&[0u16; 5], 3, 15),
-    );
-    let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
-    let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
-    side_by_side(
+    acs_beside_dmala::<Categorical, _, _>(
         "ACS categorical",
+        (small_potts(5, 3), small_potts(5, 3), (5, 3)),
+        Acs::new(s),
+        |a, b| CategoricalProposal::new(a, b).unwrap(),
         steps,
         &rng,
+    );
+}
+
+/// Two label chains side by side from the zero state (`d` coordinates of `s` values) of two
+/// copies of a model: `acs` on the first, fixed DMALA from `proposal(a, b)` at
+/// `(a, b) = schedule.at(k)` on the second.
+fn acs_beside_dmala<D, T, P>(
+    name: &str,
+    (mut m1, mut m2, (d, s)): (T, T, (usize, usize)),
+    mut acs: Acs,
+    proposal: impl Fn(f64, f64) -> P,
+    steps: usize,
+    rng: &Xoshiro256PlusPlus,
+) where
+    D: Domain<Value = u16>,
+    T: Eval<D>,
+    P: Proposal<D>,
+    Acs: Kernel<D>,
+{
+    let schedule = *acs.schedule();
+    let zeros = vec![0u16; d];
+    let g = D::grad_len(d, s).unwrap();
+    let (mut b1, mut b2) = (
+        LabelBuf::labels(&zeros, s, g),
+        LabelBuf::labels(&zeros, s, g),
+    );
+    let mut c1 = Chain::<D>::new(b1.buffers(), &mut m1).unwrap();
+    let mut c2 = Chain::<D>::new(b2.buffers(), &mut m2).unwrap();
+    side_by_side(
+        name,
+        steps,
+        rng,
         |_, rng| after(Kernel::step(&mut acs, &mut m1, &mut c1, rng).unwrap(), &c1),
         |k, rng| {
-            let (a, b) = s.at(k as u64);
-            let p = CategoricalProposal::new(a, b).unwrap();
-            let rep = categorical::Dmala::new(p)
+            let (a, b) = schedule.at(k as u64);
+            let rep = Dmala::new(proposal(a, b))
                 .step(&mut m2, &mut c2, rng)
                 .unwrap();
             after(rep, &c2)
@@ -313,25 +303,52 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
     settings.total_steps = 20_000;
     settings.cycle = 5;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+    frozen_tuner_beside_acs::<Binary, _>(
+        "frozen ACS tuner, binary",
+        (ising(), ising(), (25, 2)),
+        settings,
+        &mut rng,
+    );
+    frozen_tuner_beside_acs::<Categorical, _>(
+        "frozen ACS tuner, categorical",
+        (small_potts(5, 3), small_potts(5, 3), (5, 3)),
+        settings,
+        &mut rng,
+    );
+}
 
-    let (mut m1, mut m2) = (ising(), ising());
+/// Tunes ACS on the first of two copies of a model from the zero state (`d` coordinates of `s`
+/// values) until it freezes, then runs it beside a fresh `Acs` on its tuned schedule from the
+/// state it reached.
+fn frozen_tuner_beside_acs<D, T>(
+    name: &str,
+    (mut m1, mut m2, (d, s)): (T, T, (usize, usize)),
+    settings: AcsSettings,
+    rng: &mut Xoshiro256PlusPlus,
+) where
+    D: Domain,
+    D::Value: Into<u16>,
+    T: Eval<D>,
+    AcsTuner: Kernel<D>,
+    Acs: Kernel<D>,
+{
     let mut tuner = AcsTuner::new(settings).unwrap();
-    let mut b1 = BinBuf::new(&[0u8; 25]);
-    let mut c1 = BinaryChain::new(b1.buffers(), &mut m1).unwrap();
+    let mut b1 = LabelBox::for_domain::<D>(&vec![D::Value::default(); d], s).unwrap();
+    let mut c1 = Chain::<D>::new(b1.buffers(), &mut m1).unwrap();
     while !tuner.is_frozen() {
-        Kernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
+        Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap();
     }
-    let s = tuner.report().schedule;
-    let (a0, b0) = s.at(0);
+    let schedule = tuner.report().schedule;
+    let (a0, b0) = schedule.at(0);
     let act = tuner.action();
     assert_eq!((act.step, act.balance, act.adjusted), (a0, b0, true));
-    let mut acs = Acs::new(s);
-    let mut b2 = BinBuf::new(c1.state());
-    let mut c2 = BinaryChain::new(b2.buffers(), &mut m2).unwrap();
+    let mut acs = Acs::new(schedule);
+    let mut b2 = LabelBox::for_domain::<D>(c1.state(), s).unwrap();
+    let mut c2 = Chain::<D>::new(b2.buffers(), &mut m2).unwrap();
     side_by_side(
-        "frozen ACS tuner, binary",
-        3 * s.cycle() as usize,
-        &rng,
+        name,
+        3 * schedule.cycle() as usize,
+        rng,
         |_, rng| {
             after(
                 Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
@@ -340,30 +357,9 @@ fn frozen_acs_tuner_starts_its_cycle_at_position_zero() {
         },
         |_, rng| after(Kernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(), &c2),
     );
-    assert_eq!(tuner.report().schedule, s, "the schedule stays once frozen");
-
-    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
-    let mut tuner = AcsTuner::new(settings).unwrap();
-    let mut b1 = LabelBuf::labels(&[0u16; 5], 3, 15);
-    let mut c1 = CategoricalChain::new_categorical(b1.buffers(), &mut m1).unwrap();
-    while !tuner.is_frozen() {
-        Kernel::step(&mut tuner, &mut m1, &mut c1, &mut rng).unwrap();
-    }
-    let s = tuner.report().schedule;
-    assert_eq!(tuner.action().step, s.at(0).0);
-    let mut acs = Acs::new(s);
-    let mut b2 = LabelBuf::labels(c1.state(), 3, 15);
-    let mut c2 = CategoricalChain::new_categorical(b2.buffers(), &mut m2).unwrap();
-    side_by_side(
-        "frozen ACS tuner, categorical",
-        3 * s.cycle() as usize,
-        &rng,
-        |_, rng| {
-            after(
-                Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap(),
-                &c1,
-            )
-        },
-        |_, rng| after(Kernel::step(&mut acs, &mut m2, &mut c2, rng).unwrap(), &c2),
+    assert_eq!(
+        tuner.report().schedule,
+        schedule,
+        "{name}: the schedule stays once frozen"
     );
 }
