@@ -183,7 +183,8 @@ use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
 };
 use langevin_core::binary::{
-    LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses,
+    LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses, SmallLatticeChain,
+    SmallLatticeDmala,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -201,7 +202,7 @@ use targets::{LatticeGauss, Ridge, RingPotts};
 /// `(name, state hash, log-density or step-report hash)`, seed 1, in the order of the
 /// firmware's `KERNEL_GOLDEN`.
 #[rustfmt::skip]
-const KERNEL_GOLDEN: [(&str, u64, u64); 35] = [
+const KERNEL_GOLDEN: [(&str, u64, u64); 36] = [
     ("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     ("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     ("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -237,6 +238,7 @@ const KERNEL_GOLDEN: [(&str, u64, u64); 35] = [
     ("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
     ("categorical-dlmc", 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
     ("lattice-gibbs", 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
+    ("lattice-dmala-small", 0xbc00_8775_fc40_49a0, 0x5fad_9870_9730_b504),
 ];
 
 const LABEL_DIM: usize = 8;
@@ -296,6 +298,26 @@ fn lattice_run(
         step(&mut target, &mut chain, &mut rng);
         hs = fnv1a(hs, chain.state());
         hu = fnv1a(hu, &chain.log_density().to_bits().to_le_bytes());
+    }
+    (hs, hu)
+}
+
+/// The integer lattice DMALA on the 8×8 lattice of `lattice-dmala` (coupling 0.3, field 0.1,
+/// step 0.5, balance 0.5): the state, then the bond sum and the magnetisation, after every step.
+fn small_lattice_run() -> (u64, u64) {
+    const K: SmallLatticeDmala = match SmallLatticeDmala::new(8, 8, true, 0.3, 0.1, 0.5, 0.5) {
+        Ok(k) => k,
+        Err(_) => panic!(),
+    };
+    let (mut x, mut class) = ([0u8; 64], [0u8; 64]);
+    let mut chain = SmallLatticeChain::new(&K, &mut x, &mut class).unwrap();
+    let mut rng = rng();
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        K.step(&mut chain, &mut rng).unwrap();
+        hs = fnv1a(hs, chain.state());
+        hu = fnv1a(hu, &chain.bonds().to_le_bytes());
+        hu = fnv1a(hu, &chain.magnetisation().to_le_bytes());
     }
     (hs, hu)
 }
@@ -587,6 +609,7 @@ fn compute_kernel(name: &str) -> (u64, u64) {
         "categorical-dlmc" => categorical_run(langevin_core::kernel::Dmala::new(
             CategoricalDlmcProposal::new(0.5).unwrap(),
         )),
+        "lattice-dmala-small" => small_lattice_run(),
         other => panic!("unknown run {other}"),
     }
 }

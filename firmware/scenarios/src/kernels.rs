@@ -21,7 +21,7 @@ use langevin_core::baselines::{
 };
 use langevin_core::binary::{
     BinaryChain, ChainStorage, LatticeClasses, LatticeDmala, LatticeDula, LatticeGibbs,
-    LatticeProposal, PortablePasses,
+    LatticeProposal, PortablePasses, SmallLatticeChain, SmallLatticeDmala,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -122,6 +122,11 @@ pub enum Run {
     /// Checkerboard Gibbs sweeps with tabulated conditionals ([`LatticeGibbs`]) on the 8×8
     /// lattice: the state and the number of sites changed per sweep are hashed.
     LatticeGibbs,
+    /// The integer DMALA ([`SmallLatticeDmala`], [`SMALL_LATTICE`]) on the 8×8 lattice of
+    /// [`Run::LatticeDmala`], with the same step and balance: the same moves, so the same state
+    /// hash; the second hash is of the bond sum and the magnetisation (little-endian `i32`)
+    /// after every step, in place of the log-density.
+    SmallLatticeDmala,
 }
 
 impl Run {
@@ -163,6 +168,7 @@ impl Run {
             Run::Dlmc => "dlmc",
             Run::CategoricalDlmc => "categorical-dlmc",
             Run::LatticeGibbs => "lattice-gibbs",
+            Run::SmallLatticeDmala => "lattice-dmala-small",
         }
     }
 }
@@ -195,7 +201,7 @@ const fn k(run: Run, state: u64, second: u64) -> KernelGolden {
 /// The pinned values (state hash, then log-density or step-report hash), seed 1, 1,000 steps.
 /// The host test of the workspace computes the same runs and checks this table.
 #[rustfmt::skip]
-pub const KERNEL_GOLDEN: [KernelGolden; 35] = [
+pub const KERNEL_GOLDEN: [KernelGolden; 36] = [
     k(Run::OrdinalDula, 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k(Run::OrdinalDmala, 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k(Run::OrdinalGibbs, 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -231,7 +237,47 @@ pub const KERNEL_GOLDEN: [KernelGolden; 35] = [
     k(Run::Dlmc, 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
     k(Run::CategoricalDlmc, 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
     k(Run::LatticeGibbs, 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
+    k(Run::SmallLatticeDmala, 0xbc00_8775_fc40_49a0, 0x5fad_9870_9730_b504),
 ];
+
+/// The kernel of [`Run::SmallLatticeDmala`]: the 8×8 periodic lattice, coupling 0.3, field
+/// 0.1, step 0.5, balance 0.5, tabulated at compile time (the image holds only the table).
+pub const SMALL_LATTICE: SmallLatticeDmala =
+    match SmallLatticeDmala::new(8, 8, true, 0.3, 0.1, 0.5, 0.5) {
+        Ok(k) => k,
+        Err(_) => panic!("the small lattice kernel's parameters are valid"),
+    };
+
+/// Runs `steps` steps of [`SMALL_LATTICE`] from the all-zero state with `seed` and hashes them
+/// (see [`Run::SmallLatticeDmala`]), bracketing every step call with `meter`. Its buffers are
+/// 128 bytes on the stack, and it uses no floating-point arithmetic.
+///
+/// # Errors
+///
+/// A [`Failure`] if the chain or a step refuses; none is expected.
+pub fn run_small_lattice<M: Meter>(
+    seed: u64,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut x, mut class) = ([0u8; 64], [0u8; 64]);
+    let mut chain =
+        SmallLatticeChain::new(&SMALL_LATTICE, &mut x, &mut class).map_err(|_| Failure::Init)?;
+    let ctx = &mut (&mut chain, &mut rng);
+    let step = |c: &mut (&mut SmallLatticeChain<'_>, &mut Xoshiro256PlusPlus)| {
+        SMALL_LATTICE
+            .step(c.0, c.1)
+            .map(|_| ())
+            .map_err(|_| Failure::Step)
+    };
+    let fold = |c: &(&mut SmallLatticeChain<'_>, &mut Xoshiro256PlusPlus), h: &mut Hashes| {
+        h.state = fnv1a(h.state, c.0.state());
+        h.log_density = fnv1a(h.log_density, &c.0.bonds().to_le_bytes());
+        h.log_density = fnv1a(h.log_density, &c.0.magnetisation().to_le_bytes());
+    };
+    hash_loop(ctx, steps, meter, step, fold)
+}
 
 /// Initial position of the continuous runs.
 pub const THETA0: [f64; RIDGE_DIM] = [1.0, -1.0, 0.5, 0.0];
@@ -406,6 +452,7 @@ pub fn run_kernel<M: Meter>(
             categorical_loop(Dmala::new(p), ctx, steps, meter)
         }
         Run::PtDmala => pt_dmala(rng, steps, meter),
+        Run::SmallLatticeDmala => run_small_lattice(seed, steps, meter),
         Run::LatticeGibbs => {
             let target =
                 IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
