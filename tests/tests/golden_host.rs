@@ -160,7 +160,8 @@ use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, RandomWalk, Scan,
 };
 use langevin_core::binary::{
-    LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses,
+    LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses, SmallLatticeChain,
+    SmallLatticeDmala,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -232,6 +233,26 @@ fn lattice_run(
         step(&mut target, &mut chain, &mut rng);
         hs = fnv1a(hs, chain.state());
         hu = fnv1a(hu, &chain.log_density().to_bits().to_le_bytes());
+    }
+    (hs, hu)
+}
+
+/// The integer lattice DMALA on the 8×8 lattice of `lattice-dmala` (coupling 0.3, field 0.1,
+/// step 0.5, balance 0.5): the state, then the bond sum and the magnetisation, after every step.
+fn small_lattice_run() -> (u64, u64) {
+    const K: SmallLatticeDmala = match SmallLatticeDmala::new(8, 8, true, 0.3, 0.1, 0.5, 0.5) {
+        Ok(k) => k,
+        Err(_) => panic!(),
+    };
+    let (mut x, mut class) = ([0u8; 64], [0u8; 64]);
+    let mut chain = SmallLatticeChain::new(&K, &mut x, &mut class).unwrap();
+    let mut rng = rng();
+    let (mut hs, mut hu) = (FNV_OFFSET, FNV_OFFSET);
+    for _ in 0..STEPS {
+        K.step(&mut chain, &mut rng).unwrap();
+        hs = fnv1a(hs, chain.state());
+        hu = fnv1a(hu, &chain.bonds().to_le_bytes());
+        hu = fnv1a(hu, &chain.magnetisation().to_le_bytes());
     }
     (hs, hu)
 }
@@ -410,6 +431,7 @@ fn compute_kernel(name: &str) -> (u64, u64) {
                 Kernel::step(&mut k, t, c, r).unwrap();
             })
         }
+        "lattice-dmala-small" => small_lattice_run(),
         "lattice-gibbs" => {
             let m = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
             let gibbs = langevin_core::binary::LatticeGibbs::new(&m);

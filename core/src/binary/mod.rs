@@ -63,7 +63,7 @@ pub use crate::error::{InitError, StepError};
 pub use crate::kernel::{Kernel, Rejection, StepReport};
 pub use lattice::{
     CLASS_LIMIT, LatticeClasses, LatticeDmala, LatticeDula, LatticeKernel, LatticePasses,
-    LatticeProposal, PortablePasses, draw_flips,
+    LatticeProposal, PortablePasses, SmallLatticeChain, SmallLatticeDmala, SmallStep, draw_flips,
 };
 pub use lattice_gibbs::LatticeGibbs;
 pub use proposal::{FlipProposal, LANES};

@@ -14,7 +14,7 @@ use langevin_core::baselines::{
 };
 use langevin_core::binary::{
     BinaryChain, LatticeClasses, LatticeDmala, LatticeDula, LatticeProposal, PortablePasses,
-    StepError, StepReport,
+    SmallLatticeChain, SmallLatticeDmala, StepError, StepReport,
 };
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BatchStream, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget,
@@ -177,6 +177,39 @@ pub fn lattices(rng: &mut Xoshiro256PlusPlus) {
     if let Ok(m) = IsingLattice::with_dims(dims, black_box(0.3), black_box(0.1), black_box(true)) {
         lattice(&m, rng);
     }
+    small_lattice(rng);
+}
+
+/// The integer lattice DMALA with opaque parameters (its table built at run time) and buffers.
+#[inline(never)]
+fn small_lattice(rng: &mut Xoshiro256PlusPlus) {
+    let (rows, cols) = (black_box(8), black_box(8));
+    let Ok(k) = SmallLatticeDmala::new(
+        rows,
+        cols,
+        black_box(true),
+        black_box(0.3),
+        black_box(0.1),
+        black_box(0.5),
+        black_box(0.5),
+    ) else {
+        return;
+    };
+    let (mut x, mut class) = (black_box([0u8; 64]), [0u8; 64]);
+    let (x, class) = (black_box(&mut x[..]), black_box(&mut class[..]));
+    let Ok(mut chain) = SmallLatticeChain::new(&k, x, class) else {
+        return;
+    };
+    for _ in 0..black_box(2) {
+        if let Ok(r) = k.step(&mut chain, rng) {
+            black_box((r.accepted, r.proposed_flips, r.log_accept_ratio_fixed));
+        }
+    }
+    black_box((
+        k.flip_probability(chain.state(), black_box(3)),
+        k.log_density(&chain),
+    ));
+    black_box((chain.bonds(), chain.magnetisation()));
 }
 
 /// The second-order kernel with opaque parameters and buffers.

@@ -22,7 +22,7 @@ use langevin_core::baselines::{
 };
 use langevin_core::binary::{
     BinaryChain, ChainStorage, LatticeClasses, LatticeDmala, LatticeDula, LatticeGibbs,
-    LatticeProposal, PortablePasses,
+    LatticeProposal, PortablePasses, SmallLatticeChain, SmallLatticeDmala,
 };
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
@@ -123,6 +123,11 @@ pub enum Run {
     /// Checkerboard Gibbs sweeps with tabulated conditionals ([`LatticeGibbs`]) on the 8×8
     /// lattice: the state and the number of sites changed per sweep are hashed.
     LatticeGibbs,
+    /// The integer DMALA ([`SmallLatticeDmala`], [`SMALL_LATTICE`]) on the 8×8 lattice of
+    /// [`Run::LatticeDmala`], with the same step and balance: the same moves, so the same state
+    /// hash; the second hash is of the bond sum and the magnetisation (little-endian `i32`)
+    /// after every step, in place of the log-density.
+    SmallLatticeDmala,
 }
 
 impl Run {
@@ -215,6 +220,7 @@ impl Run {
             Run::Dlmc => "dlmc",
             Run::CategoricalDlmc => "categorical-dlmc",
             Run::LatticeGibbs => "lattice-gibbs",
+            Run::SmallLatticeDmala => "lattice-dmala-small",
         }
     }
 }
@@ -268,6 +274,45 @@ const fn typed_table() -> [KernelGolden; KERNEL_PINS.len()] {
         i += 1;
     }
     out
+}
+
+/// The kernel of [`Run::SmallLatticeDmala`]: the 8×8 periodic lattice, coupling 0.3, field
+/// 0.1, step 0.5, balance 0.5, tabulated at compile time (the image holds only the table).
+pub const SMALL_LATTICE: SmallLatticeDmala =
+    match SmallLatticeDmala::new(8, 8, true, 0.3, 0.1, 0.5, 0.5) {
+        Ok(k) => k,
+        Err(_) => panic!("the small lattice kernel's parameters are valid"),
+    };
+
+/// Runs `steps` steps of [`SMALL_LATTICE`] from the all-zero state with `seed` and hashes them
+/// (see [`Run::SmallLatticeDmala`]), bracketing every step call with `meter`. Its buffers are
+/// 128 bytes on the stack, and it uses no floating-point arithmetic.
+///
+/// # Errors
+///
+/// A [`Failure`] if the chain or a step refuses; none is expected.
+pub fn run_small_lattice<M: Meter>(
+    seed: u64,
+    steps: u32,
+    meter: &mut M,
+) -> Result<Hashes, Failure> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let (mut x, mut class) = ([0u8; 64], [0u8; 64]);
+    let mut chain =
+        SmallLatticeChain::new(&SMALL_LATTICE, &mut x, &mut class).map_err(|_| Failure::Init)?;
+    let ctx = &mut (&mut chain, &mut rng);
+    let step = |c: &mut (&mut SmallLatticeChain<'_>, &mut Xoshiro256PlusPlus)| {
+        SMALL_LATTICE
+            .step(c.0, c.1)
+            .map(|_| ())
+            .map_err(|_| Failure::Step)
+    };
+    let fold = |c: &(&mut SmallLatticeChain<'_>, &mut Xoshiro256PlusPlus), h: &mut Hashes| {
+        h.state = fnv1a(h.state, c.0.state());
+        h.log_density = fnv1a(h.log_density, &c.0.bonds().to_le_bytes());
+        h.log_density = fnv1a(h.log_density, &c.0.magnetisation().to_le_bytes());
+    };
+    hash_loop(ctx, steps, meter, step, fold)
 }
 
 /// Initial position of the continuous runs.
@@ -443,6 +488,7 @@ pub fn run_kernel<M: Meter>(
             categorical_loop(Dmala::new(p), ctx, steps, meter)
         }
         Run::PtDmala => pt_dmala(rng, steps, meter),
+        Run::SmallLatticeDmala => run_small_lattice(seed, steps, meter),
         Run::LatticeGibbs => {
             let target =
                 IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;

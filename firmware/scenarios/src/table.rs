@@ -85,7 +85,7 @@ pub const MODEL_PINS: [ModelPin; 12] = [
 /// Every other kernel of the core, seed 1: the state hash, then the log-density hash (the
 /// step-report hash for the continuous integrators).
 #[rustfmt::skip]
-pub const KERNEL_PINS: [KernelPin; 35] = [
+pub const KERNEL_PINS: [KernelPin; 36] = [
     k("ordinal-dula", 0xb6b4_447a_b072_017e, 0x2e3d_6793_be45_b98f),
     k("ordinal-dmala", 0x72ba_9e91_19ac_ec9b, 0xf206_e81e_b2b1_7223),
     k("ordinal-gibbs", 0x7261_927a_b0ac_e6ee, 0x8b77_4b5b_7658_5633),
@@ -121,6 +121,7 @@ pub const KERNEL_PINS: [KernelPin; 35] = [
     k("dlmc", 0xfe62_d4aa_b77f_e35d, 0xffa2_2284_028e_f7c3),
     k("categorical-dlmc", 0x9df1_437b_cd01_04b6, 0xd3ef_c7a4_9a97_7c2f),
     k("lattice-gibbs", 0x0275_4f1b_a8b3_9223, 0x1ffb_7a00_1ec1_8f12),
+    k("lattice-dmala-small", 0xbc00_8775_fc40_49a0, 0x5fad_9870_9730_b504),
 ];
 
 /// Whether two names are equal (a `const fn`, for the tables built at compile time).

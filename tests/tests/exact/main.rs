@@ -12,6 +12,7 @@ mod lattice_kernel;
 mod ordinal;
 mod path_auxiliary;
 mod second_order;
+mod small_lattice;
 mod step_harness;
 mod tempering;
 mod word_driven;

@@ -39,12 +39,14 @@ mod classes;
 mod kernel;
 mod passes;
 mod proposal;
+mod small;
 mod swar;
 
 pub use classes::LatticeClasses;
 pub use kernel::{LatticeDmala, LatticeDula, LatticeKernel};
 pub use passes::{LatticePasses, PortablePasses, draw_flips};
 pub use proposal::LatticeProposal;
+pub use small::{SmallLatticeChain, SmallLatticeDmala, SmallStep};
 
 /// Random bits per site.
 const SITE_BITS: u32 = 16;
