@@ -243,7 +243,9 @@ def sample(
     ``a_ceil=5``, ``path_length="auto"``, ...). A keyword the sampler does not read is a
     ``TypeError``. ``diagnostics`` is ``"full"``, ``"summary"`` or ``"none"``.
 
-    On a model file the draws are those of ``langevin sample --out`` for the same arguments.
+    On a model file the draws are those of ``langevin sample --out`` for the same arguments;
+    the chains run with the GIL released, and Ctrl-C stops them within about 100 ms and raises
+    ``KeyboardInterrupt``.
     On a ``BinaryTarget`` the chains step in lockstep, one call of its function evaluating
     every chain waiting; the GIL is released between calls, Ctrl-C stops the run within about
     100 ms, and an exception raised by the function is raised here.

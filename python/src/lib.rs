@@ -8,6 +8,7 @@
 mod arrays;
 mod compiled;
 mod exchange;
+mod interrupt;
 mod params;
 mod summary;
 
@@ -214,8 +215,9 @@ fn log_density_array<'py>(
 }
 
 /// Samples a model file: the runner `langevin sample` calls, so the draws are those its `--out`
-/// file holds for the same model, sampler, parameters and seed. Returns `(draws, log_density,
-/// summary JSON)`.
+/// file holds for the same model, sampler, parameters and seed. The run works with the GIL
+/// released; Ctrl-C (any signal handler that raises) cancels it within about 100 ms and its
+/// exception is raised here. Returns `(draws, log_density, summary JSON)`.
 #[pyfunction]
 #[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params))]
 #[allow(
@@ -268,9 +270,10 @@ fn sample_model<'py>(
                     sampler: name.into(),
                 }));
             }
-            let run = py
-                .detach(|| run_binary_plan(m, name, &plan, &config, batch, None, Keep::all()))
-                .map_err(run_error)?;
+            let run = interrupt::run_interruptible(py, |p| {
+                run_binary_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+            })?
+            .map_err(run_error)?;
             binary_outputs(py, &settings, &run)
         }
         Loaded::Labels(m) => {
@@ -282,9 +285,10 @@ fn sample_model<'py>(
                     sampler: name.into(),
                 }));
             }
-            let run = py
-                .detach(|| run_label_plan(m, name, &plan, &config, batch, None, Keep::all()))
-                .map_err(run_error)?;
+            let run = interrupt::run_interruptible(py, |p| {
+                run_label_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+            })?
+            .map_err(run_error)?;
             label_outputs(py, &settings, &run)
         }
     }
