@@ -368,11 +368,13 @@ typedef struct LgvKernelSpec {
  * returns 0, or any other code to abandon the step (`LGV_ERR_CALLBACK`). `V` is a potential:
  * lower is more likely, `pi(theta) ~ exp(-V(theta))`.
  *
- * Minibatch estimates call it once per drawn index (`count = 1`, repeats possible) and full
- * gradients with every index in order, up to 64 at a time; accept any `count`. The contract of
- * `LgvLogDensityFn` applies: pure in `(theta, indices, user)`, called only from the thread
- * stepping the chain, no unwinding or `longjmp` out of it. Non-finite gradients are reported
- * as `LGV_ERR_CALLBACK_NON_FINITE`.
+ * Minibatch estimates call it once per minibatch with its `count` drawn indices in the order
+ * drawn (repeats possible; a minibatch of more than 64 in consecutive calls of up to 64), and
+ * full gradients with every index in order, up to 64 at a time; accept any `count`. Adding
+ * the terms in the order given makes a run the same, bit for bit, as with one index per call.
+ * The contract of `LgvLogDensityFn` applies: pure in `(theta, indices, user)`, called only
+ * from the thread stepping the chain, no unwinding or `longjmp` out of it. Non-finite
+ * gradients are reported as `LGV_ERR_CALLBACK_NON_FINITE`.
  */
 typedef int32_t (*LgvTermGradFn)(void *user, const double *theta, size_t dim, const uint32_t *indices, size_t count, double scale, double *acc);
 

@@ -15,6 +15,10 @@ use langevin_core::continuous::{
 };
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+/// Indices per callback call: a minibatch of up to this many terms is one call, a larger one
+/// consecutive calls of this many (the buffer is on the stack: the library has no heap).
+pub(crate) const BLOCK: usize = 64;
+
 /// The per-term gradient callback, non-null.
 pub(crate) type TermFn =
     unsafe extern "C" fn(*mut c_void, *const f64, usize, *const u32, usize, f64, *mut f64) -> i32;
@@ -77,14 +81,42 @@ impl SumTarget for SumCallback {
         self.call(theta, &[i as u32], scale, acc)
     }
 
-    /// Every term in index order, in calls of up to 64 indices.
+    /// The minibatch's indices in the order drawn, in calls of up to [`BLOCK`] indices: one
+    /// call for a minibatch of up to [`BLOCK`] terms.
+    fn add_batch_grad(
+        &mut self,
+        batch: &mut dyn Iterator<Item = usize>,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), CallbackError> {
+        let mut block = [0u32; BLOCK];
+        loop {
+            // `zip` asks the block for a slot first, so no index is drawn past a full block.
+            let mut n = 0;
+            for (slot, i) in block.iter_mut().zip(&mut *batch) {
+                // Indices are below `terms`, which fits `u32` (checked at construction).
+                *slot = i as u32;
+                n += 1;
+            }
+            if n == 0 {
+                return Ok(());
+            }
+            self.call(theta, block.get(..n).unwrap_or(&[]), scale, acc)?;
+            if n < BLOCK {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Every term in index order, in calls of up to [`BLOCK`] indices.
     fn add_full_grad(
         &mut self,
         theta: &[f64],
         scale: f64,
         acc: &mut [f64],
     ) -> Result<(), CallbackError> {
-        let mut block = [0u32; 64];
+        let mut block = [0u32; BLOCK];
         let mut start = 0usize;
         while start < self.terms {
             let n = (self.terms - start).min(block.len());

@@ -361,3 +361,72 @@ fn failing_callbacks_and_bad_specifications_are_statuses() {
         assert_eq!(lgv_sg_step(&mut *chain, 1), LGV_ERR_NOT_INITIALISED);
     }
 }
+
+/// The Gaussian sum as a Rust target: the core's own minibatch, one term at a time.
+struct RustCentres<'a>(&'a Centres);
+
+impl langevin_core::continuous::SumTarget for RustCentres<'_> {
+    type Error = std::convert::Infallible;
+
+    fn dim(&self) -> usize {
+        DIM
+    }
+
+    fn num_terms(&self) -> usize {
+        TERMS
+    }
+
+    fn add_term_grad(
+        &mut self,
+        i: usize,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Self::Error> {
+        for k in 0..DIM {
+            acc[k] += scale * (theta[k] - self.0.c[i][k]);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn a_minibatch_is_one_call_with_the_values_of_one_index_per_call() {
+    use langevin_core::continuous::{Access, Langevin, LangevinSettings};
+    use rand_core::SeedableRng;
+    let (steps, seed, theta0) = (300u32, 11u64, [0.5, -0.5]);
+    for (params, batch, access) in [
+        ("step=0.01 batch=4", 4, Access::Random),
+        ("step=0.01 batch=7 access=reshuffle", 7, Access::Reshuffle),
+        ("step=0.01 batch=3 access=cyclic", 3, Access::Cyclic),
+    ] {
+        let m = Centres::new();
+        let mut sg = start(&m, "sgld", params, seed).unwrap();
+        // SAFETY: live chain.
+        assert_eq!(unsafe { lgv_sg_step(&mut *sg.chain, steps) }, LGV_OK);
+        assert_eq!(
+            m.calls.get(),
+            u64::from(steps),
+            "{params}: one call per minibatch"
+        );
+        // The core's integrator on the same potential, evaluated one index at a time.
+        let settings = LangevinSettings::sgld(0.01, batch)
+            .unwrap()
+            .with_access(access);
+        let mut work = vec![0.0; Langevin::workspace_len(DIM)];
+        let mut index = vec![0u32; Langevin::index_len(&settings, TERMS)];
+        let mut chain =
+            Langevin::new(settings, DIM, TERMS, &theta0, &mut work, &mut index).unwrap();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut target = RustCentres(&m);
+        for _ in 0..steps {
+            chain.step(&mut target, &mut rng).unwrap();
+        }
+        let (a, b) = (theta(&sg), chain.theta());
+        assert_eq!(
+            a.map(f64::to_bits),
+            [b[0].to_bits(), b[1].to_bits()],
+            "{params}"
+        );
+    }
+}

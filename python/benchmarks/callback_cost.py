@@ -1,5 +1,5 @@
 """The cost of a step of a user target per chain, against the built-in model of the same kind:
-a binary_quadratic model file, the same energy U(x) = x W x + b x written in NumPy (one call
+a binary_quadratic model file (and the same model built from its arrays), the same energy U(x) = x W x + b x written in NumPy (one call
 per step of all chains), and written in C (a compiled callback, built here with the system
 compiler), all sampled with DMALA. The built-in model and the C callback run on one worker, so
 their figures are the cost of one chain-step; the NumPy target's is its wall time per
@@ -64,20 +64,30 @@ def main() -> None:
     compiled = langevin.CompiledTarget(d, lib.quad, params)
 
     model = langevin.load_model(path)
+    arrays = langevin.BinaryQuadratic(w, b)
     target = langevin.BinaryTarget(d, logp_grad)
     print(f"binary_quadratic d = {d}, dmala step 0.2, {steps} steps + 100 burn-in per chain")
-    print(f"{'chains':>6} {'built-in':>10} {'C callback':>11} {'NumPy callback':>15} {'calls':>7}   (ns per chain-step)")
+    print(
+        f"{'chains':>6} {'built-in':>10} {'arrays':>8} {'C callback':>11} {'NumPy callback':>15} {'calls':>7}"
+        "   (ns per chain-step)"
+    )
     for chains in (1, 100):
         total = chains * (steps + 100)
         # The built-in model on one worker: its cost per chain-step.
         r = langevin.sample(model, steps=steps, burn_in=100, chains=chains, seed=1, threads=1, diagnostics="none")
         builtin = r.summary["wall_time_s"] * 1e9 / total
+        a = langevin.sample(arrays, steps=steps, burn_in=100, chains=chains, seed=1, threads=1, diagnostics="none")
+        assert np.array_equal(a.draws, r.draws)
+        from_arrays = a.summary["wall_time_s"] * 1e9 / total
         start = time.perf_counter()
         t = langevin.sample(target, steps=steps, burn_in=100, chains=chains, seed=1, diagnostics="none")
         wall = time.perf_counter() - start
         c = langevin.sample(compiled, steps=steps, burn_in=100, chains=chains, seed=1, threads=1, diagnostics="none")
         in_c = c.summary["wall_time_s"] * 1e9 / total
-        print(f"{chains:>6} {builtin:>10.0f} {in_c:>11.0f} {wall * 1e9 / total:>15.0f} {t.calls:>7}")
+        print(
+            f"{chains:>6} {builtin:>10.0f} {from_arrays:>8.0f} {in_c:>11.0f} {wall * 1e9 / total:>15.0f}"
+            f" {t.calls:>7}"
+        )
 
 
 if __name__ == "__main__":

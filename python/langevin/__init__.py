@@ -2,6 +2,8 @@
 categorical models, from Python.
 
 * ``load_model(path)`` reads a model file (any kind ``langevin model`` writes);
+* ``Ising(J, h)``, ``Rbm(W, b, c)``, ``Potts(J, h)``, ... (``langevin.models``) build the same
+  models from NumPy arrays;
 * ``BinaryTarget(d, logp_grad)`` wraps a NumPy log-density over ``{0, 1}^d`` whose
   ``logp_grad(X)`` evaluates a batch of states at once;
 * ``sample(target, sampler=..., steps=..., burn_in=..., chains=..., seed=..., **params)`` runs
@@ -23,8 +25,36 @@ import numpy as np
 
 from . import _langevin
 from ._langevin import Model, load_model
+from .models import (
+    BinaryLogistic,
+    BinaryQuadratic,
+    Ising,
+    IsingLattice,
+    LatticeMixture,
+    OrdinalQuadratic,
+    Potts,
+    QuarticMixture,
+    Rbm,
+)
 
-__all__ = ["BinaryTarget", "CompiledTarget", "Model", "Result", "load_model", "sample", "samplers"]
+__all__ = [
+    "BinaryLogistic",
+    "BinaryQuadratic",
+    "BinaryTarget",
+    "CompiledTarget",
+    "Ising",
+    "IsingLattice",
+    "LatticeMixture",
+    "Model",
+    "OrdinalQuadratic",
+    "Potts",
+    "QuarticMixture",
+    "Rbm",
+    "Result",
+    "load_model",
+    "sample",
+    "samplers",
+]
 __version__ = _langevin.__version__
 
 
@@ -203,7 +233,8 @@ def sample(
     diagnostics: str = "full",
     **params: Any,
 ) -> Result:
-    """Samples ``target`` (a ``Model`` from ``load_model`` or a ``BinaryTarget``).
+    """Samples ``target`` (a ``Model`` from ``load_model`` or built from arrays, a
+    ``BinaryTarget`` or a ``CompiledTarget``).
 
     ``sampler`` is one of ``samplers()``; ``steps`` (kept, before thinning), ``burn_in``,
     ``chains``, ``seed``, ``thin``, ``threads`` and ``batch`` mean what the command line's
@@ -212,7 +243,9 @@ def sample(
     ``a_ceil=5``, ``path_length="auto"``, ...). A keyword the sampler does not read is a
     ``TypeError``. ``diagnostics`` is ``"full"``, ``"summary"`` or ``"none"``.
 
-    On a model file the draws are those of ``langevin sample --out`` for the same arguments.
+    On a model file the draws are those of ``langevin sample --out`` for the same arguments;
+    the chains run with the GIL released, and Ctrl-C stops them within about 100 ms and raises
+    ``KeyboardInterrupt``.
     On a ``BinaryTarget`` the chains step in lockstep, one call of its function evaluating
     every chain waiting; the GIL is released between calls, Ctrl-C stops the run within about
     100 ms, and an exception raised by the function is raised here.

@@ -5,8 +5,10 @@
 //! The Python half (`langevin/__init__.py`) wraps these functions: it checks and converts what a
 //! user's function returns, and wraps the draws and summary in a result object.
 
+mod arrays;
 mod compiled;
 mod exchange;
+mod interrupt;
 mod params;
 mod summary;
 
@@ -39,7 +41,8 @@ enum Loaded {
 /// A model file, read and checked: any kind `langevin model` writes.
 #[pyclass(frozen, module = "langevin")]
 struct Model {
-    path: PathBuf,
+    /// The file it was read from; `None` for a model built from arrays.
+    path: Option<PathBuf>,
     kind: String,
     model: Loaded,
 }
@@ -76,16 +79,18 @@ impl Model {
         self.domain_enum().name()
     }
 
-    /// The file it was read from.
+    /// The file it was read from (`None` for a model built from arrays).
     #[getter]
-    fn path(&self) -> String {
-        self.path.display().to_string()
+    fn path(&self) -> Option<String> {
+        self.path.as_ref().map(|p| p.display().to_string())
     }
 
     fn __repr__(&self) -> String {
         format!(
-            "Model(path={:?}, kind={:?}, dim={}, states={})",
-            self.path.display().to_string(),
+            "Model(path={}, kind={:?}, dim={}, states={})",
+            self.path
+                .as_ref()
+                .map_or("None".into(), |p| format!("{:?}", p.display().to_string())),
             self.kind,
             self.dim(),
             self.states()
@@ -94,6 +99,13 @@ impl Model {
 }
 
 impl Model {
+    /// The model's name in a summary: its file, or `<arrays>`.
+    fn source(&self) -> String {
+        self.path
+            .as_ref()
+            .map_or("<arrays>".into(), |p| p.display().to_string())
+    }
+
     fn domain_enum(&self) -> Domain {
         match &self.model {
             Loaded::Binary(_) => Domain::Binary,
@@ -109,14 +121,14 @@ fn load_model(path: PathBuf) -> PyResult<Model> {
     let kind = doc.kind.clone();
     if let Some(model) = BinaryModel::from_doc(&doc).map_err(value_error)? {
         return Ok(Model {
-            path,
+            path: Some(path),
             kind,
             model: Loaded::Binary(model),
         });
     }
     if let Some(model) = LabelModel::from_doc(&doc).map_err(value_error)? {
         return Ok(Model {
-            path,
+            path: Some(path),
             kind,
             model: Loaded::Labels(model),
         });
@@ -204,8 +216,9 @@ fn log_density_array<'py>(
 }
 
 /// Samples a model file: the runner `langevin sample` calls, so the draws are those its `--out`
-/// file holds for the same model, sampler, parameters and seed. Returns `(draws, log_density,
-/// summary JSON)`.
+/// file holds for the same model, sampler, parameters and seed. The run works with the GIL
+/// released; Ctrl-C (any signal handler that raises) cancels it within about 100 ms and its
+/// exception is raised here. Returns `(draws, log_density, summary JSON)`.
 #[pyfunction]
 #[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params))]
 #[allow(
@@ -241,7 +254,7 @@ fn sample_model<'py>(
     let settings = Settings {
         sampler: &sampler,
         plan: &plan,
-        model: model.path.display().to_string(),
+        model: model.source(),
         kind: model.kind.clone(),
         domain,
         states: model.states(),
@@ -258,9 +271,10 @@ fn sample_model<'py>(
                     sampler: name.into(),
                 }));
             }
-            let run = py
-                .detach(|| run_binary_plan(m, name, &plan, &config, batch, None, Keep::all()))
-                .map_err(run_error)?;
+            let run = interrupt::run_interruptible(py, |p| {
+                run_binary_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+            })?
+            .map_err(run_error)?;
             binary_outputs(py, &settings, &run)
         }
         Loaded::Labels(m) => {
@@ -272,9 +286,10 @@ fn sample_model<'py>(
                     sampler: name.into(),
                 }));
             }
-            let run = py
-                .detach(|| run_label_plan(m, name, &plan, &config, batch, None, Keep::all()))
-                .map_err(run_error)?;
+            let run = interrupt::run_interruptible(py, |p| {
+                run_label_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+            })?
+            .map_err(run_error)?;
             label_outputs(py, &settings, &run)
         }
     }
@@ -563,6 +578,7 @@ fn samplers() -> Vec<&'static str> {
 fn _langevin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Model>()?;
     m.add_function(wrap_pyfunction!(load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::model_from_fields, m)?)?;
     m.add_function(wrap_pyfunction!(sample_model, m)?)?;
     m.add_function(wrap_pyfunction!(sample_callback, m)?)?;
     m.add_function(wrap_pyfunction!(sample_compiled, m)?)?;

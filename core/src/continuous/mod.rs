@@ -125,6 +125,32 @@ pub trait SumTarget {
         self.add_term_grad(i, theta, 1.0, grad)
     }
 
+    /// Adds `scale · ∇V_i(θ)` to `acc` for every index `i` of a minibatch, in the order
+    /// `batch` yields them (an index may come more than once). The stochastic-gradient
+    /// integrators draw their minibatches through this method, so a model that evaluates a
+    /// minibatch in one call (a foreign callback, a vectorised kernel) overrides it; the
+    /// default adds the terms one by one with [`add_term_grad`](Self::add_term_grad), and an
+    /// override that adds them in the same order gives the same values bit for bit.
+    ///
+    /// `batch` draws the indices as it is iterated: an override takes every index it yields
+    /// (the integrators drain what is left, so the index stream is the same either way).
+    ///
+    /// # Errors
+    ///
+    /// As for [`add_term_grad`](Self::add_term_grad).
+    fn add_batch_grad(
+        &mut self,
+        batch: &mut dyn Iterator<Item = usize>,
+        theta: &[f64],
+        scale: f64,
+        acc: &mut [f64],
+    ) -> Result<(), Self::Error> {
+        for i in batch {
+            self.add_term_grad(i, theta, scale, acc)?;
+        }
+        Ok(())
+    }
+
     /// Adds `scale · ∇V(θ)` to `acc`, summing the terms in index order. Integrators count this
     /// as `N` per-term gradients whatever a model's override costs.
     ///
@@ -231,6 +257,13 @@ impl<T: SumTarget + ?Sized> SumTarget for &mut T {
             -> Result<(), Self::Error>;
         fn term_grad(&mut self, i: usize, theta: &[f64], grad: &mut [f64])
             -> Result<(), Self::Error>;
+        fn add_batch_grad(
+            &mut self,
+            batch: &mut dyn Iterator<Item = usize>,
+            theta: &[f64],
+            scale: f64,
+            acc: &mut [f64]
+        ) -> Result<(), Self::Error>;
         fn add_full_grad(&mut self, theta: &[f64], scale: f64, acc: &mut [f64])
             -> Result<(), Self::Error>;
     }
@@ -520,7 +553,7 @@ pub(crate) fn all_finite(xs: &[f64]) -> bool {
 }
 
 /// `out ← (N/n) Σ_{i∈batch} ∇V_i(θ)` over `n` indices drawn from `stream`, checked finite: `n`
-/// per-term gradients.
+/// per-term gradients, asked of the target in one [`SumTarget::add_batch_grad`] call.
 pub(crate) fn minibatch_estimate<T: SumTarget + ?Sized, R: rand_core::Rng + ?Sized>(
     target: &mut T,
     stream: &mut BatchStream<'_>,
@@ -531,10 +564,12 @@ pub(crate) fn minibatch_estimate<T: SumTarget + ?Sized, R: rand_core::Rng + ?Siz
 ) -> Result<(), StepError<T::Error>> {
     out.fill(0.0);
     let w = stream.terms() as f64 / batch as f64;
-    for _ in 0..batch {
-        let i = stream.next_index(rng);
-        target.add_term_grad(i, theta, w, out).map_err(target_err)?;
-    }
+    let mut indices = (0..batch).map(|_| stream.next_index(rng));
+    target
+        .add_batch_grad(&mut indices, theta, w, out)
+        .map_err(target_err)?;
+    // Indices a target left undrawn are drawn here, so the stream does not depend on it.
+    indices.for_each(drop);
     check_finite(out)
 }
 

@@ -2,18 +2,18 @@
 //! through one per-chain routine.
 
 use super::Ab2Settings;
-use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain};
+use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain_until};
 use crate::binary::{BinaryModel, BinaryRun, uniform_buffers};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
 use crate::run::{
     ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains_from,
 };
+use crate::run::{Progress, check_cancelled};
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt::Display;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Runs `config.chains` chains of the AB-2 schedule on `model`, like
 /// [`crate::binary::run_chains`]: chain `c` starts uniformly at random from its own stream, runs
@@ -30,7 +30,7 @@ pub fn run_ab2_chains(
     model: &BinaryModel,
     settings: &Ab2Settings,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<BinaryRun, RunError> {
     run_ab2_chains_keeping(model, settings, config, progress, Keep::all())
 }
@@ -45,7 +45,7 @@ pub fn run_ab2_chains_keeping(
     model: &BinaryModel,
     settings: &Ab2Settings,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
@@ -95,7 +95,7 @@ pub fn run_ab2_ordinal_chains(
     model: &OrdinalModel,
     settings: &Ab2Settings,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<LabelRun, RunError> {
     run_ab2_ordinal_chains_keeping(model, settings, config, progress, Keep::all())
 }
@@ -110,7 +110,7 @@ pub fn run_ab2_ordinal_chains_keeping(
     model: &OrdinalModel,
     settings: &Ab2Settings,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u16>,
 ) -> Result<LabelRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
@@ -154,7 +154,7 @@ fn run_chain<C, T>(
     mut rng: Xoshiro256PlusPlus,
     settings: &Ab2Settings,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     mut keeper: Keeper<'_, C::Value>,
 ) -> Result<ChainResult<C::Value>, RunError>
 where
@@ -167,11 +167,18 @@ where
     let mut result = ChainResult::default();
     keeper.reserve(&mut result, config.kept(), true);
     let step_err = |e: StepError<C::Error>| RunError::Model(e.to_string());
-    let (mut fitted, report) =
-        tune_chain(target, chain, &mut rng, settings, &mut result.burn_in_stats)
-            .map_err(step_err)?;
+    let (mut fitted, report) = tune_chain_until(
+        target,
+        chain,
+        &mut rng,
+        settings,
+        &mut result.burn_in_stats,
+        &|| progress.is_some_and(Progress::is_cancelled),
+    )
+    .map_err(step_err)?;
     if let Some(p) = progress {
-        p.fetch_add(report.tuning_steps, Ordering::Relaxed);
+        p.add(report.tuning_steps);
+        p.check()?;
     }
     let precond = fitted
         .dlp_preconditioner
@@ -193,6 +200,7 @@ where
             }
         }
         t += 1;
+        !progress.is_some_and(Progress::is_cancelled)
     };
     let total = burn_in + config.steps;
     let (mut scratch, mut cached);
@@ -218,10 +226,11 @@ where
     chain
         .kernel_steps(target, &mut rng, kernel, total, visit)
         .map_err(step_err)?;
+    check_cancelled(progress)?;
     kept?;
     keeper.flush()?;
     if let Some(p) = progress {
-        p.fetch_add(total, Ordering::Relaxed);
+        p.add(total);
     }
     result.tuned = Some(report.to_json());
     Ok(result)

@@ -61,7 +61,7 @@ pub trait Ab2Chain<T: ?Sized>: sealed::Sealed {
         rng: &mut R,
     ) -> Result<StepReport, StepError<Self::Error>>;
     /// `steps` steps of one `kernel`; `visit` sees each step's report, the distance moved
-    /// and the chain after it.
+    /// and the chain after it, and returns whether to go on (`false` stops the steps early).
     ///
     /// # Errors
     ///
@@ -77,7 +77,7 @@ pub trait Ab2Chain<T: ?Sized>: sealed::Sealed {
     ) -> Result<(), StepError<Self::Error>>
     where
         R: Rng + ?Sized,
-        F: FnMut(&StepReport, u64, &Self);
+        F: FnMut(&StepReport, u64, &Self) -> bool;
 }
 
 /// The kernel of a phase of the schedule, for [`Ab2Chain::kernel_steps`].
@@ -162,7 +162,7 @@ macro_rules! ab2_chain {
             ) -> Result<(), StepError<T::Error>>
             where
                 R: Rng + ?Sized,
-                F: FnMut(&StepReport, u64, &Self),
+                F: FnMut(&StepReport, u64, &Self) -> bool,
             {
                 let (params, scratch, cached) = match kernel {
                     Ab2Kernel::SecondOrder {
@@ -189,7 +189,9 @@ macro_rules! ab2_chain {
                 for _ in 0..steps {
                     let ($k, $t, $c, $r) = (&mut kernel, &mut *target, &mut *self, &mut *rng);
                     let (report, jump) = $step;
-                    visit(&report, jump, self);
+                    if !visit(&report, jump, self) {
+                        break;
+                    }
                 }
                 Ok(())
             }
@@ -228,12 +230,14 @@ fn binary_dlp_steps<'c, T, R, F>(
 where
     T: BinaryTarget + ?Sized,
     R: Rng + ?Sized,
-    F: FnMut(&StepReport, u64, &BinaryChain<'c>),
+    F: FnMut(&StepReport, u64, &BinaryChain<'c>) -> bool,
 {
     let kernel = dlp_kernel(step, balance, p).map_err(param_error)?;
     for _ in 0..steps {
         let r = kernel.step(target, chain, rng)?;
-        visit(&r, u64::from(r.accepted_flips()), chain);
+        if !visit(&r, u64::from(r.accepted_flips()), chain) {
+            break;
+        }
     }
     Ok(())
 }
@@ -292,12 +296,37 @@ where
     T: ?Sized,
     R: Rng + ?Sized,
 {
+    tune_chain_until(target, chain, rng, settings, stats, &|| false)
+}
+
+/// [`tune_chain`], asking `stop` before every step: once it answers `true` the tuning ends
+/// early and what it returns is not a tuned model (the caller, who asked to stop, drops it).
+///
+/// # Errors
+///
+/// As [`tune_chain`].
+pub fn tune_chain_until<C, T, R>(
+    target: &mut T,
+    chain: &mut C,
+    rng: &mut R,
+    settings: &Ab2Settings,
+    stats: &mut ChainStats,
+    stop: &dyn Fn() -> bool,
+) -> Result<(Ab2Fitted, Ab2Report), Ab2Error<C::Error>>
+where
+    C: Ab2Chain<T>,
+    T: ?Sized,
+    R: Rng + ?Sized,
+{
     let d = chain.values().len();
     let mut report = Ab2Report::default();
     let mut tuner = AbTuner::new(settings.first).map_err(param_error)?;
     let mut pairs = Pairs::new(d, settings.max_pairs);
     let (mut x0, mut g0) = (vec![C::Value::default(); d], vec![0.0f32; d]);
     while !tuner.is_frozen() {
+        if stop() {
+            return Ok((Ab2Fitted::zero(d), report));
+        }
         x0.copy_from_slice(chain.values());
         g0.copy_from_slice(chain.gradient());
         let r = chain.tuner_step(&mut tuner, target, rng)?;
@@ -345,6 +374,7 @@ where
         let visit = |r: &StepReport, j: u64, _: &C| {
             stats.record(r);
             jump += j;
+            !stop()
         };
         let kernel = match &precond {
             Some(p) => Ab2Kernel::Dlp {

@@ -23,6 +23,7 @@
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::SamplerSpec;
+use crate::run::Progress;
 use crate::run::{BatchVecs, ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
 use langevin_core::LenError;
 use langevin_core::StepError;
@@ -33,7 +34,6 @@ use langevin_core::dense::{Product, Shape};
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use nalgebra::{DMatrixView, DMatrixViewMut};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::AtomicU64;
 
 /// The products of a group through `matrixmultiply` (by way of `nalgebra`'s `gemm`), which
 /// picks AVX-512, AVX2/FMA (or AVX, SSE2) kernels at run time. The row-major buffers are viewed as
@@ -88,7 +88,7 @@ pub fn run_chains_batched(
     sampler: &SamplerSpec,
     config: &RunConfig,
     batch: usize,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<BinaryRun, RunError> {
     let refuse = || RunError::NoBatchedPath {
         kind: model.kind().into(),
@@ -140,7 +140,7 @@ fn model_group<const ADJUSTED: bool>(
     group: Vec<(usize, Xoshiro256PlusPlus)>,
     real: usize,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<Vec<ChainResult>, RunError> {
     let n = group.len();
     match *model {
@@ -197,7 +197,7 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     group: Vec<(usize, Xoshiro256PlusPlus)>,
     real: usize,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<Vec<ChainResult>, RunError> {
     let (v, n) = (target.dim(), group.len());
     let mut rngs = Vec::with_capacity(n);
@@ -218,7 +218,10 @@ fn run_group<T: BatchTarget, const ADJUSTED: bool>(
         batch,
         rngs,
     };
-    drive_group(&mut group, n, kept, config, progress).map_err(model_err)
+    drive_group(&mut group, n, kept, config, progress).map_err(|e| match e {
+        RunError::Model(e) => model_err(e),
+        e => e,
+    })
 }
 
 /// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`] (as

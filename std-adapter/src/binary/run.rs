@@ -4,6 +4,7 @@ use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{
     AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport, replica_plan,
 };
+use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
     RunError, drive, hamming, kernel_driver, map_chains_from, with_replicas,
@@ -18,7 +19,6 @@ use langevin_core::math::FlipMath;
 use langevin_core::models::{Dims, Rbm};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::AtomicU64;
 
 /// The outcome of a binary run.
 pub type BinaryRun = DiscreteRun<u8>;
@@ -40,7 +40,7 @@ pub fn run_chains(
     model: &BinaryModel,
     sampler: &SamplerSpec,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<BinaryRun, RunError> {
     run_chains_keeping(model, sampler, config, progress, Keep::all())
 }
@@ -55,7 +55,7 @@ pub fn run_chains_keeping(
     model: &BinaryModel,
     sampler: &SamplerSpec,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
@@ -359,7 +359,7 @@ fn run_one(
     shape: &RunShape,
     config: &RunConfig,
     (c, rng): (usize, Xoshiro256PlusPlus),
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keeper: Keeper<'_, u8>,
 ) -> Result<ChainResult, RunError> {
     // ACS may need more steps than the burn-in; its plan never exceeds its budget.

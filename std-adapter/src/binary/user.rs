@@ -4,6 +4,7 @@
 
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::{AnyBinaryKernel, SamplerSpec, replica_plan};
+use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, hamming, map_chains_from,
     with_replicas,
@@ -11,7 +12,6 @@ use crate::run::{
 use langevin_core::binary::{BinaryChain, StepReport};
 use langevin_core::{Binary, BinaryTarget, Kernel};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::AtomicU64;
 
 /// Runs `config.chains` chains of `sampler` on the targets `make` builds (`make(c)` for chain
 /// `c`, called on the worker that runs the chain), each `dim` coordinates.
@@ -32,7 +32,7 @@ pub fn run_target_chains<T, F>(
     dim: usize,
     sampler: &SamplerSpec,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     make: F,
 ) -> Result<BinaryRun, RunError>
 where

@@ -15,6 +15,7 @@ use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::run::LabelRun;
 use super::sampler::LabelSamplerSpec;
 use crate::models::OrdinalQuadratic;
+use crate::run::Progress;
 use crate::run::{
     BatchVecs, ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
 };
@@ -26,7 +27,6 @@ use langevin_core::ordinal::{
 };
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::AtomicU64;
 
 /// Whether `sampler` on `model` has a batched path: DULA or DMALA on an ordinal quadratic
 /// model.
@@ -51,7 +51,7 @@ pub fn run_label_chains_batched(
     sampler: &LabelSamplerSpec,
     config: &RunConfig,
     batch: usize,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<LabelRun, RunError> {
     let refuse = || RunError::NoBatchedPath {
         kind: model.kind().into(),
@@ -99,7 +99,7 @@ fn run_group<const ADJUSTED: bool>(
     group: Vec<(usize, Xoshiro256PlusPlus)>,
     real: usize,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<Vec<ChainResult<u16>>, RunError> {
     let (d, s, rows) = (m.dim(), m.states(), group.len());
     let first = group.first().map_or(0, |g| g.0);
@@ -124,7 +124,10 @@ fn run_group<const ADJUSTED: bool>(
         batch,
         rngs,
     };
-    drive_group(&mut group, rows, kept, config, progress).map_err(model_err)
+    drive_group(&mut group, rows, kept, config, progress).map_err(|e| match e {
+        RunError::Model(e) => model_err(e),
+        e => e,
+    })
 }
 
 /// A group's kernel, target, chains and streams, stepped through [`crate::simd::dispatch`].

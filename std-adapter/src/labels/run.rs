@@ -7,6 +7,7 @@ use crate::binary::{
 };
 use crate::diagnostics::DiagError;
 use crate::models::Potts;
+use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
     RunError, drive, drive_replicas, hamming, kernel_driver, manhattan, map_chains_from,
@@ -17,7 +18,6 @@ use langevin_core::binary::StepReport;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::AtomicU64;
 
 /// Where label chains start.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -103,7 +103,7 @@ pub fn run_label_chains(
     sampler: &LabelSamplerSpec,
     config: &RunConfig,
     start: &LabelStart,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
 ) -> Result<LabelRun, RunError> {
     run_label_chains_keeping(model, sampler, config, start, progress, Keep::all())
 }
@@ -119,7 +119,7 @@ pub fn run_label_chains_keeping(
     sampler: &LabelSamplerSpec,
     config: &RunConfig,
     start: &LabelStart,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u16>,
 ) -> Result<LabelRun, RunError> {
     let (d, s) = (model.dim(), model.states());
@@ -174,7 +174,7 @@ struct LabelJob<'a> {
     sampler: &'a LabelSamplerSpec,
     shape: RunShape,
     config: &'a RunConfig,
-    progress: Option<&'a AtomicU64>,
+    progress: Option<&'a Progress>,
 }
 
 impl<'a> LabelJob<'a> {

@@ -6,12 +6,11 @@
 //! every real chain's. A shard (`first_chain` K) groups its chains from K in the same way. Groups run in parallel, so nothing a chain draws depends on the thread
 //! count or on the number of chains.
 
-use super::{ChainResult, Chains, Pool, RunConfig, RunError};
+use super::{ChainResult, Chains, Pool, Progress, RunConfig, RunError};
 use crate::seeding::chain_rngs_from;
 use langevin_core::ParamError;
 use langevin_core::binary::StepReport;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// A group of chains stepped together.
@@ -74,14 +73,14 @@ where
 
 /// Runs the `n` chains of `group`, of which the first `kept` are real, for the burn-in and kept
 /// phase of `config`, and returns the real chains' results. `progress`, if given, is advanced
-/// by one per real chain-step.
+/// by one per real chain-step and checked for cancellation every step.
 pub(crate) fn drive_group<L: Lockstep>(
     group: &mut L,
     n: usize,
     kept: usize,
     config: &RunConfig,
-    progress: Option<&AtomicU64>,
-) -> Result<Vec<ChainResult<L::Value>>, String> {
+    progress: Option<&Progress>,
+) -> Result<Vec<ChainResult<L::Value>>, RunError> {
     let d = group.state(0).len();
     let mut results: Vec<ChainResult<L::Value>> = (0..kept)
         .map(|_| ChainResult {
@@ -100,7 +99,7 @@ pub(crate) fn drive_group<L: Lockstep>(
     let thin = config.thin.max(1);
     let total = config.burn_in.saturating_add(config.steps);
     for t in 0..total {
-        group.step(&mut reports)?;
+        group.step(&mut reports).map_err(RunError::Model)?;
         let kept_phase = t >= config.burn_in;
         let keep = kept_phase && (t - config.burn_in + 1).is_multiple_of(thin);
         for (c, (result, report)) in results.iter_mut().zip(&reports).enumerate() {
@@ -116,7 +115,8 @@ pub(crate) fn drive_group<L: Lockstep>(
             }
         }
         if let Some(p) = progress {
-            p.fetch_add(kept as u64, Ordering::Relaxed);
+            p.add(kept as u64);
+            p.check()?;
         }
     }
     Ok(results)

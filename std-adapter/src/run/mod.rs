@@ -9,7 +9,8 @@
 //!   domain's kernels, and the [`ChainResult`] it fills; [`DiscreteRun`] collects them;
 //! * [`run_binary_plan`], [`run_label_plan`]: a sampler plan on a model, as `langevin sample`
 //!   runs it;
-//! * [`RunConfig`], [`RunError`]: what to run and why it failed.
+//! * [`RunConfig`], [`RunError`]: what to run and why it failed; [`Progress`]: the steps a run
+//!   has taken, and the flag that cancels it.
 
 mod lockstep;
 mod plan;
@@ -29,8 +30,65 @@ use langevin_core::binary::StepReport;
 use langevin_core::stats::ChainStats;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+
+/// A run's progress, shared between its workers and whoever watches it (a progress bar, a
+/// signal handler, the Python interpreter): the steps taken so far, and a flag that cancels
+/// the run. The runners count steps and check the flag at the same places, every step, so a
+/// cancelled run returns [`RunError::Cancelled`] within a step of each chain.
+#[derive(Debug, Default)]
+pub struct Progress {
+    steps: AtomicU64,
+    cancelled: AtomicBool,
+}
+
+impl Progress {
+    /// No steps, not cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The steps counted so far.
+    pub fn steps(&self) -> u64 {
+        self.steps.load(Ordering::Relaxed)
+    }
+
+    /// The step counter itself (for code that counts something else, such as coordinates).
+    pub fn counter(&self) -> &AtomicU64 {
+        &self.steps
+    }
+
+    /// Counts `n` more steps.
+    pub fn add(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Asks the run to stop: every chain stops at its next step and the runner returns
+    /// [`RunError::Cancelled`].
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`Progress::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// [`RunError::Cancelled`] once cancelled.
+    pub(crate) fn check(&self) -> Result<(), RunError> {
+        if self.is_cancelled() {
+            Err(RunError::Cancelled)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// [`Progress::check`] of an optional progress.
+pub(crate) fn check_cancelled(progress: Option<&Progress>) -> Result<(), RunError> {
+    progress.map_or(Ok(()), Progress::check)
+}
 
 /// How long to run, how many chains, and how to seed them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +161,8 @@ pub enum RunError {
         /// Chains per group.
         batch: usize,
     },
+    /// The run was cancelled through its [`Progress`] before it finished.
+    Cancelled,
 }
 
 impl fmt::Display for RunError {
@@ -127,6 +187,7 @@ impl fmt::Display for RunError {
                  starts at a multiple of the group size (a chain's values depend on its row in \
                  the group), so its draws would not be those of one run"
             ),
+            RunError::Cancelled => f.write_str("the run was cancelled"),
         }
     }
 }
@@ -138,7 +199,8 @@ impl std::error::Error for RunError {
             | RunError::WorkerPanicked { .. }
             | RunError::NoBatchedPath { .. }
             | RunError::Output(_)
-            | RunError::ShardNotAligned { .. } => None,
+            | RunError::ShardNotAligned { .. }
+            | RunError::Cancelled => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
         }
@@ -667,12 +729,12 @@ pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
 
 /// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
 /// the kept phase, its draws kept by `keeper`. `progress`, if given, is advanced by the steps
-/// taken (in batches).
+/// taken (in batches) and checked for cancellation every step.
 pub(crate) fn drive<D: ChainDriver + ?Sized>(
     driver: &mut D,
     config: &RunConfig,
     tuning_cap: u64,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     mut keeper: Keeper<'_, D::Value>,
 ) -> Result<ChainResult<D::Value>, RunError>
 where
@@ -684,22 +746,24 @@ where
     let mut pending = 0u64;
     let mut tick = || {
         pending += 1;
-        if pending >= report_every {
-            if let Some(p) = progress {
-                p.fetch_add(pending, Ordering::Relaxed);
+        if let Some(p) = progress {
+            if pending >= report_every {
+                p.add(pending);
+                pending = 0;
             }
-            pending = 0;
+            p.check()?;
         }
+        Ok::<(), RunError>(())
     };
     for _ in 0..config.burn_in {
         result.burn_in_stats.record(&driver.step()?.0);
-        tick();
+        tick()?;
     }
     let mut extra = 0;
     while driver.is_tuning() && extra < tuning_cap {
         result.burn_in_stats.record(&driver.step()?.0);
         extra += 1;
-        tick();
+        tick()?;
     }
     driver.stop_tuning();
     let thin = config.thin.max(1);
@@ -710,11 +774,11 @@ where
         if t % thin == 0 {
             keeper.keep(driver.state(), driver.log_density(), &mut result)?;
         }
-        tick();
+        tick()?;
     }
     keeper.flush()?;
     if let Some(p) = progress {
-        p.fetch_add(pending, Ordering::Relaxed);
+        p.add(pending);
     }
     result.tuned = driver.tuned();
     Ok(result)

@@ -3,6 +3,7 @@
 //! end that samples a model (the command line, the Python package) runs the same code and gets
 //! the same draws.
 
+use super::Progress;
 use super::{ChainResult, Keep, RunConfig, RunError};
 use crate::ab2::{run_ab2_chains_keeping, run_ab2_ordinal_chains_keeping};
 use crate::binary::{BinaryModel, BinaryRun, run_chains_batched, run_chains_keeping};
@@ -10,7 +11,6 @@ use crate::labels::{
     LabelModel, LabelRun, LabelStart, run_label_chains_batched, run_label_chains_keeping,
 };
 use crate::samplers::{Domain, SamplerError, SamplerPlan};
-use std::sync::atomic::AtomicU64;
 
 /// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
 ///
@@ -44,7 +44,7 @@ pub fn run_binary_plan(
     plan: &SamplerPlan,
     config: &RunConfig,
     batch: Option<usize>,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     match plan {
@@ -76,7 +76,7 @@ pub fn run_label_plan(
     plan: &SamplerPlan,
     config: &RunConfig,
     batch: Option<usize>,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     keep: Keep<'_, u16>,
 ) -> Result<LabelRun, RunError> {
     match (plan, model, batch) {

@@ -1,6 +1,7 @@
 //! Replica exchange as one chain of the run loop: the replicas' buffers live here, the cold
 //! chain's states are the draws.
 
+use super::Progress;
 use super::{ChainDriver, ChainResult, ChainVecs, Keeper, RunConfig, RunError, drive};
 use crate::FlipMathImpl;
 use langevin_core::binary::StepReport;
@@ -10,7 +11,6 @@ use langevin_core::{Chain, Eval};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{Value, json};
 use std::fmt::Display;
-use std::sync::atomic::AtomicU64;
 
 /// The distance a step moved, between the states before and after.
 type Distance<V> = fn(&[V], &[V]) -> u64;
@@ -95,7 +95,7 @@ pub(crate) fn drive_replicas<D, T>(
     plan: ReplicaPlan,
     config: &RunConfig,
     rng: Xoshiro256PlusPlus,
-    progress: Option<&AtomicU64>,
+    progress: Option<&Progress>,
     distance: Distance<D::Value>,
     chain_index: usize,
     keeper: Keeper<'_, D::Value>,

@@ -5,6 +5,7 @@
 
 use indicatif::{HumanCount, HumanDuration, HumanFloatCount, ProgressBar, ProgressDrawTarget};
 use indicatif::{ProgressStyle, style::TemplateError};
+use langevin_std::run::Progress;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -24,13 +25,13 @@ pub fn wanted(quiet: bool) -> bool {
     !quiet
 }
 
-/// Runs `work`, handing it a step counter when `show`; a monitor thread reads the counter and
+/// Runs `work`, handing it a [`Progress`] when `show`; a monitor thread reads its counter and
 /// draws a bar for `total` steps on stderr until `work` returns.
 pub fn with_progress<T>(
     label: &str,
     total: u64,
     show: bool,
-    work: impl FnOnce(Option<&AtomicU64>) -> T,
+    work: impl FnOnce(Option<&Progress>) -> T,
 ) -> T {
     with_progress_in(label, "steps", total, show, work)
 }
@@ -41,14 +42,14 @@ pub fn with_progress_in<T>(
     unit: &str,
     total: u64,
     show: bool,
-    work: impl FnOnce(Option<&AtomicU64>) -> T,
+    work: impl FnOnce(Option<&Progress>) -> T,
 ) -> T {
     if !show || total == 0 {
         return work(None);
     }
-    let counter = AtomicU64::new(0);
+    let progress = Progress::new();
     let (done, finished) = mpsc::channel::<()>();
-    let counter_ref = &counter;
+    let counter_ref = progress.counter();
     std::thread::scope(|s| {
         let monitor = s.spawn(move || {
             let run = Run {
@@ -64,7 +65,7 @@ pub fn with_progress_in<T>(
                 watch_lines(&run, &finished, LINE_EVERY, &mut std::io::stderr());
             }
         });
-        let out = work(Some(&counter));
+        let out = work(Some(&progress));
         // Dropping the sender wakes the monitor, which erases the bar and stops.
         drop(done);
         let _ = monitor.join();

@@ -622,7 +622,9 @@ pub(crate) fn diagnostics_of(
         Diagnostics::Full => {
             let show = progress::wanted(spec.quiet);
             progress::with_progress_in("diagnostics", "coordinates", dim as u64, show, |p| {
-                diagnose(Depth::Coordinates(p))
+                diagnose(Depth::Coordinates(
+                    p.map(langevin_std::run::Progress::counter),
+                ))
             })
             .ok()
         }
