@@ -6,7 +6,8 @@ use super::{
 };
 use crate::io::input::{InputError, parse_json, read_limited};
 use crate::resources::MemoryBudget;
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// The JSON form of a model file. Data paths are relative to the model file's folder.
@@ -22,15 +23,23 @@ use std::path::{Path, PathBuf};
 /// `X` and `y` are files or inline arrays. Labels of logistic regression are `{0, 1}` or
 /// `{−1, 1}`; `scale` of the mixture defaults to `1/N`. A field the kind does not have is an
 /// error (the fields are listed in [`crate::models::schema`]).
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ModelSpec {
     /// [`GaussianSum`] over the given centres.
+    #[schemars(
+        description = "Potential V(θ) = Σ_i ½|θ − c_i|², one term per centre",
+        extend("x-domain" = "continuous")
+    )]
     GaussianSum {
         /// One centre per term.
         centers: Vec<Vec<f64>>,
     },
     /// [`LogisticRegression`].
+    #[schemars(
+        description = "Bayesian logistic regression with a Gaussian prior",
+        extend("x-domain" = "continuous")
+    )]
     LogisticRegression {
         /// Covariates, `N × d` (`.npy` or CSV).
         #[serde(rename = "X")]
@@ -41,6 +50,10 @@ pub enum ModelSpec {
         prior_var: f64,
     },
     /// [`RidgeRegression`].
+    #[schemars(
+        description = "Bayesian linear regression with a Gaussian prior",
+        extend("x-domain" = "continuous")
+    )]
     RidgeRegression {
         /// Covariates, `N × d` (`.npy` or CSV).
         #[serde(rename = "X")]
@@ -53,18 +66,24 @@ pub enum ModelSpec {
         prior_var: f64,
     },
     /// [`GaussianMixture`].
+    #[schemars(
+        description = "Potential Σ_i w f_i(θ), each term a symmetric two-component Gaussian mixture around ±a_i",
+        extend("x-domain" = "continuous")
+    )]
     GaussianMixture {
         /// One parameter vector `a_i` per term.
         a: Vec<Vec<f64>>,
         /// Weight `w` of every term (default `1/N`).
-        #[serde(default)]
+        // Left out when absent: the schema lists a number, not `null`.
+        #[schemars(with = "f64")]
+        #[serde(default, skip_serializing_if = "Option::is_none")]
         scale: Option<f64>,
     },
 }
 
 /// Data of a continuous model: a file (`.npy` or CSV, relative to the model file's folder) or
 /// an inline JSON array.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema, PartialEq)]
 #[serde(untagged)]
 pub enum DataSource {
     /// A `.npy` or CSV file.
@@ -164,7 +183,7 @@ impl ModelSpec {
         ) {
             schema
                 .check_fields(fields)
-                .map_err(|(field, problem)| fail(format!("field `{field}`: {problem}")))?;
+                .map_err(|e| fail(format!("field `{}`: {e}", e.escaped_field())))?;
         }
         serde_json::from_value(value).map_err(|e| fail(format!("model file: {e}")))
     }

@@ -152,7 +152,7 @@ impl ModelDoc {
         if let Some(schema) = super::schema::find(&kind) {
             schema
                 .check_fields(&fields)
-                .map_err(|(field, problem)| ModelError::new(field, problem))?;
+                .map_err(|e| ModelError::new(e.escaped_field(), e.to_string()))?;
         }
         Ok(Self {
             kind,
@@ -350,15 +350,9 @@ impl ModelDoc {
 
 /// Whether field `name` of a model of `kind` may name an array or data file.
 fn names_a_file(kind: &str, name: &str) -> bool {
-    use super::schema::FieldType;
     super::schema::find(kind)
         .and_then(|s| s.field(name))
-        .is_some_and(|f| {
-            matches!(
-                f.ty,
-                FieldType::Vector | FieldType::Matrix | FieldType::Data
-            )
-        })
+        .is_some_and(|f| f.names_a_file)
 }
 
 /// A top-level field of a model file as [`ModelDoc::array_files_of`] reads it: a string, or

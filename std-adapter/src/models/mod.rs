@@ -15,8 +15,9 @@
 //!   - [`QuarticMixture`]: a mixture of quartic wells over `{0..S−1}^d` (the definition is
 //!     stated on the type: the paper's own is not recoverable);
 //! * [`RbmBlockGibbs`]: exact alternating block Gibbs for a binary RBM, the reference sampler;
-//! * [`schema`]: the fields of every kind, checked by the parsers and printed by
-//!   `langevin model --schema`;
+//! * [`kinds`]: one serde type per discrete kind ([`kinds::ModelFile`]);
+//! * [`schema`]: the JSON Schema of every kind, generated from those types and the continuous
+//!   `ModelSpec`, checked by the parsers and printed by `langevin model --schema`;
 //! * [`zoo`]: seeded generators that write model files.
 //!
 //! Every model implements the target trait of its domain and the single-coordinate
@@ -46,6 +47,7 @@ mod ordinal_quadratic;
 mod potts;
 mod quartic;
 mod rbm_gibbs;
+pub mod kinds;
 pub mod schema;
 pub mod zoo;
 

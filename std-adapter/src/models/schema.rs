@@ -1,240 +1,179 @@
-//! The fields of every model kind, discrete and continuous: what the parsers accept, what
-//! `langevin model --schema` prints, and what an unknown field is checked against.
+//! The fields of every model kind, discrete and continuous, generated from the serde types of
+//! the kinds ([`ModelFile`] and [`ModelSpec`]): what `langevin model --schema` prints, and what
+//! an unknown field is checked against.
 //!
 //! Both parsers ([`ModelDoc`](super::ModelDoc) for the discrete kinds, the continuous
-//! `ModelSpec`) refuse a field their kind does not list here, naming it, the kind's fields and,
-//! for a near miss, the field that was probably meant; tests check that every listed field is
-//! one the parser reads.
+//! [`ModelSpec`]) refuse a field their kind does not have, naming it, the kind's fields and,
+//! for a near miss, the field that was probably meant; tests check that every field of the
+//! schema is one the parser reads.
 
+use super::kinds::ModelFile;
+use crate::continuous::ModelSpec;
 use serde_json::{Map, Value, json};
-
-/// What a field holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldType {
-    /// A finite number.
-    Number,
-    /// A non-negative integer.
-    Count,
-    /// `true` or `false`.
-    Flag,
-    /// One of the listed strings.
-    Choice(&'static [&'static str]),
-    /// A vector: a JSON array of numbers, or the name of a 1-D `.npy` file (relative to the
-    /// model file's folder).
-    Vector,
-    /// A matrix: a JSON array of equal-length rows, or the name of a 2-D `.npy` file.
-    Matrix,
-    /// Data of a continuous model: a JSON array (of numbers, or of rows), or the name of a
-    /// `.npy` or CSV file.
-    Data,
-}
+use std::sync::OnceLock;
 
 /// One field of a model kind.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
     /// Its name in the file.
-    pub name: &'static str,
-    /// What it holds.
-    pub ty: FieldType,
+    pub name: String,
     /// Whether a file must have it.
     pub required: bool,
+    /// Whether it may name a file (an array or data file, relative to the model file).
+    pub names_a_file: bool,
     /// What it means (with its default when optional).
-    pub doc: &'static str,
+    pub doc: String,
 }
 
-/// A model kind and its fields.
-#[derive(Debug, Clone, Copy)]
+/// A model kind and its fields, read from the generated schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KindSchema {
     /// The `kind` value.
-    pub kind: &'static str,
+    pub kind: String,
     /// `binary`, `ordinal`, `categorical` or `continuous`.
-    pub domain: &'static str,
+    pub domain: String,
     /// What the model is.
-    pub doc: &'static str,
-    /// Its fields, `kind` excluded.
-    pub fields: &'static [Field],
+    pub doc: String,
+    /// Its fields, `kind` excluded, by name.
+    pub fields: Vec<Field>,
 }
 
-const fn req(name: &'static str, ty: FieldType, doc: &'static str) -> Field {
-    Field {
-        name,
-        ty,
-        required: true,
-        doc,
+/// The JSON Schema (draft 2020-12) of a model file: one of the kinds, generated from
+/// [`ModelFile`] and [`ModelSpec`].
+pub fn json_schema() -> Value {
+    let mut one_of = Vec::new();
+    let mut defs = Map::new();
+    for schema in [
+        schemars::schema_for!(ModelFile),
+        schemars::schema_for!(ModelSpec),
+    ] {
+        let mut value = schema.to_value();
+        if let Some(Value::Array(kinds)) = value.get_mut("oneOf").map(Value::take) {
+            // Each kind titled by its name.
+            one_of.extend(kinds.into_iter().map(|mut k| {
+                let title = k.pointer("/properties/kind/const").cloned();
+                if let (Some(t), Some(o)) = (title, k.as_object_mut()) {
+                    o.insert("title".into(), t);
+                }
+                k
+            }));
+        }
+        if let Some(Value::Object(d)) = value.get_mut("$defs").map(Value::take) {
+            defs.extend(d);
+        }
     }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "langevin model file",
+        "description": "A model: its `kind` and that kind's fields; arrays inline or as files relative to the model file",
+        "oneOf": one_of,
+        "$defs": defs,
+    })
 }
 
-const fn opt(name: &'static str, ty: FieldType, doc: &'static str) -> Field {
-    Field {
-        name,
-        ty,
-        required: false,
-        doc,
-    }
+/// Every model kind the command line reads, in the order of the schema.
+pub fn kinds() -> &'static [KindSchema] {
+    static KINDS: OnceLock<Vec<KindSchema>> = OnceLock::new();
+    KINDS.get_or_init(|| {
+        let schema = json_schema();
+        let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+        schema
+            .get("oneOf")
+            .and_then(Value::as_array)
+            .map(|kinds| kinds.iter().filter_map(|k| kind_of(k, &defs)).collect())
+            .unwrap_or_default()
+    })
 }
-
-use FieldType::{Choice, Count, Data, Flag, Matrix, Number, Vector};
-
-/// Every model kind the command line reads.
-pub const KINDS: &[KindSchema] = &[
-    KindSchema {
-        kind: "binary_quadratic",
-        domain: "binary",
-        doc: "U(x) = xᵀWx + bᵀx over x ∈ {0,1}^d",
-        fields: &[
-            req("W", Matrix, "d × d couplings"),
-            req("b", Vector, "d linear terms"),
-        ],
-    },
-    KindSchema {
-        kind: "ising",
-        domain: "binary",
-        doc: "Ising model on a graph: U(x) = Σ_edges J_ij s_i s_j + Σ_i h_i s_i, s = 2x − 1",
-        fields: &[
-            req("n", Count, "nodes"),
-            opt(
-                "edges",
-                Matrix,
-                "edges [[i, j, J_ij], ..], each once (default: none)",
-            ),
-            opt("field", Vector, "n fields h_i (default: zeros)"),
-        ],
-    },
-    KindSchema {
-        kind: "ising_lattice",
-        domain: "binary",
-        doc: "Ising model on a rows × cols nearest-neighbour lattice",
-        fields: &[
-            req("rows", Count, "lattice rows"),
-            req("cols", Count, "lattice columns"),
-            req("coupling", Number, "coupling J of every bond"),
-            opt("field", Number, "field h at every site (default 0)"),
-            opt("periodic", Flag, "wrap around the edges (default true)"),
-        ],
-    },
-    KindSchema {
-        kind: "rbm",
-        domain: "binary",
-        doc: "Restricted Boltzmann machine over its visible units, hidden units summed out",
-        fields: &[
-            req("W", Matrix, "hidden × visible weights"),
-            req("b", Vector, "visible biases"),
-            req("c", Vector, "hidden biases"),
-        ],
-    },
-    KindSchema {
-        kind: "binary_logistic",
-        domain: "binary",
-        doc: "Bayesian logistic regression over binary coefficients β ∈ {0,1}^d",
-        fields: &[
-            req("X", Matrix, "m × d covariates"),
-            req("y", Vector, "m responses, 0 or 1"),
-            opt(
-                "beta_true",
-                Vector,
-                "the coefficients the data were generated from (kept for reference, not read)",
-            ),
-        ],
-    },
-    KindSchema {
-        kind: "ordinal_quadratic",
-        domain: "ordinal",
-        doc: "U(x) = −½ (x−μ)ᵀ A (x−μ) + bᵀx over {0..S−1}^d",
-        fields: &[
-            req("states", Count, "values per coordinate S (2..=65535)"),
-            req("mu", Vector, "d centres μ"),
-            req("A", Matrix, "d × d precision"),
-            opt("b", Vector, "d linear terms (default: zeros)"),
-        ],
-    },
-    KindSchema {
-        kind: "potts",
-        domain: "categorical",
-        doc: "Potts model: U(x) = Σ_edges J_ij [x_i = x_j] + Σ_i h_{i,x_i}",
-        fields: &[
-            req("states", Count, "labels per node S (2..=65535)"),
-            req("n", Count, "nodes"),
-            opt(
-                "edges",
-                Matrix,
-                "edges [[i, j, J_ij], ..], each once (default: none)",
-            ),
-            opt("field", Matrix, "n × S fields h (default: zeros)"),
-        ],
-    },
-    KindSchema {
-        kind: "lattice_mixture",
-        domain: "ordinal",
-        doc: "U(x) = ln Σ_k exp(−dist(x, μ_k) / τ) over {0..S−1}^d",
-        fields: &[
-            req("states", Count, "values per coordinate S (2..=65535)"),
-            req("modes", Matrix, "K × d modes μ_k, inside the lattice"),
-            req("scale", Number, "τ > 0"),
-            opt(
-                "distance",
-                Choice(&["l2", "squared"]),
-                "distance to a mode (default \"l2\")",
-            ),
-        ],
-    },
-    KindSchema {
-        kind: "quartic_mixture",
-        domain: "ordinal",
-        doc: "A seeded mixture of quartic wells over {0..S−1}^d",
-        fields: &[
-            req("dim", Count, "dimension d"),
-            req("states", Count, "values per coordinate S (2..=65535)"),
-            req("components", Count, "wells K ≥ 1"),
-            req("sigma", Number, "width σ > 0"),
-            req("seed", Count, "seed of the wells"),
-        ],
-    },
-    KindSchema {
-        kind: "gaussian_sum",
-        domain: "continuous",
-        doc: "Potential V(θ) = Σ_i ½|θ − c_i|², one term per centre",
-        fields: &[req("centers", Matrix, "N × d centres, inline")],
-    },
-    KindSchema {
-        kind: "logistic_regression",
-        domain: "continuous",
-        doc: "Bayesian logistic regression with a Gaussian prior",
-        fields: &[
-            req("X", Data, "N × d covariates"),
-            req("y", Data, "N labels, {0, 1} or {−1, 1}"),
-            req("prior_var", Number, "prior variance v"),
-        ],
-    },
-    KindSchema {
-        kind: "ridge_regression",
-        domain: "continuous",
-        doc: "Bayesian linear regression with a Gaussian prior",
-        fields: &[
-            req("X", Data, "N × d covariates"),
-            req("y", Data, "N responses"),
-            req("noise_var", Number, "noise variance λ"),
-            req("prior_var", Number, "prior variance v"),
-        ],
-    },
-    KindSchema {
-        kind: "gaussian_mixture",
-        domain: "continuous",
-        doc: "Potential Σ_i w f_i(θ), each term a symmetric two-component Gaussian mixture around ±a_i",
-        fields: &[
-            req("a", Matrix, "N × d parameter vectors, inline"),
-            opt("scale", Number, "weight w of every term (default 1/N)"),
-        ],
-    },
-];
 
 /// The schema of `kind`, if it is one.
 pub fn find(kind: &str) -> Option<&'static KindSchema> {
-    KINDS.iter().find(|k| k.kind == kind)
+    kinds().iter().find(|k| k.kind == kind)
+}
+
+/// `value` with a `$ref` into `defs` followed.
+fn resolve<'a>(value: &'a Value, defs: &'a Value) -> &'a Value {
+    match value.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.get(name))
+            .unwrap_or(value),
+        None => value,
+    }
+}
+
+/// The parts of one variant of the schema: itself, the definition it refers to, and the
+/// members of its `allOf`.
+fn parts<'a>(variant: &'a Value, defs: &'a Value) -> Vec<&'a Value> {
+    let mut out = vec![variant, resolve(variant, defs)];
+    if let Some(all) = variant.get("allOf").and_then(Value::as_array) {
+        out.extend(all.iter().map(|p| resolve(p, defs)));
+    }
+    out
+}
+
+fn kind_of(variant: &Value, defs: &Value) -> Option<KindSchema> {
+    let parts = parts(variant, defs);
+    let string = |key: &str| {
+        parts
+            .iter()
+            .find_map(|p| p.get(key).and_then(Value::as_str))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let kind = parts
+        .iter()
+        .find_map(|p| p.pointer("/properties/kind/const").and_then(Value::as_str))?
+        .to_owned();
+    let required: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| p.get("required").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut fields: Vec<Field> = parts
+        .iter()
+        .filter_map(|p| p.get("properties").and_then(Value::as_object))
+        .flatten()
+        .filter(|(name, _)| name.as_str() != "kind")
+        .map(|(name, p)| Field {
+            name: name.clone(),
+            required: required.contains(&name.as_str()),
+            names_a_file: names_a_file(p, defs),
+            doc: p
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned(),
+        })
+        .collect();
+    fields.sort_by(|a, b| a.name.cmp(&b.name));
+    fields.dedup_by(|a, b| a.name == b.name);
+    Some(KindSchema {
+        kind,
+        domain: string("x-domain"),
+        doc: string("description"),
+        fields,
+    })
+}
+
+/// Whether a field's schema admits a free string (a file name), in any of its branches.
+fn names_a_file(field: &Value, defs: &Value) -> bool {
+    let field = resolve(field, defs);
+    let free_string = field.get("type").and_then(Value::as_str) == Some("string")
+        && field.get("enum").is_none()
+        && field.get("const").is_none();
+    free_string
+        || ["anyOf", "oneOf"].iter().any(|key| {
+            field
+                .get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|branches| branches.iter().any(|b| names_a_file(b, defs)))
+        })
 }
 
 impl KindSchema {
     /// The field called `name`.
-    pub fn field(&self, name: &str) -> Option<&'static Field> {
+    pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name == name)
     }
 
@@ -242,83 +181,47 @@ impl KindSchema {
     ///
     /// # Errors
     ///
-    /// `(field, message)`: the first unknown field, with the kind's fields and a suggestion
-    /// for a near miss.
-    pub fn check_fields(&self, fields: &Map<String, Value>) -> Result<(), (String, String)> {
+    /// The first unknown field, with the kind's fields and a suggestion for a near miss.
+    pub fn check_fields(&self, fields: &Map<String, Value>) -> Result<(), UnknownField> {
         let Some(unknown) = fields
             .keys()
             .find(|k| k.as_str() != "kind" && self.field(k).is_none())
         else {
             return Ok(());
         };
-        let names: Vec<&str> = self.fields.iter().map(|f| f.name).collect();
-        let hint = suggestion(unknown, &names)
-            .map(|s| format!("did you mean `{s}`? "))
-            .unwrap_or_default();
-        // A key may hold any characters: escaped, the message stays on one line.
-        Err((
-            unknown.escape_debug().to_string(),
-            format!(
-                "unknown field for kind `{}`; {hint}its fields are {} (`langevin model --schema` lists them)",
-                self.kind,
-                names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        ))
-    }
-
-    /// This kind as a JSON Schema object.
-    pub fn json_schema(&self) -> Value {
-        let mut properties = Map::new();
-        properties.insert(
-            "kind".into(),
-            json!({"const": self.kind, "description": self.doc}),
-        );
-        for f in self.fields {
-            let mut p = type_schema(f.ty);
-            if let Value::Object(m) = &mut p {
-                m.insert("description".into(), Value::String(f.doc.into()));
-            }
-            properties.insert(f.name.into(), p);
-        }
-        let mut required = vec!["kind"];
-        required.extend(self.fields.iter().filter(|f| f.required).map(|f| f.name));
-        json!({
-            "title": self.kind,
-            "description": format!("{} ({} model)", self.doc, self.domain),
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
+        let names: Vec<&str> = self.fields.iter().map(|f| f.name.as_str()).collect();
+        Err(UnknownField {
+            field: unknown.clone(),
+            kind: self.kind.clone(),
+            suggestion: suggestion(unknown, &names).map(str::to_owned),
+            fields: names.into_iter().map(str::to_owned).collect(),
         })
     }
 }
 
-fn type_schema(ty: FieldType) -> Value {
-    let file = json!({"type": "string", "description": "a file relative to the model file"});
-    let numbers = json!({"type": "array", "items": {"type": "number"}});
-    let rows = json!({"type": "array", "items": {"type": "array", "items": {"type": "number"}}});
-    match ty {
-        Number => json!({"type": "number"}),
-        Count => json!({"type": "integer", "minimum": 0}),
-        Flag => json!({"type": "boolean"}),
-        Choice(values) => json!({"enum": values}),
-        Vector => json!({"anyOf": [numbers, file]}),
-        Matrix => json!({"anyOf": [rows, file]}),
-        Data => json!({"anyOf": [rows, numbers, file]}),
-    }
+/// A field a model kind does not have.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown field for kind `{kind}`; {}its fields are {} (`langevin model --schema` lists them)",
+    suggestion.as_ref().map(|s| format!("did you mean `{s}`? ")).unwrap_or_default(),
+    fields.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+)]
+pub struct UnknownField {
+    /// The field, as the file spells it.
+    pub field: String,
+    /// The kind.
+    pub kind: String,
+    /// The near miss of `field` among the kind's fields, if any.
+    pub suggestion: Option<String>,
+    /// The kind's fields.
+    pub fields: Vec<String>,
 }
 
-/// The JSON Schema (draft 2020-12) of a model file: one of the kinds.
-pub fn json_schema() -> Value {
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "langevin model file",
-        "oneOf": KINDS.iter().map(KindSchema::json_schema).collect::<Vec<_>>(),
-    })
+impl UnknownField {
+    /// The field's name escaped, so that a message naming it stays on one line.
+    pub fn escaped_field(&self) -> String {
+        self.field.escape_debug().to_string()
+    }
 }
 
 /// The candidate closest to `name` when it is a near miss: an edit distance of at most a third
@@ -374,16 +277,57 @@ mod tests {
 
     #[test]
     fn kinds_are_unique_and_the_schema_lists_them() {
-        for (i, k) in KINDS.iter().enumerate() {
-            assert!(KINDS[..i].iter().all(|o| o.kind != k.kind), "{}", k.kind);
+        let kinds = kinds();
+        assert_eq!(kinds.len(), 13);
+        for (i, k) in kinds.iter().enumerate() {
+            assert!(kinds[..i].iter().all(|o| o.kind != k.kind), "{}", k.kind);
+            assert!(
+                ["binary", "ordinal", "categorical", "continuous"].contains(&k.domain.as_str()),
+                "{}: domain {:?}",
+                k.kind,
+                k.domain
+            );
+            assert!(!k.doc.is_empty(), "{}", k.kind);
+            for f in &k.fields {
+                assert!(!f.doc.is_empty(), "{}.{}", k.kind, f.name);
+            }
         }
         let schema = json_schema();
-        assert_eq!(schema["oneOf"].as_array().unwrap().len(), KINDS.len());
-        let lattice = &find("ising_lattice").unwrap().json_schema();
-        assert_eq!(lattice["additionalProperties"], false);
-        assert_eq!(
-            lattice["required"],
-            json!(["kind", "rows", "cols", "coupling"])
+        let titles: Vec<&str> = schema["oneOf"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["title"].as_str().unwrap())
+            .collect();
+        let names: Vec<&str> = kinds.iter().map(|k| k.kind.as_str()).collect();
+        assert_eq!(titles, names);
+        let lattice = find("ising_lattice").unwrap();
+        let required: Vec<&str> = lattice
+            .fields
+            .iter()
+            .filter(|f| f.required)
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(required, ["cols", "coupling", "rows"]);
+        assert!(lattice.fields.iter().all(|f| !f.names_a_file));
+        let rbm = find("rbm").unwrap();
+        assert!(rbm.fields.iter().all(|f| f.names_a_file && f.required));
+        let mixture = find("lattice_mixture").unwrap();
+        assert!(!mixture.field("distance").unwrap().names_a_file);
+        assert!(mixture.field("modes").unwrap().names_a_file);
+        assert!(
+            find("logistic_regression")
+                .unwrap()
+                .field("X")
+                .unwrap()
+                .names_a_file
+        );
+        assert!(
+            !find("gaussian_sum")
+                .unwrap()
+                .field("centers")
+                .unwrap()
+                .names_a_file
         );
     }
 }
@@ -397,7 +341,7 @@ mod parser_agreement {
     use crate::models::{BinaryModel, LabelModel, ModelDoc};
 
     /// A valid file of every kind with every field present.
-    const FULL: &[&str] = &[
+    pub(super) const FULL: &[&str] = &[
         r#"{"kind":"binary_quadratic","W":[[0,1],[1,0]],"b":[0,0]}"#,
         r#"{"kind":"ising","n":3,"edges":[[0,1,0.5]],"field":[0,0,0]}"#,
         r#"{"kind":"ising_lattice","rows":2,"cols":2,"coupling":0.1,"field":0.2,"periodic":false}"#,
@@ -437,10 +381,10 @@ mod parser_agreement {
 
     #[test]
     fn every_listed_field_is_read() {
-        assert_eq!(FULL.len(), KINDS.len());
-        for (text, schema) in FULL.iter().zip(KINDS) {
+        assert_eq!(FULL.len(), kinds().len());
+        for text in FULL {
             let full: Value = serde_json::from_str(text).unwrap();
-            assert_eq!(full["kind"], schema.kind);
+            let schema = find(full["kind"].as_str().unwrap()).unwrap();
             load(&full).unwrap_or_else(|e| panic!("{text}: {e}"));
             let names: Vec<&str> = full
                 .as_object()
@@ -450,22 +394,23 @@ mod parser_agreement {
                 .filter(|&k| k != "kind")
                 .collect();
             assert_eq!(names.len(), schema.fields.len(), "{text}: not every field");
-            for f in schema.fields {
+            for f in &schema.fields {
+                let name = f.name.as_str();
                 if f.required {
                     let mut without = full.clone();
-                    without.as_object_mut().unwrap().remove(f.name);
-                    let e = load(&without).expect_err(f.name);
-                    assert!(e.contains(f.name), "{}: {e}", schema.kind);
+                    without.as_object_mut().unwrap().remove(name);
+                    let e = load(&without).expect_err(name);
+                    assert!(e.contains(name), "{}: {e}", schema.kind);
                 }
                 // `beta_true` is kept for reference only.
-                if f.name != "beta_true" {
+                if name != "beta_true" {
                     let mut wrong = full.clone();
-                    wrong[f.name] = json!({"not": "a value"});
+                    wrong[name] = json!({"not": "a value"});
                     assert!(
                         load(&wrong).is_err(),
                         "{}: `{}` not read",
                         schema.kind,
-                        f.name
+                        name
                     );
                 }
             }
@@ -481,6 +426,188 @@ mod parser_agreement {
                 let e = load(&odd).expect_err("unknown field");
                 assert!(!e.contains('\n') && e.contains("st\\nat"), "{e}");
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod validation {
+    //! Every example model file of the repository, every file `langevin model` writes and one
+    //! file of every kind validate against the generated schema, read into their kind's type
+    //! and round-trip through it; unknown fields are refused by both.
+    use super::*;
+    use crate::continuous::ModelSpec;
+    use crate::models::ModelDoc;
+    use crate::models::zoo;
+    use std::path::{Path, PathBuf};
+
+    /// Whether `value` satisfies `node` of the generated schema `root`: the keywords the
+    /// generator emits (`$ref`, `type`, `const`, `enum`, `properties`, `required`,
+    /// `additionalProperties`, `items`, `anyOf`, `oneOf`, `minimum`); any other keyword is
+    /// refused, so that the check cannot pass by skipping one.
+    fn valid(root: &Value, node: &Value, value: &Value) -> bool {
+        let Some(node) = node.as_object() else {
+            return node.as_bool().unwrap_or(false);
+        };
+        node.iter().all(|(key, want)| match key.as_str() {
+            "$schema" | "title" | "description" | "format" | "x-domain" | "$defs" => true,
+            "$ref" => {
+                let name = want.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
+                let def = name.and_then(|n| root.get("$defs")?.get(n));
+                def.is_some_and(|d| valid(root, d, value))
+            }
+            "type" => match want.as_str() {
+                // `null` is never valid: an optional field is left out.
+                Some("object") => value.is_object(),
+                Some("array") => value.is_array(),
+                Some("string") => value.is_string(),
+                Some("number") => value.is_number(),
+                Some("integer") => value.is_u64() || value.is_i64(),
+                Some("boolean") => value.is_boolean(),
+                _ => false,
+            },
+            "const" => value == want,
+            "enum" => want.as_array().is_some_and(|e| e.contains(value)),
+            "minimum" => match (value.as_f64(), want.as_f64()) {
+                (Some(v), Some(m)) => v >= m,
+                _ => !value.is_number(),
+            },
+            "properties" => want.as_object().is_some_and(|props| {
+                props
+                    .iter()
+                    .all(|(k, p)| value.get(k).is_none_or(|v| valid(root, p, v)))
+            }),
+            "required" => want.as_array().is_some_and(|r| {
+                r.iter()
+                    .all(|k| k.as_str().is_some_and(|k| value.get(k).is_some()))
+            }),
+            "additionalProperties" => {
+                let props = node.get("properties").and_then(Value::as_object);
+                value.as_object().is_none_or(|fields| {
+                    fields.iter().all(|(k, v)| {
+                        props.is_some_and(|p| p.contains_key(k)) || valid(root, want, v)
+                    })
+                })
+            }
+            "items" => value
+                .as_array()
+                .is_none_or(|items| items.iter().all(|v| valid(root, want, v))),
+            "anyOf" => want
+                .as_array()
+                .is_some_and(|b| b.iter().any(|n| valid(root, n, value))),
+            "oneOf" => want
+                .as_array()
+                .is_some_and(|b| b.iter().filter(|n| valid(root, n, value)).count() == 1),
+            _ => false,
+        })
+    }
+
+    /// Validates `text` against the schema and round-trips it through its kind's type.
+    fn check(text: &str, origin: &str) {
+        let schema = json_schema();
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert!(
+            valid(&schema, &schema, &value),
+            "{origin}: not valid: {text}"
+        );
+        let kind = value["kind"].as_str().unwrap();
+        if find(kind).unwrap().domain == "continuous" {
+            let spec: ModelSpec = serde_json::from_value(value.clone()).unwrap();
+            let back = serde_json::to_value(&spec).unwrap();
+            assert_eq!(
+                serde_json::from_value::<ModelSpec>(back).unwrap(),
+                spec,
+                "{origin}"
+            );
+        } else {
+            let file: ModelFile =
+                serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("{origin}: {e}"));
+            let back = serde_json::to_value(&file).unwrap();
+            assert!(
+                valid(&schema, &schema, &back),
+                "{origin}: written back, not valid"
+            );
+            assert_eq!(
+                serde_json::from_value::<ModelFile>(back).unwrap(),
+                file,
+                "{origin}"
+            );
+            ModelDoc::parse(text, PathBuf::new()).unwrap_or_else(|e| panic!("{origin}: {e}"));
+        }
+        let mut extra = value;
+        extra["not_a_field"] = json!(1);
+        assert!(
+            !valid(&schema, &schema, &extra),
+            "{origin}: an unknown field validates"
+        );
+        assert!(serde_json::from_value::<ModelFile>(extra.clone()).is_err());
+        assert!(serde_json::from_value::<ModelSpec>(extra).is_err());
+    }
+
+    #[test]
+    fn the_repository_s_model_files_validate_and_round_trip() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut seen = 0;
+        for folder in ["fuzz/corpus/model_file", "data/ising"] {
+            for entry in std::fs::read_dir(root.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "json") {
+                    check(
+                        &std::fs::read_to_string(&path).unwrap(),
+                        &path.display().to_string(),
+                    );
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen >= 12, "{seen} files");
+    }
+
+    #[test]
+    fn every_generated_kind_validates_and_round_trips() {
+        use zoo::{GaussianStructure, LatticeGaussianSpec};
+        let generated = [
+            zoo::IsingLatticeSpec::default().generate(),
+            zoo::BarabasiAlbertSpec::default().generate(),
+            zoo::RbmSpec::default().generate(),
+            zoo::BinaryQuadraticSpec::default().generate(),
+            zoo::LogisticRegressionSpec::default().generate(),
+            LatticeGaussianSpec::default().generate(),
+            LatticeGaussianSpec {
+                structure: GaussianStructure::SparseCycle { coupling: 0.25 },
+                ..LatticeGaussianSpec::default()
+            }
+            .generate(),
+            zoo::LatticeMixtureSpec::default().generate(),
+        ];
+        let mut kinds = Vec::new();
+        for spec in generated {
+            let spec = spec.unwrap();
+            check(&spec.to_json(), "inline");
+            check(&spec.to_json_with_files("model").0, "with files");
+            kinds.push(spec.kind.clone());
+        }
+        kinds.sort();
+        kinds.dedup();
+        assert_eq!(kinds.len(), 7, "{kinds:?}");
+    }
+
+    #[test]
+    fn one_file_of_every_kind_validates_and_round_trips() {
+        for text in super::parser_agreement::FULL {
+            check(text, text);
+        }
+        // The check refuses what the schema refuses.
+        let schema = json_schema();
+        for bad in [
+            r#"{"kind":"rbm","W":[[1]],"b":[0]}"#,
+            r#"{"kind":"ising_lattice","rows":-1,"cols":2,"coupling":0.1}"#,
+            r#"{"kind":"lattice_mixture","states":5,"modes":[[1]],"scale":1,"distance":"l1"}"#,
+            r#"{"kind":"potts","states":3,"n":2,"field":[["x"]]}"#,
+            r#"{"kind":"no_such_kind"}"#,
+        ] {
+            let value: Value = serde_json::from_str(bad).unwrap();
+            assert!(!valid(&schema, &schema, &value), "{bad}");
         }
     }
 }
