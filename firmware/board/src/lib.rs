@@ -19,8 +19,8 @@ mod arch {
     pub use cortex_m_rt::entry;
     pub use cortex_m_semihosting::hprintln;
 
-    /// Semihosting call with a parameter block.
-    pub fn semihosting(op: usize, block: &[u32; 2]) {
+    /// Semihosting call with a parameter block (or, for `SYS_WRITE0`, the text).
+    pub fn semihosting<T>(op: usize, block: &T) {
         // SAFETY: a semihosting call with a valid parameter block.
         unsafe {
             cortex_m_semihosting::syscall(op, block);
@@ -71,8 +71,8 @@ mod arch {
     pub use riscv_rt::entry;
     pub use riscv_semihosting::hprintln;
 
-    /// Semihosting call with a parameter block.
-    pub fn semihosting(op: usize, block: &[u32; 2]) {
+    /// Semihosting call with a parameter block (or, for `SYS_WRITE0`, the text).
+    pub fn semihosting<T>(op: usize, block: &T) {
         // SAFETY: a semihosting call with a valid parameter block.
         unsafe {
             riscv_semihosting::syscall(op, block);
@@ -127,6 +127,75 @@ pub fn exit(code: u32) -> ! {
     arch::semihosting(0x20, &[0x20026, code]);
     // Not reached under QEMU; on a debugger-less board, trap.
     arch::trap()
+}
+
+/// Prints `label`, a space, `n` in decimal and a line break on the host's console (semihosting
+/// `SYS_WRITE0`), with no formatting machinery: for images whose size is the point.
+pub fn print_number(label: &[u8], n: u32) {
+    let mut text = [0u8; 48];
+    let mut len = 0;
+    for (slot, &b) in text.iter_mut().zip(label.iter().take(32)) {
+        *slot = b;
+        len += 1;
+    }
+    let mut digits = [0u8; 10];
+    let (mut count, mut v) = (0, n);
+    loop {
+        if let Some(d) = digits.get_mut(count) {
+            *d = b'0' + (v % 10) as u8;
+        }
+        count += 1;
+        v /= 10;
+        if v == 0 || count == digits.len() {
+            break;
+        }
+    }
+    let tail = core::iter::once(b' ')
+        .chain(digits.iter().take(count).rev().copied())
+        .chain(core::iter::once(b'\n'));
+    for b in tail {
+        if let Some(slot) = text.get_mut(len) {
+            *slot = b;
+            len += 1;
+        }
+    }
+    // The last byte stays 0: the text ends there at the latest.
+    if let Some(last) = text.last_mut() {
+        *last = 0;
+    }
+    arch::semihosting(0x04, &text);
+}
+
+/// Bytes below the stack pointer painted by [`stack_high_water`].
+pub const STACK_WINDOW: u32 = 4 * 1024;
+
+unsafe extern "C" {
+    /// The top of the stack (the runtime's linker script).
+    static _stack_start: u32;
+}
+
+/// Runs `run` and returns its result with the program's stack high-water mark in bytes: from
+/// the top of the stack (so the frames of the start-up code and of the caller count) to the
+/// lowest word `run` wrote within [`STACK_WINDOW`] bytes below the stack pointer.
+#[inline(always)]
+pub fn stack_high_water<T>(run: impl FnOnce() -> T) -> (T, u32) {
+    let sp = arch::stack_pointer() & !3;
+    let bottom = sp - STACK_WINDOW;
+    let mut p = bottom;
+    while p < sp {
+        // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame uses
+        // (no interrupt is enabled).
+        unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
+        p += 4;
+    }
+    let out = run();
+    let mut p = bottom;
+    // SAFETY: reads of the window painted above.
+    while p < sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
+        p += 4;
+    }
+    let top = (&raw const _stack_start) as u32 & !7;
+    (out, top.saturating_sub(p))
 }
 
 /// How counter ticks map to instructions on this board and emulator setting.

@@ -1,5 +1,5 @@
 //! The integer lattice DMALA ([`SmallLatticeDmala`]): its table is the tabulated proposal's,
-//! its kernel is exactly invariant (enumeration), every step realises the enumerated kernel,
+//! the kernel its steps compute is exactly invariant (enumeration), every step realises it,
 //! it takes the same steps as `LatticeDmala` from the same stream, and one step from an exact
 //! draw of `π` leaves `π` (exact start, pooled chi-square and TV at α = 1e-6).
 
@@ -11,6 +11,7 @@ use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
 use langevin_tests::ChainBox;
 use langevin_tests::discrete::{check_exact_start, index_of_binary, normalise};
+use langevin_tests::harness::ScriptedRng;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -104,10 +105,26 @@ fn small_table_is_the_tabulated_proposal() {
     assert_eq!(IMAGE.flip_probability(&x, 9), p.flip_probability(&x, 9));
 }
 
-/// Exact invariance: the DMALA transition matrix of the kernel's flip probabilities satisfies
-/// detailed balance and `πP = π` on every enumerable case (sums of at most 2^9 f64 terms of
-/// size ≤ 1: a tolerance of 1e-12 leaves a wide margin over rounding, while an error in the
-/// ratio shows at the size of a probability).
+/// The words that make a step from `x` propose `y` (16 zero bits flip a site, since every
+/// threshold is at least 1; 16 one bits keep it, since none exceeds `2^16 − 1`), then a
+/// Metropolis word.
+fn words_for(x: &[u8], y: &[u8]) -> Vec<u64> {
+    let mut words = vec![0u64; x.len().div_ceil(4)];
+    for i in 0..x.len() {
+        if x[i] == y[i] {
+            words[i / 4] |= 0xffff << (16 * (i % 4));
+        }
+    }
+    words.push(u64::MAX);
+    words
+}
+
+/// Exact invariance of the kernel the step computes: for every pair of states, the step is
+/// made to propose the move (scripted words) and its reported log ratio, with the proposal
+/// probabilities of the table, gives the transition matrix; it satisfies detailed balance and
+/// `πP = π` on every enumerable case. The reported ratio is a fixed-point sum (error below
+/// `(3d + 2)·2^−40 < 3e-11`), so the tolerance is 1e-9 relative to the probabilities involved;
+/// a wrong term of the ratio shows at the size of a probability.
 #[test]
 fn small_kernel_is_exactly_invariant() {
     for (rows, cols, periodic, j, h) in CASES.into_iter().filter(|c| c.0 * c.1 <= 9) {
@@ -126,9 +143,14 @@ fn small_kernel_is_exactly_invariant() {
                 let mut off = 0.0;
                 for t in (0..n).filter(|&t| t != s) {
                     let y = state_of(t, d);
-                    let fwd = log_q(&k, &x, &y);
-                    let ratio = u[t] - u[s] + log_q(&k, &y, &x) - fwd;
-                    let entry = fwd.exp() * ratio.exp().min(1.0);
+                    let (mut xs, mut class) = (x.clone(), vec![0u8; d]);
+                    let mut chain = SmallLatticeChain::new(&k, &mut xs, &mut class).unwrap();
+                    let mut rng = ScriptedRng::new(words_for(&x, &y));
+                    let report = k.step(&mut chain, &mut rng).unwrap();
+                    assert_eq!(rng.drawn(), d.div_ceil(4) + 1);
+                    let flips = x.iter().zip(&y).filter(|(p, q)| p != q).count() as u32;
+                    assert_eq!(report.proposed_flips, flips);
+                    let entry = log_q(&k, &x, &y).exp() * report.log_accept_ratio().exp().min(1.0);
                     p[s * n + t] = entry;
                     off += entry;
                 }
@@ -138,10 +160,13 @@ fn small_kernel_is_exactly_invariant() {
             for s in 0..n {
                 for t in 0..n {
                     let (f, r) = (pi[s] * p[s * n + t], pi[t] * p[t * n + s]);
-                    assert!((f - r).abs() <= 1e-12 * (pi[s] + pi[t]), "detailed balance");
+                    assert!(
+                        (f - r).abs() <= 1e-9 * (f + r) + 1e-300,
+                        "detailed balance {rows}x{cols} a={a}: {f} vs {r}"
+                    );
                 }
                 let flow: f64 = (0..n).map(|r| pi[r] * p[r * n + s]).sum();
-                assert!((flow - pi[s]).abs() < 1e-12, "πP = π at state {s}");
+                assert!((flow - pi[s]).abs() < 1e-9 * pi[s], "πP = π at state {s}");
             }
         }
     }
