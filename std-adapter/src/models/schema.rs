@@ -120,6 +120,12 @@ pub const KINDS: &[KindSchema] = &[
             req("W", Matrix, "hidden × visible weights"),
             req("b", Vector, "visible biases"),
             req("c", Vector, "hidden biases"),
+            opt(
+                "weights",
+                Choice(&["f32", "bf16"]),
+                "storage of W (default \"f32\"); \"bf16\" rounds W to bfloat16, and the model is \
+                 the RBM with the rounded weights",
+            ),
         ],
     },
     KindSchema {
@@ -401,7 +407,7 @@ mod parser_agreement {
         r#"{"kind":"binary_quadratic","W":[[0,1],[1,0]],"b":[0,0]}"#,
         r#"{"kind":"ising","n":3,"edges":[[0,1,0.5]],"field":[0,0,0]}"#,
         r#"{"kind":"ising_lattice","rows":2,"cols":2,"coupling":0.1,"field":0.2,"periodic":false}"#,
-        r#"{"kind":"rbm","W":[[1,2],[3,4]],"b":[0,0],"c":[0,0]}"#,
+        r#"{"kind":"rbm","W":[[1,2],[3,4]],"b":[0,0],"c":[0,0],"weights":"bf16"}"#,
         r#"{"kind":"binary_logistic","X":[[1,0],[0,1]],"y":[0,1],"beta_true":[1,0]}"#,
         r#"{"kind":"ordinal_quadratic","states":3,"mu":[1,1],"A":[[1,0],[0,1]],"b":[0,0]}"#,
         r#"{"kind":"potts","states":3,"n":2,"edges":[[0,1,0.5]],"field":[[0,0,0],[0,0,0]]}"#,
