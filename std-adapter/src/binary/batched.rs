@@ -107,7 +107,7 @@ pub fn run_chains_batched(
     let v = model.dim();
     let wt = model.rbm_transpose();
     let model = match model {
-        BinaryModel::Rbm { w, b, c } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
+        BinaryModel::Rbm { w, b, c, .. } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
         BinaryModel::Quadratic { w, b } => Prepared::Quadratic { w, b },
         BinaryModel::Logistic { x, y } => Prepared::Logistic { x, y },
         _ => return Err(refuse()),

@@ -336,6 +336,7 @@ pub(crate) fn with_chain<O>(
             }
             ModelTarget::Lattice(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
             ModelTarget::Rbm(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::RbmBf16(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
             ModelTarget::Logistic(_) => buffers.x = x,
         }
     }

@@ -308,7 +308,7 @@ impl<'d> Pcd<'d> {
     pub fn update(&mut self) -> Result<(), LearnError> {
         let target = self.model.to_model()?;
         let factors = match (&target, self.chains.first().map(|p| &p.mover)) {
-            (BinaryModel::Rbm { w, b, c }, Some(Mover::Kernel(AnyBinaryKernel::Gibbs(_)))) => {
+            (BinaryModel::Rbm { w, b, c, .. }, Some(Mover::Kernel(AnyBinaryKernel::Gibbs(_)))) => {
                 RbmFlipFactors::new(w, b, c)
             }
             _ => None,

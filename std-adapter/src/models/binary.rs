@@ -1,7 +1,9 @@
 //! Binary models owned by the std side, loaded from model files.
 
 use super::file::{ModelDoc, ModelError};
-use langevin_core::models::{BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
+use langevin_core::models::{
+    Bf16, BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm,
+};
 use langevin_core::{BinaryTarget, FlipMove};
 use std::convert::Infallible;
 
@@ -37,6 +39,9 @@ pub enum BinaryModel {
         b: Vec<f32>,
         /// Hidden biases.
         c: Vec<f32>,
+        /// `W` and `Wᵀ` stored as `bf16`, for a model file with `"weights": "bf16"` (`w` then
+        /// holds the same values in `f32`): the model is the RBM with these weights.
+        bf16: Option<Box<Bf16Weights>>,
     },
     /// Logistic regression over binary coefficients (see [`BinaryLogistic`]).
     Logistic {
@@ -45,6 +50,18 @@ pub enum BinaryModel {
         /// Responses, 0 or 1.
         y: Vec<f32>,
     },
+}
+
+/// An RBM's weights rounded to `bf16`: `W` (hidden × visible) and `Wᵀ` (visible × hidden),
+/// both row-major. The chains of the samplers that read `Wᵀ` evaluate the model from these,
+/// reading half the bytes of the `f32` copies (the values are those of the `f32` RBM with the
+/// same weights, bit for bit); the other samplers read the `f32` copy of the rounded `W`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bf16Weights {
+    /// `W`, hidden × visible, row-major.
+    pub w: Vec<Bf16>,
+    /// `Wᵀ`, visible × hidden, row-major.
+    pub wt: Vec<Bf16>,
 }
 
 /// A chain's view of a [`BinaryModel`]: the shared parameters plus the chain's own cache.
@@ -58,6 +75,8 @@ pub enum ModelTarget<'a> {
     Lattice(IsingLattice<Dims>),
     /// See [`Rbm`]; `softplus` and `sigmoid` through [`FlipMathImpl`](crate::FlipMathImpl).
     Rbm(Rbm<'a, crate::FlipMathImpl>),
+    /// An RBM over `bf16` weights (see [`Bf16Weights`]), with its `Wᵀ`.
+    RbmBf16(Rbm<'a, crate::FlipMathImpl, Bf16>),
     /// See [`BinaryLogistic`].
     Logistic(BinaryLogistic<'a>),
 }
@@ -86,13 +105,40 @@ impl BinaryModel {
     /// a move then reads the flipped units' contiguous rows (the same sums, bit for bit, as
     /// picking them out of `W`'s rows).
     pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
-        Self::Rbm { w, b, c }
+        Self::Rbm {
+            w,
+            b,
+            c,
+            bf16: None,
+        }
+    }
+
+    /// The RBM whose weights are `w` rounded to `bf16` (to nearest, ties to even), stored both
+    /// ways ([`Bf16Weights`]). `None` if a rounded weight is not finite (beyond about
+    /// `3.39e38`).
+    pub fn rbm_bf16(w: &[f32], b: Vec<f32>, c: Vec<f32>) -> Option<Self> {
+        let w16: Vec<Bf16> = w.iter().map(|&x| Bf16::from_f32(x)).collect();
+        let rounded: Vec<f32> = w16.iter().map(|x| x.to_f32()).collect();
+        if !rounded.iter().all(|x| x.is_finite()) {
+            return None;
+        }
+        let (v, h) = (b.len(), c.len());
+        let wt = rbm_transpose(&rounded, v, h)
+            .into_iter()
+            .map(Bf16::from_f32)
+            .collect();
+        Some(Self::Rbm {
+            w: rounded,
+            b,
+            c,
+            bf16: Some(Box::new(Bf16Weights { w: w16, wt })),
+        })
     }
 
     /// `Wᵀ` of an RBM (visible × hidden, row-major), built here; empty for other models.
     pub fn rbm_transpose(&self) -> Vec<f32> {
         match self {
-            Self::Rbm { w, b, c } => rbm_transpose(w, b.len(), c.len()),
+            Self::Rbm { w, b, c, .. } => rbm_transpose(w, b.len(), c.len()),
             _ => Vec::new(),
         }
     }
@@ -116,7 +162,9 @@ impl BinaryModel {
                 field,
             } => 4 * (offsets.len() + neighbours.len() + couplings.len() + field.len()),
             Self::Lattice(_) => 0,
-            Self::Rbm { w, b, c } => 4 * (w.len() + b.len() + c.len()),
+            Self::Rbm { w, b, c, bf16 } => {
+                4 * (w.len() + b.len() + c.len()) + bf16.as_ref().map_or(0, |h| 2 * 2 * h.w.len())
+            }
             Self::Logistic { x, y } => 4 * (x.len() + y.len()),
         };
         n as u64
@@ -198,11 +246,23 @@ impl BinaryModel {
                 if v == 0 {
                     return Err(doc.err("W", "has no visible units"));
                 }
-                Self::rbm(
+                let (w, b, c) = (
                     to_f32(doc, "W", &w, v)?,
                     to_f32(doc, "b", &b, 0)?,
                     to_f32(doc, "c", &c, 0)?,
-                )
+                );
+                match doc.fields.get("weights").map(|s| (s, s.as_str())) {
+                    None | Some((_, Some("f32"))) => Self::rbm(w, b, c),
+                    Some((_, Some("bf16"))) => Self::rbm_bf16(&w, b, c).ok_or_else(|| {
+                        doc.err("W", "has an entry that overflows bfloat16 (beyond 3.39e38)")
+                    })?,
+                    Some((s, _)) => {
+                        return Err(doc.err(
+                            "weights",
+                            format!("expected \"f32\" or \"bf16\", found {s}"),
+                        ));
+                    }
+                }
             }
             "binary_logistic" => {
                 let (m, d, x) = doc.matrix("X")?;
@@ -331,7 +391,9 @@ impl BinaryModel {
     }
 
     /// Like [`target`](Self::target), an RBM's with `wt` as its `Wᵀ` (checked; empty to go
-    /// without). Other models ignore `wt`.
+    /// without). Other models ignore `wt`. An RBM with [`Bf16Weights`] given a non-empty `wt`
+    /// is evaluated from its own `bf16` `W` and `Wᵀ` ([`ModelTarget::RbmBf16`]; `wt` only says
+    /// that the sampler reads a transpose).
     ///
     /// # Errors
     ///
@@ -355,6 +417,16 @@ impl BinaryModel {
                 IsingGraph::new(offsets, neighbours, couplings, field).map_err(e)?,
             ),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
+            Self::Rbm {
+                b,
+                c,
+                bf16: Some(half),
+                ..
+            } if !wt.is_empty() => ModelTarget::RbmBf16(
+                Rbm::from_weights(&half.w, b, c, cache)
+                    .and_then(|r| r.with_transpose(&half.wt))
+                    .map_err(e)?,
+            ),
             Self::Rbm { w, b, c, .. } => {
                 let rbm = Rbm::with_math(w, b, c, cache).map_err(e)?;
                 ModelTarget::Rbm(if wt.is_empty() {
@@ -418,6 +490,7 @@ macro_rules! dispatch {
             ModelTarget::IsingGraph($t) => $e,
             ModelTarget::Lattice($t) => $e,
             ModelTarget::Rbm($t) => $e,
+            ModelTarget::RbmBf16($t) => $e,
             ModelTarget::Logistic($t) => $e,
         }
     };
@@ -494,5 +567,58 @@ mod tests {
         // A wrong transpose is refused.
         let mut cache = [0.0; 4];
         assert!(model.target_with_transpose(&mut cache, &[0.0; 6]).is_err());
+    }
+
+    /// `"weights": "bf16"` rounds `W` to nearest (ties to even) and the samplers that read `Wᵀ`
+    /// get the `bf16` target, whose values are those of the `f32` RBM with the rounded weights;
+    /// another storage name is refused.
+    #[test]
+    fn rbm_bf16_weights_from_a_model_file() {
+        let text = |weights: &str| {
+            format!(
+                r#"{{"kind":"rbm","W":[[0.1,0.2,-0.3],[1.0,0.7,0.25]],"b":[0.1,0,0],"c":[0,0.5]{weights}}}"#
+            )
+        };
+        let load = |t: &str| {
+            BinaryModel::from_doc(&ModelDoc::parse(t, std::path::PathBuf::new()).unwrap())
+        };
+        let model = load(&text(r#","weights":"bf16""#)).unwrap().unwrap();
+        let BinaryModel::Rbm {
+            w,
+            bf16: Some(half),
+            ..
+        } = &model
+        else {
+            panic!("{model:?}")
+        };
+        assert_eq!(w[0], 205.0 / 2048.0);
+        assert_eq!(w[5], 0.25);
+        assert_eq!(
+            half.wt.iter().map(|x| x.to_f32()).collect::<Vec<_>>(),
+            rbm_transpose(w, 3, 2)
+        );
+        assert_eq!(model.parameter_bytes(), 4 * (6 + 3 + 2) + 2 * 2 * 6);
+        let f32_model = BinaryModel::rbm(w.clone(), vec![0.1, 0.0, 0.0], vec![0.0, 0.5]);
+        let (mut c16, mut c32) = ([0.0; 4], [0.0; 4]);
+        let wt = model.rbm_transpose();
+        let mut half_target = model.target_with_transpose(&mut c16, &wt).unwrap();
+        assert!(matches!(half_target, ModelTarget::RbmBf16(_)));
+        let mut full = f32_model.target_with_transpose(&mut c32, &wt).unwrap();
+        let (mut g16, mut g32) = ([0.0f32; 3], [0.0f32; 3]);
+        let u16 = half_target
+            .log_density_and_grad(&[1, 0, 1], &mut g16)
+            .unwrap();
+        let u32 = full.log_density_and_grad(&[1, 0, 1], &mut g32).unwrap();
+        assert_eq!((u16.to_bits(), g16), (u32.to_bits(), g32));
+        // Without a transpose (Gibbs, block Gibbs) the f32 copy of the rounded weights serves.
+        let mut c = [0.0; 4];
+        assert!(matches!(model.target(&mut c).unwrap(), ModelTarget::Rbm(_)));
+        // The default and "f32" keep W as given.
+        for t in [text(""), text(r#","weights":"f32""#)] {
+            let m = load(&t).unwrap().unwrap();
+            assert!(matches!(&m, BinaryModel::Rbm { w, bf16: None, .. } if w[0] == 0.1));
+        }
+        let e = load(&text(r#","weights":"f16""#)).unwrap_err().to_string();
+        assert!(e.contains("weights") && e.contains("bf16"), "{e}");
     }
 }

@@ -102,6 +102,22 @@ pub struct RbmFile {
     pub b: Vector,
     /// Hidden biases.
     pub c: Vector,
+    /// How `W` is stored: `f32` (default), or `bf16`, which makes the model the RBM whose
+    /// weights are `W` rounded to bfloat16 (half the bytes a step reads).
+    // Left out, never `null`: the builders refuse `null`.
+    #[schemars(with = "RbmWeights")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<RbmWeights>,
+}
+
+/// The storage of an RBM's weights in a model file (see [`RbmFile::weights`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RbmWeights {
+    /// Single precision, the weights as given.
+    F32,
+    /// bfloat16: the weights rounded to nearest, ties to even.
+    Bf16,
 }
 
 /// The fields of a `binary_logistic` model file (see [`ModelFile::BinaryLogistic`]).

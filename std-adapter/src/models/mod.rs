@@ -41,13 +41,13 @@ macro_rules! label_size {
 
 mod binary;
 mod file;
+pub mod kinds;
 mod labels;
 mod lattice_mixture;
 mod ordinal_quadratic;
 mod potts;
 mod quartic;
 mod rbm_gibbs;
-pub mod kinds;
 pub mod schema;
 pub mod zoo;
 

@@ -311,7 +311,12 @@ mod tests {
         assert_eq!(required, ["cols", "coupling", "rows"]);
         assert!(lattice.fields.iter().all(|f| !f.names_a_file));
         let rbm = find("rbm").unwrap();
-        assert!(rbm.fields.iter().all(|f| f.names_a_file && f.required));
+        assert!(
+            rbm.fields
+                .iter()
+                .all(|f| (f.names_a_file && f.required) || f.name == "weights")
+        );
+        assert!(!rbm.field("weights").unwrap().required);
         let mixture = find("lattice_mixture").unwrap();
         assert!(!mixture.field("distance").unwrap().names_a_file);
         assert!(mixture.field("modes").unwrap().names_a_file);
@@ -345,7 +350,7 @@ mod parser_agreement {
         r#"{"kind":"binary_quadratic","W":[[0,1],[1,0]],"b":[0,0]}"#,
         r#"{"kind":"ising","n":3,"edges":[[0,1,0.5]],"field":[0,0,0]}"#,
         r#"{"kind":"ising_lattice","rows":2,"cols":2,"coupling":0.1,"field":0.2,"periodic":false}"#,
-        r#"{"kind":"rbm","W":[[1,2],[3,4]],"b":[0,0],"c":[0,0]}"#,
+        r#"{"kind":"rbm","W":[[1,2],[3,4]],"b":[0,0],"c":[0,0],"weights":"bf16"}"#,
         r#"{"kind":"binary_logistic","X":[[1,0],[0,1]],"y":[0,1],"beta_true":[1,0]}"#,
         r#"{"kind":"ordinal_quadratic","states":3,"mu":[1,1],"A":[[1,0],[0,1]],"b":[0,0]}"#,
         r#"{"kind":"potts","states":3,"n":2,"edges":[[0,1,0.5]],"field":[[0,0,0],[0,0,0]]}"#,

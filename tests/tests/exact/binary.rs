@@ -6,7 +6,8 @@
 
 use langevin_core::BinaryTarget;
 use langevin_core::binary::FlipProposal;
-use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
+use langevin_core::math::Libm;
+use langevin_core::models::{Bf16, BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_tests::{
     Correction, Enumeration, GraphData, QuadraticData, RbmData, Transition, UNIT_ROUNDOFF_F64,
     check_metropolis_exactness, drop_proposal_ratio, enumerate, log_q_reference, log_q_tolerance,
@@ -109,6 +110,58 @@ fn dmala_is_exact_on_tiny_rbm() {
     let e = enumerate(&mut model);
     for (a, b) in CONFIGS {
         assert_dmala_exact("RBM 8x4", &e, &FlipProposal::new(a, b).unwrap());
+    }
+}
+
+/// An RBM over `bf16` weights is the RBM whose weights are the rounded ones: its `U` is that
+/// closed form (in `f64`, to the `f32` rounding of the hidden terms: `2⁻²³` relative per term
+/// plus the `f64` sums), measurably not the unrounded model's, and DMALA on it is exact
+/// (detailed balance and `πP = π` on the enumerated chain).
+#[test]
+fn dmala_is_exact_on_tiny_rbm_with_bf16_weights() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(304);
+    let data = RbmData::random(8, 4, 1.0, 0.5, 0.5, &mut rng);
+    let w16: Vec<Bf16> = data.w.iter().map(|&x| Bf16::from_f32(x)).collect();
+    let rounded: Vec<f64> = w16.iter().map(|x| f64::from(x.to_f32())).collect();
+    let unrounded: Vec<f64> = data.w.iter().map(|&x| f64::from(x)).collect();
+    let mut cache = data.cache();
+    let mut model = Rbm::<Libm, Bf16>::from_weights(&w16, &data.b, &data.c, &mut cache).unwrap();
+    let e = enumerate(&mut model);
+    let (v, h) = (data.b.len(), data.c.len());
+    let closed_form = |w: &[f64], x: &[u8]| -> (f64, f64) {
+        let mut u: f64 = x
+            .iter()
+            .zip(&data.b)
+            .map(|(&xi, &bi)| f64::from(xi) * f64::from(bi))
+            .sum();
+        let mut scale = u.abs();
+        for j in 0..h {
+            let p: f64 =
+                f64::from(data.c[j]) + (0..v).map(|i| w[j * v + i] * f64::from(x[i])).sum::<f64>();
+            u += softplus(p);
+            scale += softplus(p).abs();
+        }
+        (u, scale)
+    };
+    let mut farthest_from_unrounded = 0.0f64;
+    for s in 0..e.states() {
+        let x = state(s, v);
+        let (u, scale) = closed_form(&rounded, &x);
+        // Each hidden term is rounded to f32 (half an ulp, 2^-24 relative) after an f32
+        // softplus within a few ulps: 8·2^-24 relative to the sum of the terms' sizes.
+        let tol = 8.0 * scale * 2f64.powi(-24) + 64.0 * UNIT_ROUNDOFF_F64 * scale;
+        assert!(
+            (e.log_density[s] - u).abs() <= tol,
+            "state {s}: U = {} vs the rounded model's {u} (tol {tol:.2e})",
+            e.log_density[s]
+        );
+        let (u0, _) = closed_form(&unrounded, &x);
+        farthest_from_unrounded = farthest_from_unrounded.max((e.log_density[s] - u0).abs() / tol);
+    }
+    // The rounding moves U by far more than the tolerance: the test sees which model it has.
+    assert!(farthest_from_unrounded > 10.0, "{farthest_from_unrounded}");
+    for (a, b) in CONFIGS {
+        assert_dmala_exact("RBM 8x4 bf16", &e, &FlipProposal::new(a, b).unwrap());
     }
 }
 
