@@ -1,6 +1,6 @@
 //! Binary models owned by the std side, loaded from model files.
 
-use super::file::{ModelDoc, ModelError};
+use super::file::{Expected, ModelDoc, ModelError, Problem};
 use langevin_core::models::{
     Bf16, BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm,
 };
@@ -182,10 +182,11 @@ impl BinaryModel {
                 let (r, c, w) = doc.matrix("W")?;
                 let b = doc.vector("b")?;
                 if r != c {
-                    return Err(doc.err("W", format!("must be square, found {r} × {c}")));
+                    return Err(doc.err("W", Problem::NotSquare { rows: r, cols: c }));
                 }
                 if b.len() != r {
-                    return Err(doc.err("b", format!("has {} entries, W is {r} × {r}", b.len())));
+                    let expected = Expected::Square { field: "W", n: r };
+                    return Err(doc.err("b", entries(b.len(), expected)));
                 }
                 Self::Quadratic {
                     w: to_f32(doc, "W", &w, c)?,
@@ -200,7 +201,8 @@ impl BinaryModel {
                     vec![0.0; n]
                 };
                 if field.len() != n {
-                    return Err(doc.err("field", format!("has {} entries, n = {n}", field.len())));
+                    let expected = Expected::Count { field: "n", n };
+                    return Err(doc.err("field", entries(field.len(), expected)));
                 }
                 let (rows, cols, edges) = if doc.fields.contains_key("edges") {
                     match doc.matrix("edges") {
@@ -215,7 +217,7 @@ impl BinaryModel {
                     (0, 3, Vec::new())
                 };
                 if rows > 0 && cols != 3 {
-                    return Err(doc.err("edges", "each edge must be [i, j, J_ij]"));
+                    return Err(doc.err("edges", Problem::EdgeShape));
                 }
                 let triples: Vec<(f64, f64, f64)> =
                     edges.chunks_exact(3).map(|e| (e[0], e[1], e[2])).collect();
@@ -230,7 +232,7 @@ impl BinaryModel {
                 let periodic = doc.flag_or("periodic", true)?;
                 let lattice =
                     IsingLattice::with_dims(Dims { rows, cols }, coupling, field, periodic)
-                        .map_err(|e| doc.err("rows", e.to_string()))?;
+                        .map_err(|e| doc.err("rows", Problem::Param(e)))?;
                 Self::Lattice(lattice)
             }
             "rbm" => {
@@ -238,13 +240,15 @@ impl BinaryModel {
                 let b = doc.vector("b")?;
                 let c = doc.vector("c")?;
                 if b.len() != v {
-                    return Err(doc.err("b", format!("has {} entries, W has {v} columns", b.len())));
+                    let expected = Expected::Columns { field: "W", n: v };
+                    return Err(doc.err("b", entries(b.len(), expected)));
                 }
                 if c.len() != h {
-                    return Err(doc.err("c", format!("has {} entries, W has {h} rows", c.len())));
+                    let expected = Expected::Rows { field: "W", n: h };
+                    return Err(doc.err("c", entries(c.len(), expected)));
                 }
                 if v == 0 {
-                    return Err(doc.err("W", "has no visible units"));
+                    return Err(doc.err("W", Problem::NoVisibleUnits));
                 }
                 let (w, b, c) = (
                     to_f32(doc, "W", &w, v)?,
@@ -253,13 +257,14 @@ impl BinaryModel {
                 );
                 match doc.fields.get("weights").map(|s| (s, s.as_str())) {
                     None | Some((_, Some("f32"))) => Self::rbm(w, b, c),
-                    Some((_, Some("bf16"))) => Self::rbm_bf16(&w, b, c).ok_or_else(|| {
-                        doc.err("W", "has an entry that overflows bfloat16 (beyond 3.39e38)")
-                    })?,
+                    Some((_, Some("bf16"))) => Self::rbm_bf16(&w, b, c)
+                        .ok_or_else(|| doc.err("W", Problem::Bf16Overflow))?,
                     Some((s, _)) => {
                         return Err(doc.err(
                             "weights",
-                            format!("expected \"f32\" or \"bf16\", found {s}"),
+                            Problem::WeightFormat {
+                                found: s.to_string(),
+                            },
                         ));
                     }
                 }
@@ -268,16 +273,15 @@ impl BinaryModel {
                 let (m, d, x) = doc.matrix("X")?;
                 let y = doc.vector("y")?;
                 if y.len() != m {
-                    return Err(doc.err("y", format!("has {} entries, X has {m} rows", y.len())));
+                    let expected = Expected::Rows { field: "X", n: m };
+                    return Err(doc.err("y", entries(y.len(), expected)));
                 }
                 if let Some(i) = y.iter().position(|&v| v != 0.0 && v != 1.0) {
-                    return Err(doc.err(
-                        "y",
-                        format!("entry {i} is {}, expected 0 or 1", compact(y[i])),
-                    ));
+                    let value = y[i];
+                    return Err(doc.err("y", Problem::NotBinary { entry: i, value }));
                 }
                 if m == 0 || d == 0 {
-                    return Err(doc.err("X", "must have at least one row and one column"));
+                    return Err(doc.err("X", Problem::NoData));
                 }
                 Self::Logistic {
                     x: to_f32(doc, "X", &x, d)?,
@@ -287,7 +291,7 @@ impl BinaryModel {
             _ => return Ok(None),
         };
         if model.dim() == 0 {
-            return Err(doc.err("", "the model has dimension 0"));
+            return Err(doc.err("", Problem::DimensionZero));
         }
         Ok(Some(model))
     }
@@ -296,36 +300,41 @@ impl BinaryModel {
     ///
     /// # Errors
     ///
-    /// A message for out-of-range or non-integer node indices, self-loops, a pair of nodes
+    /// A [`Problem`] for out-of-range or non-integer node indices, self-loops, a pair of nodes
     /// joined twice (in either order: duplicate edges are refused, not summed), and couplings
     /// that are not finite in single precision.
     pub fn ising_graph(
         n: usize,
         edges: &[(f64, f64, f64)],
         field: Vec<f32>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, Problem> {
         let mut adjacency: Vec<Vec<(u32, f32)>> = vec![Vec::new(); n];
         let mut seen = std::collections::HashMap::with_capacity(edges.len());
         for (k, &(i, j, c)) in edges.iter().enumerate() {
-            let node = |v: f64| -> Result<usize, String> {
+            let node = |v: f64| -> Result<usize, Problem> {
                 if v.fract() == 0.0 && v >= 0.0 && (v as usize) < n {
                     Ok(v as usize)
                 } else {
-                    Err(format!(
-                        "edge {k} names node {v}, expected an integer in 0..{n}"
-                    ))
+                    Err(Problem::EdgeNode {
+                        edge: k,
+                        node: v,
+                        n,
+                    })
                 }
             };
             let (i, j) = (node(i)?, node(j)?);
             if i == j {
-                return Err(format!("edge {k} joins node {i} to itself"));
+                return Err(Problem::SelfLoop { edge: k, node: i });
             }
             if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
-                return Err(duplicate_edge(k, first, i, j));
+                return Err(Problem::DuplicateEdge {
+                    edge: k,
+                    first,
+                    i,
+                    j,
+                });
             }
-            let c = narrow(c).ok_or_else(|| {
-                format!("edge {k} has a coupling that is not finite in single precision")
-            })?;
+            let c = narrow(c).ok_or(Problem::EdgeCoupling { edge: k })?;
             adjacency[i].push((j as u32, c));
             adjacency[j].push((i as u32, c));
         }
@@ -453,10 +462,7 @@ fn to_f32(doc: &ModelDoc, field: &str, v: &[f64], cols: usize) -> Result<Vec<f32
                     Some((row, col)) => format!("({row}, {col})"),
                     None => i.to_string(),
                 };
-                doc.err(
-                    field,
-                    format!("entry {entry} = {} overflows single precision", compact(x)),
-                )
+                doc.err(field, Problem::EntryOverflow { entry, value: x })
             })
         })
         .collect()
@@ -480,7 +486,7 @@ fn narrow(x: f64) -> Option<f32> {
 
 /// A scalar field narrowed to single precision, refused if it stops being finite.
 fn single(doc: &ModelDoc, field: &str, x: f64) -> Result<f32, ModelError> {
-    narrow(x).ok_or_else(|| doc.err(field, format!("{} overflows single precision", compact(x))))
+    narrow(x).ok_or_else(|| doc.err(field, Problem::Overflow { value: x }))
 }
 
 macro_rules! dispatch {
@@ -524,12 +530,9 @@ impl BinaryTarget for ModelTarget<'_> {
     }
 }
 
-/// The error for edge `k` joining nodes `i` and `j`, which edge `first` already joins.
-pub(crate) fn duplicate_edge(k: usize, first: usize, i: usize, j: usize) -> String {
-    format!(
-        "edge {k} joins nodes {i} and {j}, as edge {first} does: duplicate edges are refused \
-         (give each pair once, with the sum of its couplings)"
-    )
+/// A length mismatch.
+fn entries(found: usize, expected: Expected) -> Problem {
+    Problem::Entries { found, expected }
 }
 
 #[cfg(test)]

@@ -2,73 +2,12 @@
 //!
 //! Errors name the file, the field and the problem, in one line.
 
+pub use super::error::{Expected, ModelError, Problem};
 use crate::io::input::{InputError, json_parse_bytes, parse_json, parse_strict, read_limited};
 use crate::resources::MemoryBudget;
-use langevin_core::ParamError;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// A model file that could not be loaded.
-#[derive(Debug)]
-pub struct ModelError {
-    /// The file, when the model came from one.
-    pub file: Option<PathBuf>,
-    /// The field at fault (empty for the document as a whole).
-    pub field: String,
-    /// What is wrong.
-    pub problem: String,
-    /// The parameter error behind it, when a model's constructor refused its parameters.
-    pub param: Option<ParamError>,
-}
-
-impl ModelError {
-    /// An error about `field`.
-    pub fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
-        Self {
-            file: None,
-            field: field.into(),
-            problem: problem.into(),
-            param: None,
-        }
-    }
-
-    /// The same error, attributed to `file`.
-    pub fn in_file(mut self, file: &Path) -> Self {
-        self.file = Some(file.to_path_buf());
-        self
-    }
-}
-
-impl fmt::Display for ModelError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(file) = &self.file {
-            write!(f, "{}: ", file.display())?;
-        }
-        if self.field.is_empty() {
-            f.write_str(&self.problem)
-        } else {
-            write!(f, "field `{}`: {}", self.field, self.problem)
-        }
-    }
-}
-
-impl std::error::Error for ModelError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.param.as_ref().map(|e| e as _)
-    }
-}
-
-impl From<ParamError> for ModelError {
-    /// A parameter a model's constructor refused: no field, the parameter error's text.
-    fn from(e: ParamError) -> Self {
-        let problem = e.to_string();
-        Self {
-            param: Some(e),
-            ..Self::new("", problem)
-        }
-    }
-}
 
 /// A parsed model document: its `kind`, its fields, and the folder relative to which array
 /// files are resolved.
@@ -110,11 +49,13 @@ impl ModelDoc {
     /// [`schema`](super::schema).
     pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ModelError> {
         let refused = |e: InputError| match e {
-            InputError::Json(m) => ModelError::new("", m).in_file(path),
-            InputError::Memory { error, .. } => {
-                ModelError::new("", error.to_string()).in_file(path)
+            InputError::Json(message) => {
+                ModelError::new("", Problem::Json { message }).in_file(path)
             }
-            e => ModelError::new("", e.to_string()),
+            InputError::Memory { error, .. } => {
+                ModelError::new("", Problem::Memory(error)).in_file(path)
+            }
+            e => ModelError::new("", Problem::Input(e)),
         };
         let text = read_limited(path, budget).map_err(refused)?;
         let value = parse_json(&text, budget).map_err(refused)?;
@@ -133,7 +74,8 @@ impl ModelDoc {
     /// As for [`ModelDoc::read_within`].
     pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
         // The text is in memory already: its parse is the caller's to bound.
-        let value = parse_strict(text.as_bytes()).map_err(|e| ModelError::new("", e))?;
+        let value = parse_strict(text.as_bytes())
+            .map_err(|message| ModelError::new("", Problem::Json { message }))?;
         let mut doc = Self::from_value(value, base)?;
         doc.parse_bytes = json_parse_bytes(text.as_bytes());
         Ok(doc)
@@ -142,17 +84,17 @@ impl ModelDoc {
     /// A document from a parsed value.
     fn from_value(value: Value, base: PathBuf) -> Result<Self, ModelError> {
         let Value::Object(fields) = value else {
-            return Err(ModelError::new("", "expected a JSON object"));
+            return Err(ModelError::new("", Problem::NotAnObject));
         };
         let kind = match fields.get("kind") {
             Some(Value::String(k)) => k.clone(),
-            Some(_) => return Err(ModelError::new("kind", "must be a string")),
-            None => return Err(ModelError::new("kind", "missing")),
+            Some(_) => return Err(ModelError::new("kind", Problem::NotAString)),
+            None => return Err(ModelError::new("kind", Problem::Missing)),
         };
         if let Some(schema) = super::schema::find(&kind) {
             schema
                 .check_fields(&fields)
-                .map_err(|e| ModelError::new(e.escaped_field(), e.to_string()))?;
+                .map_err(|e| ModelError::new(e.escaped_field(), Problem::UnknownField(e)))?;
         }
         Ok(Self {
             kind,
@@ -211,7 +153,7 @@ impl ModelDoc {
     }
 
     /// Attributes an error to this document's file.
-    pub fn err(&self, field: &str, problem: impl Into<String>) -> ModelError {
+    pub fn err(&self, field: &str, problem: Problem) -> ModelError {
         let e = ModelError::new(field, problem);
         match &self.file {
             Some(f) => e.in_file(f),
@@ -227,7 +169,7 @@ impl ModelDoc {
     pub fn get(&self, field: &str) -> Result<&Value, ModelError> {
         self.fields
             .get(field)
-            .ok_or_else(|| self.err(field, "missing"))
+            .ok_or_else(|| self.err(field, Problem::Missing))
     }
 
     /// A required finite number.
@@ -239,9 +181,9 @@ impl ModelDoc {
         let v = self.get(field)?;
         let x = v
             .as_f64()
-            .ok_or_else(|| self.err(field, format!("expected a number, found {}", short(v))))?;
+            .ok_or_else(|| self.err(field, Problem::NotANumber { found: short(v) }))?;
         if !x.is_finite() {
-            return Err(self.err(field, "must be finite"));
+            return Err(self.err(field, Problem::NotFinite));
         }
         Ok(x)
     }
@@ -268,12 +210,7 @@ impl ModelDoc {
         let v = self.get(field)?;
         v.as_u64()
             .and_then(|n| usize::try_from(n).ok())
-            .ok_or_else(|| {
-                self.err(
-                    field,
-                    format!("expected a non-negative integer, found {}", short(v)),
-                )
-            })
+            .ok_or_else(|| self.err(field, Problem::NotACount { found: short(v) }))
     }
 
     /// An optional boolean with a default.
@@ -285,7 +222,7 @@ impl ModelDoc {
         match self.fields.get(field) {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(v) => Err(self.err(field, format!("expected true or false, found {}", short(v)))),
+            Some(v) => Err(self.err(field, Problem::NotAFlag { found: short(v) })),
         }
     }
 
@@ -297,7 +234,7 @@ impl ModelDoc {
     pub fn vector(&self, field: &str) -> Result<Vec<f64>, ModelError> {
         let (shape, data) = self.array(field)?;
         if shape.len() != 1 {
-            return Err(self.err(field, format!("expected a vector, found shape {shape:?}")));
+            return Err(self.err(field, Problem::NotAVector { shape }));
         }
         Ok(data)
     }
@@ -312,7 +249,7 @@ impl ModelDoc {
         let (shape, data) = self.array(field)?;
         match shape.as_slice() {
             &[r, c] => Ok((r, c, data)),
-            _ => Err(self.err(field, format!("expected a matrix, found shape {shape:?}"))),
+            _ => Err(self.err(field, Problem::NotAMatrix { shape })),
         }
     }
 
@@ -326,8 +263,11 @@ impl ModelDoc {
         let (shape, data) = match v {
             Value::String(name) => {
                 let path = self.base.join(name);
-                let arr = crate::io::npy::read_npy_within(&path, &self.budget)
-                    .map_err(|e| self.err(field, format!("cannot load {}: {e}", path.display())))?;
+                let arr =
+                    crate::io::npy::read_npy_within(&path, &self.budget).map_err(|source| {
+                        let path = path.clone();
+                        self.err(field, Problem::ArrayFile { path, source })
+                    })?;
                 let data = arr.data.to_f64();
                 (arr.shape, data)
             }
@@ -339,10 +279,8 @@ impl ModelDoc {
             }
         };
         if let Some(i) = data.iter().position(|x| !x.is_finite()) {
-            return Err(self.err(
-                field,
-                format!("entry {} is not finite", entry_index(i, &shape)),
-            ));
+            let index = entry_index(i, &shape);
+            return Err(self.err(field, Problem::NonFiniteEntry { index }));
         }
         Ok((shape, data))
     }
@@ -432,16 +370,17 @@ fn flatten(
     depth: usize,
     shape: &mut Vec<usize>,
     out: &mut Vec<f64>,
-) -> Result<(), String> {
+) -> Result<(), Problem> {
     match v {
         Value::Array(items) => {
             match shape.get(depth) {
                 None => shape.push(items.len()),
                 Some(&n) if n != items.len() => {
-                    return Err(format!(
-                        "ragged array: found {} entries at depth {depth}, expected {n}",
-                        items.len()
-                    ));
+                    return Err(Problem::Ragged {
+                        found: items.len(),
+                        depth,
+                        expected: n,
+                    });
                 }
                 Some(_) => {}
             }
@@ -452,12 +391,14 @@ fn flatten(
         }
         Value::Number(n) => {
             if depth != shape.len() {
-                return Err("ragged array: numbers and arrays mixed".into());
+                return Err(Problem::Mixed);
             }
             out.push(n.as_f64().unwrap_or(f64::NAN));
             Ok(())
         }
-        other => Err(format!("expected numbers, found {}", short(other))),
+        other => Err(Problem::NotNumbers {
+            found: short(other),
+        }),
     }
 }
 

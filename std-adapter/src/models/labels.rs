@@ -1,6 +1,6 @@
 //! Label models read from model files.
 
-use super::file::{ModelDoc, ModelError};
+use super::file::{Expected, ModelDoc, ModelError, Problem};
 use super::{LatticeMixture, MixtureForm, OrdinalQuadratic, Potts, QuarticMixture};
 use langevin_core::ordinal::{LabelMove, OrdinalConditional, OrdinalTarget};
 use std::convert::Infallible;
@@ -78,11 +78,18 @@ impl LabelModel {
                 let mu = doc.vector("mu")?;
                 let d = mu.len();
                 if d == 0 {
-                    return Err(doc.err("mu", "the model has dimension 0"));
+                    return Err(doc.err("mu", Problem::DimensionZero));
                 }
                 let (r, c, a) = doc.matrix("A")?;
                 if (r, c) != (d, d) {
-                    return Err(doc.err("A", format!("is {r} × {c}, mu has {d} entries")));
+                    return Err(doc.err(
+                        "A",
+                        Problem::NotDByD {
+                            rows: r,
+                            cols: c,
+                            d,
+                        },
+                    ));
                 }
                 let b = if doc.fields.contains_key("b") {
                     doc.vector("b")?
@@ -90,7 +97,9 @@ impl LabelModel {
                     vec![0.0; d]
                 };
                 if b.len() != d {
-                    return Err(doc.err("b", format!("has {} entries, mu has {d}", b.len())));
+                    let expected = Expected::Entries { field: "mu", n: d };
+                    let found = b.len();
+                    return Err(doc.err("b", Problem::Entries { found, expected }));
                 }
                 let m = doc.own(OrdinalQuadratic::new(s, a, mu, b))?;
                 LabelModel::Ordinal(OrdinalModel::Quadratic(m))
@@ -102,7 +111,7 @@ impl LabelModel {
                     match doc.matrix("edges") {
                         Ok((rows, cols, e)) => {
                             if rows > 0 && cols != 3 {
-                                return Err(doc.err("edges", "each edge must be [i, j, J_ij]"));
+                                return Err(doc.err("edges", Problem::EdgeShape));
                             }
                             e
                         }
@@ -123,16 +132,25 @@ impl LabelModel {
                         } else {
                             Err(doc.err(
                                 "edges",
-                                format!("edge {k} names node {v}, expected an integer in 0..{n}"),
+                                Problem::EdgeNode {
+                                    edge: k,
+                                    node: v,
+                                    n,
+                                },
                             ))
                         }
                     };
                     let (i, j) = (node(e[0])?, node(e[1])?);
                     if i == j {
-                        return Err(doc.err("edges", format!("edge {k} joins node {i} to itself")));
+                        return Err(doc.err("edges", Problem::SelfLoop { edge: k, node: i }));
                     }
                     if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
-                        let problem = super::binary::duplicate_edge(k, first, i, j);
+                        let problem = Problem::DuplicateEdge {
+                            edge: k,
+                            first,
+                            i,
+                            j,
+                        };
                         return Err(doc.err("edges", problem));
                     }
                     triples.push((i, j, e[2]));
@@ -140,10 +158,13 @@ impl LabelModel {
                 let field = if doc.fields.contains_key("field") {
                     let (r, c, f) = doc.matrix("field")?;
                     if (r, c) != (n, s) {
-                        return Err(doc.err(
-                            "field",
-                            format!("is {r} × {c}, expected n × states = {n} × {s}"),
-                        ));
+                        let problem = Problem::NotNByStates {
+                            rows: r,
+                            cols: c,
+                            n,
+                            states: s,
+                        };
+                        return Err(doc.err("field", problem));
                     }
                     f
                 } else {
@@ -156,25 +177,22 @@ impl LabelModel {
                 let s = states(doc, "states")?;
                 let (k, d, modes) = doc.matrix("modes")?;
                 if k == 0 || d == 0 {
-                    return Err(doc.err("modes", "needs at least one mode of dimension ≥ 1"));
+                    return Err(doc.err("modes", Problem::NoModes));
                 }
                 if let Some(i) = modes
                     .iter()
                     .position(|&v| !(0.0..=(s - 1) as f64).contains(&v))
                 {
-                    return Err(doc.err(
-                        "modes",
-                        format!(
-                            "mode {} has coordinate {} outside the lattice 0..={}",
-                            i / d,
-                            modes[i],
-                            s - 1
-                        ),
-                    ));
+                    let problem = Problem::ModeOutside {
+                        mode: i / d,
+                        value: modes[i],
+                        max: s - 1,
+                    };
+                    return Err(doc.err("modes", problem));
                 }
                 let scale = doc.number("scale")?;
                 if scale <= 0.0 {
-                    return Err(doc.err("scale", format!("must be positive, found {scale}")));
+                    return Err(doc.err("scale", Problem::NotPositive { value: scale }));
                 }
                 let form = match doc.fields.get("distance") {
                     None => MixtureForm::Distance { scale },
@@ -185,10 +203,8 @@ impl LabelModel {
                             variance: scale / 2.0,
                         },
                         _ => {
-                            return Err(doc.err(
-                                "distance",
-                                format!("expected \"l2\" or \"squared\", found {v}"),
-                            ));
+                            let found = v.to_string();
+                            return Err(doc.err("distance", Problem::NotADistance { found }));
                         }
                     },
                 };
@@ -201,11 +217,11 @@ impl LabelModel {
                 let d = dimension(doc, "dim")?;
                 let k = doc.count("components")?;
                 if k == 0 {
-                    return Err(doc.err("components", "must be at least 1"));
+                    return Err(doc.err("components", Problem::Zero));
                 }
                 let sigma = doc.number("sigma")?;
                 if sigma <= 0.0 {
-                    return Err(doc.err("sigma", format!("must be positive, found {sigma}")));
+                    return Err(doc.err("sigma", Problem::NotPositive { value: sigma }));
                 }
                 let seed = doc.count("seed")? as u64;
                 let m = doc.own(QuarticMixture::new(d, s, k, sigma, seed))?;
@@ -279,7 +295,7 @@ impl LabelModel {
 /// A dimension field: a count of at least 1.
 fn dimension(doc: &ModelDoc, field: &str) -> Result<usize, ModelError> {
     match doc.count(field)? {
-        0 => Err(doc.err(field, "the model has dimension 0")),
+        0 => Err(doc.err(field, Problem::DimensionZero)),
         d => Ok(d),
     }
 }
@@ -287,7 +303,7 @@ fn dimension(doc: &ModelDoc, field: &str) -> Result<usize, ModelError> {
 fn states(doc: &ModelDoc, field: &str) -> Result<usize, ModelError> {
     let s = doc.count(field)?;
     if !(2..=usize::from(u16::MAX)).contains(&s) {
-        return Err(doc.err(field, format!("must be between 2 and 65535, found {s}")));
+        return Err(doc.err(field, Problem::States { found: s }));
     }
     Ok(s)
 }

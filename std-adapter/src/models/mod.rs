@@ -1,7 +1,8 @@
 //! Discrete models, by domain, and the one parser of model files.
 //!
 //! * [`ModelDoc`]: a model file (JSON naming a `kind`, arrays inline or as `.npy` files), the
-//!   only parser; [`ModelError`], the only error of model loading and construction;
+//!   only parser; [`ModelError`], the only error of model loading and construction, with its
+//!   [`Problem`] as data;
 //! * [`BinaryModel`]: the binary kinds (`binary_quadratic`, `ising`, `ising_lattice`, `rbm`,
 //!   `binary_logistic`), read by [`BinaryModel::from_doc`];
 //! * [`LabelModel`]: the ordinal and categorical kinds ([`LABEL_KINDS`]), read by
@@ -40,6 +41,7 @@ macro_rules! label_size {
 }
 
 mod binary;
+mod error;
 mod file;
 pub mod kinds;
 mod labels;
@@ -52,7 +54,7 @@ pub mod schema;
 pub mod zoo;
 
 pub use binary::{BinaryModel, ModelTarget, rbm_transpose};
-pub use file::{ModelDoc, ModelError};
+pub use file::{Expected, ModelDoc, ModelError, Problem};
 pub use labels::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 pub use lattice_mixture::{LatticeMixture, MixtureForm};
 pub use ordinal_quadratic::OrdinalQuadratic;

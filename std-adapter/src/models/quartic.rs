@@ -1,6 +1,6 @@
 //! A mixture of quartic wells over an ordinal lattice.
 
-use super::{ModelError, check_states};
+use super::{ModelError, Problem, check_states};
 use langevin_core::ParamError;
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use nalgebra::DMatrix;
@@ -88,13 +88,8 @@ impl QuarticMixture {
         let square = match Self::memory(dim, components) {
             Some(bytes) if bytes <= isize::MAX as u64 => dim * dim,
             _ => {
-                return Err(ModelError::new(
-                    "dim",
-                    format!(
-                        "{dim} × {dim} rotation matrices with {components} components do not \
-                         fit in memory"
-                    ),
-                ));
+                let problem = Problem::TooLarge { dim, components };
+                return Err(ModelError::new("dim", problem));
             }
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

@@ -23,7 +23,7 @@ use langevin_std::io::{
     DrawDtype, DrawsFile, Prepared, csv_draws_from, json_bytes, prepare, write_all_with,
 };
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
-use langevin_std::models::{ModelDoc, QuarticMixture};
+use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
 use langevin_std::run::{DrawSink, Keep, RunError, run_binary_plan};
 use langevin_std::samplers::{Domain, Param, SamplerPlan};
@@ -326,12 +326,11 @@ fn sample(spec: &RunSpec) -> Result<(), CliError> {
     Err(doc
         .err(
             "kind",
-            format!(
-                "unknown model kind `{}` (expected {} or {})",
-                doc.kind,
-                BINARY_KINDS.join(", "),
-                LABEL_KINDS.join(", ")
-            ),
+            Problem::UnknownKind {
+                kind: doc.kind.clone(),
+                expected: &BINARY_KINDS,
+                also: &LABEL_KINDS,
+            },
         )
         .into())
 }
@@ -785,18 +784,15 @@ pub fn load_model(
 ) -> Result<(ModelDoc, BinaryModel), CliError> {
     let doc = ModelDoc::read_within(path, budget)?;
     let model = BinaryModel::from_doc(&doc)?.ok_or_else(|| {
+        let (kind, expected) = (doc.kind.clone(), &BINARY_KINDS[..]);
         let problem = if LABEL_KINDS.contains(&doc.kind.as_str()) {
-            format!(
-                "`{}` is a label model; this command takes binary kinds ({})",
-                doc.kind,
-                BINARY_KINDS.join(", ")
-            )
+            Problem::LabelKind { kind, expected }
         } else {
-            format!(
-                "unknown model kind `{}` (expected {})",
-                doc.kind,
-                BINARY_KINDS.join(", ")
-            )
+            Problem::UnknownKind {
+                kind,
+                expected,
+                also: &[],
+            }
         };
         doc.err("kind", problem)
     })?;
