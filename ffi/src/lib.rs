@@ -13,9 +13,9 @@
 //! `init` on the same object). Every function returns an [`LgvStatus`]: `LGV_OK` or the reason
 //! it refused, in which case it changed nothing the caller can observe.
 //!
-//! The C header `include/langevin.h` is generated from the public items of this file (a test
-//! checks that the committed header matches; `LANGEVIN_BLESS=1 cargo test -p langevin-ffi`
-//! rewrites it).
+//! The C header `include/langevin.h` is generated from this file by cbindgen with the settings
+//! in `cbindgen.toml` (a test checks that the committed header matches;
+//! `LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test header` rewrites it).
 //!
 //! # Contract
 //!

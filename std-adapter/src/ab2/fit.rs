@@ -35,8 +35,6 @@
 //! # Ok::<(), langevin_std::ab2::fit::FitError>(())
 //! ```
 
-use std::fmt;
-
 use nalgebra::DMatrix;
 
 /// Settings of [`fit_symmetric`].
@@ -74,12 +72,14 @@ pub struct QuadraticFit {
 }
 
 /// Why a fit or a factorisation failed.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum FitError {
     /// No pairs, or dimension 0.
+    #[error("no pairs or dimension 0")]
     Empty,
     /// A buffer whose length is not `pairs × dim` (or `dim × dim`).
+    #[error("`{buffer}` has length {found}, expected {expected}")]
     Length {
         /// Which buffer.
         buffer: &'static str,
@@ -89,6 +89,7 @@ pub enum FitError {
         found: usize,
     },
     /// A NaN or infinite input.
+    #[error("`{buffer}[{index}]` is not finite")]
     NonFinite {
         /// Which buffer.
         buffer: &'static str,
@@ -96,39 +97,19 @@ pub enum FitError {
         index: usize,
     },
     /// Every `Δx_n` is zero: nothing to fit.
+    #[error("every Δx is zero: W is not identifiable")]
     NoMovement,
     /// A negative or non-finite variance at this coordinate.
+    #[error("variance {0} is negative or not finite")]
     BadVariance(usize),
     /// An option out of range (its name).
+    #[error("fit option `{0}` is out of range")]
     InvalidOption(&'static str),
     /// `b (W + D)` is not positive semidefinite: its Cholesky factorisation failed even with
     /// the jitter.
+    #[error("b (W + D) is not positive semidefinite")]
     NotPositiveSemidefinite,
 }
-
-impl fmt::Display for FitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FitError::Length {
-                buffer,
-                expected,
-                found,
-            } => write!(f, "`{buffer}` has length {found}, expected {expected}"),
-            FitError::Empty => write!(f, "no pairs or dimension 0"),
-            FitError::NonFinite { buffer, index } => {
-                write!(f, "`{buffer}[{index}]` is not finite")
-            }
-            FitError::NoMovement => write!(f, "every Δx is zero: W is not identifiable"),
-            FitError::BadVariance(i) => write!(f, "variance {i} is negative or not finite"),
-            FitError::InvalidOption(name) => write!(f, "fit option `{name}` is out of range"),
-            FitError::NotPositiveSemidefinite => {
-                write!(f, "b (W + D) is not positive semidefinite")
-            }
-        }
-    }
-}
-
-impl std::error::Error for FitError {}
 
 /// The number of rows of `dim` entries in `data`.
 ///

@@ -105,15 +105,15 @@ pub use mixture::GaussianMixture;
 pub use model_file::{DataSource, Model, ModelSpec};
 pub use ridge::RidgeRegression;
 
-use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Errors of the continuous models, model files and driver.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ContinuousError {
     /// A file could not be read or written.
+    #[error("{}: {source}", .path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -121,6 +121,7 @@ pub enum ContinuousError {
         source: std::io::Error,
     },
     /// A data file (`.npy` or CSV) is malformed or of an unsupported type.
+    #[error("{}: {message}", .path.display())]
     Data {
         /// The file.
         path: PathBuf,
@@ -128,14 +129,19 @@ pub enum ContinuousError {
         message: String,
     },
     /// A model file is not valid JSON of a known kind.
-    ModelFile(serde_json::Error),
+    #[error("model file: {0}")]
+    ModelFile(#[source] serde_json::Error),
     /// Model data are inconsistent (shapes, labels, variances, non-finite values).
+    #[error("model: {0}")]
     Model(String),
     /// Sampler options that do not fit together.
+    #[error("sampler options: {0}")]
     Config(String),
     /// A chain could not be built.
-    Build(langevin_core::continuous::BuildError),
+    #[error("building a chain: {0}")]
+    Build(#[from] langevin_core::continuous::BuildError),
     /// A chain failed during sampling.
+    #[error("chain {chain} failed after {step} steps: {message}")]
     Step {
         /// The chain.
         chain: usize,
@@ -145,44 +151,8 @@ pub enum ContinuousError {
         message: String,
     },
     /// A chain's worker panicked, or the workers could not be started.
-    Pool(crate::run::PoolError),
-}
-
-impl fmt::Display for ContinuousError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ContinuousError::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            ContinuousError::Data { path, message } => write!(f, "{}: {message}", path.display()),
-            ContinuousError::ModelFile(e) => write!(f, "model file: {e}"),
-            ContinuousError::Model(m) => write!(f, "model: {m}"),
-            ContinuousError::Config(m) => write!(f, "sampler options: {m}"),
-            ContinuousError::Build(e) => write!(f, "building a chain: {e}"),
-            ContinuousError::Step {
-                chain,
-                step,
-                message,
-            } => write!(f, "chain {chain} failed after {step} steps: {message}"),
-            ContinuousError::Pool(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for ContinuousError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ContinuousError::Io { source, .. } => Some(source),
-            ContinuousError::ModelFile(e) => Some(e),
-            ContinuousError::Build(e) => Some(e),
-            ContinuousError::Pool(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<langevin_core::continuous::BuildError> for ContinuousError {
-    fn from(e: langevin_core::continuous::BuildError) -> Self {
-        ContinuousError::Build(e)
-    }
+    #[error("{0}")]
+    Pool(#[source] crate::run::PoolError),
 }
 
 /// A dense row-major data matrix (`N` rows of `d` covariates), shared cheaply between clones.

@@ -66,15 +66,15 @@ pub use normal::inverse_normal_cdf;
 pub use rhat::{Rhat, rank_normalize, rhat, split_rhat};
 pub use summary::{CoordinateTable, coordinate_table};
 
-use core::fmt;
-
 /// Why a diagnostic could not be computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DiagError {
     /// No chains, no draws or a zero dimension where at least one is needed.
+    #[error("no chains, draws or coordinates given")]
     Empty,
     /// Chains that must have equal lengths do not.
+    #[error("chains differ in length: {expected} and {found} draws")]
     RaggedChains {
         /// Length of the first chain.
         expected: usize,
@@ -82,6 +82,7 @@ pub enum DiagError {
         found: usize,
     },
     /// Too few draws per chain for the estimator.
+    #[error("too few draws: {found} given, at least {needed} needed")]
     TooShort {
         /// The fewest draws the estimator accepts.
         needed: usize,
@@ -89,6 +90,7 @@ pub enum DiagError {
         found: usize,
     },
     /// A buffer's length does not match the shape it was given with.
+    #[error("buffer length {found} does not match the shape ({expected})")]
     Length {
         /// The length the shape implies.
         expected: usize,
@@ -96,10 +98,13 @@ pub enum DiagError {
         found: usize,
     },
     /// A draw or value is NaN or infinite.
+    #[error("a draw or value is NaN or infinite")]
     NonFinite,
     /// All draws are equal, so the variance is zero and the statistic is undefined.
+    #[error("all draws are equal: the statistic is undefined")]
     ZeroVariance,
     /// A state value is not below the number of states.
+    #[error("state value {value} is out of range for {num_states} states")]
     StateOutOfRange {
         /// The value found.
         value: u32,
@@ -107,18 +112,22 @@ pub enum DiagError {
         num_states: usize,
     },
     /// The number of states per coordinate is zero or too large for the value type.
+    #[error("{num_states} states per coordinate is not supported by the value type")]
     InvalidNumStates {
         /// The number of states given.
         num_states: usize,
     },
     /// `num_states^dim` exceeds the enumeration limit [`ENUMERATION_LIMIT`].
+    #[error("more than {} states: too many to enumerate", ENUMERATION_LIMIT)]
     TooManyStates,
     /// The worker computing coordinate `coordinate` panicked.
+    #[error("the worker computing coordinate {coordinate} panicked")]
     WorkerPanicked {
         /// The coordinate.
         coordinate: usize,
     },
     /// The worker threads could not be started.
+    #[error("could not start the worker threads")]
     ThreadPool,
 }
 
@@ -132,50 +141,6 @@ impl From<crate::run::PoolError> for DiagError {
         }
     }
 }
-
-impl fmt::Display for DiagError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Self::Empty => f.write_str("no chains, draws or coordinates given"),
-            Self::RaggedChains { expected, found } => {
-                write!(f, "chains differ in length: {expected} and {found} draws")
-            }
-            Self::TooShort { needed, found } => {
-                write!(f, "too few draws: {found} given, at least {needed} needed")
-            }
-            Self::Length { expected, found } => {
-                write!(
-                    f,
-                    "buffer length {found} does not match the shape ({expected})"
-                )
-            }
-            Self::NonFinite => f.write_str("a draw or value is NaN or infinite"),
-            Self::ZeroVariance => f.write_str("all draws are equal: the statistic is undefined"),
-            Self::StateOutOfRange { value, num_states } => {
-                write!(
-                    f,
-                    "state value {value} is out of range for {num_states} states"
-                )
-            }
-            Self::InvalidNumStates { num_states } => {
-                write!(
-                    f,
-                    "{num_states} states per coordinate is not supported by the value type"
-                )
-            }
-            Self::TooManyStates => write!(
-                f,
-                "more than {ENUMERATION_LIMIT} states: too many to enumerate"
-            ),
-            Self::WorkerPanicked { coordinate } => {
-                write!(f, "the worker computing coordinate {coordinate} panicked")
-            }
-            Self::ThreadPool => f.write_str("could not start the worker threads"),
-        }
-    }
-}
-
-impl std::error::Error for DiagError {}
 
 /// Checks that `chains` is non-empty, of equal lengths ≥ `min_draws`, and finite; returns the
 /// common length.

@@ -22,7 +22,6 @@
 
 use crate::io::input::{InputError, open_checked, read_bounded};
 use crate::resources::{MemoryBudget, product};
-use std::fmt;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -129,14 +128,17 @@ impl NpyArray {
 }
 
 /// Why a `.npy` file could not be read or written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum NpyError {
     /// The underlying file or writer failed.
-    Io(std::io::Error),
+    #[error("npy i/o error: {0}")]
+    Io(#[from] std::io::Error),
     /// The file does not start with `\x93NUMPY`.
+    #[error("not a .npy file (bad magic string)")]
     BadMagic,
     /// A format version other than 1.0, 2.0 or 3.0.
+    #[error("unsupported .npy format version {major}.{minor}")]
     UnsupportedVersion {
         /// Major version byte.
         major: u8,
@@ -144,21 +146,27 @@ pub enum NpyError {
         minor: u8,
     },
     /// The file ends inside the preamble or the header dictionary.
+    #[error("truncated .npy header")]
     TruncatedHeader,
     /// The header dictionary is not the expected Python literal; the text says where.
+    #[error("malformed .npy header: {0}")]
     BadHeader(&'static str),
     /// A dtype this reader does not support (the `descr` string).
+    #[error("unsupported .npy dtype {0:?}")]
     UnsupportedDtype(String),
     /// A `u8` (unsigned 64-bit) element above `i64::MAX`, which the `I64` variant cannot
     /// hold; `index` is its position in the file.
+    #[error("uint64 element {index} is above 2^63 − 1 and cannot be read as int64")]
     ValueOutOfRange {
         /// Position of the element in the file's order.
         index: usize,
     },
     /// The product of the shape overflows `usize`.
+    #[error("the .npy shape's element count overflows")]
     ShapeOverflow,
     /// The element count of the shape and the number of data elements (or, when reading,
     /// whole elements in the data bytes) differ.
+    #[error("the shape implies {expected} elements but {found} are present")]
     ShapeMismatch {
         /// Elements the shape implies.
         expected: usize,
@@ -166,6 +174,7 @@ pub enum NpyError {
         found: usize,
     },
     /// The data bytes are not a whole number of elements, or trail the last element.
+    #[error("the shape and dtype imply {expected} data bytes but {found} are present")]
     DataLength {
         /// Bytes the shape and dtype imply.
         expected: usize,
@@ -174,9 +183,11 @@ pub enum NpyError {
     },
     /// The input was refused before its data were read: a device or folder, a file or stream
     /// beyond its bound, or an array whose memory exceeds the cap.
-    Input(InputError),
+    #[error("{0}")]
+    Input(#[source] InputError),
     /// The array is not what the caller asked for (rank or dtype), e.g. in
     /// [`read_matrix_f64`].
+    #[error("expected {expected}, found a rank-{rank} array of dtype {dtype}")]
     WrongKind {
         /// What was wanted.
         expected: &'static str,
@@ -185,59 +196,6 @@ pub enum NpyError {
         /// The rank found.
         rank: usize,
     },
-}
-
-impl fmt::Display for NpyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            NpyError::Io(e) => write!(f, "npy i/o error: {e}"),
-            NpyError::BadMagic => write!(f, "not a .npy file (bad magic string)"),
-            NpyError::UnsupportedVersion { major, minor } => {
-                write!(f, "unsupported .npy format version {major}.{minor}")
-            }
-            NpyError::TruncatedHeader => write!(f, "truncated .npy header"),
-            NpyError::BadHeader(why) => write!(f, "malformed .npy header: {why}"),
-            NpyError::UnsupportedDtype(d) => write!(f, "unsupported .npy dtype {d:?}"),
-            NpyError::ValueOutOfRange { index } => write!(
-                f,
-                "uint64 element {index} is above 2^63 − 1 and cannot be read as int64"
-            ),
-            NpyError::ShapeOverflow => write!(f, "the .npy shape's element count overflows"),
-            NpyError::ShapeMismatch { expected, found } => write!(
-                f,
-                "the shape implies {expected} elements but {found} are present"
-            ),
-            NpyError::DataLength { expected, found } => write!(
-                f,
-                "the shape and dtype imply {expected} data bytes but {found} are present"
-            ),
-            NpyError::Input(e) => write!(f, "{e}"),
-            NpyError::WrongKind {
-                expected,
-                dtype,
-                rank,
-            } => write!(
-                f,
-                "expected {expected}, found a rank-{rank} array of dtype {dtype}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for NpyError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            NpyError::Io(e) => Some(e),
-            NpyError::Input(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<std::io::Error> for NpyError {
-    fn from(e: std::io::Error) -> Self {
-        NpyError::Io(e)
-    }
 }
 
 /// What the elements of a file are, before they are widened into an [`NpyData`] variant.

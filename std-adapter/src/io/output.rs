@@ -46,24 +46,13 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 const MAX_LINKS: usize = 40;
 
 /// A file that could not be written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", .path.display())]
 pub struct WriteError {
     /// The file.
     pub path: PathBuf,
     /// Why.
     pub source: std::io::Error,
-}
-
-impl fmt::Display for WriteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.source)
-    }
-}
-
-impl std::error::Error for WriteError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
 }
 
 /// Whether `path` means standard output (`-`).
@@ -474,12 +463,14 @@ fn same_file(_file: &File, path: &Path) -> bool {
 // Checks before the work.
 
 /// Why a run's outputs were refused before any work.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     /// An output names an input or another output.
-    Clash(PathClash),
+    #[error("{0}")]
+    Clash(#[source] PathClash),
     /// An output's folder is missing or cannot be written (a probe file could not be created
     /// there), or the output is a folder.
+    #[error("{name} {}: cannot write there ({source}); refused before the run", .path.display())]
     Unwritable {
         /// The output's name (a flag).
         name: String,
@@ -489,6 +480,12 @@ pub enum OutputError {
         source: std::io::Error,
     },
     /// Another run is writing the same file.
+    #[error(
+        "{name} {}: another langevin run{} is writing this file; wait for it to finish or \
+         choose another path",
+        .path.display(),
+        .pid.map_or_else(String::new, |p| format!(" (process {p})"))
+    )]
     Busy {
         /// The output's name (a flag).
         name: String,
@@ -497,38 +494,6 @@ pub enum OutputError {
         /// The other run's process id, when its lock file says.
         pid: Option<u32>,
     },
-}
-
-impl fmt::Display for OutputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            OutputError::Clash(clash) => clash.fmt(f),
-            OutputError::Unwritable { name, path, source } => write!(
-                f,
-                "{name} {}: cannot write there ({source}); refused before the run",
-                path.display()
-            ),
-            OutputError::Busy { name, path, pid } => {
-                let who = pid.map_or_else(String::new, |p| format!(" (process {p})"));
-                write!(
-                    f,
-                    "{name} {}: another langevin run{who} is writing this file; wait for it to \
-                     finish or choose another path",
-                    path.display()
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for OutputError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            OutputError::Clash(clash) => Some(clash),
-            OutputError::Unwritable { source, .. } => Some(source),
-            OutputError::Busy { .. } => None,
-        }
-    }
 }
 
 /// A run's outputs, checked and locked by [`prepare`]: hold it until the outputs are written;

@@ -25,19 +25,22 @@ pub use pcd::{Pcd, PcdModel, PcdSettings};
 pub use rbm::RbmParams;
 
 use crate::run::{PoolError, RunError};
-use std::fmt;
 
 /// Why learning or an estimate could not go ahead.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LearnError {
     /// Parameters or data whose sizes do not fit together.
+    #[error("{0}")]
     Shape(String),
     /// A parameter that is not finite (in single precision, for the samplers).
+    #[error("a parameter is not finite (in single precision); lower the learning rate")]
     NonFinite,
     /// Settings out of range.
+    #[error("{0}")]
     Settings(String),
     /// A data file that cannot be used.
+    #[error("{file}: {problem}")]
     Data {
         /// The file.
         file: String,
@@ -45,35 +48,8 @@ pub enum LearnError {
         problem: String,
     },
     /// The chains failed.
-    Run(RunError),
-}
-
-impl fmt::Display for LearnError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LearnError::Shape(s) | LearnError::Settings(s) => f.write_str(s),
-            LearnError::NonFinite => f.write_str(
-                "a parameter is not finite (in single precision); lower the learning rate",
-            ),
-            LearnError::Run(e) => e.fmt(f),
-            LearnError::Data { file, problem } => write!(f, "{file}: {problem}"),
-        }
-    }
-}
-
-impl std::error::Error for LearnError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            LearnError::Run(e) => Some(e),
-            _ => None,
-        }
-    }
-}
-
-impl From<RunError> for LearnError {
-    fn from(e: RunError) -> Self {
-        LearnError::Run(e)
-    }
+    #[error("{0}")]
+    Run(#[from] RunError),
 }
 
 impl From<PoolError> for LearnError {

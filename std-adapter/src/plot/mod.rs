@@ -35,8 +35,6 @@ pub use images::{image_grid, image_grid_titled};
 pub use line::{LineSpec, line_plot};
 pub use trace::{TraceSpec, trace_and_acf, trace_and_acf_with};
 
-use core::fmt;
-
 /// How values map to a bar chart's vertical axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum AxisScale {
@@ -49,35 +47,18 @@ pub enum AxisScale {
 }
 
 /// Why a picture could not be written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PlotError {
     /// The file could not be created or written.
-    Io(std::io::Error),
+    #[error("cannot write the picture: {0}")]
+    Io(#[source] std::io::Error),
     /// The PNG encoder failed.
-    Encode(png::EncodingError),
+    #[error("cannot encode the picture as PNG: {0}")]
+    Encode(#[source] png::EncodingError),
     /// The data cannot be drawn (empty, mismatched lengths, no finite values, …).
+    #[error("cannot draw this data: {0}")]
     Input(String),
-}
-
-impl fmt::Display for PlotError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Io(e) => write!(f, "cannot write the picture: {e}"),
-            Self::Encode(e) => write!(f, "cannot encode the picture as PNG: {e}"),
-            Self::Input(why) => write!(f, "cannot draw this data: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for PlotError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Self::Io(e) => Some(e),
-            Self::Encode(e) => Some(e),
-            Self::Input(_) => None,
-        }
-    }
 }
 
 /// Shorthand for an input error.

@@ -65,7 +65,6 @@ mod matrix;
 mod mixing;
 mod subspace;
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 pub use matrix::SymmetricMatrix;
@@ -163,12 +162,14 @@ pub struct SdpSolution {
 }
 
 /// Why the SDP could not be set up.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
 #[non_exhaustive]
 pub enum SdpError {
     /// A zero-dimensional matrix.
+    #[error("the matrix is empty")]
     Empty,
     /// A matrix with `rows ≠ cols`.
+    #[error("the matrix is {rows} × {cols}, not square")]
     NotSquare {
         /// Rows given.
         rows: usize,
@@ -176,6 +177,7 @@ pub enum SdpError {
         cols: usize,
     },
     /// The data length is not `rows × cols`.
+    #[error("matrix data has {found} entries, expected {expected}")]
     Length {
         /// `rows × cols`.
         expected: usize,
@@ -183,6 +185,7 @@ pub enum SdpError {
         found: usize,
     },
     /// A NaN or infinite entry.
+    #[error("entry ({row}, {col}) is {value}, not finite")]
     NonFinite {
         /// Its row.
         row: usize,
@@ -192,6 +195,7 @@ pub enum SdpError {
         value: f64,
     },
     /// `|W_ij − W_ji| > 1e-9 · max|W|`.
+    #[error("the matrix is not symmetric: W[{row},{col}] = {upper} but W[{col},{row}] = {lower}")]
     Asymmetric {
         /// Row `i` (`i < j`).
         row: usize,
@@ -203,6 +207,7 @@ pub enum SdpError {
         lower: f64,
     },
     /// A sparse entry outside `0..n`.
+    #[error("entry ({row}, {col}) is outside a {n} × {n} matrix")]
     IndexOutOfRange {
         /// Row given.
         row: usize,
@@ -212,48 +217,12 @@ pub enum SdpError {
         n: usize,
     },
     /// An option out of range (the field's name).
+    #[error("SDP option `{0}` is out of range")]
     InvalidOption(&'static str),
     /// Entries so large that the feasible diagonal overflows `f64`.
+    #[error("the entries are too large for a diagonal representable in f64")]
     OutOfScale,
 }
-
-impl fmt::Display for SdpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SdpError::Empty => write!(f, "the matrix is empty"),
-            SdpError::NotSquare { rows, cols } => {
-                write!(f, "the matrix is {rows} × {cols}, not square")
-            }
-            SdpError::Length { expected, found } => {
-                write!(f, "matrix data has {found} entries, expected {expected}")
-            }
-            SdpError::NonFinite { row, col, value } => {
-                write!(f, "entry ({row}, {col}) is {value}, not finite")
-            }
-            SdpError::Asymmetric {
-                row,
-                col,
-                upper,
-                lower,
-            } => write!(
-                f,
-                "the matrix is not symmetric: W[{row},{col}] = {upper} but W[{col},{row}] = {lower}"
-            ),
-            SdpError::IndexOutOfRange { row, col, n } => {
-                write!(f, "entry ({row}, {col}) is outside a {n} × {n} matrix")
-            }
-            SdpError::InvalidOption(name) => write!(f, "SDP option `{name}` is out of range"),
-            SdpError::OutOfScale => {
-                write!(
-                    f,
-                    "the entries are too large for a diagonal representable in f64"
-                )
-            }
-        }
-    }
-}
-
-impl std::error::Error for SdpError {}
 
 /// Row-space directions of `V` whose Gram eigenvalue is below this fraction of the largest
 /// are dead (components below about `1e-7`) and are dropped.
