@@ -14,6 +14,8 @@ python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 # Extras: pytest and numpy; arviz when it installs (to_arviz's test is skipped without it).
 "$venv/bin/python" -m pip install --quiet "$here[test]"
+# langevin.dask's tests run on a LocalCluster of two worker processes.
+"$venv/bin/python" -m pip install --quiet "dask[distributed]" cloudpickle
 "$venv/bin/python" -m pip install --quiet arviz || echo "arviz not installed: its test is skipped"
 cd "$root"
 # pytest exits 5 when it collects no tests: a failure here, as any other non-zero code.

@@ -58,6 +58,15 @@ __all__ = [
 __version__ = _langevin.__version__
 
 
+def __getattr__(name: str) -> Any:
+    # ``langevin.dask`` is imported on first use: it needs nothing until then.
+    if name == "dask":
+        import importlib
+
+        return importlib.import_module(".dask", __name__)
+    raise AttributeError(f"module 'langevin' has no attribute {name!r}")
+
+
 def samplers() -> list[str]:
     """The sampler names ``sample`` takes, in the command line's order."""
     return list(_langevin.samplers())
@@ -231,6 +240,7 @@ def sample(
     threads: int | None = None,
     batch: int | None = None,
     diagnostics: str = "full",
+    first_chain: int = 0,
     **params: Any,
 ) -> Result:
     """Samples ``target`` (a ``Model`` from ``load_model`` or built from arrays, a
@@ -242,6 +252,10 @@ def sample(
     flags' names with ``_`` for ``-``: ``step=0.3``, ``balance=0.5``, ``scan="random"``,
     ``a_ceil=5``, ``path_length="auto"``, ...). A keyword the sampler does not read is a
     ``TypeError``. ``diagnostics`` is ``"full"``, ``"summary"`` or ``"none"``.
+
+    ``first_chain=K`` runs chains ``K .. K+chains-1`` of a run of ``K+chains`` chains (a shard),
+    each with the draws it has there, bit for bit (with ``batch``, ``K`` is a multiple of it);
+    ``langevin.dask.sample`` runs blocks of chains so on a cluster and merges them.
 
     On a model file the draws are those of ``langevin sample --out`` for the same arguments;
     the chains run with the GIL released, and Ctrl-C stops them within about 100 ms and raises
@@ -257,7 +271,13 @@ def sample(
         int(seed),
         int(thin),
     )
-    for name, value in (("steps", steps), ("burn_in", burn_in), ("seed", seed)):
+    first_chain = int(first_chain)
+    for name, value in (
+        ("steps", steps),
+        ("burn_in", burn_in),
+        ("seed", seed),
+        ("first_chain", first_chain),
+    ):
         if value < 0:
             raise ValueError(f"{name} must be at least 0")
     if isinstance(target, Model):
@@ -273,6 +293,7 @@ def sample(
             None if batch is None else int(batch),
             diagnostics,
             params,
+            first_chain,
         )
         return Result(draws, lp, json.loads(summary))
     if isinstance(target, BinaryTarget):
@@ -289,11 +310,14 @@ def sample(
             thin,
             diagnostics,
             params,
+            first_chain,
         )
         return Result(draws, lp, json.loads(summary), calls)
     if isinstance(target, CompiledTarget):
         if batch is not None:
             raise ValueError("batch applies to model files")
+        if first_chain != 0:
+            raise ValueError("first_chain applies to model files and BinaryTarget")
         draws, lp, summary = _langevin.sample_compiled(
             target.dim,
             target.address,

@@ -10,6 +10,7 @@ mod compiled;
 mod exchange;
 mod interrupt;
 mod params;
+mod shards;
 mod summary;
 
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
@@ -220,7 +221,7 @@ fn log_density_array<'py>(
 /// released; Ctrl-C (any signal handler that raises) cancels it within about 100 ms and its
 /// exception is raised here. Returns `(draws, log_density, summary JSON)`.
 #[pyfunction]
-#[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params))]
+#[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params, first_chain = 0))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keywords of `langevin.sample`"
@@ -238,9 +239,14 @@ fn sample_model<'py>(
     batch: Option<usize>,
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
+    first_chain: usize,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
     let sampler = params::sampler(sampler, params, batch.is_none())?;
-    let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
+    let config = shards::with_first_chain(
+        run_config(steps, burn_in, chains, seed, thin, threads)?,
+        first_chain,
+        batch,
+    )?;
     let depth = summary::depth(diagnostics)?;
     if batch == Some(0) {
         return Err(PyValueError::new_err("batch must be at least 1"));
@@ -323,6 +329,7 @@ fn binary_outputs<'py>(
                 .unwrap_or(0),
             stats,
             mean_jump: run.mean_jump(),
+            jump: run.chains.iter().map(|c| c.jump).sum(),
             evals: run.evaluations(),
             wall_time: run.wall_time,
             steps_taken: run.steps_taken(),
@@ -365,6 +372,7 @@ fn label_outputs<'py>(
                 .unwrap_or(0),
             stats: run.stats(),
             mean_jump: run.mean_jump(),
+            jump: run.chains.iter().map(|c| c.jump).sum(),
             evals: run.evaluations(),
             wall_time: run.wall_time,
             steps_taken: run.steps_taken(),
@@ -400,7 +408,7 @@ fn label_outputs<'py>(
 /// (a `KeyboardInterrupt` among them) stops every chain and is raised again here. Returns
 /// `(draws, log_density, summary JSON, calls)`.
 #[pyfunction]
-#[pyo3(signature = (dim, call, sampler, steps, burn_in, chains, seed, thin, diagnostics, params))]
+#[pyo3(signature = (dim, call, sampler, steps, burn_in, chains, seed, thin, diagnostics, params, first_chain = 0))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keywords of `langevin.sample`"
@@ -417,6 +425,7 @@ fn sample_callback<'py>(
     thin: u64,
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
+    first_chain: usize,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String, u64)> {
     if dim == 0 {
         return Err(PyValueError::new_err(
@@ -425,7 +434,11 @@ fn sample_callback<'py>(
     }
     let sampler = params::sampler(sampler, params, true)?;
     // One worker per chain: the chains wait on each other's evaluations.
-    let config = run_config(steps, burn_in, chains, seed, thin, chains)?;
+    let config = shards::with_first_chain(
+        run_config(steps, burn_in, chains, seed, thin, chains)?,
+        first_chain,
+        None,
+    )?;
     let depth = summary::depth(diagnostics)?;
     let plan = sampler
         .plan_for(Domain::Binary, &config.shape(dim))
@@ -583,6 +596,7 @@ fn _langevin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sample_callback, m)?)?;
     m.add_function(wrap_pyfunction!(sample_compiled, m)?)?;
     m.add_function(wrap_pyfunction!(samplers, m)?)?;
+    m.add_function(wrap_pyfunction!(shards::merge_summaries, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

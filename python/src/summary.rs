@@ -43,6 +43,8 @@ pub struct Measured {
     pub stats: ChainStats,
     /// Mean distance moved per kept step.
     pub mean_jump: f64,
+    /// Distance moved over the kept phase, all chains.
+    pub jump: u64,
     /// Target evaluations.
     pub evals: u64,
     /// Wall time of the chains.
@@ -119,6 +121,26 @@ pub fn json(s: &Settings<'_>, m: Measured) -> PyResult<String> {
     put("burn_in_taken", json!(m.burn_in_taken));
     put("thin", json!(config.thin));
     put("seed", json!(config.seed));
+    put("first_chain", json!(config.first_chain));
+    put(
+        "chain_range",
+        json!([
+            config.first_chain,
+            config.first_chain.saturating_add(config.chains)
+        ]),
+    );
+    put(
+        "totals",
+        json!({
+            "steps": m.stats.steps,
+            "accepted": m.stats.accepted,
+            "proposed_flips": m.stats.proposed_flips,
+            "accepted_flips": m.stats.accepted_flips,
+            "invalid": m.stats.invalid,
+            "jump": m.jump,
+            "steps_taken": m.steps_taken,
+        }),
+    );
     put("kept_per_chain", json!(config.kept()));
     put("acceptance_rate", number(m.stats.acceptance_rate()));
     let (proposed, accepted) = if s.domain == Domain::Binary {
@@ -154,19 +176,12 @@ pub fn json(s: &Settings<'_>, m: Measured) -> PyResult<String> {
             Some(Depth::Coordinates(_)) => "full",
         }),
     );
-    let warnings = match &m.diagnostics {
-        Some(d) => {
-            if let Ok(Value::Object(fields)) = serde_json::to_value(d) {
-                o.extend(fields);
-            }
-            convergence_warnings(d.rhat_max, d.ess_min.min(d.ess_statistic))
-        }
-        None => vec![format!(
-            "R-hat and ESS were not computed (diagnostics=\"none\", or {} kept draws per \
-             chain, fewer than 8): the run cannot be judged",
-            config.kept()
-        )],
-    };
+    if let Some(d) = &m.diagnostics
+        && let Ok(Value::Object(fields)) = serde_json::to_value(d)
+    {
+        o.extend(fields);
+    }
+    let warnings = warnings(m.diagnostics.as_ref(), config.kept());
     if let Some(t) = m.tuned {
         o.insert("tuned".into(), t);
     }
@@ -178,7 +193,18 @@ pub fn json(s: &Settings<'_>, m: Measured) -> PyResult<String> {
     serde_json::to_string(&Value::Object(o)).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// The warnings of a run: R-hat and the smallest ESS judged, or why they could not be.
+pub fn warnings(diagnostics: Option<&BinaryDiagnostics>, kept: usize) -> Vec<String> {
+    match diagnostics {
+        Some(d) => convergence_warnings(d.rhat_max, d.ess_min.min(d.ess_statistic)),
+        None => vec![format!(
+            "R-hat and ESS were not computed (diagnostics=\"none\", or {kept} kept draws per \
+             chain, fewer than 8): the run cannot be judged"
+        )],
+    }
+}
+
 /// A number, `null` when not finite (as serde writes NaN).
-fn number(v: f64) -> Value {
+pub fn number(v: f64) -> Value {
     serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
 }

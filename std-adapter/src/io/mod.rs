@@ -205,6 +205,83 @@ pub fn json_bytes(value: &impl serde::Serialize) -> Result<Vec<u8>, serde_json::
     Ok(bytes)
 }
 
+/// Parses JSON text into a [`serde_json::Value`] whose numbers hold exactly the values their
+/// digits denote: serde_json's default parse is best-effort for long mantissas (one unit in the
+/// last place off at times), which a summary read back and written again must not be. Each
+/// number read is replaced by the correctly rounded value of its digits.
+///
+/// # Errors
+///
+/// The parse error of serde_json.
+///
+/// # Examples
+///
+/// ```
+/// let v = langevin_std::io::parse_json_exact(r#"{"x": [-2.1981602824624322]}"#).unwrap();
+/// assert_eq!(v["x"][0].as_f64(), Some(-2.1981602824624322));
+/// ```
+pub fn parse_json_exact(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    let mut value: serde_json::Value = serde_json::from_str(text)?;
+    // Every number token: the value serde_json gives it, and the correctly rounded one.
+    let mut exact = std::collections::HashMap::new();
+    let bytes = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_string {
+            match b {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while i < bytes.len()
+                && matches!(bytes[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+            {
+                i += 1;
+            }
+            let token = &text[start..i];
+            if let (Ok(loose), Ok(right)) =
+                (serde_json::from_str::<f64>(token), token.parse::<f64>())
+                && loose.to_bits() != right.to_bits()
+            {
+                exact.insert(loose.to_bits(), right);
+            }
+            continue;
+        }
+        i += 1;
+    }
+    if !exact.is_empty() {
+        fix_numbers(&mut value, &exact);
+    }
+    Ok(value)
+}
+
+/// Replaces each float of `value` found in `exact` (by its bits).
+fn fix_numbers(value: &mut serde_json::Value, exact: &std::collections::HashMap<u64, f64>) {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(right) = n.as_f64().and_then(|f| exact.get(&f.to_bits()))
+                && let Some(number) = serde_json::Number::from_f64(*right)
+            {
+                *n = number;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| fix_numbers(v, exact)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| fix_numbers(v, exact)),
+        _ => {}
+    }
+}
+
 /// Draws of several chains as CSV: a header `chain,draw,x_0,..,x_{d-1}`, then one draw per line,
 /// chains in order, draws in order.
 pub fn csv_draws<T: Copy + fmt::Display>(chains: &[&[T]], d: usize) -> Vec<u8> {

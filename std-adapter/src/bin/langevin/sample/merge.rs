@@ -14,7 +14,7 @@ use clap::Args;
 use langevin_std::binary::{BinaryDiagnostics, Depth, Statistic, diagnose_draws};
 use langevin_std::diagnostics::DiagError;
 use langevin_std::io::npy::{NpyData, read_npy_within};
-use langevin_std::io::{json_bytes, npy_bytes, prepare, write_all};
+use langevin_std::io::{json_bytes, npy_bytes, parse_json_exact, prepare, write_all};
 use langevin_std::run::{ChainResult, DiscreteRun};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -250,7 +250,8 @@ fn read_shard(path: &Path) -> Result<Shard, MergeError> {
         });
     }
     let text = std::fs::read_to_string(path).map_err(|e| not(e.to_string()))?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| not(e.to_string()))?;
+    // Read exactly: the fields copied into the merged summary keep their every digit.
+    let value = parse_json_exact(&text).map_err(|e| not(e.to_string()))?;
     let Value::Object(summary) = value else {
         return Err(not("not a JSON object".into()));
     };

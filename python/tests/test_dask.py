@@ -1,0 +1,125 @@
+"""Shards (``first_chain``) and ``langevin.dask.sample`` on a ``LocalCluster`` of 2 worker
+processes: the draws and summary statistics of ``langevin.sample`` on one machine."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import langevin
+
+# Figures that measure the wall clock, not the draws.
+CLOCK = {"wall_time_s", "ns_per_step", "ess_per_second"}
+
+D = 6
+RNG = np.random.default_rng(29)
+W = RNG.normal(scale=0.5, size=(D, D))
+W = (W + W.T) / 2
+np.fill_diagonal(W, 0.0)
+B = RNG.normal(scale=0.5, size=D)
+
+
+def logp_grad(X):
+    """A quadratic log-density over a batch (a closure over W and B, sent by pickling)."""
+    X = X.astype(np.float64)
+    G = X @ W + B
+    return np.einsum("ni,ni->n", X, 0.5 * (G + B)), G
+
+
+def same_result(a: langevin.Result, b: langevin.Result) -> None:
+    assert a.draws.dtype == b.draws.dtype
+    assert np.array_equal(a.draws, b.draws)
+    assert np.array_equal(a.log_density, b.log_density, equal_nan=True)
+    # `calls` counts the Python function's calls, each evaluating the chains of one task: it
+    # depends on the blocks, not the draws.
+    for key, value in a.summary.items():
+        if key not in CLOCK:
+            assert b.summary.get(key) == value, key
+    assert set(b.summary) == set(a.summary)
+
+
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    c = distributed.Client(cluster)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_shards_hold_the_chains_of_one_run(models):
+    model = langevin.load_model(models["ising_lattice"])
+    opts = dict(steps=200, burn_in=50, seed=4, diagnostics="none")
+    whole = langevin.sample(model, chains=5, **opts)
+    for first, chains in [(0, 2), (2, 3), (4, 1)]:
+        shard = langevin.sample(model, chains=chains, first_chain=first, **opts)
+        assert np.array_equal(shard.draws, whole.draws[first : first + chains])
+        assert shard.summary["chain_range"] == [first, first + chains]
+    target = langevin.BinaryTarget(D, logp_grad)
+    whole = langevin.sample(target, chains=4, **opts)
+    shard = langevin.sample(target, chains=2, first_chain=2, **opts)
+    assert np.array_equal(shard.draws, whole.draws[2:])
+
+
+def test_a_lockstep_shard_must_start_at_a_group(models):
+    model = langevin.load_model(models["rbm"])
+    with pytest.raises(ValueError, match="first-chain 1 with --batch 2"):
+        langevin.sample(model, chains=2, first_chain=1, batch=2, step=0.5, steps=10)
+
+
+@pytest.mark.parametrize("per_task", [1, 2, 5])
+def test_dask_gives_the_draws_of_one_machine_for_a_model(client, models, per_task):
+    model = langevin.load_model(models["ising_lattice"])
+    opts = dict(steps=300, burn_in=100, seed=7)
+    here = langevin.sample(model, chains=5, **opts)
+    there = langevin.dask.sample(model, client=client, chains=5, chains_per_task=per_task, **opts)
+    same_result(here, there)
+    assert there.summary["chain_range"] == [0, 5]
+
+
+def test_dask_gives_the_draws_of_one_machine_for_labels_and_batches(client, models):
+    ordinal = langevin.load_model(models["ordinal_quadratic"])
+    opts = dict(sampler="dmala", steps=200, burn_in=50, seed=3)
+    same_result(
+        langevin.sample(ordinal, chains=3, **opts),
+        langevin.dask.sample(ordinal, client=client, chains=3, chains_per_task=2, **opts),
+    )
+    rbm = langevin.load_model(models["rbm"])
+    opts = dict(sampler="dmala", step=0.5, batch=2, steps=200, burn_in=20, seed=5)
+    same_result(
+        langevin.sample(rbm, chains=6, **opts),
+        langevin.dask.sample(rbm, client=client, chains=6, chains_per_task=4, **opts),
+    )
+    with pytest.raises(ValueError, match="multiple of batch"):
+        langevin.dask.sample(rbm, client=client, chains=6, chains_per_task=3, **opts)
+
+
+def test_dask_sends_a_python_target_by_pickling(client):
+    target = langevin.BinaryTarget(D, logp_grad)
+    opts = dict(steps=300, burn_in=50, seed=11)
+    here = langevin.sample(target, chains=4, **opts)
+    there = langevin.dask.sample(target, client=client, chains=4, chains_per_task=2, **opts)
+    same_result(here, there)
+
+
+def test_a_compiled_target_cannot_travel(client):
+    ctypes = pytest.importorskip("ctypes")
+    proto = ctypes.CFUNCTYPE(
+        ctypes.c_int32,
+        ctypes.c_void_p,
+        ctypes.POINTER(ctypes.c_uint8),
+        ctypes.c_size_t,
+        ctypes.POINTER(ctypes.c_double),
+        ctypes.POINTER(ctypes.c_float),
+    )
+
+    @proto
+    def never(user, x, n, u, grad):  # pragma: no cover - never called
+        return 1
+
+    target = langevin.CompiledTarget(D, never)
+    with pytest.raises(TypeError, match="cannot be sent to Dask workers"):
+        langevin.dask.sample(target, client=client, chains=2)
