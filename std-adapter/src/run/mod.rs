@@ -1087,6 +1087,44 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_run_stops_and_a_watched_one_is_unchanged() {
+        use crate::ab2::Ab2Settings;
+        use crate::binary::{BinaryModel, SamplerSpec};
+        use crate::samplers::SamplerPlan;
+        use langevin_core::models::{Dims, IsingLattice};
+        let config = RunConfig {
+            steps: 50,
+            burn_in: 10,
+            thin: 1,
+            chains: 3,
+            seed: 5,
+            threads: 2,
+        };
+        let model = BinaryModel::Lattice(
+            IsingLattice::with_dims(Dims { rows: 4, cols: 4 }, 0.3, 0.1, true).unwrap(),
+        );
+        let mut ab2 = Ab2Settings::default();
+        ab2.first.budget = 100;
+        ab2.second_budget = 100;
+        let dmala = SamplerPlan::Binary(SamplerSpec::Dmala {
+            step: 0.3,
+            balance: 0.5,
+        });
+        for plan in [dmala, SamplerPlan::Ab2(ab2)] {
+            let run = |p: Option<&Progress>| {
+                run_binary_plan(&model, "test", &plan, &config, None, p, Keep::all())
+            };
+            let cancelled = Progress::new();
+            cancelled.cancel();
+            assert!(matches!(run(Some(&cancelled)), Err(RunError::Cancelled)));
+            let watched = Progress::new();
+            let (with, without) = (run(Some(&watched)).unwrap(), run(None).unwrap());
+            assert_eq!(bits(&with.chains), bits(&without.chains));
+            assert!(watched.steps() >= 3 * 60 && !watched.is_cancelled());
+        }
+    }
+
+    #[test]
     fn every_runner_gives_the_same_output_on_1_2_and_3_threads() {
         for runner in runners() {
             let reference = runner(1);
