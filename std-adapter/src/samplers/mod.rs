@@ -146,7 +146,7 @@ impl SamplerPlan {
             // Its runner checks that the model is an RBM.
             SamplerPlan::Binary(SamplerSpec::BlockGibbs) => Ok(()),
             _ => match self.binary_first_order() {
-                Some(spec) => spec.kernel_for(shape).map(|_| ()),
+                Some(spec) => spec.check(shape),
                 None => Ok(()),
             },
         }
