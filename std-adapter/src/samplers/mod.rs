@@ -567,14 +567,10 @@ impl fmt::Display for SamplerError {
             SamplerError::Window => f.write_str("--window applies to ordinal models only"),
             SamplerError::Param {
                 sampler,
-                error:
-                    ParamError::OutOfRange {
-                        name: "tuning budget (steps)",
-                        value,
-                    },
+                error: ParamError::TuningBudget { steps },
             } => write!(
                 f,
-                "{sampler}: the run is too short to tune: a tenth of burn-in plus steps is {value} steps, too few for one round of each search (use at least a few thousand steps)"
+                "{sampler}: the run is too short to tune: a tenth of burn-in plus steps is {steps} steps, too few for one round of each search (use at least a few thousand steps)"
             ),
             SamplerError::Param { sampler, error } => write!(f, "{sampler}: {error}"),
         }
