@@ -13,7 +13,7 @@ mod summary;
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
 use langevin_std::binary::{
-    BinaryModel, BinaryRun, SamplerSpec, diagnose, has_batched_path, run_target_chains,
+    BinaryModel, BinaryRun, SamplerSpec, diagnose, run_target_chains,
 };
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
@@ -250,27 +250,12 @@ fn sample_model<'py>(
     };
     match &model.model {
         Loaded::Binary(m) => {
-            if batch.is_some() && !matches!(&plan, SamplerPlan::Binary(k) if has_batched_path(m, k))
-            {
-                return Err(run_error(RunError::NoBatchedPath {
-                    kind: model.kind.clone(),
-                    sampler: name.into(),
-                }));
-            }
             let run = py
                 .detach(|| run_binary_plan(m, name, &plan, &config, batch, None, Keep::all()))
                 .map_err(run_error)?;
             binary_outputs(py, &settings, &run)
         }
         Loaded::Labels(m) => {
-            if batch.is_some()
-                && !matches!(&plan, SamplerPlan::Label(k) if langevin_std::labels::has_batched_path(m, k))
-            {
-                return Err(run_error(RunError::NoBatchedPath {
-                    kind: model.kind.clone(),
-                    sampler: name.into(),
-                }));
-            }
             let run = py
                 .detach(|| run_label_plan(m, name, &plan, &config, batch, None, Keep::all()))
                 .map_err(run_error)?;
