@@ -282,7 +282,8 @@ impl Tuning for PathSampler {
 }
 
 /// Single-site Gibbs as a kernel of whole sweeps: one step is `d` site updates through the
-/// target's ordinary evaluations, summed into one report (see [`SweepReport`]).
+/// target's ordinary evaluations, summed into one report (always accepted, the changed sites
+/// as its flips).
 #[derive(Clone, Copy, Debug)]
 pub struct Sweep(pub Gibbs);
 
