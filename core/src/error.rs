@@ -78,6 +78,12 @@ pub enum ParamError {
         /// The offending value.
         value: f64,
     },
+    /// A run too short for a tuner's plan: its budget of `steps` steps cannot hold one round of
+    /// each search.
+    TuningBudget {
+        /// The budget, in steps.
+        steps: u64,
+    },
     /// A buffer of the wrong length.
     Len(LenError),
     /// A combination of options the sampler does not offer (the text says which).
@@ -184,6 +190,9 @@ impl fmt::Display for ParamError {
             ParamError::NonFinite(name) => write!(f, "`{name}` must be finite"),
             ParamError::OutOfRange { name, value } => {
                 write!(f, "`{name}` is out of range: {value}")
+            }
+            ParamError::TuningBudget { steps } => {
+                write!(f, "`tuning budget (steps)` is out of range: {steps}")
             }
             ParamError::Len(e) => e.fmt(f),
             ParamError::Unsupported(what) => f.write_str(what),

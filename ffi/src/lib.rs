@@ -1497,9 +1497,9 @@ fn param_status(e: ParamError) -> LgvStatus {
         ParamError::Balance(_) => LGV_ERR_BALANCE,
         ParamError::EmptyDimension => LGV_ERR_EMPTY_DIMENSION,
         ParamError::NonFinite(_) => LGV_ERR_NON_FINITE_PARAMETER,
-        ParamError::OutOfRange { .. } | ParamError::Preconditioner { .. } => {
-            LGV_ERR_PARAMETER_OUT_OF_RANGE
-        }
+        ParamError::OutOfRange { .. }
+        | ParamError::Preconditioner { .. }
+        | ParamError::TuningBudget { .. } => LGV_ERR_PARAMETER_OUT_OF_RANGE,
         ParamError::Len(_) => LGV_ERR_LENGTH,
         _ => LGV_ERR_PARAMETER,
     }

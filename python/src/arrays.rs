@@ -5,7 +5,7 @@
 use super::{Loaded, Model, value_error};
 use langevin_std::binary::BinaryModel;
 use langevin_std::labels::LabelModel;
-use langevin_std::models::{ModelDoc, schema};
+use langevin_std::models::{ModelDoc, Problem, schema};
 use langevin_std::resources::MemoryBudget;
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -33,7 +33,10 @@ pub(crate) fn model_from_fields(kind: &str, fields: &Bound<'_, PyDict>) -> PyRes
     }
     kind_schema
         .check_fields(&map)
-        .map_err(|(field, problem)| PyValueError::new_err(format!("field `{field}`: {problem}")))?;
+        .map_err(|e| {
+            let field = e.escaped_field();
+            PyValueError::new_err(format!("field `{field}`: {}", Problem::UnknownField(e)))
+        })?;
     let doc = ModelDoc {
         kind: kind.to_owned(),
         fields: map,

@@ -16,7 +16,7 @@ mod summary;
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
 use langevin_std::binary::{
-    BinaryModel, BinaryRun, SamplerSpec, diagnose, has_batched_path, run_target_chains,
+    BinaryModel, BinaryRun, SamplerSpec, diagnose, run_target_chains,
 };
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
@@ -270,13 +270,6 @@ fn sample_model<'py>(
     };
     match &model.model {
         Loaded::Binary(m) => {
-            if batch.is_some() && !matches!(&plan, SamplerPlan::Binary(k) if has_batched_path(m, k))
-            {
-                return Err(run_error(RunError::NoBatchedPath {
-                    kind: model.kind.clone(),
-                    sampler: name.into(),
-                }));
-            }
             let run = interrupt::run_interruptible(py, |p| {
                 run_binary_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
             })?
@@ -284,14 +277,6 @@ fn sample_model<'py>(
             binary_outputs(py, &settings, &run)
         }
         Loaded::Labels(m) => {
-            if batch.is_some()
-                && !matches!(&plan, SamplerPlan::Label(k) if langevin_std::labels::has_batched_path(m, k))
-            {
-                return Err(run_error(RunError::NoBatchedPath {
-                    kind: model.kind.clone(),
-                    sampler: name.into(),
-                }));
-            }
             let run = interrupt::run_interruptible(py, |p| {
                 run_label_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
             })?

@@ -1,12 +1,438 @@
-//! Kernels that own the memory their core kernel borrows, for the runners (one per chain).
+//! The kernel a runner steps, for every sampler and domain: [`DynKernel`], one object-safe
+//! interface with the tuning hooks the run loop needs, implemented once (by [`Named`]) for
+//! every core kernel; and the kernels that own the memory their core kernel borrows (one per
+//! chain).
+//!
+//! A sampler's builder returns a ready `Box<dyn DynKernel<D, T>>`; the runner steps it with
+//! one virtual call per step, and the step itself runs on the code path [`crate::simd`] picks,
+//! compiled once per kernel.
 
-use langevin_core::dlmc::DLMC_TARGET_ACCEPTANCE;
+use crate::binary::{ModelTarget, ab_json, acceptance_json, acs_json};
+use crate::simd::HotLoop;
+use langevin_core::baselines::{
+    Gibbs, Gwg, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
+};
+use langevin_core::binary::PortablePasses;
+use langevin_core::binary::{LatticeClasses, LatticeDmala};
+use langevin_core::dlmc::{
+    CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DlmcProposal, TunedDlmc,
+};
+use langevin_core::kernel::DiscreteLangevin;
+use langevin_core::models::Dims;
 use langevin_core::path_auxiliary::{
     PATH_TARGET_ACCEPTANCE, PathAdaptation, PathAuxiliary, PathBuffers, PathDomain,
 };
-use langevin_core::{Chain, Eval, Kernel, LenError, ParamError, StepError, StepReport};
+use langevin_core::tuning::{AbTuner, AcceptanceTuner, AcsTuner, ScaledDmala};
+use langevin_core::{Binary, Chain, Domain, Eval, Kernel, LenError, ParamError, StepError};
+use langevin_core::{StepReport, binary::Rejection};
 use rand_core::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{Value, json};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// One chain's kernel as a runner sees it, over the domain `D` and the target type `T`: a
+/// step, and the hooks of the burn-in (whether it is still adapting, the end of adaptation,
+/// what it settled on).
+pub trait DynKernel<D: Domain, T: Eval<D> + ?Sized>: Send + fmt::Debug {
+    /// One step of the chain (Gibbs: one sweep).
+    ///
+    /// # Errors
+    ///
+    /// The kernel's [`StepError`].
+    fn step(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<StepReport, StepError<T::Error>>;
+    /// What steps the chain: the sampler's name, and the specialised kernel where a model has
+    /// one.
+    fn name(&self) -> &'static str;
+    /// Whether the kernel is still adapting (its steps must be discarded).
+    fn is_tuning(&self) -> bool;
+    /// Ends adaptation where the kernel allows it.
+    fn stop_tuning(&mut self);
+    /// The parameters a tuned kernel settled on, as JSON (`None` for fixed kernels).
+    fn tuned(&self) -> Option<Value>;
+}
+
+/// A boxed kernel of domain `D` for targets of type `T`.
+pub type BoxedKernel<D, T> = Box<dyn DynKernel<D, T>>;
+
+/// What a kernel tells the run loop about its adaptation; fixed kernels keep the defaults.
+pub trait Tuning {
+    /// Whether the kernel is still adapting.
+    fn is_tuning(&self) -> bool {
+        false
+    }
+    /// Ends adaptation where the kernel allows it (AB, acceptance-targeting DMALA); the other
+    /// tuners end by their own plan.
+    fn stop_tuning(&mut self) {}
+    /// What the kernel settled on, as JSON, with steps expressed in domain `D`.
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        None
+    }
+}
+
+/// A core kernel with the name a runner reports for it: the one implementation of
+/// [`DynKernel`].
+#[derive(Clone, Debug)]
+pub struct Named<K> {
+    name: &'static str,
+    kernel: K,
+}
+
+impl<K> Named<K> {
+    /// `kernel`, reported as `name`.
+    pub fn new(name: &'static str, kernel: K) -> Self {
+        Self { name, kernel }
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &K {
+        &self.kernel
+    }
+}
+
+/// A binary kernel for the targets of every model file ([`ModelTarget`] of any lifetime): what
+/// a runner that rebuilds the target between steps (PCD) keeps.
+pub type ModelKernel = Box<dyn for<'m> DynKernel<Binary, ModelTarget<'m>>>;
+
+/// `kernel` named `name`, boxed for a runner of domain `D` and targets `T`.
+pub fn boxed<D, T, K>(name: &'static str, kernel: K) -> BoxedKernel<D, T>
+where
+    D: ScaledDmala,
+    T: Eval<D> + ?Sized,
+    K: Kernel<D> + Tuning + Send + fmt::Debug + 'static,
+{
+    Box::new(Named::new(name, kernel))
+}
+
+/// How a builder boxes the kernel it made: the kind of `Box<dyn DynKernel>` a runner wants.
+pub trait Boxing<D: ScaledDmala> {
+    /// The boxed kernel.
+    type Kernel;
+    /// `kernel` named `name`, boxed.
+    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
+    where
+        K: Kernel<D> + Tuning + Send + fmt::Debug + 'static;
+}
+
+/// [`Boxing`] into a [`BoxedKernel`] for targets of type `T`.
+#[derive(Debug)]
+pub struct ForTarget<T: ?Sized>(PhantomData<fn(&mut T)>);
+
+impl<D: ScaledDmala, T: Eval<D> + ?Sized> Boxing<D> for ForTarget<T> {
+    type Kernel = BoxedKernel<D, T>;
+    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
+    where
+        K: Kernel<D> + Tuning + Send + fmt::Debug + 'static,
+    {
+        boxed(name, kernel)
+    }
+}
+
+/// [`Boxing`] into a [`ModelKernel`].
+#[derive(Debug)]
+pub struct ForModels;
+
+impl Boxing<Binary> for ForModels {
+    type Kernel = ModelKernel;
+    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
+    where
+        K: Kernel<Binary> + Tuning + Send + fmt::Debug + 'static,
+    {
+        Box::new(Named::new(name, kernel))
+    }
+}
+
+impl<D, T, K> DynKernel<D, T> for Named<K>
+where
+    D: ScaledDmala,
+    T: Eval<D> + ?Sized,
+    K: Kernel<D> + Tuning + Send + fmt::Debug,
+{
+    fn step(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<StepReport, StepError<T::Error>> {
+        crate::simd::dispatch(&mut KernelStep {
+            kernel: &mut self.kernel,
+            target,
+            chain,
+            rng,
+        })
+    }
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn is_tuning(&self) -> bool {
+        self.kernel.is_tuning()
+    }
+    fn stop_tuning(&mut self) {
+        self.kernel.stop_tuning();
+    }
+    fn tuned(&self) -> Option<Value> {
+        self.kernel.tuned::<D>()
+    }
+}
+
+/// One step of kernel `K` as [`HotLoop`] work, so that each kernel runs in a function of its
+/// own on the path [`crate::simd`] picks.
+struct KernelStep<'s, 'c, K, D: Domain, T: ?Sized, R: ?Sized> {
+    kernel: &'s mut K,
+    target: &'s mut T,
+    chain: &'s mut Chain<'c, D>,
+    rng: &'s mut R,
+}
+
+impl<K, D, T, R> HotLoop for KernelStep<'_, '_, K, D, T, R>
+where
+    D: Domain,
+    K: Kernel<D>,
+    T: Eval<D> + ?Sized,
+    R: Rng + ?Sized,
+{
+    type Output = Result<StepReport, StepError<T::Error>>;
+    #[inline(always)]
+    fn run(&mut self) -> Self::Output {
+        self.kernel.step(self.target, self.chain, self.rng)
+    }
+}
+
+impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {}
+impl Tuning for Gwg {}
+impl<W> Tuning for HammingBall<W> {}
+
+impl Tuning for TunedRandomWalk {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(json!({
+            "rate": self.rate(),
+            "flip_probability": self.kernel().flip_probability(),
+            "target_acceptance": crate::binary::RWM_TARGET_ACCEPTANCE,
+            "frozen": self.is_frozen(),
+        }))
+    }
+}
+
+impl Tuning for AbTuner {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn stop_tuning(&mut self) {
+        self.freeze();
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(ab_json(self))
+    }
+}
+
+impl Tuning for AcsTuner {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(acs_json(&self.report()))
+    }
+}
+
+impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn stop_tuning(&mut self) {
+        self.freeze();
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(acceptance_json::<D>(self))
+    }
+}
+
+impl Tuning for TunedDlmc<DlmcProposal> {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(dlmc_json(self.proposal().time(), self.is_frozen()))
+    }
+}
+
+impl Tuning for TunedDlmc<CategoricalDlmcProposal> {
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        Some(dlmc_json(self.proposal().time(), self.is_frozen()))
+    }
+}
+
+impl Tuning for PathSampler {
+    fn is_tuning(&self) -> bool {
+        PathSampler::is_tuning(self)
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        PathSampler::tuned(self)
+    }
+}
+
+/// Single-site Gibbs as a kernel of whole sweeps: one step is `d` site updates through the
+/// target's ordinary evaluations, summed into one report (always accepted, the changed sites
+/// as its flips).
+#[derive(Clone, Copy, Debug)]
+pub struct Sweep(pub Gibbs);
+
+impl Tuning for Sweep {}
+
+impl Kernel<Binary> for Sweep {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let mut sweep = SweepReport::default();
+        for _ in 0..chain.dim() {
+            sweep.add(&self.0.step(target, chain, rng)?);
+        }
+        Ok(sweep.report())
+    }
+}
+
+/// The locally balanced proposal with its weights buffer, grown to the chain's number of
+/// single-site moves on the first step (runs keep the kernel).
+#[derive(Clone, Debug)]
+pub struct Grown(pub LocallyBalanced<Vec<f64>>);
+
+impl Tuning for Grown {}
+
+impl<D: SingleSiteMoves> Kernel<D> for Grown {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let n = D::slots(chain.dim(), chain.states()).unwrap_or(usize::MAX);
+        grow(self.0.weights_mut(), n);
+        self.0.step(target, chain, rng)
+    }
+}
+
+/// The tabulated lattice kernel of a chain, with the class bytes of the chain's state that
+/// it keeps from one step to the next (see [`LatticeClasses`]). It steps the lattice it was
+/// built for, whatever the target: the runner starts the chain on that lattice.
+#[derive(Clone, Debug)]
+pub struct TabulatedLattice {
+    /// The kernel.
+    pub kernel: LatticeDmala<Dims>,
+    classes: LatticeClasses<Vec<u8>>,
+}
+
+impl TabulatedLattice {
+    /// The kernel, with room for the classes of a state of `dim` sites.
+    pub fn new(kernel: LatticeDmala<Dims>, dim: usize) -> Self {
+        Self {
+            kernel,
+            classes: LatticeClasses::new(vec![0; dim]),
+        }
+    }
+}
+
+impl Tuning for TabulatedLattice {}
+
+impl Kernel<Binary> for TabulatedLattice {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let TabulatedLattice { kernel, classes } = self;
+        #[cfg(target_arch = "x86_64")]
+        if let Some(passes) = crate::simd::LatticeVector::for_path() {
+            return kernel
+                .step_with_classes(chain, classes, rng, &passes)
+                .map_err(StepError::Len);
+        }
+        portable_lattice_step(kernel, classes, chain, rng).map_err(StepError::Len)
+    }
+}
+
+/// The portable lattice step in a function of its own: inlined into the dispatcher's large
+/// function, some of the step's helpers were left out of line.
+#[inline(never)]
+fn portable_lattice_step<R: Rng + ?Sized>(
+    kernel: &LatticeDmala<Dims>,
+    classes: &mut LatticeClasses<Vec<u8>>,
+    chain: &mut Chain<'_, Binary>,
+    rng: &mut R,
+) -> Result<StepReport, LenError> {
+    kernel.step_with_classes(chain, classes, rng, &PortablePasses)
+}
+
+/// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).
+pub(crate) fn grow(buffer: &mut Vec<f64>, n: usize) {
+    if buffer.len() < n {
+        buffer.resize(n, 0.0);
+    }
+}
+
+/// A sweep of single-site updates summed into one step report: always "accepted" (Gibbs never
+/// rejects), `proposed_flips` = coordinates that changed, evaluations summed, the first
+/// invalid update's reason kept.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SweepReport {
+    changed: u32,
+    evaluations: u32,
+    rejection: Option<Rejection>,
+}
+
+impl SweepReport {
+    /// Adds one single-site update.
+    pub(crate) fn add(&mut self, r: &StepReport) {
+        self.changed += r.accepted_flips();
+        self.evaluations += r.evaluations;
+        self.rejection = self.rejection.or(r.rejection);
+    }
+
+    /// Adds one update of the fast path: whether it changed the coordinate, what it cost.
+    pub(crate) fn add_update(&mut self, changed: bool, evaluations: u32) {
+        self.changed += u32::from(changed);
+        self.evaluations += evaluations;
+    }
+
+    /// The sweep as one step.
+    pub(crate) fn report(&self) -> StepReport {
+        StepReport {
+            accepted: true,
+            proposed_flips: self.changed,
+            log_accept_ratio: 0.0,
+            rejection: self.rejection,
+            evaluations: self.evaluations,
+        }
+    }
+}
 
 /// The path length of a [`PathSampler`]: fixed, or adapted during the burn-in.
 #[derive(Clone, Copy, Debug, PartialEq)]

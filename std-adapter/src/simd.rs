@@ -321,13 +321,6 @@ impl<H: HotLoop + ?Sized> pulp::WithSimd for Run<'_, H> {
     }
 }
 
-/// `work.run()` without a dispatch of its own, for work whose parts dispatch themselves (the
-/// binary kernels, each on its own).
-#[inline(always)]
-pub(crate) fn direct<H: HotLoop + ?Sized>(work: &mut H) -> H::Output {
-    work.run()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

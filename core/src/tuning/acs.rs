@@ -450,10 +450,7 @@ impl Plan {
                 .unwrap_or(0)
         };
         if balance > left || (rounds == 0 && !fixed) {
-            return Err(ParamError::OutOfRange {
-                name: "tuning budget (steps)",
-                value: budget as f64,
-            });
+            return Err(ParamError::TuningBudget { steps: budget });
         }
         Ok(Self {
             unadjusted,

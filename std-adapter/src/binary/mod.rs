@@ -10,6 +10,7 @@ mod run;
 mod sampler;
 mod user;
 
+pub use crate::kernels::TabulatedLattice;
 pub use crate::run::{ChainResult, RunConfig, RunError};
 pub use batched::{Gemm, has_batched_path, run_chains_batched};
 pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
@@ -17,11 +18,9 @@ pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains, run_chains_keeping};
 pub(crate) use run::{block_gibbs_sweep, transpose_for, uniform_buffers, with_chain};
 pub use sampler::{
-    ACS_BUDGET_FRACTION, AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape,
-    SamplerSpec, TabulatedLattice,
+    ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };
 pub(crate) use sampler::{
-    SweepReport, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, grow,
-    replica_plan,
+    ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, replica_plan,
 };
 pub use user::run_target_chains;

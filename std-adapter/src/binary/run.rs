@@ -1,17 +1,15 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use super::sampler::{
-    AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, SweepReport, replica_plan,
-};
+use super::sampler::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
+use crate::kernels::{ForTarget, SweepReport};
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, hamming, kernel_driver, map_chains_from, with_replicas,
+    RunError, drive, hamming, map_chains_from, with_replicas,
 };
 use crate::simd::HotLoop;
 use langevin_core::Binary;
-use langevin_core::Kernel;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, LatticeGibbs, StepReport};
@@ -64,7 +62,7 @@ pub fn run_chains_keeping(
             return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
         }
     } else {
-        sampler.kernel_for(&shape).map_err(RunError::Param)?;
+        sampler.check(&shape).map_err(RunError::Param)?;
     }
     let wt = transpose_for(model, sampler);
     let run = map_chains_from(
@@ -97,16 +95,6 @@ pub(crate) fn uniform_buffers<R: Rng + ?Sized>(d: usize, rng: &mut R) -> ChainVe
         .collect();
     ChainVecs::new(&x)
 }
-
-kernel_driver!(
-    BinaryChain<'_>,
-    ModelTarget<'_>,
-    AnyBinaryKernel,
-    u8,
-    Kernel::step,
-    hamming,
-    crate::simd::direct
-);
 
 /// Gibbs sweeps on a raw state through the model's single-flip fast path.
 struct FastGibbs<'m, T> {
@@ -307,7 +295,7 @@ pub(crate) fn with_chain<O>(
         return f("block-gibbs (RBM sweeps)", &mut driver);
     }
     let kernel = sampler
-        .kernel_for_model(model, shape)
+        .kernel_for_model::<ForTarget<_>>(model, shape)
         .map_err(RunError::Param)?;
     if let SamplerSpec::PtDmala {
         replicas,
@@ -343,14 +331,8 @@ pub(crate) fn with_chain<O>(
     let chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
     let name = kernel.name();
-    let previous = matches!(kernel, AnyBinaryKernel::Gibbs(_)).then(|| vec![0; d]);
-    let mut driver = KernelDriver {
-        chain,
-        target,
-        kernel,
-        rng,
-        previous,
-    };
+    let previous = matches!(sampler, SamplerSpec::Gibbs { .. }).then(|| vec![0; d]);
+    let mut driver = KernelDriver::new(chain, target, kernel, rng, previous);
     f(name, &mut driver)
 }
 

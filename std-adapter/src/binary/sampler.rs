@@ -4,22 +4,16 @@ use langevin_core::ParamError;
 use langevin_core::baselines::{
     Balancing, Gibbs, Gwg, HammingBall, LocallyBalanced, Scan, TunedRandomWalk, ball_size,
 };
-use langevin_core::binary::{
-    BinaryChain, Dmala, Dula, FlipProposal, LatticeClasses, LatticeDmala, LatticeProposal,
-    PortablePasses, Rejection, StepError, StepReport,
-};
-use langevin_core::models::Dims;
+use langevin_core::binary::{Dmala, Dula, FlipProposal, LatticeDmala, LatticeProposal};
 use langevin_core::tuning::{
     AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, AcsReport, AcsSettings, AcsTuner,
     ScaledDmala,
 };
-use langevin_core::{Binary, Eval, Kernel};
-use rand_core::Rng;
+use langevin_core::{Binary, Eval};
 use serde_json::{Value, json};
 
 use super::model::BinaryModel;
-use crate::kernels::{PathSampler, dlmc_json};
-use crate::simd::HotLoop;
+use crate::kernels::{Boxing, ForModels, Grown, PathSampler, Sweep, TabulatedLattice};
 use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
@@ -221,8 +215,18 @@ impl SamplerSpec {
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters.
-    pub fn kernel(&self) -> Result<AnyBinaryKernel, ParamError> {
-        self.kernel_for(&RunShape::default())
+    pub fn kernel<B: Boxing<Binary>>(&self) -> Result<B::Kernel, ParamError> {
+        self.kernel_for::<B>(&RunShape::default())
+    }
+
+    /// Checks the parameters for a run of this shape (ACS: also that the run is long enough
+    /// for its tuning plan) by building the kernel.
+    ///
+    /// # Errors
+    ///
+    /// As [`kernel_for`](Self::kernel_for).
+    pub fn check(&self, shape: &RunShape) -> Result<(), ParamError> {
+        self.kernel_for::<ForModels>(shape).map(|_| ())
     }
 
     /// A fresh kernel for one chain of a run of this shape on `model`: like
@@ -232,19 +236,20 @@ impl SamplerSpec {
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
-    pub fn kernel_for_model(
+    pub fn kernel_for_model<B: Boxing<Binary>>(
         &self,
         model: &BinaryModel,
         shape: &RunShape,
-    ) -> Result<AnyBinaryKernel, ParamError> {
+    ) -> Result<B::Kernel, ParamError> {
         match (self, model) {
-            (&Self::Dmala { step, balance }, BinaryModel::Lattice(lattice)) => {
-                Ok(AnyBinaryKernel::LatticeDmala(Box::new(TabulatedLattice {
-                    kernel: LatticeDmala::new(LatticeProposal::new(lattice, step, balance)?),
-                    classes: LatticeClasses::new(vec![0; lattice.dim()]),
-                })))
-            }
-            _ => self.kernel_for(shape),
+            (&Self::Dmala { step, balance }, BinaryModel::Lattice(lattice)) => Ok(B::boxed(
+                "dmala (tabulated lattice kernel)",
+                TabulatedLattice::new(
+                    LatticeDmala::new(LatticeProposal::new(lattice, step, balance)?),
+                    lattice.dim(),
+                ),
+            )),
+            _ => self.kernel_for::<B>(shape),
         }
     }
 
@@ -253,16 +258,19 @@ impl SamplerSpec {
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
-    pub fn kernel_for(&self, shape: &RunShape) -> Result<AnyBinaryKernel, ParamError> {
+    pub fn kernel_for<B: Boxing<Binary>>(&self, shape: &RunShape) -> Result<B::Kernel, ParamError> {
+        let name = self.name();
         Ok(match *self {
-            Self::Dula { step, balance } => {
-                AnyBinaryKernel::Dula(Dula::new(FlipProposal::with_math(step, balance)?))
-            }
-            Self::Dmala { step, balance } => {
-                AnyBinaryKernel::Dmala(Dmala::new(FlipProposal::with_math(step, balance)?))
-            }
-            Self::Gibbs { scan } => AnyBinaryKernel::Gibbs(Gibbs::new(scan)),
-            Self::Gwg => AnyBinaryKernel::Gwg(Gwg),
+            Self::Dula { step, balance } => B::boxed(
+                name,
+                Dula::<'static, crate::FlipMathImpl>::new(FlipProposal::with_math(step, balance)?),
+            ),
+            Self::Dmala { step, balance } => B::boxed(
+                name,
+                Dmala::<'static, crate::FlipMathImpl>::new(FlipProposal::with_math(step, balance)?),
+            ),
+            Self::Gibbs { scan } => B::boxed(name, Sweep(Gibbs::new(scan))),
+            Self::Gwg => B::boxed(name, Gwg),
             Self::Rwm { rate } => {
                 if let Some(p) = rate
                     && !(p > 0.0 && p < 1.0)
@@ -273,20 +281,20 @@ impl SamplerSpec {
                     });
                 }
                 let initial = rate.unwrap_or(1.0 / shape.dim.max(2) as f64);
-                AnyBinaryKernel::Rwm(TunedRandomWalk::new(
-                    initial,
-                    shape.burn_in,
-                    RWM_TARGET_ACCEPTANCE,
-                )?)
+                B::boxed(
+                    name,
+                    TunedRandomWalk::new(initial, shape.burn_in, RWM_TARGET_ACCEPTANCE)?,
+                )
             }
             Self::Ab { step, balance } => {
-                AnyBinaryKernel::Ab(ab_tuner((step, balance), true, shape.burn_in, None)?)
+                B::boxed(name, ab_tuner((step, balance), true, shape.burn_in, None)?)
             }
             Self::Acs {
                 a_ceil,
                 fixed_steps,
-            } => AnyBinaryKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
-            Self::DmalaAcceptance { target_acceptance } => AnyBinaryKernel::DmalaAcceptance(
+            } => B::boxed(name, acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::DmalaAcceptance { target_acceptance } => B::boxed(
+                "dmala (acceptance-targeting step)",
                 acceptance_tuner(target_acceptance, shape.burn_in, None)?,
             ),
             // The replicas are run by `run_chains`; this is the cold replica's step kernel.
@@ -295,37 +303,34 @@ impl SamplerSpec {
                 target_acceptance,
             } => {
                 replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
-                AnyBinaryKernel::DmalaAcceptance(acceptance_tuner(
-                    target_acceptance,
-                    shape.burn_in,
-                    None,
-                )?)
+                B::boxed(
+                    "dmala (acceptance-targeting step)",
+                    acceptance_tuner(target_acceptance, shape.burn_in, None)?,
+                )
             }
-            Self::Lb { balancing } => {
-                AnyBinaryKernel::Lb(LocallyBalanced::new(balancing, vec![0.0; shape.dim]))
-            }
+            Self::Lb { balancing } => B::boxed(
+                name,
+                Grown(LocallyBalanced::new(balancing, vec![0.0; shape.dim])),
+            ),
             Self::HammingBall { radius, block } => {
                 // Sized for a valid (radius, block); `new` refuses the others.
                 let len = ball_size(block.min(64), radius.min(4));
-                AnyBinaryKernel::HammingBall(HammingBall::new(radius, block, vec![0.0; len])?)
+                B::boxed(name, HammingBall::new(radius, block, vec![0.0; len])?)
             }
             Self::BlockGibbs => return Err(ParamError::Unsupported(BLOCK_GIBBS_NEEDS_RBM)),
-            Self::Pas { path_length } => AnyBinaryKernel::Pas(Box::new(PathSampler::new(
-                path_length,
-                shape.dim,
-                shape.burn_in,
-            )?)),
+            Self::Pas { path_length } => B::boxed(
+                name,
+                PathSampler::new(path_length, shape.dim, shape.burn_in)?,
+            ),
             Self::Dlmc { time, solver } => {
                 let solver = solver.unwrap_or(Solver::Interpolate);
                 let proposal = DlmcProposal::new(solver, time.unwrap_or(1.0))?;
                 match time {
-                    Some(_) => AnyBinaryKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal)),
-                    None => AnyBinaryKernel::DlmcTuned(TunedDlmc::new(
-                        proposal,
-                        true,
-                        shape.burn_in,
-                        DLMC_TARGET_ACCEPTANCE,
-                    )?),
+                    Some(_) => B::boxed(name, langevin_core::kernel::Dmala::new(proposal)),
+                    None => B::boxed(
+                        name,
+                        TunedDlmc::new(proposal, true, shape.burn_in, DLMC_TARGET_ACCEPTANCE)?,
+                    ),
                 }
             }
         })
@@ -406,116 +411,14 @@ pub(crate) fn acs_tuner(
     fixed_steps: Option<(f64, f64)>,
     shape: &RunShape,
     window: Option<u16>,
-) -> Result<Box<AcsTuner>, ParamError> {
+) -> Result<AcsTuner, ParamError> {
     let mut s = AcsSettings::default();
     s.a_ceil = a_ceil;
     s.fixed_steps = fixed_steps;
     s.total_steps = shape.burn_in.saturating_add(shape.steps);
     s.budget_fraction = ACS_BUDGET_FRACTION;
     s.window = window;
-    Ok(Box::new(AcsTuner::new(s)?))
-}
-
-/// Any of the binary kernels, dispatched by a `match` per step.
-///
-/// [`AnyBinaryKernel::Gibbs`] steps a whole sweep through the target's ordinary evaluations;
-/// [`run_chains`](super::run_chains) uses the models' single-flip fast path instead where they
-/// have one.
-#[derive(Clone, Debug)]
-pub enum AnyBinaryKernel {
-    /// See [`Dula`].
-    Dula(Dula<'static, crate::FlipMathImpl>),
-    /// See [`Dmala`].
-    Dmala(Dmala<'static, crate::FlipMathImpl>),
-    /// DMALA on an Ising lattice through its tabulated kernel (see [`LatticeDmala`]): the same
-    /// exact kernel family with flip probabilities quantised to multiples of 2⁻¹⁶, about ten
-    /// times faster than the generic one.
-    LatticeDmala(Box<TabulatedLattice>),
-    /// See [`Gibbs`]; one step is a sweep of `d` updates.
-    Gibbs(Gibbs),
-    /// See [`Gwg`].
-    Gwg(Gwg),
-    /// See [`TunedRandomWalk`].
-    Rwm(TunedRandomWalk),
-    /// See [`AbTuner`].
-    Ab(AbTuner),
-    /// See [`AcsTuner`] (boxed: it holds a whole schedule).
-    Acs(Box<AcsTuner>),
-    /// See [`AcceptanceTuner`].
-    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
-    /// See [`LocallyBalanced`]; its weights buffer grows to the chain's dimension.
-    Lb(LocallyBalanced<Vec<f64>>),
-    /// See [`HammingBall`]; one step is one block update.
-    HammingBall(HammingBall<Vec<f64>>),
-    /// See [`PathSampler`].
-    Pas(Box<PathSampler>),
-    /// DLMC at a fixed time (see [`DlmcProposal`]).
-    Dlmc(langevin_core::kernel::Dmala<DlmcProposal>),
-    /// DLMC with its time adapted during burn-in (see [`TunedDlmc`]).
-    DlmcTuned(TunedDlmc<DlmcProposal>),
-}
-
-impl AnyBinaryKernel {
-    /// What steps the chain: the sampler's name, and the specialised kernel where a model has
-    /// one.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Dula(_) => "dula",
-            Self::Dmala(_) => "dmala",
-            Self::LatticeDmala(_) => "dmala (tabulated lattice kernel)",
-            Self::Gibbs(_) => "gibbs",
-            Self::Gwg(_) => "gwg",
-            Self::Rwm(_) => "rwm",
-            Self::Ab(_) => "ab",
-            Self::Acs(_) => "acs",
-            Self::DmalaAcceptance(_) => "dmala (acceptance-targeting step)",
-            Self::Lb(_) => "lb",
-            Self::HammingBall(_) => "hamming-ball",
-            Self::Pas(_) => "pas",
-            Self::Dlmc(_) | Self::DlmcTuned(_) => "dlmc",
-        }
-    }
-
-    /// Whether the kernel is still adapting (its steps must be discarded).
-    pub fn is_tuning(&self) -> bool {
-        match self {
-            Self::Rwm(k) => !k.is_frozen(),
-            Self::Ab(k) => !k.is_frozen(),
-            Self::Acs(k) => !k.is_frozen(),
-            Self::Pas(k) => k.is_tuning(),
-            Self::DlmcTuned(k) => !k.is_frozen(),
-            Self::DmalaAcceptance(k) => !k.is_frozen(),
-            _ => false,
-        }
-    }
-
-    /// Ends adaptation where the kernel allows it (AB, acceptance-targeting DMALA); ACS ends
-    /// by its own plan, RWM after its burn-in.
-    pub fn stop_tuning(&mut self) {
-        match self {
-            Self::Ab(k) => k.freeze(),
-            Self::DmalaAcceptance(k) => k.freeze(),
-            _ => {}
-        }
-    }
-
-    /// The parameters a tuned kernel settled on, as JSON (`None` for fixed kernels).
-    pub fn tuned(&self) -> Option<Value> {
-        match self {
-            Self::Rwm(k) => Some(json!({
-                "rate": k.rate(),
-                "flip_probability": k.kernel().flip_probability(),
-                "target_acceptance": RWM_TARGET_ACCEPTANCE,
-                "frozen": k.is_frozen(),
-            })),
-            Self::Ab(k) => Some(ab_json(k)),
-            Self::Acs(k) => Some(acs_json(&k.report())),
-            Self::Pas(k) => k.tuned(),
-            Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
-            Self::DmalaAcceptance(k) => Some(acceptance_json::<Binary>(k)),
-            _ => None,
-        }
-    }
+    AcsTuner::new(s)
 }
 
 /// AB's report as JSON.
@@ -546,180 +449,4 @@ pub(crate) fn acs_json(r: &AcsReport) -> Value {
         "budget": r.budget,
         "frozen": r.frozen,
     })
-}
-
-/// One step of kernel `K` as [`HotLoop`] work, so that each kernel runs in a function of its
-/// own on the path [`crate::simd`] picks.
-struct KernelStep<'s, 'c, K, T: ?Sized, R: ?Sized> {
-    kernel: &'s mut K,
-    target: &'s mut T,
-    chain: &'s mut BinaryChain<'c>,
-    rng: &'s mut R,
-}
-
-impl<K, T, R> HotLoop for KernelStep<'_, '_, K, T, R>
-where
-    K: Kernel<Binary>,
-    T: Eval<Binary> + ?Sized,
-    R: Rng + ?Sized,
-{
-    type Output = Result<StepReport, StepError<T::Error>>;
-    #[inline(always)]
-    fn run(&mut self) -> Self::Output {
-        self.kernel.step(self.target, self.chain, self.rng)
-    }
-}
-
-/// A Gibbs sweep (`d` single-site updates) as [`HotLoop`] work.
-struct GibbsSweep<'s, 'c, T: ?Sized, R: ?Sized>(KernelStep<'s, 'c, Gibbs, T, R>);
-
-impl<T: Eval<Binary> + ?Sized, R: Rng + ?Sized> HotLoop for GibbsSweep<'_, '_, T, R> {
-    type Output = Result<StepReport, StepError<T::Error>>;
-    #[inline(always)]
-    fn run(&mut self) -> Self::Output {
-        let mut sweep = SweepReport::default();
-        for _ in 0..self.0.chain.dim() {
-            sweep.add(&self.0.run()?);
-        }
-        Ok(sweep.report())
-    }
-}
-
-/// The tabulated lattice kernel of a chain, with the class bytes of the chain's state that
-/// it keeps from one step to the next (see [`LatticeClasses`]).
-#[derive(Clone, Debug)]
-pub struct TabulatedLattice {
-    /// The kernel.
-    pub kernel: LatticeDmala<Dims>,
-    classes: LatticeClasses<Vec<u8>>,
-}
-
-/// A step of the tabulated lattice kernel as [`HotLoop`] work.
-struct LatticeStep<'s, 'c, R: ?Sized> {
-    lattice: &'s mut TabulatedLattice,
-    chain: &'s mut BinaryChain<'c>,
-    rng: &'s mut R,
-}
-
-impl<R: Rng + ?Sized> HotLoop for LatticeStep<'_, '_, R> {
-    type Output = Result<StepReport, langevin_core::LenError>;
-    #[inline(always)]
-    fn run(&mut self) -> Self::Output {
-        let TabulatedLattice { kernel, classes } = &mut *self.lattice;
-        #[cfg(target_arch = "x86_64")]
-        if let Some(passes) = crate::simd::LatticeVector::for_path() {
-            return kernel.step_with_classes(self.chain, classes, self.rng, &passes);
-        }
-        portable_lattice_step(kernel, classes, self.chain, self.rng)
-    }
-}
-
-/// The portable lattice step in a function of its own: inlined into the dispatcher's large
-/// function, some of the step's helpers were left out of line.
-#[inline(never)]
-fn portable_lattice_step<R: Rng + ?Sized>(
-    kernel: &LatticeDmala<Dims>,
-    classes: &mut LatticeClasses<Vec<u8>>,
-    chain: &mut BinaryChain<'_>,
-    rng: &mut R,
-) -> Result<StepReport, langevin_core::LenError> {
-    kernel.step_with_classes(chain, classes, rng, &PortablePasses)
-}
-
-impl Kernel<Binary> for AnyBinaryKernel {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut BinaryChain<'_>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<Binary> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        use crate::simd::dispatch;
-        macro_rules! hot {
-            ($k:expr) => {
-                dispatch(&mut KernelStep {
-                    kernel: $k,
-                    target,
-                    chain,
-                    rng,
-                })
-            };
-        }
-        match self {
-            Self::Dula(k) => hot!(k),
-            Self::Dmala(k) => hot!(k),
-            // The runner starts the chain on the lattice this kernel was built for.
-            Self::LatticeDmala(lattice) => dispatch(&mut LatticeStep {
-                lattice,
-                chain,
-                rng,
-            })
-            .map_err(StepError::Len),
-            Self::Gibbs(k) => dispatch(&mut GibbsSweep(KernelStep {
-                kernel: k,
-                target,
-                chain,
-                rng,
-            })),
-            Self::Gwg(k) => hot!(k),
-            Self::Rwm(k) => hot!(k),
-            Self::Ab(k) => hot!(k),
-            Self::Acs(k) => hot!(&mut **k),
-            Self::DmalaAcceptance(k) => hot!(k),
-            Self::Lb(k) => {
-                grow(k.weights_mut(), chain.dim());
-                hot!(k)
-            }
-            Self::HammingBall(k) => hot!(k),
-            Self::Pas(k) => hot!(&mut **k),
-            Self::Dlmc(k) => hot!(k),
-            Self::DlmcTuned(k) => hot!(k),
-        }
-    }
-}
-
-/// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).
-pub(crate) fn grow(buffer: &mut Vec<f64>, n: usize) {
-    if buffer.len() < n {
-        buffer.resize(n, 0.0);
-    }
-}
-
-/// A sweep of single-site updates summed into one step report: always "accepted" (Gibbs never
-/// rejects), `proposed_flips` = coordinates that changed, evaluations summed, the first
-/// invalid update's reason kept.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SweepReport {
-    changed: u32,
-    evaluations: u32,
-    rejection: Option<Rejection>,
-}
-
-impl SweepReport {
-    /// Adds one single-site update.
-    pub(crate) fn add(&mut self, r: &StepReport) {
-        self.changed += r.accepted_flips();
-        self.evaluations += r.evaluations;
-        self.rejection = self.rejection.or(r.rejection);
-    }
-
-    /// Adds one update of the fast path: whether it changed the coordinate, what it cost.
-    pub(crate) fn add_update(&mut self, changed: bool, evaluations: u32) {
-        self.changed += u32::from(changed);
-        self.evaluations += evaluations;
-    }
-
-    /// The sweep as one step.
-    pub(crate) fn report(&self) -> StepReport {
-        StepReport {
-            accepted: true,
-            proposed_flips: self.changed,
-            log_accept_ratio: 0.0,
-            rejection: self.rejection,
-            evaluations: self.evaluations,
-        }
-    }
 }

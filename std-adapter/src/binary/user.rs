@@ -3,14 +3,15 @@
 //! [`run_chains`](super::run_chains).
 
 use super::run::{BinaryRun, uniform_buffers};
-use super::sampler::{AnyBinaryKernel, SamplerSpec, replica_plan};
+use super::sampler::{SamplerSpec, replica_plan};
+use crate::kernels::ForTarget;
 use crate::run::Progress;
 use crate::run::{
-    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, hamming, map_chains_from,
-    with_replicas,
+    ChainDriver, ChainResult, Keep, Keeper, KernelDriver, RunConfig, RunError, drive, hamming,
+    map_chains_from, with_replicas,
 };
-use langevin_core::binary::{BinaryChain, StepReport};
-use langevin_core::{Binary, BinaryTarget, Kernel};
+use langevin_core::binary::BinaryChain;
+use langevin_core::{Binary, BinaryTarget};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Runs `config.chains` chains of `sampler` on the targets `make` builds (`make(c)` for chain
@@ -45,7 +46,7 @@ where
         ));
     }
     let shape = config.shape(dim);
-    sampler.kernel_for(&shape).map_err(RunError::Param)?;
+    sampler.check(&shape).map_err(RunError::Param)?;
     let cap = shape.burn_in.saturating_add(shape.steps);
     let run = map_chains_from(
         config.seed,
@@ -81,7 +82,9 @@ fn with_target_chain<T: BinaryTarget, O>(
         )));
     }
     let mut buffers = uniform_buffers(dim, &mut rng);
-    let kernel = sampler.kernel_for(shape).map_err(RunError::Param)?;
+    let kernel = sampler
+        .kernel_for::<ForTarget<_>>(shape)
+        .map_err(RunError::Param)?;
     if let SamplerSpec::PtDmala {
         replicas,
         target_acceptance,
@@ -94,59 +97,8 @@ fn with_target_chain<T: BinaryTarget, O>(
     }
     let chain = BinaryChain::new(buffers.buffers(), &mut *target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    let previous = matches!(kernel, AnyBinaryKernel::Gibbs(_)).then(|| vec![0; dim]);
-    let mut driver = TargetDriver {
-        chain,
-        target,
-        kernel,
-        rng,
-        previous,
-    };
-    f(&mut driver)
-}
-
-/// One chain of a caller's target stepped by a registry kernel.
-struct TargetDriver<'c, 't, T> {
-    chain: BinaryChain<'c>,
-    target: &'t mut T,
-    kernel: AnyBinaryKernel,
-    rng: Xoshiro256PlusPlus,
-    /// Room for the state before a Gibbs sweep (its distance moved); `None` for kernels whose
-    /// distance is the step's accepted flips.
-    previous: Option<Vec<u8>>,
-}
-
-impl<T: BinaryTarget> ChainDriver for TargetDriver<'_, '_, T> {
-    type Value = u8;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        if let Some(p) = &mut self.previous {
-            p.copy_from_slice(self.chain.state());
-        }
-        let r = self
-            .kernel
-            .step(&mut *self.target, &mut self.chain, &mut self.rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
-        let jump = match &self.previous {
-            Some(p) => hamming(p, self.chain.state()),
-            None => u64::from(r.accepted_flips()),
-        };
-        Ok((r, jump))
-    }
-    fn state(&self) -> &[u8] {
-        self.chain.state()
-    }
-    fn log_density(&self) -> Option<f64> {
-        Some(self.chain.log_density())
-    }
-    fn is_tuning(&self) -> bool {
-        self.kernel.is_tuning()
-    }
-    fn stop_tuning(&mut self) {
-        self.kernel.stop_tuning();
-    }
-    fn tuned(&self) -> Option<serde_json::Value> {
-        self.kernel.tuned()
-    }
+    let previous = matches!(sampler, SamplerSpec::Gibbs { .. }).then(|| vec![0; dim]);
+    f(&mut KernelDriver::new(chain, target, kernel, rng, previous))
 }
 
 #[cfg(test)]

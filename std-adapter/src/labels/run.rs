@@ -1,18 +1,16 @@
 //! Many chains of a label sampler, with results independent of the thread count.
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
-use super::sampler::{AnyCategoricalKernel, AnyOrdinalKernel, LabelSamplerSpec, Tuning};
-use crate::binary::{
-    BinaryDiagnostics, Depth, RunShape, Statistic, SweepReport, diagnose_draws, replica_plan,
-};
+use super::sampler::LabelSamplerSpec;
+use crate::binary::{BinaryDiagnostics, Depth, RunShape, Statistic, diagnose_draws, replica_plan};
 use crate::diagnostics::DiagError;
+use crate::kernels::SweepReport;
 use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, kernel_driver, manhattan, map_chains_from,
+    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from,
 };
-use langevin_core::Kernel;
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
@@ -127,11 +125,9 @@ pub fn run_label_chains_keeping(
     sampler
         .check_domain(model.domain())
         .map_err(|e| RunError::Model(e.to_string()))?;
-    match model.domain() {
-        LabelDomain::Ordinal => sampler.ordinal_kernel(&shape).map(|_| ()),
-        LabelDomain::Categorical => sampler.categorical_kernel(&shape).map(|_| ()),
-    }
-    .map_err(RunError::Param)?;
+    sampler
+        .validate(model.domain(), &shape)
+        .map_err(RunError::Param)?;
     if let LabelStart::Fixed(x) = start {
         if x.len() != d {
             return Err(RunError::Model(format!(
@@ -311,23 +307,6 @@ impl<'a> LabelJob<'a> {
         )
     }
 }
-
-kernel_driver!(
-    LabelChain<'_, OrdinalDomain>,
-    OrdinalModel,
-    AnyOrdinalKernel,
-    u16,
-    Kernel::step,
-    manhattan
-);
-kernel_driver!(
-    LabelChain<'_, CategoricalDomain>,
-    Potts,
-    AnyCategoricalKernel,
-    u16,
-    Kernel::step,
-    hamming
-);
 
 /// The single-coordinate conditional of either domain's model.
 enum Conditional<'m> {

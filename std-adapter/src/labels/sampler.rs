@@ -1,22 +1,16 @@
 //! Which kernel a label run uses.
 
-use super::model::LabelDomain;
-use crate::binary::{
-    RunShape, SamplerSpec, ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json,
-    acs_tuner, grow, replica_plan,
-};
-use crate::kernels::{PathSampler, dlmc_json};
+use super::model::{LabelDomain, OrdinalModel};
+use crate::binary::{RunShape, SamplerSpec, ab_tuner, acceptance_tuner, acs_tuner, replica_plan};
+use crate::kernels::{BoxedKernel, Grown, PathSampler, boxed};
+use crate::models::Potts;
 use crate::samplers::{self, Domain, SamplerError};
 use langevin_core::ParamError;
 use langevin_core::baselines::{Balancing, Gwg, LocallyBalanced, Scan};
-use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::dlmc::{CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, Solver, TunedDlmc};
 use langevin_core::ordinal::{self, OrdinalProposal};
-use langevin_core::tuning::{AbTuner, AcceptanceTuner, AcsTuner};
-use langevin_core::{Categorical, Chain, Eval, Kernel, Ordinal};
-use rand_core::Rng;
-use serde_json::Value;
+use langevin_core::{Categorical, Eval, Ordinal};
 
 /// A sampler for ordinal or categorical models and its parameters.
 ///
@@ -198,10 +192,11 @@ impl LabelSamplerSpec {
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters.
-    pub(crate) fn ordinal_kernel(
+    pub(crate) fn ordinal_kernel<T: Eval<Ordinal> + ?Sized>(
         &self,
         shape: &RunShape,
-    ) -> Result<Option<AnyOrdinalKernel>, ParamError> {
+    ) -> Result<Option<BoxedKernel<Ordinal, T>>, ParamError> {
+        let name = self.name();
         let proposal = |step, balance, window: Option<u16>| {
             let p = OrdinalProposal::new(step, balance)?;
             match window {
@@ -214,28 +209,26 @@ impl LabelSamplerSpec {
                 step,
                 balance,
                 window,
-            } => AnyOrdinalKernel::Dula(ordinal::Dula::new(proposal(step, balance, window)?)),
+            } => boxed(name, ordinal::Dula::new(proposal(step, balance, window)?)),
             Self::Dmala {
                 step,
                 balance,
                 window,
-            } => AnyOrdinalKernel::Dmala(ordinal::Dmala::new(proposal(step, balance, window)?)),
+            } => boxed(name, ordinal::Dmala::new(proposal(step, balance, window)?)),
             Self::Ab {
                 step,
                 balance,
                 tune_balance,
                 window,
-            } => AnyOrdinalKernel::Ab(ab_tuner(
-                (step, balance),
-                tune_balance,
-                shape.burn_in,
-                window,
-            )?),
+            } => boxed(
+                name,
+                ab_tuner((step, balance), tune_balance, shape.burn_in, window)?,
+            ),
             Self::Acs {
                 a_ceil,
                 fixed_steps,
                 window,
-            } => AnyOrdinalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, window)?),
+            } => boxed(name, acs_tuner(a_ceil, fixed_steps, shape, window)?),
             Self::PtDmala {
                 replicas,
                 target_acceptance,
@@ -247,11 +240,10 @@ impl LabelSamplerSpec {
             Self::DmalaAcceptance {
                 target_acceptance,
                 window,
-            } => AnyOrdinalKernel::DmalaAcceptance(acceptance_tuner(
-                target_acceptance,
-                shape.burn_in,
-                window,
-            )?),
+            } => boxed(
+                name,
+                acceptance_tuner(target_acceptance, shape.burn_in, window)?,
+            ),
             Self::Gibbs { .. }
             | Self::Gwg
             | Self::Lb { .. }
@@ -267,34 +259,35 @@ impl LabelSamplerSpec {
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters.
-    pub(crate) fn categorical_kernel(
+    pub(crate) fn categorical_kernel<T: Eval<Categorical> + ?Sized>(
         &self,
         shape: &RunShape,
-    ) -> Result<Option<AnyCategoricalKernel>, ParamError> {
+    ) -> Result<Option<BoxedKernel<Categorical, T>>, ParamError> {
+        let name = self.name();
         Ok(Some(match *self {
-            Self::Dula { step, balance, .. } => AnyCategoricalKernel::Dula(categorical::Dula::new(
-                CategoricalProposal::new(step, balance)?,
-            )),
-            Self::Dmala { step, balance, .. } => AnyCategoricalKernel::Dmala(
+            Self::Dula { step, balance, .. } => boxed(
+                name,
+                categorical::Dula::new(CategoricalProposal::new(step, balance)?),
+            ),
+            Self::Dmala { step, balance, .. } => boxed(
+                name,
                 categorical::Dmala::new(CategoricalProposal::new(step, balance)?),
             ),
-            Self::Gwg => AnyCategoricalKernel::Gwg(Gwg),
+            Self::Gwg => boxed(name, Gwg),
             Self::Ab {
                 step,
                 balance,
                 tune_balance,
                 ..
-            } => AnyCategoricalKernel::Ab(ab_tuner(
-                (step, balance),
-                tune_balance,
-                shape.burn_in,
-                None,
-            )?),
+            } => boxed(
+                name,
+                ab_tuner((step, balance), tune_balance, shape.burn_in, None)?,
+            ),
             Self::Acs {
                 a_ceil,
                 fixed_steps,
                 ..
-            } => AnyCategoricalKernel::Acs(acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            } => boxed(name, acs_tuner(a_ceil, fixed_steps, shape, None)?),
             Self::PtDmala {
                 replicas,
                 target_acceptance,
@@ -305,19 +298,17 @@ impl LabelSamplerSpec {
             }
             Self::DmalaAcceptance {
                 target_acceptance, ..
-            } => AnyCategoricalKernel::DmalaAcceptance(acceptance_tuner(
-                target_acceptance,
-                shape.burn_in,
-                None,
-            )?),
+            } => boxed(
+                name,
+                acceptance_tuner(target_acceptance, shape.burn_in, None)?,
+            ),
             Self::Lb { balancing } => {
-                AnyCategoricalKernel::Lb(LocallyBalanced::new(balancing, Vec::new()))
+                boxed(name, Grown(LocallyBalanced::new(balancing, Vec::new())))
             }
-            Self::Pas { path_length } => AnyCategoricalKernel::Pas(Box::new(PathSampler::new(
-                path_length,
-                shape.dim,
-                shape.burn_in,
-            )?)),
+            Self::Pas { path_length } => boxed(
+                name,
+                PathSampler::new(path_length, shape.dim, shape.burn_in)?,
+            ),
             Self::Dlmc { time, solver } => {
                 if solver == Some(Solver::Interpolate) {
                     return Err(ParamError::Unsupported(
@@ -326,15 +317,11 @@ impl LabelSamplerSpec {
                 }
                 let proposal = CategoricalDlmcProposal::new(time.unwrap_or(1.0))?;
                 match time {
-                    Some(_) => {
-                        AnyCategoricalKernel::Dlmc(langevin_core::kernel::Dmala::new(proposal))
-                    }
-                    None => AnyCategoricalKernel::DlmcTuned(TunedDlmc::new(
-                        proposal,
-                        true,
-                        shape.burn_in,
-                        DLMC_TARGET_ACCEPTANCE,
-                    )?),
+                    Some(_) => boxed(name, langevin_core::kernel::Dmala::new(proposal)),
+                    None => boxed(
+                        name,
+                        TunedDlmc::new(proposal, true, shape.burn_in, DLMC_TARGET_ACCEPTANCE)?,
+                    ),
                 }
             }
             Self::Gibbs { .. } => return Ok(None),
@@ -349,180 +336,8 @@ impl LabelSamplerSpec {
     /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
     pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), ParamError> {
         match domain {
-            LabelDomain::Ordinal => self.ordinal_kernel(shape).map(|_| ()),
-            LabelDomain::Categorical => self.categorical_kernel(shape).map(|_| ()),
+            LabelDomain::Ordinal => self.ordinal_kernel::<OrdinalModel>(shape).map(|_| ()),
+            LabelDomain::Categorical => self.categorical_kernel::<Potts>(shape).map(|_| ()),
         }
     }
 }
-
-/// The ordinal kernels with a cached chain.
-#[derive(Clone, Debug)]
-pub(crate) enum AnyOrdinalKernel {
-    Dula(ordinal::Dula<'static>),
-    Dmala(ordinal::Dmala<'static>),
-    Ab(AbTuner),
-    Acs(Box<AcsTuner>),
-    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
-}
-
-/// The categorical kernels with a cached chain.
-#[derive(Clone, Debug)]
-pub(crate) enum AnyCategoricalKernel {
-    Dula(categorical::Dula<'static>),
-    Dmala(categorical::Dmala<'static>),
-    Gwg(Gwg),
-    Ab(AbTuner),
-    Acs(Box<AcsTuner>),
-    DmalaAcceptance(AcceptanceTuner<crate::FlipMathImpl>),
-    Lb(LocallyBalanced<Vec<f64>>),
-    Pas(Box<PathSampler>),
-    Dlmc(langevin_core::kernel::Dmala<CategoricalDlmcProposal>),
-    DlmcTuned(TunedDlmc<CategoricalDlmcProposal>),
-}
-
-/// What both kernel enums tell the run loop about tuning.
-pub(crate) trait Tuning {
-    fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>);
-    fn ab_mut(&mut self) -> Option<&mut AbTuner>;
-    /// The acceptance-targeting DMALA tuner, if that is the kernel.
-    fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>>;
-    fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>>;
-    /// The acceptance tuner's report with the equivalent step of this domain.
-    fn acceptance_json(&self) -> Option<Value>;
-
-    /// Whether a kernel that adapts by its own rule (not AB or ACS) is still adapting.
-    fn own_is_tuning(&self) -> bool {
-        false
-    }
-
-    /// What a kernel that adapts by its own rule settled on, as JSON.
-    fn own_tuned(&self) -> Option<Value> {
-        None
-    }
-
-    fn is_tuning(&self) -> bool {
-        match self.tuner() {
-            (Some(ab), _) => !ab.is_frozen(),
-            (_, Some(acs)) => !acs.is_frozen(),
-            _ => self.own_is_tuning() || self.acceptance().is_some_and(|k| !k.is_frozen()),
-        }
-    }
-
-    fn stop_tuning(&mut self) {
-        if let Some(ab) = self.ab_mut() {
-            ab.freeze();
-        }
-        if let Some(k) = self.acceptance_mut() {
-            k.freeze();
-        }
-    }
-
-    fn tuned(&self) -> Option<Value> {
-        match self.tuner() {
-            (Some(ab), _) => Some(ab_json(ab)),
-            (_, Some(acs)) => Some(acs_json(&acs.report())),
-            _ => self.own_tuned().or_else(|| self.acceptance_json()),
-        }
-    }
-}
-
-/// [`Tuning`] for a kernel enum whose tuners are the variants `Ab` and `Acs`.
-macro_rules! impl_tuning {
-    ($($kernel:ty: $domain:ty $({ $($own:tt)* })?),*) => {$(
-        impl Tuning for $kernel {
-            fn tuner(&self) -> (Option<&AbTuner>, Option<&AcsTuner>) {
-                match self {
-                    Self::Ab(k) => (Some(k), None),
-                    Self::Acs(k) => (None, Some(&**k)),
-                    _ => (None, None),
-                }
-            }
-            fn ab_mut(&mut self) -> Option<&mut AbTuner> {
-                match self {
-                    Self::Ab(k) => Some(k),
-                    _ => None,
-                }
-            }
-            fn acceptance(&self) -> Option<&AcceptanceTuner<crate::FlipMathImpl>> {
-                match self {
-                    Self::DmalaAcceptance(k) => Some(k),
-                    _ => None,
-                }
-            }
-            fn acceptance_mut(&mut self) -> Option<&mut AcceptanceTuner<crate::FlipMathImpl>> {
-                match self {
-                    Self::DmalaAcceptance(k) => Some(k),
-                    _ => None,
-                }
-            }
-            fn acceptance_json(&self) -> Option<Value> {
-                self.acceptance().map(acceptance_json::<$domain>)
-            }
-            $($($own)*)?
-        }
-    )*};
-}
-
-impl_tuning!(
-    AnyOrdinalKernel: Ordinal,
-    AnyCategoricalKernel: Categorical {
-        fn own_is_tuning(&self) -> bool {
-            match self {
-                Self::Pas(k) => k.is_tuning(),
-                Self::DlmcTuned(k) => !k.is_frozen(),
-                _ => false,
-            }
-        }
-        fn own_tuned(&self) -> Option<Value> {
-            match self {
-                Self::Pas(k) => k.tuned(),
-                Self::DlmcTuned(k) => Some(dlmc_json(k.proposal().time(), k.is_frozen())),
-                _ => None,
-            }
-        }
-    }
-);
-
-/// [`Kernel`] of a domain for a kernel enum: each variant steps its own kernel (`Acs` and the
-/// `boxed` ones through their box).
-macro_rules! impl_kernel {
-    ($kernel:ty, $domain:ty, [$($variant:ident),*] $(, sized [$($extra:ident),*])?
-        $(, boxed [$($boxed:ident),*])?) => {
-        impl Kernel<$domain> for $kernel {
-            fn step<T, R>(
-                &mut self,
-                target: &mut T,
-                chain: &mut Chain<'_, $domain>,
-                rng: &mut R,
-            ) -> Result<StepReport, StepError<T::Error>>
-            where
-                T: Eval<$domain> + ?Sized,
-                R: Rng + ?Sized,
-            {
-                match self {
-                    $(Self::$variant(k) => Kernel::step(k, target, chain, rng),)*
-                    Self::Acs(k) => Kernel::step(&mut **k, target, chain, rng),
-                    $($(Self::$extra(k) => {
-                        let n = chain.dim().saturating_mul(chain.states());
-                        grow(k.weights_mut(), n);
-                        Kernel::step(k, target, chain, rng)
-                    })*)?
-                    $($(Self::$boxed(k) => Kernel::step(&mut **k, target, chain, rng),)*)?
-                }
-            }
-        }
-    };
-}
-
-impl_kernel!(
-    AnyOrdinalKernel,
-    Ordinal,
-    [Dula, Dmala, Ab, DmalaAcceptance]
-);
-impl_kernel!(
-    AnyCategoricalKernel,
-    Categorical,
-    [Dula, Dmala, Gwg, Ab, Dlmc, DlmcTuned, DmalaAcceptance],
-    sized[Lb],
-    boxed[Pas]
-);

@@ -30,9 +30,9 @@ use super::rbm::RbmParams;
 use super::rbm_sites::RbmFlipFactors;
 use super::{BinaryRows, LearnError};
 use crate::binary::{
-    AnyBinaryKernel, BLOCK_GIBBS_NEEDS_RBM, BinaryModel, ModelTarget, RunShape, SamplerSpec,
-    SweepReport, block_gibbs_sweep,
+    BLOCK_GIBBS_NEEDS_RBM, BinaryModel, ModelTarget, RunShape, SamplerSpec, block_gibbs_sweep,
 };
+use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
 use crate::samplers::{Domain, Sampler, SamplerPlan};
 use crate::seeding::chain_rngs;
@@ -156,7 +156,9 @@ struct Persistent {
 #[derive(Debug)]
 enum Mover {
     /// A kernel of the registry.
-    Kernel(AnyBinaryKernel),
+    Kernel(ModelKernel),
+    /// Single-site Gibbs sweeps (through the model's single-flip fast path where it has one).
+    Gibbs(Sweep),
     /// Alternating block Gibbs on an RBM, with room for the hidden units.
     BlockGibbs(Vec<u8>),
 }
@@ -255,7 +257,11 @@ impl<'d> Pcd<'d> {
                 let vecs = crate::binary::uniform_buffers(d, &mut rng);
                 let mover = match spec {
                     SamplerSpec::BlockGibbs => Mover::BlockGibbs(Vec::new()),
-                    _ => Mover::Kernel(spec.kernel_for(&shape).map_err(|e| sampler_error(&e))?),
+                    SamplerSpec::Gibbs { scan } => Mover::Gibbs(Sweep(Gibbs::new(scan))),
+                    _ => Mover::Kernel(
+                        spec.kernel_for::<ForModels>(&shape)
+                            .map_err(|e| sampler_error(&e))?,
+                    ),
                 };
                 Ok(Persistent { vecs, mover, rng })
             })
@@ -308,7 +314,7 @@ impl<'d> Pcd<'d> {
     pub fn update(&mut self) -> Result<(), LearnError> {
         let target = self.model.to_model()?;
         let factors = match (&target, self.chains.first().map(|p| &p.mover)) {
-            (BinaryModel::Rbm { w, b, c, .. }, Some(Mover::Kernel(AnyBinaryKernel::Gibbs(_)))) => {
+            (BinaryModel::Rbm { w, b, c, .. }, Some(Mover::Gibbs(_))) => {
                 RbmFlipFactors::new(w, b, c)
             }
             _ => None,
@@ -386,7 +392,7 @@ fn advance(
     let mut target = model.target(&mut cache)?;
     let mut stats = ChainStats::default();
     let (x, rng) = (&mut p.vecs.x, &mut p.rng);
-    let kernel = match &mut p.mover {
+    match &mut p.mover {
         Mover::BlockGibbs(hidden) => {
             let ModelTarget::Rbm(rbm) = &target else {
                 return Err(BLOCK_GIBBS_NEEDS_RBM.into());
@@ -398,24 +404,27 @@ fn advance(
             }
             return Ok(stats);
         }
-        Mover::Kernel(kernel) => kernel,
-    };
-    if let AnyBinaryKernel::Gibbs(g) = kernel {
-        if let Some(f) = factors {
-            let mut state = vec![0.0; f.state_len()];
-            return gibbs_sweeps(&mut f.sites(&mut state), g, x, k, rng);
+        Mover::Gibbs(Sweep(g)) => {
+            if let Some(f) = factors {
+                let mut state = vec![0.0; f.state_len()];
+                return gibbs_sweeps(&mut f.sites(&mut state), g, x, k, rng);
+            }
+            match &mut target {
+                ModelTarget::IsingGraph(t) => return gibbs_sweeps(t, g, x, k, rng),
+                ModelTarget::Rbm(t) => return gibbs_sweeps(t, g, x, k, rng),
+                _ => {}
+            }
         }
-        match &mut target {
-            ModelTarget::IsingGraph(t) => return gibbs_sweeps(t, g, x, k, rng),
-            ModelTarget::Rbm(t) => return gibbs_sweeps(t, g, x, k, rng),
-            _ => {}
-        }
+        Mover::Kernel(_) => {}
     }
     let mut chain = BinaryChain::new(p.vecs.buffers(), &mut target).map_err(|e| e.to_string())?;
     for _ in 0..k {
-        let r = kernel
-            .step(&mut target, &mut chain, &mut p.rng)
-            .map_err(|e| e.to_string())?;
+        let r = match &mut p.mover {
+            Mover::Kernel(kernel) => kernel.step(&mut target, &mut chain, &mut p.rng),
+            Mover::Gibbs(sweep) => sweep.step(&mut target, &mut chain, &mut p.rng),
+            Mover::BlockGibbs(_) => return Err(BLOCK_GIBBS_NEEDS_RBM.into()),
+        }
+        .map_err(|e| e.to_string())?;
         stats.record(&r);
     }
     Ok(stats)

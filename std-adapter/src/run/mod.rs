@@ -25,9 +25,11 @@ pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::{BatchVecs, ChainVecs};
 
 use crate::binary::RunShape;
+use crate::kernels::BoxedKernel;
 use crate::seeding::chain_rngs_from;
 use langevin_core::binary::StepReport;
 use langevin_core::stats::ChainStats;
+use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Ordinal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -614,31 +616,30 @@ pub(crate) trait ChainDriver {
     }
 }
 
-/// A chain of any domain stepped by a kernel through its cached `U` and `∇U`; implemented
-/// for each domain by [`kernel_driver!`].
-pub(crate) struct KernelDriver<C, T, K, V> {
+/// A chain of any domain stepped by a kernel of the registry through its cached `U` and `∇U`.
+pub(crate) struct KernelDriver<'c, D: Domain, T: Eval<D>> {
     /// The chain.
-    pub(crate) chain: C,
+    pub(crate) chain: Chain<'c, D>,
     /// The target.
     pub(crate) target: T,
     /// The kernel (a sampler of the registry).
-    pub(crate) kernel: K,
+    pub(crate) kernel: BoxedKernel<D, T>,
     /// The chain's stream.
     pub(crate) rng: Xoshiro256PlusPlus,
     /// Where the distance moved is measured (Gibbs sweeps, ordinal chains): room for the state
     /// before the step; else the distance is the step's accepted flips.
-    pub(crate) previous: Option<Vec<V>>,
+    pub(crate) previous: Option<Vec<D::Value>>,
 }
 
-impl<C, T, K, V> KernelDriver<C, T, K, V> {
+impl<'c, D: Domain, T: Eval<D>> KernelDriver<'c, D, T> {
     /// The driver of `chain` on `target` with `kernel` and the chain's stream; `previous`
     /// as for the field.
     pub(crate) fn new(
-        chain: C,
+        chain: Chain<'c, D>,
         target: T,
-        kernel: K,
+        kernel: BoxedKernel<D, T>,
         rng: Xoshiro256PlusPlus,
-        previous: Option<Vec<V>>,
+        previous: Option<Vec<D::Value>>,
     ) -> Self {
         Self {
             chain,
@@ -650,69 +651,63 @@ impl<C, T, K, V> KernelDriver<C, T, K, V> {
     }
 }
 
-/// Implements [`ChainDriver`] for the [`KernelDriver`] of one domain: chain, target, kernel
-/// and value types, the kernel trait's `step` and the distance between two states; the step
-/// runs through [`crate::simd::dispatch`], or through `$run` where the kernel dispatches each
-/// of its kernels itself.
-macro_rules! kernel_driver {
-    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path) => {
-        $crate::run::kernel_driver!(
-            $chain,
-            $target,
-            $kernel,
-            $value,
-            $step,
-            $distance,
-            $crate::simd::dispatch
-        );
-    };
-    ($chain:ty, $target:ty, $kernel:ty, $value:ty, $step:path, $distance:path, $run:path) => {
-        impl $crate::run::ChainDriver
-            for $crate::run::KernelDriver<$chain, $target, $kernel, $value>
-        {
-            type Value = $value;
-            fn step(
-                &mut self,
-            ) -> Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError> {
-                $run(self)
-            }
-            fn state(&self) -> &[$value] {
-                self.chain.state()
-            }
-            fn log_density(&self) -> Option<f64> {
-                Some(self.chain.log_density())
-            }
-            fn is_tuning(&self) -> bool {
-                self.kernel.is_tuning()
-            }
-            fn stop_tuning(&mut self) {
-                self.kernel.stop_tuning();
-            }
-            fn tuned(&self) -> Option<serde_json::Value> {
-                self.kernel.tuned()
-            }
-        }
-
-        impl $crate::simd::HotLoop for $crate::run::KernelDriver<$chain, $target, $kernel, $value> {
-            type Output = Result<(langevin_core::binary::StepReport, u64), $crate::run::RunError>;
-            #[inline(always)]
-            fn run(&mut self) -> Self::Output {
-                if let Some(p) = &mut self.previous {
-                    p.copy_from_slice(self.chain.state());
-                }
-                let (kernel, target, chain) = (&mut self.kernel, &mut self.target, &mut self.chain);
-                let r = $step(kernel, target, chain, &mut self.rng)
-                    .map_err(|e| $crate::run::RunError::Model(e.to_string()))?;
-                let jump = match &self.previous {
-                    Some(p) => $distance(p, self.chain.state()),
-                    None => u64::from(r.accepted_flips()),
-                };
-                Ok((r, jump))
-            }
-        }
-    };
+/// The distance a step moves a chain of the domain: Hamming (binary, categorical) or L1
+/// (ordinal).
+pub(crate) trait Jump: Domain {
+    /// The distance between two states.
+    fn jump(a: &[Self::Value], b: &[Self::Value]) -> u64;
 }
-pub(crate) use kernel_driver;
+
+impl Jump for Binary {
+    fn jump(a: &[u8], b: &[u8]) -> u64 {
+        hamming(a, b)
+    }
+}
+
+impl Jump for Ordinal {
+    fn jump(a: &[u16], b: &[u16]) -> u64 {
+        manhattan(a, b)
+    }
+}
+
+impl Jump for Categorical {
+    fn jump(a: &[u16], b: &[u16]) -> u64 {
+        hamming(a, b)
+    }
+}
+
+impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
+    type Value = D::Value;
+    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+        if let Some(p) = &mut self.previous {
+            p.copy_from_slice(self.chain.state());
+        }
+        let r = self
+            .kernel
+            .step(&mut self.target, &mut self.chain, &mut self.rng)
+            .map_err(|e| RunError::Model(e.to_string()))?;
+        let jump = match &self.previous {
+            Some(p) => D::jump(p, self.chain.state()),
+            None => u64::from(r.accepted_flips()),
+        };
+        Ok((r, jump))
+    }
+    fn state(&self) -> &[D::Value] {
+        self.chain.state()
+    }
+    fn log_density(&self) -> Option<f64> {
+        Some(self.chain.log_density())
+    }
+    fn is_tuning(&self) -> bool {
+        self.kernel.is_tuning()
+    }
+    fn stop_tuning(&mut self) {
+        self.kernel.stop_tuning();
+    }
+    fn tuned(&self) -> Option<serde_json::Value> {
+        self.kernel.tuned()
+    }
+}
 
 /// Coordinates where two states differ.
 pub(crate) fn hamming<V: PartialEq>(a: &[V], b: &[V]) -> u64 {
@@ -1099,6 +1094,7 @@ mod tests {
             chains: 3,
             seed: 5,
             threads: 2,
+            first_chain: 0,
         };
         let model = BinaryModel::Lattice(
             IsingLattice::with_dims(Dims { rows: 4, cols: 4 }, 0.3, 0.1, true).unwrap(),

@@ -32,12 +32,21 @@ fn not_for(sampler: &'static str, domain: Domain) -> RunError {
     RunError::Model(SamplerError::Domain { sampler, domain }.to_string())
 }
 
+/// The error for `batch` asked of a plan without a batched path (AB-2's schedule).
+fn no_batched_path(kind: &str, sampler: &str) -> RunError {
+    RunError::NoBatchedPath {
+        kind: kind.into(),
+        sampler: sampler.into(),
+    }
+}
+
 /// Runs `plan` (of the sampler named `sampler`) on a binary model: AB-2's schedule, or the
 /// kernel's chains, in lockstep groups of `batch` when given.
 ///
 /// # Errors
 ///
-/// The runners' [`RunError`]s; [`RunError::Model`] for a plan of another domain.
+/// The runners' [`RunError`]s; [`RunError::NoBatchedPath`] for `batch` with a model or
+/// sampler without a batched path; [`RunError::Model`] for a plan of another domain.
 pub fn run_binary_plan(
     model: &BinaryModel,
     sampler: &'static str,
@@ -48,6 +57,7 @@ pub fn run_binary_plan(
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     match plan {
+        SamplerPlan::Ab2(_) if batch.is_some() => Err(no_batched_path(model.kind(), sampler)),
         SamplerPlan::Ab2(settings) => {
             run_ab2_chains_keeping(model, settings, config, progress, keep)
         }
@@ -69,7 +79,9 @@ pub fn run_binary_plan(
 ///
 /// # Errors
 ///
-/// The runners' [`RunError`]s; [`RunError::Model`] for a plan the model's domain cannot run.
+/// The runners' [`RunError`]s; [`RunError::NoBatchedPath`] for `batch` with a model or
+/// sampler without a batched path; [`RunError::Model`] for a plan the model's domain cannot
+/// run.
 pub fn run_label_plan(
     model: &LabelModel,
     sampler: &'static str,
@@ -80,7 +92,8 @@ pub fn run_label_plan(
     keep: Keep<'_, u16>,
 ) -> Result<LabelRun, RunError> {
     match (plan, model, batch) {
-        (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), _) => {
+        (SamplerPlan::Ab2(_), _, Some(_)) => Err(no_batched_path(model.kind(), sampler)),
+        (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), None) => {
             run_ab2_ordinal_chains_keeping(m, settings, config, progress, keep)
         }
         (SamplerPlan::Label(kernel), _, Some(n)) => {
@@ -93,5 +106,49 @@ pub fn run_label_plan(
             run_label_chains_keeping(model, kernel, config, start, progress, keep)
         }
         _ => Err(not_for(sampler, Domain::from(model.domain()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ab2::Ab2Settings;
+    use crate::labels::OrdinalModel;
+    use crate::models::OrdinalQuadratic;
+    use langevin_core::models::{Dims, IsingLattice};
+
+    /// AB-2's schedule has no lockstep path: a batch is refused by the plan runners of both
+    /// domains, never silently ignored.
+    #[test]
+    fn a_batch_is_refused_for_ab2_not_ignored() {
+        let config = RunConfig {
+            steps: 20,
+            burn_in: 0,
+            thin: 1,
+            chains: 2,
+            seed: 1,
+            threads: 1,
+            first_chain: 0,
+        };
+        let mut settings = Ab2Settings::default();
+        settings.first.budget = 50;
+        settings.second_budget = 50;
+        let plan = SamplerPlan::Ab2(settings);
+        let lattice = BinaryModel::Lattice(
+            IsingLattice::with_dims(Dims { rows: 3, cols: 3 }, 0.3, 0.1, true).unwrap(),
+        );
+        let run =
+            |batch| run_binary_plan(&lattice, "ab2", &plan, &config, batch, None, Keep::all());
+        assert!(run(None).is_ok());
+        let err = run(Some(2)).unwrap_err();
+        assert!(matches!(err, RunError::NoBatchedPath { .. }), "{err}");
+        let a = vec![-0.4, 0.1, 0.0, 0.1, -0.5, 0.2, 0.0, 0.2, -0.3];
+        let ordinal = LabelModel::Ordinal(OrdinalModel::Quadratic(
+            OrdinalQuadratic::new(5, a, vec![1.0, 2.0, 3.0], vec![0.1, -0.2, 0.0]).unwrap(),
+        ));
+        let run = |batch| run_label_plan(&ordinal, "ab2", &plan, &config, batch, None, Keep::all());
+        assert!(run(None).is_ok());
+        let err = run(Some(2)).unwrap_err();
+        assert!(matches!(err, RunError::NoBatchedPath { .. }), "{err}");
     }
 }

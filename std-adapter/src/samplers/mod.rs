@@ -146,7 +146,7 @@ impl SamplerPlan {
             // Its runner checks that the model is an RBM.
             SamplerPlan::Binary(SamplerSpec::BlockGibbs) => Ok(()),
             _ => match self.binary_first_order() {
-                Some(spec) => spec.kernel_for(shape).map(|_| ()),
+                Some(spec) => spec.check(shape),
                 None => Ok(()),
             },
         }
@@ -567,14 +567,10 @@ impl fmt::Display for SamplerError {
             SamplerError::Window => f.write_str("--window applies to ordinal models only"),
             SamplerError::Param {
                 sampler,
-                error:
-                    ParamError::OutOfRange {
-                        name: "tuning budget (steps)",
-                        value,
-                    },
+                error: ParamError::TuningBudget { steps },
             } => write!(
                 f,
-                "{sampler}: the run is too short to tune: a tenth of burn-in plus steps is {value} steps, too few for one round of each search (use at least a few thousand steps)"
+                "{sampler}: the run is too short to tune: a tenth of burn-in plus steps is {steps} steps, too few for one round of each search (use at least a few thousand steps)"
             ),
             SamplerError::Param { sampler, error } => write!(f, "{sampler}: {error}"),
         }

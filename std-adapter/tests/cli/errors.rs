@@ -476,6 +476,15 @@ fn batch_without_a_batched_path() {
         &sample_fails(&s, "ordinal.json", &["--sampler", "ab", "--batch", "4"]),
         &["--batch", "ab", "ordinal_quadratic", "no batched path"],
     );
+    // AB-2's schedule has no batched path on either domain: refused, not ignored.
+    expect(
+        &sample_fails(&s, "rbm.json", &["--sampler", "ab2", "--batch", "4"]),
+        &["--batch", "ab2", "rbm", "no batched path"],
+    );
+    expect(
+        &sample_fails(&s, "ordinal.json", &["--sampler", "ab2", "--batch", "4"]),
+        &["--batch", "ab2", "ordinal_quadratic", "no batched path"],
+    );
     expect(
         &sample_fails(&s, "mix.json", &["--batch", "4"]),
         &["--batch", "lattice_mixture", "no batched path"],

@@ -14,7 +14,7 @@ pub(crate) mod spec;
 use crate::CliError;
 use crate::progress;
 use crate::provenance::Provenance;
-use langevin_std::binary::{BinaryDiagnostics, BinaryModel, Depth, diagnose, has_batched_path};
+use langevin_std::binary::{BinaryDiagnostics, BinaryModel, Depth, diagnose};
 use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{
     CoordinateTable, DiagError, convergence_warnings, coordinate_table,
@@ -25,7 +25,7 @@ use langevin_std::io::{
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
-use langevin_std::run::{DrawSink, Keep, RunError, run_binary_plan};
+use langevin_std::run::{DrawSink, Keep, run_binary_plan};
 use langevin_std::samplers::{Domain, Param, SamplerPlan};
 pub use merge::{MergeArgs, run as merge};
 use serde::{Deserialize, Serialize};
@@ -362,15 +362,6 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
         return Err(CliError(
             "--mmd compares against block-Gibbs draws and needs an rbm model".into(),
         ));
-    }
-    if spec.batch.is_some()
-        && !matches!(&plan, SamplerPlan::Binary(k) if has_batched_path(model, k))
-    {
-        return Err(RunError::NoBatchedPath {
-            kind: model.kind().into(),
-            sampler: spec.sampler.name().into(),
-        }
-        .into());
     }
     if spec.batch.is_some() && stride > 1 {
         return Err(CliError(

@@ -8,10 +8,10 @@ use super::{
 use crate::CliError;
 use crate::progress;
 use langevin_std::io::DrawDtype;
-use langevin_std::labels::{LabelModel, has_batched_path};
+use langevin_std::labels::LabelModel;
 use langevin_std::models::ModelDoc;
 use langevin_std::run::run_label_plan;
-use langevin_std::samplers::{Domain, SamplerPlan};
+use langevin_std::samplers::Domain;
 use std::path::PathBuf;
 
 pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), CliError> {
@@ -21,14 +21,6 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
     let parsed = [("the parsed model file", Some(doc.parse_bytes))];
     let stride = check_memory(spec, d, 2, if s <= 256 { 1 } else { 4 }, &parsed)?;
     let plan = spec.sampler.plan_for(domain, &config.shape(d))?;
-    if spec.batch.is_some() && !matches!(&plan, SamplerPlan::Label(k) if has_batched_path(model, k))
-    {
-        return Err(langevin_std::run::RunError::NoBatchedPath {
-            kind: doc.kind.clone(),
-            sampler: spec.sampler.name().into(),
-        }
-        .into());
-    }
     if spec.batch.is_some() && stride > 1 {
         return Err(CliError(
             "--batch keeps every kept draw in memory, and they exceed the memory limit: raise \
