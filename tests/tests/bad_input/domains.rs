@@ -545,7 +545,13 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     }
     assert!(out_of_range(&|s| s.window = Some(0)));
     for n in [0, 1, 100] {
-        assert!(out_of_range(&|s| s.total_steps = n), "budget of {n}");
+        assert!(
+            matches!(
+                with(&|s| s.total_steps = n),
+                Err(ParamError::TuningBudget { .. })
+            ),
+            "budget of {n}"
+        );
     }
     // The largest run length and budget fraction plan without overflow.
     let t = with(&|s| {
