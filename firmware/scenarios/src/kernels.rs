@@ -132,7 +132,7 @@ pub enum Run {
 
 impl Run {
     /// Every run, in a fixed order.
-    pub const ALL: [Run; 35] = [
+    pub const ALL: [Run; 36] = [
         Run::OrdinalDula,
         Run::OrdinalDmala,
         Run::OrdinalGibbs,
@@ -168,6 +168,7 @@ impl Run {
         Run::Dlmc,
         Run::CategoricalDlmc,
         Run::LatticeGibbs,
+        Run::SmallLatticeDmala,
     ];
 
     /// The run of a short name ([`Run::name`]).

@@ -53,7 +53,7 @@ mod rbm_gibbs;
 pub mod schema;
 pub mod zoo;
 
-pub use binary::{BinaryModel, ModelTarget, rbm_transpose};
+pub use binary::{Bf16Weights, BinaryModel, ModelTarget, rbm_transpose};
 pub use file::{Expected, ModelDoc, ModelError, Problem};
 pub use labels::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 pub use lattice_mixture::{LatticeMixture, MixtureForm};
