@@ -31,12 +31,10 @@ pub(crate) fn model_from_fields(kind: &str, fields: &Bound<'_, PyDict>) -> PyRes
         let value = json_value(&name, &value)?;
         map.insert(name, value);
     }
-    kind_schema
-        .check_fields(&map)
-        .map_err(|e| {
-            let field = e.escaped_field();
-            PyValueError::new_err(format!("field `{field}`: {}", Problem::UnknownField(e)))
-        })?;
+    kind_schema.check_fields(&map).map_err(|e| {
+        let field = e.escaped_field();
+        PyValueError::new_err(format!("field `{field}`: {}", Problem::UnknownField(e)))
+    })?;
     let doc = ModelDoc {
         kind: kind.to_owned(),
         fields: map,

@@ -15,9 +15,7 @@ mod summary;
 
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
-use langevin_std::binary::{
-    BinaryModel, BinaryRun, SamplerSpec, diagnose, run_target_chains,
-};
+use langevin_std::binary::{BinaryModel, BinaryRun, SamplerSpec, diagnose, run_target_chains};
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
 use langevin_std::run::{Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
