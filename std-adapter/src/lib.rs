@@ -20,6 +20,7 @@ pub mod run;
 pub mod samplers;
 pub mod sdp;
 pub mod seeding;
+pub mod shards;
 pub mod simd;
 pub mod timing;
 

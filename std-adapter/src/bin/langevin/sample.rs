@@ -27,8 +27,9 @@ use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
 use langevin_std::run::{DrawSink, Keep, run_binary_plan};
 use langevin_std::samplers::{Domain, Param, SamplerPlan};
+use langevin_std::shards::Totals;
 pub use merge::{MergeArgs, run as merge};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use spec::{Diagnostics, RunSpec};
 pub use spec::{Format, SampleArgs, SamplerArgs, check_writable};
 use std::path::{Path, PathBuf};
@@ -49,16 +50,9 @@ macro_rules! measured {
         $summary.invalid_proposals = stats.invalid;
         $summary.evals = $run.evaluations();
         $summary.wall_time_s = $run.wall_time.as_secs_f64();
-        $summary.ns_per_step = $crate::sample::ns_per_step($run.wall_time, $run.steps_taken());
-        $summary.totals = $crate::sample::Totals {
-            steps: stats.steps,
-            accepted: stats.accepted,
-            proposed_flips: stats.proposed_flips,
-            accepted_flips: stats.accepted_flips,
-            invalid: stats.invalid,
-            jump: $run.chains.iter().map(|c| c.jump).sum(),
-            steps_taken: $run.steps_taken(),
-        };
+        $summary.ns_per_step =
+            langevin_std::shards::ns_per_step($run.wall_time, $run.steps_taken());
+        $summary.totals = langevin_std::shards::Totals::of(&$run);
         $summary.diagnostics = $diagnostics;
         $summary.warnings = match &$summary.diagnostics {
             Some(d) => $crate::sample::warnings_of(d),
@@ -84,39 +78,6 @@ pub(crate) fn no_diagnostics_warning(kept_per_chain: usize) -> String {
         "R-hat and ESS were not computed (--diagnostics none, or {kept_per_chain} kept draws \
          per chain, fewer than 8): the run cannot be judged"
     )
-}
-
-/// A run's step counts over all its chains, exact, so that `langevin merge` adds up shards'
-/// into the figures one run of all their chains reports.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Totals {
-    /// Kept-phase steps.
-    pub steps: u64,
-    /// Kept-phase steps whose proposal was adopted.
-    pub accepted: u64,
-    /// Proposed flips (changes).
-    pub proposed_flips: u64,
-    /// Flips (changes) that took effect.
-    pub accepted_flips: u64,
-    /// Invalid proposals.
-    pub invalid: u64,
-    /// Distance moved over the kept phase.
-    pub jump: u64,
-    /// Steps taken, burn-in and tuning included.
-    pub steps_taken: u64,
-}
-
-impl Totals {
-    /// Adds another shard's counts.
-    pub fn add(&mut self, other: &Totals) {
-        self.steps += other.steps;
-        self.accepted += other.accepted;
-        self.proposed_flips += other.proposed_flips;
-        self.accepted_flips += other.accepted_flips;
-        self.invalid += other.invalid;
-        self.jump += other.jump;
-        self.steps_taken += other.steps_taken;
-    }
 }
 
 /// The binary kinds `sample` reads.
@@ -757,15 +718,6 @@ fn progress_total(plan: &SamplerPlan, spec: &RunSpec) -> u64 {
     plan.min_burn_in(config.burn_in, config.steps)
         .saturating_add(config.steps)
         .saturating_mul(config.chains as u64)
-}
-
-/// Wall nanoseconds per step, over all chains' steps.
-pub(crate) fn ns_per_step(wall: std::time::Duration, steps: u64) -> f64 {
-    if steps == 0 {
-        0.0
-    } else {
-        wall.as_nanos() as f64 / steps as f64
-    }
 }
 
 /// Reads a model file of a binary kind under `budget`.

@@ -7,19 +7,17 @@
 //! statistics from the merged draws with the code a single run uses (the diagnostics, the
 //! means, the warnings), its counts by adding the shards' exact totals.
 
-use super::{Totals, coordinate_columns_of, no_diagnostics_warning, ns_per_step, warnings_of};
+use super::{CoordinateColumns, coordinate_columns_of, no_diagnostics_warning, warnings_of};
 use crate::CliError;
 use crate::args::{MemoryArgs, ReportArgs};
 use clap::Args;
-use langevin_std::binary::{BinaryDiagnostics, Depth, Statistic, diagnose_draws};
-use langevin_std::diagnostics::DiagError;
+use langevin_std::binary::Depth;
 use langevin_std::io::npy::{NpyData, read_npy_within};
 use langevin_std::io::{json_bytes, npy_bytes, parse_json_exact, prepare, write_all};
-use langevin_std::run::{ChainResult, DiscreteRun};
+use langevin_std::shards::{self, Merged, RangeError, merge_summaries, mismatch};
 use serde_json::{Map, Value};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 /// Arguments of `langevin merge`.
 #[derive(Args, Debug, Clone)]
@@ -129,48 +127,6 @@ impl fmt::Display for MergeError {
 }
 
 impl std::error::Error for MergeError {}
-
-/// Summary fields every shard of one run has alike.
-const SHARED: [&str; 20] = [
-    "version",
-    "model_hash",
-    "sampler",
-    "kind",
-    "domain",
-    "states",
-    "step",
-    "balance",
-    "scan",
-    "balancing",
-    "radius",
-    "block",
-    "diagonal",
-    "window",
-    "dim",
-    "steps",
-    "burn_in",
-    "thin",
-    "seed",
-    "statistic",
-];
-
-/// Options that do not change a chain's draws or the statistics: where the outputs go, how the
-/// run is shown, how many chains it holds and on how many threads.
-const PER_SHARD_OPTIONS: [&str; 13] = [
-    "model",
-    "chains",
-    "first-chain",
-    "threads",
-    "out",
-    "csv",
-    "summary",
-    "plot",
-    "quiet",
-    "format",
-    "max-memory",
-    "exact",
-    "mmd",
-];
 
 /// One shard: its summary (when given), its draws file and its chains.
 struct Shard {
@@ -298,32 +254,14 @@ fn check_agree(shards: &[Shard]) -> Result<(), MergeError> {
     let Some(a) = &first.summary else {
         return Ok(());
     };
-    let options = |s: &Map<String, Value>| -> Map<String, Value> {
-        s.get("options")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(k, _)| !PER_SHARD_OPTIONS.contains(&k.as_str()))
-            .collect()
-    };
     for shard in rest {
         let Some(b) = &shard.summary else { continue };
-        let mismatch = |field: &str, x: Option<&Value>, y: Option<&Value>| MergeError::Mismatch {
-            field: field.to_string(),
-            first: (first.path.clone(), text(x)),
-            other: (shard.path.clone(), text(y)),
-        };
-        for key in SHARED {
-            if a.get(key) != b.get(key) {
-                return Err(mismatch(key, a.get(key), b.get(key)));
-            }
-        }
-        let (oa, ob) = (options(a), options(b));
-        for key in oa.keys().chain(ob.keys()) {
-            if oa.get(key) != ob.get(key) {
-                return Err(mismatch(&format!("--{key}"), oa.get(key), ob.get(key)));
-            }
+        if let Some(m) = mismatch(a, b) {
+            return Err(MergeError::Mismatch {
+                field: m.field,
+                first: (first.path.clone(), text(m.first.as_ref())),
+                other: (shard.path.clone(), text(m.other.as_ref())),
+            });
         }
     }
     Ok(())
@@ -331,21 +269,18 @@ fn check_agree(shards: &[Shard]) -> Result<(), MergeError> {
 
 /// Refuses overlapping shards and gaps between them (`shards` sorted by first chain).
 fn check_ranges(shards: &[Shard]) -> Result<(), MergeError> {
-    for pair in shards.windows(2) {
-        let [a, b] = pair else { continue };
-        if b.range[0] < a.range[1] {
-            return Err(MergeError::Overlap {
+    let ranges: Vec<[usize; 2]> = shards.iter().map(|s| s.range).collect();
+    match shards::check_ranges(&ranges) {
+        Ok(()) => Ok(()),
+        Err(RangeError::Gap(missing)) => Err(MergeError::Gap { missing }),
+        Err(RangeError::Overlap(i)) => {
+            let (a, b) = (&shards[i], &shards[i + 1]);
+            Err(MergeError::Overlap {
                 shards: (a.path.clone(), b.path.clone()),
                 ranges: (a.range, b.range),
-            });
-        }
-        if b.range[0] > a.range[1] {
-            return Err(MergeError::Gap {
-                missing: [a.range[1], b.range[0]],
-            });
+            })
         }
     }
-    Ok(())
 }
 
 /// The shards' draws joined along the chain axis: the shape and the values.
@@ -408,11 +343,6 @@ fn concatenate(
     Ok((shape, data))
 }
 
-/// A summary field as a count.
-fn count(s: &Map<String, Value>, key: &str) -> u64 {
-    s.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
 /// The merged run's summary: the first shard's, with the chains, counts and statistics of all.
 fn merged_summary(
     shards: &[Shard],
@@ -425,59 +355,21 @@ fn merged_summary(
     let Some(&first) = summaries.first() else {
         return Err(MergeError::SummaryNeedsSummaries.into());
     };
-    let mut m = first.clone();
-    let [chains, kept, dim] = shape;
-    let first_chain = shards.first().map_or(0, |s| s.range[0]);
-    let mut totals = Totals::default();
-    for s in &summaries {
-        let t: Totals = s
-            .get("totals")
-            .cloned()
-            .and_then(|v| serde_json::from_value(v).ok())
-            .unwrap_or_default();
-        totals.add(&t);
-    }
-    let evals: u64 = summaries.iter().map(|s| count(s, "evals")).sum();
-    let wall: f64 = summaries
-        .iter()
-        .filter_map(|s| s.get("wall_time_s").and_then(Value::as_f64))
-        .sum();
-    let wall_time = Duration::try_from_secs_f64(wall).unwrap_or_default();
-    let burn_in_taken = summaries
-        .iter()
-        .map(|s| count(s, "burn_in_taken"))
-        .max()
-        .unwrap_or(0);
-    let seed = count(first, "seed");
-    let states = count(first, "states") as usize;
-    let statistic = match first.get("statistic").and_then(Value::as_str) {
-        Some("l1") => Statistic::Manhattan,
-        _ => Statistic::Hamming,
+    let depth = match first.get("diagnostics").and_then(Value::as_str) {
+        Some("none") => None,
+        Some("summary") => Some(Depth::Statistic),
+        _ => Some(Depth::Coordinates(None)),
     };
-    let depth = first
-        .get("diagnostics")
-        .and_then(Value::as_str)
-        .unwrap_or("full");
+    let [_, kept, dim] = shape;
     // Binary draws as `u8`, label draws as `u16`: the types a run diagnoses them in.
     let binary = first.get("domain").and_then(Value::as_str) == Some("binary");
-    let run_u8;
-    let run_u16;
-    let (diagnostics, means, coordinates) = if binary {
+    let (merged, coordinates) = if binary {
         let NpyData::U8(values) = data else {
             return Err(CliError("binary draws must be uint8".into()));
         };
-        run_u8 = discrete_run(values, chains, kept, dim);
-        let views: Vec<&[u8]> = run_u8.chains.iter().map(|c| c.draws.as_slice()).collect();
-        let diagnose = |depth| {
-            diagnose_draws(
-                &views, dim, states, statistic, evals, wall_time, seed, 0, depth,
-            )
-        };
-        let d = diagnostics(depth, diagnose);
-        let columns = d
-            .as_ref()
-            .and_then(|d| coordinate_columns_of(d, &views, dim));
-        (d, run_u8.means(), columns)
+        let merged = merge_summaries(&summaries, values, shape, depth);
+        let columns = coordinates(&merged, values, kept, dim);
+        (merged, columns)
     } else {
         let values: Vec<u16> = match data {
             NpyData::U8(v) => v.iter().map(|&x| u16::from(x)).collect(),
@@ -487,169 +379,46 @@ fn merged_summary(
                 .collect(),
             _ => Vec::new(),
         };
-        run_u16 = discrete_run(&values, chains, kept, dim);
-        let views: Vec<&[u16]> = run_u16.chains.iter().map(|c| c.draws.as_slice()).collect();
-        let diagnose = |depth| {
-            diagnose_draws(
-                &views, dim, states, statistic, evals, wall_time, seed, 0, depth,
-            )
-        };
-        let d = diagnostics(depth, diagnose);
-        let columns = d
-            .as_ref()
-            .and_then(|d| coordinate_columns_of(d, &views, dim));
-        (d, run_u16.means(), columns)
+        let merged = merge_summaries(&summaries, &values, shape, depth);
+        let columns = coordinates(&merged, &values, kept, dim);
+        (merged, columns)
     };
-    let mut set = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
-    };
-    set(
-        "command_line",
+    let mut m = merged.summary;
+    m.insert(
+        "command_line".into(),
         serde_json::to_value(std::env::args().collect::<Vec<_>>())?,
     );
-    set("chains", chains.into());
-    set("first_chain", first_chain.into());
-    set(
-        "chain_range",
-        serde_json::to_value([first_chain, first_chain + chains])?,
-    );
-    set("out", out.display().to_string().into());
-    set("totals", serde_json::to_value(totals)?);
-    set("burn_in_taken", burn_in_taken.into());
-    set(
-        "acceptance_rate",
-        ratio(totals.accepted, totals.steps).into(),
-    );
-    if first.contains_key("mean_proposed_flips") {
-        set(
-            "mean_proposed_flips",
-            ratio(totals.proposed_flips, totals.steps).into(),
-        );
-        set(
-            "mean_accepted_flips",
-            ratio(totals.accepted_flips, totals.steps).into(),
-        );
-    }
-    if first.contains_key("mean_proposed_changes") {
-        set(
-            "mean_proposed_changes",
-            ratio(totals.proposed_flips, totals.steps).into(),
-        );
-        set(
-            "mean_accepted_changes",
-            ratio(totals.accepted_flips, totals.steps).into(),
-        );
-    }
-    set("mean_jump", ratio(totals.jump, totals.steps).into());
-    set("invalid_proposals", totals.invalid.into());
-    set("evals", evals.into());
-    set("wall_time_s", wall.into());
-    set(
-        "ns_per_step",
-        ns_per_step(wall_time, totals.steps_taken).into(),
-    );
-    // The tuned parameters per chain, in chain order.
-    let tuned: Option<Vec<Value>> = summaries
-        .iter()
-        .map(|s| s.get("tuned").and_then(Value::as_array).cloned())
-        .collect::<Option<Vec<_>>>()
-        .map(|v| v.into_iter().flatten().collect());
-    match tuned {
-        Some(t) => set("tuned", Value::Array(t)),
-        None => {
-            m.remove("tuned");
+    m.insert("out".into(), out.display().to_string().into());
+    if let Some(Value::Object(t)) = coordinates.map(serde_json::to_value).transpose()? {
+        for key in t.keys() {
+            m.remove(key);
         }
+        m.extend(t);
     }
-    // Recomputed from the merged draws below; the pictures, the enumeration's RMSE and the
-    // MMD are not redone.
-    for key in [
-        "ess_min",
-        "ess_median",
-        "ess_undefined",
-        "ess_statistic",
-        "ess_discs",
-        "rhat_max",
-        "per_coordinate",
-        "ess_per_second",
-        "ess_per_10k_evals",
-        "ess_bulk",
-        "rhat",
-        "diagnostics_on",
-        "plots",
-        "marginal_rmse",
-        "mmd",
-    ] {
-        m.remove(key);
-    }
-    if let Some(table) = coordinates {
-        let table = serde_json::to_value(table)?;
-        if let Value::Object(t) = table {
-            for key in t.keys() {
-                m.remove(key);
-            }
-            m.extend(t);
-        }
-    }
-    let warnings = match &diagnostics {
+    let warnings = match &merged.diagnostics {
         Some(d) => warnings_of(d),
         None => vec![no_diagnostics_warning(kept)],
     };
-    if let Some(d) = diagnostics
-        && let Value::Object(d) = serde_json::to_value(d)?
-    {
-        m.extend(d);
-    }
     m.insert("warnings".into(), serde_json::to_value(warnings)?);
-    m.insert("mean".into(), serde_json::to_value(means)?);
-    m.insert(
-        "merged_from".into(),
-        serde_json::to_value(
-            shards
-                .iter()
-                .map(|s| s.path.display().to_string())
-                .collect::<Vec<_>>(),
-        )?,
-    );
+    m.insert("mean".into(), serde_json::to_value(merged.means)?);
+    let paths: Vec<String> = shards
+        .iter()
+        .map(|s| s.path.display().to_string())
+        .collect();
+    m.insert("merged_from".into(), serde_json::to_value(paths)?);
     Ok(Value::Object(m))
 }
 
-/// The diagnostics a summary asks for (`none`, `summary` or `full`), as a run computes them.
-fn diagnostics<F>(asked: &str, diagnose: F) -> Option<BinaryDiagnostics>
-where
-    F: Fn(Depth<'static>) -> Result<BinaryDiagnostics, DiagError>,
-{
-    match asked {
-        "none" => None,
-        "summary" => diagnose(Depth::Statistic).ok(),
-        _ => diagnose(Depth::Coordinates(None)).ok(),
-    }
-}
-
-/// `a / b` as the run's statistics compute it (0 for no steps).
-fn ratio(a: u64, b: u64) -> f64 {
-    if b == 0 { 0.0 } else { a as f64 / b as f64 }
-}
-
-/// The merged draws as a run holding them (its means are computed by the run's code).
-fn discrete_run<T: Copy + Into<u64>>(
+/// The per-coordinate columns of the merged run's diagnostics, as a run writes them.
+fn coordinates<T: Copy + Into<f64>>(
+    merged: &Merged,
     values: &[T],
-    chains: usize,
     kept: usize,
     dim: usize,
-) -> DiscreteRun<T> {
-    let per_chain = (kept * dim).max(1);
-    DiscreteRun {
-        chains: values
-            .chunks(per_chain)
-            .take(chains)
-            .map(|c| ChainResult {
-                draws: c.to_vec(),
-                kept,
-                ..ChainResult::default()
-            })
-            .collect(),
-        dim,
-        wall_time: Duration::ZERO,
-        threads: 0,
-    }
+) -> Option<CoordinateColumns> {
+    let views: Vec<&[T]> = values.chunks((kept * dim).max(1)).collect();
+    merged
+        .diagnostics
+        .as_ref()
+        .and_then(|d| coordinate_columns_of(d, &views, dim))
 }
