@@ -87,17 +87,6 @@ struct Outcome {
     ab: [u64; 2],
 }
 
-fn stats_array(s: &ChainStats) -> [u64; 6] {
-    [
-        s.steps,
-        s.accepted,
-        s.proposed_flips,
-        s.accepted_flips,
-        s.invalid,
-        s.evaluations,
-    ]
-}
-
 // ---- The Rust API ----
 
 fn rust_run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
@@ -119,7 +108,7 @@ fn rust_run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
     Outcome {
         state_hash: hs,
         log_density_hash: hu,
-        stats: stats_array(&stats),
+        stats: totals!(stats),
         ab: [0; 2],
     }
 }
@@ -230,7 +219,7 @@ fn ffi_hash(chain: &mut LgvChain, d: usize) -> Outcome {
         ab,
         state_hash: hs,
         log_density_hash: hu,
-        stats: totals(&s),
+        stats: totals!(s),
     }
 }
 

@@ -800,7 +800,7 @@ fn snapshot(chain: &LgvChain) -> Snapshot {
         state,
         grad,
         log_density_bits: u.to_bits(),
-        stats: totals(&stats(chain)),
+        stats: totals!(stats(chain)),
     }
 }
 

@@ -1,6 +1,11 @@
 //! What the C-ABI tests share: zeroed chain objects, a binary chain's buffers and its totals.
 
-#![allow(dead_code, reason = "each test file uses its own part")]
+#![allow(
+    dead_code,
+    unused_macros,
+    unused_imports,
+    reason = "each test file uses its own part"
+)]
 
 use langevin_ffi::*;
 use std::ffi::CString;
@@ -66,14 +71,19 @@ pub fn stats(chain: &LgvChain) -> LgvStats {
     s
 }
 
-/// The totals in their declaration order.
-pub fn totals(s: &LgvStats) -> [u64; 6] {
-    [
-        s.steps,
-        s.accepted,
-        s.proposed_flips,
-        s.accepted_flips,
-        s.invalid,
-        s.evaluations,
-    ]
+/// The six totals of an `LgvStats` (or of the core's `ChainStats`, whose fields have the same
+/// names) in declaration order.
+macro_rules! totals {
+    ($stats:expr) => {{
+        let s = $stats;
+        [
+            s.steps,
+            s.accepted,
+            s.proposed_flips,
+            s.accepted_flips,
+            s.invalid,
+            s.evaluations,
+        ]
+    }};
 }
+pub(crate) use totals;
