@@ -145,28 +145,26 @@ impl LabelCallback {
     }
 }
 
-impl OrdinalTarget for LabelCallback {
-    type Error = CallbackError;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn states(&self) -> usize {
-        self.states
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, CallbackError> {
-        self.eval(x, grad)
-    }
+/// One C function serves both label domains: the two target traits read it alike.
+macro_rules! label_target {
+    ($($target:ident),+) => {$(
+        impl $target for LabelCallback {
+            type Error = CallbackError;
+            fn dim(&self) -> usize {
+                self.dim
+            }
+            fn states(&self) -> usize {
+                self.states
+            }
+            fn log_density_and_grad(
+                &mut self,
+                x: &[u16],
+                grad: &mut [f32],
+            ) -> Result<f64, CallbackError> {
+                self.eval(x, grad)
+            }
+        }
+    )+};
 }
 
-impl CategoricalTarget for LabelCallback {
-    type Error = CallbackError;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn states(&self) -> usize {
-        self.states
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, CallbackError> {
-        self.eval(x, grad)
-    }
-}
+label_target!(OrdinalTarget, CategoricalTarget);

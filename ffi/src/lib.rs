@@ -509,7 +509,7 @@ pub unsafe extern "C" fn lgv_chain_init_ising_lattice(
 ) -> LgvStatus {
     // SAFETY: forwarded from the caller's contract.
     status(unsafe {
-        init(chain, buffers, kernel, seed, &[], || {
+        init(chain, buffers, kernel, seed, [], || {
             IsingLattice::with_dims(Dims { rows, cols }, coupling, field, periodic)
                 .map(Model::Lattice)
                 .map_err(param_status)
@@ -538,28 +538,21 @@ pub unsafe extern "C" fn lgv_chain_init_quadratic(
     kernel: *const LgvKernel,
     seed: u64,
 ) -> LgvStatus {
-    let make = || {
-        let arrays = [
-            raw_region(w, w_len, false)?,
-            raw_region(b, dim, false)?,
-            raw_region(cache.cast_const(), cache_len, true)?,
-        ];
-        Ok((arrays, move || {
-            // SAFETY: checked non-null, aligned, sized and disjoint from everything the chain
-            // writes; validity is the caller's contract.
-            let (w, b, cache) =
-                unsafe { (view(w, w_len), view(b, dim), view_mut(cache, cache_len)) };
-            BinaryQuadratic::new(w, b, cache)
-                .map(Model::Quadratic)
-                .map_err(param_status)
-        }))
+    let arrays = [
+        raw_region(w, w_len, false),
+        raw_region(b, dim, false),
+        raw_region(cache.cast_const(), cache_len, true),
+    ];
+    let model = || {
+        // SAFETY: checked non-null, aligned, sized and disjoint from everything the chain
+        // writes; validity is the caller's contract.
+        let (w, b, cache) = unsafe { (view(w, w_len), view(b, dim), view_mut(cache, cache_len)) };
+        BinaryQuadratic::new(w, b, cache)
+            .map(Model::Quadratic)
+            .map_err(param_status)
     };
     // SAFETY: forwarded from the caller's contract.
-    status(
-        make().and_then(|(arrays, model)| unsafe {
-            init(chain, buffers, kernel, seed, &arrays, model)
-        }),
-    )
+    status(unsafe { init(chain, buffers, kernel, seed, arrays, model) })
 }
 
 /// Starts a chain on a binary RBM with the hidden units summed out,
@@ -585,35 +578,28 @@ pub unsafe extern "C" fn lgv_chain_init_rbm(
     kernel: *const LgvKernel,
     seed: u64,
 ) -> LgvStatus {
-    let make = || {
-        let arrays = [
-            raw_region(w, w_len, false)?,
-            raw_region(b, visible, false)?,
-            raw_region(c, hidden, false)?,
-            raw_region(cache.cast_const(), cache_len, true)?,
-        ];
-        Ok((arrays, move || {
-            // SAFETY: checked non-null, aligned, sized and disjoint from everything the chain
-            // writes; validity is the caller's contract.
-            let (w, b, c, cache) = unsafe {
-                (
-                    view(w, w_len),
-                    view(b, visible),
-                    view(c, hidden),
-                    view_mut(cache, cache_len),
-                )
-            };
-            Rbm::new(w, b, c, cache)
-                .map(Model::Rbm)
-                .map_err(param_status)
-        }))
+    let arrays = [
+        raw_region(w, w_len, false),
+        raw_region(b, visible, false),
+        raw_region(c, hidden, false),
+        raw_region(cache.cast_const(), cache_len, true),
+    ];
+    let model = || {
+        // SAFETY: as for `lgv_chain_init_quadratic`.
+        let (w, b, c, cache) = unsafe {
+            (
+                view(w, w_len),
+                view(b, visible),
+                view(c, hidden),
+                view_mut(cache, cache_len),
+            )
+        };
+        Rbm::new(w, b, c, cache)
+            .map(Model::Rbm)
+            .map_err(param_status)
     };
     // SAFETY: forwarded from the caller's contract.
-    status(
-        make().and_then(|(arrays, model)| unsafe {
-            init(chain, buffers, kernel, seed, &arrays, model)
-        }),
-    )
+    status(unsafe { init(chain, buffers, kernel, seed, arrays, model) })
 }
 
 /// Replaces the kernel of a live chain (the state and random stream carry on). An AB-1st
@@ -864,7 +850,7 @@ pub unsafe extern "C" fn lgv_chain_init_callback(
 ) -> LgvStatus {
     // SAFETY: forwarded from the caller's contract.
     status(unsafe {
-        init(chain, buffers, kernel, seed, &[], || {
+        init(chain, buffers, kernel, seed, [], || {
             let f = f.ok_or(LGV_ERR_NULL)?;
             Ok(Model::Callback(BinaryCallback { f, user, dim }))
         })
@@ -1749,21 +1735,25 @@ fn status(r: Result<(), LgvStatus>) -> LgvStatus {
     }
 }
 
-/// The common part of every binary `lgv_chain_init_*`: `arrays` are the model's arrays
-/// (already checked one by one), `model` builds the model once every region is known to be
-/// disjoint.
+/// The common part of every binary `lgv_chain_init_*`: `arrays` are the model's arrays as
+/// `raw_region` checked them one by one (the first refusal, in their order, is the status),
+/// `model` builds the model once every region is known to be disjoint.
 ///
 /// # Safety
 ///
 /// As for `lgv_chain_init_ising_lattice`.
-unsafe fn init(
+unsafe fn init<const N: usize>(
     chain: *mut LgvChain,
     buffers: *const LgvBuffers,
     kernel: *const LgvKernel,
     seed: u64,
-    arrays: &[Region],
+    checked: [Result<Region, LgvStatus>; N],
     model: impl FnOnce() -> Result<Model, LgvStatus>,
 ) -> Result<(), LgvStatus> {
+    let mut arrays = [Region::default(); N];
+    for (slot, r) in arrays.iter_mut().zip(checked) {
+        *slot = r?;
+    }
     let chain_region = raw_region(chain.cast_const(), 1, true)?;
     raw_region(buffers, 1, false)?;
     // SAFETY: non-null and aligned; readable by the caller's contract.

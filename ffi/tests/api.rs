@@ -3,6 +3,9 @@
 //! expected values the C test program checks (`c/expected.h`) are the Rust API's.
 //! `LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api` rewrites `c/expected.h`.
 
+mod common;
+
+use common::{Bufs, new_chain, stats, totals};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice, Rbm};
@@ -84,17 +87,6 @@ struct Outcome {
     ab: [u64; 2],
 }
 
-fn stats_array(s: &ChainStats) -> [u64; 6] {
-    [
-        s.steps,
-        s.accepted,
-        s.proposed_flips,
-        s.accepted_flips,
-        s.invalid,
-        s.evaluations,
-    ]
-}
-
 // ---- The Rust API ----
 
 fn rust_run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
@@ -116,7 +108,7 @@ fn rust_run<K: Kernel<Binary>, T: BinaryTarget, const D: usize>(
     Outcome {
         state_hash: hs,
         log_density_hash: hu,
-        stats: stats_array(&stats),
+        stats: totals!(stats),
         ab: [0; 2],
     }
 }
@@ -167,42 +159,6 @@ fn rust_api(model: Model, kernel: u32, seed: u64) -> Outcome {
 
 // ---- The C ABI, called from Rust ----
 
-struct Bufs {
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    xp: Vec<u8>,
-    gp: Vec<f32>,
-    fl: Vec<u32>,
-}
-
-impl Bufs {
-    fn new(d: usize) -> Self {
-        Self {
-            x: vec![0; d],
-            grad: vec![0.0; d],
-            xp: vec![0; d],
-            gp: vec![0.0; d],
-            fl: vec![0; d],
-        }
-    }
-    fn c(&mut self) -> LgvBuffers {
-        LgvBuffers {
-            x: self.x.as_mut_ptr(),
-            grad: self.grad.as_mut_ptr(),
-            x_proposal: self.xp.as_mut_ptr(),
-            grad_proposal: self.gp.as_mut_ptr(),
-            flipped: self.fl.as_mut_ptr(),
-            len: self.x.len(),
-        }
-    }
-}
-
-fn new_chain() -> Box<LgvChain> {
-    Box::new(LgvChain {
-        opaque: [0; LGV_CHAIN_WORDS],
-    })
-}
-
 fn kernel(kind: u32) -> LgvKernel {
     LgvKernel {
         kind,
@@ -245,15 +201,7 @@ fn ffi_hash(chain: &mut LgvChain, d: usize) -> Outcome {
         hs = fnv1a(hs, &state);
         hu = fnv1a(hu, &u.to_bits().to_le_bytes());
     }
-    let mut s = LgvStats {
-        steps: 0,
-        accepted: 0,
-        proposed_flips: 0,
-        accepted_flips: 0,
-        invalid: 0,
-        evaluations: 0,
-    };
-    unsafe { assert_eq!(lgv_chain_stats(chain, &mut s), LGV_OK) };
+    let s = stats(chain);
     let mut p = LgvAbParams {
         step: 0.0,
         balance: 0.0,
@@ -271,15 +219,26 @@ fn ffi_hash(chain: &mut LgvChain, d: usize) -> Outcome {
         ab,
         state_hash: hs,
         log_density_hash: hu,
-        stats: [
-            s.steps,
-            s.accepted,
-            s.proposed_flips,
-            s.accepted_flips,
-            s.invalid,
-            s.evaluations,
-        ],
+        stats: totals!(s),
     }
+}
+
+/// A chain on the 8×8 periodic lattice (`J = 0.3`, `h = 0.1`) over `b`, started with `k`.
+fn lattice_chain(b: &mut Bufs, k: &LgvKernel, seed: u64) -> Box<LgvChain> {
+    let mut chain = new_chain();
+    let cb = b.c();
+    let s =
+        unsafe { lgv_chain_init_ising_lattice(&mut *chain, 8, 8, 0.3, 0.1, true, &cb, k, seed) };
+    assert_eq!(s, LGV_OK);
+    chain
+}
+
+/// The state of a live chain of dimension `d` (every entry written: 0 or 1).
+fn state(chain: &LgvChain, d: usize) -> Vec<u8> {
+    let mut x = vec![2u8; d];
+    unsafe { assert_eq!(lgv_chain_state(chain, x.as_mut_ptr(), d), LGV_OK) };
+    assert!(x.iter().all(|&v| v <= 1), "{x:?}");
+    x
 }
 
 fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
@@ -288,12 +247,7 @@ fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
     match model {
         Model::Lattice => {
             let mut b = Bufs::new(64);
-            let cb = b.c();
-            let s = unsafe {
-                lgv_chain_init_ising_lattice(&mut *chain, 8, 8, 0.3, 0.1, true, &cb, &k, seed)
-            };
-            assert_eq!(s, LGV_OK);
-            ffi_hash(&mut chain, 64)
+            ffi_hash(&mut lattice_chain(&mut b, &k, seed), 64)
         }
         Model::Quadratic => {
             let (w, bias) = (quad_w(), quad_b());
@@ -464,28 +418,15 @@ fn ab_1st_without_burn_in_is_dmala() {
 
 #[test]
 fn one_call_of_many_steps_equals_many_calls() {
-    let mut a = new_chain();
-    let mut b = new_chain();
     let (mut ba, mut bb) = (Bufs::new(64), Bufs::new(64));
-    let (ca, cb) = (ba.c(), bb.c());
     let k = kernel(LGV_KERNEL_DMALA);
+    let (mut a, mut b) = (lattice_chain(&mut ba, &k, 5), lattice_chain(&mut bb, &k, 5));
     unsafe {
-        assert_eq!(
-            lgv_chain_init_ising_lattice(&mut *a, 8, 8, 0.3, 0.1, true, &ca, &k, 5),
-            LGV_OK
-        );
-        assert_eq!(
-            lgv_chain_init_ising_lattice(&mut *b, 8, 8, 0.3, 0.1, true, &cb, &k, 5),
-            LGV_OK
-        );
         assert_eq!(lgv_chain_step(&mut *a, 500, ptr::null_mut()), LGV_OK);
         for _ in 0..500 {
             assert_eq!(lgv_chain_step(&mut *b, 1, ptr::null_mut()), LGV_OK);
         }
-        let (mut sa, mut sb) = ([0u8; 64], [1u8; 64]);
-        assert_eq!(lgv_chain_state(&*a, sa.as_mut_ptr(), 64), LGV_OK);
-        assert_eq!(lgv_chain_state(&*b, sb.as_mut_ptr(), 64), LGV_OK);
-        assert_eq!(sa, sb);
+        assert_eq!(state(&a, 64), state(&b, 64));
         let (mut ua, mut ub) = (0.0, 1.0);
         assert_eq!(lgv_chain_log_density(&*a, &mut ua), LGV_OK);
         assert_eq!(lgv_chain_log_density(&*b, &mut ub), LGV_OK);
@@ -1021,20 +962,10 @@ fn the_version_macros_are_the_crate_version() {
 /// overlap checks guard it where it lives now.
 #[test]
 fn a_chain_moved_with_memcpy_carries_on() {
-    let mut staying = new_chain();
-    let mut moving = new_chain();
     let (mut bs, mut bm) = (Bufs::new(64), Bufs::new(64));
-    let (cs, cm) = (bs.c(), bm.c());
     let k = kernel(LGV_KERNEL_AB);
+    let (mut staying, mut moving) = (lattice_chain(&mut bs, &k, 9), lattice_chain(&mut bm, &k, 9));
     unsafe {
-        assert_eq!(
-            lgv_chain_init_ising_lattice(&mut *staying, 8, 8, 0.3, 0.1, true, &cs, &k, 9),
-            LGV_OK
-        );
-        assert_eq!(
-            lgv_chain_init_ising_lattice(&mut *moving, 8, 8, 0.3, 0.1, true, &cm, &k, 9),
-            LGV_OK
-        );
         assert_eq!(lgv_chain_step(&mut *staying, 300, ptr::null_mut()), LGV_OK);
         assert_eq!(lgv_chain_step(&mut *moving, 300, ptr::null_mut()), LGV_OK);
         let mut moved = new_chain();
@@ -1043,10 +974,7 @@ fn a_chain_moved_with_memcpy_carries_on() {
         moving.opaque.fill(0xA5A5_A5A5_A5A5_A5A5);
         assert_eq!(lgv_chain_step(&mut *staying, 700, ptr::null_mut()), LGV_OK);
         assert_eq!(lgv_chain_step(&mut *moved, 700, ptr::null_mut()), LGV_OK);
-        let (mut ss, mut sm) = ([0u8; 64], [1u8; 64]);
-        assert_eq!(lgv_chain_state(&*staying, ss.as_mut_ptr(), 64), LGV_OK);
-        assert_eq!(lgv_chain_state(&*moved, sm.as_mut_ptr(), 64), LGV_OK);
-        assert_eq!(ss, sm);
+        assert_eq!(state(&staying, 64), state(&moved, 64));
         let (ps, pm) = (ab_params(&staying), ab_params(&moved));
         assert_eq!(
             (ps.step.to_bits(), ps.balance.to_bits(), ps.frozen),

@@ -19,11 +19,14 @@
     reason = "the models are written as their formulas"
 )]
 
+mod common;
+
+use common::{Bufs, c, new_chain, stats, totals};
 use langevin_ffi::*;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::cell::Cell;
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 use std::ptr;
 
 /// Per-test false-positive rate of each enumeration check (before the Bonferroni split over
@@ -69,16 +72,6 @@ fn draw(p: &[f64], rng: &mut Xoshiro256PlusPlus) -> usize {
         }
     }
     p.len() - 1
-}
-
-fn zeroed() -> Box<LgvChain> {
-    Box::new(LgvChain {
-        opaque: [0; LGV_CHAIN_WORDS],
-    })
-}
-
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
 }
 
 // ---- The binary energy: U(x) = bᵀx + Σ_{i<j} W_ij x_i x_j ----
@@ -205,11 +198,7 @@ unsafe extern "C" fn energy(
 /// A binary chain over caller memory.
 struct BinaryMem {
     chain: Box<LgvChain>,
-    x: Vec<u8>,
-    grad: Vec<f32>,
-    xp: Vec<u8>,
-    gp: Vec<f32>,
-    flipped: Vec<u32>,
+    b: Bufs,
     scratch: Vec<f64>,
     indices: Vec<u32>,
 }
@@ -217,26 +206,15 @@ struct BinaryMem {
 impl BinaryMem {
     fn new(len: usize) -> Self {
         Self {
-            chain: zeroed(),
-            x: vec![0; len],
-            grad: vec![0.0; len],
-            xp: vec![0; len],
-            gp: vec![0.0; len],
-            flipped: vec![0; len],
+            chain: new_chain(),
+            b: Bufs::new(len),
             scratch: Vec::new(),
             indices: Vec::new(),
         }
     }
 
     fn buffers(&mut self) -> LgvBuffers {
-        LgvBuffers {
-            x: self.x.as_mut_ptr(),
-            grad: self.grad.as_mut_ptr(),
-            x_proposal: self.xp.as_mut_ptr(),
-            grad_proposal: self.gp.as_mut_ptr(),
-            flipped: self.flipped.as_mut_ptr(),
-            len: self.x.len(),
-        }
+        self.b.c()
     }
 
     fn init(&mut self, e: &Energy, seed: u64) -> LgvStatus {
@@ -512,7 +490,7 @@ struct LabelMem {
 impl LabelMem {
     fn new(m: &Labels) -> Self {
         Self {
-            chain: zeroed(),
+            chain: new_chain(),
             x: vec![0; LD],
             grad: vec![0.0; m.grad_len()],
             xp: vec![0; LD],
@@ -691,19 +669,9 @@ fn every_sampler_name_runs_on_every_domain_it_applies_to() {
         };
         assert_eq!(s, want, "binary {name} {params}");
         if s == LGV_OK {
-            let mut st = LgvStats {
-                steps: 0,
-                accepted: 0,
-                proposed_flips: 0,
-                accepted_flips: 0,
-                invalid: 0,
-                evaluations: 0,
-            };
             // SAFETY: live chain.
-            unsafe {
-                assert_eq!(lgv_chain_step(&mut *m.chain, 3000, ptr::null_mut()), LGV_OK);
-                assert_eq!(lgv_chain_stats(&*m.chain, &mut st), LGV_OK);
-            }
+            unsafe { assert_eq!(lgv_chain_step(&mut *m.chain, 3000, ptr::null_mut()), LGV_OK) };
+            let st = stats(&m.chain);
             assert_eq!(st.steps, 3000, "{name}");
             assert!(st.accepted_flips > 0, "binary {name} {params} never moved");
         }
@@ -822,33 +790,17 @@ struct Snapshot {
 
 fn snapshot(chain: &LgvChain) -> Snapshot {
     let (mut state, mut grad, mut u) = (vec![0u8; D], vec![0f32; D], 0.0);
-    let mut st = LgvStats {
-        steps: 0,
-        accepted: 0,
-        proposed_flips: 0,
-        accepted_flips: 0,
-        invalid: 0,
-        evaluations: 0,
-    };
     // SAFETY: live chain, writable outputs.
     unsafe {
         assert_eq!(lgv_chain_state(chain, state.as_mut_ptr(), D), LGV_OK);
         assert_eq!(lgv_chain_grad(chain, grad.as_mut_ptr(), D), LGV_OK);
         assert_eq!(lgv_chain_log_density(chain, &mut u), LGV_OK);
-        assert_eq!(lgv_chain_stats(chain, &mut st), LGV_OK);
     }
     Snapshot {
         state,
         grad,
         log_density_bits: u.to_bits(),
-        stats: [
-            st.steps,
-            st.accepted,
-            st.proposed_flips,
-            st.accepted_flips,
-            st.invalid,
-            st.evaluations,
-        ],
+        stats: totals!(stats(chain)),
     }
 }
 
@@ -859,14 +811,6 @@ fn a_rejecting_callback_keeps_the_chain_out_of_the_rejected_states_and_counts_th
     assert_eq!(m.init(&e, 5), LGV_OK);
     e.fault.set(Fault::RejectPair);
     let mut state = [0u8; D];
-    let mut st = LgvStats {
-        steps: 0,
-        accepted: 0,
-        proposed_flips: 0,
-        accepted_flips: 0,
-        invalid: 0,
-        evaluations: 0,
-    };
     for _ in 0..2000 {
         // SAFETY: live chain.
         unsafe {
@@ -878,12 +822,11 @@ fn a_rejecting_callback_keeps_the_chain_out_of_the_rejected_states_and_counts_th
             "entered a rejected state"
         );
     }
-    // SAFETY: live chain.
-    unsafe { assert_eq!(lgv_chain_stats(&*m.chain, &mut st), LGV_OK) };
+    let st = stats(&m.chain);
     assert!(st.invalid > 0 && st.invalid < st.steps, "{st:?}");
     // A rejected initial state is a status.
     let mut m2 = BinaryMem::new(D);
-    m2.x = vec![1; D];
+    m2.b.x = vec![1; D];
     assert_eq!(m2.init(&e, 5), LGV_ERR_START_REJECTED);
 }
 
@@ -905,7 +848,7 @@ fn an_aborted_or_non_finite_step_leaves_the_chain_exactly_as_it_was() {
             LGV_OK
         );
         // The twin is a byte copy: it continues the same chain with the same random stream.
-        let mut twin = zeroed();
+        let mut twin = new_chain();
         twin.opaque = m.chain.opaque;
         let before = snapshot(&m.chain);
         e.fault.set(fault);
@@ -1019,7 +962,7 @@ fn misuse_is_reported_by_status() {
             LGV_ERR_EMPTY_DIMENSION
         );
         let overlapping = LgvBuffers {
-            grad_proposal: m.grad.as_mut_ptr(),
+            grad_proposal: m.b.grad.as_mut_ptr(),
             ..m.buffers()
         };
         assert_eq!(
@@ -1080,7 +1023,7 @@ fn misuse_is_reported_by_status() {
         spec.scratch_len = D - 1;
         assert_eq!(lgv_chain_use_kernel(chain, &spec), LGV_ERR_SCRATCH);
         spec.scratch_len = D;
-        spec.scratch = m.gp.as_mut_ptr().cast();
+        spec.scratch = m.b.gp.as_mut_ptr().cast();
         spec.scratch_len = 1;
         assert_eq!(lgv_chain_use_kernel(chain, &spec), LGV_ERR_OVERLAP);
         spec.scratch = scratch.as_mut_ptr();

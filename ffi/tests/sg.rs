@@ -2,9 +2,12 @@
 //! through the C ABI: LMC's known stationary law on a Gaussian sum, gradient counts of every
 //! integrator, and the statuses of failing callbacks and bad specifications.
 
+mod common;
+
+use common::c;
 use langevin_ffi::*;
 use std::cell::Cell;
-use std::ffi::{CString, c_void};
+use std::ffi::c_void;
 use std::ptr;
 
 const DIM: usize = 2;
@@ -85,7 +88,7 @@ struct Sg {
 }
 
 fn start(m: &Centres, name: &str, params: &str, seed: u64) -> Result<Sg, LgvStatus> {
-    let (n, p) = (CString::new(name).unwrap(), CString::new(params).unwrap());
+    let (n, p) = (c(name), c(params));
     let spec = LgvSgSpec {
         name: n.as_ptr(),
         params: p.as_ptr(),
@@ -272,10 +275,7 @@ fn failing_callbacks_and_bad_specifications_are_statuses() {
         );
     }
     // Short workspaces, NULL callback.
-    let (n, p) = (
-        CString::new("sgld").unwrap(),
-        CString::new("step=0.1 batch=2 access=reshuffle").unwrap(),
-    );
+    let (n, p) = (c("sgld"), c("step=0.1 batch=2 access=reshuffle"));
     let spec = LgvSgSpec {
         name: n.as_ptr(),
         params: p.as_ptr(),
@@ -295,67 +295,15 @@ fn failing_callbacks_and_bad_specifications_are_statuses() {
         let mut index = vec![0u32; i];
         let user = &m as *const Centres as *mut c_void;
         let (wp, ip) = (work.as_mut_ptr(), index.as_mut_ptr());
-        assert_eq!(
-            lgv_sg_init(
-                &mut *chain,
-                &spec,
-                theta0.as_ptr(),
-                Some(grad),
-                user,
-                wp,
-                w,
-                ip,
-                i - 1,
-                1
-            ),
-            LGV_ERR_SCRATCH
-        );
-        assert_eq!(
-            lgv_sg_init(
-                &mut *chain,
-                &spec,
-                theta0.as_ptr(),
-                None,
-                user,
-                wp,
-                w,
-                ip,
-                i,
-                1
-            ),
-            LGV_ERR_NULL
-        );
-        assert_eq!(
-            lgv_sg_init(
-                &mut *chain,
-                &spec,
-                ptr::null(),
-                Some(grad),
-                user,
-                wp,
-                w,
-                ip,
-                i,
-                1
-            ),
-            LGV_ERR_NULL
-        );
+        let init = |chain: &mut LgvSgChain, theta: *const f64, f: LgvTermGradFn, index_len| {
+            lgv_sg_init(chain, &spec, theta, f, user, wp, w, ip, index_len, 1)
+        };
+        let t0 = theta0.as_ptr();
+        assert_eq!(init(&mut chain, t0, Some(grad), i - 1), LGV_ERR_SCRATCH);
+        assert_eq!(init(&mut chain, t0, None, i), LGV_ERR_NULL);
+        assert_eq!(init(&mut chain, ptr::null(), Some(grad), i), LGV_ERR_NULL);
         assert_eq!(lgv_sg_step(&mut *chain, 1), LGV_ERR_NOT_INITIALISED);
-        assert_eq!(
-            lgv_sg_init(
-                &mut *chain,
-                &spec,
-                theta0.as_ptr(),
-                Some(grad),
-                user,
-                wp,
-                w,
-                ip,
-                i,
-                1
-            ),
-            LGV_OK
-        );
+        assert_eq!(init(&mut chain, t0, Some(grad), i), LGV_OK);
         assert_eq!(lgv_sg_theta(&*chain, wp, DIM), LGV_ERR_OVERLAP);
         assert_eq!(lgv_sg_release(&mut *chain), LGV_OK);
         assert_eq!(lgv_sg_step(&mut *chain, 1), LGV_ERR_NOT_INITIALISED);

@@ -214,6 +214,30 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
     }
 }
 
+/// Compares raw Gibbs updates with their replay: the same number of moves, the same state
+/// (`(got, replayed)`) and the same random words (`(drawn, replayed)`); or the same
+/// unrecoverable failure, for which it returns `false` (the run stops).
+fn replayed<V: PartialEq + core::fmt::Debug>(
+    want: Result<u32, ()>,
+    got: Result<u32, StepError<TableError>>,
+    states: (&[V], &[V]),
+    words: (u64, u64),
+) -> bool {
+    match (want, got) {
+        (Ok(n), Ok(m)) => {
+            assert_eq!(n, m, "moves");
+            assert_eq!(states.0, states.1, "state");
+            assert_eq!(words.0, words.1, "random words");
+            true
+        }
+        (Err(()), Err(StepError::Target(e))) => {
+            assert!(!e.recoverable);
+            false
+        }
+        (w, g) => panic!("update gave {g:?}, expected {w:?}"),
+    }
+}
+
 fn raw_binary(data: &[u8]) -> Vec<u64> {
     // Gibbs on a raw state through FlipDelta: update by update, then whole sweeps.
     let mut input = Input::new(data);
@@ -261,19 +285,10 @@ fn raw_binary(data: &[u8]) -> Vec<u64> {
         } else {
             gibbs.sweep_binary(&mut target, &mut z, &mut rng)
         };
-        match (want, got) {
-            (Ok(n), Ok(m)) => {
-                assert_eq!(n, m, "flips");
-                assert_eq!(z, y, "state");
-                assert_eq!(rng.words - words, r.words - words, "random words");
-                x = z;
-            }
-            (Err(()), Err(StepError::Target(e))) => {
-                assert!(!e.recoverable);
-                return out;
-            }
-            (w, g) => panic!("update gave {g:?}, expected {w:?}"),
+        if !replayed(want, got, (&z, &y), (rng.words - words, r.words - words)) {
+            return out;
         }
+        x = z;
         out.extend(x.iter().map(|&v| u64::from(v)));
     }
     assert!(
@@ -424,20 +439,11 @@ fn raw_labels(data: &[u8], categorical: bool) -> Vec<u64> {
                 .map(u32::from),
             (true, false) => gibbs.sweep_categorical(&mut target, &mut z, &mut scratch, &mut rng),
         };
-        match (want, got) {
-            (Ok(n), Ok(m)) => {
-                assert_eq!(n, m, "moves");
-                assert_eq!(z, y, "state");
-                assert_eq!(rng.words - words, r.words - words, "random words");
-                assert!(z.iter().all(|&v| usize::from(v) < s));
-                x = z;
-            }
-            (Err(()), Err(StepError::Target(e))) => {
-                assert!(!e.recoverable);
-                return out;
-            }
-            (w, g) => panic!("update gave {g:?}, expected {w:?}"),
+        if !replayed(want, got, (&z, &y), (rng.words - words, r.words - words)) {
+            return out;
         }
+        assert!(z.iter().all(|&v| usize::from(v) < s));
+        x = z;
         out.extend(x.iter().map(|&v| u64::from(v)));
     }
     assert!(
@@ -513,8 +519,4 @@ fn run(data: &[u8]) -> Vec<u64> {
     }
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let a = run(data);
-    let b = run(data);
-    assert_eq!(a, b, "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

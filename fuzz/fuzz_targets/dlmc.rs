@@ -23,6 +23,57 @@ fn words_ok(before: u64, after: u64, d: usize, got: &Result<StepReport, StepErro
     }
 }
 
+/// One step of a driven chain, by the tuned kernel (`adapt`) or by DMALA with `proposal`:
+/// the adapted time stays finite and positive and freezes after `burn_in` steps taken; an
+/// accepted move's ratio is `ΔU + log q(x|y) − log q(y|x)` bit for bit, with `log q(y|x)` the
+/// last argument evaluated on `x`, its gradient and `y`; a step draws `⌈d/2⌉ + 1` words.
+macro_rules! dlmc_step {
+    (
+        ($target:expr, $chain:expr, $rng:expr),
+        ($tuned:expr, $adapt:expr, $burn_in:expr, $taken:expr, $d:expr),
+        $proposal:expr,
+        |$x:ident, $g:ident, $y:ident| $log_q:expr
+    ) => {{
+        let (target, chain, rng) = ($target, $chain, $rng);
+        let (tuned, taken) = ($tuned, $taken);
+        let before = (
+            chain.state().to_vec(),
+            chain.grad().to_vec(),
+            chain.log_density(),
+        );
+        let words = rng.words;
+        let got = if $adapt {
+            let got = Kernel::step(tuned, target, chain, rng);
+            if got.is_ok() {
+                *taken += 1;
+            }
+            let t = tuned.proposal().time();
+            assert!(t.is_finite() && t > 0.0, "time {t}");
+            assert_eq!(tuned.is_frozen(), *taken >= $burn_in);
+            got
+        } else {
+            let got = Dmala::new($proposal).step(target, chain, rng);
+            if let Ok(r) = &got {
+                if r.accepted && r.proposed_flips > 0 {
+                    let fwd = {
+                        let ($x, $g, $y) = (&before.0[..], &before.1[..], chain.state());
+                        $log_q
+                    };
+                    let back = {
+                        let ($x, $g, $y) = (chain.state(), chain.grad(), &before.0[..]);
+                        $log_q
+                    };
+                    let ratio = (chain.log_density() - before.2) + (back - fwd);
+                    assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "DLMC ratio");
+                }
+            }
+            got
+        };
+        words_ok(words, rng.words, $d, &got);
+        got
+    }};
+}
+
 fn binary(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = BinarySetup::read(&mut input, 24, 24);
@@ -46,37 +97,12 @@ fn binary(data: &[u8]) -> Vec<u64> {
     let mut tuned = TunedDlmc::new(proposal, adapt, burn_in, 0.574).unwrap();
     let mut taken = 0u64;
     drive::drive(setup, rng, &mut |_, target, chain, rng| {
-        let before = (
-            chain.state().to_vec(),
-            chain.grad().to_vec(),
-            chain.log_density(),
-        );
-        let words = rng.words;
-        let got = if adapt {
-            let got = Kernel::step(&mut tuned, target, chain, rng);
-            if got.is_ok() {
-                taken += 1;
-            }
-            let t = tuned.proposal().time();
-            assert!(t.is_finite() && t > 0.0, "time {t}");
-            assert_eq!(tuned.is_frozen(), taken >= burn_in);
-            got
-        } else {
-            let got = Dmala::new(proposal).step(target, chain, rng);
-            if let Ok(r) = &got {
-                if r.accepted && r.proposed_flips > 0 {
-                    let fwd = proposal.log_q(&before.0, &before.1, chain.state()).unwrap();
-                    let back = proposal
-                        .log_q(chain.state(), chain.grad(), &before.0)
-                        .unwrap();
-                    let ratio = (chain.log_density() - before.2) + (back - fwd);
-                    assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "DLMC ratio");
-                }
-            }
-            got
-        };
-        words_ok(words, rng.words, d, &got);
-        got
+        dlmc_step!(
+            (target, chain, rng),
+            (&mut tuned, adapt, burn_in, &mut taken, d),
+            proposal,
+            |x, g, y| proposal.log_q(x, g, y).unwrap()
+        )
     })
 }
 
@@ -99,39 +125,12 @@ fn categorical(data: &[u8]) -> Vec<u64> {
     let mut taken = 0u64;
     let mut scratch = vec![0.0f64; s];
     labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
-        let before = (
-            chain.state().to_vec(),
-            chain.grad().to_vec(),
-            chain.log_density(),
-        );
-        let words = rng.words;
-        let got = if adapt {
-            let got = Kernel::step(&mut tuned, target, chain, rng);
-            if got.is_ok() {
-                taken += 1;
-            }
-            let t = tuned.proposal().time();
-            assert!(t.is_finite() && t > 0.0, "time {t}");
-            assert_eq!(tuned.is_frozen(), taken >= burn_in);
-            got
-        } else {
-            let got = Dmala::new(proposal).step(target, chain, rng);
-            if let Ok(r) = &got {
-                if r.accepted && r.proposed_flips > 0 {
-                    let fwd = proposal
-                        .log_q(&before.0, &before.1, s, chain.state(), &mut scratch)
-                        .unwrap();
-                    let back = proposal
-                        .log_q(chain.state(), chain.grad(), s, &before.0, &mut scratch)
-                        .unwrap();
-                    let ratio = (chain.log_density() - before.2) + (back - fwd);
-                    assert_eq!(ratio.to_bits(), r.log_accept_ratio.to_bits(), "DLMC ratio");
-                }
-            }
-            got
-        };
-        words_ok(words, rng.words, d, &got);
-        got
+        dlmc_step!(
+            (target, chain, rng),
+            (&mut tuned, adapt, burn_in, &mut taken, d),
+            proposal,
+            |x, g, y| proposal.log_q(x, g, s, y, &mut scratch).unwrap()
+        )
     })
 }
 
@@ -146,8 +145,4 @@ fn run(data: &[u8]) -> Vec<u64> {
     }
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let a = run(data);
-    let b = run(data);
-    assert_eq!(a, b, "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

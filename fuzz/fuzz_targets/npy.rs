@@ -58,7 +58,4 @@ fn run(data: &[u8]) -> Option<Observed> {
     Some((a.shape, bits(&a.data)))
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let first = run(data);
-    assert_eq!(first, run(data), "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

@@ -69,8 +69,4 @@ fn run(data: &[u8]) -> Vec<u64> {
     labels::drive_balanced::<OrdinalDomain, _>(setup, rng, p, metropolis, &propose, &log_q)
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let a = run(data);
-    let b = run(data);
-    assert_eq!(a, b, "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

@@ -78,6 +78,4 @@ fn run(data: &[u8]) -> Vec<u64> {
     out
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    assert_eq!(run(data), run(data), "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

@@ -126,7 +126,4 @@ fn run(data: &[u8]) -> Option<(Vec<u64>, u64, usize)> {
     ))
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let first = run(data);
-    assert_eq!(first, run(data), "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

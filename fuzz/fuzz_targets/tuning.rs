@@ -450,8 +450,4 @@ fn run(data: &[u8]) -> Vec<u64> {
     }
 }
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let a = run(data);
-    let b = run(data);
-    assert_eq!(a, b, "same input, different output");
-});
+langevin_fuzz::deterministic_fuzz_target!(run);

@@ -37,25 +37,22 @@ impl TabledDomain for Binary {
     }
 }
 
-impl TabledDomain for Ordinal {
-    type Target = LabelTabled;
-    fn at(target: &LabelTabled, x: &[u16]) -> Result<(f64, Vec<f32>), TableError> {
-        target.at(x)
-    }
-    fn target_grad_len(target: &LabelTabled) -> usize {
-        target.grad_len
-    }
+/// Both label domains read the same tabled target.
+macro_rules! tabled_label_domain {
+    ($($domain:ident),+) => {$(
+        impl TabledDomain for $domain {
+            type Target = LabelTabled;
+            fn at(target: &LabelTabled, x: &[u16]) -> Result<(f64, Vec<f32>), TableError> {
+                target.at(x)
+            }
+            fn target_grad_len(target: &LabelTabled) -> usize {
+                target.grad_len
+            }
+        }
+    )+};
 }
 
-impl TabledDomain for Categorical {
-    type Target = LabelTabled;
-    fn at(target: &LabelTabled, x: &[u16]) -> Result<(f64, Vec<f32>), TableError> {
-        target.at(x)
-    }
-    fn target_grad_len(target: &LabelTabled) -> usize {
-        target.grad_len
-    }
-}
+tabled_label_domain!(Ordinal, Categorical);
 
 /// The part of a case every kernel of a domain shares (`V` the state entry type).
 #[derive(Clone, Debug)]

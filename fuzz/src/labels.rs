@@ -64,43 +64,43 @@ impl LabelTabled {
     }
 }
 
-impl OrdinalTarget for LabelTabled {
-    type Error = TableError;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn states(&self) -> usize {
-        self.states
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, TableError> {
-        self.eval(x, grad)
-    }
+/// The ordinal and categorical traits read the tabled target alike.
+macro_rules! label_target {
+    ($($target:ident + $conditional:ident),+) => {$(
+        impl $target for LabelTabled {
+            type Error = TableError;
+            fn dim(&self) -> usize {
+                self.dim
+            }
+            fn states(&self) -> usize {
+                self.states
+            }
+            fn log_density_and_grad(
+                &mut self,
+                x: &[u16],
+                grad: &mut [f32],
+            ) -> Result<f64, TableError> {
+                self.eval(x, grad)
+            }
+        }
+
+        impl $conditional for LabelTabled {
+            fn conditional(
+                &mut self,
+                x: &[u16],
+                i: usize,
+                out: &mut [f64],
+            ) -> Result<(), TableError> {
+                self.conditional_of(x, i, out)
+            }
+        }
+    )+};
 }
 
-impl CategoricalTarget for LabelTabled {
-    type Error = TableError;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn states(&self) -> usize {
-        self.states
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, TableError> {
-        self.eval(x, grad)
-    }
-}
-
-impl OrdinalConditional for LabelTabled {
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), TableError> {
-        self.conditional_of(x, i, out)
-    }
-}
-
-impl CategoricalConditional for LabelTabled {
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), TableError> {
-        self.conditional_of(x, i, out)
-    }
-}
+label_target!(
+    OrdinalTarget + OrdinalConditional,
+    CategoricalTarget + CategoricalConditional
+);
 
 /// The two label domains, seen alike.
 pub trait LabelDomain:

@@ -6,6 +6,18 @@
 pub mod drive;
 pub mod labels;
 
+/// The entry point of a fuzz target whose `run(data)` must be a function of its input: runs it
+/// twice on every input and asserts the same output.
+#[macro_export]
+macro_rules! deterministic_fuzz_target {
+    ($run:path) => {
+        libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+            let first = $run(data);
+            assert_eq!(first, $run(data), "same input, different output");
+        });
+    };
+}
+
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{Dmala, Dula, FlipProposal};

@@ -15,7 +15,9 @@ mod summary;
 
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
-use langevin_std::binary::{BinaryModel, BinaryRun, SamplerSpec, diagnose, run_target_chains};
+use langevin_std::binary::{
+    BinaryModel, BinaryRun, Depth, SamplerSpec, diagnose, run_target_chains,
+};
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
 use langevin_std::run::{Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
@@ -284,6 +286,45 @@ fn sample_model<'py>(
     }
 }
 
+/// The log-densities of every chain of a finished run (a `BinaryRun` or a `LabelRun`: their
+/// chains and totals have the same names) and its summary JSON; `diagnose(seed, depth)` gives
+/// the R-hat and ESS, computed with the GIL released when they are asked for.
+macro_rules! log_densities_and_summary {
+    ($py:expr, $settings:expr, $run:expr, $diagnose:expr) => {{
+        let (settings, run) = ($settings, $run);
+        let lds: Vec<&[f64]> = run
+            .chains
+            .iter()
+            .map(|c| c.log_density.as_slice())
+            .collect();
+        let depth = settings.diagnostics;
+        let seed = settings.config.seed;
+        let diagnose = $diagnose;
+        let diagnostics = $py.detach(|| depth.map(|depth| diagnose(seed, depth).ok()));
+        let json = summary::json(
+            settings,
+            Measured {
+                burn_in_taken: run
+                    .chains
+                    .iter()
+                    .map(|c| c.burn_in_stats.steps)
+                    .max()
+                    .unwrap_or(0),
+                stats: run.stats(),
+                mean_jump: run.mean_jump(),
+                jump: run.chains.iter().map(|c| c.jump).sum(),
+                evals: run.evaluations(),
+                wall_time: run.wall_time,
+                steps_taken: run.steps_taken(),
+                diagnostics: diagnostics.flatten(),
+                tuned: run.tuned(),
+                mean: run.means(),
+            },
+        )?;
+        (lds, json)
+    }};
+}
+
 /// The draws, log-densities and summary of a binary run.
 fn binary_outputs<'py>(
     py: Python<'py>,
@@ -292,35 +333,9 @@ fn binary_outputs<'py>(
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
     let kept = settings.config.kept();
     let chains: Vec<&[u8]> = run.chains.iter().map(|c| c.draws.as_slice()).collect();
-    let lds: Vec<&[f64]> = run
-        .chains
-        .iter()
-        .map(|c| c.log_density.as_slice())
-        .collect();
-    let depth = settings.diagnostics;
-    let seed = settings.config.seed;
-    let diagnostics = py.detach(|| depth.map(|depth| diagnose(run, seed, depth).ok()));
-    let stats = run.stats();
-    let json = summary::json(
-        settings,
-        Measured {
-            burn_in_taken: run
-                .chains
-                .iter()
-                .map(|c| c.burn_in_stats.steps)
-                .max()
-                .unwrap_or(0),
-            stats,
-            mean_jump: run.mean_jump(),
-            jump: run.chains.iter().map(|c| c.jump).sum(),
-            evals: run.evaluations(),
-            wall_time: run.wall_time,
-            steps_taken: run.steps_taken(),
-            diagnostics: diagnostics.flatten(),
-            tuned: run.tuned(),
-            mean: run.means(),
-        },
-    )?;
+    let (lds, json) = log_densities_and_summary!(py, settings, run, |seed, depth| {
+        diagnose(run, seed, depth)
+    });
     Ok((
         draws_array(py, &chains, kept, settings.dim)?,
         log_density_array(py, &lds, kept)?,
@@ -336,34 +351,9 @@ fn label_outputs<'py>(
     run: &LabelRun,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
     let kept = settings.config.kept();
-    let lds: Vec<&[f64]> = run
-        .chains
-        .iter()
-        .map(|c| c.log_density.as_slice())
-        .collect();
-    let depth = settings.diagnostics;
-    let seed = settings.config.seed;
-    let diagnostics = py.detach(|| depth.map(|depth| run.diagnose(seed, depth).ok()));
-    let json = summary::json(
-        settings,
-        Measured {
-            burn_in_taken: run
-                .chains
-                .iter()
-                .map(|c| c.burn_in_stats.steps)
-                .max()
-                .unwrap_or(0),
-            stats: run.stats(),
-            mean_jump: run.mean_jump(),
-            jump: run.chains.iter().map(|c| c.jump).sum(),
-            evals: run.evaluations(),
-            wall_time: run.wall_time,
-            steps_taken: run.steps_taken(),
-            diagnostics: diagnostics.flatten(),
-            tuned: run.tuned(),
-            mean: run.means(),
-        },
-    )?;
+    let (lds, json) = log_densities_and_summary!(py, settings, run, |seed, depth| {
+        run.diagnose(seed, depth)
+    });
     let draws = if settings.states <= 256 {
         let narrowed: Vec<Vec<u8>> = run
             .chains
@@ -410,11 +400,7 @@ fn sample_callback<'py>(
     params: &Bound<'py, PyDict>,
     first_chain: usize,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String, u64)> {
-    if dim == 0 {
-        return Err(PyValueError::new_err(
-            "a target needs at least 1 coordinate",
-        ));
-    }
+    check_user_dim(dim)?;
     let sampler = params::sampler(sampler, params, true)?;
     // One worker per chain: the chains wait on each other's evaluations.
     let config = shards::with_first_chain(
@@ -440,19 +426,42 @@ fn sample_callback<'py>(
         Err(e) => return Err(e),
         Ok(Err(e)) => return Err(run_error(e)),
     };
-    let settings = Settings {
-        sampler: &sampler,
-        plan: &plan,
-        model: "<python>".into(),
-        kind: "python".into(),
+    let settings = user_target_settings(&sampler, &plan, &config, depth, dim, "python");
+    let (draws, lds, json) = binary_outputs(py, &settings, &run)?;
+    Ok((draws, lds, json, exchange.calls()))
+}
+
+/// A user target needs a coordinate at least.
+fn check_user_dim(dim: usize) -> PyResult<()> {
+    if dim == 0 {
+        return Err(PyValueError::new_err(
+            "a target needs at least 1 coordinate",
+        ));
+    }
+    Ok(())
+}
+
+/// What the summary says of a binary user target of `dim` coordinates: `what` (`python` or
+/// `compiled`) is its kind, and `<what>` stands for its model file.
+fn user_target_settings<'a>(
+    sampler: &'a langevin_std::samplers::Sampler,
+    plan: &'a SamplerPlan,
+    config: &'a RunConfig,
+    depth: Option<Depth<'static>>,
+    dim: usize,
+    what: &str,
+) -> Settings<'a> {
+    Settings {
+        sampler,
+        plan,
+        model: format!("<{what}>"),
+        kind: what.into(),
         domain: Domain::Binary,
         states: 2,
         dim,
-        config: &config,
+        config,
         diagnostics: depth,
-    };
-    let (draws, lds, json) = binary_outputs(py, &settings, &run)?;
-    Ok((draws, lds, json, exchange.calls()))
+    }
 }
 
 /// The sampler plan of a user target: a binary kernel other than block Gibbs.
@@ -494,11 +503,7 @@ fn sample_compiled<'py>(
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
-    if dim == 0 {
-        return Err(PyValueError::new_err(
-            "a target needs at least 1 coordinate",
-        ));
-    }
+    check_user_dim(dim)?;
     if address == 0 {
         return Err(PyValueError::new_err("the function's address is NULL"));
     }
@@ -549,17 +554,7 @@ fn sample_compiled<'py>(
         return Err(e);
     }
     let run = run?.map_err(run_error)?;
-    let settings = Settings {
-        sampler: &sampler,
-        plan: &plan,
-        model: "<compiled>".into(),
-        kind: "compiled".into(),
-        domain: Domain::Binary,
-        states: 2,
-        dim,
-        config: &config,
-        diagnostics: depth,
-    };
+    let settings = user_target_settings(&sampler, &plan, &config, depth, dim, "compiled");
     binary_outputs(py, &settings, &run)
 }
 

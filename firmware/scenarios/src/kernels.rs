@@ -27,9 +27,11 @@ use langevin_core::binary::{
 use langevin_core::categorical::{self, CategoricalChain, CategoricalProposal, CategoricalStorage};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
-    PointSnapshot, ScalarSnapshots, SgStep, SnapshotUpdate, Underdamped, UnderdampedSettings,
+    PointSnapshot, ScalarSnapshots, SgChain, SgStep, SnapshotUpdate, Underdamped,
+    UnderdampedSettings,
 };
 use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
+use langevin_core::domain::LabelDomain;
 use langevin_core::kernel::Dmala;
 use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
@@ -37,7 +39,7 @@ use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
-use langevin_core::{Binary, Categorical, Kernel as CoreKernel, Ordinal};
+use langevin_core::{Binary, Chain, Eval, Kernel as CoreKernel};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -342,10 +344,10 @@ pub fn run_kernel<M: Meter>(
             let p = OrdinalProposal::new(1.0, 0.5).map_err(|_| Failure::Param)?;
             let ctx = &mut (&mut chain, &mut target, rng);
             match run {
-                Run::OrdinalDula => ordinal_loop(ordinal::Dula::new(p), ctx, steps, meter),
-                Run::OrdinalDmala => ordinal_loop(ordinal::Dmala::new(p), ctx, steps, meter),
-                Run::OrdinalDmalaAdapt => ordinal_loop(acceptance_tuner()?, ctx, steps, meter),
-                _ => ordinal_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
+                Run::OrdinalDula => label_loop(ordinal::Dula::new(p), ctx, steps, meter),
+                Run::OrdinalDmala => label_loop(ordinal::Dmala::new(p), ctx, steps, meter),
+                Run::OrdinalDmalaAdapt => label_loop(acceptance_tuner()?, ctx, steps, meter),
+                _ => label_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
             }
         }
         Run::CategoricalDula
@@ -361,28 +363,20 @@ pub fn run_kernel<M: Meter>(
             let p = CategoricalProposal::new(1.0, 0.5).map_err(|_| Failure::Param)?;
             let ctx = &mut (&mut chain, &mut target, rng);
             match run {
-                Run::CategoricalDula => {
-                    categorical_loop(categorical::Dula::new(p), ctx, steps, meter)
-                }
-                Run::CategoricalDmala => {
-                    categorical_loop(categorical::Dmala::new(p), ctx, steps, meter)
-                }
-                Run::CategoricalGibbs => {
-                    categorical_loop(Gibbs::new(Scan::Random), ctx, steps, meter)
-                }
-                Run::CategoricalDmalaAdapt => {
-                    categorical_loop(acceptance_tuner()?, ctx, steps, meter)
-                }
+                Run::CategoricalDula => label_loop(categorical::Dula::new(p), ctx, steps, meter),
+                Run::CategoricalDmala => label_loop(categorical::Dmala::new(p), ctx, steps, meter),
+                Run::CategoricalGibbs => label_loop(Gibbs::new(Scan::Random), ctx, steps, meter),
+                Run::CategoricalDmalaAdapt => label_loop(acceptance_tuner()?, ctx, steps, meter),
                 Run::CategoricalLb => {
                     let weights = [0.0f64; LABEL_DIM * POTTS_STATES];
-                    categorical_loop(
+                    label_loop(
                         LocallyBalanced::new(Balancing::Barker, weights),
                         ctx,
                         steps,
                         meter,
                     )
                 }
-                _ => categorical_loop(Gwg, ctx, steps, meter),
+                _ => label_loop(Gwg, ctx, steps, meter),
             }
         }
         Run::LatticeDula
@@ -467,7 +461,7 @@ pub fn run_kernel<M: Meter>(
             let kernel = PathAuxiliary::new(2)
                 .and_then(|p| p.with_buffers(buffers))
                 .map_err(|_| Failure::Param)?;
-            categorical_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
+            label_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
         }
         Run::Dlmc => {
             let mut target =
@@ -486,7 +480,7 @@ pub fn run_kernel<M: Meter>(
                 .map_err(|_| Failure::Init)?;
             let p = CategoricalDlmcProposal::new(0.5).map_err(|_| Failure::Param)?;
             let ctx = &mut (&mut chain, &mut target, rng);
-            categorical_loop(Dmala::new(p), ctx, steps, meter)
+            label_loop(Dmala::new(p), ctx, steps, meter)
         }
         Run::PtDmala => pt_dmala(rng, steps, meter),
         Run::SmallLatticeDmala => run_small_lattice(seed, steps, meter),
@@ -540,13 +534,7 @@ pub fn run_kernel<M: Meter>(
             let mut chain =
                 Langevin::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work, index)
                     .map_err(|_| Failure::Init)?;
-            sg_loop(
-                &mut (&mut chain, Ridge, rng, SgStep::default()),
-                steps,
-                meter,
-                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
-                |c| c.theta(),
-            )
+            sg_loop(&mut chain, rng, steps, meter)
         }
         Run::Underdamped | Run::Sghmc => {
             let settings = match run {
@@ -564,13 +552,7 @@ pub fn run_kernel<M: Meter>(
             let mut chain =
                 Underdamped::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work, index)
                     .map_err(|_| Failure::Init)?;
-            sg_loop(
-                &mut (&mut chain, Ridge, rng, SgStep::default()),
-                steps,
-                meter,
-                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
-                |c| c.theta(),
-            )
+            sg_loop(&mut chain, rng, steps, meter)
         }
         Run::Ewsg => {
             let settings = EwsgSettings::new(0.05, 1.0)
@@ -580,13 +562,7 @@ pub fn run_kernel<M: Meter>(
             let mut work = [0.0f64; Ewsg::workspace_len(RIDGE_DIM)];
             let mut chain = Ewsg::new(settings, RIDGE_DIM, RIDGE_TERMS, &THETA0, &mut work)
                 .map_err(|_| Failure::Init)?;
-            sg_loop(
-                &mut (&mut chain, Ridge, rng, SgStep::default()),
-                steps,
-                meter,
-                |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
-                |c| c.theta(),
-            )
+            sg_loop(&mut chain, rng, steps, meter)
         }
         Run::AgldSvrg | Run::AgldSaga | Run::AgldTmu => {
             let (access, update) = match run {
@@ -691,24 +667,10 @@ fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
 
 type Ctx<'c, C, T> = (&'c mut C, &'c mut T, &'c mut Xoshiro256PlusPlus);
 
-fn ordinal_loop<K: CoreKernel<Ordinal>, M: Meter>(
+/// Steps an ordinal or categorical chain with `kernel`, hashing its states and log-densities.
+fn label_loop<D: LabelDomain, K: CoreKernel<D>, T: Eval<D>, M: Meter>(
     mut kernel: K,
-    ctx: &mut Ctx<'_, OrdinalChain<'_>, LatticeGauss<LABEL_DIM>>,
-    steps: u32,
-    meter: &mut M,
-) -> Result<Hashes, Failure> {
-    hash_loop(
-        ctx,
-        steps,
-        meter,
-        |c| ok(kernel.step(c.1, c.0, c.2)),
-        |c, h| fold_labels(c.0.state(), c.0.log_density(), h),
-    )
-}
-
-fn categorical_loop<K: CoreKernel<Categorical>, M: Meter>(
-    mut kernel: K,
-    ctx: &mut Ctx<'_, CategoricalChain<'_>, RingPotts<LABEL_DIM>>,
+    ctx: &mut Ctx<'_, Chain<'_, D>, T>,
     steps: u32,
     meter: &mut M,
 ) -> Result<Hashes, Failure> {
@@ -774,35 +736,26 @@ where
         index,
     )
     .map_err(|_| Failure::Init)?;
-    sg_loop(
-        &mut (&mut chain, Ridge, rng, SgStep::default()),
-        steps,
-        meter,
-        |c| c.0.step(&mut c.1, c.2).map_err(|_| Failure::Step),
-        |c| c.theta(),
-    )
+    sg_loop(&mut chain, rng, steps, meter)
 }
 
-type SgCtx<'c, C> = (&'c mut C, Ridge, &'c mut Xoshiro256PlusPlus, SgStep);
-
-fn sg_loop<C, M: Meter>(
-    ctx: &mut SgCtx<'_, C>,
+/// Steps an integrator on the ridge sum, hashing `θ` and each step's report.
+fn sg_loop<C: SgChain<Ridge>, M: Meter>(
+    chain: &mut C,
+    rng: &mut Xoshiro256PlusPlus,
     steps: u32,
     meter: &mut M,
-    step: impl FnMut(&mut SgCtx<'_, C>) -> Result<SgStep, Failure>,
-    theta: fn(&C) -> &[f64],
 ) -> Result<Hashes, Failure> {
-    let mut step = step;
     hash_loop(
-        ctx,
+        &mut (chain, Ridge, rng, SgStep::default()),
         steps,
         meter,
         |c| {
-            c.3 = step(c)?;
+            c.3 = c.0.step_with(&mut c.1, c.2).map_err(|_| Failure::Step)?;
             Ok(())
         },
         |c, h| {
-            for t in theta(c.0) {
+            for t in c.0.position() {
                 h.state = fnv1a(h.state, &t.to_bits().to_le_bytes());
             }
             let r = c.3;

@@ -92,7 +92,7 @@ fn settings_reject_bad_friction_batch_and_period() {
 
 /// A target with configurable shape whose term `bad` returns `value` in every coordinate.
 #[derive(Clone, Debug)]
-struct Poisoned {
+pub(super) struct Poisoned {
     d: usize,
     n: usize,
     bad: Option<usize>,
@@ -101,7 +101,7 @@ struct Poisoned {
 }
 
 #[derive(Debug, PartialEq)]
-struct Broken;
+pub(super) struct Broken;
 impl fmt::Display for Broken {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("broken data source")
@@ -268,6 +268,17 @@ fn fails_cleanly<E: fmt::Debug + PartialEq>(
         assert_eq!(r.unwrap_err(), expect);
         let before = first.get_or_insert_with(|| after.clone());
         assert_eq!(&after, before);
+    }
+}
+
+/// `U(θ) = Σ_i ½|θ|²` over `n` identical terms in `d` dimensions: a target nothing poisons.
+pub(super) fn bowl(d: usize, n: usize) -> Poisoned {
+    Poisoned {
+        d,
+        n,
+        bad: None,
+        value: 0.0,
+        fail: false,
     }
 }
 

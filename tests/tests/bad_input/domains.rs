@@ -9,7 +9,7 @@ use langevin_core::categorical::{CategoricalChain, CategoricalProposal};
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, BuildError, DenseSnapshots, Ewsg, EwsgSettings, Langevin,
     LangevinSettings, PointSnapshot, ScalarSnapshots, SnapshotUpdate,
-    StepError as ContinuousStepError, SumTarget, Underdamped, UnderdampedSettings,
+    StepError as ContinuousStepError, Underdamped, UnderdampedSettings,
 };
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice};
 use langevin_core::ordinal::{InitError, OrdinalChain};
@@ -21,7 +21,6 @@ use langevin_core::{LenError, ParamError};
 use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::convert::Infallible;
 
 const BAD_STEPS: [f64; 6] = [0.0, -0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY];
 const BAD_BALANCES: [f64; 7] = [
@@ -831,35 +830,6 @@ fn lattice_kernels_refuse_bad_parameters_and_other_shapes() {
 
 // ---- continuous ----
 
-/// `U(θ) = Σ_i ½|θ|²` over `n` identical terms.
-#[derive(Debug)]
-struct Bowl {
-    d: usize,
-    n: usize,
-}
-
-impl SumTarget for Bowl {
-    type Error = Infallible;
-    fn dim(&self) -> usize {
-        self.d
-    }
-    fn num_terms(&self) -> usize {
-        self.n
-    }
-    fn add_term_grad(
-        &mut self,
-        _i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Infallible> {
-        for (a, t) in acc.iter_mut().zip(theta) {
-            *a += scale * t;
-        }
-        Ok(())
-    }
-}
-
 /// Rows "continuous builders: θ0" and "continuous steps: extreme θ, h, d = 1, N = 1" (the
 /// other continuous rows are proved by `continuous_bad_input.rs`).
 #[test]
@@ -875,38 +845,15 @@ fn continuous_builders_refuse_non_finite_starts_and_steps_stay_typed() {
         let th = [0.0, v];
         let mut w = vec![0.0; 64];
         let mut idx = [0u32; 8];
+        let lw = Langevin::workspace_len(d);
+        for s in [lmc, sgld] {
+            assert!(bad_start(
+                Langevin::new(s, d, n, &th, &mut w[..lw], &mut []).unwrap_err()
+            ));
+        }
+        let uw = Underdamped::workspace_len(d);
         assert!(bad_start(
-            Langevin::new(
-                lmc,
-                d,
-                n,
-                &th,
-                &mut w[..Langevin::workspace_len(d)],
-                &mut []
-            )
-            .unwrap_err()
-        ));
-        assert!(bad_start(
-            Langevin::new(
-                sgld,
-                d,
-                n,
-                &th,
-                &mut w[..Langevin::workspace_len(d)],
-                &mut []
-            )
-            .unwrap_err()
-        ));
-        assert!(bad_start(
-            Underdamped::new(
-                ud,
-                d,
-                n,
-                &th,
-                &mut w[..Underdamped::workspace_len(d)],
-                &mut []
-            )
-            .unwrap_err()
+            Underdamped::new(ud, d, n, &th, &mut w[..uw], &mut []).unwrap_err()
         ));
         assert!(bad_start(
             Ewsg::new(ew, d, n, &th, &mut w[..Ewsg::workspace_len(d)]).unwrap_err()
@@ -930,7 +877,7 @@ fn continuous_builders_refuse_non_finite_starts_and_steps_stay_typed() {
     // Finite extremes: ±MAX overflows the gradient (typed error, state kept); a huge step
     // overflows the move (typed error, state kept); subnormal, −0, tiny steps and d = N = 1
     // run.
-    let mut bowl = Bowl { d, n };
+    let mut bowl = super::continuous::bowl(d, n);
     let mut r = rng();
     let mut w = vec![0.0; Langevin::workspace_len(d)];
     let mut ch = Langevin::new(lmc, d, n, &[f64::MAX, -1.0], &mut w, &mut []).unwrap();
@@ -965,7 +912,7 @@ fn continuous_builders_refuse_non_finite_starts_and_steps_stay_typed() {
             assert!(ch.theta().iter().all(|v| v.is_finite()));
         }
     }
-    let mut one = Bowl { d: 1, n: 1 };
+    let mut one = super::continuous::bowl(1, 1);
     let mut w = vec![0.0; Ewsg::workspace_len(1)];
     let mut ech = Ewsg::new(ew, 1, 1, &[0.5], &mut w).unwrap();
     for _ in 0..20 {

@@ -14,8 +14,10 @@
 use super::support::*;
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, Langevin, LangevinSettings,
-    PointSnapshot, ScalarSnapshots, SnapshotUpdate, Underdamped, UnderdampedSettings,
+    PointSnapshot, ScalarSnapshots, SgChain, SgStep, SnapshotUpdate, Underdamped,
+    UnderdampedSettings,
 };
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 const CHAINS: usize = 200;
 const BURN: usize = 200;
@@ -49,7 +51,7 @@ fn theta0() -> Vec<f64> {
 }
 
 /// Runs `CHAINS` chains of `step`, collecting time averages of the kept steps.
-fn chains_of(mut one: impl FnMut(&mut rand_xoshiro::Xoshiro256PlusPlus, &mut Accum)) -> Check {
+fn chains_of(mut one: impl FnMut(&mut Xoshiro256PlusPlus, &mut Accum)) -> Check {
     let runs = collect(CHAINS, |c| {
         let mut rng = chain_rng(SEED, c);
         let mut acc = Accum::new(2);
@@ -59,51 +61,42 @@ fn chains_of(mut one: impl FnMut(&mut rand_xoshiro::Xoshiro256PlusPlus, &mut Acc
     Check::new(&runs)
 }
 
-/// Takes `BURN + KEPT` steps of `ch`, pushing `theta(ch)` after each kept one.
-fn burn_then_keep<C, R>(
+/// Takes `BURN + KEPT` steps of `ch` on `t`, handing each step's report to `check` and pushing
+/// `θ` after each kept step.
+fn burn_then_keep<C: SgChain<QuadSum>>(
     acc: &mut Accum,
     ch: &mut C,
-    mut step: impl FnMut(&mut C) -> R,
-    theta: impl Fn(&C) -> &[f64],
+    t: &mut QuadSum,
+    rng: &mut Xoshiro256PlusPlus,
+    mut check: impl FnMut(&SgStep),
 ) {
     for k in 0..BURN + KEPT {
-        step(ch);
+        check(&ch.step_with(t, rng).unwrap());
         if k >= BURN {
-            acc.push(theta(ch));
+            acc.push(ch.position());
         }
     }
 }
 
-fn run_langevin(t: &QuadSum, settings: LangevinSettings) -> Check {
-    chains_of(|rng, acc| {
-        let mut t = t.clone();
-        let n = t.n();
-        let mut work = vec![0.0; Langevin::workspace_len(2)];
-        let mut idx = vec![0; Langevin::index_len(&settings, n)];
-        let mut ch = Langevin::new(settings, 2, n, &theta0(), &mut work, &mut idx).unwrap();
-        burn_then_keep(
-            acc,
-            &mut ch,
-            |ch| ch.step(&mut t, rng).unwrap(),
-            Langevin::theta,
-        );
-    })
+/// `run_langevin` and `run_underdamped`: `CHAINS` chains of the integrator from `theta0()`.
+macro_rules! runners {
+    ($($name:ident: $chain:ident, $settings:ident;)+) => {$(
+        fn $name(t: &QuadSum, settings: $settings) -> Check {
+            chains_of(|rng, acc| {
+                let mut t = t.clone();
+                let n = t.n();
+                let mut work = vec![0.0; $chain::workspace_len(2)];
+                let mut idx = vec![0; $chain::index_len(&settings, n)];
+                let mut ch = $chain::new(settings, 2, n, &theta0(), &mut work, &mut idx).unwrap();
+                burn_then_keep(acc, &mut ch, &mut t, rng, |_| ());
+            })
+        }
+    )+};
 }
 
-fn run_underdamped(t: &QuadSum, settings: UnderdampedSettings) -> Check {
-    chains_of(|rng, acc| {
-        let mut t = t.clone();
-        let n = t.n();
-        let mut work = vec![0.0; Underdamped::workspace_len(2)];
-        let mut idx = vec![0; Underdamped::index_len(&settings, n)];
-        let mut ch = Underdamped::new(settings, 2, n, &theta0(), &mut work, &mut idx).unwrap();
-        burn_then_keep(
-            acc,
-            &mut ch,
-            |ch| ch.step(&mut t, rng).unwrap(),
-            Underdamped::theta,
-        );
-    })
+runners! {
+    run_langevin: Langevin, LangevinSettings;
+    run_underdamped: Underdamped, UnderdampedSettings;
 }
 
 /// The three snapshot stores.
@@ -124,12 +117,7 @@ fn run_agld(t: &QuadSum, settings: AgldSettings, store: Store) -> Check {
             ($store:expr) => {{
                 let mut ch =
                     Agld::new(settings, 2, n, &theta0(), $store, &mut work, &mut idx).unwrap();
-                burn_then_keep(
-                    acc,
-                    &mut ch,
-                    |ch| ch.step(&mut t, rng).unwrap(),
-                    |ch| ch.theta(),
-                );
+                burn_then_keep(acc, &mut ch, &mut t, rng, |_| ());
             }};
         }
         match store {
@@ -316,11 +304,9 @@ fn ewsg_with_identical_terms_is_full_gradient_em() {
             let mut t = t.clone();
             let mut work = vec![0.0; Ewsg::workspace_len(2)];
             let mut ch = Ewsg::new(settings, 2, 5, &theta0(), &mut work).unwrap();
-            let step = |ch: &mut Ewsg| {
-                let rep = ch.step(&mut t, rng).unwrap();
+            burn_then_keep(acc, &mut ch, &mut t, rng, |rep| {
                 assert_eq!(rep.grad_evals as usize, (m as usize + 1) * batch);
-            };
-            burn_then_keep(acc, &mut ch, step, Ewsg::theta);
+            });
         });
         check.assert_exact("EWSG, identical terms", &full.0, &full.1);
         let (ta, tb) = target_law(&t);

@@ -68,6 +68,46 @@ fn wavy() -> Wavy {
     }
 }
 
+/// Steps `ab` on `chain` until `stop` (which sees the steps taken so far) says it has stopped.
+fn run_until<D: Domain, T: Eval<D>>(
+    ab: &mut AbTuner,
+    target: &mut T,
+    chain: &mut Chain<'_, D>,
+    rng: &mut Xoshiro256PlusPlus,
+    stop: &impl Fn(&mut AbTuner, u64) -> bool,
+) where
+    AbTuner: Kernel<D>,
+{
+    let mut n = 0;
+    while !stop(ab, n) {
+        Kernel::step(ab, target, chain, rng).unwrap();
+        n += 1;
+    }
+}
+
+/// Runs the stopped tuner on `(target, chain)` and `fixed` side by side for 300 steps (see
+/// [`side_by_side`]); the tuner's report must not change.
+fn pinned<D: Domain, T: Eval<D>>(
+    name: &str,
+    rng: &Xoshiro256PlusPlus,
+    ab: &mut AbTuner,
+    (target, chain): (&mut T, &mut Chain<'_, D>),
+    mut fixed: impl FnMut(&mut Xoshiro256PlusPlus) -> Trace,
+) where
+    AbTuner: Kernel<D>,
+    D::Value: Into<u16>,
+{
+    let r = ab.report();
+    side_by_side(
+        name,
+        300,
+        rng,
+        |_, rng| after(Kernel::step(&mut *ab, target, chain, rng).unwrap(), chain),
+        |_, rng| fixed(rng),
+    );
+    assert_eq!(ab.report(), r, "{name}: nothing changes once stopped");
+}
+
 /// Runs `tuner` on each domain until `stop` says it has stopped, then pins it to DMALA at its
 /// reported parameters for 300 steps.
 fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> bool) {
@@ -78,24 +118,19 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut ab = AbTuner::new(settings).unwrap();
     let mut buf = BinBuf::new(&[0u8; 25]);
     let mut c1 = BinaryChain::new(buf.buffers(), &mut m1).unwrap();
-    let mut n = 0;
-    while !stop(&mut ab, n) {
-        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
-        n += 1;
-    }
+    run_until(&mut ab, &mut m1, &mut c1, &mut rng, &stop);
     assert!(ab.is_frozen(), "{name}: not frozen");
     let r = ab.report();
     let fixed = binary::Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
     let mut buf2 = BinBuf::new(c1.state());
     let mut c2 = BinaryChain::new(buf2.buffers(), &mut m2).unwrap();
-    side_by_side(
+    pinned(
         &format!("{name}, binary"),
-        300,
         &rng,
-        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
-        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+        &mut ab,
+        (&mut m1, &mut c1),
+        |rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
-    assert_eq!(ab.report(), r, "{name}: nothing changes once stopped");
 
     // Ordinal, with a window.
     let mut settings = settings;
@@ -104,11 +139,7 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut ab = AbTuner::new(settings).unwrap();
     let mut buf = LabelBuf::labels(&[0u16; 4], 6, 4);
     let mut c1 = OrdinalChain::new_ordinal(buf.buffers(), &mut m1).unwrap();
-    let mut n = 0;
-    while !stop(&mut ab, n) {
-        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
-        n += 1;
-    }
+    run_until(&mut ab, &mut m1, &mut c1, &mut rng, &stop);
     let r = ab.report();
     let p = OrdinalProposal::new(r.step, r.balance)
         .unwrap()
@@ -117,14 +148,13 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let fixed = ordinal::Dmala::new(p);
     let mut buf2 = LabelBuf::labels(c1.state(), 6, 4);
     let mut c2 = OrdinalChain::new_ordinal(buf2.buffers(), &mut m2).unwrap();
-    side_by_side(
+    pinned(
         &format!("{name}, ordinal"),
-        300,
         &rng,
-        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
-        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+        &mut ab,
+        (&mut m1, &mut c1),
+        |rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
-    assert_eq!(ab.report(), r);
 
     // Categorical.
     settings.window = None;
@@ -132,23 +162,18 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     let mut ab = AbTuner::new(settings).unwrap();
     let mut buf = LabelBuf::labels(&[0u16; 5], 3, 15);
     let mut c1 = CategoricalChain::new_categorical(buf.buffers(), &mut m1).unwrap();
-    let mut n = 0;
-    while !stop(&mut ab, n) {
-        Kernel::step(&mut ab, &mut m1, &mut c1, &mut rng).unwrap();
-        n += 1;
-    }
+    run_until(&mut ab, &mut m1, &mut c1, &mut rng, &stop);
     let r = ab.report();
     let fixed = categorical::Dmala::new(CategoricalProposal::new(r.step, r.balance).unwrap());
     let mut buf2 = LabelBuf::labels(c1.state(), 3, 15);
     let mut c2 = CategoricalChain::new_categorical(buf2.buffers(), &mut m2).unwrap();
-    side_by_side(
+    pinned(
         &format!("{name}, categorical"),
-        300,
         &rng,
-        |_, rng| after(Kernel::step(&mut ab, &mut m1, &mut c1, rng).unwrap(), &c1),
-        |_, rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+        &mut ab,
+        (&mut m1, &mut c1),
+        |rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
     );
-    assert_eq!(ab.report(), r);
 }
 
 /// `freeze()` in the middle of a probe (step 137 of 100-step probes: the second probe of the
