@@ -5,9 +5,9 @@
 //!
 //! * Each chain saves a snapshot of itself between two steps when a period has passed
 //!   ([`Checkpoint::new`]'s `every`); a chain's snapshot is consistent on its own, since
-//!   chains share nothing. The file is written when every running chain has saved one for
-//!   the period (chains not started yet have no record and start from scratch on resume;
-//!   finished ones keep their final record).
+//!   chains share nothing. The file is written once every running chain has saved one since
+//!   the last write (chains not started yet have no record and start from scratch on resume;
+//!   finished ones keep their final record, so the file of a finished run holds them all).
 //! * The file is written through a temporary file and a rename
 //!   ([`crate::io::write_atomically`]): it always holds a whole checkpoint, the previous one
 //!   until the rename.
@@ -71,8 +71,8 @@ pub enum CheckpointError {
     },
     /// The file belongs to another command.
     #[error(
-        "the checkpoint {path} belongs to another command: its {field} is {saved}, this \
-         command's is {now}"
+        "the checkpoint {path} belongs to another command: its {field}: {saved}; this \
+         command's: {now}"
     )]
     Mismatch {
         /// The file.
@@ -313,17 +313,15 @@ impl Record {
     }
 }
 
-/// The chains' records and who has saved for which period.
+/// The chains' records and which are newer than the file.
 #[derive(Debug, Default)]
 struct Slots {
     records: BTreeMap<usize, Record>,
-    /// The period each chain last saved for.
-    saved: BTreeMap<usize, u64>,
+    /// Chains that have saved a snapshot since the file was last written.
+    fresh: BTreeSet<usize>,
     /// Chains running now.
     running: BTreeSet<usize>,
-    /// The last period written.
-    written: u64,
-    /// The first write error (reported by the chain that hit it).
+    /// Whether a write failed (the chain that hit it reported it; no more are tried).
     failed: bool,
 }
 
@@ -413,29 +411,25 @@ impl Checkpoint {
         })
     }
 
-    /// Chain `record.meta.chain`'s snapshot for `period`; the file is written when every
-    /// running chain has saved one for it. A finished chain's record stays and the chain
+    /// Chain `record.meta.chain`'s snapshot; the file is written once every running chain
+    /// has saved one since the last write. A finished chain's record stays and the chain
     /// stops counting as running.
     ///
     /// # Errors
     ///
     /// [`CheckpointError::Write`] when the file cannot be written.
-    pub(crate) fn save(&self, record: Record, period: u64) -> Result<(), CheckpointError> {
+    pub(crate) fn save(&self, record: Record) -> Result<(), CheckpointError> {
         let chain = record.meta.chain;
         let finished = record.meta.position.finished;
         let mut slots = lock(&self.slots);
         slots.records.insert(chain, record);
+        slots.fresh.insert(chain);
         if finished {
             slots.running.remove(&chain);
-        } else {
-            slots.saved.insert(chain, period);
         }
-        let all_saved = slots
-            .running
-            .iter()
-            .all(|c| slots.saved.get(c).is_some_and(|&p| p >= period));
-        if period > slots.written && all_saved && !slots.failed {
-            slots.written = period;
+        let all_fresh = slots.running.iter().all(|c| slots.fresh.contains(c));
+        if all_fresh && !slots.failed {
+            slots.fresh.clear();
             let bytes = encode(&self.fingerprint, slots.records.values());
             if let Err(e) = write_atomically(&self.path, &bytes) {
                 slots.failed = true;
@@ -446,12 +440,6 @@ impl Checkpoint {
             }
         }
         Ok(())
-    }
-
-    /// The period now (0 until the first has passed).
-    pub(crate) fn period(&self) -> u64 {
-        let mut last = 0;
-        self.due(&mut last).unwrap_or(0)
     }
 }
 

@@ -955,8 +955,8 @@ impl<'a> Saver<'a> {
         let Some(ck) = self.checkpoint else {
             return Ok(());
         };
-        if let Some(period) = ck.due(&mut self.last) {
-            ck.save(snapshot(self.chain, driver, result, pos)?, period)?;
+        if ck.due(&mut self.last).is_some() {
+            ck.save(snapshot(self.chain, driver, result, pos)?)?;
         }
         Ok(())
     }
@@ -972,7 +972,7 @@ impl<'a> Saver<'a> {
         D::Value: Saved,
     {
         if let Some(ck) = self.checkpoint {
-            ck.save(snapshot(self.chain, driver, result, pos)?, ck.period())?;
+            ck.save(snapshot(self.chain, driver, result, pos)?)?;
         }
         Ok(())
     }
