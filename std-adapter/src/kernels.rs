@@ -22,7 +22,9 @@ use langevin_core::models::Dims;
 use langevin_core::path_auxiliary::{
     PATH_TARGET_ACCEPTANCE, PathAdaptation, PathAuxiliary, PathBuffers, PathDomain,
 };
-use langevin_core::tuning::{AbTuner, AcceptanceTuner, AcsTuner, ScaledDmala};
+use langevin_core::tuning::{
+    ACCEPTANCE_TUNER_WORDS, AbTuner, AcceptanceTuner, AcsTuner, ScaledDmala,
+};
 use langevin_core::{Binary, Chain, Domain, Eval, Kernel, LenError, ParamError, StepError};
 use langevin_core::{StepReport, binary::Rejection};
 use rand_core::Rng;
@@ -55,6 +57,16 @@ pub trait DynKernel<D: Domain, T: Eval<D> + ?Sized>: Send + fmt::Debug {
     fn stop_tuning(&mut self);
     /// The parameters a tuned kernel settled on, as JSON (`None` for fixed kernels).
     fn tuned(&self) -> Option<Value>;
+    /// What the kernel's next steps depend on besides the chain and its stream, for a
+    /// checkpoint: [`Value::Null`] for a kernel with nothing to save, `None` for one whose
+    /// state cannot be saved (the default).
+    fn save(&self) -> Option<Value> {
+        None
+    }
+    /// Puts back a state [`DynKernel::save`] returned; `false` when it does not fit.
+    fn restore(&mut self, _state: &Value) -> bool {
+        false
+    }
 }
 
 /// A boxed kernel of domain `D` for targets of type `T`.
@@ -73,6 +85,43 @@ pub trait Tuning {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         None
     }
+    /// What the kernel's next steps depend on besides the chain and its stream (see
+    /// [`DynKernel::save`]): `None`, cannot be saved, unless the kernel says otherwise.
+    fn save(&self) -> Option<Value> {
+        None
+    }
+    /// Puts back a state [`Tuning::save`] returned; `false` when it does not fit.
+    fn restore(&mut self, _state: &Value) -> bool {
+        false
+    }
+}
+
+/// [`Tuning::save`] and [`Tuning::restore`] of a kernel whose steps depend only on its
+/// parameters (scratch buffers aside).
+macro_rules! stateless {
+    () => {
+        fn save(&self) -> Option<Value> {
+            Some(Value::Null)
+        }
+        fn restore(&mut self, state: &Value) -> bool {
+            state.is_null()
+        }
+    };
+}
+
+/// A tuner's state words as JSON (the bits of each, so that nothing is rounded).
+fn words_json(words: &[u64]) -> Value {
+    json!(words)
+}
+
+/// The words of [`words_json`] back, if there are `N`.
+fn json_words<const N: usize>(state: &Value) -> Option<[u64; N]> {
+    let v: Vec<u64> = state
+        .as_array()?
+        .iter()
+        .map(Value::as_u64)
+        .collect::<Option<_>>()?;
+    v.try_into().ok()
 }
 
 /// A core kernel with the name a runner reports for it: the one implementation of
@@ -178,6 +227,12 @@ where
     fn tuned(&self) -> Option<Value> {
         self.kernel.tuned::<D>()
     }
+    fn save(&self) -> Option<Value> {
+        self.kernel.save()
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        self.kernel.restore(state)
+    }
 }
 
 /// One step of kernel `K` as [`HotLoop`] work, so that each kernel runs in a function of its
@@ -203,8 +258,12 @@ where
     }
 }
 
-impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {}
-impl Tuning for Gwg {}
+impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {
+    stateless!();
+}
+impl Tuning for Gwg {
+    stateless!();
+}
 impl<W> Tuning for HammingBall<W> {}
 
 impl Tuning for TunedRandomWalk {
@@ -231,6 +290,12 @@ impl Tuning for AbTuner {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(ab_json(self))
     }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<{ AbTuner::WORDS }>(state).is_some_and(|w| self.restore_words(&w).is_ok())
+    }
 }
 
 impl Tuning for AcsTuner {
@@ -251,6 +316,12 @@ impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
     }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acceptance_json::<D>(self))
+    }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<ACCEPTANCE_TUNER_WORDS>(state).is_some_and(|w| self.restore_words(&w).is_ok())
     }
 }
 
@@ -279,6 +350,13 @@ impl Tuning for PathSampler {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         PathSampler::tuned(self)
     }
+    // A fixed length has nothing to save (the adapted one is not saved).
+    fn save(&self) -> Option<Value> {
+        matches!(self.length, PathLength::Fixed(_)).then_some(Value::Null)
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        matches!(self.length, PathLength::Fixed(_)) && state.is_null()
+    }
 }
 
 /// Single-site Gibbs as a kernel of whole sweeps: one step is `d` site updates through the
@@ -287,7 +365,10 @@ impl Tuning for PathSampler {
 #[derive(Clone, Copy, Debug)]
 pub struct Sweep(pub Gibbs);
 
-impl Tuning for Sweep {}
+impl Tuning for Sweep {
+    // A sweep visits every site once: a systematic scan ends where it began.
+    stateless!();
+}
 
 impl Kernel<Binary> for Sweep {
     #[inline(always)]
@@ -314,7 +395,9 @@ impl Kernel<Binary> for Sweep {
 #[derive(Clone, Debug)]
 pub struct Grown(pub LocallyBalanced<Vec<f64>>);
 
-impl Tuning for Grown {}
+impl Tuning for Grown {
+    stateless!();
+}
 
 impl<D: SingleSiteMoves> Kernel<D> for Grown {
     #[inline(always)]
@@ -354,7 +437,17 @@ impl TabulatedLattice {
     }
 }
 
-impl Tuning for TabulatedLattice {}
+impl Tuning for TabulatedLattice {
+    fn save(&self) -> Option<Value> {
+        Some(Value::Null)
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        // The kept classes describe the state before the restore: forget them.
+        let bytes = std::mem::replace(&mut self.classes, LatticeClasses::new(Vec::new()));
+        self.classes = LatticeClasses::new(bytes.into_inner());
+        state.is_null()
+    }
+}
 
 impl Kernel<Binary> for TabulatedLattice {
     #[inline(always)]

@@ -233,6 +233,102 @@ impl AbTuner {
         self.frozen = true;
     }
 
+    /// Words in [`AbTuner::save_words`].
+    pub const WORDS: usize = 13;
+
+    /// Everything the tuner changes as it steps (the settings aside), as words: what a
+    /// checkpoint saves so that [`AbTuner::restore_words`] on a tuner built from the same
+    /// settings continues bit for bit.
+    pub fn save_words(&self) -> [u64; Self::WORDS] {
+        let [j0, j1, j2] = self.jumps;
+        [
+            self.step.to_bits(),
+            self.balance.to_bits(),
+            self.rate.to_bits(),
+            u64::from(matches!(self.param, Param::Balance)),
+            self.probe as u64,
+            u64::from(self.probe_done),
+            j0,
+            j1,
+            j2,
+            u64::from(self.moved),
+            self.tuning_steps,
+            u64::from(self.rounds),
+            u64::from(self.frozen),
+        ]
+    }
+
+    /// Puts back a state [`AbTuner::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for words no tuner could have saved (the tuner is then
+    /// unchanged).
+    pub fn restore_words(&mut self, words: &[u64; Self::WORDS]) -> Result<(), ParamError> {
+        let [
+            step,
+            balance,
+            rate,
+            param,
+            probe,
+            done,
+            j0,
+            j1,
+            j2,
+            moved,
+            steps,
+            rounds,
+            frozen,
+        ] = *words;
+        let (step, balance, rate) = (
+            f64::from_bits(step),
+            f64::from_bits(balance),
+            f64::from_bits(rate),
+        );
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        if !(step.is_finite() && step > 0.0) {
+            return Err(bad("saved step", step));
+        }
+        if !(balance > 0.0 && balance <= 1.0) {
+            return Err(bad("saved balance", balance));
+        }
+        if !rate.is_finite() {
+            return Err(bad("saved rate", rate));
+        }
+        let flag = |name, w: u64| match w {
+            0 => Ok(false),
+            1 => Ok(true),
+            _ => Err(bad(name, w as f64)),
+        };
+        let param = if flag("saved parameter", param)? {
+            Param::Balance
+        } else {
+            Param::Step
+        };
+        if probe > 3 {
+            return Err(bad("saved probe", probe as f64));
+        }
+        let probe_done = u32::try_from(done).map_err(|_| bad("saved probe steps", done as f64))?;
+        let rounds = u32::try_from(rounds).map_err(|_| bad("saved rounds", rounds as f64))?;
+        let moved = flag("saved moved", moved)?;
+        let frozen = flag("saved frozen", frozen)?;
+        *self = Self {
+            settings: self.settings,
+            step,
+            balance,
+            rate,
+            param,
+            probe: probe as usize,
+            probe_done,
+            jumps: [j0, j1, j2],
+            moved,
+            tuning_steps: steps,
+            rounds,
+            frozen,
+        };
+        Ok(())
+    }
+
     /// The `(a, b)` the next step uses.
     pub fn current(&self) -> (f64, f64) {
         if self.frozen {

@@ -269,6 +269,9 @@ pub struct AcceptanceReport {
     pub frozen: bool,
 }
 
+/// Words in [`AcceptanceTuner::save_words`].
+pub const ACCEPTANCE_TUNER_WORDS: usize = 6;
+
 /// DMALA with its step tuned toward a target acceptance rate, the rule of the DISCS benchmark
 /// suite (Goshvadi et al. 2023): the step is written as the expected number of changes
 /// `n = τ · Z(x)` (see [`ScaledDmala`] for `τ` and `Z` in each domain), started at `n = 3` and
@@ -373,6 +376,57 @@ impl<M: FlipMath> AcceptanceTuner<M> {
     /// Ends tuning now, keeping the current scale.
     pub fn freeze(&mut self) {
         self.settings.budget = self.tuning_steps;
+    }
+
+    /// Everything the tuner changes as it steps, as words (the budget included, which
+    /// [`AcceptanceTuner::freeze`] shortens): what a checkpoint saves so that
+    /// [`AcceptanceTuner::restore_words`] on a tuner built from the same settings continues
+    /// bit for bit.
+    pub fn save_words(&self) -> [u64; ACCEPTANCE_TUNER_WORDS] {
+        [
+            self.changes.to_bits(),
+            u64::from(self.log_tau.is_some()),
+            self.log_tau.unwrap_or(0.0).to_bits(),
+            self.acceptance_sum.to_bits(),
+            self.tuning_steps,
+            self.settings.budget,
+        ]
+    }
+
+    /// Puts back a state [`AcceptanceTuner::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for words no tuner could have saved (the tuner is then
+    /// unchanged).
+    pub fn restore_words(
+        &mut self,
+        words: &[u64; ACCEPTANCE_TUNER_WORDS],
+    ) -> Result<(), ParamError> {
+        let [changes, has_tau, tau, sum, steps, budget] = *words;
+        let (changes, tau, sum) = (
+            f64::from_bits(changes),
+            f64::from_bits(tau),
+            f64::from_bits(sum),
+        );
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        if !(changes.is_finite() && changes > 0.0) {
+            return Err(bad("saved changes", changes));
+        }
+        let log_tau = match has_tau {
+            0 => None,
+            1 if tau.is_finite() => Some(tau),
+            _ => return Err(bad("saved log scale", tau)),
+        };
+        if !sum.is_finite() {
+            return Err(bad("saved acceptance sum", sum));
+        }
+        self.changes = changes;
+        self.log_tau = log_tau;
+        self.acceptance_sum = sum;
+        self.tuning_steps = steps;
+        self.settings.budget = budget;
+        Ok(())
     }
 
     /// The settings (the budget shortened to the steps taken if tuning was ended early).

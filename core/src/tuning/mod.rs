@@ -17,7 +17,9 @@ mod acceptance;
 mod acs;
 
 pub use ab::{AbReport, AbSettings, AbTuner};
-pub use acceptance::{AcceptanceReport, AcceptanceSettings, AcceptanceTuner, ScaledDmala};
+pub use acceptance::{
+    ACCEPTANCE_TUNER_WORDS, AcceptanceReport, AcceptanceSettings, AcceptanceTuner, ScaledDmala,
+};
 pub use acs::{
     Acs, AcsAction, AcsReport, AcsSchedule, AcsSettings, AcsTuner, MAX_CYCLE, cyclical_balance,
     cyclical_step,

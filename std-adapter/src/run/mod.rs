@@ -12,12 +12,17 @@
 //! * [`RunConfig`], [`RunError`]: what to run and why it failed; [`Progress`]: the steps a run
 //!   has taken, and the flag that cancels it.
 
+mod checkpoint;
 mod lockstep;
 mod plan;
 mod pool;
 mod replicas;
 mod vecs;
 
+pub use checkpoint::{
+    Checkpoint, CheckpointError, DEFAULT_EVERY, FORMAT_VERSION, Fingerprint, Saved,
+};
+pub(crate) use checkpoint::{DriverState, Position, Record};
 pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
 pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
@@ -165,6 +170,8 @@ pub enum RunError {
     },
     /// The run was cancelled through its [`Progress`] before it finished.
     Cancelled,
+    /// A checkpoint could not be written, read or used (`--checkpoint`, `--resume`).
+    Checkpoint(CheckpointError),
 }
 
 impl fmt::Display for RunError {
@@ -190,6 +197,7 @@ impl fmt::Display for RunError {
                  the group), so its draws would not be those of one run"
             ),
             RunError::Cancelled => f.write_str("the run was cancelled"),
+            RunError::Checkpoint(e) => e.fmt(f),
         }
     }
 }
@@ -205,7 +213,14 @@ impl std::error::Error for RunError {
             | RunError::Cancelled => None,
             RunError::Param(e) => Some(e),
             RunError::ThreadPool(e) => Some(e),
+            RunError::Checkpoint(e) => Some(e),
         }
+    }
+}
+
+impl From<CheckpointError> for RunError {
+    fn from(e: CheckpointError) -> Self {
+        RunError::Checkpoint(e)
     }
 }
 
@@ -369,6 +384,9 @@ pub struct Keep<'a, T> {
     pub stride: u64,
     /// Where every kept draw goes besides.
     pub sink: Option<&'a dyn DrawSink<T>>,
+    /// Where the chains save their snapshots, and the records they resume from (`None`: no
+    /// checkpoints). Needs `stride` 1: a checkpoint holds every kept draw.
+    pub checkpoint: Option<&'a Checkpoint>,
 }
 
 impl<T> Clone for Keep<'_, T> {
@@ -384,6 +402,7 @@ impl<T> fmt::Debug for Keep<'_, T> {
         f.debug_struct("Keep")
             .field("stride", &self.stride)
             .field("sink", &self.sink.is_some())
+            .field("checkpoint", &self.checkpoint.map(Checkpoint::path))
             .finish()
     }
 }
@@ -394,6 +413,7 @@ impl<T> Keep<'_, T> {
         Keep {
             stride: 1,
             sink: None,
+            checkpoint: None,
         }
     }
 
@@ -469,6 +489,35 @@ impl<'a, T: Copy + Into<u64>> Keeper<'a, T> {
                 self.flush()?;
             }
         }
+        Ok(())
+    }
+
+    /// Puts back the kept draws of a checkpoint's record (`stride` 1): into `result`, and
+    /// to the sink.
+    pub(crate) fn restore(
+        &mut self,
+        draws: Vec<T>,
+        log_density: Vec<f64>,
+        result: &mut ChainResult<T>,
+    ) -> Result<(), RunError> {
+        let kept = draws.len() / self.dim;
+        result.sums = vec![0; self.dim];
+        for draw in draws.chunks_exact(self.dim) {
+            for (s, &x) in result.sums.iter_mut().zip(draw) {
+                *s += x.into();
+            }
+        }
+        result.kept = kept;
+        self.seen = kept as u64;
+        if let Some(sink) = self.keep.sink
+            && kept > 0
+        {
+            sink.write(self.chain, 0, &draws)
+                .map_err(|e| RunError::Output(e.to_string()))?;
+        }
+        self.flushed = kept;
+        result.draws = draws;
+        result.log_density = log_density;
         Ok(())
     }
 
@@ -614,6 +663,28 @@ pub(crate) trait ChainDriver {
     fn tuned(&self) -> Option<serde_json::Value> {
         None
     }
+    /// What a checkpoint saves of the chain (state, stream, kernel state).
+    ///
+    /// # Errors
+    ///
+    /// [`CheckpointError::Unsupported`] for a chain whose state cannot be saved (the
+    /// default).
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Err(CheckpointError::Unsupported {
+            what: "this sampler's chains (their kernel state cannot be saved)".into(),
+        })
+    }
+    /// Puts back what [`ChainDriver::save`] returned.
+    ///
+    /// # Errors
+    ///
+    /// A [`RunError::Checkpoint`] when the saved state does not fit the chain.
+    fn restore(&mut self, _saved: &DriverState) -> Result<(), RunError> {
+        Err(CheckpointError::Unsupported {
+            what: "this sampler's chains (their kernel state cannot be saved)".into(),
+        }
+        .into())
+    }
 }
 
 /// A chain of any domain stepped by a kernel of the registry through its cached `U` and `∇U`.
@@ -653,7 +724,7 @@ impl<'c, D: Domain, T: Eval<D>> KernelDriver<'c, D, T> {
 
 /// The distance a step moves a chain of the domain: Hamming (binary, categorical) or L1
 /// (ordinal).
-pub(crate) trait Jump: Domain {
+pub(crate) trait Jump: Domain<Value: Saved> {
     /// The distance between two states.
     fn jump(a: &[Self::Value], b: &[Self::Value]) -> u64;
 }
@@ -707,6 +778,47 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
     fn tuned(&self) -> Option<serde_json::Value> {
         self.kernel.tuned()
     }
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        let kernel = self
+            .kernel
+            .save()
+            .ok_or_else(|| CheckpointError::Unsupported {
+                what: format!(
+                    "{} (its kernel's state cannot be saved)",
+                    self.kernel.name()
+                ),
+            })?;
+        Ok(DriverState {
+            state: self.chain.state().iter().map(|&v| v.to_word()).collect(),
+            rng: self.rng.clone(),
+            kernel,
+            log_density: Some(self.chain.log_density().to_bits()),
+        })
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        let bad = |what: &str| {
+            RunError::Checkpoint(CheckpointError::Unsupported {
+                what: format!("a record whose {what} does not fit this chain"),
+            })
+        };
+        let x: Vec<D::Value> = saved.values().ok_or_else(|| bad("state"))?;
+        self.chain
+            .reset(&x, &mut self.target)
+            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+        if saved.log_density != Some(self.chain.log_density().to_bits()) {
+            return Err(RunError::Model(format!(
+                "restoring a checkpoint: the model's log-density at the saved state is {}, \
+                 the run had {:?} (the model is not the one saved)",
+                self.chain.log_density(),
+                saved.log_density.map(f64::from_bits)
+            )));
+        }
+        if !self.kernel.restore(&saved.kernel) {
+            return Err(bad("kernel state"));
+        }
+        self.rng = saved.rng.clone();
+        Ok(())
+    }
 }
 
 /// Coordinates where two states differ.
@@ -725,6 +837,11 @@ pub(crate) fn manhattan(a: &[u16], b: &[u16]) -> u64 {
 /// Burn-in (extended while the kernel is still tuning, at most `tuning_cap` extra steps), then
 /// the kept phase, its draws kept by `keeper`. `progress`, if given, is advanced by the steps
 /// taken (in batches) and checked for cancellation every step.
+///
+/// With a checkpoint in the keeper's [`Keep`], the chain first continues from its record
+/// there (if the checkpoint was resumed from a file that has one), then saves a snapshot of
+/// itself between two steps whenever a checkpoint period has passed, and its final record
+/// when it finishes.
 pub(crate) fn drive<D: ChainDriver + ?Sized>(
     driver: &mut D,
     config: &RunConfig,
@@ -733,10 +850,29 @@ pub(crate) fn drive<D: ChainDriver + ?Sized>(
     mut keeper: Keeper<'_, D::Value>,
 ) -> Result<ChainResult<D::Value>, RunError>
 where
-    D::Value: Into<u64>,
+    D::Value: Into<u64> + Saved,
 {
     let mut result = ChainResult::default();
     keeper.reserve(&mut result, config.kept(), driver.log_density().is_some());
+    let mut pos = Position::default();
+    let mut saver = Saver::new(keeper.keep.checkpoint, keeper.chain);
+    if let Some(ck) = saver.checkpoint {
+        if keeper.keep.stride > 1 {
+            return Err(CheckpointError::Unsupported {
+                what: "a run whose kept draws exceed the memory limit (a checkpoint holds \
+                       every kept draw: raise --max-memory)"
+                    .into(),
+            }
+            .into());
+        }
+        driver.save()?;
+        if let Some(record) = ck.begin(keeper.chain) {
+            pos = restore(driver, &mut keeper, &mut result, &record)?;
+            if let Some(p) = progress {
+                p.add(result.stats.steps + result.burn_in_stats.steps);
+            }
+        }
+    }
     let report_every = 1024u64;
     let mut pending = 0u64;
     let mut tick = || {
@@ -750,33 +886,195 @@ where
         }
         Ok::<(), RunError>(())
     };
-    for _ in 0..config.burn_in {
+    while pos.burn_in < config.burn_in {
         result.burn_in_stats.record(&driver.step()?.0);
+        pos.burn_in += 1;
         tick()?;
+        saver.maybe(driver, &result, &pos)?;
     }
-    let mut extra = 0;
-    while driver.is_tuning() && extra < tuning_cap {
-        result.burn_in_stats.record(&driver.step()?.0);
-        extra += 1;
-        tick()?;
+    if !pos.tuned {
+        while driver.is_tuning() && pos.extra < tuning_cap {
+            result.burn_in_stats.record(&driver.step()?.0);
+            pos.extra += 1;
+            tick()?;
+            saver.maybe(driver, &result, &pos)?;
+        }
+        driver.stop_tuning();
+        pos.tuned = true;
     }
-    driver.stop_tuning();
     let thin = config.thin.max(1);
-    for t in 1..=config.steps {
+    while pos.kept < config.steps && !pos.finished {
         let (report, jump) = driver.step()?;
         result.stats.record(&report);
         result.jump += jump;
-        if t % thin == 0 {
+        pos.kept += 1;
+        if pos.kept % thin == 0 {
             keeper.keep(driver.state(), driver.log_density(), &mut result)?;
         }
         tick()?;
+        saver.maybe(driver, &result, &pos)?;
     }
     keeper.flush()?;
     if let Some(p) = progress {
         p.add(pending);
     }
+    pos.finished = true;
+    saver.finish(driver, &result, &pos)?;
     result.tuned = driver.tuned();
     Ok(result)
+}
+
+/// A chain's side of a checkpoint: when it is due, and its snapshots.
+struct Saver<'a> {
+    checkpoint: Option<&'a Checkpoint>,
+    chain: usize,
+    /// The last period saved for.
+    last: u64,
+}
+
+impl<'a> Saver<'a> {
+    fn new(checkpoint: Option<&'a Checkpoint>, chain: usize) -> Self {
+        Self {
+            checkpoint,
+            chain,
+            last: 0,
+        }
+    }
+
+    /// Saves a snapshot when a period has passed since the last.
+    #[inline]
+    fn maybe<D: ChainDriver + ?Sized>(
+        &mut self,
+        driver: &D,
+        result: &ChainResult<D::Value>,
+        pos: &Position,
+    ) -> Result<(), RunError>
+    where
+        D::Value: Saved,
+    {
+        let Some(ck) = self.checkpoint else {
+            return Ok(());
+        };
+        if ck.due(&mut self.last).is_some() {
+            ck.save(snapshot(self.chain, driver, result, pos)?)?;
+        }
+        Ok(())
+    }
+
+    /// Saves the finished chain's record.
+    fn finish<D: ChainDriver + ?Sized>(
+        &mut self,
+        driver: &D,
+        result: &ChainResult<D::Value>,
+        pos: &Position,
+    ) -> Result<(), RunError>
+    where
+        D::Value: Saved,
+    {
+        if let Some(ck) = self.checkpoint {
+            ck.save(snapshot(self.chain, driver, result, pos)?)?;
+        }
+        Ok(())
+    }
+}
+
+/// Step totals as a checkpoint saves them.
+fn totals(s: &ChainStats) -> checkpoint::Totals {
+    [
+        s.steps,
+        s.accepted,
+        s.proposed_flips,
+        s.accepted_flips,
+        s.invalid,
+        s.evaluations,
+    ]
+}
+
+/// Step totals from a checkpoint.
+fn stats_of(t: &checkpoint::Totals) -> ChainStats {
+    let [
+        steps,
+        accepted,
+        proposed_flips,
+        accepted_flips,
+        invalid,
+        evaluations,
+    ] = *t;
+    let mut s = ChainStats::default();
+    (
+        s.steps,
+        s.accepted,
+        s.proposed_flips,
+        s.accepted_flips,
+        s.invalid,
+        s.evaluations,
+    ) = (
+        steps,
+        accepted,
+        proposed_flips,
+        accepted_flips,
+        invalid,
+        evaluations,
+    );
+    s
+}
+
+/// Chain `chain`'s record now.
+fn snapshot<D: ChainDriver + ?Sized>(
+    chain: usize,
+    driver: &D,
+    result: &ChainResult<D::Value>,
+    pos: &Position,
+) -> Result<Record, RunError>
+where
+    D::Value: Saved,
+{
+    Ok(Record {
+        meta: checkpoint::Meta {
+            chain,
+            position: *pos,
+            stats: totals(&result.stats),
+            burn_in_stats: totals(&result.burn_in_stats),
+            jump: result.jump,
+            kept: result.kept,
+            driver: driver.save()?,
+            width: D::Value::WIDTH,
+        },
+        draws: Record::encode(&result.draws),
+        log_density: result.log_density.clone(),
+    })
+}
+
+/// Puts a chain back where `record` left it; returns its position.
+fn restore<D: ChainDriver + ?Sized>(
+    driver: &mut D,
+    keeper: &mut Keeper<'_, D::Value>,
+    result: &mut ChainResult<D::Value>,
+    record: &Record,
+) -> Result<Position, RunError>
+where
+    D::Value: Into<u64> + Saved,
+{
+    let meta = &record.meta;
+    let unfit = || {
+        RunError::Checkpoint(CheckpointError::Unsupported {
+            what: format!(
+                "the record of chain {}: it does not fit the chain",
+                meta.chain
+            ),
+        })
+    };
+    let draws: Vec<D::Value> = record.draws().ok_or_else(unfit)?;
+    let dim = driver.state().len().max(1);
+    if draws.len() != meta.kept * dim || draws.len() % dim != 0 {
+        return Err(unfit());
+    }
+    driver.restore(&meta.driver)?;
+    result.stats = stats_of(&meta.stats);
+    result.burn_in_stats = stats_of(&meta.burn_in_stats);
+    result.jump = meta.jump;
+    keeper.restore(draws, record.log_density.clone(), result)?;
+    Ok(meta.position)
 }
 
 #[cfg(test)]

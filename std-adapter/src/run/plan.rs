@@ -4,7 +4,7 @@
 //! the same draws.
 
 use super::Progress;
-use super::{ChainResult, Keep, RunConfig, RunError};
+use super::{ChainResult, CheckpointError, Keep, RunConfig, RunError};
 use crate::ab2::{run_ab2_chains_keeping, run_ab2_ordinal_chains_keeping};
 use crate::binary::{BinaryModel, BinaryRun, run_chains_batched, run_chains_keeping};
 use crate::labels::{
@@ -40,6 +40,23 @@ fn no_batched_path(kind: &str, sampler: &str) -> RunError {
     }
 }
 
+/// [`CheckpointError::Unsupported`] for a checkpoint of a run that cannot save one: lockstep
+/// groups (`batch`) and AB-2's schedule.
+fn refuse_checkpoint(
+    plan: &SamplerPlan,
+    sampler: &str,
+    batch: Option<usize>,
+    checkpoint: bool,
+) -> Result<(), RunError> {
+    let what = match (checkpoint, plan, batch) {
+        (false, _, _) => return Ok(()),
+        (true, _, Some(_)) => "--batch (lockstep groups of chains)".to_string(),
+        (true, SamplerPlan::Ab2(_), None) => format!("{sampler} (AB-2's schedule)"),
+        (true, _, None) => return Ok(()),
+    };
+    Err(CheckpointError::Unsupported { what }.into())
+}
+
 /// Runs `plan` (of the sampler named `sampler`) on a binary model: AB-2's schedule, or the
 /// kernel's chains, in lockstep groups of `batch` when given.
 ///
@@ -56,6 +73,7 @@ pub fn run_binary_plan(
     progress: Option<&Progress>,
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
+    refuse_checkpoint(plan, sampler, batch, keep.checkpoint.is_some())?;
     match plan {
         SamplerPlan::Ab2(_) if batch.is_some() => Err(no_batched_path(model.kind(), sampler)),
         SamplerPlan::Ab2(settings) => {
@@ -91,6 +109,7 @@ pub fn run_label_plan(
     progress: Option<&Progress>,
     keep: Keep<'_, u16>,
 ) -> Result<LabelRun, RunError> {
+    refuse_checkpoint(plan, sampler, batch, keep.checkpoint.is_some())?;
     match (plan, model, batch) {
         (SamplerPlan::Ab2(_), _, Some(_)) => Err(no_batched_path(model.kind(), sampler)),
         (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), None) => {

@@ -102,7 +102,7 @@ pub(crate) fn drive_replicas<D, T>(
 ) -> Result<ChainResult<D::Value>, RunError>
 where
     D: ScaledDmala,
-    D::Value: Into<u64>,
+    D::Value: Into<u64> + super::Saved,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {

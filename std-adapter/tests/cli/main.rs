@@ -6,6 +6,7 @@ mod common;
 
 mod ab2_ordinal;
 mod adapt;
+mod checkpoint;
 mod compare;
 mod diagonal;
 mod dlmc;

@@ -4,6 +4,7 @@
 //! (ordinal and categorical) in [`labels`]; `--exact`, `--mmd` and `--plot` in [`exact`],
 //! [`mmd`] and [`pictures`].
 
+mod checkpoint;
 mod exact;
 mod labels;
 mod merge;
@@ -25,7 +26,7 @@ use langevin_std::io::{
 use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
-use langevin_std::run::{DrawSink, Keep, run_binary_plan};
+use langevin_std::run::{Checkpoint, DrawSink, Keep, run_binary_plan};
 use langevin_std::samplers::{Domain, Param, SamplerPlan};
 use langevin_std::shards::Totals;
 pub use merge::{MergeArgs, run as merge};
@@ -258,13 +259,18 @@ pub(crate) fn draws_file(
 }
 
 /// The [`Keep`] of a run: one in `stride` draws in memory, all of them into `file`.
-pub(crate) fn keep<'a, T>(stride: u64, file: Option<&'a DrawsFile>) -> Keep<'a, T>
+pub(crate) fn keep<'a, T>(
+    stride: u64,
+    file: Option<&'a DrawsFile>,
+    checkpoint: Option<&'a Checkpoint>,
+) -> Keep<'a, T>
 where
     DrawsFile: DrawSink<T>,
 {
     Keep {
         stride,
         sink: file.map(|f| f as &dyn DrawSink<T>),
+        checkpoint,
     }
 }
 
@@ -335,7 +341,8 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     let name = spec.sampler.name();
     let show = progress::wanted(spec.quiet);
     let file = draws_file(spec, d, DrawDtype::U8)?;
-    let keep = keep(stride, file.as_ref());
+    let checkpoint = checkpoint::open(spec, doc)?;
+    let keep = keep(stride, file.as_ref(), checkpoint.as_ref());
     let run = progress::with_progress(name, total, show, |p| {
         run_binary_plan(model, name, &plan, config, spec.batch, p, keep)
     })?;
@@ -441,6 +448,9 @@ fn check_outputs(spec: &RunSpec, doc: &ModelDoc) -> Result<Prepared, CliError> {
                 .map(|p| ("--plot's companion".to_string(), p)),
         );
     }
+    let (resumed, checkpoints) = checkpoint::files(spec);
+    inputs.extend(resumed);
+    outputs.extend(checkpoints);
     Ok(prepare(&inputs, &outputs)?)
 }
 

@@ -359,6 +359,8 @@ pub struct SampleArgs {
     pub report: ReportArgs,
     #[command(flatten)]
     pub memory: MemoryArgs,
+    #[command(flatten)]
+    pub checkpoint: super::checkpoint::CheckpointArgs,
 }
 
 /// Which diagnostics `sample` computes after the run.
@@ -439,6 +441,8 @@ pub struct RunSpec {
     pub diagnostics: Diagnostics,
     /// Chains stepped together (`--batch`), if asked.
     pub batch: Option<usize>,
+    /// Where the run saves checkpoints and what it resumes from, if asked.
+    pub checkpoint: Option<super::checkpoint::CheckpointSpec>,
 }
 
 impl RunSpec {
@@ -511,6 +515,7 @@ impl RunSpec {
             memory: args.memory.budget(),
             diagnostics: args.diagnostics,
             batch: args.batch,
+            checkpoint: args.checkpoint.spec()?,
         })
     }
 }

@@ -1,0 +1,295 @@
+//! Checkpoints (`sample --checkpoint`, `--resume`): a run killed with `SIGKILL` and resumed,
+//! any number of times, gives the uninterrupted run's `.npy` bytes and summary statistics; a
+//! checkpoint of another command, or a damaged one, is refused with the reason; runs that
+//! cannot save one are refused before they start.
+
+use crate::common;
+
+use common::{Scratch, fails, ok, summary, words};
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Summary fields that differ between two runs of one command without anything being wrong.
+const NOT_COMPARED: [&str; 6] = [
+    "command_line",
+    "options",
+    "out",
+    "wall_time_s",
+    "ns_per_step",
+    "ess_per_second",
+];
+
+/// Starts `sample {args}` and kills it (`SIGKILL`) once it has written the checkpoint `ckpt`
+/// anew, with more than `min_bytes` bytes (a record with kept draws, when `min_bytes` asks for
+/// them). Returns false when the run finished before it could be killed.
+fn kill_after_checkpoint(scratch: &Scratch, args: &str, ckpt: &str, min_bytes: u64) -> bool {
+    let path = scratch.path(ckpt);
+    let before = std::fs::read(&path).ok();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_langevin"))
+        .args(words(args))
+        .current_dir(&scratch.0)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut e, &mut stderr).unwrap();
+            }
+            assert!(status.success(), "{args}: {status:?} {stderr}");
+            return false;
+        }
+        if let Ok(now) = std::fs::read(&path)
+            && now.len() as u64 > min_bytes
+            && Some(&now) != before.as_ref()
+        {
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(600),
+            "{args}: no checkpoint"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    !status.success()
+}
+
+/// The two summaries agree on every field but the wall-clock ones.
+fn same_statistics(a: &Value, b: &Value, name: &str) {
+    let (Value::Object(a), Value::Object(b)) = (a, b) else {
+        panic!("summaries are objects")
+    };
+    for (key, value) in a {
+        if !NOT_COMPARED.contains(&key.as_str()) {
+            assert_eq!(b.get(key), Some(value), "{name}: `{key}`");
+        }
+    }
+    for key in ["mean", "totals", "acceptance_rate"] {
+        assert!(a.contains_key(key), "{name}: no `{key}`");
+    }
+}
+
+/// Runs `sample {args}` uninterrupted, then with checkpoints killed `kills` times and resumed
+/// each time, and compares the draws and the summaries. `min_bytes` as for
+/// [`kill_after_checkpoint`].
+fn killed_and_resumed(scratch: &Scratch, name: &str, args: &str, kills: usize, min_bytes: u64) {
+    let reference = format!("{name}-ref");
+    ok(
+        &scratch.0,
+        &words(&format!(
+            "sample {args} --out {reference}.npy --summary {reference}.json --quiet"
+        )),
+    );
+    let ckpt = format!("{name}.ckpt");
+    let run = format!(
+        "sample {args} --out {name}.npy --summary {name}.json --quiet --checkpoint {ckpt} \
+         --checkpoint-every 0.05"
+    );
+    let mut killed = 0;
+    for k in 0..kills {
+        let resume = if k == 0 {
+            String::new()
+        } else {
+            format!(" --resume {ckpt}")
+        };
+        if kill_after_checkpoint(scratch, &format!("{run}{resume}"), &ckpt, min_bytes) {
+            killed += 1;
+        }
+    }
+    assert!(killed >= 1, "{name}: the run finished before it was killed");
+    assert!(
+        !scratch.path(&format!("{name}.npy")).exists(),
+        "{name}: draws after a kill"
+    );
+    ok(&scratch.0, &words(&format!("{run} --resume {ckpt}")));
+    let bytes = |f: &str| std::fs::read(scratch.path(f)).unwrap();
+    assert_eq!(
+        bytes(&format!("{name}.npy")),
+        bytes(&format!("{reference}.npy")),
+        "{name}: the resumed run's draws"
+    );
+    same_statistics(
+        &summary(&scratch.path(&format!("{reference}.json"))),
+        &summary(&scratch.path(&format!("{name}.json"))),
+        name,
+    );
+}
+
+#[test]
+fn a_run_with_checkpoints_gives_the_bytes_of_one_without() {
+    let scratch = Scratch::new("ckpt-same");
+    scratch.write("lat.json", common::LATTICE);
+    scratch.write("quad.json", common::QUADRATIC);
+    scratch.write("ordinal.json", common::ORDINAL);
+    scratch.write("potts.json", common::POTTS);
+    for (name, args) in [
+        ("dmala", "--model lat.json"),
+        ("dula", "--model quad.json --sampler dula --step 0.3"),
+        ("ab", "--model quad.json --sampler ab"),
+        ("gwg", "--model potts.json --sampler gwg"),
+        ("ordinal", "--model ordinal.json --sampler dmala --step 0.5"),
+    ] {
+        let args = format!("sample {args} --steps 3000 --burn-in 300 --chains 3 --seed 5 --quiet");
+        ok(&scratch.0, &words(&format!("{args} --out {name}-a.npy")));
+        ok(
+            &scratch.0,
+            &words(&format!(
+                "{args} --out {name}-b.npy --checkpoint {name}.ckpt --checkpoint-every 0.01"
+            )),
+        );
+        assert!(scratch.path(&format!("{name}.ckpt")).exists(), "{name}");
+        let bytes = |f: String| std::fs::read(scratch.path(&f)).unwrap();
+        assert_eq!(
+            bytes(format!("{name}-a.npy")),
+            bytes(format!("{name}-b.npy")),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn a_run_killed_and_resumed_twice_gives_the_uninterrupted_runs_bytes() {
+    let scratch = Scratch::new("ckpt-kill");
+    ok(
+        &scratch.0,
+        &words("model ising-lattice --rows 4 --cols 4 --coupling 0.4 --out lat.json"),
+    );
+    scratch.write("potts.json", common::POTTS);
+    // dmala tunes its step during the burn-in (the acceptance tuner's state is saved);
+    // the file's size passes 2 kB once the chains hold kept draws.
+    killed_and_resumed(
+        &scratch,
+        "lattice",
+        "--model lat.json --steps 60000 --thin 20 --burn-in 2000 --chains 3 --seed 9",
+        3,
+        2_000,
+    );
+    killed_and_resumed(
+        &scratch,
+        "categorical",
+        "--model potts.json --sampler dmala --step 0.5 --steps 60000 --thin 20 --burn-in 500 \
+         --chains 2 --seed 4 --threads 1",
+        2,
+        2_000,
+    );
+}
+
+#[test]
+fn a_tuned_sampler_killed_during_its_tuning_resumes_to_the_same_bytes() {
+    let scratch = Scratch::new("ckpt-tuning");
+    scratch.write("quad.json", common::QUADRATIC);
+    // AB tunes for the whole burn-in (its budget); the first checkpoint falls in it, the
+    // kept phase (300 draws) being a small part of the run.
+    killed_and_resumed(
+        &scratch,
+        "ab",
+        "--model quad.json --sampler ab --steps 300 --burn-in 80000 --chains 2 --seed 7",
+        2,
+        0,
+    );
+    // The tuned parameters (compared above) are there.
+    assert!(summary(&scratch.path("ab-ref.json")).get("tuned").is_some());
+}
+
+#[test]
+fn a_checkpoint_of_another_command_is_refused_naming_the_difference() {
+    let scratch = Scratch::new("ckpt-other");
+    scratch.write("lat.json", common::LATTICE);
+    scratch.write("quad.json", common::QUADRATIC);
+    let base = "sample --steps 200 --burn-in 20 --quiet";
+    ok(
+        &scratch.0,
+        &words(&format!(
+            "{base} --model lat.json --seed 1 --chains 2 --checkpoint c.ckpt --checkpoint-every 0.0001"
+        )),
+    );
+    assert!(scratch.path("c.ckpt").exists());
+    for (args, field) in [
+        (
+            "--model lat.json --seed 2 --chains 2",
+            "its --seed: 1; this command's: 2",
+        ),
+        ("--model quad.json --seed 1 --chains 2", "its model file:"),
+        (
+            "--model lat.json --seed 1 --sampler dula --chains 2",
+            "its sampler: dmala",
+        ),
+        ("--model lat.json --seed 1 --chains 3", "--chains"),
+        (
+            "--model lat.json --seed 1 --step 0.3 --chains 2",
+            "its sampler parameters:",
+        ),
+    ] {
+        let err = fails(
+            &scratch.0,
+            &words(&format!("{base} {args} --resume c.ckpt")),
+        );
+        assert!(err.contains("belongs to another command"), "{args}: {err}");
+        assert!(err.contains(field), "{args}: {err}");
+    }
+    // The same command resumes (here: every chain had finished).
+    ok(
+        &scratch.0,
+        &words(&format!(
+            "{base} --model lat.json --seed 1 --chains 2 --resume c.ckpt --out d.npy"
+        )),
+    );
+}
+
+#[test]
+fn a_damaged_or_truncated_checkpoint_is_refused_never_a_panic() {
+    let scratch = Scratch::new("ckpt-damaged");
+    scratch.write("lat.json", common::LATTICE);
+    let run = "sample --model lat.json --steps 200 --burn-in 20 --chains 2 --seed 1 --quiet";
+    ok(
+        &scratch.0,
+        &words(&format!(
+            "{run} --checkpoint c.ckpt --checkpoint-every 0.0001"
+        )),
+    );
+    let good = std::fs::read(scratch.path("c.ckpt")).unwrap();
+    let mut flipped = good.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 1;
+    let cases: [(&str, Vec<u8>); 4] = [
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() - 9].to_vec()),
+        ("flipped", flipped),
+        ("not a checkpoint", b"{\"kind\": \"ising\"}".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        std::fs::write(scratch.path("bad.ckpt"), bytes).unwrap();
+        let err = fails(&scratch.0, &words(&format!("{run} --resume bad.ckpt")));
+        assert!(err.contains("is not a usable checkpoint"), "{name}: {err}");
+    }
+    let err = fails(&scratch.0, &words(&format!("{run} --resume missing.ckpt")));
+    assert!(err.contains("reading the checkpoint"), "{err}");
+}
+
+#[test]
+fn runs_that_cannot_save_a_checkpoint_are_refused_before_they_start() {
+    let scratch = Scratch::new("ckpt-unsupported");
+    scratch.write("lat.json", common::LATTICE);
+    scratch.write("rbm.json", common::RBM);
+    let run = "sample --steps 200 --burn-in 20 --chains 2 --quiet --checkpoint c.ckpt";
+    for (args, what) in [
+        ("--model rbm.json --step 0.5 --batch 2", "--batch"),
+        ("--model lat.json --sampler ab2", "AB-2"),
+        ("--model lat.json --sampler acs", "acs"),
+        ("--model lat.json --sampler gibbs", "this sampler's chains"),
+        (
+            "--model lat.json --checkpoint-every 0",
+            "--checkpoint-every",
+        ),
+    ] {
+        let err = fails(&scratch.0, &words(&format!("{run} {args}")));
+        assert!(err.contains(what), "{args}: {err}");
+        assert!(!scratch.path("c.ckpt").exists(), "{args}");
+    }
+}
