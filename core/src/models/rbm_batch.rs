@@ -131,8 +131,8 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     /// Like [`new`](Self::new), the pre-activations cached and updated in `f32`: `cache` holds
     /// `(V + 2·chains)·⌈H/64⌉·64 + 16` floats (a copy of `Wᵀ` in tiles of 64 hidden units
     /// starting on a 64-byte boundary, then the current pre-activations of every chain, then the
-    /// proposed ones, tile by tile), `index` `(chains + 1)·V` integers (the moved units of every
-    /// chain, bucketed by unit).
+    /// proposed ones, tile by tile), `index` `(chains + 2)·V` integers (the moved units of every
+    /// chain, bucketed by unit and sign).
     /// [`incremental_f32_lengths`](RbmBatch::incremental_f32_lengths) gives both lengths.
     ///
     /// # Errors
@@ -290,7 +290,7 @@ impl RbmBatch<'static> {
     /// use langevin_core::models::RbmBatch;
     /// assert_eq!(
     ///     RbmBatch::incremental_f32_lengths(3, 10, 2),
-    ///     ((3 + 4) * 64 + 16, 3 + 2 * 3)
+    ///     ((3 + 4) * 64 + 16, 2 * 3 + 2 * 3)
     /// );
     /// ```
     pub fn incremental_f32_lengths(visible: usize, hidden: usize, chains: usize) -> (usize, usize) {
@@ -300,7 +300,7 @@ impl RbmBatch<'static> {
             .saturating_add(visible)
             .saturating_mul(padded)
             .saturating_add(ALIGN_SLACK);
-        (cache, chains.saturating_add(1).saturating_mul(visible))
+        (cache, chains.saturating_add(2).saturating_mul(visible))
     }
 }
 
@@ -445,14 +445,13 @@ const _: () = assert!(TILE.is_multiple_of(FOLD_UNITS) && FOLD_UNITS.is_multiple_
 /// packed `Wᵀ` can start on a 64-byte boundary (its rows then never straddle cache lines).
 const ALIGN_SLACK: usize = 16;
 
-/// The sign bit of an entry of [`build_buckets`]: the row is subtracted.
-const SUBTRACT: u32 = 0x8000_0000;
-
-/// Buckets, unit by unit, the chains whose pre-activations the unit's row of `Wᵀ` is added to
-/// or subtracted from. `index` holds `v` bucket ends, then the entries (`n·v` at most): chain
-/// `c`, with [`SUBTRACT`] set if the row is subtracted. Bucket `i` ends at entry `end[i]` and
-/// starts where bucket `i − 1` ends (bucket 0 at 0); within a bucket the chains are in
-/// increasing order. With `flips` = `Some((flipped, counts))` a chain lists its first
+/// Buckets, unit by unit, the chains whose pre-activations the unit's row of `Wᵀ` is added to,
+/// then those it is subtracted from. `index` holds `2v` bucket ends, then the entries (`n·v` at
+/// most, one chain index each): bucket `2i` lists the chains that add row `i`, bucket `2i + 1`
+/// those that subtract it. Bucket `k` ends at entry `end[k]` and starts where bucket `k − 1`
+/// ends (bucket 0 at 0); within a bucket the chains are in increasing order. A chain lists a unit
+/// at most once, so the two buckets of a unit touch different chains' sums and the order in which
+/// they are applied does not change a value. With `flips` = `Some((flipped, counts))` a chain lists its first
 /// `counts[c]` flipped units, added when the state moves to 1 there (`states` are the
 /// proposals) and subtracted otherwise; with `None`, its active units (`states[c][i] = 1`), all
 /// added. Returns `false` if `index` is too short, a chain lists more than `v` units or a unit
@@ -465,23 +464,25 @@ fn build_buckets(
     states: &[u8],
     flips: Option<(&[u32], &[u32])>,
 ) -> bool {
-    let Some((ends, entries)) = index.split_at_mut_checked(v) else {
+    let Some((ends, entries)) = index.split_at_mut_checked(v.saturating_mul(2)) else {
         return false;
     };
-    if entries.len() < n.saturating_mul(v) || v == 0 || n > SUBTRACT as usize {
+    if entries.len() < n.saturating_mul(v) || v == 0 || n > u32::MAX as usize {
         return false;
     }
     // Count the buckets' sizes (into their ends, for now).
     ends.fill(0);
     for c in 0..n {
         let mut listed = 0usize;
-        let ok = walk_units(states, v, flips, c, |i, _| match ends.get_mut(i) {
-            Some(e) if listed < v => {
-                *e += 1;
-                listed += 1;
-                true
+        let ok = walk_units(states, v, flips, c, |i, add| {
+            match ends.get_mut(bucket(i, add)) {
+                Some(e) if listed < v => {
+                    *e += 1;
+                    listed += 1;
+                    true
+                }
+                _ => false,
             }
-            _ => false,
         });
         if !ok {
             return false;
@@ -494,16 +495,22 @@ fn build_buckets(
     }
     for c in 0..n {
         walk_units(states, v, flips, c, |i, add| {
-            if let Some(e) = ends.get_mut(i)
+            if let Some(e) = ends.get_mut(bucket(i, add))
                 && let Some(slot) = entries.get_mut(*e as usize)
             {
-                *slot = c as u32 | if add { 0 } else { SUBTRACT };
+                *slot = c as u32;
                 *e += 1;
             }
             true
         });
     }
     true
+}
+
+/// The bucket of [`build_buckets`] of unit `i`: `2i` if its row is added, `2i + 1` otherwise.
+#[inline(always)]
+fn bucket(i: usize, add: bool) -> usize {
+    i.wrapping_mul(2) | usize::from(!add)
 }
 
 /// Visits chain `c`'s listed units (see [`build_buckets`]) in order, with whether each is
@@ -573,7 +580,7 @@ fn update_f32(
     out: &mut [f32],
     index: &[u32],
 ) {
-    let (ends, entries) = index.split_at(v.min(index.len()));
+    let (ends, entries) = index.split_at(v.saturating_mul(2).min(index.len()));
     let tiles = packed
         .chunks_exact(TILE * v.max(1))
         .zip(out.chunks_exact_mut(TILE * n.max(1)))
@@ -593,34 +600,36 @@ fn update_f32(
             }
         }
         let mut start = 0;
-        for (row, &end) in block.chunks_exact(TILE).zip(ends) {
-            let list = entries.get(start as usize..end as usize).unwrap_or(&[]);
-            add_row(out, row, list);
+        for (row, pair) in block.chunks_exact(TILE).zip(ends.chunks_exact(2)) {
+            let (split, end) = (pair.first().copied(), pair.get(1).copied());
+            let (split, end) = (split.unwrap_or(start), end.unwrap_or(start));
+            let added = entries.get(start as usize..split as usize).unwrap_or(&[]);
+            add_row::<false>(out, row, added);
+            let subtracted = entries.get(split as usize..end as usize).unwrap_or(&[]);
+            add_row::<true>(out, row, subtracted);
             start = end;
         }
     }
 }
 
-/// Adds the row `row` ([`TILE`] floats) to the sum of each chain in `list` (subtracts it for
-/// an entry with [`SUBTRACT`] set; a chain past `sums` is skipped). `a + (−w)` is `a − w` bit
-/// for bit.
+/// Adds the row `row` ([`TILE`] floats) to the sum of each chain in `list` (subtracts it if
+/// `SUBTRACT`; a chain past `sums` is skipped). `a − w` is `a + (−w)` bit for bit.
 #[inline(always)]
-fn add_row(sums: &mut [f32], row: &[f32], list: &[u32]) {
+fn add_row<const SUBTRACT: bool>(sums: &mut [f32], row: &[f32], list: &[u32]) {
     // Whole arrays loaded and stored: element-wise access through the two slices is left
     // scalar (the compiler cannot see that they do not overlap).
     let Ok(&row) = <&[f32; TILE]>::try_from(row) else {
         return;
     };
     for &e in list {
-        let k = ((e & !SUBTRACT) as usize).wrapping_mul(TILE);
+        let k = (e as usize).wrapping_mul(TILE);
         if let Some(Ok(s)) = sums
             .get_mut(k..k.wrapping_add(TILE))
             .map(<&mut [f32; TILE]>::try_from)
         {
-            let sign = e & SUBTRACT;
             let mut a = *s;
             for (a, &w) in a.iter_mut().zip(&row) {
-                *a += f32::from_bits(w.to_bits() ^ sign);
+                *a = if SUBTRACT { *a - w } else { *a + w };
             }
             *s = a;
         }

@@ -105,7 +105,11 @@ pub fn run_chains_batched(
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
     let v = model.dim();
-    let wt = model.rbm_transpose();
+    // The batched RBM reads the f32 copy of its weights (also for bf16 ones): its f32 `Wᵀ`.
+    let wt = match model {
+        BinaryModel::Rbm { w, b, c, .. } => crate::models::rbm_transpose(w, b.len(), c.len()),
+        _ => Vec::new(),
+    };
     let model = match model {
         BinaryModel::Rbm { w, b, c, .. } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
         BinaryModel::Quadratic { w, b } => Prepared::Quadratic { w, b },

@@ -277,9 +277,12 @@ pub(crate) fn with_chain<O>(
 ) -> Result<O, RunError> {
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
-    let mut target = model
-        .target_with_transpose(&mut cache, wt)
-        .map_err(RunError::Model)?;
+    let target = if sampler.reads_rbm_transpose() {
+        model.target_with_transpose(&mut cache, wt)
+    } else {
+        model.target(&mut cache)
+    };
+    let mut target = target.map_err(RunError::Model)?;
     let mut buffers = uniform_buffers(d, &mut rng);
     if *sampler == SamplerSpec::BlockGibbs {
         let ModelTarget::Rbm(rbm) = &target else {

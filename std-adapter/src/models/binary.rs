@@ -135,18 +135,25 @@ impl BinaryModel {
         })
     }
 
-    /// `Wᵀ` of an RBM (visible × hidden, row-major), built here; empty for other models.
+    /// `Wᵀ` of an RBM (visible × hidden, row-major), built here; empty for other models and
+    /// for an RBM with [`Bf16Weights`], whose chains read the `bf16` `Wᵀ` the model holds.
     pub fn rbm_transpose(&self) -> Vec<f32> {
         match self {
-            Self::Rbm { w, b, c, .. } => rbm_transpose(w, b.len(), c.len()),
+            Self::Rbm {
+                w,
+                b,
+                c,
+                bf16: None,
+            } => rbm_transpose(w, b.len(), c.len()),
             _ => Vec::new(),
         }
     }
 
-    /// Bytes [`rbm_transpose`](Self::rbm_transpose) allocates: `4·H·V` for an RBM, 0 otherwise.
+    /// Bytes [`rbm_transpose`](Self::rbm_transpose) allocates: `4·H·V` for an RBM with `f32`
+    /// weights, 0 otherwise.
     pub fn rbm_transpose_bytes(&self) -> u64 {
         match self {
-            Self::Rbm { w, .. } => 4 * w.len() as u64,
+            Self::Rbm { w, bf16: None, .. } => 4 * w.len() as u64,
             _ => 0,
         }
     }
@@ -396,13 +403,14 @@ impl BinaryModel {
     /// A message if the parameters are inconsistent (they are checked when loading, so this
     /// only fails for hand-built models).
     pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, String> {
-        self.target_with_transpose(cache, &[])
+        self.target_reading(cache, &[], false)
     }
 
     /// Like [`target`](Self::target), an RBM's with `wt` as its `Wᵀ` (checked; empty to go
-    /// without). Other models ignore `wt`. An RBM with [`Bf16Weights`] given a non-empty `wt`
-    /// is evaluated from its own `bf16` `W` and `Wᵀ` ([`ModelTarget::RbmBf16`]; `wt` only says
-    /// that the sampler reads a transpose).
+    /// without), for the samplers that read a transpose. Other models ignore `wt`. An RBM with
+    /// [`Bf16Weights`] ignores it too: it is evaluated from its own `bf16` `W` and `Wᵀ`
+    /// ([`ModelTarget::RbmBf16`]), and no `f32` `Wᵀ` is built for it
+    /// ([`rbm_transpose`](Self::rbm_transpose) is empty).
     ///
     /// # Errors
     ///
@@ -411,6 +419,18 @@ impl BinaryModel {
         &'a self,
         cache: &'a mut [f64],
         wt: &'a [f32],
+    ) -> Result<ModelTarget<'a>, String> {
+        self.target_reading(cache, wt, true)
+    }
+
+    /// [`target_with_transpose`](Self::target_with_transpose) if `reads_transpose`, else
+    /// [`target`](Self::target) (an RBM with [`Bf16Weights`] then serves the `f32` copy of its
+    /// rounded weights).
+    fn target_reading<'a>(
+        &'a self,
+        cache: &'a mut [f64],
+        wt: &'a [f32],
+        reads_transpose: bool,
     ) -> Result<ModelTarget<'a>, String> {
         let e = |e: langevin_core::ParamError| e.to_string();
         Ok(match self {
@@ -431,7 +451,7 @@ impl BinaryModel {
                 c,
                 bf16: Some(half),
                 ..
-            } if !wt.is_empty() => ModelTarget::RbmBf16(
+            } if reads_transpose => ModelTarget::RbmBf16(
                 Rbm::from_weights(&half.w, b, c, cache)
                     .and_then(|r| r.with_transpose(&half.wt))
                     .map_err(e)?,
@@ -603,7 +623,9 @@ mod tests {
         assert_eq!(model.parameter_bytes(), 4 * (6 + 3 + 2) + 2 * 2 * 6);
         let f32_model = BinaryModel::rbm(w.clone(), vec![0.1, 0.0, 0.0], vec![0.0, 0.5]);
         let (mut c16, mut c32) = ([0.0; 4], [0.0; 4]);
+        // No f32 Wᵀ is built for it: its chains read the bf16 one.
         let wt = model.rbm_transpose();
+        assert!(wt.is_empty() && model.rbm_transpose_bytes() == 0);
         let mut half_target = model.target_with_transpose(&mut c16, &wt).unwrap();
         assert!(matches!(half_target, ModelTarget::RbmBf16(_)));
         let mut full = f32_model.target_with_transpose(&mut c32, &wt).unwrap();
