@@ -158,6 +158,15 @@ impl BinaryModel {
         }
     }
 
+    /// Bytes of the `f32` `Wᵀ` a lockstep group (`--batch`) of an RBM builds, whatever its
+    /// weights' format: `4·H·V` for an RBM, 0 otherwise.
+    pub fn rbm_batch_transpose_bytes(&self) -> u64 {
+        match self {
+            Self::Rbm { w, .. } => 4 * w.len() as u64,
+            _ => 0,
+        }
+    }
+
     /// Bytes the model's parameters occupy (its vectors' entries).
     pub fn parameter_bytes(&self) -> u64 {
         let n = match self {
@@ -626,6 +635,8 @@ mod tests {
         // No f32 Wᵀ is built for it: its chains read the bf16 one.
         let wt = model.rbm_transpose();
         assert!(wt.is_empty() && model.rbm_transpose_bytes() == 0);
+        // A lockstep group builds the f32 one all the same: the memory cap counts it.
+        assert_eq!(model.rbm_batch_transpose_bytes(), 4 * 6);
         let mut half_target = model.target_with_transpose(&mut c16, &wt).unwrap();
         assert!(matches!(half_target, ModelTarget::RbmBf16(_)));
         let mut full = f32_model.target_with_transpose(&mut c32, &wt).unwrap();

@@ -309,6 +309,7 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     // The parameters, and the `Wᵀ` an RBM's chains read unless the model holds it already.
     let transpose = match &plan {
         SamplerPlan::Binary(k) if !k.reads_rbm_transpose() => 0,
+        _ if spec.batch.is_some() => model.rbm_batch_transpose_bytes(),
         _ => model.rbm_transpose_bytes(),
     };
     let mut model_parts = vec![
