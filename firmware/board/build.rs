@@ -16,22 +16,12 @@ fn main() {
     } else {
         ("lm3s6965evb", "lm3s6965evb")
     };
-    let src = format!("memory-{map}.x");
-    let out = PathBuf::from(env::var_os("OUT_DIR").expect("OUT_DIR is set by cargo"));
-    fs::copy(&src, out.join("memory.x")).expect("memory map copied");
-    println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rustc-env=LANGEVIN_BOARD={board}");
     println!("cargo::rustc-check-cfg=cfg(armv6m)");
     if target.starts_with("thumbv6m") {
         println!("cargo:rustc-cfg=armv6m");
     }
-    if target.starts_with("thumb") {
-        println!("cargo:rustc-link-arg-bins=-Tlink.x");
-    } else if target.starts_with("riscv") {
-        // riscv-rt's `link.x` does not include the memory map itself.
-        println!("cargo:rustc-link-arg-bins=-Tmemory.x");
-        println!("cargo:rustc-link-arg-bins=-Tlink.x");
-    }
-    println!("cargo:rerun-if-changed={src}");
-    println!("cargo:rerun-if-changed=build.rs");
+    link_runtime(&target, &format!("memory-{map}.x"));
 }
+
+include!("../link.rs");

@@ -55,71 +55,57 @@ impl OpaqueLabels {
     }
 }
 
-impl OrdinalTarget for OpaqueLabels {
-    type Error = OpaqueError;
-    fn dim(&self) -> usize {
-        black_box(D)
-    }
-    fn states(&self) -> usize {
-        black_box(S)
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, OpaqueError> {
-        Self::eval(x, grad)
-    }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, OpaqueError> {
-        black_box(mv);
-        Self::eval(mv.to, grad)
-    }
-    fn commit(&mut self) {
-        black_box(());
-    }
+/// The ordinal and categorical traits read the opaque target alike.
+macro_rules! opaque_label_target {
+    ($($target:ident + $conditional:ident),+) => {$(
+        impl $target for OpaqueLabels {
+            type Error = OpaqueError;
+            fn dim(&self) -> usize {
+                black_box(D)
+            }
+            fn states(&self) -> usize {
+                black_box(S)
+            }
+            fn log_density_and_grad(
+                &mut self,
+                x: &[u16],
+                grad: &mut [f32],
+            ) -> Result<f64, OpaqueError> {
+                Self::eval(x, grad)
+            }
+            fn log_density_and_grad_after(
+                &mut self,
+                mv: &LabelMove<'_>,
+                grad: &mut [f32],
+            ) -> Result<f64, OpaqueError> {
+                black_box(mv);
+                Self::eval(mv.to, grad)
+            }
+            fn commit(&mut self) {
+                black_box(());
+            }
+        }
+
+        impl $conditional for OpaqueLabels {
+            fn conditional(
+                &mut self,
+                x: &[u16],
+                i: usize,
+                out: &mut [f64],
+            ) -> Result<(), OpaqueError> {
+                Self::cond(x, i, out)
+            }
+            fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
+                black_box((x, i, old));
+            }
+        }
+    )+};
 }
 
-impl OrdinalConditional for OpaqueLabels {
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), OpaqueError> {
-        Self::cond(x, i, out)
-    }
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        black_box((x, i, old));
-    }
-}
-
-impl CategoricalTarget for OpaqueLabels {
-    type Error = OpaqueError;
-    fn dim(&self) -> usize {
-        black_box(D)
-    }
-    fn states(&self) -> usize {
-        black_box(S)
-    }
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, OpaqueError> {
-        Self::eval(x, grad)
-    }
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, OpaqueError> {
-        black_box(mv);
-        Self::eval(mv.to, grad)
-    }
-    fn commit(&mut self) {
-        black_box(());
-    }
-}
-
-impl CategoricalConditional for OpaqueLabels {
-    fn conditional(&mut self, x: &[u16], i: usize, out: &mut [f64]) -> Result<(), OpaqueError> {
-        Self::cond(x, i, out)
-    }
-    fn commit_change(&mut self, x: &[u16], i: usize, old: u16) {
-        black_box((x, i, old));
-    }
-}
+opaque_label_target!(
+    OrdinalTarget + OrdinalConditional,
+    CategoricalTarget + CategoricalConditional
+);
 
 /// Label buffers of opaque lengths.
 struct Bufs {
