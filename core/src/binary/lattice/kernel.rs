@@ -206,11 +206,20 @@ fn metropolis_accepts(word: u64, ratio: f64) -> bool {
     /// Below `ln 2^−54`, the logarithm of the smallest `u`.
     const LN_U_FLOOR: f64 = -37.5;
     const BAND: f32 = 1.0 / 65_536.0;
-    if ratio >= 0.0 {
+    // The comparisons on the bits (sign and magnitude), which decide as the floating-point ones
+    // would, without a library call on cores with no double-precision unit.
+    const SIGN: u64 = 1 << 63;
+    let (bits, mag) = (ratio.to_bits(), ratio.to_bits() & !SIGN);
+    // A NaN ratio: rejected, as `ln u < NaN` is false.
+    if mag > f64::INFINITY.to_bits() {
+        return false;
+    }
+    // `ratio ≥ 0` (±0 included).
+    if bits & SIGN == 0 || mag == 0 {
         return true;
     }
-    // Also a NaN ratio: rejected, as `ln u < NaN` is false.
-    if ratio.is_nan() || ratio <= LN_U_FLOOR {
+    // `ratio ≤ LN_U_FLOOR` (negative here).
+    if mag >= (-LN_U_FLOOR).to_bits() {
         return false;
     }
     let bound = Fast::exp(ratio as f32);
@@ -264,8 +273,12 @@ mod tests {
         assert!(near > 200_000, "{near} ratios near ln u");
         for ratio in [
             f64::NAN,
+            -f64::NAN,
             f64::NEG_INFINITY,
             -37.5,
+            -37.499_999_999,
+            -f64::from_bits(1),
+            f64::from_bits(1),
             -1e300,
             -0.0,
             0.0,

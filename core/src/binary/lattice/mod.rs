@@ -87,8 +87,6 @@ pub const CLASS_LIMIT: u8 = 64;
 const ABSENT: u8 = 1;
 /// Fixed-point scale of the tabulated log-probabilities: `2^56` (`|ln p| ≤ 16 ln 2 < 2^4`).
 const FIXED_BITS: i32 = 56;
-/// `2^−FIXED_BITS`, exactly.
-const FIXED_UNIT: f64 = 1.0 / (1u64 << FIXED_BITS) as f64;
 /// A tabulated log-probability `L` is stored as `hi · 2^SPLIT + lo`, `0 ≤ lo < 2^SPLIT`, so that
 /// both halves fit an `i32` and a sum of `2d < 2^33` products with a site count stays in an `i64`.
 const SPLIT: u32 = 30;

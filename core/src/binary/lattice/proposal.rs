@@ -7,8 +7,7 @@ use super::WORDS_PER_CALL;
 #[cfg(not(target_pointer_width = "64"))]
 use super::swar::{Chunk, WORD, WORDS};
 use super::{
-    ABSENT, FIXED_BITS, FIXED_UNIT, FLIP_BIT, Histogram, LOG_BINS, M_MASK, SCALE, SITES_PER_WORD,
-    SPLIT, X_BIT,
+    ABSENT, FIXED_BITS, FLIP_BIT, Histogram, LOG_BINS, M_MASK, SCALE, SITES_PER_WORD, SPLIT, X_BIT,
 };
 #[cfg(not(target_pointer_width = "64"))]
 use super::{BIN_MASK, SITE_BITS, bin};
@@ -78,6 +77,8 @@ pub struct LatticeProposal<D: LatticeDims> {
     /// targets compute it per site instead).
     #[cfg(not(target_pointer_width = "64"))]
     grad: [f32; 16],
+    /// Every site has four neighbours (both axes wrap): `m` is even.
+    even_m: bool,
     /// `J` and `h`, widened once.
     coupling: f64,
     field: f64,
@@ -123,10 +124,11 @@ impl<D: LatticeDims> LatticeProposal<D> {
         if !grad.iter().all(|g| g.is_finite()) {
             return Err(ParamError::NonFinite("lattice gradient 2 (J n + h)"));
         }
+        // Every site has four neighbours when both axes wrap: `m` is even then.
+        let even_m = model.wraps() == (true, true);
         #[cfg(target_pointer_width = "64")]
         let (bins, bin_count) = {
-            // Every site has four neighbours when both axes wrap: `m` is even then.
-            let m_step = if model.wraps() == (true, true) { 2 } else { 1 };
+            let m_step = if even_m { 2 } else { 1 };
             let mut bins = [0u8; 36];
             let mut count = 0u8;
             for group in [0, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
@@ -152,6 +154,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
             log_lo,
             #[cfg(not(target_pointer_width = "64"))]
             grad,
+            even_m,
             coupling,
             field,
         })
@@ -266,11 +269,16 @@ impl<D: LatticeDims> LatticeProposal<D> {
             let word = rng.next_u64();
             // Two 32-bit halves: on a 32-bit core each is one register.
             let (low, high) = (word as u32, (word >> 32) as u32);
-            if let Ok([a, b, c, e]) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
-                count += self.flip(a, low as u16, hist)
-                    + self.flip(b, (low >> SITE_BITS) as u16, hist)
-                    + self.flip(c, high as u16, hist)
-                    + self.flip(e, (high >> SITE_BITS) as u16, hist);
+            // The four class bytes as one word: one load and one store.
+            if let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
+                let k = u32::from_le_bytes(*quad);
+                let flips = self.flip_lane(k as u8, low as u16, hist)
+                    | self.flip_lane((k >> 8) as u8, (low >> SITE_BITS) as u16, hist) << 8
+                    | self.flip_lane((k >> 16) as u8, high as u16, hist) << 16
+                    | self.flip_lane((k >> 24) as u8, (high >> SITE_BITS) as u16, hist) << 24;
+                *quad = (k | flips << 5).to_le_bytes();
+                // The flips are one bit per byte: their sum is the top byte of this product.
+                count += (flips.wrapping_mul(0x0101_0101) >> 24) as usize;
             }
         }
         let rest = quads.into_remainder();
@@ -282,6 +290,19 @@ impl<D: LatticeDims> LatticeProposal<D> {
             }
         }
         count
+    }
+
+    /// 1 if class `k` flips with random bits `r` (below its threshold), else 0; counts the site
+    /// out of its bin.
+    #[cfg(not(target_pointer_width = "64"))]
+    #[inline(always)]
+    fn flip_lane(&self, k: u8, r: u16, hist: &mut Histogram) -> u32 {
+        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
+        let f = u8::from(r < t);
+        if let Some(n) = hist.get_mut(bin(k | (f << 5))) {
+            *n -= 1;
+        }
+        u32::from(f)
     }
 
     /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
@@ -326,10 +347,33 @@ impl<D: LatticeDims> LatticeProposal<D> {
     /// `ups = Σ_i (x'_i − x_i)`.
     #[inline(always)]
     pub(super) fn histogram_terms(&self, hist: &Histogram) -> (f64, i64, i64) {
+        // Bins a class cannot reach are 0: only the reachable `m` are read.
+        let (hi, lo, pair4, ups) = if self.even_m {
+            self.bin_sums::<2>(hist)
+        } else {
+            self.bin_sums::<1>(hist)
+        };
+        // |hi|, |lo| < 2^30 and Σ|count| ≤ 2d < 2^33: neither sum overflows. The exact total,
+        // rounded once (as an `i64` when it fits, which converts with fewer instructions on
+        // 32-bit targets and rounds the same), then scaled by `2^−56` exactly.
+        let total = (i128::from(hi) << SPLIT) + i128::from(lo);
+        let ratio = match i64::try_from(total) {
+            Ok(0) => 0.0,
+            Ok(t) => fixed_to_f64(t as f64),
+            Err(_) => fixed_to_f64(total as f64),
+        };
+        (ratio, pair4 / 4, ups)
+    }
+
+    /// The sums of [`histogram_terms`](Self::histogram_terms) over the bins with `m` a multiple
+    /// of `M_STEP`: the high and low parts of the fixed-point log-probabilities, `4·pair` and
+    /// `ups`.
+    #[inline(always)]
+    fn bin_sums<const M_STEP: usize>(&self, hist: &Histogram) -> (i64, i64, i64, i64) {
         let (mut hi, mut lo, mut pair4, mut ups) = (0i64, 0i64, 0i64, 0i64);
         for group in [0u8, X_BIT, FLIP_BIT, FLIP_BIT | X_BIT] {
             let (mut m_sum, mut n_sum) = (0i64, 0i64);
-            for m in 0..9 {
+            for m in (0..9).step_by(M_STEP) {
                 let bin = usize::from(group) | m;
                 let n = hist.get(bin).map_or(0, |&n| n as i64);
                 hi += n * i64::from(self.log_hi.get(bin).copied().unwrap_or(0));
@@ -346,17 +390,13 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 pair4 -= s_n;
             }
         }
-        // |hi|, |lo| < 2^30 and Σ|count| ≤ 2d < 2^33: neither sum overflows. The exact total,
-        // rounded once.
-        let total = (i128::from(hi) << SPLIT) + i128::from(lo);
-        let ratio = total as f64 * FIXED_UNIT;
-        (ratio, pair4 / 4, ups)
+        (hi, lo, pair4, ups)
     }
 
     /// `ΔU = 2J·pair + 2h·ups` (see [`histogram_terms`](Self::histogram_terms)).
     #[inline(always)]
     pub(super) fn delta_u(&self, pair: i64, ups: i64) -> f64 {
-        self.coupling * (2 * pair) as f64 + self.field * (2 * ups) as f64
+        self.coupling * small_to_f64(2 * pair) + self.field * small_to_f64(2 * ups)
     }
 
     /// On acceptance: the gradient of every site from its new class byte, computed as
@@ -386,8 +426,62 @@ impl<D: LatticeDims> LatticeProposal<D> {
     }
 }
 
+/// `x as f64`, converted from an `i32` when it fits (always, on a lattice of fewer than 2^28
+/// sites): the same value, with a cheaper library call on 32-bit cores.
+#[inline(always)]
+fn small_to_f64(x: i64) -> f64 {
+    i32::try_from(x).map_or(x as f64, f64::from)
+}
+
+/// `x · 2^−56` for an integer `x ≠ 0`: `x` is normal with an exponent of at least
+/// 0, so lowering the exponent by 56 gives the product exactly, with no multiplication (a
+/// library call on cores without a double-precision unit).
+#[inline(always)]
+fn fixed_to_f64(x: f64) -> f64 {
+    f64::from_bits(x.to_bits() - ((FIXED_BITS as u64) << 52))
+}
+
 /// `ln p` in fixed point at scale `2^56`, split as `(hi, lo)` with `L = hi · 2^30 + lo`.
 fn fixed_log(p: f64) -> (i32, i32) {
     let fixed = (libm::log(p) * libm::exp2(f64::from(FIXED_BITS))) as i64;
     ((fixed >> SPLIT) as i32, (fixed & ((1 << SPLIT) - 1)) as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lowering the exponent is the multiplication by `2^−56`, bit for bit, for integers of
+    /// either sign and every size the fixed-point sum takes (and the conversion through `i64`
+    /// rounds as the one through `i128`).
+    #[test]
+    fn fixed_to_f64_is_the_scaled_value() {
+        let unit = 1.0 / (1u64 << FIXED_BITS) as f64;
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for shift in 0..64 {
+            x = x.rotate_left(17).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            for t in [
+                1i64,
+                -1,
+                (x >> shift) as i64,
+                -((x >> shift) as i64),
+                i64::MAX,
+                i64::MIN,
+            ] {
+                if t == 0 {
+                    continue;
+                }
+                assert_eq!(
+                    fixed_to_f64(t as f64).to_bits(),
+                    (t as f64 * unit).to_bits()
+                );
+                assert_eq!((t as f64).to_bits(), (i128::from(t) as f64).to_bits());
+            }
+        }
+        let wide = (i128::from(i64::MAX) << 20) + 12345;
+        assert_eq!(
+            fixed_to_f64(wide as f64).to_bits(),
+            (wide as f64 * unit).to_bits()
+        );
+    }
 }

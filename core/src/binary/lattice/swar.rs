@@ -38,12 +38,12 @@ impl Chunk {
         Self(words)
     }
 
-    /// Writes the chunk into `bytes`.
+    /// Writes the chunk into the whole words of `bytes`, each with one store.
     #[inline(always)]
     pub(super) fn store(self, bytes: &mut [u8]) {
         for (b, w) in bytes.chunks_exact_mut(WORD / WORDS).zip(self.0) {
-            for (b, v) in b.iter_mut().zip(w.to_le_bytes()) {
-                *b = v;
+            if let Ok(b) = <&mut [u8; WORD / WORDS]>::try_from(b) {
+                *b = w.to_le_bytes();
             }
         }
     }
