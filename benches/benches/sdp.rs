@@ -1,6 +1,6 @@
 //! SDP-lite: time to a certified relative gap of 1e-3 on the reference cases, on a sparse
 //! d = 2000 Barabási–Albert Ising coupling matrix and on the quadratic `W` of a 784-visible,
-//! 500-hidden RBM (dense, rank 500; both signs).
+//! 500-hidden RBM (dense, rank 500; both signs, and with its diagonal removed).
 //!
 //! Run with `cargo bench --bench sdp` from `benches/`. Single-threaded by construction.
 
@@ -105,6 +105,21 @@ fn rbm_hessian(
     SymmetricMatrix::from_row_major(visible, visible, &h).expect("valid RBM Hessian")
 }
 
+/// [`rbm_hessian`] (positive sign) with its diagonal set to zero: a dense matrix whose
+/// off-diagonal part has rank at most `hidden`, no longer positive semidefinite.
+fn rbm_hessian_zero_diagonal(
+    visible: usize,
+    hidden: usize,
+    scale: f64,
+    seed: u64,
+) -> SymmetricMatrix {
+    let mut h = rbm_hessian(visible, hidden, scale, seed, false).to_dense();
+    for i in 0..visible {
+        h[i * visible + i] = 0.0;
+    }
+    SymmetricMatrix::from_row_major(visible, visible, &h).expect("valid RBM Hessian")
+}
+
 fn bench_sdp(c: &mut Criterion) {
     let mut group = c.benchmark_group("sdp_gap_1e-3");
     group.sample_size(10);
@@ -121,6 +136,10 @@ fn bench_sdp(c: &mut Criterion) {
     cases.push((
         "rbm784x500_neg_hessian".to_owned(),
         rbm_hessian(784, 500, 0.01, 7, true),
+    ));
+    cases.push((
+        "rbm784x500_hessian_zero_diag".to_owned(),
+        rbm_hessian_zero_diagonal(784, 500, 0.01, 7),
     ));
     for (name, w) in &cases {
         group.bench_function(name.as_str(), |b| {
