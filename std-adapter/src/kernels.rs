@@ -13,12 +13,14 @@ use langevin_core::baselines::{
     Gibbs, Gwg, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
 };
 use langevin_core::binary::PortablePasses;
-use langevin_core::binary::{LatticeClasses, LatticeDmala};
+use langevin_core::binary::{
+    LatticeClasses, LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal,
+};
 use langevin_core::dlmc::{
     CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DlmcProposal, TunedDlmc,
 };
 use langevin_core::kernel::DiscreteLangevin;
-use langevin_core::models::Dims;
+use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::path_auxiliary::{
     PATH_TARGET_ACCEPTANCE, PathAdaptation, PathAuxiliary, PathBuffers, PathDomain,
 };
@@ -461,27 +463,222 @@ impl Kernel<Binary> for TabulatedLattice {
         T: Eval<Binary> + ?Sized,
         R: Rng + ?Sized,
     {
-        let TabulatedLattice { kernel, classes } = self;
-        #[cfg(target_arch = "x86_64")]
-        if let Some(passes) = crate::simd::LatticeVector::for_path() {
-            return kernel
-                .step_with_classes(chain, classes, rng, &passes)
-                .map_err(StepError::Len);
-        }
-        portable_lattice_step(kernel, classes, chain, rng).map_err(StepError::Len)
+        lattice_step(&self.kernel, &mut self.classes, chain, rng).map_err(StepError::Len)
     }
+}
+
+/// One step of a tabulated lattice kernel on the path [`crate::simd`] picks.
+#[inline(always)]
+fn lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
+    kernel: &LatticeKernel<Dims, ADJUSTED>,
+    classes: &mut LatticeClasses<Vec<u8>>,
+    chain: &mut Chain<'_, Binary>,
+    rng: &mut R,
+) -> Result<StepReport, LenError> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(passes) = crate::simd::LatticeVector::for_path() {
+        return kernel.step_with_classes(chain, classes, rng, &passes);
+    }
+    portable_lattice_step(kernel, classes, chain, rng)
 }
 
 /// The portable lattice step in a function of its own: inlined into the dispatcher's large
 /// function, some of the step's helpers were left out of line.
 #[inline(never)]
-fn portable_lattice_step<R: Rng + ?Sized>(
-    kernel: &LatticeDmala<Dims>,
+fn portable_lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
+    kernel: &LatticeKernel<Dims, ADJUSTED>,
     classes: &mut LatticeClasses<Vec<u8>>,
     chain: &mut Chain<'_, Binary>,
     rng: &mut R,
 ) -> Result<StepReport, LenError> {
     kernel.step_with_classes(chain, classes, rng, &PortablePasses)
+}
+
+/// Sets a tabulated kernel to a tuner's `(a, b)`: the tables are refilled only when the
+/// parameters change.
+fn retune<E>(kernel: &mut LatticeDmala<Dims>, (a, b): (f64, f64)) -> Result<(), StepError<E>> {
+    kernel.retune(a, b).map_err(StepError::Param)
+}
+
+/// AB on an Ising lattice: [`AbTuner`]'s adaptation, unchanged, driving the tabulated lattice
+/// DMALA. Each step uses the tuner's current `(a, b)` (the tables refilled when a probe or a
+/// round changes them, every `N = 100` steps at most, and never once frozen) and books the
+/// step's jump, the number of flips that took effect, as the generic step does.
+#[derive(Clone, Debug)]
+pub struct LatticeAb {
+    tuner: AbTuner,
+    lattice: TabulatedLattice,
+}
+
+impl LatticeAb {
+    /// `tuner` driving the tabulated kernel on `lattice`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LatticeProposal::new`] at the tuner's initial `(a, b)`.
+    pub fn new(tuner: AbTuner, lattice: &IsingLattice) -> Result<Self, ParamError> {
+        let (a, b) = tuner.current();
+        let kernel = LatticeDmala::new(LatticeProposal::new(lattice, a, b)?);
+        Ok(Self {
+            tuner,
+            lattice: TabulatedLattice::new(kernel, lattice.dim()),
+        })
+    }
+
+    /// The tuner.
+    pub fn tuner(&self) -> &AbTuner {
+        &self.tuner
+    }
+}
+
+impl Tuning for LatticeAb {
+    fn is_tuning(&self) -> bool {
+        self.tuner.is_tuning()
+    }
+    fn stop_tuning(&mut self) {
+        self.tuner.stop_tuning();
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        self.tuner.tuned::<D>()
+    }
+}
+
+impl Kernel<Binary> for LatticeAb {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let TabulatedLattice { kernel, classes } = &mut self.lattice;
+        let (a, b) = self.tuner.current();
+        // The tuner keeps (a, b) in range; the generic step falls back to DLP otherwise.
+        if kernel.retune(a, b).is_err() {
+            retune(kernel, (0.1, 0.5))?;
+        }
+        let report = lattice_step(kernel, classes, chain, rng)?;
+        self.tuner.observe(u64::from(report.accepted_flips()));
+        Ok(report)
+    }
+}
+
+/// ACS on an Ising lattice: [`AcsTuner`]'s adaptation, unchanged, driving the tabulated
+/// lattice kernels: each step is the tabulated DMALA (DULA in the tuner's unadjusted burn-in)
+/// at the tuner's [`action`](AcsTuner::action), and the tuner observes its acceptance
+/// probability, as the generic step does.
+///
+/// While tuning, one kernel is retuned whenever the action changes (every step of the adjusted
+/// burn-in, every few steps of the searches). Once the schedule is fixed, the kernels of its
+/// whole cycle (`s ≤ 64` of them) are built once, so that the kept steps, whose step changes
+/// every time, refill no table.
+#[derive(Clone, Debug)]
+pub struct LatticeAcs {
+    tuner: AcsTuner,
+    lattice: TabulatedLattice,
+    /// The kernels of the frozen schedule's cycle, position by position (empty until frozen).
+    cycle: Vec<LatticeDmala<Dims>>,
+    /// The cycle position of the next frozen step.
+    position: usize,
+}
+
+impl LatticeAcs {
+    /// `tuner` driving the tabulated kernels on `lattice`.
+    ///
+    /// # Errors
+    ///
+    /// As [`LatticeProposal::new`] at the tuner's first action.
+    pub fn new(tuner: AcsTuner, lattice: &IsingLattice) -> Result<Self, ParamError> {
+        let act = tuner.action();
+        let kernel = LatticeDmala::new(LatticeProposal::new(lattice, act.step, act.balance)?);
+        Ok(Self {
+            tuner,
+            lattice: TabulatedLattice::new(kernel, lattice.dim()),
+            cycle: Vec::new(),
+            position: 0,
+        })
+    }
+
+    /// The tuner.
+    pub fn tuner(&self) -> &AcsTuner {
+        &self.tuner
+    }
+
+    /// The kernels of the tuned schedule's cycle, built when tuning ends.
+    fn build_cycle(&mut self) -> Result<(), ParamError> {
+        let schedule = self.tuner.report().schedule;
+        let mut kernel = self.lattice.kernel;
+        self.cycle = (0..u64::from(schedule.cycle()))
+            .map(|k| {
+                let (a, b) = schedule.at(k);
+                kernel.retune(a, b)?;
+                Ok(kernel)
+            })
+            .collect::<Result<_, ParamError>>()?;
+        self.position = 0;
+        Ok(())
+    }
+}
+
+impl Tuning for LatticeAcs {
+    fn is_tuning(&self) -> bool {
+        self.tuner.is_tuning()
+    }
+    fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
+        self.tuner.tuned::<D>()
+    }
+}
+
+impl Kernel<Binary> for LatticeAcs {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let act = self.tuner.action();
+        let wanted = (act.step, act.balance);
+        if self.tuner.is_frozen() && self.cycle.is_empty() {
+            self.build_cycle().map_err(StepError::Param)?;
+        }
+        // The frozen tuner walks its cycle from position 0, one position per step; the
+        // cached kernel is used only if it is the one asked for.
+        let cached = if self.tuner.is_frozen() && !self.cycle.is_empty() {
+            let at = self.position;
+            self.position = (at + 1) % self.cycle.len();
+            self.cycle
+                .get(at)
+                .filter(|k| (k.proposal().step(), k.proposal().balance()) == wanted)
+        } else {
+            None
+        };
+        let report = if let Some(kernel) = cached {
+            lattice_step(kernel, &mut self.lattice.classes, chain, rng)?
+        } else {
+            let TabulatedLattice { kernel, classes } = &mut self.lattice;
+            retune(kernel, wanted)?;
+            if act.adjusted {
+                lattice_step(kernel, classes, chain, rng)?
+            } else {
+                lattice_step(&LatticeDula::new(*kernel.proposal()), classes, chain, rng)?
+            }
+        };
+        self.tuner.observe(if act.adjusted {
+            AcsTuner::acceptance_probability(&report)
+        } else {
+            1.0
+        });
+        Ok(report)
+    }
 }
 
 /// Grows a kernel's buffer to at least `n` entries (once per chain: runs keep the kernel).

@@ -348,8 +348,38 @@ impl AbTuner {
         }
     }
 
-    /// Books one step's jump and moves the probe schedule on.
-    fn record(&mut self, jump: u64) {
+    /// Books a step taken with [`current`](Self::current) elsewhere: its jump (the L1 distance
+    /// the chain moved, 0 when the proposal was rejected) moves the probe schedule on, as
+    /// [`step`](Kernel::step) does after its own step. For a driver that steps a specialised
+    /// kernel of the same `(a, b)` itself, such as a tabulated lattice kernel. Does nothing once
+    /// frozen.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::binary::{BinaryChain, ChainStorage, LatticeDmala, LatticeProposal};
+    /// use langevin_core::models::{ConstDims, IsingLattice};
+    /// use langevin_core::tuning::{AbSettings, AbTuner};
+    /// use rand_core::SeedableRng;
+    ///
+    /// let mut model = IsingLattice::<ConstDims<5, 5>>::new(0.2, 0.0, true).unwrap();
+    /// let mut storage = ChainStorage::<25>::new([0; 25]);
+    /// let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+    /// let mut settings = AbSettings::default();
+    /// settings.budget = 1_000;
+    /// let mut ab = AbTuner::new(settings).unwrap();
+    /// let (a, b) = ab.current();
+    /// let mut kernel = LatticeDmala::new(LatticeProposal::new(&model, a, b).unwrap());
+    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// while !ab.is_frozen() {
+    ///     let (a, b) = ab.current();
+    ///     kernel.retune(a, b).unwrap();
+    ///     let report = kernel.step(&mut chain, &mut rng).unwrap();
+    ///     ab.observe(u64::from(report.accepted_flips()));
+    /// }
+    /// assert_eq!(ab.report().tuning_steps, 1_000);
+    /// ```
+    pub fn observe(&mut self, jump: u64) {
         if self.frozen {
             return;
         }
@@ -434,7 +464,7 @@ impl<D: Balanced> Kernel<D> for AbTuner {
         // (a, b) are kept in range, so the proposal always exists; fall back to DLP otherwise.
         let proposal = D::balanced(a, b, window).or_else(|_| D::balanced(0.1, 0.5, window))?;
         let (report, jump) = Dmala::new(proposal).step_with_jump(target, chain, rng)?;
-        self.record(jump);
+        self.observe(jump);
         Ok(report)
     }
 }

@@ -13,7 +13,9 @@ use langevin_core::{Binary, Eval};
 use serde_json::{Value, json};
 
 use super::model::BinaryModel;
-use crate::kernels::{Boxing, ForModels, Grown, PathSampler, Sweep, TabulatedLattice};
+use crate::kernels::{
+    Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Sweep, TabulatedLattice,
+};
 use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
@@ -230,8 +232,8 @@ impl SamplerSpec {
     }
 
     /// A fresh kernel for one chain of a run of this shape on `model`: like
-    /// [`kernel_for`](Self::kernel_for), but DMALA on an Ising lattice uses the tabulated
-    /// lattice kernel.
+    /// [`kernel_for`](Self::kernel_for), but DMALA, AB and ACS on an Ising lattice use the
+    /// tabulated lattice kernel.
     ///
     /// # Errors
     ///
@@ -248,6 +250,24 @@ impl SamplerSpec {
                     LatticeDmala::new(LatticeProposal::new(lattice, step, balance)?),
                     lattice.dim(),
                 ),
+            )),
+            // AB and ACS step the same tabulated kernel at their tuner's parameters.
+            (&Self::Ab { step, balance }, BinaryModel::Lattice(lattice)) => Ok(B::boxed(
+                "ab (tabulated lattice kernel)",
+                LatticeAb::new(
+                    ab_tuner((step, balance), true, shape.burn_in, None)?,
+                    lattice,
+                )?,
+            )),
+            (
+                &Self::Acs {
+                    a_ceil,
+                    fixed_steps,
+                },
+                BinaryModel::Lattice(lattice),
+            ) => Ok(B::boxed(
+                "acs (tabulated lattice kernel)",
+                LatticeAcs::new(acs_tuner(a_ceil, fixed_steps, shape, None)?, lattice)?,
             )),
             _ => self.kernel_for::<B>(shape),
         }

@@ -5,7 +5,7 @@ use super::{
     BINS, FLIP_BIT, Histogram, LatticeClasses, LatticePasses, LatticeProposal, PortablePasses,
 };
 use crate::chain::BinaryChain;
-use crate::error::LenError;
+use crate::error::{LenError, ParamError};
 use crate::kernel::StepReport;
 use crate::math::{Fast, FlipMath};
 use crate::models::LatticeDims;
@@ -38,6 +38,35 @@ impl<D: LatticeDims, const ADJUSTED: bool> LatticeKernel<D, ADJUSTED> {
     /// The proposal.
     pub fn proposal(&self) -> &LatticeProposal<D> {
         &self.proposal
+    }
+
+    /// Sets the proposal's step and balance in place (see [`LatticeProposal::retune`]): the
+    /// kernel a tuner steps with its current `(a, b)`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`LatticeProposal::retune`]; the kernel is unchanged then.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_core::binary::{BinaryChain, ChainStorage, LatticeDmala, LatticeProposal};
+    /// use langevin_core::models::{ConstDims, IsingLattice};
+    /// use rand_core::SeedableRng;
+    ///
+    /// let mut model = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.0, true).unwrap();
+    /// let mut kernel = LatticeDmala::new(LatticeProposal::new(&model, 0.3, 0.5).unwrap());
+    /// let mut storage = ChainStorage::<64>::new([0; 64]);
+    /// let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+    /// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+    /// for step in [0.3, 1.0, 3.0, 0.3] {
+    ///     kernel.retune(step, 0.6).unwrap();
+    ///     kernel.step(&mut chain, &mut rng).unwrap();
+    /// }
+    /// assert_eq!(kernel.proposal().step(), 0.3);
+    /// ```
+    pub fn retune(&mut self, step: f64, balance: f64) -> Result<(), ParamError> {
+        self.proposal.retune(step, balance)
     }
 
     /// Advances `chain`, which must have been started on the proposal's model, by one step.
