@@ -541,6 +541,13 @@ impl Tuning for LatticeAb {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         self.tuner.tuned::<D>()
     }
+    // The tables follow the tuner's (a, b) at every step: its words are the whole state.
+    fn save(&self) -> Option<Value> {
+        Tuning::save(&self.tuner)
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        self.lattice.restore(&Value::Null) && self.tuner.restore(state)
+    }
 }
 
 impl Kernel<Binary> for LatticeAb {

@@ -15,4 +15,5 @@ mod second_order;
 mod small_lattice;
 mod step_harness;
 mod tempering;
+mod tuned_lattice;
 mod word_driven;
