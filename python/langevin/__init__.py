@@ -241,6 +241,9 @@ def sample(
     batch: int | None = None,
     diagnostics: str = "full",
     first_chain: int = 0,
+    checkpoint: str | os.PathLike | None = None,
+    checkpoint_every: float = 60.0,
+    resume: str | os.PathLike | None = None,
     **params: Any,
 ) -> Result:
     """Samples ``target`` (a ``Model`` from ``load_model`` or built from arrays, a
@@ -256,6 +259,16 @@ def sample(
     ``first_chain=K`` runs chains ``K .. K+chains-1`` of a run of ``K+chains`` chains (a shard),
     each with the draws it has there, bit for bit (with ``batch``, ``K`` is a multiple of it);
     ``langevin.dask.sample`` runs blocks of chains so on a cluster and merges them.
+
+    ``checkpoint=path`` saves every chain's state, kernel and tuner state, random-stream
+    position and kept draws to ``path`` every ``checkpoint_every`` seconds (written whole, never
+    half); the same call with ``resume=path`` continues from it, and a run stopped any number of
+    times (Ctrl-C, an exception in the target's function, the process killed) and resumed gives
+    exactly the draws of an uninterrupted run. A checkpoint of another target, sampler, option,
+    seed or version is refused (``ValueError`` naming what differs). The file of a model built
+    from arrays is matched by the arrays' values; a function's (``BinaryTarget``,
+    ``CompiledTarget``) by its dimension, and on resume by ``U`` at every restored state, which
+    must equal the saved value bit for bit.
 
     On a model file the draws are those of ``langevin sample --out`` for the same arguments;
     the chains run with the GIL released, and Ctrl-C stops them within about 100 ms and raises
@@ -280,6 +293,11 @@ def sample(
     ):
         if value < 0:
             raise ValueError(f"{name} must be at least 0")
+    saves = dict(
+        checkpoint=None if checkpoint is None else os.fspath(checkpoint),
+        checkpoint_every=float(checkpoint_every),
+        resume=None if resume is None else os.fspath(resume),
+    )
     if isinstance(target, Model):
         draws, lp, summary = _langevin.sample_model(
             target,
@@ -294,6 +312,7 @@ def sample(
             diagnostics,
             params,
             first_chain,
+            **saves,
         )
         return Result(draws, lp, json.loads(summary))
     if isinstance(target, BinaryTarget):
@@ -311,6 +330,7 @@ def sample(
             diagnostics,
             params,
             first_chain,
+            **saves,
         )
         return Result(draws, lp, json.loads(summary), calls)
     if isinstance(target, CompiledTarget):
@@ -331,6 +351,7 @@ def sample(
             _threads(threads),
             diagnostics,
             params,
+            **saves,
         )
         return Result(draws, lp, json.loads(summary))
     raise TypeError(

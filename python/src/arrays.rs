@@ -7,6 +7,7 @@ use langevin_std::binary::BinaryModel;
 use langevin_std::labels::LabelModel;
 use langevin_std::models::{ModelDoc, Problem, schema};
 use langevin_std::resources::MemoryBudget;
+use langevin_std::run::Fingerprint;
 use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -56,6 +57,8 @@ pub(crate) fn model_from_fields(kind: &str, fields: &Bound<'_, PyDict>) -> PyRes
         path: None,
         kind: kind.to_owned(),
         model,
+        identity: Fingerprint::of_model_fields(kind, &doc.fields),
+        inputs: Vec::new(),
     })
 }
 

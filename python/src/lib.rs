@@ -6,6 +6,7 @@
 //! user's function returns, and wraps the draws and summary in a result object.
 
 mod arrays;
+mod checkpoint;
 mod compiled;
 mod exchange;
 mod interrupt;
@@ -20,10 +21,10 @@ use langevin_std::binary::{
 };
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
-use langevin_std::run::{Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
+use langevin_std::run::{Fingerprint, Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
 use langevin_std::samplers::{Domain, SamplerPlan};
 use numpy::{IntoPyArray, PyArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
@@ -46,6 +47,11 @@ struct Model {
     path: Option<PathBuf>,
     kind: String,
     model: Loaded,
+    /// What a checkpoint of a run on it must match (its bytes' or fields' hash).
+    identity: Fingerprint,
+    /// The files it was read from (the model file and its array files), which a checkpoint
+    /// must not overwrite.
+    inputs: Vec<(String, PathBuf)>,
 }
 
 #[pymethods]
@@ -120,24 +126,27 @@ impl Model {
 fn load_model(path: PathBuf) -> PyResult<Model> {
     let doc = ModelDoc::read(&path).map_err(value_error)?;
     let kind = doc.kind.clone();
-    if let Some(model) = BinaryModel::from_doc(&doc).map_err(value_error)? {
-        return Ok(Model {
-            path: Some(path),
-            kind,
-            model: Loaded::Binary(model),
-        });
-    }
-    if let Some(model) = LabelModel::from_doc(&doc).map_err(value_error)? {
-        return Ok(Model {
-            path: Some(path),
-            kind,
-            model: Loaded::Labels(model),
-        });
-    }
-    Err(PyValueError::new_err(format!(
-        "{}: unknown model kind `{kind}`",
-        path.display()
-    )))
+    let model = if let Some(model) = BinaryModel::from_doc(&doc).map_err(value_error)? {
+        Loaded::Binary(model)
+    } else if let Some(model) = LabelModel::from_doc(&doc).map_err(value_error)? {
+        Loaded::Labels(model)
+    } else {
+        return Err(PyValueError::new_err(format!(
+            "{}: unknown model kind `{kind}`",
+            path.display()
+        )));
+    };
+    let identity =
+        Fingerprint::of_model_file(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let mut inputs = vec![("model".to_string(), path.clone())];
+    inputs.extend(doc.array_files());
+    Ok(Model {
+        path: Some(path),
+        kind,
+        model,
+        identity,
+        inputs,
+    })
 }
 
 /// A [`std::fmt::Display`] error as a Python `ValueError`.
@@ -150,6 +159,7 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
 fn run_error(e: RunError) -> PyErr {
     match e {
         RunError::Param(_) | RunError::NoBatchedPath { .. } => value_error(e),
+        RunError::Checkpoint(e) => checkpoint::error(e),
         _ => PyRuntimeError::new_err(e.to_string()),
     }
 }
@@ -221,7 +231,7 @@ fn log_density_array<'py>(
 /// released; Ctrl-C (any signal handler that raises) cancels it within about 100 ms and its
 /// exception is raised here. Returns `(draws, log_density, summary JSON)`.
 #[pyfunction]
-#[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params, first_chain = 0))]
+#[pyo3(signature = (model, sampler, steps, burn_in, chains, seed, thin, threads, batch, diagnostics, params, first_chain = 0, checkpoint = None, checkpoint_every = 60.0, resume = None))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keywords of `langevin.sample`"
@@ -240,6 +250,9 @@ fn sample_model<'py>(
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
     first_chain: usize,
+    checkpoint: Option<PathBuf>,
+    checkpoint_every: f64,
+    resume: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
     let sampler = params::sampler(sampler, params, batch.is_none())?;
     let config = shards::with_first_chain(
@@ -257,6 +270,19 @@ fn sample_model<'py>(
         .plan_for(domain, &config.shape(d))
         .map_err(value_error)?;
     let name = sampler.name();
+    let opened = checkpoint::Request {
+        path: checkpoint,
+        every: checkpoint_every,
+        resume,
+    }
+    .open(
+        model.identity.clone(),
+        &model.inputs,
+        &sampler,
+        &config,
+        batch,
+    )?;
+    let saves = checkpoint::of(&opened);
     let settings = Settings {
         sampler: &sampler,
         plan: &plan,
@@ -271,14 +297,22 @@ fn sample_model<'py>(
     match &model.model {
         Loaded::Binary(m) => {
             let run = interrupt::run_interruptible(py, |p| {
-                run_binary_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+                let keep = Keep {
+                    checkpoint: saves,
+                    ..Keep::all()
+                };
+                run_binary_plan(m, name, &plan, &config, batch, Some(p), keep)
             })?
             .map_err(run_error)?;
             binary_outputs(py, &settings, &run)
         }
         Loaded::Labels(m) => {
             let run = interrupt::run_interruptible(py, |p| {
-                run_label_plan(m, name, &plan, &config, batch, Some(p), Keep::all())
+                let keep = Keep {
+                    checkpoint: saves,
+                    ..Keep::all()
+                };
+                run_label_plan(m, name, &plan, &config, batch, Some(p), keep)
             })?
             .map_err(run_error)?;
             label_outputs(py, &settings, &run)
@@ -381,7 +415,7 @@ fn label_outputs<'py>(
 /// (a `KeyboardInterrupt` among them) stops every chain and is raised again here. Returns
 /// `(draws, log_density, summary JSON, calls)`.
 #[pyfunction]
-#[pyo3(signature = (dim, call, sampler, steps, burn_in, chains, seed, thin, diagnostics, params, first_chain = 0))]
+#[pyo3(signature = (dim, call, sampler, steps, burn_in, chains, seed, thin, diagnostics, params, first_chain = 0, checkpoint = None, checkpoint_every = 60.0, resume = None))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keywords of `langevin.sample`"
@@ -399,6 +433,9 @@ fn sample_callback<'py>(
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
     first_chain: usize,
+    checkpoint: Option<PathBuf>,
+    checkpoint_every: f64,
+    resume: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String, u64)> {
     check_user_dim(dim)?;
     let sampler = params::sampler(sampler, params, true)?;
@@ -413,10 +450,22 @@ fn sample_callback<'py>(
         .plan_for(Domain::Binary, &config.shape(dim))
         .map_err(value_error)?;
     let spec = user_target_spec(&sampler, &plan)?;
+    let opened = checkpoint::Request {
+        path: checkpoint,
+        every: checkpoint_every,
+        resume,
+    }
+    .open(
+        Fingerprint::of_function("python", dim),
+        &[],
+        &sampler,
+        &config,
+        None,
+    )?;
     let exchange = Exchange::new(dim);
     let outcome = py.detach(|| {
         exchange.serve(call, || {
-            run_target_chains(dim, &spec, &config, None, |_| {
+            run_target_chains(dim, &spec, &config, None, checkpoint::of(&opened), |_| {
                 Ok(ExchangeTarget::new(&exchange))
             })
         })
@@ -483,7 +532,7 @@ fn user_target_spec(
 /// checked every 100 ms and stop every chain at its next evaluation. Returns `(draws,
 /// log_density, summary JSON)`.
 #[pyfunction]
-#[pyo3(signature = (dim, address, user, sampler, steps, burn_in, chains, seed, thin, threads, diagnostics, params))]
+#[pyo3(signature = (dim, address, user, sampler, steps, burn_in, chains, seed, thin, threads, diagnostics, params, checkpoint = None, checkpoint_every = 60.0, resume = None))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the keywords of `langevin.sample`"
@@ -502,6 +551,9 @@ fn sample_compiled<'py>(
     threads: usize,
     diagnostics: &str,
     params: &Bound<'py, PyDict>,
+    checkpoint: Option<PathBuf>,
+    checkpoint_every: f64,
+    resume: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
     check_user_dim(dim)?;
     if address == 0 {
@@ -514,6 +566,18 @@ fn sample_compiled<'py>(
         .plan_for(Domain::Binary, &config.shape(dim))
         .map_err(value_error)?;
     let spec = user_target_spec(&sampler, &plan)?;
+    let opened = checkpoint::Request {
+        path: checkpoint,
+        every: checkpoint_every,
+        resume,
+    }
+    .open(
+        Fingerprint::of_function("compiled", dim),
+        &[],
+        &sampler,
+        &config,
+        None,
+    )?;
     // SAFETY: the Python side documents that `address` must be a function of the C signature
     // of `LogDensityFn`; nothing can check it.
     let f = unsafe { std::mem::transmute::<usize, LogDensityFn>(address) };
@@ -527,10 +591,11 @@ fn sample_compiled<'py>(
     let (run, interrupt) = py.detach(|| {
         std::thread::scope(|scope| {
             let main = std::thread::current();
-            let (spec, config) = (&spec, &config);
+            let (spec, config, checkpoint) = (&spec, &config, checkpoint::of(&opened));
             let chains = scope.spawn(move || {
-                let run =
-                    run_target_chains(dim, spec, config, None, |_| Ok(CompiledTarget(compiled)));
+                let run = run_target_chains(dim, spec, config, None, checkpoint, |_| {
+                    Ok(CompiledTarget(compiled))
+                });
                 main.unpark();
                 run
             });

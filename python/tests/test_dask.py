@@ -123,3 +123,43 @@ def test_a_compiled_target_cannot_travel(client):
     target = langevin.CompiledTarget(D, never)
     with pytest.raises(TypeError, match="cannot be sent to Dask workers"):
         langevin.dask.sample(target, client=client, chains=2)
+
+
+class DiesOnce:
+    """``logp_grad``, killing its worker process once (``os._exit``, as a lost node), mid-run,
+    after the task's checkpoint was first written to ``folder``."""
+
+    def __init__(self, marker, folder):
+        self.marker, self.folder = str(marker), str(folder)
+        self.calls = 0
+
+    def __call__(self, X):
+        import os
+
+        self.calls += 1
+        if (
+            self.calls > 100
+            and not os.path.exists(self.marker)
+            and any(n.endswith(".ckpt") for n in os.listdir(self.folder))
+        ):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return logp_grad(X)
+
+
+def test_a_lost_task_is_run_again_from_its_checkpoint(client, tmp_path):
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    marker = tmp_path / "died"
+    opts = dict(sampler="ab", steps=2000, burn_in=400, seed=13)
+    here = langevin.sample(langevin.BinaryTarget(D, logp_grad), chains=1, **opts)
+    target = langevin.BinaryTarget(D, DiesOnce(marker, folder))
+    there = langevin.dask.sample(
+        target, client=client, chains=1, checkpoint_dir=folder, checkpoint_every=0.005, **opts
+    )
+    assert marker.exists(), "the worker was never killed"
+    same_result(here, there)
+    # The task run again went on from the checkpoint: it made fewer calls than a whole run.
+    assert there.calls < here.calls - 50, (there.calls, here.calls)
+    # The block's checkpoint is removed once gathered.
+    assert [p.name for p in folder.iterdir() if p.suffix == ".ckpt"] == []

@@ -5,11 +5,11 @@
 use super::run::{BinaryRun, uniform_buffers};
 use super::sampler::{SamplerSpec, replica_plan};
 use crate::kernels::ForTarget;
-use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, Keep, Keeper, KernelDriver, RunConfig, RunError, drive, hamming,
     map_chains_from, with_replicas,
 };
+use crate::run::{Checkpoint, Progress};
 use langevin_core::binary::BinaryChain;
 use langevin_core::{Binary, BinaryTarget};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -21,7 +21,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// on a model with no fast path (every evaluation goes through the target), so its draws
 /// depend only on the seed and on the values the target returns. The chains run on
 /// `config.threads` workers; a target that serves several chains' evaluations at once (one
-/// call for every chain waiting) needs as many workers as chains.
+/// call for every chain waiting) needs as many workers as chains. With a `checkpoint`, the
+/// chains save snapshots to it and continue from the records it was resumed from.
 ///
 /// Every sampler of [`SamplerSpec`] but block Gibbs (RBM models only) applies.
 ///
@@ -34,6 +35,7 @@ pub fn run_target_chains<T, F>(
     sampler: &SamplerSpec,
     config: &RunConfig,
     progress: Option<&Progress>,
+    checkpoint: Option<&Checkpoint>,
     make: F,
 ) -> Result<BinaryRun, RunError>
 where
@@ -55,7 +57,11 @@ where
         vec![(); config.chains],
         |c, (), rng| -> Result<ChainResult, RunError> {
             let mut target = make(c)?;
-            let keeper = Keeper::new(Keep::all(), c, dim);
+            let keep = Keep {
+                checkpoint,
+                ..Keep::all()
+            };
+            let keeper = Keeper::new(keep, c, dim);
             with_target_chain(&mut target, dim, sampler, &shape, c, rng, |driver| {
                 drive(driver, config, cap, progress, keeper)
             })
@@ -178,7 +184,7 @@ mod tests {
             },
         ] {
             let expected = run_chains(&model, &sampler, &config, None).unwrap();
-            let got = run_target_chains(model.dim(), &sampler, &config, None, |_| {
+            let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
                 let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
                 Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
             })
@@ -207,9 +213,9 @@ mod tests {
             let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
             Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
         };
-        let gibbs = run_target_chains(7, &SamplerSpec::BlockGibbs, &config, None, make);
+        let gibbs = run_target_chains(7, &SamplerSpec::BlockGibbs, &config, None, None, make);
         assert!(matches!(gibbs, Err(RunError::Model(_))));
-        let wrong = run_target_chains(6, &SamplerSpec::Gwg, &config, None, make);
+        let wrong = run_target_chains(6, &SamplerSpec::Gwg, &config, None, None, make);
         assert!(matches!(wrong, Err(RunError::Model(m)) if m.contains("7 coordinates")));
     }
 }

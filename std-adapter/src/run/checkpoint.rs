@@ -133,6 +133,12 @@ impl Fingerprint {
         Ok(self.with(name, format!("{:016x}", h.0)))
     }
 
+    /// Adds the field `name` with the hash of `bytes`.
+    #[must_use]
+    pub fn with_bytes_hash(self, name: impl Into<String>, bytes: &[u8]) -> Self {
+        self.with(name, format!("{:016x}", fnv1a(bytes)))
+    }
+
     /// The fingerprint with the format and crate versions in front.
     fn versioned(self) -> Self {
         let mut f = Fingerprint::new()

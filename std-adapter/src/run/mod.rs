@@ -13,6 +13,7 @@
 //!   has taken, and the flag that cancels it.
 
 mod checkpoint;
+mod identity;
 mod lockstep;
 mod plan;
 mod pool;
@@ -807,8 +808,10 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
             .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
         if saved.log_density != Some(self.chain.log_density().to_bits()) {
             return Err(RunError::Model(format!(
-                "restoring a checkpoint: the model's log-density at the saved state is {}, \
-                 the run had {:?} (the model is not the one saved)",
+                "restoring a checkpoint: U at the saved state is {}, the run had {:?}: the \
+                 target is not the one saved, or it keeps running sums (the ordinal quadratic \
+                 model's) that a fresh evaluation does not reproduce bit for bit, so this run \
+                 cannot continue exactly",
                 self.chain.log_density(),
                 saved.log_density.map(f64::from_bits)
             )));

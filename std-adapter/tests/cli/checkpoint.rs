@@ -213,14 +213,14 @@ fn a_checkpoint_of_another_command_is_refused_naming_the_difference() {
     for (args, field) in [
         (
             "--model lat.json --seed 2 --chains 2",
-            "its --seed: 1; this command's: 2",
+            "its seed: 1; this command's: 2",
         ),
         ("--model quad.json --seed 1 --chains 2", "its model file:"),
         (
             "--model lat.json --seed 1 --sampler dula --chains 2",
             "its sampler: dmala",
         ),
-        ("--model lat.json --seed 1 --chains 3", "--chains"),
+        ("--model lat.json --seed 1 --chains 3", "its chains: 2"),
         (
             "--model lat.json --seed 1 --step 0.3 --chains 2",
             "its sampler parameters:",

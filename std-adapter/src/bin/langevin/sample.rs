@@ -342,7 +342,7 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     let name = spec.sampler.name();
     let show = progress::wanted(spec.quiet);
     let file = draws_file(spec, d, DrawDtype::U8)?;
-    let checkpoint = checkpoint::open(spec, doc)?;
+    let checkpoint = checkpoint::open(spec)?;
     let keep = keep(stride, file.as_ref(), checkpoint.as_ref());
     let run = progress::with_progress(name, total, show, |p| {
         run_binary_plan(model, name, &plan, config, spec.batch, p, keep)

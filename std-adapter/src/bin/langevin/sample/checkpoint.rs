@@ -1,12 +1,10 @@
-//! `--checkpoint`, `--checkpoint-every`, `--resume`: the options, and the fingerprint of a
-//! `sample` command that a checkpoint must match.
+//! `--checkpoint`, `--checkpoint-every`, `--resume`: the options, and the run's checkpoint.
 
 use super::spec::RunSpec;
 use crate::CliError;
 use clap::Args;
-use langevin_std::models::ModelDoc;
 use langevin_std::run::{Checkpoint, Fingerprint};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The checkpoint options of `sample`.
@@ -64,36 +62,14 @@ impl CheckpointArgs {
     }
 }
 
-/// What a checkpoint of `spec` on the model `doc` must match: the model file and the arrays
-/// it names (their bytes' hashes), the sampler with every parameter, and every option that
-/// changes the draws. The thread count does not; output paths do not.
-fn fingerprint(spec: &RunSpec, doc: &ModelDoc) -> Result<Fingerprint, CliError> {
-    let hash = |f: Fingerprint, name: String, path: &Path| {
-        f.with_file_hash(name, path)
-            .map_err(|e| CliError(format!("{}: {e}", path.display())))
-    };
-    let mut f = hash(Fingerprint::new(), "model file".into(), &spec.model)?;
-    for (field, path) in doc.array_files() {
-        f = hash(f, format!("model's `{field}` file"), &path)?;
-    }
-    let c = &spec.config;
-    Ok(f.with("sampler", spec.sampler.name())
-        .with("sampler parameters", format!("{:?}", spec.sampler.params()))
-        .with("--steps", c.steps)
-        .with("--burn-in", c.burn_in)
-        .with("--thin", c.thin)
-        .with("--chains", c.chains)
-        .with("--first-chain", c.first_chain)
-        .with("--seed", c.seed)
-        .with("--batch", format!("{:?}", spec.batch)))
-}
-
 /// The run's checkpoint, resumed from `--resume` when given.
-pub fn open(spec: &RunSpec, doc: &ModelDoc) -> Result<Option<Checkpoint>, CliError> {
+pub fn open(spec: &RunSpec) -> Result<Option<Checkpoint>, CliError> {
     let Some(c) = &spec.checkpoint else {
         return Ok(None);
     };
-    let fp = fingerprint(spec, doc)?;
+    let fp = Fingerprint::of_model_file(&spec.model)
+        .map_err(|e| CliError(e.to_string()))?
+        .with_run(&spec.sampler, &spec.config, spec.batch);
     Ok(Some(match &c.resume {
         Some(from) => {
             Checkpoint::resume(&c.path, c.every, fp, from).map_err(|e| CliError(e.to_string()))?

@@ -45,7 +45,7 @@ pub fn run(spec: &RunSpec, doc: &ModelDoc, model: &LabelModel) -> Result<(), Cli
         DrawDtype::I32
     };
     let file = draws_file(spec, d, dtype)?;
-    let checkpoint = super::checkpoint::open(spec, doc)?;
+    let checkpoint = super::checkpoint::open(spec)?;
     let keep = keep(stride, file.as_ref(), checkpoint.as_ref());
     let name = spec.sampler.name();
     let run = progress::with_progress(name, total, show, |p| {
