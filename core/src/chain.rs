@@ -320,6 +320,59 @@ impl<'a, D: Domain> Chain<'a, D> {
         }
     }
 
+    /// Puts back the `U` and `∇U` a chain held at its current state in an earlier run (a
+    /// checkpoint's), in place of those a fresh evaluation there gave: a model that keeps
+    /// running sums need not reproduce them to the last bit, and the next moves depend on
+    /// them. Nothing changes on error.
+    ///
+    /// # Errors
+    ///
+    /// [`InitError::Len`] for a gradient of another length, [`InitError::NonFinite`] for a
+    /// non-finite value.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use core::convert::Infallible;
+    /// use langevin_core::binary::{BinaryChain, ChainStorage};
+    /// use langevin_core::{BinaryTarget, InitError};
+    ///
+    /// struct Tilt;
+    /// impl BinaryTarget for Tilt {
+    ///     type Error = Infallible;
+    ///     fn dim(&self) -> usize {
+    ///         2
+    ///     }
+    ///     fn log_density_and_grad(&mut self, x: &[u8], g: &mut [f32]) -> Result<f64, Infallible> {
+    ///         g.fill(0.5);
+    ///         Ok(0.5 * f64::from(x[0] + x[1]))
+    ///     }
+    /// }
+    ///
+    /// let mut storage = ChainStorage::<2>::new([1, 0]);
+    /// let mut chain = BinaryChain::new(storage.buffers(), &mut Tilt).unwrap();
+    /// // The values an earlier run had there, a rounding away from a fresh evaluation's.
+    /// chain.restore_cached::<Infallible>(0.5000000000000001, &[0.5, 0.5]).unwrap();
+    /// assert_eq!(chain.log_density(), 0.5000000000000001);
+    /// let refused = chain.restore_cached::<Infallible>(f64::NAN, &[0.5, 0.5]);
+    /// assert!(matches!(refused, Err(InitError::NonFinite)));
+    /// assert!(chain.restore_cached::<Infallible>(0.5, &[0.5]).is_err());
+    /// assert_eq!(chain.log_density(), 0.5000000000000001);
+    /// ```
+    pub fn restore_cached<E>(
+        &mut self,
+        log_density: f64,
+        grad: &[f32],
+    ) -> Result<(), InitError<E>> {
+        LenError::check("grad", self.grad.len(), grad.len())?;
+        if !log_density.is_finite() || !all_finite(grad) {
+            return Err(InitError::NonFinite);
+        }
+        crate::slices::copy(self.grad, grad);
+        self.log_density = log_density;
+        Ok(())
+    }
+
     /// The dimension `d`.
     pub fn dim(&self) -> usize {
         self.x.len()

@@ -126,6 +126,21 @@ pub trait BinaryTarget {
     /// The last state evaluated by
     /// [`log_density_and_grad_after`](Self::log_density_and_grad_after) became current.
     fn commit(&mut self) {}
+
+    /// The running sums the model keeps about its current state (values a move updates
+    /// rather than recomputes: a cached gradient, pre-activations, linear predictors), for a
+    /// checkpoint. A fresh evaluation at a state need not reproduce them to the last bit;
+    /// putting saved ones back ([`running_sums_mut`](Self::running_sums_mut)) after it makes
+    /// the next moves those of the run that saved them. Empty (the default) for a model that
+    /// keeps none.
+    fn running_sums(&self) -> &[f64] {
+        &[]
+    }
+
+    /// The running sums of [`running_sums`](Self::running_sums), to put saved ones back.
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        &mut []
+    }
 }
 
 impl<T: BinaryTarget + ?Sized> BinaryTarget for &mut T {
@@ -149,6 +164,12 @@ impl<T: BinaryTarget + ?Sized> BinaryTarget for &mut T {
     #[cfg_attr(target_arch = "x86_64", inline(always))]
     fn commit(&mut self) {
         (**self).commit()
+    }
+    fn running_sums(&self) -> &[f64] {
+        (**self).running_sums()
+    }
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        (**self).running_sums_mut()
     }
 }
 
@@ -200,6 +221,14 @@ pub trait Eval<D: Domain> {
     -> Result<f64, Self::Error>;
     /// The last state evaluated by [`eval_after`](Self::eval_after) became current.
     fn commit(&mut self);
+    /// The model's running sums (see [`BinaryTarget::running_sums`]); empty by default.
+    fn running_sums(&self) -> &[f64] {
+        &[]
+    }
+    /// The running sums, to put saved ones back; empty by default.
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        &mut []
+    }
 }
 
 impl<T: BinaryTarget + ?Sized> Eval<Binary> for T {
@@ -230,6 +259,12 @@ impl<T: BinaryTarget + ?Sized> Eval<Binary> for T {
     #[inline(always)]
     fn commit(&mut self) {
         BinaryTarget::commit(self)
+    }
+    fn running_sums(&self) -> &[f64] {
+        BinaryTarget::running_sums(self)
+    }
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        BinaryTarget::running_sums_mut(self)
     }
 }
 
@@ -284,6 +319,21 @@ macro_rules! label_target {
             /// The last state evaluated by
             /// [`log_density_and_grad_after`](Self::log_density_and_grad_after) became current.
             fn commit(&mut self) {}
+
+            /// The running sums the model keeps about its current state (values a move updates
+            /// rather than recomputes: a cached gradient, pre-activations, linear predictors), for a
+            /// checkpoint. A fresh evaluation at a state need not reproduce them to the last bit;
+            /// putting saved ones back ([`running_sums_mut`](Self::running_sums_mut)) after it makes
+            /// the next moves those of the run that saved them. Empty (the default) for a model that
+            /// keeps none.
+            fn running_sums(&self) -> &[f64] {
+                &[]
+            }
+
+            /// The running sums of [`running_sums`](Self::running_sums), to put saved ones back.
+            fn running_sums_mut(&mut self) -> &mut [f64] {
+                &mut []
+            }
         }
 
         impl<T: $target + ?Sized> $target for &mut T {
@@ -316,6 +366,12 @@ macro_rules! label_target {
             fn commit(&mut self) {
                 (**self).commit()
             }
+            fn running_sums(&self) -> &[f64] {
+                (**self).running_sums()
+            }
+            fn running_sums_mut(&mut self) -> &mut [f64] {
+                (**self).running_sums_mut()
+            }
         }
 
         impl<T: $target + ?Sized> $crate::target::Eval<$domain> for T {
@@ -343,6 +399,12 @@ macro_rules! label_target {
             #[inline(always)]
             fn commit(&mut self) {
                 $target::commit(self)
+            }
+            fn running_sums(&self) -> &[f64] {
+                $target::running_sums(self)
+            }
+            fn running_sums_mut(&mut self) -> &mut [f64] {
+                $target::running_sums_mut(self)
             }
         }
 

@@ -151,11 +151,11 @@ def test_a_lost_task_is_run_again_from_its_checkpoint(client, tmp_path):
     folder = tmp_path / "checkpoints"
     folder.mkdir()
     marker = tmp_path / "died"
-    opts = dict(sampler="ab", steps=2000, burn_in=400, seed=13)
+    opts = dict(sampler="ab", steps=8000, burn_in=1000, seed=13)
     here = langevin.sample(langevin.BinaryTarget(D, logp_grad), chains=1, **opts)
     target = langevin.BinaryTarget(D, DiesOnce(marker, folder))
     there = langevin.dask.sample(
-        target, client=client, chains=1, checkpoint_dir=folder, checkpoint_every=0.005, **opts
+        target, client=client, chains=1, checkpoint_dir=folder, checkpoint_every=0.05, **opts
     )
     assert marker.exists(), "the worker was never killed"
     same_result(here, there)

@@ -140,6 +140,14 @@ impl BinaryTarget for BinaryLogistic<'_> {
     fn commit(&mut self) {
         self.linear.commit();
     }
+
+    fn running_sums(&self) -> &[f64] {
+        self.linear.current
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        self.linear.current
+    }
 }
 
 #[cfg(test)]

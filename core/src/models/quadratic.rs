@@ -165,6 +165,14 @@ impl BinaryTarget for BinaryQuadratic<'_> {
     fn commit(&mut self) {
         self.grad.commit();
     }
+
+    fn running_sums(&self) -> &[f64] {
+        self.grad.current
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        self.grad.current
+    }
 }
 
 impl crate::baselines::FlipDelta for BinaryQuadratic<'_> {

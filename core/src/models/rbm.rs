@@ -542,6 +542,14 @@ impl<M: FlipMath, E: Weight> BinaryTarget for Rbm<'_, M, E> {
     fn commit(&mut self) {
         self.hidden.commit();
     }
+
+    fn running_sums(&self) -> &[f64] {
+        self.hidden.current
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        self.hidden.current
+    }
 }
 
 impl<M: FlipMath, E: Weight> crate::baselines::FlipDelta for Rbm<'_, M, E> {

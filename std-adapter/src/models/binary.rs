@@ -557,6 +557,14 @@ impl BinaryTarget for ModelTarget<'_> {
     fn commit(&mut self) {
         dispatch!(self, t => t.commit())
     }
+
+    fn running_sums(&self) -> &[f64] {
+        dispatch!(self, t => t.running_sums())
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        dispatch!(self, t => t.running_sums_mut())
+    }
 }
 
 /// A length mismatch.

@@ -347,6 +347,14 @@ impl OrdinalTarget for OrdinalModel {
     fn commit(&mut self) {
         dispatch!(self, m => m.commit())
     }
+
+    fn running_sums(&self) -> &[f64] {
+        dispatch!(self, m => m.running_sums())
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        dispatch!(self, m => m.running_sums_mut())
+    }
 }
 
 impl OrdinalConditional for OrdinalModel {

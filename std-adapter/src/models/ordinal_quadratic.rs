@@ -275,6 +275,14 @@ impl OrdinalTarget for OrdinalQuadratic {
     fn commit(&mut self) {
         std::mem::swap(&mut self.ar, &mut self.ar_proposal);
     }
+
+    fn running_sums(&self) -> &[f64] {
+        &self.ar
+    }
+
+    fn running_sums_mut(&mut self) -> &mut [f64] {
+        &mut self.ar
+    }
 }
 
 impl OrdinalConditional for OrdinalQuadratic {

@@ -34,7 +34,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The version of the file layout.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The first bytes of a checkpoint file.
 const MAGIC: &[u8] = b"LANGEVIN-CHECKPOINT\n";
@@ -236,6 +236,12 @@ pub(crate) struct DriverState {
     pub(crate) kernel: serde_json::Value,
     /// The bits of `U` at the state, where tracked.
     pub(crate) log_density: Option<u64>,
+    /// The bits of `∇U` at the state, where tracked (empty otherwise).
+    #[serde(default)]
+    pub(crate) grad: Vec<u32>,
+    /// The bits of the target's running sums ([`langevin_core::Eval::running_sums`]).
+    #[serde(default)]
+    pub(crate) sums: Vec<u64>,
 }
 
 impl DriverState {
@@ -597,6 +603,8 @@ mod tests {
                     rng,
                     kernel: serde_json::Value::Null,
                     log_density: Some(1.5f64.to_bits()),
+                    grad: vec![0.25f32.to_bits(); 3],
+                    sums: vec![2.0f64.to_bits()],
                 },
                 width: 1,
             },

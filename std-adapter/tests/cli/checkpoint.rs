@@ -80,10 +80,13 @@ fn same_statistics(a: &Value, b: &Value, name: &str) {
 /// [`kill_after_checkpoint`].
 fn killed_and_resumed(scratch: &Scratch, name: &str, args: &str, kills: usize, min_bytes: u64) {
     let reference = format!("{name}-ref");
+    // The reference saves only its final checkpoint: every chain's last state, stream, kernel
+    // and target running sums, `U` and `∇U` bits, and `U` at every kept draw.
     ok(
         &scratch.0,
         &words(&format!(
-            "sample {args} --out {reference}.npy --summary {reference}.json --quiet"
+            "sample {args} --out {reference}.npy --summary {reference}.json --quiet \
+             --checkpoint {reference}.ckpt --checkpoint-every 100000"
         )),
     );
     let ckpt = format!("{name}.ckpt");
@@ -118,6 +121,10 @@ fn killed_and_resumed(scratch: &Scratch, name: &str, args: &str, kills: usize, m
         &summary(&scratch.path(&format!("{reference}.json"))),
         &summary(&scratch.path(&format!("{name}.json"))),
         name,
+    );
+    assert!(
+        bytes(&ckpt) == bytes(&format!("{reference}.ckpt")),
+        "{name}: the final checkpoints (chain states, U bits, running sums) differ"
     );
 }
 
@@ -178,6 +185,32 @@ fn a_run_killed_and_resumed_twice_gives_the_uninterrupted_runs_bytes() {
         2,
         2_000,
     );
+}
+
+#[test]
+fn models_that_keep_running_sums_resume_to_the_same_bytes() {
+    // The ordinal quadratic model updates `A(x − μ)` by moves, the RBM its hidden
+    // pre-activations and the logistic model its linear predictors: a fresh evaluation at a
+    // saved state need not give their bits, so the checkpoint carries them.
+    let scratch = Scratch::new("ckpt-sums");
+    for model in [
+        "lattice-gaussian --dim 5 --states 7 --seed 1 --out m-oq.json",
+        "rbm --visible 16 --hidden 8 --seed 2 --out m-rbm.json",
+        "binary-logistic --out m-lg.json",
+    ] {
+        ok(&scratch.0, &words(&format!("model {model}")));
+    }
+    for (name, model) in [("ordinal", "oq"), ("rbm", "rbm"), ("logistic", "lg")] {
+        killed_and_resumed(
+            &scratch,
+            name,
+            &format!(
+                "--model m-{model}.json --steps 400000 --thin 200 --burn-in 500 --chains 2 --seed 8"
+            ),
+            2,
+            1_000,
+        );
+    }
 }
 
 #[test]
