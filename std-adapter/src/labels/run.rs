@@ -9,8 +9,9 @@ use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from,
+    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from, restore_raw, save_raw,
 };
+use crate::run::{CheckpointError, DriverState};
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
@@ -374,5 +375,12 @@ impl ChainDriver for GibbsDriver<'_> {
     }
     fn log_density(&self) -> Option<f64> {
         None
+    }
+    // The conditionals read the state alone and a sweep ends where it began.
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Ok(save_raw(&self.x, &self.rng))
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        restore_raw(&mut self.x, &mut self.rng, saved)
     }
 }
