@@ -376,11 +376,30 @@ impl ChainDriver for GibbsDriver<'_> {
     fn log_density(&self) -> Option<f64> {
         None
     }
-    // The conditionals read the state alone and a sweep ends where it began.
+    // A sweep ends where it began: the state and stream are everything, the model's cache
+    // (an ordinal quadratic's `A(x − μ)`) being established afresh at the restored state, as
+    // the chain's start evaluation does.
     fn save(&self) -> Result<DriverState, CheckpointError> {
         Ok(save_raw(&self.x, &self.rng))
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        restore_raw(&mut self.x, &mut self.rng, saved)
+        use langevin_core::categorical::CategoricalTarget;
+        use langevin_core::ordinal::OrdinalTarget;
+        restore_raw(&mut self.x, &mut self.rng, saved)?;
+        let evaluated = match &mut self.target {
+            Conditional::Ordinal(m) => {
+                let mut grad = vec![0.0f32; self.x.len()];
+                OrdinalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                    .map_err(|e| e.to_string())
+            }
+            Conditional::Categorical(m) => {
+                let mut grad = vec![0.0f32; self.x.len() * self.states];
+                CategoricalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                    .map_err(|e| e.to_string())
+            }
+        };
+        evaluated
+            .map(|_| ())
+            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))
     }
 }
