@@ -464,6 +464,9 @@ impl TimedProposal<Categorical> for CategoricalDlmcProposal {
     }
 }
 
+/// Words in [`TunedDlmc::save_words`].
+pub const DLMC_TUNER_WORDS: usize = 3;
+
 /// DLMC whose time is adapted during a burn-in, then frozen (a [`Kernel`]).
 ///
 /// The time starts at `initial` or, if `None`, at `e / Σ λ` computed at the chain's state on
@@ -518,6 +521,56 @@ impl<P> TunedDlmc<P> {
     /// Whether the burn-in is over and the time frozen.
     pub fn is_frozen(&self) -> bool {
         self.steps >= self.burn_in
+    }
+
+    /// Everything the kernel changes as it steps (the time, whether it started from the
+    /// rates, the steps adapted), as words: what a checkpoint saves so that
+    /// [`TunedDlmc::restore_words`] on a kernel built from the same settings continues bit for
+    /// bit.
+    pub fn save_words<D: Domain>(&self) -> [u64; DLMC_TUNER_WORDS]
+    where
+        P: TimedProposal<D>,
+    {
+        [
+            self.proposal.time().to_bits(),
+            u64::from(self.started),
+            self.steps,
+        ]
+    }
+
+    /// Puts back a state [`TunedDlmc::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for words no kernel could have saved: a time that is not
+    /// finite and positive, a flag other than 0 or 1, more steps than the burn-in, or steps
+    /// taken before the start (the kernel is then unchanged).
+    pub fn restore_words<D: Domain>(
+        &mut self,
+        words: &[u64; DLMC_TUNER_WORDS],
+    ) -> Result<(), ParamError>
+    where
+        P: TimedProposal<D>,
+    {
+        let [time, started, steps] = *words;
+        let time = f64::from_bits(time);
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        let proposal = self
+            .proposal
+            .with_time(time)
+            .map_err(|_| bad("saved time", time))?;
+        let started = match started {
+            0 => false,
+            1 => true,
+            w => return Err(bad("saved start flag", w as f64)),
+        };
+        if steps > self.burn_in || (!started && steps > 0) {
+            return Err(bad("saved steps", steps as f64));
+        }
+        self.proposal = proposal;
+        self.started = started;
+        self.steps = steps;
+        Ok(())
     }
 }
 

@@ -420,6 +420,42 @@ impl PathAdaptation {
         self.steps >= self.burn_in
     }
 
+    /// Words in [`PathAdaptation::save_words`].
+    pub const WORDS: usize = 2;
+
+    /// Everything the rule changes as it steps (the real-valued length, the steps adapted), as
+    /// words: what a checkpoint saves so that [`PathAdaptation::restore_words`] on a rule built
+    /// from the same settings continues bit for bit.
+    pub fn save_words(&self) -> [u64; Self::WORDS] {
+        [self.radius.to_bits(), self.steps]
+    }
+
+    /// Puts back a state [`PathAdaptation::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for a length outside `[1, max_length]` or more steps than
+    /// the burn-in (the rule is then unchanged).
+    pub fn restore_words(&mut self, words: &[u64; Self::WORDS]) -> Result<(), ParamError> {
+        let [radius, steps] = *words;
+        let radius = f64::from_bits(radius);
+        if !(radius >= 1.0 && radius <= self.max_length as f64) {
+            return Err(ParamError::OutOfRange {
+                name: "saved path length",
+                value: radius,
+            });
+        }
+        if steps > self.burn_in {
+            return Err(ParamError::OutOfRange {
+                name: "saved steps",
+                value: steps as f64,
+            });
+        }
+        self.radius = radius;
+        self.steps = steps;
+        Ok(())
+    }
+
     /// The fixed sampler in use now.
     pub fn settings(&self) -> PathAuxiliary {
         PathAuxiliary {

@@ -10,14 +10,14 @@
 use crate::binary::{ModelTarget, ab_json, acceptance_json, acs_json};
 use crate::simd::HotLoop;
 use langevin_core::baselines::{
-    Gibbs, Gwg, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
+    Gibbs, Gwg, HAMMING_BALL_WORDS, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
 };
 use langevin_core::binary::PortablePasses;
 use langevin_core::binary::{
     LatticeClasses, LatticeDmala, LatticeDula, LatticeKernel, LatticeProposal,
 };
 use langevin_core::dlmc::{
-    CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DlmcProposal, TunedDlmc,
+    CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DLMC_TUNER_WORDS, DlmcProposal, TunedDlmc,
 };
 use langevin_core::kernel::DiscreteLangevin;
 use langevin_core::models::{Dims, IsingLattice};
@@ -27,7 +27,9 @@ use langevin_core::path_auxiliary::{
 use langevin_core::tuning::{
     ACCEPTANCE_TUNER_WORDS, AbTuner, AcceptanceTuner, AcsTuner, ScaledDmala,
 };
-use langevin_core::{Binary, Chain, Domain, Eval, Kernel, LenError, ParamError, StepError};
+use langevin_core::{
+    Binary, Categorical, Chain, Domain, Eval, Kernel, LenError, ParamError, StepError,
+};
 use langevin_core::{StepReport, binary::Rejection};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -266,7 +268,15 @@ impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {
 impl Tuning for Gwg {
     stateless!();
 }
-impl<W> Tuning for HammingBall<W> {}
+impl<W: AsMut<[f64]>> Tuning for HammingBall<W> {
+    // The block the next step updates.
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<HAMMING_BALL_WORDS>(state).is_some_and(|w| self.restore_words(&w).is_ok())
+    }
+}
 
 impl Tuning for TunedRandomWalk {
     fn is_tuning(&self) -> bool {
@@ -279,6 +289,13 @@ impl Tuning for TunedRandomWalk {
             "target_acceptance": crate::binary::RWM_TARGET_ACCEPTANCE,
             "frozen": self.is_frozen(),
         }))
+    }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<{ TunedRandomWalk::WORDS }>(state)
+            .is_some_and(|w| self.restore_words(&w).is_ok())
     }
 }
 
@@ -307,6 +324,12 @@ impl Tuning for AcsTuner {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acs_json(&self.report()))
     }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<{ AcsTuner::WORDS }>(state).is_some_and(|w| self.restore_words(&w).is_ok())
+    }
 }
 
 impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
@@ -334,6 +357,13 @@ impl Tuning for TunedDlmc<DlmcProposal> {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
     }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words::<Binary>()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<DLMC_TUNER_WORDS>(state)
+            .is_some_and(|w| self.restore_words::<Binary>(&w).is_ok())
+    }
 }
 
 impl Tuning for TunedDlmc<CategoricalDlmcProposal> {
@@ -342,6 +372,13 @@ impl Tuning for TunedDlmc<CategoricalDlmcProposal> {
     }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
+    }
+    fn save(&self) -> Option<Value> {
+        Some(words_json(&self.save_words::<Categorical>()))
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        json_words::<DLMC_TUNER_WORDS>(state)
+            .is_some_and(|w| self.restore_words::<Categorical>(&w).is_ok())
     }
 }
 
@@ -352,12 +389,19 @@ impl Tuning for PathSampler {
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         PathSampler::tuned(self)
     }
-    // A fixed length has nothing to save (the adapted one is not saved).
+    // A fixed length has nothing to save; an adapted one saves its rule's words.
     fn save(&self) -> Option<Value> {
-        matches!(self.length, PathLength::Fixed(_)).then_some(Value::Null)
+        Some(match self.length {
+            PathLength::Fixed(_) => Value::Null,
+            PathLength::Adapted(a) => words_json(&a.save_words()),
+        })
     }
     fn restore(&mut self, state: &Value) -> bool {
-        matches!(self.length, PathLength::Fixed(_)) && state.is_null()
+        match &mut self.length {
+            PathLength::Fixed(_) => state.is_null(),
+            PathLength::Adapted(a) => json_words::<{ PathAdaptation::WORDS }>(state)
+                .is_some_and(|w| a.restore_words(&w).is_ok()),
+        }
     }
 }
 
@@ -626,7 +670,10 @@ impl LatticeAcs {
                 Ok(kernel)
             })
             .collect::<Result<_, ParamError>>()?;
-        self.position = 0;
+        // The position the tuner's schedule is at: 0 when the cycle is built as tuning ends,
+        // anywhere when it is rebuilt after a checkpoint's restore.
+        let len = self.cycle.len().max(1) as u64;
+        self.position = (self.tuner.cycle_position() % len) as usize;
         Ok(())
     }
 }
@@ -637,6 +684,16 @@ impl Tuning for LatticeAcs {
     }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         self.tuner.tuned::<D>()
+    }
+    // The tables follow the tuner's action at every step and the frozen cycle is rebuilt
+    // from its schedule (at its position) on the next step: its words are the whole state.
+    fn save(&self) -> Option<Value> {
+        Tuning::save(&self.tuner)
+    }
+    fn restore(&mut self, state: &Value) -> bool {
+        self.cycle.clear();
+        self.position = 0;
+        self.lattice.restore(&Value::Null) && self.tuner.restore(state)
     }
 }
 

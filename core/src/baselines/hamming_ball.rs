@@ -83,6 +83,9 @@ pub fn ball_size(k: usize, r: usize) -> usize {
     total
 }
 
+/// Words in [`HammingBall::save_words`].
+pub const HAMMING_BALL_WORDS: usize = 1;
+
 /// The Hamming-ball sampler (Titsias and Yau 2017): a Gibbs sampler on the state and an
 /// auxiliary point `u`, one block of coordinates at a time.
 ///
@@ -189,6 +192,33 @@ impl<W: AsMut<[f64]>> HammingBall<W> {
             0
         };
         self
+    }
+
+    /// What the sampler changes as it steps (the block the next step updates), as words: what
+    /// a checkpoint saves so that [`HammingBall::restore_words`] on a sampler built from the
+    /// same settings continues bit for bit.
+    pub fn save_words(&self) -> [u64; HAMMING_BALL_WORDS] {
+        [self.next as u64]
+    }
+
+    /// Puts back a state [`HammingBall::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for a block start that is not a multiple of `k` (the sampler
+    /// is then unchanged).
+    pub fn restore_words(&mut self, words: &[u64; HAMMING_BALL_WORDS]) -> Result<(), ParamError> {
+        let [next] = *words;
+        match usize::try_from(next) {
+            Ok(start) if start.is_multiple_of(self.block) => {
+                self.next = start;
+                Ok(())
+            }
+            _ => Err(ParamError::OutOfRange {
+                name: "saved Hamming-ball block start",
+                value: next as f64,
+            }),
+        }
     }
 
     /// The length the weights buffer needs: [`ball_size`]`(k, r)`.

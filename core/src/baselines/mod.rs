@@ -26,6 +26,6 @@ pub use block_gibbs::BlockGibbs;
 pub use flip_delta::FlipDelta;
 pub use gibbs::{Gibbs, Scan};
 pub use gwg::{Gwg, GwgDomain};
-pub use hamming_ball::{HammingBall, MAX_BLOCK, MAX_RADIUS, ball_size};
+pub use hamming_ball::{HAMMING_BALL_WORDS, HammingBall, MAX_BLOCK, MAX_RADIUS, ball_size};
 pub use locally_balanced::{Balancing, LocallyBalanced, SingleSiteMoves};
 pub use rwm::{RandomWalk, TunedRandomWalk};

@@ -193,6 +193,47 @@ impl TunedRandomWalk {
     pub fn kernel(&self) -> RandomWalk {
         self.walk
     }
+
+    /// Words in [`TunedRandomWalk::save_words`].
+    pub const WORDS: usize = 3;
+
+    /// Everything the tuner changes as it steps (rate, log-odds, steps taken), as words: what
+    /// a checkpoint saves so that [`TunedRandomWalk::restore_words`] on a walk built from the
+    /// same settings continues bit for bit.
+    pub fn save_words(&self) -> [u64; Self::WORDS] {
+        [
+            self.walk.rate.to_bits(),
+            self.log_odds.to_bits(),
+            self.steps,
+        ]
+    }
+
+    /// Puts back a state [`TunedRandomWalk::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] for words no walk could have saved: a rate outside
+    /// `[2^-32, ½]`, positive or non-finite log-odds, more steps than the burn-in (the walk is
+    /// then unchanged).
+    pub fn restore_words(&mut self, words: &[u64; Self::WORDS]) -> Result<(), ParamError> {
+        let [rate, log_odds, steps] = *words;
+        let (rate, log_odds) = (f64::from_bits(rate), f64::from_bits(log_odds));
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        if rate > 0.5 {
+            return Err(bad("saved flip rate", rate));
+        }
+        let walk = RandomWalk::new(rate).map_err(|_| bad("saved flip rate", rate))?;
+        if !(log_odds.is_finite() && log_odds <= 0.0) {
+            return Err(bad("saved log-odds", log_odds));
+        }
+        if steps > self.burn_in {
+            return Err(bad("saved steps", steps as f64));
+        }
+        self.walk = walk;
+        self.log_odds = log_odds;
+        self.steps = steps;
+        Ok(())
+    }
 }
 
 impl Kernel<Binary> for TunedRandomWalk {
@@ -233,5 +274,35 @@ mod tests {
         assert!(TunedRandomWalk::new(f64::NAN, 10, 0.234).is_err());
         // Rates above one half are capped, not refused.
         assert_eq!(TunedRandomWalk::new(0.9, 10, 0.234).unwrap().rate(), 0.5);
+    }
+
+    #[test]
+    fn saved_words_continue_the_tuning_bit_for_bit() {
+        use crate::binary::{BinaryChain, ChainStorage};
+        use crate::models::{ConstDims, IsingLattice};
+        use rand_core::SeedableRng;
+        let mut model = IsingLattice::<ConstDims<4, 4>>::new(0.3, 0.1, true).unwrap();
+        let mut storage = ChainStorage::<16>::new([0; 16]);
+        let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let fresh = TunedRandomWalk::new(0.25, 200, 0.234).unwrap();
+        let mut walk = fresh;
+        for _ in 0..57 {
+            walk.step(&mut model, &mut chain, &mut rng).unwrap();
+        }
+        let mut copy = fresh;
+        copy.restore_words(&walk.save_words()).unwrap();
+        assert_eq!(copy.save_words(), walk.save_words());
+        assert_eq!(copy.rate().to_bits(), walk.rate().to_bits());
+        let mut bad = walk.save_words();
+        bad[2] = 201;
+        assert!(copy.restore_words(&bad).is_err());
+        bad = walk.save_words();
+        bad[0] = 0.75f64.to_bits();
+        assert!(copy.restore_words(&bad).is_err());
+        bad = walk.save_words();
+        bad[1] = f64::NAN.to_bits();
+        assert!(copy.restore_words(&bad).is_err());
+        assert_eq!(copy.save_words(), walk.save_words());
     }
 }

@@ -672,6 +672,158 @@ impl AcsTuner {
         &self.settings
     }
 
+    /// Steps taken along the frozen schedule (0 while tuning): the next frozen step uses
+    /// schedule position `cycle_position() mod s`.
+    pub fn cycle_position(&self) -> u64 {
+        self.k
+    }
+
+    /// Words in [`AcsTuner::save_words`].
+    pub const WORDS: usize = 14 + 2 * MAX_CANDIDATES + 2 * MAX_CYCLE;
+
+    /// Everything the tuner changes as it steps (the settings and plan aside), as words (floats
+    /// as their bits): what a checkpoint saves so that [`AcsTuner::restore_words`] on a tuner
+    /// built from the same settings continues bit for bit.
+    pub fn save_words(&self) -> [u64; Self::WORDS] {
+        let mut w = [0u64; Self::WORDS];
+        let head = [
+            self.phase as u64,
+            self.done,
+            self.rounds,
+            self.n_candidates as u64,
+            self.bound.to_bits(),
+            self.rho.to_bits(),
+            self.a_min.to_bits(),
+            self.a_max.to_bits(),
+            u64::from(self.position),
+            self.tuning_steps,
+            self.k,
+            self.schedule.a_max.to_bits(),
+            self.schedule.a_min.to_bits(),
+            u64::from(self.schedule.cycle),
+        ];
+        let floats = self
+            .candidates
+            .iter()
+            .chain(&self.sums)
+            .chain(&self.balances)
+            .chain(&self.schedule.balances)
+            .map(|f| f.to_bits());
+        for (slot, word) in w.iter_mut().zip(head.into_iter().chain(floats)) {
+            *slot = word;
+        }
+        w
+    }
+
+    /// Puts back a state [`AcsTuner::save_words`] returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::OutOfRange`] (or the schedule's own error) for words no tuner with these
+    /// settings could have saved: an unknown phase, a count past its plan, a step, rate or
+    /// balance out of its range, a schedule of another cycle length (the tuner is then
+    /// unchanged).
+    pub fn restore_words(&mut self, words: &[u64; Self::WORDS]) -> Result<(), ParamError> {
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        let (head, rest) = words.split_at(14);
+        let word = |i: usize| head.get(i).copied().unwrap_or(0);
+        let float = |i: usize| f64::from_bits(word(i));
+        let phase = match word(0) {
+            0 => Phase::Unadjusted,
+            1 => Phase::Adjusted,
+            2 => Phase::AlphaMin,
+            3 => Phase::AlphaMax,
+            4 => Phase::Balance,
+            5 => Phase::Frozen,
+            p => return Err(bad("saved ACS phase", p as f64)),
+        };
+        let (done, rounds, n) = (word(1), word(2), word(3));
+        let (bound, rho, a_min, a_max) = (float(4), float(5), float(6), float(7));
+        let (position, tuning_steps, k) = (word(8), word(9), word(10));
+        let cycle = self.settings.cycle;
+        if n > MAX_CANDIDATES as u64 {
+            return Err(bad("saved candidates", n as f64));
+        }
+        if done
+            > n.max(1) * self.plan.per_estimate.max(1) + self.plan.unadjusted + self.plan.adjusted
+        {
+            return Err(bad("saved steps of a round", done as f64));
+        }
+        if rounds > self.plan.rounds_min.max(self.plan.rounds_max) {
+            return Err(bad("saved rounds", rounds as f64));
+        }
+        if position > u64::from(cycle) {
+            return Err(bad("saved cycle position", position as f64));
+        }
+        if tuning_steps > self.settings.budget() {
+            return Err(bad("saved tuning steps", tuning_steps as f64));
+        }
+        if !(0.0..=1.0).contains(&rho) {
+            return Err(bad("saved acceptance", rho));
+        }
+        for (name, v) in [
+            ("saved bound", bound),
+            ("saved a_min", a_min),
+            ("saved a_max", a_max),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(bad(name, v));
+            }
+        }
+        if word(13) != u64::from(cycle) {
+            return Err(bad("saved schedule cycle", word(13) as f64));
+        }
+        let mut arrays = rest
+            .chunks_exact(1)
+            .map(|c| f64::from_bits(c.first().copied().unwrap_or(0)));
+        let mut candidates = [0.0; MAX_CANDIDATES];
+        let mut sums = [0.0; MAX_CANDIDATES];
+        let mut balances = [0.0; MAX_CYCLE];
+        let mut scheduled = [0.0; MAX_CYCLE];
+        for (slot, v) in candidates
+            .iter_mut()
+            .chain(sums.iter_mut())
+            .chain(balances.iter_mut())
+            .chain(scheduled.iter_mut())
+            .zip(&mut arrays)
+        {
+            *slot = v;
+        }
+        if candidates.iter().any(|c| !(c.is_finite() && *c >= 0.0)) {
+            return Err(bad("saved candidate", f64::NAN));
+        }
+        if sums.iter().any(|s| !(s.is_finite() && *s >= 0.0)) {
+            return Err(bad("saved acceptance sum", f64::NAN));
+        }
+        if balances.iter().any(|b| !(*b > 0.0 && *b <= 1.0)) {
+            return Err(bad("saved balance", f64::NAN));
+        }
+        let schedule = AcsSchedule::new(
+            float(11),
+            float(12),
+            scheduled.get(..cycle as usize).unwrap_or(&[]),
+        )?;
+        *self = Self {
+            phase,
+            done,
+            rounds,
+            candidates,
+            sums,
+            n_candidates: n as usize,
+            bound,
+            rho,
+            a_min,
+            a_max,
+            position: position as u32,
+            balances,
+            tuning_steps,
+            schedule,
+            k,
+            ..*self
+        };
+        Ok(())
+    }
+
     /// The kernel the next step should use.
     pub fn action(&self) -> AcsAction {
         let s = &self.settings;
@@ -914,5 +1066,45 @@ impl<D: Balanced> Kernel<D> for AcsTuner {
             1.0
         });
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::{BinaryChain, ChainStorage};
+    use crate::models::{ConstDims, IsingLattice};
+    use rand_core::SeedableRng;
+
+    #[test]
+    fn saved_words_restore_every_phase_and_bad_words_are_refused() {
+        let mut model = IsingLattice::<ConstDims<4, 4>>::new(0.3, 0.0, true).unwrap();
+        let mut storage = ChainStorage::<16>::new([0; 16]);
+        let mut chain = BinaryChain::new(storage.buffers(), &mut model).unwrap();
+        let settings = AcsSettings {
+            total_steps: 20_000,
+            ..AcsSettings::default()
+        };
+        let fresh = AcsTuner::new(settings).unwrap();
+        let mut acs = fresh;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut phases = [false; 6];
+        for _ in 0..2_100 {
+            acs.step(&mut model, &mut chain, &mut rng).unwrap();
+            phases[acs.phase as usize] = true;
+            let mut copy = fresh;
+            copy.restore_words(&acs.save_words()).unwrap();
+            assert_eq!(copy.save_words(), acs.save_words());
+            assert_eq!(copy.action(), acs.action());
+        }
+        assert!(phases.iter().skip(1).all(|&p| p), "{phases:?}");
+        let good = acs.save_words();
+        for (i, w) in [(0, 6), (3, 33), (5, f64::NAN.to_bits()), (13, 7)] {
+            let mut bad = good;
+            bad[i] = w;
+            let mut copy = fresh;
+            assert!(copy.restore_words(&bad).is_err(), "word {i}");
+            assert_eq!(copy.save_words(), fresh.save_words());
+        }
     }
 }

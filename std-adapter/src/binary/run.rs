@@ -3,11 +3,11 @@
 use super::model::{BinaryModel, ModelTarget};
 use super::sampler::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
 use crate::kernels::{ForTarget, SweepReport};
-use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, hamming, map_chains_from, with_replicas,
+    RunError, drive, hamming, map_chains_from, restore_raw, save_raw, with_replicas,
 };
+use crate::run::{CheckpointError, DriverState, Progress};
 use crate::simd::HotLoop;
 use langevin_core::Binary;
 use langevin_core::LenError;
@@ -116,6 +116,20 @@ impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
     fn log_density(&self) -> Option<f64> {
         None
     }
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Ok(save_raw(&self.x, &self.rng))
+    }
+    // The model's caches (an RBM's hidden pre-activations, a quadratic's gradient) are
+    // established afresh at the restored state: sums of `f32` weights in `f64`, exact in any
+    // order for the models' sizes, so they equal the ones the flips had kept up to date.
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        restore_raw(&mut self.x, &mut self.rng, saved)?;
+        let mut grad = vec![0.0f32; self.x.len()];
+        self.target
+            .log_density_and_grad(&self.x, &mut grad)
+            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+        Ok(())
+    }
 }
 
 impl<T: FlipDelta> HotLoop for FastGibbs<'_, T> {
@@ -183,6 +197,13 @@ impl ChainDriver for CheckerboardGibbs {
     fn log_density(&self) -> Option<f64> {
         None
     }
+    // The conditionals are tables of the model alone: the state and stream are everything.
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Ok(save_raw(&self.x, &self.rng))
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        restore_raw(&mut self.x, &mut self.rng, saved)
+    }
 }
 
 impl HotLoop for CheckerboardGibbs {
@@ -240,6 +261,13 @@ impl ChainDriver for RbmSweeps<'_, '_> {
     }
     fn log_density(&self) -> Option<f64> {
         None
+    }
+    // A sweep draws the hidden units afresh from the visible ones first: they are no state.
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Ok(save_raw(&self.x, &self.rng))
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        restore_raw(&mut self.x, &mut self.rng, saved)
     }
 }
 

@@ -9,8 +9,9 @@ use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from,
+    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from, restore_raw, save_raw,
 };
+use crate::run::{CheckpointError, DriverState};
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
@@ -374,5 +375,31 @@ impl ChainDriver for GibbsDriver<'_> {
     }
     fn log_density(&self) -> Option<f64> {
         None
+    }
+    // A sweep ends where it began: the state and stream are everything, the model's cache
+    // (an ordinal quadratic's `A(x − μ)`) being established afresh at the restored state, as
+    // the chain's start evaluation does.
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        Ok(save_raw(&self.x, &self.rng))
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        use langevin_core::categorical::CategoricalTarget;
+        use langevin_core::ordinal::OrdinalTarget;
+        restore_raw(&mut self.x, &mut self.rng, saved)?;
+        let evaluated = match &mut self.target {
+            Conditional::Ordinal(m) => {
+                let mut grad = vec![0.0f32; self.x.len()];
+                OrdinalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                    .map_err(|e| e.to_string())
+            }
+            Conditional::Categorical(m) => {
+                let mut grad = vec![0.0f32; self.x.len() * self.states];
+                CategoricalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                    .map_err(|e| e.to_string())
+            }
+        };
+        evaluated
+            .map(|_| ())
+            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))
     }
 }

@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// The version of the file layout.
@@ -342,9 +343,10 @@ struct Slots {
 #[derive(Debug)]
 pub struct Checkpoint {
     path: PathBuf,
-    every: Duration,
     fingerprint: Fingerprint,
-    start: Instant,
+    /// The number of whole periods since the start, kept up to date by a clock thread so that
+    /// a chain asks whether a snapshot is due with one atomic load per step, no clock read.
+    epoch: Arc<AtomicU64>,
     slots: Mutex<Slots>,
     resumed: Mutex<BTreeMap<usize, Record>>,
 }
@@ -353,11 +355,13 @@ impl Checkpoint {
     /// A new checkpoint at `path`, written every `every` (at the earliest), for the command
     /// `fingerprint` describes.
     pub fn new(path: &Path, every: Duration, fingerprint: Fingerprint) -> Self {
+        let every = every.max(Duration::from_millis(1));
+        let epoch = Arc::new(AtomicU64::new(0));
+        start_clock(Arc::downgrade(&epoch), every);
         Self {
             path: path.to_path_buf(),
-            every: every.max(Duration::from_millis(1)),
             fingerprint: fingerprint.versioned(),
-            start: Instant::now(),
+            epoch,
             slots: Mutex::new(Slots::default()),
             resumed: Mutex::new(BTreeMap::new()),
         }
@@ -415,8 +419,9 @@ impl Checkpoint {
 
     /// The period now, if it is later than `last` (which it then becomes): the chain is due
     /// to save a snapshot.
+    #[inline]
     pub(crate) fn due(&self, last: &mut u64) -> Option<u64> {
-        let period = (self.start.elapsed().as_nanos() / self.every.as_nanos().max(1)) as u64;
+        let period = self.epoch.load(Ordering::Relaxed);
         (period > *last).then(|| {
             *last = period;
             period
@@ -453,6 +458,31 @@ impl Checkpoint {
         }
         Ok(())
     }
+}
+
+/// Starts the thread that counts the periods of `every` into `epoch`: it wakes at each
+/// period's end (at least every 50 ms, to notice the checkpoint is gone: it ends then). If no
+/// thread can be started, the count stays 0 and only the final records are saved.
+fn start_clock(epoch: Weak<AtomicU64>, every: Duration) {
+    let start = Instant::now();
+    let nanos = every.as_nanos().max(1);
+    let tick = move || {
+        loop {
+            let elapsed = start.elapsed().as_nanos();
+            let period = elapsed / nanos;
+            let next = (period + 1).saturating_mul(nanos);
+            let wait = u64::try_from(next - elapsed).unwrap_or(u64::MAX);
+            std::thread::sleep(Duration::from_nanos(wait).min(Duration::from_millis(50)));
+            let Some(epoch) = epoch.upgrade() else {
+                return;
+            };
+            let now = (start.elapsed().as_nanos() / nanos) as u64;
+            epoch.store(now, Ordering::Relaxed);
+        }
+    };
+    let _ = std::thread::Builder::new()
+        .name("checkpoint-clock".into())
+        .spawn(tick);
 }
 
 /// The mutex's content, also after a panic elsewhere (records are replaced whole).

@@ -688,6 +688,42 @@ pub(crate) trait ChainDriver {
     }
 }
 
+/// What a checkpoint saves of a chain stepped on a raw state with no tracked `U` and a kernel
+/// with nothing of its own to save (Gibbs sweeps: a sweep ends where it began): the state
+/// and the stream.
+pub(crate) fn save_raw<V: Saved>(x: &[V], rng: &Xoshiro256PlusPlus) -> DriverState {
+    DriverState {
+        state: x.iter().map(|&v| v.to_word()).collect(),
+        rng: rng.clone(),
+        kernel: serde_json::Value::Null,
+        log_density: None,
+    }
+}
+
+/// Puts back into `x` and `rng` what [`save_raw`] returned.
+///
+/// # Errors
+///
+/// A [`RunError::Checkpoint`] when the record does not fit (another length, values out of
+/// range, a kernel state or a tracked `U`).
+pub(crate) fn restore_raw<V: Saved>(
+    x: &mut [V],
+    rng: &mut Xoshiro256PlusPlus,
+    saved: &DriverState,
+) -> Result<(), RunError> {
+    let values: Option<Vec<V>> = saved.values();
+    match values {
+        Some(v) if v.len() == x.len() && saved.kernel.is_null() && saved.log_density.is_none() => {
+            x.copy_from_slice(&v);
+            *rng = saved.rng.clone();
+            Ok(())
+        }
+        _ => Err(RunError::Checkpoint(CheckpointError::Unsupported {
+            what: "a record that does not fit this chain".into(),
+        })),
+    }
+}
+
 /// A chain of any domain stepped by a kernel of the registry through its cached `U` and `∇U`.
 pub(crate) struct KernelDriver<'c, D: Domain, T: Eval<D>> {
     /// The chain.

@@ -64,6 +64,12 @@ where
     fn tuned(&self) -> Option<Value> {
         Some(replicas_json(&self.replicas))
     }
+    fn save(&self) -> Result<super::DriverState, super::CheckpointError> {
+        Err(super::CheckpointError::Unsupported {
+            what: "pt-dmala (replica exchange: its ladder, replicas and swaps are not saved)"
+                .into(),
+        })
+    }
 }
 
 /// The ladder, the swap rates of the kept phase and each replica's step, as JSON.
