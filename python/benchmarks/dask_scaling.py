@@ -2,13 +2,18 @@
 ``LocalCluster`` (one thread each), next to ``langevin.sample`` on one machine, and the
 overhead per task.
 
+With ``--checkpoint-every S``, also the same runs with ``checkpoint_dir`` (every task saving its
+chains every ``S`` seconds into a temporary folder).
+
 Usage: python dask_scaling.py MODEL.json [--chains 16] [--per-task 2] [--steps 20000] [--repeats 3]
+       [--checkpoint-every S]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import tempfile
 import time
 
 import numpy as np
@@ -36,6 +41,7 @@ def main() -> None:
     p.add_argument("--per-task", type=int, default=2)
     p.add_argument("--steps", type=int, default=20_000)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--checkpoint-every", type=float, default=None)
     a = p.parse_args()
     model = langevin.load_model(a.model)
     opts = dict(sampler="dmala", step=0.3, steps=a.steps, burn_in=0, seed=1, diagnostics="none")
@@ -59,6 +65,23 @@ def main() -> None:
                 f"dask, {workers} worker(s), {tasks} tasks of {a.per_task} chains: {t:.3f} s, "
                 f"{a.chains / t:.1f} chains/s (draws equal to langevin.sample's)"
             )
+            if a.checkpoint_every is not None:
+                with tempfile.TemporaryDirectory() as folder:
+                    saved = lambda: langevin.dask.sample(
+                        model,
+                        client=client,
+                        chains=a.chains,
+                        chains_per_task=a.per_task,
+                        checkpoint_dir=folder,
+                        checkpoint_every=a.checkpoint_every,
+                        **opts,
+                    )
+                    tc = timed(saved, a.repeats)
+                    assert np.array_equal(saved().draws, reference)
+                print(
+                    f"dask, {workers} worker(s), checkpoints every {a.checkpoint_every} s: "
+                    f"{tc:.3f} s ({tc / t:.2f}x without)"
+                )
             # Overhead per task: 64 one-chain tasks of one step each, on a warm cluster.
             tiny = dict(opts, steps=1)
             n = 64

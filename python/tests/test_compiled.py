@@ -113,3 +113,17 @@ def test_a_ctypes_callback_and_rejection():
     r = langevin.sample(t, steps=2000, chains=2, seed=4, step=0.6)
     assert not r.draws.all(axis=2).any()
     assert r.summary["invalid_proposals"] > 0
+
+
+def test_a_checkpoint_of_a_c_energy_resumes_and_knows_its_function(library, tmp_path):
+    t = langevin.CompiledTarget(D, library.quadratic, PARAMS)
+    opts = dict(steps=500, burn_in=50, chains=2, seed=4, diagnostics="none")
+    plain = langevin.sample(t, **opts)
+    ckpt = tmp_path / "c.ckpt"
+    saved = langevin.sample(t, checkpoint=ckpt, checkpoint_every=0.001, **opts)
+    assert np.array_equal(plain.draws, saved.draws)
+    assert np.array_equal(langevin.sample(t, resume=ckpt, **opts).draws, plain.draws)
+    # Another function of the same dimension: U at the saved states is not the saved one.
+    other = np.ascontiguousarray(PARAMS + 0.5)
+    with pytest.raises(RuntimeError, match="the target is not the one saved"):
+        langevin.sample(langevin.CompiledTarget(D, library.quadratic, other), resume=ckpt, **opts)

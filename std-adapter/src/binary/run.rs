@@ -5,7 +5,7 @@ use super::sampler::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan}
 use crate::kernels::{ForTarget, SweepReport};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, hamming, map_chains_from, restore_raw, save_raw, with_replicas,
+    RunError, drive, hamming, map_chains_from, restore_raw, restore_sums, save_raw, with_replicas,
 };
 use crate::run::{CheckpointError, DriverState, Progress};
 use crate::simd::HotLoop;
@@ -117,18 +117,17 @@ impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
         None
     }
     fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng))
+        Ok(save_raw(&self.x, &self.rng, self.target.running_sums()))
     }
-    // The model's caches (an RBM's hidden pre-activations, a quadratic's gradient) are
-    // established afresh at the restored state: sums of `f32` weights in `f64`, exact in any
-    // order for the models' sizes, so they equal the ones the flips had kept up to date.
+    // The model's running sums (an RBM's hidden pre-activations, a quadratic's gradient) are
+    // established at the restored state, then given the bits the flips had kept.
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
         restore_raw(&mut self.x, &mut self.rng, saved)?;
         let mut grad = vec![0.0f32; self.x.len()];
         self.target
             .log_density_and_grad(&self.x, &mut grad)
             .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
-        Ok(())
+        restore_sums(self.target.running_sums_mut(), saved)
     }
 }
 
@@ -199,7 +198,7 @@ impl ChainDriver for CheckerboardGibbs {
     }
     // The conditionals are tables of the model alone: the state and stream are everything.
     fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng))
+        Ok(save_raw(&self.x, &self.rng, &[]))
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
         restore_raw(&mut self.x, &mut self.rng, saved)
@@ -264,7 +263,7 @@ impl ChainDriver for RbmSweeps<'_, '_> {
     }
     // A sweep draws the hidden units afresh from the visible ones first: they are no state.
     fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng))
+        Ok(save_raw(&self.x, &self.rng, &[]))
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
         restore_raw(&mut self.x, &mut self.rng, saved)

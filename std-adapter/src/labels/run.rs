@@ -9,7 +9,8 @@ use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from, restore_raw, save_raw,
+    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from, restore_raw,
+    restore_sums, save_raw,
 };
 use crate::run::{CheckpointError, DriverState};
 use langevin_core::baselines::Gibbs;
@@ -376,30 +377,36 @@ impl ChainDriver for GibbsDriver<'_> {
     fn log_density(&self) -> Option<f64> {
         None
     }
-    // A sweep ends where it began: the state and stream are everything, the model's cache
-    // (an ordinal quadratic's `A(x − μ)`) being established afresh at the restored state, as
-    // the chain's start evaluation does.
+    // A sweep ends where it began: the state, the stream and the model's running sums (an
+    // ordinal quadratic's `A(x − μ)`) are everything; the sums are established at the restored
+    // state, then given the bits the sweeps had kept.
     fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng))
+        use langevin_core::categorical::CategoricalTarget;
+        use langevin_core::ordinal::OrdinalTarget;
+        let sums = match &self.target {
+            Conditional::Ordinal(m) => OrdinalTarget::running_sums(&**m),
+            Conditional::Categorical(m) => CategoricalTarget::running_sums(&**m),
+        };
+        Ok(save_raw(&self.x, &self.rng, sums))
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
         use langevin_core::categorical::CategoricalTarget;
         use langevin_core::ordinal::OrdinalTarget;
         restore_raw(&mut self.x, &mut self.rng, saved)?;
-        let evaluated = match &mut self.target {
+        let failed = |e: String| RunError::Model(format!("restoring a checkpoint: {e}"));
+        match &mut self.target {
             Conditional::Ordinal(m) => {
                 let mut grad = vec![0.0f32; self.x.len()];
                 OrdinalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| failed(e.to_string()))?;
+                restore_sums(OrdinalTarget::running_sums_mut(&mut **m), saved)
             }
             Conditional::Categorical(m) => {
                 let mut grad = vec![0.0f32; self.x.len() * self.states];
                 CategoricalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
-                    .map_err(|e| e.to_string())
+                    .map_err(|e| failed(e.to_string()))?;
+                restore_sums(CategoricalTarget::running_sums_mut(&mut **m), saved)
             }
-        };
-        evaluated
-            .map(|_| ())
-            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))
+        }
     }
 }

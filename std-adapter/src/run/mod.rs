@@ -689,18 +689,21 @@ pub(crate) trait ChainDriver {
 }
 
 /// What a checkpoint saves of a chain stepped on a raw state with no tracked `U` and a kernel
-/// with nothing of its own to save (Gibbs sweeps: a sweep ends where it began): the state
-/// and the stream.
-pub(crate) fn save_raw<V: Saved>(x: &[V], rng: &Xoshiro256PlusPlus) -> DriverState {
+/// with nothing of its own to save (Gibbs sweeps: a sweep ends where it began): the state,
+/// the stream, and the target's running sums (`sums`: see [`Eval::running_sums`]).
+pub(crate) fn save_raw<V: Saved>(x: &[V], rng: &Xoshiro256PlusPlus, sums: &[f64]) -> DriverState {
     DriverState {
         state: x.iter().map(|&v| v.to_word()).collect(),
         rng: rng.clone(),
         kernel: serde_json::Value::Null,
         log_density: None,
+        grad: Vec::new(),
+        sums: sums.iter().map(|s| s.to_bits()).collect(),
     }
 }
 
-/// Puts back into `x` and `rng` what [`save_raw`] returned.
+/// Puts back into `x` and `rng` what [`save_raw`] returned; the caller evaluates the target
+/// at `x` and then puts its running sums back with [`restore_sums`].
 ///
 /// # Errors
 ///
@@ -718,10 +721,32 @@ pub(crate) fn restore_raw<V: Saved>(
             *rng = saved.rng.clone();
             Ok(())
         }
-        _ => Err(RunError::Checkpoint(CheckpointError::Unsupported {
-            what: "a record that does not fit this chain".into(),
-        })),
+        _ => Err(misfit("state")),
     }
+}
+
+/// Puts the saved running sums back into a target's, `sums` (its
+/// [`Eval::running_sums_mut`]), once it has been evaluated at the restored state: a fresh
+/// evaluation need not give their last bits, and the next steps depend on them.
+///
+/// # Errors
+///
+/// A [`RunError::Checkpoint`] when the record holds another number of sums.
+pub(crate) fn restore_sums(sums: &mut [f64], saved: &DriverState) -> Result<(), RunError> {
+    if sums.len() != saved.sums.len() {
+        return Err(misfit("running sums"));
+    }
+    for (s, &w) in sums.iter_mut().zip(&saved.sums) {
+        *s = f64::from_bits(w);
+    }
+    Ok(())
+}
+
+/// The error for a checkpoint record whose `what` does not fit the chain.
+fn misfit(what: &str) -> RunError {
+    RunError::Checkpoint(CheckpointError::Unsupported {
+        what: format!("a record whose {what} does not fit this chain"),
+    })
 }
 
 /// A chain of any domain stepped by a kernel of the registry through its cached `U` and `∇U`.
@@ -840,12 +865,7 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
         })
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        let bad = |what: &str| {
-            RunError::Checkpoint(CheckpointError::Unsupported {
-                what: format!("a record whose {what} does not fit this chain"),
-            })
-        };
-        let x: Vec<D::Value> = saved.values().ok_or_else(|| bad("state"))?;
+        let x: Vec<D::Value> = saved.values().ok_or_else(|| misfit("state"))?;
         self.chain
             .reset(&x, &mut self.target)
             .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
@@ -861,19 +881,13 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
                  (the target is not the one saved)"
             )));
         }
-        let sums = self.target.running_sums_mut();
-        if sums.len() != saved.sums.len() {
-            return Err(bad("running sums"));
-        }
-        for (s, &w) in sums.iter_mut().zip(&saved.sums) {
-            *s = f64::from_bits(w);
-        }
+        restore_sums(self.target.running_sums_mut(), saved)?;
         let grad: Vec<f32> = saved.grad.iter().map(|&w| f32::from_bits(w)).collect();
         self.chain
             .restore_cached::<T::Error>(u, &grad)
             .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
         if !self.kernel.restore(&saved.kernel) {
-            return Err(bad("kernel state"));
+            return Err(misfit("kernel state"));
         }
         self.rng = saved.rng.clone();
         Ok(())

@@ -403,10 +403,13 @@ fn resumes_to_the_same_bytes(sampler: &str, model: &str, fixture: &str) -> u64 {
              --thin 10 --chains 2 --threads 2 --seed 11 --quiet",
             steps / 4
         );
+        // The reference saves only its final checkpoint (last states, streams, kernel
+        // states, running sums and `U` bits), which the resumed run's must equal.
         ok(
             &scratch.0,
             &words(&format!(
-                "{args} --out {name}-ref.npy --summary {name}-ref.json"
+                "{args} --out {name}-ref.npy --summary {name}-ref.json \
+                 --checkpoint {name}-ref.ckpt --checkpoint-every 100000"
             )),
         );
         let run = format!(
@@ -431,6 +434,10 @@ fn resumes_to_the_same_bytes(sampler: &str, model: &str, fixture: &str) -> u64 {
             &summary(&scratch.path(&format!("{name}-ref.json"))),
             &summary(&scratch.path(&format!("{name}.json"))),
             &name,
+        );
+        assert!(
+            bytes(&ckpt) == bytes(&format!("{name}-ref.ckpt")),
+            "{name}: the final checkpoints differ"
         );
         return steps;
     }
