@@ -1,7 +1,7 @@
 //! The sampler keywords of `langevin.sample`: the registry's parameter table under the command
 //! line's names (`--a-ceil` is `a_ceil`), with its defaults and checks.
 
-use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerParams};
+use langevin_std::samplers::{self, Param, Sampler, SamplerParams};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -27,7 +27,7 @@ pub fn sampler(
 ) -> PyResult<Sampler> {
     let entry = samplers::find(name).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let mut p = SamplerParams::default();
-    let mut proposal_given = false;
+    let mut given = Vec::new();
     for (key, value) in params.iter() {
         let key: String = key.extract()?;
         let Some(param) = Param::ALL.into_iter().find(|&q| keyword(q) == key) else {
@@ -51,7 +51,7 @@ pub fn sampler(
         if value.is_none() {
             continue;
         }
-        proposal_given |= matches!(param, Param::Step | Param::Balance);
+        given.push(param);
         // The value as the command line would spell it: a string as it is, a number as
         // Python writes it (the shortest text that reads back as the same float).
         let text: String = if value.is_instance_of::<PyString>() {
@@ -62,12 +62,8 @@ pub fn sampler(
         p.set(param, &text)
             .map_err(|e| PyValueError::new_err(format!("{key}: {e} (given {text:?})")))?;
     }
-    if adapt_by_default
-        && !proposal_given
-        && p.adapt.is_none()
-        && entry.params.contains(&Param::Adapt)
-    {
-        p.adapt = Some(Adapt::Acceptance);
+    if adapt_by_default {
+        p.adapt_by_default(entry.params, &given);
     }
     entry
         .with(p)

@@ -416,6 +416,10 @@ pub struct ParamInfo {
 }
 
 impl Param {
+    /// The parameters that fix a sampler's proposal: given either, a sampler that adapts its
+    /// step by default keeps the proposal as given ([`SamplerParams::adapt_by_default`]).
+    pub const PROPOSAL: [Param; 2] = [Param::Step, Param::Balance];
+
     /// The registry's description of the parameter.
     pub fn info(self) -> ParamInfo {
         let row = self.row();
@@ -534,6 +538,19 @@ impl Adapt {
 }
 
 impl SamplerParams {
+    /// The default of `langevin sample` and of the Python package: a sampler that reads
+    /// `adapt` (`reads`), given neither `adapt` nor a parameter of the proposal
+    /// ([`Param::PROPOSAL`]) among `given`, adapts its step toward the target acceptance
+    /// during burn-in.
+    pub fn adapt_by_default(&mut self, reads: &[Param], given: &[Param]) {
+        if self.adapt.is_none()
+            && reads.contains(&Param::Adapt)
+            && !given.iter().any(|p| Param::PROPOSAL.contains(p))
+        {
+            self.adapt = Some(Adapt::Acceptance);
+        }
+    }
+
     /// ACS's `(a_max, a_min)`, fixed instead of searched, when both are given.
     pub fn fixed_steps(&self) -> Option<(f64, f64)> {
         self.a_max.zip(self.a_min)
@@ -725,6 +742,23 @@ mod tests {
             }
         }
         assert_eq!(Param::AMax.requires(), Some(Param::AMin));
+    }
+
+    #[test]
+    fn the_step_is_adapted_by_default_unless_the_proposal_is_given() {
+        let reads = [Param::Step, Param::Balance, Param::Adapt];
+        let adapted = |given: &[Param]| {
+            let mut p = SamplerParams::DEFAULT;
+            p.adapt_by_default(&reads, given);
+            p.adapt
+        };
+        assert_eq!(adapted(&[]), Some(Adapt::Acceptance));
+        assert_eq!(adapted(&[Param::Window]), Some(Adapt::Acceptance));
+        assert_eq!(adapted(&[Param::Step]), None);
+        assert_eq!(adapted(&[Param::Window, Param::Balance]), None);
+        let mut p = SamplerParams::DEFAULT;
+        p.adapt_by_default(&[Param::Step], &[]);
+        assert_eq!(p.adapt, None, "a sampler that does not read adapt");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use langevin_std::binary::RunConfig;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
 use langevin_std::run::RunError;
-use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
+use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -103,13 +103,6 @@ impl<S: ParamSet> Args for ParamArgs<S> {
     }
 }
 
-/// Whether this process's command line gives `--step` or `--balance` (not their defaults):
-/// either one asks for a fixed proposal, so `sample` does not tune DMALA's step.
-pub fn step_given() -> bool {
-    let given = crate::args::given_options();
-    given.contains("step") || given.contains("balance")
-}
-
 /// `--step`'s help: the registry's, and what happens when it is not given.
 fn step_help() -> String {
     format!(
@@ -127,14 +120,18 @@ impl SamplerArgs {
     }
 
     /// [`SamplerArgs::sampler`], and with `adapt_by_default` DMALA (without `--adapt`) tunes
-    /// its step during burn-in (`--adapt acceptance`): the default of `sample` when neither
-    /// `--step` nor `--balance` is given ([`step_given`]).
+    /// its step during burn-in (`--adapt acceptance`) when this process's command line gives
+    /// neither `--step` nor `--balance` ([`SamplerParams::adapt_by_default`]).
     pub fn sampler_with(&self, adapt_by_default: bool) -> Result<Sampler, CliError> {
-        self.refuse_unused(&crate::args::given_options())?;
+        let given = crate::args::given_options();
+        self.refuse_unused(&given)?;
         let mut params = self.params.0;
-        if params.adapt.is_none() && adapt_by_default && self.sampler.params.contains(&Param::Adapt)
-        {
-            params.adapt = Some(Adapt::Acceptance);
+        if adapt_by_default {
+            let given: Vec<Param> = Param::ALL
+                .into_iter()
+                .filter(|p| given.contains(p.info().flag.trim_start_matches("--")))
+                .collect();
+            params.adapt_by_default(self.sampler.params, &given);
         }
         Ok(self.sampler.with(params)?)
     }
@@ -359,9 +356,7 @@ impl RunSpec {
             ));
         }
         // DMALA tunes its step by default; `--batch`'s lockstep path runs a fixed step.
-        let sampler = args
-            .sampler
-            .sampler_with(args.batch.is_none() && !step_given())?;
+        let sampler = args.sampler.sampler_with(args.batch.is_none())?;
         let outputs = Outputs {
             draws: args.out.clone(),
             summary: args.report.summary.clone(),
