@@ -11,6 +11,7 @@
 use crate::binary::{BinaryDiagnostics, Depth, Statistic, diagnose_draws};
 use crate::diagnostics::DiscreteValue;
 use crate::run::{ChainResult, DiscreteRun};
+use crate::samplers::Param;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::time::Duration;
@@ -71,8 +72,10 @@ pub fn ns_per_step(wall: Duration, steps: u64) -> f64 {
     }
 }
 
-/// Summary fields every block of one run has alike.
-pub const SHARED_FIELDS: [&str; 20] = [
+/// Summary fields every block of one run has alike, beside the sampler options the parameter
+/// table marks for the summary ([`Param::in_summary`]: Gibbs' scan, the balancing function,
+/// the Hamming ball's radius and block), which [`mismatch`] checks too.
+pub const SHARED_FIELDS: [&str; 16] = [
     "version",
     "model_hash",
     "sampler",
@@ -81,10 +84,6 @@ pub const SHARED_FIELDS: [&str; 20] = [
     "states",
     "step",
     "balance",
-    "scan",
-    "balancing",
-    "radius",
-    "block",
     "diagonal",
     "window",
     "dim",
@@ -134,9 +133,14 @@ pub fn mismatch(a: &Map<String, Value>, b: &Map<String, Value>) -> Option<Mismat
             other: y.cloned(),
         })
     };
+    let summary_options = Param::ALL
+        .into_iter()
+        .filter(|p| p.in_summary())
+        .map(Param::field);
     if let Some(m) = SHARED_FIELDS
-        .iter()
-        .find_map(|&k| differ(k.to_owned(), a.get(k), b.get(k)))
+        .into_iter()
+        .chain(summary_options)
+        .find_map(|k| differ(k.to_owned(), a.get(k), b.get(k)))
     {
         return Some(m);
     }
@@ -364,6 +368,15 @@ mod tests {
         assert_eq!(mismatch(a, b), None);
         assert_eq!(mismatch(a, c).map(|m| m.field), Some("--step".to_owned()));
         assert_eq!(mismatch(a, d).map(|m| m.field), Some("seed".to_owned()));
+        let ball = |radius: u64| json!({"seed": 1, "radius": radius, "block": 10});
+        let (e, f) = (ball(1), ball(2));
+        let (e, f) = (e.as_object().unwrap(), f.as_object().unwrap());
+        assert_eq!(mismatch(e, e), None);
+        assert_eq!(
+            mismatch(e, f).map(|m| m.field),
+            Some("radius".to_owned()),
+            "a sampler option the summary lists is a shared field"
+        );
     }
 
     #[test]

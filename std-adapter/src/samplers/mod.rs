@@ -24,7 +24,10 @@
 
 mod params;
 
-pub use params::{Adapt, Param, ParamInfo, Range, SamplerParams};
+pub use params::{
+    Adapt, Choice, Codec, Named, Number, OrAuto, Param, ParamInfo, Range, SamplerParams,
+    SummaryOptions, Unset, UnsetAtLeastOne, add_args, markdown_table,
+};
 
 use crate::ab2::Ab2Settings;
 use crate::binary::{ACS_BUDGET_FRACTION, RunShape, SamplerSpec};
@@ -182,8 +185,17 @@ impl SamplerEntry {
     ///
     /// # Errors
     ///
-    /// [`SamplerError::Param`] for a parameter out of its range.
+    /// [`SamplerError::Param`] for a parameter out of its range, [`SamplerError::Requires`]
+    /// for a parameter set without the one it needs.
     pub fn with(&'static self, params: SamplerParams) -> Result<Sampler, SamplerError> {
+        for &param in self.params {
+            if let Some(other) = param.requires()
+                && params.text(param).is_some()
+                && params.text(other).is_none()
+            {
+                return Err(SamplerError::Requires { param, other });
+            }
+        }
         let sampler = Sampler {
             entry: self,
             params,
@@ -331,11 +343,11 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         build: |p, d| match d {
             Domain::Binary => SamplerPlan::Binary(SamplerSpec::Acs {
                 a_ceil: p.a_ceil,
-                fixed_steps: p.fixed_steps,
+                fixed_steps: p.fixed_steps(),
             }),
             _ => SamplerPlan::Label(LabelSamplerSpec::Acs {
                 a_ceil: p.a_ceil,
-                fixed_steps: p.fixed_steps,
+                fixed_steps: p.fixed_steps(),
                 window: p.window,
             }),
         },
@@ -525,6 +537,13 @@ pub enum SamplerError {
     },
     /// A window on a model that is not ordinal.
     Window,
+    /// A parameter set without the one it needs beside it.
+    Requires {
+        /// The parameter set.
+        param: Param,
+        /// The one it needs.
+        other: Param,
+    },
     /// A parameter out of its range.
     Param {
         /// The sampler.
@@ -565,6 +584,12 @@ impl fmt::Display for SamplerError {
                 )
             }
             SamplerError::Window => f.write_str("--window applies to ordinal models only"),
+            SamplerError::Requires { param, other } => write!(
+                f,
+                "{} needs {} beside it: give both or neither",
+                param.info().flag,
+                other.info().flag
+            ),
             SamplerError::Param {
                 sampler,
                 error: ParamError::TuningBudget { steps },

@@ -1,53 +1,352 @@
-//! The parameters of the discrete samplers: their flags, defaults, ranges and help.
+//! The parameters of the discrete samplers, declared once in one typed table ([`Param`] and
+//! [`SamplerParams`] are generated from it): each with its field and type, default, flag,
+//! range and help. The command line's arguments ([`Param::arg`]), `--help`, the defaults, the
+//! README's parameter table ([`markdown_table`]), the Python package's keywords and the
+//! summary's option list ([`SamplerParams::options`]) all read it.
 
 use super::SAMPLERS;
 use crate::ab2::DiagonalRule;
 use langevin_core::baselines::{Balancing, Scan};
 use langevin_core::dlmc::Solver;
 use std::fmt;
+use std::str::FromStr;
 
-/// A sampler parameter, as the registry lists it per sampler.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Param {
-    /// The step size `a`.
-    Step,
-    /// The balance `b`.
-    Balance,
-    /// Gibbs' site order.
-    Scan,
-    /// The random walk's initial flip rate.
-    Rate,
-    /// Where ACS's search for the largest step starts.
-    ACeil,
-    /// ACS's largest step, fixed instead of searched.
-    AMax,
-    /// ACS's smallest step, fixed instead of searched.
-    AMin,
-    /// The ordinal window.
-    Window,
+/// A parameter's values, named: the choices of an enumerated parameter, in the order `--help`
+/// lists them.
+pub trait Choice: Copy + PartialEq + 'static {
+    /// The names, as the command line spells them.
+    const NAMES: &'static [&'static str];
+    /// The values, one per name.
+    const VALUES: &'static [Self];
+    /// What each value means, one line per name.
+    const HELP: &'static [&'static str];
+
+    /// The value named `name`.
+    ///
+    /// # Errors
+    ///
+    /// A message listing the names when none is `name`.
+    fn named(name: &str) -> Result<Self, String> {
+        Self::NAMES
+            .iter()
+            .zip(Self::VALUES)
+            .find(|(n, _)| **n == name)
+            .map(|(_, v)| *v)
+            .ok_or_else(|| format!("expected one of {}", Self::NAMES.join(", ")))
+    }
+
+    /// The name of `value` (`None` for a value no name stands for).
+    fn name_of(value: &Self) -> Option<&'static str> {
+        Self::NAMES
+            .iter()
+            .zip(Self::VALUES)
+            .find(|(_, v)| *v == value)
+            .map(|(n, _)| *n)
+    }
+}
+
+impl Choice for Scan {
+    const NAMES: &'static [&'static str] = &["systematic", "random"];
+    const VALUES: &'static [Self] = &[Scan::Systematic, Scan::Random];
+    const HELP: &'static [&'static str] = &[
+        "Sites 0, 1, …, d−1 in turn (on an Ising lattice: the checkerboard order, with tabulated conditionals)",
+        "d uniformly drawn sites per sweep",
+    ];
+}
+
+impl Choice for Balancing {
+    const NAMES: &'static [&'static str] = &["sqrt", "barker"];
+    const VALUES: &'static [Self] = &[Balancing::Sqrt, Balancing::Barker];
+    const HELP: &'static [&'static str] = &["φ(t) = √t", "Barker's φ(t) = t/(1+t)"];
+}
+
+impl Choice for DiagonalRule {
+    const NAMES: &'static [&'static str] = &["trace", "shift", "max", "dlp-trace"];
+    const VALUES: &'static [Self] = &[
+        DiagonalRule::Trace,
+        DiagonalRule::Shift { eps: 1e-3 },
+        DiagonalRule::Max,
+        DiagonalRule::DlpTrace { floor: 0.05 },
+    ];
+    const HELP: &'static [&'static str] = &[
+        "Smallest trace (the diagonal SDP)",
+        "A multiple of the identity: D = max(ε, −λ_min(W)) I",
+        "Smallest largest eigenvalue of W + D (accelerated projected gradient on a smoothing, started from the trace choice; at most 200 eigendecompositions)",
+        "First order instead: the discrete Langevin proposal (balance 1/2) with the per-coordinate step a / (2 D_ii) from the trace choice (D_ii floored at 5% of the mean), step tuned",
+    ];
+}
+
+impl Choice for Option<Adapt> {
+    const NAMES: &'static [&'static str] = &["acceptance"];
+    const VALUES: &'static [Self] = &[Some(Adapt::Acceptance)];
+    const HELP: &'static [&'static str] = &["The step, toward a target acceptance rate"];
+}
+
+impl Choice for Option<Solver> {
+    const NAMES: &'static [&'static str] = &["auto", "euler", "interpolate"];
+    const VALUES: &'static [Self] = &[None, Some(Solver::Euler), Some(Solver::Interpolate)];
+    const HELP: &'static [&'static str] = &[
+        "Interpolate on binary models, Euler on categorical ones",
+        "One Euler step of the forward equation",
+        "The exact two-state solution (binary models)",
+    ];
+}
+
+/// How a parameter of type `T` is read from text and written back: the type column of the
+/// table.
+pub trait Codec<T> {
+    /// The value `text` stands for.
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with `text`, in a few words.
+    fn parse(text: &str) -> Result<T, String>;
+    /// The value as text (`None`: unset).
+    fn text(value: &T) -> Option<String>;
+    /// The names and help of an enumerated parameter's values (empty for the others).
+    fn choices() -> Vec<(&'static str, &'static str)> {
+        Vec::new()
+    }
+}
+
+/// A number, always set.
+#[derive(Debug)]
+pub struct Number;
+/// A number, or unset (`None`) unless given.
+#[derive(Debug)]
+pub struct Unset;
+/// An integer `≥ 1`, or unset (`None`) unless given.
+#[derive(Debug)]
+pub struct UnsetAtLeastOne;
+/// A number, or `auto` (`None`: adapted by the sampler).
+#[derive(Debug)]
+pub struct OrAuto;
+/// One of the names of a [`Choice`].
+#[derive(Debug)]
+pub struct Named;
+
+fn number<T: FromStr>(text: &str) -> Result<T, String>
+where
+    T::Err: fmt::Display,
+{
+    text.parse().map_err(|e: T::Err| e.to_string())
+}
+
+impl<T: FromStr + fmt::Display> Codec<T> for Number
+where
+    T::Err: fmt::Display,
+{
+    fn parse(text: &str) -> Result<T, String> {
+        number(text)
+    }
+    fn text(value: &T) -> Option<String> {
+        Some(value.to_string())
+    }
+}
+
+impl<T: FromStr + fmt::Display> Codec<Option<T>> for Unset
+where
+    T::Err: fmt::Display,
+{
+    fn parse(text: &str) -> Result<Option<T>, String> {
+        number(text).map(Some)
+    }
+    fn text(value: &Option<T>) -> Option<String> {
+        value.as_ref().map(T::to_string)
+    }
+}
+
+impl Codec<Option<u16>> for UnsetAtLeastOne {
+    fn parse(text: &str) -> Result<Option<u16>, String> {
+        match number(text)? {
+            0 => Err("must be at least 1".into()),
+            v => Ok(Some(v)),
+        }
+    }
+    fn text(value: &Option<u16>) -> Option<String> {
+        value.as_ref().map(u16::to_string)
+    }
+}
+
+impl<T: FromStr + fmt::Display> Codec<Option<T>> for OrAuto
+where
+    T::Err: fmt::Display,
+{
+    fn parse(text: &str) -> Result<Option<T>, String> {
+        if text == "auto" {
+            return Ok(None);
+        }
+        number(text)
+            .map(Some)
+            .map_err(|e| format!("expected a number or `auto`: {e}"))
+    }
+    fn text(value: &Option<T>) -> Option<String> {
+        Some(value.as_ref().map_or_else(|| "auto".into(), T::to_string))
+    }
+}
+
+impl<T: Choice> Codec<T> for Named {
+    fn parse(text: &str) -> Result<T, String> {
+        T::named(text)
+    }
+    fn text(value: &T) -> Option<String> {
+        T::name_of(value).map(str::to_string)
+    }
+    fn choices() -> Vec<(&'static str, &'static str)> {
+        T::NAMES
+            .iter()
+            .copied()
+            .zip(T::HELP.iter().copied())
+            .collect()
+    }
+}
+
+/// What the table says about one parameter, beside its field.
+struct Row {
+    flag: &'static str,
+    field: &'static str,
+    range: Range,
+    help: &'static str,
+    requires: Option<Param>,
+    summary: bool,
+    choices: fn() -> Vec<(&'static str, &'static str)>,
+}
+
+/// The table: one row per parameter, in the order `--help` lists them. A row is the
+/// parameter's doc line, `Variant field: Type = default, Codec, "--flag", range, "help"`,
+/// then `requires Other` where the flag needs another one, and `summary true` where the
+/// summary lists the value (when the sampler reads it).
+macro_rules! params {
+    ($(
+        #[doc = $doc:literal]
+        $variant:ident $field:ident : $ty:ty = $default:expr, $codec:ident, $flag:literal,
+        $range:expr, $help:literal $(, requires $req:ident)? $(, summary $summary:literal)? ;
+    )*) => {
+        /// A sampler parameter, as the registry lists it per sampler.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Param {
+            $(#[doc = $doc] $variant,)*
+        }
+
+        impl Param {
+            /// Every parameter, in the order `--help` lists them.
+            pub const ALL: [Param; [$(stringify!($variant)),*].len()] = [$(Param::$variant),*];
+
+            fn row(self) -> Row {
+                match self {
+                    $(Param::$variant => Row {
+                        flag: $flag,
+                        field: stringify!($field),
+                        range: $range,
+                        help: $help,
+                        requires: None $(.or(Some(Param::$req)))?,
+                        summary: false $(|| $summary)?,
+                        choices: <$codec as Codec<$ty>>::choices,
+                    },)*
+                }
+            }
+        }
+
+        /// The parameters of every sampler; each reads its own ([`SamplerEntry::params`]) and
+        /// ignores the rest.
+        ///
+        /// [`SamplerEntry::params`]: super::SamplerEntry::params
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[non_exhaustive]
+        pub struct SamplerParams {
+            $(#[doc = $doc] pub $field: $ty,)*
+        }
+
+        impl SamplerParams {
+            /// The defaults the table states.
+            pub const DEFAULT: Self = Self { $($field: $default,)* };
+
+            /// Sets `param` to the value `text` stands for (as the command line spells it).
+            ///
+            /// # Errors
+            ///
+            /// What is wrong with `text`; the parameter is left as it was.
+            pub fn set(&mut self, param: Param, text: &str) -> Result<(), String> {
+                match param {
+                    $(Param::$variant => self.$field = <$codec as Codec<$ty>>::parse(text)?,)*
+                }
+                Ok(())
+            }
+
+            /// The value of `param` as the command line spells it (`None`: unset).
+            pub fn text(&self, param: Param) -> Option<String> {
+                match param {
+                    $(Param::$variant => <$codec as Codec<$ty>>::text(&self.$field),)*
+                }
+            }
+        }
+    };
+}
+
+params! {
     /// AB-2's choice of the diagonal `D`.
-    Diagonal,
+    Diagonal diagonal: DiagonalRule = DiagonalRule::Trace, Named, "--diagonal",
+        Range::OneOf(<DiagonalRule as Choice>::NAMES),
+        "How the diagonal D that makes W + D positive semidefinite is chosen";
     /// AB-2's steps per tuning phase.
-    Ab2Tune,
-    /// What DMALA adapts during burn-in.
-    Adapt,
+    Ab2Tune ab2_tune: u64 = 10_000, Number, "--ab2-tune", Range::Count,
+        "Steps of each of the two tuning phases, taken before --burn-in";
+    /// The step size `a`.
+    Step step: f64 = 0.2, Number, "--step", Range::Positive,
+        "Step size `a` in x-units (tuned samplers: where tuning starts)";
+    /// The balance `b`.
+    Balance balance: f64 = 0.5, Number, "--balance", Range::UnitInterval,
+        "Balance `b`; 0.5 is the discrete Langevin proposal (tuned samplers: where tuning starts)";
+    /// Gibbs' site order.
+    Scan scan: Scan = Scan::Systematic, Named, "--scan", Range::OneOf(<Scan as Choice>::NAMES),
+        "Site order of Gibbs", summary true;
+    /// The random walk's initial flip rate (`None`: `1/d`).
+    Rate rate: Option<f64> = None, Unset, "--rate", Range::OpenUnit,
+        "Initial flip rate (unset: 1/d)";
+    /// Where ACS's search for the largest step starts.
+    ACeil a_ceil: f64 = 5.0, Number, "--a-ceil", Range::Positive,
+        "Where the search for the largest step starts";
+    /// ACS's largest step, fixed instead of searched (with `a_min`).
+    AMax a_max: Option<f64> = None, Unset, "--a-max", Range::Positive,
+        "Largest step, fixed instead of searched (with --a-min)", requires AMin;
+    /// ACS's smallest step, fixed instead of searched (with `a_max`).
+    AMin a_min: Option<f64> = None, Unset, "--a-min", Range::Positive,
+        "Smallest step, fixed instead of searched (with --a-max)", requires AMax;
+    /// The ordinal window.
+    Window window: Option<u16> = None, UnsetAtLeastOne, "--window", Range::AtLeastOne,
+        "Ordinal models: proposals move each coordinate by at most W";
+    /// What DMALA adapts during burn-in (`None`: nothing, a fixed step).
+    Adapt adapt: Option<Adapt> = None, Named, "--adapt",
+        Range::OneOf(<Option<Adapt> as Choice>::NAMES),
+        "acceptance: the step, as an expected number of changes (from 3), tuned during burn-in toward --target-acceptance, then fixed";
     /// The acceptance rate an adapted step is tuned toward.
-    TargetAcceptance,
+    TargetAcceptance target_acceptance: f64 = 0.574, Number, "--target-acceptance",
+        Range::OpenUnit, "The acceptance rate --adapt acceptance tunes toward";
     /// Replica exchange: the number of replicas.
-    Replicas,
-    /// The balancing function of the locally balanced proposal.
-    Balancing,
+    Replicas replicas: usize = 4, Number, "--replicas", Range::AtLeastOne,
+        "Replicas of replica exchange, the cold one first";
+    /// The locally balanced proposal's balancing function.
+    Balancing balancing: Balancing = Balancing::Sqrt, Named, "--balancing",
+        Range::OneOf(<Balancing as Choice>::NAMES),
+        "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)", summary true;
     /// The Hamming ball's radius.
-    Radius,
+    Radius radius: usize = 1, Number, "--radius", Range::AtLeastOne,
+        "Hamming-ball radius r (at most 3 and at most the block length)", summary true;
     /// The Hamming ball's block length.
-    Block,
-    /// The path auxiliary sampler's path length.
-    PathLength,
-    /// DLMC's time `τ`.
-    Time,
-    /// DLMC's solver.
-    Solver,
+    Block block: usize = 10, Number, "--block", Range::AtLeastOne,
+        "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step", summary true;
+    /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
+    PathLength path_length: Option<usize> = None, OrAuto, "--path-length",
+        Range::AtLeastOneOrAuto,
+        "Moves per path proposal; auto: from 1, adapted toward acceptance 0.574 during burn-in, then fixed";
+    /// DLMC's time `τ` (`None`: adapted during burn-in).
+    Time time: Option<f64> = None, OrAuto, "--time", Range::PositiveOrAuto,
+        "Time τ of DLMC's continuous-time chains; auto: from e/Σλ, log τ adapted toward acceptance 0.574 during burn-in, then fixed";
+    /// DLMC's solver (`None`: the domain's default).
+    Solver solver: Option<Solver> = None, Named, "--solver",
+        Range::OneOf(<Option<Solver> as Choice>::NAMES),
+        "DLMC's solver; auto: interpolate (the exact two-state solution) on binary models, euler on categorical ones";
 }
 
 /// The values a parameter may take.
@@ -104,12 +403,12 @@ impl fmt::Display for Range {
 }
 
 /// What the registry says about one parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamInfo {
     /// The command-line flag, `--step`.
     pub flag: &'static str,
     /// The default as the command line shows it (`None`: unset unless given).
-    pub default: Option<&'static str>,
+    pub default: Option<String>,
     /// The values it may take.
     pub range: Range,
     /// What it means, in a few words.
@@ -117,153 +416,45 @@ pub struct ParamInfo {
 }
 
 impl Param {
-    /// Every parameter, in the order `--help` lists them.
-    pub const ALL: [Param; 19] = [
-        Param::Diagonal,
-        Param::Ab2Tune,
-        Param::Step,
-        Param::Balance,
-        Param::Scan,
-        Param::Rate,
-        Param::ACeil,
-        Param::AMax,
-        Param::AMin,
-        Param::Window,
-        Param::Adapt,
-        Param::TargetAcceptance,
-        Param::Replicas,
-        Param::Balancing,
-        Param::Radius,
-        Param::Block,
-        Param::PathLength,
-        Param::Time,
-        Param::Solver,
-    ];
+    /// The parameters that fix a sampler's proposal: given either, a sampler that adapts its
+    /// step by default keeps the proposal as given ([`SamplerParams::adapt_by_default`]).
+    pub const PROPOSAL: [Param; 2] = [Param::Step, Param::Balance];
 
     /// The registry's description of the parameter.
     pub fn info(self) -> ParamInfo {
-        let (flag, default, range, help) = match self {
-            Param::Step => (
-                "--step",
-                Some("0.2"),
-                Range::Positive,
-                "Step size `a` in x-units (tuned samplers: where tuning starts)",
-            ),
-            Param::Balance => (
-                "--balance",
-                Some("0.5"),
-                Range::UnitInterval,
-                "Balance `b`; 0.5 is the discrete Langevin proposal (tuned samplers: where tuning starts)",
-            ),
-            Param::Scan => (
-                "--scan",
-                Some("systematic"),
-                Range::OneOf(&["systematic", "random"]),
-                "Site order of Gibbs",
-            ),
-            Param::Rate => (
-                "--rate",
-                None,
-                Range::OpenUnit,
-                "Initial flip rate (unset: 1/d)",
-            ),
-            Param::ACeil => (
-                "--a-ceil",
-                Some("5"),
-                Range::Positive,
-                "Where the search for the largest step starts",
-            ),
-            Param::AMax => (
-                "--a-max",
-                None,
-                Range::Positive,
-                "Largest step, fixed instead of searched (with --a-min)",
-            ),
-            Param::AMin => (
-                "--a-min",
-                None,
-                Range::Positive,
-                "Smallest step, fixed instead of searched (with --a-max)",
-            ),
-            Param::Window => (
-                "--window",
-                None,
-                Range::AtLeastOne,
-                "Ordinal models: proposals move each coordinate by at most W",
-            ),
-            Param::Diagonal => (
-                "--diagonal",
-                Some("trace"),
-                Range::OneOf(&["trace", "shift", "max", "dlp-trace"]),
-                "How the diagonal D that makes W + D positive semidefinite is chosen",
-            ),
-            Param::Ab2Tune => (
-                "--ab2-tune",
-                Some("10000"),
-                Range::Count,
-                "Steps of each of the two tuning phases, taken before --burn-in",
-            ),
-            Param::Adapt => (
-                "--adapt",
-                None,
-                Range::OneOf(&["acceptance"]),
-                "acceptance: the step, as an expected number of changes (from 3), tuned during burn-in toward --target-acceptance, then fixed",
-            ),
-            Param::TargetAcceptance => (
-                "--target-acceptance",
-                Some("0.574"),
-                Range::OpenUnit,
-                "The acceptance rate --adapt acceptance tunes toward",
-            ),
-            Param::Replicas => (
-                "--replicas",
-                Some("4"),
-                Range::AtLeastOne,
-                "Replicas of replica exchange, the cold one first",
-            ),
-            Param::Balancing => (
-                "--balancing",
-                Some("sqrt"),
-                Range::OneOf(&["sqrt", "barker"]),
-                "Balancing function φ(t) of the locally balanced proposal: √t or t/(1+t)",
-            ),
-            Param::Radius => (
-                "--radius",
-                Some("1"),
-                Range::AtLeastOne,
-                "Hamming-ball radius r (at most 3 and at most the block length)",
-            ),
-            Param::Block => (
-                "--block",
-                Some("10"),
-                Range::AtLeastOne,
-                "Hamming-ball block length k (at most 32); blocks are updated in turn, one per step",
-            ),
-            Param::PathLength => (
-                "--path-length",
-                Some("auto"),
-                Range::AtLeastOneOrAuto,
-                "Moves per path proposal; auto: from 1, adapted toward acceptance 0.574 during burn-in, then fixed",
-            ),
-            Param::Time => (
-                "--time",
-                Some("auto"),
-                Range::PositiveOrAuto,
-                "Time τ of DLMC's continuous-time chains; auto: from e/Σλ, log τ adapted toward acceptance 0.574 during burn-in, then fixed",
-            ),
-            Param::Solver => (
-                "--solver",
-                Some("auto"),
-                Range::OneOf(&["auto", "euler", "interpolate"]),
-                "DLMC's solver; auto: interpolate (the exact two-state solution) on binary models, euler on categorical ones",
-            ),
-        };
+        let row = self.row();
         ParamInfo {
-            flag,
-            default,
-            range,
-            help,
+            flag: row.flag,
+            default: SamplerParams::DEFAULT.text(self),
+            range: row.range,
+            help: row.help,
         }
+    }
+
+    /// The name of its field in [`SamplerParams`] (and of its argument's id and its keyword):
+    /// the flag without `--`, dashes as underscores.
+    pub fn field(self) -> &'static str {
+        self.row().field
+    }
+
+    /// The parameter whose field is `field`.
+    pub fn from_field(field: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.field() == field)
+    }
+
+    /// Whether a run's summary lists the value (for a sampler that reads it).
+    pub fn in_summary(self) -> bool {
+        self.row().summary
+    }
+
+    /// The parameter the flag needs beside it (`--a-max` needs `--a-min`).
+    pub fn requires(self) -> Option<Param> {
+        self.row().requires
+    }
+
+    /// The names and help of the values of an enumerated parameter (empty for the others).
+    pub fn choices(self) -> Vec<(&'static str, &'static str)> {
+        (self.row().choices)()
     }
 
     /// The samplers that read the parameter, in registry order.
@@ -285,51 +476,48 @@ impl Param {
             users.join(", ")
         )
     }
+
+    /// The command-line argument: its flag, help, default and the values it accepts (checked
+    /// by [`SamplerParams::set`] as it is parsed). Its id is [`field`](Self::field).
+    pub fn arg(self) -> clap::Arg {
+        use clap::builder::{PossibleValue, PossibleValuesParser};
+        let info = self.info();
+        let mut arg = clap::Arg::new(self.field())
+            .long(info.flag.trim_start_matches("--"))
+            .value_name(self.field().to_uppercase())
+            .help(self.help())
+            .allow_negative_numbers(true);
+        let choices = self.choices();
+        arg = if choices.is_empty() {
+            arg.value_parser(move |text: &str| {
+                let mut p = SamplerParams::DEFAULT;
+                p.set(self, text).map(|()| text.to_string())
+            })
+        } else {
+            arg.value_parser(PossibleValuesParser::new(
+                choices
+                    .into_iter()
+                    .map(|(name, help)| PossibleValue::new(name).help(help)),
+            ))
+        };
+        if let Some(default) = info.default {
+            arg = arg.default_value(default);
+        }
+        if let Some(other) = self.requires() {
+            arg = arg.requires(other.field());
+        }
+        arg
+    }
 }
 
-/// The parameters of every sampler; each reads its own ([`SamplerEntry::params`]) and ignores
-/// the rest.
-///
-/// [`SamplerEntry::params`]: super::SamplerEntry::params
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct SamplerParams {
-    /// Step `a`.
-    pub step: f64,
-    /// Balance `b`.
-    pub balance: f64,
-    /// Gibbs' site order.
-    pub scan: Scan,
-    /// The random walk's initial flip rate (`None`: `1/d`).
-    pub rate: Option<f64>,
-    /// Where ACS's search for the largest step starts.
-    pub a_ceil: f64,
-    /// ACS's `(a_max, a_min)`, fixed instead of searched.
-    pub fixed_steps: Option<(f64, f64)>,
-    /// The ordinal window.
-    pub window: Option<u16>,
-    /// AB-2's rule for `D`.
-    pub diagonal: DiagonalRule,
-    /// AB-2's steps per tuning phase.
-    pub ab2_tune: u64,
-    /// What DMALA adapts during burn-in (`None`: nothing, a fixed step).
-    pub adapt: Option<Adapt>,
-    /// The acceptance rate an adapted step is tuned toward.
-    pub target_acceptance: f64,
-    /// Replica exchange: the number of replicas.
-    pub replicas: usize,
-    /// The locally balanced proposal's balancing function.
-    pub balancing: Balancing,
-    /// The Hamming ball's radius.
-    pub radius: usize,
-    /// The Hamming ball's block length.
-    pub block: usize,
-    /// The path auxiliary sampler's path length (`None`: adapted during burn-in).
-    pub path_length: Option<usize>,
-    /// DLMC's time (`None`: adapted during burn-in).
-    pub time: Option<f64>,
-    /// DLMC's solver (`None`: the domain's default).
-    pub solver: Option<Solver>,
+/// `command` with the arguments of `params` ([`Param::arg`]), in the table's order.
+pub fn add_args(command: clap::Command, params: &[Param]) -> clap::Command {
+    command.args(
+        Param::ALL
+            .into_iter()
+            .filter(|p| params.contains(p))
+            .map(Param::arg),
+    )
 }
 
 /// What a sampler adapts during burn-in.
@@ -350,27 +538,88 @@ impl Adapt {
 }
 
 impl SamplerParams {
-    /// The defaults [`Param::info`] states.
-    pub const DEFAULT: Self = Self {
-        step: 0.2,
-        balance: 0.5,
-        scan: Scan::Systematic,
-        rate: None,
-        a_ceil: 5.0,
-        fixed_steps: None,
-        window: None,
-        diagonal: DiagonalRule::Trace,
-        ab2_tune: 10_000,
-        adapt: None,
-        target_acceptance: 0.574,
-        replicas: 4,
-        balancing: Balancing::Sqrt,
-        radius: 1,
-        block: 10,
-        path_length: None,
-        time: None,
-        solver: None,
-    };
+    /// The default of `langevin sample` and of the Python package: a sampler that reads
+    /// `adapt` (`reads`), given neither `adapt` nor a parameter of the proposal
+    /// ([`Param::PROPOSAL`]) among `given`, adapts its step toward the target acceptance
+    /// during burn-in.
+    pub fn adapt_by_default(&mut self, reads: &[Param], given: &[Param]) {
+        if self.adapt.is_none()
+            && reads.contains(&Param::Adapt)
+            && !given.iter().any(|p| Param::PROPOSAL.contains(p))
+        {
+            self.adapt = Some(Adapt::Acceptance);
+        }
+    }
+
+    /// ACS's `(a_max, a_min)`, fixed instead of searched, when both are given.
+    pub fn fixed_steps(&self) -> Option<(f64, f64)> {
+        self.a_max.zip(self.a_min)
+    }
+
+    /// The parameters of `params` that `matches` holds (given, or by their default), the
+    /// others at their defaults (arguments made by [`add_args`]).
+    ///
+    /// # Errors
+    ///
+    /// What is wrong with a value (the parser of the arguments has checked them already).
+    pub fn from_matches(matches: &clap::ArgMatches, params: &[Param]) -> Result<Self, String> {
+        let mut p = Self::DEFAULT;
+        for &param in params {
+            if let Some(text) = matches.get_one::<String>(param.field()) {
+                p.set(param, text)
+                    .map_err(|e| format!("{}: {e}", param.info().flag))?;
+            }
+        }
+        Ok(p)
+    }
+
+    /// The options a summary lists: those of `reads` marked for it in the table, in the
+    /// table's order, each as its field name and value (a number where the value is one).
+    pub fn options(&self, reads: &[Param]) -> SummaryOptions {
+        SummaryOptions(
+            Param::ALL
+                .into_iter()
+                .filter(|p| p.in_summary() && reads.contains(p))
+                .filter_map(|p| {
+                    let text = self.text(p)?;
+                    let value = serde_json::from_str::<serde_json::Value>(&text)
+                        .ok()
+                        .filter(serde_json::Value::is_number)
+                        .unwrap_or(serde_json::Value::String(text));
+                    Some((p.field(), value))
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The sampler options a summary lists ([`SamplerParams::options`]): field names and values in
+/// the table's order, written as a JSON object in that order (a `serde_json::Map` would sort
+/// them).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SummaryOptions(pub Vec<(&'static str, serde_json::Value)>);
+
+impl SummaryOptions {
+    /// The value of the option named `field`.
+    pub fn get(&self, field: &str) -> Option<&serde_json::Value> {
+        self.0.iter().find(|(k, _)| *k == field).map(|(_, v)| v)
+    }
+
+    /// The field names, in order.
+    pub fn keys(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.0.iter().map(|(k, _)| *k)
+    }
+}
+
+impl serde::Serialize for SummaryOptions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 impl Default for SamplerParams {
@@ -380,26 +629,46 @@ impl Default for SamplerParams {
     }
 }
 
+/// The README's parameter table, generated from the table: one row per parameter with its
+/// flag, default, range, the samplers that read it and its help.
+pub fn markdown_table() -> String {
+    let mut out = String::from(
+        "| parameter | default | range | used by | description |\n|---|---|---|---|---|\n",
+    );
+    for p in Param::ALL {
+        let info = p.info();
+        let users: Vec<String> = p.samplers().map(|s| format!("`{s}`")).collect();
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            info.flag,
+            info.default
+                .map_or_else(|| "unset".into(), |d| format!("`{d}`")),
+            info.range.to_string().replace('|', "\\|"),
+            users.join(", "),
+            info.help.replace('|', "\\|"),
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_stated_defaults_are_the_defaults() {
-        let p = SamplerParams::default();
-        let text = |param: Param| param.info().default.map(str::to_string);
-        assert_eq!(text(Param::Step), Some(p.step.to_string()));
-        assert_eq!(text(Param::Balance), Some(p.balance.to_string()));
-        assert_eq!(text(Param::ACeil), Some(p.a_ceil.to_string()));
-        assert_eq!(text(Param::Ab2Tune), Some(p.ab2_tune.to_string()));
-        assert_eq!(text(Param::Replicas), Some(p.replicas.to_string()));
-        assert_eq!(text(Param::Diagonal).as_deref(), Some(p.diagonal.name()));
-        assert_eq!(text(Param::Scan).as_deref(), Some("systematic"));
-        assert_eq!(
-            text(Param::TargetAcceptance),
-            Some(p.target_acceptance.to_string())
-        );
-        assert_eq!(p.scan, Scan::Systematic);
+    fn the_stated_defaults_read_back_as_the_defaults() {
+        for param in Param::ALL {
+            let mut p = SamplerParams::DEFAULT;
+            if let Some(text) = param.info().default {
+                p.set(param, &text).unwrap();
+                assert_eq!(p, SamplerParams::DEFAULT, "{param:?} = {text}");
+            }
+        }
+        assert_eq!(Param::Step.info().default.as_deref(), Some("0.2"));
+        assert_eq!(Param::ACeil.info().default.as_deref(), Some("5"));
+        assert_eq!(Param::Scan.info().default.as_deref(), Some("systematic"));
+        assert_eq!(Param::PathLength.info().default.as_deref(), Some("auto"));
+        assert_eq!(Param::Solver.info().default.as_deref(), Some("auto"));
         for param in [
             Param::Rate,
             Param::AMax,
@@ -409,18 +678,103 @@ mod tests {
         ] {
             assert_eq!(param.info().default, None, "{param:?}");
         }
-        assert_eq!(text(Param::Balancing).as_deref(), Some(p.balancing.name()));
-        assert_eq!(text(Param::Radius), Some(p.radius.to_string()));
-        assert_eq!(text(Param::Block), Some(p.block.to_string()));
-        for param in [Param::Rate, Param::AMax, Param::AMin, Param::Window] {
-            assert_eq!(param.info().default, None, "{param:?}");
+    }
+
+    #[test]
+    fn set_reads_every_parameter_into_its_own_field() {
+        let given = [
+            (Param::Diagonal, "max"),
+            (Param::Ab2Tune, "7"),
+            (Param::Step, "0.3"),
+            (Param::Balance, "0.75"),
+            (Param::Scan, "random"),
+            (Param::Rate, "0.1"),
+            (Param::ACeil, "2"),
+            (Param::AMax, "3"),
+            (Param::AMin, "0.5"),
+            (Param::Window, "2"),
+            (Param::Adapt, "acceptance"),
+            (Param::TargetAcceptance, "0.4"),
+            (Param::Replicas, "3"),
+            (Param::Balancing, "barker"),
+            (Param::Radius, "2"),
+            (Param::Block, "5"),
+            (Param::PathLength, "4"),
+            (Param::Time, "0.5"),
+            (Param::Solver, "euler"),
+        ];
+        assert_eq!(given.len(), Param::ALL.len());
+        let mut p = SamplerParams::DEFAULT;
+        for (param, text) in given {
+            p.set(param, text).unwrap();
+            assert_eq!(p.text(param).as_deref(), Some(text), "{param:?}");
         }
-        assert!(p.rate.is_none() && p.fixed_steps.is_none() && p.window.is_none());
-        assert_eq!(text(Param::PathLength).as_deref(), Some("auto"));
-        assert!(p.path_length.is_none());
-        assert_eq!(text(Param::Time).as_deref(), Some("auto"));
-        assert_eq!(text(Param::Solver).as_deref(), Some("auto"));
-        assert!(p.time.is_none() && p.solver.is_none());
+        assert_eq!(p.diagonal, DiagonalRule::Max);
+        assert_eq!((p.step, p.balance, p.scan), (0.3, 0.75, Scan::Random));
+        assert_eq!(p.fixed_steps(), Some((3.0, 0.5)));
+        assert_eq!((p.window, p.adapt), (Some(2), Some(Adapt::Acceptance)));
+        assert_eq!((p.radius, p.block, p.path_length), (2, 5, Some(4)));
+        assert_eq!((p.time, p.solver), (Some(0.5), Some(Solver::Euler)));
+        assert!(p.set(Param::Window, "0").is_err());
+        assert!(p.set(Param::Scan, "sideways").is_err());
+        assert!(p.set(Param::Step, "x").is_err());
+        assert_eq!(
+            p.step, 0.3,
+            "a refused value leaves the parameter as it was"
+        );
+    }
+
+    #[test]
+    fn each_field_is_its_flag_and_each_choice_has_its_help() {
+        for param in Param::ALL {
+            let flag = param.info().flag;
+            assert_eq!(
+                flag.trim_start_matches("--").replace('-', "_"),
+                param.field()
+            );
+            assert_eq!(Param::from_field(param.field()), Some(param));
+            if let Range::OneOf(names) = param.info().range {
+                let choices = param.choices();
+                assert_eq!(choices.len(), names.len(), "{param:?}");
+                assert!(choices.iter().zip(names).all(|((n, _), m)| n == m));
+            } else {
+                assert!(param.choices().is_empty(), "{param:?}");
+            }
+        }
+        assert_eq!(Param::AMax.requires(), Some(Param::AMin));
+    }
+
+    #[test]
+    fn the_step_is_adapted_by_default_unless_the_proposal_is_given() {
+        let reads = [Param::Step, Param::Balance, Param::Adapt];
+        let adapted = |given: &[Param]| {
+            let mut p = SamplerParams::DEFAULT;
+            p.adapt_by_default(&reads, given);
+            p.adapt
+        };
+        assert_eq!(adapted(&[]), Some(Adapt::Acceptance));
+        assert_eq!(adapted(&[Param::Window]), Some(Adapt::Acceptance));
+        assert_eq!(adapted(&[Param::Step]), None);
+        assert_eq!(adapted(&[Param::Window, Param::Balance]), None);
+        let mut p = SamplerParams::DEFAULT;
+        p.adapt_by_default(&[Param::Step], &[]);
+        assert_eq!(p.adapt, None, "a sampler that does not read adapt");
+    }
+
+    #[test]
+    fn the_summary_lists_its_options_with_numbers_as_numbers() {
+        let p = SamplerParams::DEFAULT;
+        let all = p.options(&Param::ALL);
+        let keys: Vec<&str> = all.keys().collect();
+        assert_eq!(keys, ["scan", "balancing", "radius", "block"]);
+        assert_eq!(all.get("radius"), Some(&serde_json::json!(1)));
+        assert_eq!(all.get("scan"), Some(&serde_json::json!("systematic")));
+        assert_eq!(
+            serde_json::to_string(&p.options(&[Param::Block, Param::Radius])).unwrap(),
+            r#"{"radius":1,"block":10}"#,
+            "written in the table's order"
+        );
+        assert!(p.options(&[Param::Step]).0.is_empty());
     }
 
     #[test]

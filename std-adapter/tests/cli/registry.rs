@@ -4,7 +4,7 @@
 use crate::common;
 
 use common::{Scratch, fails, ok};
-use langevin_std::samplers::{Domain, SAMPLERS, SamplerEntry};
+use langevin_std::samplers::{Domain, Param, SAMPLERS, SamplerEntry, markdown_table};
 
 /// The README's sampler table, one row of cells per sampler.
 fn readme_rows() -> Vec<Vec<String>> {
@@ -68,6 +68,41 @@ fn readme_sampler_table_matches_the_registry() {
         }
         assert_eq!(row[4], parameters_cell(entry), "{}: parameters", entry.name);
         assert_eq!(row[5], entry.description, "{}: description", entry.name);
+    }
+}
+
+/// The README's parameter table is the registry's ([`markdown_table`]), between its two
+/// markers; `LANGEVIN_BLESS=1` rewrites it.
+#[test]
+fn readme_parameter_table_is_the_registry_table() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let (start, end) = (
+        "<!-- parameter table: generated -->\n",
+        "<!-- end of parameter table -->",
+    );
+    let from = readme
+        .find(start)
+        .expect("README.md has no parameter table")
+        + start.len();
+    let to = from
+        + readme[from..]
+            .find(end)
+            .expect("the parameter table has no end");
+    let table = markdown_table();
+    if std::env::var_os("LANGEVIN_BLESS").is_some() {
+        let mut text = readme.clone();
+        text.replace_range(from..to, &table);
+        std::fs::write(&path, text).unwrap();
+        return;
+    }
+    assert_eq!(
+        &readme[from..to],
+        table.as_str(),
+        "README.md's parameter table differs from the registry's (rewrite it with LANGEVIN_BLESS=1)"
+    );
+    for p in Param::ALL {
+        assert!(table.contains(&format!("| `{}` |", p.info().flag)), "{p:?}");
     }
 }
 

@@ -19,9 +19,7 @@ use crate::CliError;
 use crate::args::{ChainArgs, MemoryArgs, total_steps};
 use crate::provenance::Provenance;
 use crate::sample::Format;
-use crate::sample::spec::DiagonalName;
 use clap::Args;
-use clap::ValueEnum;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
 use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains};
@@ -31,7 +29,7 @@ use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalMode
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
 };
-use langevin_std::samplers::{Param, Range};
+use langevin_std::samplers::Choice;
 use serde::Serialize;
 use std::time::Duration;
 
@@ -166,18 +164,14 @@ struct ModelInfo {
 }
 
 fn samplers() -> Result<Vec<(String, Sampler)>, CliError> {
-    let Range::OneOf(rules) = Param::Diagonal.info().range else {
-        return Err(CliError("the registry lists no diagonal rules".into()));
-    };
     let mut all = Vec::new();
-    for &rule in rules {
-        let name = DiagonalName::from_str(rule, false).map_err(CliError)?;
+    for (&rule, &value) in DiagonalRule::NAMES.iter().zip(DiagonalRule::VALUES) {
         let label = if rule.starts_with("dlp-") {
             rule.to_string()
         } else {
             format!("ab-{rule}")
         };
-        all.push((label, Sampler::Ab2(name.rule())));
+        all.push((label, Sampler::Ab2(value)));
     }
     all.push(("ab-1st".into(), Sampler::AbFirst));
     all.push(("dmala".into(), Sampler::Ab2(DiagonalRule::Dmala)));

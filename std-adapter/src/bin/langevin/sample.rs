@@ -16,7 +16,6 @@ use crate::CliError;
 use crate::progress;
 use crate::provenance::Provenance;
 use langevin_std::binary::{BinaryDiagnostics, BinaryModel, Depth, diagnose};
-use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::diagnostics::{
     CoordinateTable, DiagError, convergence_warnings, coordinate_table,
 };
@@ -27,7 +26,7 @@ use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
 use langevin_std::run::{Checkpoint, DrawSink, Keep, run_binary_plan};
-use langevin_std::samplers::{Domain, Param, SamplerPlan};
+use langevin_std::samplers::{Domain, Param, SamplerPlan, SummaryOptions};
 use langevin_std::shards::Totals;
 pub use merge::{MergeArgs, run as merge};
 use serde::Serialize;
@@ -103,16 +102,10 @@ pub struct Summary {
     states: usize,
     step: f64,
     balance: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    scan: Option<&'static str>,
-    /// The locally balanced proposal's balancing function.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    balancing: Option<&'static str>,
-    /// The Hamming ball's radius and block length.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    radius: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    block: Option<usize>,
+    /// The sampler's options the parameter table marks for the summary (Gibbs' scan, the
+    /// balancing function, the Hamming ball's radius and block length).
+    #[serde(flatten)]
+    options: SummaryOptions,
     /// AB-2's rule for D.
     #[serde(skip_serializing_if = "Option::is_none")]
     diagonal: Option<&'static str>,
@@ -606,7 +599,6 @@ impl Summary {
         let (step, balance) = plan.step_balance();
         let config = &spec.config;
         let params = spec.sampler.params();
-        let reads = |p: Param| spec.sampler.entry().params.contains(&p);
         Summary {
             provenance: Provenance::new(Some(&spec.model)),
             sampler: spec.sampler.name(),
@@ -616,13 +608,7 @@ impl Summary {
             states,
             step,
             balance,
-            scan: reads(Param::Scan).then_some(match params.scan {
-                Scan::Random => "random",
-                _ => "systematic",
-            }),
-            balancing: reads(Param::Balancing).then_some(params.balancing.name()),
-            radius: reads(Param::Radius).then_some(params.radius),
-            block: reads(Param::Block).then_some(params.block),
+            options: params.options(spec.sampler.entry().params),
             diagonal: match plan {
                 SamplerPlan::Ab2(s) if domain == Domain::Binary => Some(s.diagonal.name()),
                 _ => None,
@@ -789,8 +775,16 @@ fn print_table(s: &Summary) {
         };
         rows.push((label, format!("{}, {}", num(s.step), num(s.balance))));
     }
-    if let Some(scan) = s.scan {
-        rows.push(("scan", format!("{scan} (one step = one sweep of d sites)")));
+    let site_order = Param::Scan.field();
+    if let Some(order) = s
+        .options
+        .get(site_order)
+        .and_then(serde_json::Value::as_str)
+    {
+        rows.push((
+            site_order,
+            format!("{order} (one step = one sweep of d sites)"),
+        ));
     }
     if let Some(diagonal) = s.diagonal {
         rows.push(("diagonal", diagonal.to_string()));

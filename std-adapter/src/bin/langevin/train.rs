@@ -5,10 +5,9 @@
 use crate::CliError;
 use crate::args::{MemoryArgs, default_threads};
 use crate::provenance::Provenance;
-use crate::sample::spec::{ScanName, sampler_parser};
+use crate::sample::spec::{ParamArgs, ParamSet, sampler_parser};
 use clap::{Args, ValueEnum};
 use langevin_std::binary::BinaryModel;
-use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::io::{Prepared, Rendering, json_bytes, prepare, write_all};
 use langevin_std::learn::ais::{
     AisSettings, EXACT_MAX_UNITS, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
@@ -18,7 +17,7 @@ use langevin_std::learn::{
 };
 use langevin_std::models::ModelDoc;
 use langevin_std::resources::MemoryBudget;
-use langevin_std::samplers::{Param, SamplerEntry, SamplerParams};
+use langevin_std::samplers::{Param, SamplerEntry};
 use langevin_std::seeding::chain_rng;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -62,20 +61,8 @@ pub struct TrainArgs {
     /// Sampler of the persistent chains.
     #[arg(long, value_parser = sampler_parser(), default_value = "gibbs")]
     pub sampler: &'static SamplerEntry,
-    #[arg(long, default_value_t = 0.2, help = Param::Step.help())]
-    pub step: f64,
-    #[arg(long, default_value_t = 0.5, help = Param::Balance.help())]
-    pub balance: f64,
-    #[arg(long, value_enum, default_value_t = ScanName::Systematic, help = Param::Scan.help())]
-    pub scan: ScanName,
-    #[arg(long, help = Param::Rate.help())]
-    pub rate: Option<f64>,
-    #[arg(long = "a-ceil", default_value_t = 5.0, help = Param::ACeil.help())]
-    pub a_ceil: f64,
-    #[arg(long = "a-max", requires = "a_min", help = Param::AMax.help())]
-    pub a_max: Option<f64>,
-    #[arg(long = "a-min", requires = "a_max", help = Param::AMin.help())]
-    pub a_min: Option<f64>,
+    #[command(flatten)]
+    pub params: ParamArgs<TrainParams>,
     /// Sampler steps per persistent chain and update.
     #[arg(long = "pcd-steps", default_value_t = 10)]
     pub pcd_steps: u64,
@@ -345,7 +332,7 @@ pub fn run(args: &TrainArgs) -> Result<(), CliError> {
         (None, Some(u)) => u,
         (None, None) => 1_000,
     };
-    let sampler = args.sampler.with(sampler_params(args))?;
+    let sampler = args.sampler.with(args.params.0)?;
     let threads = args.threads.unwrap_or_else(default_threads).max(1);
     let mut pcd = Pcd::new(model, &data, &sampler, pcd_settings(args, updates, threads))?;
     let every = args.eval_every.unwrap_or((updates / 10).max(1)).max(1);
@@ -427,19 +414,20 @@ fn read_truth(
     }
 }
 
-/// The persistent chains' sampler parameters from the command line.
-fn sampler_params(args: &TrainArgs) -> SamplerParams {
-    let mut params = SamplerParams::default();
-    params.step = args.step;
-    params.balance = args.balance;
-    params.scan = match args.scan {
-        ScanName::Systematic => Scan::Systematic,
-        ScanName::Random => Scan::Random,
-    };
-    params.rate = args.rate;
-    params.a_ceil = args.a_ceil;
-    params.fixed_steps = args.a_max.zip(args.a_min);
-    params
+/// The parameters of the persistent chains' samplers that `train` takes.
+#[derive(Clone, Debug)]
+pub struct TrainParams;
+
+impl ParamSet for TrainParams {
+    const PARAMS: &'static [Param] = &[
+        Param::Step,
+        Param::Balance,
+        Param::Scan,
+        Param::Rate,
+        Param::ACeil,
+        Param::AMax,
+        Param::AMin,
+    ];
 }
 
 /// The learning settings from the command line.

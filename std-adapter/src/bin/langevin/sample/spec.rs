@@ -4,15 +4,13 @@
 use crate::CliError;
 use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, ValueEnum};
-use langevin_std::ab2::DiagonalRule;
+use clap::{Arg, ArgMatches, Args, Command, FromArgMatches, ValueEnum};
 use langevin_std::binary::RunConfig;
-use langevin_std::core_kernels::baselines::{Balancing, Scan};
-use langevin_std::core_kernels::dlmc::Solver;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
 use langevin_std::run::RunError;
-use langevin_std::samplers::{self, Adapt, Param, Sampler, SamplerEntry, SamplerParams};
+use langevin_std::samplers::{self, Param, Sampler, SamplerEntry, SamplerParams};
+use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 /// The `--sampler` values: the registry's names, each with its description.
@@ -25,85 +23,6 @@ pub fn sampler_parser() -> impl TypedValueParser<Value = &'static SamplerEntry> 
     .try_map(|name: String| samplers::find(&name))
 }
 
-/// How AB-2 chooses the diagonal D that makes W + D positive semidefinite.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiagonalName {
-    /// Smallest trace (the diagonal SDP).
-    Trace,
-    /// A multiple of the identity: D = max(ε, −λ_min(W)) I.
-    Shift,
-    /// Smallest largest eigenvalue of W + D (accelerated projected gradient on a smoothing,
-    /// started from the trace choice; at most 200 eigendecompositions).
-    Max,
-    /// First order instead: the discrete Langevin proposal (balance 1/2) with the per-coordinate
-    /// step a / (2 D_ii) from the trace choice (D_ii floored at 5% of the mean), step tuned.
-    DlpTrace,
-}
-
-impl DiagonalName {
-    /// The schedule's rule.
-    pub fn rule(self) -> DiagonalRule {
-        match self {
-            DiagonalName::Trace => DiagonalRule::Trace,
-            DiagonalName::Shift => DiagonalRule::Shift { eps: 1e-3 },
-            DiagonalName::Max => DiagonalRule::Max,
-            DiagonalName::DlpTrace => DiagonalRule::DlpTrace { floor: 0.05 },
-        }
-    }
-}
-
-/// Site order of Gibbs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ScanName {
-    /// Sites 0, 1, …, d−1 in turn (on an Ising lattice: the checkerboard order, with tabulated
-    /// conditionals).
-    Systematic,
-    /// d uniformly drawn sites per sweep.
-    Random,
-}
-
-impl ScanName {
-    fn scan(self) -> Scan {
-        match self {
-            ScanName::Systematic => Scan::Systematic,
-            ScanName::Random => Scan::Random,
-        }
-    }
-}
-
-/// What a sampler adapts during burn-in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AdaptName {
-    /// The step, toward a target acceptance rate.
-    Acceptance,
-}
-
-impl AdaptName {
-    fn adapt(self) -> Adapt {
-        match self {
-            AdaptName::Acceptance => Adapt::Acceptance,
-        }
-    }
-}
-
-/// The balancing function of the locally balanced proposal.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BalancingName {
-    /// φ(t) = √t.
-    Sqrt,
-    /// Barker's φ(t) = t/(1+t).
-    Barker,
-}
-
-impl BalancingName {
-    fn balancing(self) -> Balancing {
-        match self {
-            BalancingName::Sqrt => Balancing::Sqrt,
-            BalancingName::Barker => Balancing::Barker,
-        }
-    }
-}
-
 /// How a summary is printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -114,7 +33,8 @@ pub enum Format {
 }
 
 /// The model file and the sampler flags, as every command that samples a discrete model takes
-/// them; the flags' help, ranges and the samplers that read them come from the registry.
+/// them; the flags, their help, defaults, ranges and the samplers that read them come from the
+/// registry's parameter table.
 #[derive(Args, Debug, Clone)]
 pub struct SamplerArgs {
     /// Model file (JSON).
@@ -123,96 +43,64 @@ pub struct SamplerArgs {
     /// Sampler.
     #[arg(long, value_parser = sampler_parser(), default_value = "dmala")]
     pub sampler: &'static SamplerEntry,
-    #[arg(long, value_enum, default_value_t = DiagonalName::Trace, help = Param::Diagonal.help())]
-    pub diagonal: DiagonalName,
-    #[arg(long = "ab2-tune", default_value_t = 10_000, help = Param::Ab2Tune.help())]
-    pub ab2_tune: u64,
-    #[arg(long, default_value_t = 0.2, allow_negative_numbers = true, help = step_help())]
-    pub step: f64,
-    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true, help = Param::Balance.help())]
-    pub balance: f64,
-    #[arg(long, value_enum, default_value_t = ScanName::Systematic, help = Param::Scan.help())]
-    pub scan: ScanName,
-    #[arg(long, help = Param::Rate.help())]
-    pub rate: Option<f64>,
-    #[arg(long = "a-ceil", default_value_t = 5.0, help = Param::ACeil.help())]
-    pub a_ceil: f64,
-    #[arg(long = "a-max", requires = "a_min", help = Param::AMax.help())]
-    pub a_max: Option<f64>,
-    #[arg(long = "a-min", requires = "a_max", help = Param::AMin.help())]
-    pub a_min: Option<f64>,
-    #[arg(long, help = Param::Window.help())]
-    pub window: Option<u16>,
-    #[arg(long, value_enum, help = Param::Adapt.help())]
-    pub adapt: Option<AdaptName>,
-    #[arg(
-        long = "target-acceptance",
-        default_value_t = 0.574,
-        allow_negative_numbers = true,
-        help = Param::TargetAcceptance.help()
-    )]
-    pub target_acceptance: f64,
-    #[arg(long, default_value_t = 4, help = Param::Replicas.help())]
-    pub replicas: usize,
-    #[arg(long, value_enum, default_value_t = BalancingName::Sqrt, help = Param::Balancing.help())]
-    pub balancing: BalancingName,
-    #[arg(long, default_value_t = 1, help = Param::Radius.help())]
-    pub radius: usize,
-    #[arg(long, default_value_t = 10, help = Param::Block.help())]
-    pub block: usize,
-    #[arg(long = "path-length", default_value = "auto", help = Param::PathLength.help())]
-    pub path_length: Auto<usize>,
-    #[arg(long, default_value = "auto", help = Param::Time.help())]
-    pub time: Auto<f64>,
-    #[arg(long, value_enum, default_value_t = SolverName::Auto, help = Param::Solver.help())]
-    pub solver: SolverName,
+    #[command(flatten)]
+    pub params: ParamArgs<EveryParam>,
 }
 
-/// DLMC's solver.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SolverName {
-    /// Interpolate on binary models, Euler on categorical ones.
-    Auto,
-    /// One Euler step of the forward equation.
-    Euler,
-    /// The exact two-state solution (binary models).
-    Interpolate,
+/// Which parameters a command takes, and how it words them.
+pub trait ParamSet: Clone + std::fmt::Debug {
+    /// The parameters, in the table's order.
+    const PARAMS: &'static [Param];
+    /// The argument of a parameter, as this command shows it.
+    fn adjust(arg: Arg) -> Arg {
+        arg
+    }
 }
 
-impl SolverName {
-    fn solver(self) -> Option<Solver> {
-        match self {
-            SolverName::Auto => None,
-            SolverName::Euler => Some(Solver::Euler),
-            SolverName::Interpolate => Some(Solver::Interpolate),
+/// Every parameter, `--step` with what `sample` does without it.
+#[derive(Clone, Debug)]
+pub struct EveryParam;
+
+impl ParamSet for EveryParam {
+    const PARAMS: &'static [Param] = &Param::ALL;
+    fn adjust(arg: Arg) -> Arg {
+        if arg.get_id() == Param::Step.field() {
+            arg.help(step_help())
+        } else {
+            arg
         }
     }
 }
 
-/// A number, or `auto` (`None`): adapted by the sampler.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Auto<T>(pub Option<T>);
+/// The sampler parameters of the command line, made from the registry's table: the parameters
+/// of `S`, the others at their defaults.
+#[derive(Clone, Debug)]
+pub struct ParamArgs<S>(pub SamplerParams, PhantomData<S>);
 
-impl<T: std::str::FromStr> std::str::FromStr for Auto<T>
-where
-    T::Err: std::fmt::Display,
-{
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        if s == "auto" {
-            return Ok(Auto(None));
-        }
-        s.parse()
-            .map(|v| Auto(Some(v)))
-            .map_err(|e| format!("expected a number or `auto`: {e}"))
+impl<S: ParamSet> FromArgMatches for ParamArgs<S> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        SamplerParams::from_matches(matches, S::PARAMS)
+            .map(|p| Self(p, PhantomData))
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
+    }
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
     }
 }
 
-/// Whether this process's command line gives `--step` or `--balance` (not their defaults):
-/// either one asks for a fixed proposal, so `sample` does not tune DMALA's step.
-pub fn step_given() -> bool {
-    let given = crate::args::given_options();
-    given.contains("step") || given.contains("balance")
+impl<S: ParamSet> Args for ParamArgs<S> {
+    fn augment_args(command: Command) -> Command {
+        command.args(
+            Param::ALL
+                .into_iter()
+                .filter(|p| S::PARAMS.contains(p))
+                .map(|p| S::adjust(p.arg())),
+        )
+    }
+    fn augment_args_for_update(command: Command) -> Command {
+        Self::augment_args(command)
+    }
 }
 
 /// `--step`'s help: the registry's, and what happens when it is not given.
@@ -232,35 +120,19 @@ impl SamplerArgs {
     }
 
     /// [`SamplerArgs::sampler`], and with `adapt_by_default` DMALA (without `--adapt`) tunes
-    /// its step during burn-in (`--adapt acceptance`): the default of `sample` when neither
-    /// `--step` nor `--balance` is given ([`step_given`]).
+    /// its step during burn-in (`--adapt acceptance`) when this process's command line gives
+    /// neither `--step` nor `--balance` ([`SamplerParams::adapt_by_default`]).
     pub fn sampler_with(&self, adapt_by_default: bool) -> Result<Sampler, CliError> {
-        self.refuse_unused(&crate::args::given_options())?;
-        if self.window == Some(0) {
-            return Err(CliError("--window must be at least 1".into()));
+        let given = crate::args::given_options();
+        self.refuse_unused(&given)?;
+        let mut params = self.params.0;
+        if adapt_by_default {
+            let given: Vec<Param> = Param::ALL
+                .into_iter()
+                .filter(|p| given.contains(p.info().flag.trim_start_matches("--")))
+                .collect();
+            params.adapt_by_default(self.sampler.params, &given);
         }
-        let mut params = SamplerParams::default();
-        params.step = self.step;
-        params.balance = self.balance;
-        params.scan = self.scan.scan();
-        params.rate = self.rate;
-        params.a_ceil = self.a_ceil;
-        params.fixed_steps = self.a_max.zip(self.a_min);
-        params.window = self.window;
-        params.diagonal = self.diagonal.rule();
-        params.ab2_tune = self.ab2_tune;
-        params.adapt = self.adapt.map(AdaptName::adapt).or_else(|| {
-            (adapt_by_default && self.sampler.params.contains(&Param::Adapt))
-                .then_some(Adapt::Acceptance)
-        });
-        params.target_acceptance = self.target_acceptance;
-        params.replicas = self.replicas;
-        params.balancing = self.balancing.balancing();
-        params.radius = self.radius;
-        params.block = self.block;
-        params.path_length = self.path_length.0;
-        params.time = self.time.0;
-        params.solver = self.solver.solver();
         Ok(self.sampler.with(params)?)
     }
 }
@@ -484,9 +356,7 @@ impl RunSpec {
             ));
         }
         // DMALA tunes its step by default; `--batch`'s lockstep path runs a fixed step.
-        let sampler = args
-            .sampler
-            .sampler_with(args.batch.is_none() && !step_given())?;
+        let sampler = args.sampler.sampler_with(args.batch.is_none())?;
         let outputs = Outputs {
             draws: args.out.clone(),
             summary: args.report.summary.clone(),
