@@ -3,11 +3,10 @@
 //! options) has no counterpart here; `tool` and `version` are kept.
 
 use langevin_std::binary::{BinaryDiagnostics, Depth};
-use langevin_std::core_kernels::baselines::Scan;
 use langevin_std::core_kernels::stats::ChainStats;
 use langevin_std::diagnostics::convergence_warnings;
 use langevin_std::run::RunConfig;
-use langevin_std::samplers::{Domain, Param, Sampler, SamplerPlan};
+use langevin_std::samplers::{Domain, Sampler, SamplerPlan};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::{Map, Value, json};
@@ -75,7 +74,6 @@ pub fn depth(name: &str) -> PyResult<Option<Depth<'static>>> {
 pub fn json(s: &Settings<'_>, m: Measured) -> PyResult<String> {
     let (step, balance) = s.plan.step_balance();
     let params = s.sampler.params();
-    let reads = |p: Param| s.sampler.entry().params.contains(&p);
     let config = s.config;
     let mut o = Map::new();
     let mut put = |k: &str, v: Value| {
@@ -90,21 +88,8 @@ pub fn json(s: &Settings<'_>, m: Measured) -> PyResult<String> {
     put("states", json!(s.states));
     put("step", number(step));
     put("balance", number(balance));
-    if reads(Param::Scan) {
-        let scan = match params.scan {
-            Scan::Random => "random",
-            _ => "systematic",
-        };
-        put("scan", json!(scan));
-    }
-    if reads(Param::Balancing) {
-        put("balancing", json!(params.balancing.name()));
-    }
-    if reads(Param::Radius) {
-        put("radius", json!(params.radius));
-    }
-    if reads(Param::Block) {
-        put("block", json!(params.block));
+    for (field, value) in params.options(s.sampler.entry().params).0 {
+        put(field, value);
     }
     if let SamplerPlan::Ab2(a) = s.plan
         && s.domain == Domain::Binary
