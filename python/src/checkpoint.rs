@@ -69,6 +69,24 @@ impl Request {
             _lock: lock,
         }))
     }
+
+    /// [`Request::open`] for a run on a function (`kind`: `python`, `compiled`) of `dim`
+    /// coordinates, without lockstep groups.
+    pub fn for_function(
+        &self,
+        kind: &str,
+        dim: usize,
+        sampler: &Sampler,
+        config: &RunConfig,
+    ) -> PyResult<Option<Opened>> {
+        self.open(
+            Fingerprint::of_function(kind, dim),
+            &[],
+            sampler,
+            config,
+            None,
+        )
+    }
 }
 
 /// A checkpoint's failure as a Python exception: `OSError` for a file that cannot be read or

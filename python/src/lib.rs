@@ -450,18 +450,12 @@ fn sample_callback<'py>(
         .plan_for(Domain::Binary, &config.shape(dim))
         .map_err(value_error)?;
     let spec = user_target_spec(&sampler, &plan)?;
-    let opened = checkpoint::Request {
+    let request = checkpoint::Request {
         path: checkpoint,
         every: checkpoint_every,
         resume,
-    }
-    .open(
-        Fingerprint::of_function("python", dim),
-        &[],
-        &sampler,
-        &config,
-        None,
-    )?;
+    };
+    let opened = request.for_function("python", dim, &sampler, &config)?;
     let exchange = Exchange::new(dim);
     let outcome = py.detach(|| {
         exchange.serve(call, || {
@@ -566,18 +560,12 @@ fn sample_compiled<'py>(
         .plan_for(Domain::Binary, &config.shape(dim))
         .map_err(value_error)?;
     let spec = user_target_spec(&sampler, &plan)?;
-    let opened = checkpoint::Request {
+    let request = checkpoint::Request {
         path: checkpoint,
         every: checkpoint_every,
         resume,
-    }
-    .open(
-        Fingerprint::of_function("compiled", dim),
-        &[],
-        &sampler,
-        &config,
-        None,
-    )?;
+    };
+    let opened = request.for_function("compiled", dim, &sampler, &config)?;
     // SAFETY: the Python side documents that `address` must be a function of the C signature
     // of `LogDensityFn`; nothing can check it.
     let f = unsafe { std::mem::transmute::<usize, LogDensityFn>(address) };

@@ -21,12 +21,10 @@ const NOT_COMPARED: [&str; 6] = [
     "ess_per_second",
 ];
 
-/// Starts `sample {args}` and kills it (`SIGKILL`) once it has written the checkpoint `ckpt`
-/// anew, with more than `min_bytes` bytes (a record with kept draws, when `min_bytes` asks for
-/// them). Returns false when the run finished before it could be killed.
-fn kill_after_checkpoint(scratch: &Scratch, args: &str, ckpt: &str, min_bytes: u64) -> bool {
-    let path = scratch.path(ckpt);
-    let before = std::fs::read(&path).ok();
+/// Starts `langevin {args}` and kills it (`SIGKILL`) as soon as `ready()` holds, polling
+/// every few milliseconds. Returns whether it was killed (false: it finished first, and
+/// successfully).
+fn kill_when(scratch: &Scratch, args: &str, ready: impl Fn() -> bool) -> bool {
     let mut child = Command::new(env!("CARGO_BIN_EXE_langevin"))
         .args(words(args))
         .current_dir(&scratch.0)
@@ -35,7 +33,7 @@ fn kill_after_checkpoint(scratch: &Scratch, args: &str, ckpt: &str, min_bytes: u
         .spawn()
         .unwrap();
     let start = Instant::now();
-    loop {
+    while !ready() {
         if let Some(status) = child.try_wait().unwrap() {
             let mut stderr = String::new();
             if let Some(mut e) = child.stderr.take() {
@@ -44,21 +42,26 @@ fn kill_after_checkpoint(scratch: &Scratch, args: &str, ckpt: &str, min_bytes: u
             assert!(status.success(), "{args}: {status:?} {stderr}");
             return false;
         }
-        if let Ok(now) = std::fs::read(&path)
-            && now.len() as u64 > min_bytes
-            && Some(&now) != before.as_ref()
-        {
-            break;
-        }
         assert!(
             start.elapsed() < Duration::from_secs(600),
             "{args}: no checkpoint"
         );
-        std::thread::sleep(Duration::from_millis(5));
+        std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().unwrap();
-    let status = child.wait().unwrap();
-    !status.success()
+    !child.wait().unwrap().success()
+}
+
+/// Starts `sample {args}` and kills it once it has written the checkpoint `ckpt` anew, with
+/// more than `min_bytes` bytes (a record with kept draws, when `min_bytes` asks for them).
+/// Returns false when the run finished before it could be killed.
+fn kill_after_checkpoint(scratch: &Scratch, args: &str, ckpt: &str, min_bytes: u64) -> bool {
+    let path = scratch.path(ckpt);
+    let before = std::fs::read(&path).ok();
+    kill_when(scratch, args, || {
+        std::fs::read(&path)
+            .is_ok_and(|now| now.len() as u64 > min_bytes && Some(&now) != before.as_ref())
+    })
 }
 
 /// The two summaries agree on every field but the wall-clock ones.
@@ -353,35 +356,7 @@ fn has_unfinished_chain(path: &std::path::Path) -> bool {
 /// the kill holds only finished chains (a resume would then be no test).
 fn kill_mid_run(scratch: &Scratch, args: &str, ckpt: &str) -> bool {
     let path = scratch.path(ckpt);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_langevin"))
-        .args(words(args))
-        .current_dir(&scratch.0)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            let mut stderr = String::new();
-            if let Some(mut e) = child.stderr.take() {
-                std::io::Read::read_to_string(&mut e, &mut stderr).unwrap();
-            }
-            assert!(status.success(), "{args}: {status:?} {stderr}");
-            return false;
-        }
-        if has_unfinished_chain(&path) {
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(120),
-            "{args}: no checkpoint"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    child.kill().unwrap();
-    let status = child.wait().unwrap();
-    !status.success() && has_unfinished_chain(&path)
+    kill_when(scratch, args, || has_unfinished_chain(&path)) && has_unfinished_chain(&path)
 }
 
 /// `sampler` on the fixture `model` (its text: `fixture`): run uninterrupted, then with
