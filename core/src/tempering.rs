@@ -12,7 +12,7 @@ use crate::kernel::{Kernel, StepReport};
 use crate::math::{FlipMath, Libm};
 use crate::random::open_unit_f64;
 use crate::target::{Eval, Move, TargetError};
-use crate::tuning::{AcceptanceSettings, AcceptanceTuner, ScaledDmala};
+use crate::tuning::{ACCEPTANCE_TUNER_WORDS, AcceptanceSettings, AcceptanceTuner, ScaledDmala};
 use rand_core::Rng;
 
 /// A target tempered by `β`: `U_β = β·U` and `∇U_β = β·∇U`.
@@ -369,6 +369,133 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
         self.sweeps >= self.settings.budget
     }
 
+    /// The words [`save_words`](Self::save_words) writes for `replicas` replicas: the sweep
+    /// count and the adaptation budget, each replica's inverse temperature and tuner, and each
+    /// neighbouring pair's log gap and swap statistics.
+    pub const fn words_len(replicas: usize) -> usize {
+        2 + replicas * (1 + ACCEPTANCE_TUNER_WORDS) + replicas.saturating_sub(1) * 4
+    }
+
+    /// Writes the ladder's state besides the replicas' chains (see
+    /// [`words_len`](Self::words_len)) into `out`, floats as their bits, for a checkpoint.
+    ///
+    /// # Errors
+    ///
+    /// [`LenError`] unless `out` holds exactly [`words_len`](Self::words_len) words.
+    pub fn save_words(&self, out: &mut [u64]) -> Result<(), LenError> {
+        LenError::check("words", Self::words_len(self.chains.len()), out.len())?;
+        let mut words = out.iter_mut();
+        let mut put = |w: u64| {
+            if let Some(o) = words.next() {
+                *o = w;
+            }
+        };
+        put(self.sweeps);
+        put(self.settings.budget);
+        for (&beta, tuner) in self.betas.iter().zip(self.tuners.iter()) {
+            put(beta.to_bits());
+            tuner.save_words().into_iter().for_each(&mut put);
+        }
+        for (&gap, swap) in self.log_gaps.iter().zip(self.swaps.iter()) {
+            put(gap.to_bits());
+            put(swap.attempts);
+            put(swap.accepted);
+            put(swap.probability_sum.to_bits());
+        }
+        Ok(())
+    }
+
+    /// Puts back the state [`save_words`](Self::save_words) wrote; the caller then moves
+    /// each replica to its saved state with [`restart`](Self::restart). Nothing changes on
+    /// error.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError::Len`] for another number of words; [`ParamError::OutOfRange`] for an
+    /// inverse temperature outside `(0, 1]`, a non-finite gap, swap statistics that cannot
+    /// occur or a tuner state its own restore refuses.
+    pub fn restore_words(&mut self, words: &[u64]) -> Result<(), ParamError> {
+        let r = self.chains.len();
+        LenError::check("words", Self::words_len(r), words.len())?;
+        let bad = |name: &'static str, value: f64| ParamError::OutOfRange { name, value };
+        let split = words.split_first_chunk::<2>().and_then(|(head, rest)| {
+            Some((
+                *head,
+                rest.split_at_checked(r * (1 + ACCEPTANCE_TUNER_WORDS))?,
+            ))
+        });
+        let Some(([sweeps, budget], (per_replica, per_pair))) = split else {
+            return Err(ParamError::Len(LenError {
+                buffer: "words",
+                expected: Self::words_len(r),
+                found: words.len(),
+            }));
+        };
+        let replica = |chunk: &[u64]| {
+            chunk
+                .split_first()
+                .map(|(&beta, tuner)| (f64::from_bits(beta), tuner_words(tuner)))
+        };
+        let pair = |chunk: &[u64]| match *chunk {
+            [gap, attempts, accepted, sum] => Some((
+                f64::from_bits(gap),
+                SwapStats {
+                    attempts,
+                    accepted,
+                    probability_sum: f64::from_bits(sum),
+                },
+            )),
+            _ => None,
+        };
+        // Checked first, written after, so that an error leaves everything as it was.
+        for (chunk, tuner) in per_replica
+            .chunks_exact(1 + ACCEPTANCE_TUNER_WORDS)
+            .zip(self.tuners.iter())
+        {
+            let (beta, words) = replica(chunk).unwrap_or((f64::NAN, [0; ACCEPTANCE_TUNER_WORDS]));
+            if !(beta > 0.0 && beta <= 1.0) {
+                return Err(bad("inverse temperature", beta));
+            }
+            let mut trial = *tuner;
+            trial.restore_words(&words)?;
+        }
+        for chunk in per_pair.chunks_exact(4) {
+            let Some((gap, swap)) = pair(chunk) else {
+                continue;
+            };
+            if !gap.is_finite() {
+                return Err(bad("log gap", gap));
+            }
+            let sum = swap.probability_sum;
+            if swap.accepted > swap.attempts || !(sum >= 0.0 && sum <= swap.attempts as f64) {
+                return Err(bad("swap probability sum", sum));
+            }
+        }
+        self.sweeps = sweeps;
+        self.settings.budget = budget;
+        for ((chunk, tuner), b) in per_replica
+            .chunks_exact(1 + ACCEPTANCE_TUNER_WORDS)
+            .zip(self.tuners.iter_mut())
+            .zip(self.betas.iter_mut())
+        {
+            if let Some((beta, words)) = replica(chunk) {
+                *b = beta;
+                tuner.restore_words(&words)?;
+            }
+        }
+        for ((chunk, g), s) in per_pair
+            .chunks_exact(4)
+            .zip(self.log_gaps.iter_mut())
+            .zip(self.swaps.iter_mut())
+        {
+            if let Some((gap, swap)) = pair(chunk) {
+                *g = gap;
+                *s = swap;
+            }
+        }
+        Ok(())
+    }
+
     /// Moves replica `r` to the state `x`, evaluated at its temperature. On error it keeps
     /// its state.
     ///
@@ -662,4 +789,14 @@ fn evaluate_at<D: Domain, T: Eval<D> + ?Sized>(
         Err(e) if e.is_recoverable() => Ok(None),
         Err(e) => Err(StepError::Target(e)),
     }
+}
+
+/// A tuner's words from a slice of [`ACCEPTANCE_TUNER_WORDS`] (zeros where it is shorter,
+/// which the tuner's restore refuses).
+fn tuner_words(slice: &[u64]) -> [u64; ACCEPTANCE_TUNER_WORDS] {
+    let mut words = [0u64; ACCEPTANCE_TUNER_WORDS];
+    for (w, &s) in words.iter_mut().zip(slice) {
+        *w = s;
+    }
+    words
 }

@@ -743,7 +743,7 @@ pub(crate) fn restore_sums(sums: &mut [f64], saved: &DriverState) -> Result<(), 
 }
 
 /// The error for a checkpoint record whose `what` does not fit the chain.
-fn misfit(what: &str) -> RunError {
+pub(crate) fn misfit(what: &str) -> RunError {
     RunError::Checkpoint(CheckpointError::Unsupported {
         what: format!("a record whose {what} does not fit this chain"),
     })

@@ -2,7 +2,10 @@
 //! chain's states are the draws.
 
 use super::Progress;
-use super::{ChainDriver, ChainResult, ChainVecs, Keeper, RunConfig, RunError, drive};
+use super::{
+    ChainDriver, ChainResult, ChainVecs, CheckpointError, DriverState, Keeper, RunConfig, RunError,
+    Saved, drive, misfit,
+};
 use crate::FlipMathImpl;
 use langevin_core::binary::StepReport;
 use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
@@ -35,6 +38,7 @@ struct ReplicaDriver<'r, 'c, 't, D: ScaledDmala, T: ?Sized> {
 impl<D, T> ChainDriver for ReplicaDriver<'_, '_, '_, D, T>
 where
     D: ScaledDmala,
+    D::Value: Saved,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
@@ -64,11 +68,57 @@ where
     fn tuned(&self) -> Option<Value> {
         Some(replicas_json(&self.replicas))
     }
-    fn save(&self) -> Result<super::DriverState, super::CheckpointError> {
-        Err(super::CheckpointError::Unsupported {
-            what: "pt-dmala (replica exchange: its ladder, replicas and swaps are not saved)"
-                .into(),
+    // Every evaluation of a replica is a full one: its state, its temperature and the ladder's
+    // words are everything, and a replica moved back to its state has the bits it had.
+    fn save(&self) -> Result<DriverState, CheckpointError> {
+        let chains = self.replicas.chains();
+        let mut words = vec![0u64; Replicas::<D, FlipMathImpl>::words_len(chains.len())];
+        self.replicas
+            .save_words(&mut words)
+            .map_err(|e| CheckpointError::Unsupported {
+                what: format!("pt-dmala's ladder ({e})"),
+            })?;
+        Ok(DriverState {
+            state: chains
+                .iter()
+                .flat_map(|c| c.state().iter().map(|&v| v.to_word()))
+                .collect(),
+            rng: self.rng.clone(),
+            kernel: json!(words),
+            log_density: self.log_density().map(f64::to_bits),
+            grad: Vec::new(),
+            sums: Vec::new(),
         })
+    }
+    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
+        let failed = |e: String| RunError::Model(format!("restoring a checkpoint: {e}"));
+        let words: Vec<u64> =
+            serde_json::from_value(saved.kernel.clone()).map_err(|_| misfit("kernel state"))?;
+        let x: Vec<D::Value> = saved.values().ok_or_else(|| misfit("state"))?;
+        let d = self.previous.len();
+        if d == 0 || x.len() != d * self.replicas.chains().len() {
+            return Err(misfit("state"));
+        }
+        self.replicas
+            .restore_words(&words)
+            .map_err(|e| failed(e.to_string()))?;
+        for (r, state) in x.chunks_exact(d).enumerate() {
+            self.replicas
+                .restart(r, state, &mut *self.target)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        let (fresh, u) = (
+            self.log_density().unwrap_or(f64::NAN),
+            saved.log_density.map_or(f64::NAN, f64::from_bits),
+        );
+        if fresh.to_bits() != u.to_bits() {
+            return Err(failed(format!(
+                "U at the saved state is {fresh}, the run had {u} (the target is not the one \
+                 saved)"
+            )));
+        }
+        self.rng = saved.rng.clone();
+        Ok(())
     }
 }
 
@@ -108,7 +158,7 @@ pub(crate) fn drive_replicas<D, T>(
 ) -> Result<ChainResult<D::Value>, RunError>
 where
     D: ScaledDmala,
-    D::Value: Into<u64> + super::Saved,
+    D::Value: Into<u64> + Saved,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
@@ -129,6 +179,7 @@ pub(crate) fn with_replicas<D, T, O>(
 ) -> Result<O, RunError>
 where
     D: ScaledDmala,
+    D::Value: Saved,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {

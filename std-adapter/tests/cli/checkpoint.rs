@@ -318,7 +318,6 @@ fn runs_that_cannot_save_a_checkpoint_are_refused_before_they_start() {
     for (args, what) in [
         ("--model rbm.json --step 0.5 --batch 2", "--batch"),
         ("--model lat.json --sampler ab2", "AB-2"),
-        ("--model lat.json --sampler pt-dmala", "pt-dmala"),
         (
             "--model lat.json --checkpoint-every 0",
             "--checkpoint-every",
@@ -331,8 +330,8 @@ fn runs_that_cannot_save_a_checkpoint_are_refused_before_they_start() {
 }
 
 /// Samplers whose runs still refuse `--checkpoint` (typed, before the first step): AB-2's
-/// schedule and replica exchange keep state no checkpoint saves yet.
-const STILL_REFUSED: [&str; 2] = ["ab2", "pt-dmala"];
+/// schedule keeps state no checkpoint saves yet.
+const STILL_REFUSED: [&str; 1] = ["ab2"];
 
 /// The small fixture models the registry test samples, with their domain: the binary ones
 /// reach the tabulated lattice kernels, the generic kernels with a model cache (quadratic)

@@ -112,3 +112,71 @@ fn cold_chain_keeps_pi_at_a_frozen_ladder() {
         "swap rates {rates:?}"
     );
 }
+
+/// A ladder saved mid-adaptation and put back into fresh replicas (their states restarted
+/// where the saved ones were) continues with the same sweeps, bit for bit; words it cannot
+/// reach are refused and change nothing.
+#[test]
+fn a_saved_ladder_continues_bit_for_bit_and_bad_words_change_nothing() {
+    const R: usize = 3;
+    let mut m = model();
+    let start = [0u8; 6];
+    let mut run = |words: Option<(&[u64], &[Vec<u8>])>, sweeps: usize| {
+        let mut bufs: Vec<BinBuf> = (0..R).map(|_| BinBuf::new(&start)).collect();
+        let mut chains: Vec<Chain<'_, Binary>> = bufs
+            .iter_mut()
+            .map(|b| BinaryChain::new(b.buffers(), &mut m).unwrap())
+            .collect();
+        let tuner = AcceptanceTuner::new(AcceptanceSettings::default()).unwrap();
+        let (mut betas, mut u, mut tuners) = ([0.0; R], [0.0; R], [tuner; R]);
+        let (mut gaps, mut swaps) = ([0.0; R - 1], [SwapStats::default(); R - 1]);
+        let buffers = ReplicaBuffers {
+            chains: &mut chains,
+            betas: &mut betas,
+            log_densities: &mut u,
+            tuners: &mut tuners,
+            log_gaps: &mut gaps,
+            swaps: &mut swaps,
+        };
+        let mut settings = LadderSettings::default();
+        settings.budget = 300;
+        settings.min_beta = 0.1;
+        let mut replicas = Replicas::new(buffers, settings, &mut m).unwrap();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        if let Some((saved, states)) = words {
+            let before: Vec<u64> = replicas.betas().iter().map(|b| b.to_bits()).collect();
+            let mut bad = saved.to_vec();
+            bad[2] = 2.0f64.to_bits(); // the cold replica's inverse temperature, above 1
+            assert!(replicas.restore_words(&bad).is_err());
+            assert!(replicas.restore_words(&saved[1..]).is_err());
+            let after: Vec<u64> = replicas.betas().iter().map(|b| b.to_bits()).collect();
+            assert_eq!(before, after);
+            replicas.restore_words(saved).unwrap();
+            for (r, x) in states.iter().enumerate() {
+                replicas.restart(r, x, &mut m).unwrap();
+            }
+            rng = Xoshiro256PlusPlus::seed_from_u64(6);
+        }
+        for k in 0..sweeps {
+            if words.is_none() && k == 150 {
+                rng = Xoshiro256PlusPlus::seed_from_u64(6);
+            }
+            replicas.sweep(&mut m, &mut rng).unwrap();
+        }
+        let mut out = vec![0u64; Replicas::<Binary>::words_len(R)];
+        replicas.save_words(&mut out).unwrap();
+        let states: Vec<Vec<u8>> = replicas
+            .chains()
+            .iter()
+            .map(|c| c.state().to_vec())
+            .collect();
+        let cold_u = replicas.cold().unwrap().log_density().to_bits();
+        (out, states, cold_u)
+    };
+    // 150 sweeps, then the stream is re-seeded and 150 more: the reference.
+    let whole = run(None, 300);
+    // The same 150 sweeps, saved; a fresh ladder restored from them takes the other 150.
+    let (saved, states, _) = run(None, 150);
+    let resumed = run(Some((&saved, &states)), 150);
+    assert_eq!(whole, resumed);
+}

@@ -13,8 +13,8 @@ pub struct CheckpointArgs {
     /// Save every chain's state (state, kernel and tuner state, random-stream position, step
     /// totals, kept draws) to this file every --checkpoint-every seconds, all or none; the same
     /// command with --resume continues from it and gives exactly the uninterrupted run's
-    /// draws. Every sampler but ab2 and pt-dmala saves its state (tuning included); --batch,
-    /// ab2 and pt-dmala are refused before the run.
+    /// draws. Every sampler but ab2 saves its state (tuning included); --batch and ab2 are
+    /// refused before the run.
     #[arg(long, value_name = "FILE")]
     pub checkpoint: Option<PathBuf>,
     /// Seconds between two checkpoints (a fraction is allowed).
