@@ -57,7 +57,7 @@ pub(crate) fn model_from_fields(kind: &str, fields: &Bound<'_, PyDict>) -> PyRes
         path: None,
         kind: kind.to_owned(),
         model,
-        identity: Fingerprint::of_model_fields(kind, &doc.fields),
+        fields: Some(Fingerprint::of_model_fields(kind, &doc.fields)),
         inputs: Vec::new(),
     })
 }

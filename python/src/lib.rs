@@ -47,8 +47,9 @@ struct Model {
     path: Option<PathBuf>,
     kind: String,
     model: Loaded,
-    /// What a checkpoint of a run on it must match (its bytes' or fields' hash).
-    identity: Fingerprint,
+    /// What a checkpoint of a run on a model built from arrays must match (its fields'
+    /// hash); a file's bytes are hashed when a checkpoint is opened.
+    fields: Option<Fingerprint>,
     /// The files it was read from (the model file and its array files), which a checkpoint
     /// must not overwrite.
     inputs: Vec<(String, PathBuf)>,
@@ -113,6 +114,19 @@ impl Model {
             .map_or("<arrays>".into(), |p| p.display().to_string())
     }
 
+    /// What a checkpoint of a run on the model must match: its fields' hash, or the hash of
+    /// its file's bytes and its array files', read when the checkpoint is opened (as the
+    /// command line does), so that a run without checkpoints never reads them twice.
+    fn identity(&self) -> PyResult<Fingerprint> {
+        match (&self.fields, &self.path) {
+            (Some(f), _) => Ok(f.clone()),
+            (None, Some(path)) => {
+                Fingerprint::of_model_file(path).map_err(|e| PyOSError::new_err(e.to_string()))
+            }
+            (None, None) => Ok(Fingerprint::new()),
+        }
+    }
+
     fn domain_enum(&self) -> Domain {
         match &self.model {
             Loaded::Binary(_) => Domain::Binary,
@@ -136,15 +150,13 @@ fn load_model(path: PathBuf) -> PyResult<Model> {
             path.display()
         )));
     };
-    let identity =
-        Fingerprint::of_model_file(&path).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let mut inputs = vec![("model".to_string(), path.clone())];
     inputs.extend(doc.array_files());
     Ok(Model {
         path: Some(path),
         kind,
         model,
-        identity,
+        fields: None,
         inputs,
     })
 }
@@ -275,13 +287,7 @@ fn sample_model<'py>(
         every: checkpoint_every,
         resume,
     }
-    .open(
-        model.identity.clone(),
-        &model.inputs,
-        &sampler,
-        &config,
-        batch,
-    )?;
+    .open(model.identity()?, &model.inputs, &sampler, &config, batch)?;
     let saves = checkpoint::of(&opened);
     let settings = Settings {
         sampler: &sampler,
