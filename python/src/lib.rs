@@ -16,13 +16,11 @@ mod summary;
 
 use compiled::{Compiled, CompiledTarget, LogDensityFn};
 use exchange::{Exchange, ExchangeTarget};
-use langevin_std::binary::{
-    BinaryModel, BinaryRun, Depth, SamplerSpec, diagnose, run_target_chains,
-};
+use langevin_std::binary::{BinaryModel, BinaryRun, Depth, diagnose, run_target_chains};
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
 use langevin_std::run::{Fingerprint, Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
-use langevin_std::samplers::{Domain, SamplerPlan};
+use langevin_std::samplers::{Domain, SamplerPlan, SamplerSpec};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -519,7 +517,7 @@ fn user_target_spec(
     plan: &SamplerPlan,
 ) -> PyResult<SamplerSpec> {
     match plan {
-        SamplerPlan::Binary(spec) if *spec != SamplerSpec::BlockGibbs => Ok(*spec),
+        SamplerPlan::Kernel(spec) if *spec != SamplerSpec::BlockGibbs => Ok(*spec),
         _ => Err(PyValueError::new_err(format!(
             "sampler {} does not apply to a user target (it needs a model file)",
             sampler.name()

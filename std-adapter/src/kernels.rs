@@ -7,7 +7,8 @@
 //! one virtual call per step, and the step itself runs on the code path [`crate::simd`] picks,
 //! compiled once per kernel.
 
-use crate::binary::{ModelTarget, ab_json, acceptance_json, acs_json};
+use crate::binary::ModelTarget;
+use crate::samplers::{ab_json, acceptance_json, acs_json};
 use crate::simd::HotLoop;
 use langevin_core::baselines::{
     Gibbs, Gwg, HAMMING_BALL_WORDS, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
@@ -286,7 +287,7 @@ impl Tuning for TunedRandomWalk {
         Some(json!({
             "rate": self.rate(),
             "flip_probability": self.kernel().flip_probability(),
-            "target_acceptance": crate::binary::RWM_TARGET_ACCEPTANCE,
+            "target_acceptance": crate::samplers::RWM_TARGET_ACCEPTANCE,
             "frozen": self.is_frozen(),
         }))
     }

@@ -1,7 +1,8 @@
 //! Per-step cost of a binary sampler on a model: warm-up, timed repeats, median and spread.
 
-use crate::binary::{BinaryModel, RunShape, SamplerSpec, transpose_for, with_chain};
+use crate::binary::{BinaryModel, transpose_for, with_chain};
 use crate::run::{ChainDriver, RunError};
+use crate::samplers::{RunShape, SamplerSpec};
 use crate::seeding::chain_rng;
 use langevin_core::stats::ChainStats;
 use std::fmt;
@@ -163,6 +164,7 @@ mod tests {
         let spec = SamplerSpec::Dmala {
             step: 0.2,
             balance: 0.5,
+            window: None,
         };
         let t = time_steps(&model, &spec, 100, 500, 4, 1).unwrap();
         assert_eq!(t.ns_per_step.len(), 4);
@@ -176,6 +178,7 @@ mod tests {
         let bad = SamplerSpec::Dula {
             step: -1.0,
             balance: 0.5,
+            window: None,
         };
         assert!(matches!(
             time_steps(&model, &bad, 0, 10, 1, 1),

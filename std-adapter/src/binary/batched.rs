@@ -22,9 +22,9 @@
 
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
-use super::sampler::SamplerSpec;
 use crate::run::Progress;
 use crate::run::{BatchVecs, ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
+use crate::samplers::SamplerSpec;
 use langevin_core::LenError;
 use langevin_core::StepError;
 use langevin_core::binary::{
@@ -95,8 +95,8 @@ pub fn run_chains_batched(
         sampler: sampler.name().into(),
     };
     let (step, balance, adjusted) = match *sampler {
-        SamplerSpec::Dmala { step, balance } => (step, balance, true),
-        SamplerSpec::Dula { step, balance } => (step, balance, false),
+        SamplerSpec::Dmala { step, balance, .. } => (step, balance, true),
+        SamplerSpec::Dula { step, balance, .. } => (step, balance, false),
         _ => return Err(refuse()),
     };
     if !has_batched_path(model, sampler) {

@@ -7,7 +7,6 @@ mod model {
     pub use crate::models::{BinaryModel, ModelTarget};
 }
 mod run;
-mod sampler;
 mod user;
 
 pub use crate::kernels::TabulatedLattice;
@@ -17,10 +16,4 @@ pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws
 pub use model::{BinaryModel, ModelTarget};
 pub use run::{BinaryRun, run_chains, run_chains_keeping};
 pub(crate) use run::{block_gibbs_sweep, transpose_for, uniform_buffers, with_chain};
-pub use sampler::{
-    ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
-};
-pub(crate) use sampler::{
-    ab_json, ab_tuner, acceptance_json, acceptance_tuner, acs_json, acs_tuner, replica_plan,
-};
 pub use user::run_target_chains;

@@ -1,13 +1,13 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use super::sampler::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
 use crate::kernels::{ForTarget, SweepReport};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
     RunError, drive, hamming, map_chains_from, restore_raw, restore_sums, save_raw, with_replicas,
 };
 use crate::run::{CheckpointError, DriverState, Progress};
+use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
 use crate::simd::HotLoop;
 use langevin_core::Binary;
 use langevin_core::LenError;
@@ -330,6 +330,7 @@ pub(crate) fn with_chain<O>(
     if let SamplerSpec::PtDmala {
         replicas,
         target_acceptance,
+        ..
     } = *sampler
     {
         let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)

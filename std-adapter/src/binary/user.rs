@@ -3,13 +3,13 @@
 //! [`run_chains`](super::run_chains).
 
 use super::run::{BinaryRun, uniform_buffers};
-use super::sampler::{SamplerSpec, replica_plan};
 use crate::kernels::ForTarget;
 use crate::run::{
     ChainDriver, ChainResult, Keep, Keeper, KernelDriver, RunConfig, RunError, drive, hamming,
     map_chains_from, with_replicas,
 };
 use crate::run::{Checkpoint, Progress};
+use crate::samplers::{RunShape, SamplerSpec, replica_plan};
 use langevin_core::binary::BinaryChain;
 use langevin_core::{Binary, BinaryTarget};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -76,7 +76,7 @@ fn with_target_chain<T: BinaryTarget, O>(
     target: &mut T,
     dim: usize,
     sampler: &SamplerSpec,
-    shape: &crate::binary::RunShape,
+    shape: &RunShape,
     c: usize,
     mut rng: Xoshiro256PlusPlus,
     f: impl FnOnce(&mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
@@ -94,6 +94,7 @@ fn with_target_chain<T: BinaryTarget, O>(
     if let SamplerSpec::PtDmala {
         replicas,
         target_acceptance,
+        ..
     } = *sampler
     {
         let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
@@ -172,15 +173,19 @@ mod tests {
             SamplerSpec::Dmala {
                 step: 0.4,
                 balance: 0.5,
+                window: None,
             },
             SamplerSpec::Gwg,
             SamplerSpec::Ab {
                 step: 0.2,
                 balance: 0.5,
+                tune_balance: true,
+                window: None,
             },
             SamplerSpec::PtDmala {
                 replicas: 3,
                 target_acceptance: 0.574,
+                window: None,
             },
         ] {
             let expected = run_chains(&model, &sampler, &config, None).unwrap();

@@ -13,12 +13,12 @@
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
 use super::run::LabelRun;
-use super::sampler::LabelSamplerSpec;
 use crate::models::OrdinalQuadratic;
 use crate::run::Progress;
 use crate::run::{
     BatchVecs, ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
 };
+use crate::samplers::SamplerSpec;
 use langevin_core::StepError;
 use langevin_core::binary::StepReport;
 use langevin_core::models::OrdinalQuadraticBatch;
@@ -30,11 +30,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Whether `sampler` on `model` has a batched path: DULA or DMALA on an ordinal quadratic
 /// model.
-pub fn has_batched_path(model: &LabelModel, sampler: &LabelSamplerSpec) -> bool {
+pub fn has_batched_path(model: &LabelModel, sampler: &SamplerSpec) -> bool {
     matches!(model, LabelModel::Ordinal(OrdinalModel::Quadratic(_)))
         && matches!(
             sampler,
-            LabelSamplerSpec::Dmala { .. } | LabelSamplerSpec::Dula { .. }
+            SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
         )
 }
 
@@ -48,7 +48,7 @@ pub fn has_batched_path(model: &LabelModel, sampler: &LabelSamplerSpec) -> bool 
 /// where the model is not finite.
 pub fn run_label_chains_batched(
     model: &LabelModel,
-    sampler: &LabelSamplerSpec,
+    sampler: &SamplerSpec,
     config: &RunConfig,
     batch: usize,
     progress: Option<&Progress>,
@@ -58,12 +58,12 @@ pub fn run_label_chains_batched(
         sampler: sampler.name().into(),
     };
     let (step, balance, window, adjusted) = match *sampler {
-        LabelSamplerSpec::Dmala {
+        SamplerSpec::Dmala {
             step,
             balance,
             window,
         } => (step, balance, window, true),
-        LabelSamplerSpec::Dula {
+        SamplerSpec::Dula {
             step,
             balance,
             window,

@@ -2,7 +2,6 @@
 //!
 //! * [`LabelModel`]: the kinds `ordinal_quadratic`, `lattice_mixture`, `quartic_mixture`
 //!   (ordinal) and `potts` (categorical), read by [`LabelModel::from_doc`];
-//! * [`LabelSamplerSpec`]: DULA, DMALA, Gibbs, GWG (categorical), AB and ACS;
 //! * [`run_label_chains`]: parallel chains, one random stream per chain, as
 //!   [`run_chains`](crate::binary::run_chains) does for binary models;
 //!   [`run_label_chains_batched`] steps them in lockstep groups (ordinal quadratic models).
@@ -13,9 +12,7 @@ mod model {
 }
 mod batched;
 mod run;
-mod sampler;
 
 pub use batched::{has_batched_path, run_label_chains_batched};
 pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
 pub use run::{LabelRun, LabelStart, run_label_chains, run_label_chains_keeping};
-pub use sampler::LabelSamplerSpec;

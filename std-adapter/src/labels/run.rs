@@ -1,8 +1,7 @@
 //! Many chains of a label sampler, with results independent of the thread count.
 
 use super::model::{LabelDomain, LabelModel, OrdinalModel};
-use super::sampler::LabelSamplerSpec;
-use crate::binary::{BinaryDiagnostics, Depth, RunShape, Statistic, diagnose_draws, replica_plan};
+use crate::binary::{BinaryDiagnostics, Depth, Statistic, diagnose_draws};
 use crate::diagnostics::DiagError;
 use crate::kernels::SweepReport;
 use crate::models::Potts;
@@ -13,6 +12,8 @@ use crate::run::{
     restore_sums, save_raw,
 };
 use crate::run::{CheckpointError, DriverState};
+use crate::samplers::SamplerSpec;
+use crate::samplers::{RunShape, replica_plan};
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
@@ -100,7 +101,7 @@ impl LabelRun {
 /// where the model is not finite.
 pub fn run_label_chains(
     model: &LabelModel,
-    sampler: &LabelSamplerSpec,
+    sampler: &SamplerSpec,
     config: &RunConfig,
     start: &LabelStart,
     progress: Option<&Progress>,
@@ -116,7 +117,7 @@ pub fn run_label_chains(
 /// As [`run_label_chains`], and [`RunError::Output`] when the sink fails.
 pub fn run_label_chains_keeping(
     model: &LabelModel,
-    sampler: &LabelSamplerSpec,
+    sampler: &SamplerSpec,
     config: &RunConfig,
     start: &LabelStart,
     progress: Option<&Progress>,
@@ -169,7 +170,7 @@ pub fn run_label_chains_keeping(
 
 /// What every chain of a label run shares.
 struct LabelJob<'a> {
-    sampler: &'a LabelSamplerSpec,
+    sampler: &'a SamplerSpec,
     shape: RunShape,
     config: &'a RunConfig,
     progress: Option<&'a Progress>,
@@ -189,7 +190,7 @@ impl<'a> LabelJob<'a> {
         let (d, s, shape) = (model.dim(), model.states(), &self.shape);
         let cap = shape.burn_in + shape.steps;
         let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
-        if let LabelSamplerSpec::PtDmala {
+        if let SamplerSpec::PtDmala {
             replicas,
             target_acceptance,
             window,
@@ -287,7 +288,7 @@ impl<'a> LabelJob<'a> {
         rng: Xoshiro256PlusPlus,
         keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
-        let LabelSamplerSpec::Gibbs { scan } = self.sampler else {
+        let SamplerSpec::Gibbs { scan } = self.sampler else {
             return Err(RunError::Model(format!(
                 "sampler {} does not apply to {domain} models",
                 self.sampler.name()

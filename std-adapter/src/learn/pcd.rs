@@ -29,12 +29,10 @@ use super::optim::{Optimizer, OptimizerKind};
 use super::rbm::RbmParams;
 use super::rbm_sites::RbmFlipFactors;
 use super::{BinaryRows, LearnError};
-use crate::binary::{
-    BLOCK_GIBBS_NEEDS_RBM, BinaryModel, ModelTarget, RunShape, SamplerSpec, block_gibbs_sweep,
-};
+use crate::binary::{BinaryModel, ModelTarget, block_gibbs_sweep};
 use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
-use crate::samplers::{Domain, Sampler, SamplerPlan};
+use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, RunShape, Sampler, SamplerPlan, SamplerSpec};
 use crate::seeding::chain_rngs;
 use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs};
@@ -234,15 +232,15 @@ impl<'d> Pcd<'d> {
             .map_err(|e| sampler_error(&e))?
         {
             // Its replicas are several coupled chains; each persistent chain here is one.
-            SamplerPlan::Binary(SamplerSpec::PtDmala { .. }) => {
+            SamplerPlan::Kernel(SamplerSpec::PtDmala { .. }) => {
                 return Err(LearnError::Settings(
                     "sampler pt-dmala cannot run inside PCD (each persistent chain is a single \
                      chain, not a ladder of replicas)"
                         .into(),
                 ));
             }
-            SamplerPlan::Binary(spec) => spec,
-            _ => {
+            SamplerPlan::Kernel(spec) => spec,
+            SamplerPlan::Ab2(_) => {
                 return Err(LearnError::Settings(format!(
                     "sampler {} cannot run inside PCD (its tuning fits one fixed target)",
                     sampler.name()

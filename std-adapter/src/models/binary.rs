@@ -101,7 +101,7 @@ impl BinaryModel {
     /// The RBM with weights `w` (`hidden × visible`, row-major), visible biases `b` and hidden
     /// biases `c`. Its `Wᵀ` is not part of the model: the runners build it
     /// ([`rbm_transpose`](Self::rbm_transpose)) for the samplers that read it
-    /// ([`SamplerSpec::reads_rbm_transpose`](crate::binary::SamplerSpec::reads_rbm_transpose)):
+    /// ([`SamplerSpec::reads_rbm_transpose`](crate::samplers::SamplerSpec::reads_rbm_transpose)):
     /// a move then reads the flipped units' contiguous rows (the same sums, bit for bit, as
     /// picking them out of `W`'s rows).
     pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
@@ -575,7 +575,8 @@ fn entries(found: usize, expected: Expected) -> Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::binary::{SamplerSpec, transpose_for};
+    use crate::binary::transpose_for;
+    use crate::samplers::SamplerSpec;
     use langevin_core::baselines::Scan;
 
     /// `Wᵀ` is built only for the samplers that read it, and counted where it is built.
@@ -589,6 +590,7 @@ mod tests {
         let dmala = SamplerSpec::Dmala {
             step: 0.2,
             balance: 0.5,
+            window: None,
         };
         let gibbs = SamplerSpec::Gibbs { scan: Scan::Random };
         assert!(dmala.reads_rbm_transpose());

@@ -30,8 +30,8 @@ pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
 pub use vecs::{BatchVecs, ChainVecs};
 
-use crate::binary::RunShape;
 use crate::kernels::BoxedKernel;
+use crate::samplers::RunShape;
 use crate::seeding::chain_rngs_from;
 use langevin_core::binary::StepReport;
 use langevin_core::stats::ChainStats;
@@ -1169,10 +1169,11 @@ mod tests {
     /// Each runner of the crate on a small model, as a function of the thread count.
     fn runners() -> Vec<Box<dyn Fn(usize) -> Vec<u64>>> {
         use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
-        use crate::binary::{BinaryModel, SamplerSpec, run_chains};
+        use crate::binary::{BinaryModel, run_chains};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
         use crate::labels::OrdinalModel;
         use crate::models::OrdinalQuadratic;
+        use crate::samplers::SamplerSpec;
         use langevin_core::models::{Dims, IsingLattice};
         let config = |threads| RunConfig {
             steps: 60,
@@ -1203,6 +1204,7 @@ mod tests {
                 let spec = SamplerSpec::Dmala {
                     step: 0.3,
                     balance: 0.5,
+                    window: None,
                 };
                 bits(
                     &run_chains(&lattice(), &spec, &config(t), None)
@@ -1244,13 +1246,13 @@ mod tests {
     #[allow(clippy::type_complexity, reason = "a list of closures")]
     fn shard_runners() -> Vec<(&'static str, Box<dyn Fn(usize, usize) -> Vec<Vec<u64>>>)> {
         use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
-        use crate::binary::{BinaryModel, SamplerSpec, run_chains, run_chains_batched};
+        use crate::binary::{BinaryModel, run_chains, run_chains_batched};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
         use crate::labels::{
-            LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
-            run_label_chains_batched,
+            LabelModel, LabelStart, OrdinalModel, run_label_chains, run_label_chains_batched,
         };
         use crate::models::OrdinalQuadratic;
+        use crate::samplers::SamplerSpec;
         use langevin_core::models::{Dims, IsingLattice};
         let config = |first_chain, chains| RunConfig {
             steps: 40,
@@ -1282,8 +1284,9 @@ mod tests {
         let dmala = SamplerSpec::Dmala {
             step: 0.3,
             balance: 0.5,
+            window: None,
         };
-        let label_dmala = LabelSamplerSpec::Dmala {
+        let label_dmala = SamplerSpec::Dmala {
             step: 1.0,
             balance: 0.5,
             window: None,
@@ -1386,11 +1389,13 @@ mod tests {
 
     #[test]
     fn a_lockstep_shard_that_splits_a_group_is_refused() {
-        use crate::binary::{BinaryModel, SamplerSpec, run_chains_batched};
+        use crate::binary::{BinaryModel, run_chains_batched};
+        use crate::samplers::SamplerSpec;
         let model = BinaryModel::rbm(vec![0.5; 6], vec![0.1; 3], vec![-0.2; 2]);
         let dmala = SamplerSpec::Dmala {
             step: 0.3,
             balance: 0.5,
+            window: None,
         };
         let config = |first_chain| RunConfig {
             steps: 10,
@@ -1455,8 +1460,8 @@ mod tests {
     #[test]
     fn a_cancelled_run_stops_and_a_watched_one_is_unchanged() {
         use crate::ab2::Ab2Settings;
-        use crate::binary::{BinaryModel, SamplerSpec};
-        use crate::samplers::SamplerPlan;
+        use crate::binary::BinaryModel;
+        use crate::samplers::{SamplerPlan, SamplerSpec};
         use langevin_core::models::{Dims, IsingLattice};
         let config = RunConfig {
             steps: 50,
@@ -1473,9 +1478,10 @@ mod tests {
         let mut ab2 = Ab2Settings::default();
         ab2.first.budget = 100;
         ab2.second_budget = 100;
-        let dmala = SamplerPlan::Binary(SamplerSpec::Dmala {
+        let dmala = SamplerPlan::Kernel(SamplerSpec::Dmala {
             step: 0.3,
             balance: 0.5,
+            window: None,
         });
         for plan in [dmala, SamplerPlan::Ab2(ab2)] {
             let run = |p: Option<&Progress>| {

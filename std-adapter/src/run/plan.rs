@@ -27,11 +27,6 @@ pub fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(),
     Ok(())
 }
 
-/// The error for a plan a domain cannot run (the registry never builds one).
-fn not_for(sampler: &'static str, domain: Domain) -> RunError {
-    RunError::Model(SamplerError::Domain { sampler, domain }.to_string())
-}
-
 /// The error for `batch` asked of a plan without a batched path (AB-2's schedule).
 fn no_batched_path(kind: &str, sampler: &str) -> RunError {
     RunError::NoBatchedPath {
@@ -63,7 +58,7 @@ fn refuse_checkpoint(
 /// # Errors
 ///
 /// The runners' [`RunError`]s; [`RunError::NoBatchedPath`] for `batch` with a model or
-/// sampler without a batched path; [`RunError::Model`] for a plan of another domain.
+/// sampler without a batched path.
 pub fn run_binary_plan(
     model: &BinaryModel,
     sampler: &'static str,
@@ -79,7 +74,7 @@ pub fn run_binary_plan(
         SamplerPlan::Ab2(settings) => {
             run_ab2_chains_keeping(model, settings, config, progress, keep)
         }
-        SamplerPlan::Binary(kernel) => match batch {
+        SamplerPlan::Kernel(kernel) => match batch {
             Some(n) => {
                 let run = run_chains_batched(model, kernel, config, n, progress)?;
                 batched_to(keep, &run.chains)?;
@@ -87,7 +82,6 @@ pub fn run_binary_plan(
             }
             None => run_chains_keeping(model, kernel, config, progress, keep),
         },
-        _ => Err(not_for(sampler, Domain::Binary)),
     }
 }
 
@@ -98,8 +92,8 @@ pub fn run_binary_plan(
 /// # Errors
 ///
 /// The runners' [`RunError`]s; [`RunError::NoBatchedPath`] for `batch` with a model or
-/// sampler without a batched path; [`RunError::Model`] for a plan the model's domain cannot
-/// run.
+/// sampler without a batched path; [`RunError::Model`] for AB-2 on a categorical model (the
+/// registry never plans one).
 pub fn run_label_plan(
     model: &LabelModel,
     sampler: &'static str,
@@ -115,16 +109,22 @@ pub fn run_label_plan(
         (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), None) => {
             run_ab2_ordinal_chains_keeping(m, settings, config, progress, keep)
         }
-        (SamplerPlan::Label(kernel), _, Some(n)) => {
+        (SamplerPlan::Kernel(kernel), _, Some(n)) => {
             let run = run_label_chains_batched(model, kernel, config, n, progress)?;
             batched_to(keep, &run.chains)?;
             Ok(run)
         }
-        (SamplerPlan::Label(kernel), _, None) => {
+        (SamplerPlan::Kernel(kernel), _, None) => {
             let start = &LabelStart::Uniform;
             run_label_chains_keeping(model, kernel, config, start, progress, keep)
         }
-        _ => Err(not_for(sampler, Domain::from(model.domain()))),
+        (SamplerPlan::Ab2(_), LabelModel::Categorical(_), None) => Err(RunError::Model(
+            SamplerError::Domain {
+                sampler,
+                domain: Domain::Categorical,
+            }
+            .to_string(),
+        )),
     }
 }
 

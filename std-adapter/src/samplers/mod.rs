@@ -23,15 +23,20 @@
 //! ```
 
 mod params;
+mod spec;
 
 pub use params::{
     Adapt, Choice, Codec, Named, Number, OrAuto, Param, ParamInfo, Range, SamplerParams,
     SummaryOptions, Unset, UnsetAtLeastOne, add_args, markdown_table,
 };
 
+pub use spec::{
+    ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
+};
+pub(crate) use spec::{ab_json, acceptance_json, acs_json, replica_plan};
+
 use crate::ab2::Ab2Settings;
-use crate::binary::{ACS_BUDGET_FRACTION, RunShape, SamplerSpec};
-use crate::labels::{LabelDomain, LabelSamplerSpec};
+use crate::labels::LabelDomain;
 use langevin_core::ParamError;
 use std::fmt;
 
@@ -73,57 +78,43 @@ impl From<LabelDomain> for Domain {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum SamplerPlan {
-    /// A binary kernel, run by [`run_chains`](crate::binary::run_chains).
-    Binary(SamplerSpec),
-    /// An ordinal or categorical kernel, run by
-    /// [`run_label_chains`](crate::labels::run_label_chains).
-    Label(LabelSamplerSpec),
+    /// A kernel, run by [`run_chains`](crate::binary::run_chains) on binary models and by
+    /// [`run_label_chains`](crate::labels::run_label_chains) on ordinal and categorical ones.
+    Kernel(SamplerSpec),
     /// The second-order schedule, run by [`run_ab2_chains`](crate::ab2::run_ab2_chains)
     /// (binary) or [`run_ab2_ordinal_chains`](crate::ab2::run_ab2_ordinal_chains).
     Ab2(Ab2Settings),
 }
 
 impl SamplerPlan {
-    /// The first-order binary kernel of a binary plan (AB-2: its first, first-order phase).
-    pub fn binary_first_order(&self) -> Option<SamplerSpec> {
+    /// The first-order kernel of the plan (AB-2: its first, first-order phase).
+    pub fn first_order(&self) -> SamplerSpec {
         match self {
-            SamplerPlan::Binary(spec) => Some(*spec),
-            SamplerPlan::Ab2(s) => Some(SamplerSpec::Ab {
+            SamplerPlan::Kernel(spec) => *spec,
+            SamplerPlan::Ab2(s) => SamplerSpec::Ab {
                 step: s.first.step,
                 balance: s.first.balance,
-            }),
-            SamplerPlan::Label(_) => None,
+                tune_balance: true,
+                window: s.first.window,
+            },
         }
     }
 
     /// `(step, balance)` where the sampler has them (tuned samplers: where tuning starts); NaN
     /// otherwise.
     pub fn step_balance(&self) -> (f64, f64) {
-        match self {
-            SamplerPlan::Binary(spec) => spec.step_balance(),
-            SamplerPlan::Label(spec) => spec.step_balance(),
-            SamplerPlan::Ab2(s) => (s.first.step, s.first.balance),
-        }
+        self.first_order().step_balance()
     }
 
     /// The ordinal window, if any.
     pub fn window(&self) -> Option<u16> {
-        match self {
-            SamplerPlan::Binary(_) => None,
-            SamplerPlan::Label(spec) => spec.window(),
-            SamplerPlan::Ab2(s) => s.first.window,
-        }
+        self.first_order().window()
     }
 
     /// Burn-in steps per chain a run takes at least: ACS extends a shorter burn-in to its
     /// tuning budget, a fraction [`ACS_BUDGET_FRACTION`] of burn-in plus steps.
     pub fn min_burn_in(&self, burn_in: u64, steps: u64) -> u64 {
-        let acs = matches!(
-            self,
-            SamplerPlan::Binary(SamplerSpec::Acs { .. })
-                | SamplerPlan::Label(LabelSamplerSpec::Acs { .. })
-        );
-        if acs {
+        if let SamplerPlan::Kernel(SamplerSpec::Acs { .. }) = self {
             burn_in.max((burn_in.saturating_add(steps) as f64 * ACS_BUDGET_FRACTION) as u64)
         } else {
             burn_in
@@ -137,21 +128,11 @@ impl SamplerPlan {
             Domain::Categorical => LabelDomain::Categorical,
             _ => LabelDomain::Ordinal,
         };
-        match self {
-            SamplerPlan::Label(spec) => spec.validate(label(domain), shape),
-            SamplerPlan::Ab2(s) if domain != Domain::Binary => LabelSamplerSpec::Ab {
-                step: s.first.step,
-                balance: s.first.balance,
-                tune_balance: true,
-                window: s.first.window,
-            }
-            .validate(label(domain), shape),
+        match (self.first_order(), domain) {
             // Its runner checks that the model is an RBM.
-            SamplerPlan::Binary(SamplerSpec::BlockGibbs) => Ok(()),
-            _ => match self.binary_first_order() {
-                Some(spec) => spec.check(shape),
-                None => Ok(()),
-            },
+            (SamplerSpec::BlockGibbs, _) => Ok(()),
+            (spec, Domain::Binary) => spec.check(shape),
+            (spec, domain) => spec.validate(label(domain), shape),
         }
     }
 }
@@ -171,7 +152,7 @@ pub struct SamplerEntry {
     /// (`None`: at its defaults); not at all when empty.
     pub demo: &'static [Option<f64>],
     /// Its builder: the plan for a model of a domain in [`domains`](Self::domains).
-    build: fn(&SamplerParams, Domain) -> SamplerPlan,
+    build: fn(&SamplerParams) -> SamplerPlan,
 }
 
 impl SamplerEntry {
@@ -200,9 +181,7 @@ impl SamplerEntry {
             entry: self,
             params,
         };
-        sampler.param(
-            (self.build)(&params, Domain::Binary).validate(Domain::Binary, &RunShape::default()),
-        )?;
+        sampler.param((self.build)(&params).validate(Domain::Binary, &RunShape::default()))?;
         Ok(sampler)
     }
 }
@@ -215,16 +194,12 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Step, Param::Balance, Param::Window],
         description: "Discrete unadjusted Langevin (no Metropolis test; biased for step > 0)",
         demo: &[Some(0.2)],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dula {
-                step: p.step,
-                balance: p.balance,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Dula {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Dula {
                 step: p.step,
                 balance: p.balance,
                 window: p.window,
-            }),
+            })
         },
     },
     SamplerEntry {
@@ -239,25 +214,18 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         ],
         description: "Discrete Metropolis-adjusted Langevin (exact); without `--step` and `--balance`, `sample` tunes its step toward acceptance 0.574 during burn-in (`--adapt acceptance`); a given `--step` is fixed",
         demo: &[Some(0.1), Some(0.2)],
-        build: |p, d| match (d, p.adapt) {
-            (Domain::Binary, Some(Adapt::Acceptance)) => {
-                SamplerPlan::Binary(SamplerSpec::DmalaAcceptance {
+        build: |p| {
+            SamplerPlan::Kernel(match p.adapt {
+                Some(Adapt::Acceptance) => SamplerSpec::DmalaAcceptance {
                     target_acceptance: p.target_acceptance,
-                })
-            }
-            (_, Some(Adapt::Acceptance)) => SamplerPlan::Label(LabelSamplerSpec::DmalaAcceptance {
-                target_acceptance: p.target_acceptance,
-                window: p.window,
-            }),
-            (Domain::Binary, None) => SamplerPlan::Binary(SamplerSpec::Dmala {
-                step: p.step,
-                balance: p.balance,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Dmala {
-                step: p.step,
-                balance: p.balance,
-                window: p.window,
-            }),
+                    window: p.window,
+                },
+                None => SamplerSpec::Dmala {
+                    step: p.step,
+                    balance: p.balance,
+                    window: p.window,
+                },
+            })
         },
     },
     SamplerEntry {
@@ -266,10 +234,7 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Scan],
         description: "Single-site Gibbs; one step is a sweep of d site updates",
         demo: &[None],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Gibbs { scan: p.scan }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Gibbs { scan: p.scan }),
-        },
+        build: |p| SamplerPlan::Kernel(SamplerSpec::Gibbs { scan: p.scan }),
     },
     SamplerEntry {
         name: "gwg",
@@ -277,10 +242,7 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[],
         description: "Gibbs-with-gradients: one change per step, picked by the gradient",
         demo: &[None],
-        build: |_, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Gwg),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Gwg),
-        },
+        build: |_| SamplerPlan::Kernel(SamplerSpec::Gwg),
     },
     SamplerEntry {
         name: "rwm",
@@ -288,7 +250,7 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Rate],
         description: "Random-walk Metropolis, flip rate tuned toward acceptance 0.234 during burn-in",
         demo: &[None],
-        build: |p, _| SamplerPlan::Binary(SamplerSpec::Rwm { rate: p.rate }),
+        build: |p| SamplerPlan::Kernel(SamplerSpec::Rwm { rate: p.rate }),
     },
     SamplerEntry {
         name: "ab",
@@ -296,17 +258,13 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Step, Param::Balance, Param::Window],
         description: "Any-scale balanced sampler: step and balance tuned during burn-in, then fixed",
         demo: &[Some(0.1)],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Ab {
-                step: p.step,
-                balance: p.balance,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Ab {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Ab {
                 step: p.step,
                 balance: p.balance,
                 tune_balance: true,
                 window: p.window,
-            }),
+            })
         },
     },
     SamplerEntry {
@@ -321,16 +279,14 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         ],
         description: "Any-scale balanced, second order: first-order tuning, a fitted quadratic W, a diagonal D, then the Gaussian-integral-trick kernel with (a, b) tuned again; the tuning phases come before the burn-in",
         demo: &[],
-        build: |p, d| {
+        build: |p| {
             let mut settings = Ab2Settings::default();
             settings.first.step = p.step;
             settings.first.balance = p.balance;
+            settings.first.window = p.window;
             settings.diagonal = p.diagonal;
             settings.first.budget = p.ab2_tune;
             settings.second_budget = p.ab2_tune;
-            if d != Domain::Binary {
-                settings.first.window = p.window;
-            }
             SamplerPlan::Ab2(settings)
         },
     },
@@ -340,16 +296,12 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::ACeil, Param::AMax, Param::AMin, Param::Window],
         description: "Automatic cyclical scheduling: tuned within 10% of the run, then a fixed cycle",
         demo: &[None],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Acs {
-                a_ceil: p.a_ceil,
-                fixed_steps: p.fixed_steps(),
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Acs {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Acs {
                 a_ceil: p.a_ceil,
                 fixed_steps: p.fixed_steps(),
                 window: p.window,
-            }),
+            })
         },
     },
     SamplerEntry {
@@ -358,13 +310,10 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Balancing],
         description: "Locally balanced informed proposal: one change per step, picked by exact differences, Metropolis-adjusted",
         demo: &[],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Lb {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Lb {
                 balancing: p.balancing,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Lb {
-                balancing: p.balancing,
-            }),
+            })
         },
     },
     SamplerEntry {
@@ -373,8 +322,8 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Radius, Param::Block],
         description: "Hamming-ball block sampler: each step redraws one block from π restricted to a ball of radius r around a random auxiliary point; no rejection",
         demo: &[],
-        build: |p, _| {
-            SamplerPlan::Binary(SamplerSpec::HammingBall {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::HammingBall {
                 radius: p.radius,
                 block: p.block,
             })
@@ -386,7 +335,7 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[],
         description: "RBM models only: alternating block Gibbs on the joint (hidden given visible, then visible given hidden); reports the visible units",
         demo: &[],
-        build: |_, _| SamplerPlan::Binary(SamplerSpec::BlockGibbs),
+        build: |_| SamplerPlan::Kernel(SamplerSpec::BlockGibbs),
     },
     SamplerEntry {
         name: "pas",
@@ -394,13 +343,10 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::PathLength],
         description: "Path auxiliary sampler: a path of gradient-picked moves per proposal, the path as auxiliary variable in the test",
         demo: &[None],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Pas {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Pas {
                 path_length: p.path_length,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Pas {
-                path_length: p.path_length,
-            }),
+            })
         },
     },
     SamplerEntry {
@@ -409,15 +355,11 @@ pub static SAMPLERS: &[SamplerEntry] = &[
         params: &[Param::Time, Param::Solver],
         description: "Discrete Langevin Monte Carlo: every coordinate runs its own gradient-informed continuous-time chain for a time τ, then a Metropolis test",
         demo: &[None],
-        build: |p, d| match d {
-            Domain::Binary => SamplerPlan::Binary(SamplerSpec::Dlmc {
+        build: |p| {
+            SamplerPlan::Kernel(SamplerSpec::Dlmc {
                 time: p.time,
                 solver: p.solver,
-            }),
-            _ => SamplerPlan::Label(LabelSamplerSpec::Dlmc {
-                time: p.time,
-                solver: p.solver,
-            }),
+            })
         },
     },
     PT_DMALA,
@@ -430,16 +372,12 @@ const PT_DMALA: SamplerEntry = SamplerEntry {
     params: &[Param::Replicas, Param::TargetAcceptance, Param::Window],
     description: "Replica exchange: DMALA at R temperatures, neighbours swapped, ladder and steps tuned during burn-in; the cold chain's draws",
     demo: &[],
-    build: |p, d| match d {
-        Domain::Binary => SamplerPlan::Binary(SamplerSpec::PtDmala {
-            replicas: p.replicas,
-            target_acceptance: p.target_acceptance,
-        }),
-        _ => SamplerPlan::Label(LabelSamplerSpec::PtDmala {
+    build: |p| {
+        SamplerPlan::Kernel(SamplerSpec::PtDmala {
             replicas: p.replicas,
             target_acceptance: p.target_acceptance,
             window: p.window,
-        }),
+        })
     },
 };
 
@@ -499,7 +437,7 @@ impl Sampler {
         if self.params.window.is_some() && domain != Domain::Ordinal {
             return Err(SamplerError::Window);
         }
-        Ok((self.entry.build)(&self.params, domain))
+        Ok((self.entry.build)(&self.params))
     }
 
     /// [`plan`](Self::plan), with the parameters checked for a run of this shape.

@@ -9,8 +9,9 @@ use langevin_core::binary::{
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::tuning::{AbTuner, AcsTuner};
 use langevin_core::{Binary, BinaryTarget, Chain, Kernel, StepReport};
-use langevin_std::binary::{BinaryModel, RunShape, SamplerSpec};
+use langevin_std::binary::BinaryModel;
 use langevin_std::kernels::{BoxedKernel, ForTarget, LatticeAb, LatticeAcs};
+use langevin_std::samplers::{RunShape, SamplerSpec};
 use langevin_tests::ChainBox;
 use langevin_tests::discrete::{
     assert_invariant, check_exact_start, index_of_binary, mh_matrix, normalise, tabulate_binary_u,
@@ -208,10 +209,13 @@ fn tuned_lattice_ab_and_acs_sample_pi() {
             SamplerSpec::Ab {
                 step: 0.1,
                 balance: 0.5,
+                tune_balance: true,
+                window: None,
             },
             SamplerSpec::Acs {
                 a_ceil: 5.0,
                 fixed_steps: None,
+                window: None,
             },
         ];
         for (k, spec) in specs.into_iter().enumerate() {

@@ -10,8 +10,9 @@ use langevin_core::binary::{BatchDmala, BatchTarget, Binary, FlipProposal};
 use langevin_core::math::Fast;
 use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
-    BinaryModel, Gemm, RunConfig, RunError, SamplerSpec, run_chains, run_chains_batched,
+    BinaryModel, Gemm, RunConfig, RunError, run_chains, run_chains_batched,
 };
+use langevin_std::samplers::SamplerSpec;
 use langevin_tests::discrete::{chi2_sf, run_batch};
 use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
 use rand_core::{Rng, SeedableRng};
@@ -95,6 +96,7 @@ fn bits(run: &langevin_std::binary::BinaryRun) -> Vec<Vec<u64>> {
 const DMALA: SamplerSpec = SamplerSpec::Dmala {
     step: 0.8,
     balance: 0.5,
+    window: None,
 };
 
 #[test]
@@ -113,6 +115,7 @@ fn batched_draws_do_not_depend_on_threads_or_chains() {
     let dula = SamplerSpec::Dula {
         step: 0.3,
         balance: 0.5,
+        window: None,
     };
     let d1 = run_chains_batched(&m, &dula, &config(6, 1, 5), 4, None).unwrap();
     let d2 = run_chains_batched(&m, &dula, &config(6, 2, 5), 4, None).unwrap();

@@ -10,11 +10,11 @@ use langevin_core::baselines::Scan;
 use langevin_core::models::OrdinalQuadraticBatch;
 use langevin_core::ordinal::{BatchTarget, OrdinalBatchDmala, OrdinalDomain, OrdinalProposal};
 use langevin_std::labels::{
-    LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
-    run_label_chains_batched,
+    LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains, run_label_chains_batched,
 };
 use langevin_std::models::OrdinalQuadratic;
 use langevin_std::run::{RunConfig, RunError};
+use langevin_std::samplers::SamplerSpec;
 use langevin_tests::discrete::{index_of, ordinal_law, run_batch, small_potts};
 use langevin_tests::{SampleCheck, check_sample, cumulative, draw_index};
 use rand_core::SeedableRng;
@@ -137,17 +137,17 @@ fn bits(run: &LabelRun) -> Vec<Vec<u64>> {
 fn batched_ordinal_draws_equal_the_per_chain_ones() {
     let m = lattice();
     for sampler in [
-        LabelSamplerSpec::Dmala {
+        SamplerSpec::Dmala {
             step: 1.5,
             balance: 0.5,
             window: None,
         },
-        LabelSamplerSpec::Dmala {
+        SamplerSpec::Dmala {
             step: 3.0,
             balance: 0.6,
             window: Some(2),
         },
-        LabelSamplerSpec::Dula {
+        SamplerSpec::Dula {
             step: 0.5,
             balance: 0.5,
             window: None,
@@ -182,15 +182,15 @@ fn batched_ordinal_draws_equal_the_per_chain_ones() {
 #[test]
 fn batched_ordinal_runner_refuses_what_it_cannot_batch() {
     let m = lattice();
-    let dmala = LabelSamplerSpec::Dmala {
+    let dmala = SamplerSpec::Dmala {
         step: 1.0,
         balance: 0.5,
         window: None,
     };
-    let gibbs = LabelSamplerSpec::Gibbs {
+    let gibbs = SamplerSpec::Gibbs {
         scan: Scan::Systematic,
     };
-    let ab = LabelSamplerSpec::Ab {
+    let ab = SamplerSpec::Ab {
         step: 1.0,
         balance: 0.5,
         tune_balance: true,
@@ -206,7 +206,7 @@ fn batched_ordinal_runner_refuses_what_it_cannot_batch() {
         run_label_chains_batched(&m, &dmala, &config(2, 1), 0, None),
         Err(RunError::Param(_))
     ));
-    let bad_step = LabelSamplerSpec::Dmala {
+    let bad_step = SamplerSpec::Dmala {
         step: f64::NAN,
         balance: 0.5,
         window: None,

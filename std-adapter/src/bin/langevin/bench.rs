@@ -77,9 +77,7 @@ struct BenchSummary {
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let sampler = args.sampler.sampler()?;
     let plan = sampler.plan(Domain::Binary)?;
-    let spec = plan
-        .binary_first_order()
-        .ok_or_else(|| CliError(format!("{}: no binary kernel", sampler.name())))?;
+    let spec = plan.first_order();
     for (name, value) in [
         ("--steps", args.steps),
         ("--repeats", args.repeats as u64),

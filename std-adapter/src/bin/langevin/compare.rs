@@ -23,13 +23,13 @@ use clap::Args;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::stats::ChainStats;
 use langevin_std::ab2::{Ab2Settings, DiagonalRule, run_ab2_chains, run_ab2_ordinal_chains};
-use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, SamplerSpec, Statistic};
+use langevin_std::binary::{BinaryModel, ChainResult, RunConfig, Statistic};
 use langevin_std::diagnostics::{DiscreteValue, ess, rhat};
-use langevin_std::labels::{LabelModel, LabelSamplerSpec, LabelStart, OrdinalModel};
+use langevin_std::labels::{LabelModel, LabelStart, OrdinalModel};
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
 };
-use langevin_std::samplers::Choice;
+use langevin_std::samplers::{Choice, SamplerSpec};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -380,6 +380,8 @@ fn run_binary(
             let spec = SamplerSpec::Ab {
                 step: 0.1,
                 balance: 0.5,
+                tune_balance: true,
+                window: None,
             };
             langevin_std::binary::run_chains(model, &spec, &config, None)?
         }
@@ -394,7 +396,7 @@ fn run_ordinal(
     threads: usize,
 ) -> Result<Option<langevin_std::labels::LabelRun>, CliError> {
     let mut config = run_config(args, threads);
-    let first_order = |balance, tune_balance| LabelSamplerSpec::Ab {
+    let first_order = |balance, tune_balance| SamplerSpec::Ab {
         step: 0.1,
         balance,
         tune_balance,

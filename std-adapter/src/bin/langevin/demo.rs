@@ -12,15 +12,13 @@ use crate::sample::pictures::Heat;
 use clap::Args;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_std::binary::{
-    BinaryModel, BinaryRun, Depth, RunConfig, SamplerSpec, Statistic, diagnose, run_chains,
+    BinaryModel, BinaryRun, Depth, RunConfig, Statistic, diagnose, run_chains,
 };
 use langevin_std::io::{Rendering, prepare, write_all};
-use langevin_std::labels::{
-    LabelModel, LabelRun, LabelSamplerSpec, LabelStart, OrdinalModel, run_label_chains,
-};
+use langevin_std::labels::{LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains};
 use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf_with};
-use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams};
+use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams, SamplerSpec};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin demo`.
@@ -208,7 +206,7 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
             let mut params = SamplerParams::default();
             params.step = step.unwrap_or(params.step);
             let plan = entry.with(params)?.plan(Domain::Binary)?;
-            samplers.extend(plan.binary_first_order());
+            samplers.push(plan.first_order());
         }
     }
     println!(
@@ -384,7 +382,7 @@ fn parameters(spec: &SamplerSpec, run: &BinaryRun) -> String {
             .unwrap_or(f64::NAN)
     };
     match *spec {
-        SamplerSpec::Dula { step, balance } | SamplerSpec::Dmala { step, balance } => {
+        SamplerSpec::Dula { step, balance, .. } | SamplerSpec::Dmala { step, balance, .. } => {
             format!("a={step} b={balance}")
         }
         SamplerSpec::Gibbs { .. } => "systematic sweep".into(),
@@ -421,7 +419,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let mut best = (f64::INFINITY, 1.0);
     for j in 0..24 {
         let a = 2f64.powf(f64::from(j) / 2.0);
-        let spec = LabelSamplerSpec::Dmala {
+        let spec = SamplerSpec::Dmala {
             step: a,
             balance: 0.5,
             window: None,
@@ -444,7 +442,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let samplers = [
         (
             format!("dmala a={:.1}", best.1),
-            LabelSamplerSpec::Dmala {
+            SamplerSpec::Dmala {
                 step: best.1,
                 balance: 0.5,
                 window: None,
@@ -452,7 +450,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
         ),
         (
             format!("acs a={:.0}…{:.0}", MIXTURE_STEPS.0, MIXTURE_STEPS.1),
-            LabelSamplerSpec::Acs {
+            SamplerSpec::Acs {
                 a_ceil: MIXTURE_STEPS.0,
                 fixed_steps: Some(MIXTURE_STEPS),
                 window: None,
@@ -466,7 +464,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     };
     let samplers = samplers.into_iter().chain([(
         format!("pt-dmala R={PT_REPLICAS}"),
-        LabelSamplerSpec::PtDmala {
+        SamplerSpec::PtDmala {
             replicas: PT_REPLICAS,
             target_acceptance: 0.574,
             window: None,
@@ -479,7 +477,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let mut acs_run = None;
     let mut pt_evals = 0.0;
     for (label, spec) in &samplers.collect::<Vec<_>>() {
-        let pt = matches!(spec, LabelSamplerSpec::PtDmala { .. });
+        let pt = matches!(spec, SamplerSpec::PtDmala { .. });
         let run = run_label_chains(
             &model,
             spec,
@@ -509,7 +507,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
             format!("{lo} to {hi} of 25"),
             format!("{union} of 25")
         );
-        if matches!(spec, LabelSamplerSpec::Acs { .. }) {
+        if matches!(spec, SamplerSpec::Acs { .. }) {
             acs_run = Some(run);
         }
     }

@@ -301,7 +301,7 @@ fn run_binary(spec: &RunSpec, doc: &ModelDoc, model: &BinaryModel) -> Result<(),
     let plan = spec.sampler.plan_for(Domain::Binary, &config.shape(d))?;
     // The parameters, and the `Wᵀ` an RBM's chains read unless the model holds it already.
     let transpose = match &plan {
-        SamplerPlan::Binary(k) if !k.reads_rbm_transpose() => 0,
+        SamplerPlan::Kernel(k) if !k.reads_rbm_transpose() => 0,
         _ if spec.batch.is_some() => model.rbm_batch_transpose_bytes(),
         _ => model.rbm_transpose_bytes(),
     };

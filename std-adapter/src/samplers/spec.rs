@@ -1,4 +1,5 @@
-//! Which kernel a run uses, chosen by name and parameters.
+//! What a run steps: a sampler and its parameters ([`SamplerSpec`], for every domain), and the
+//! kernel each builds on binary, ordinal and categorical models.
 
 use langevin_core::ParamError;
 use langevin_core::baselines::{
@@ -9,14 +10,20 @@ use langevin_core::tuning::{
     AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, AcsReport, AcsSettings, AcsTuner,
     ScaledDmala,
 };
-use langevin_core::{Binary, Eval};
+use langevin_core::{Binary, Categorical, Eval, Ordinal};
 use serde_json::{Value, json};
 
-use super::model::BinaryModel;
+use super::{Domain, SamplerError};
 use crate::kernels::{
-    Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Sweep, TabulatedLattice,
+    BoxedKernel, Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Sweep,
+    TabulatedLattice, boxed,
 };
-use langevin_core::dlmc::{DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc};
+use crate::models::{BinaryModel, LabelDomain, OrdinalModel, Potts};
+use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::dlmc::{
+    CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc,
+};
+use langevin_core::ordinal::{self, OrdinalProposal};
 
 /// The acceptance rate the random walk's flip rate is tuned toward (the classic optimum for
 /// high-dimensional random walks).
@@ -25,7 +32,12 @@ pub const RWM_TARGET_ACCEPTANCE: f64 = 0.234;
 /// The fraction of a run (burn-in and kept steps) ACS may spend tuning.
 pub const ACS_BUDGET_FRACTION: f64 = 0.1;
 
-/// A binary sampler and its parameters, as chosen on the command line.
+/// A sampler and its parameters, as chosen on the command line, for models of every domain.
+///
+/// Which samplers apply to which domain is the registry's to say
+/// ([`SAMPLERS`](super::SAMPLERS)). The ordinal window `|x'_i − x_i| ≤ w` applies to the
+/// ordinal proposals (DULA, DMALA, AB, ACS and the acceptance-targeting DMALA); the kernels of
+/// the other domains do not read it, and the registry refuses a window on their models.
 ///
 /// # Steps
 ///
@@ -33,7 +45,8 @@ pub const ACS_BUDGET_FRACTION: f64 = 0.1;
 /// whole sweep of `d` single-site updates (systematic: sites `0..d` in order; random: `d`
 /// uniformly drawn sites), so that a step touches every coordinate once on average, as a
 /// DULA/DMALA step does, and per-step costs and kept draws compare across samplers. Each site
-/// update counts as one target evaluation (it prices one flip), so a sweep costs `d`.
+/// update counts as one target evaluation (it prices one flip; on label models, `S − 1`
+/// evaluations, one per other value), so a sweep costs `d` (or `d (S − 1)`).
 ///
 /// # Tuned samplers
 ///
@@ -55,6 +68,8 @@ pub enum SamplerSpec {
         step: f64,
         /// Balance `b`.
         balance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
     },
     /// Discrete Metropolis-adjusted Langevin.
     Dmala {
@@ -62,13 +77,15 @@ pub enum SamplerSpec {
         step: f64,
         /// Balance `b`.
         balance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
     },
     /// Single-site Gibbs; one step is one sweep of `d` updates.
     Gibbs {
         /// Site order.
         scan: Scan,
     },
-    /// Gibbs-with-gradients, one flip per step.
+    /// Gibbs-with-gradients, one change per step.
     Gwg,
     /// Random-walk Metropolis with independent flips, rate tuned during burn-in.
     Rwm {
@@ -81,6 +98,11 @@ pub enum SamplerSpec {
         step: f64,
         /// Initial balance `b`.
         balance: f64,
+        /// Whether the balance is tuned too; `false` keeps `b` (at `½`: DMALA with its step
+        /// tuned by the same jump-distance rule).
+        tune_balance: bool,
+        /// Ordinal window.
+        window: Option<u16>,
     },
     /// Automatic cyclical scheduling.
     Acs {
@@ -88,22 +110,28 @@ pub enum SamplerSpec {
         a_ceil: f64,
         /// `(a_max, a_min)` to use instead of searching for them.
         fixed_steps: Option<(f64, f64)>,
+        /// Ordinal window.
+        window: Option<u16>,
     },
-    /// DMALA with its step, as an expected number of flips, tuned toward an acceptance rate
+    /// DMALA with its step, as an expected number of changes, tuned toward an acceptance rate
     /// during burn-in.
     DmalaAcceptance {
         /// The acceptance rate tuned toward.
         target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
     },
-    /// Replica exchange around acceptance-targeting DMALA; run by
-    /// [`run_chains`](super::run_chains), which draws the cold replica's states.
+    /// Replica exchange around acceptance-targeting DMALA; run by the chain runners, which
+    /// draw the cold replica's states.
     PtDmala {
         /// Replicas `R ≥ 1`.
         replicas: usize,
         /// The acceptance rate each replica's step is tuned toward.
         target_acceptance: f64,
+        /// Ordinal window.
+        window: Option<u16>,
     },
-    /// The locally balanced informed proposal, one flip per step.
+    /// The locally balanced informed proposal, one change per step.
     Lb {
         /// The balancing function.
         balancing: Balancing,
@@ -127,7 +155,7 @@ pub enum SamplerSpec {
     Dlmc {
         /// Time `τ` (`None`: adapted during burn-in).
         time: Option<f64>,
-        /// Solver (`None`: interpolate).
+        /// Solver (`None`: interpolate on binary models, Euler on categorical ones).
         solver: Option<Solver>,
     },
 }
@@ -191,10 +219,23 @@ impl SamplerSpec {
     /// GWG, RWM and ACS (written as `null` in JSON).
     pub fn step_balance(&self) -> (f64, f64) {
         match *self {
-            Self::Dula { step, balance }
-            | Self::Dmala { step, balance }
-            | Self::Ab { step, balance } => (step, balance),
+            Self::Dula { step, balance, .. }
+            | Self::Dmala { step, balance, .. }
+            | Self::Ab { step, balance, .. } => (step, balance),
             _ => (f64::NAN, f64::NAN),
+        }
+    }
+
+    /// The ordinal window, if any.
+    pub fn window(&self) -> Option<u16> {
+        match *self {
+            Self::Dula { window, .. }
+            | Self::Dmala { window, .. }
+            | Self::Ab { window, .. }
+            | Self::Acs { window, .. }
+            | Self::DmalaAcceptance { window, .. }
+            | Self::PtDmala { window, .. } => window,
+            _ => None,
         }
     }
 
@@ -244,7 +285,7 @@ impl SamplerSpec {
         shape: &RunShape,
     ) -> Result<B::Kernel, ParamError> {
         match (self, model) {
-            (&Self::Dmala { step, balance }, BinaryModel::Lattice(lattice)) => Ok(B::boxed(
+            (&Self::Dmala { step, balance, .. }, BinaryModel::Lattice(lattice)) => Ok(B::boxed(
                 "dmala (tabulated lattice kernel)",
                 TabulatedLattice::new(
                     LatticeDmala::new(LatticeProposal::new(lattice, step, balance)?),
@@ -252,10 +293,18 @@ impl SamplerSpec {
                 ),
             )),
             // AB and ACS step the same tabulated kernel at their tuner's parameters.
-            (&Self::Ab { step, balance }, BinaryModel::Lattice(lattice)) => Ok(B::boxed(
+            (
+                &Self::Ab {
+                    step,
+                    balance,
+                    tune_balance,
+                    ..
+                },
+                BinaryModel::Lattice(lattice),
+            ) => Ok(B::boxed(
                 "ab (tabulated lattice kernel)",
                 LatticeAb::new(
-                    ab_tuner((step, balance), true, shape.burn_in, None)?,
+                    ab_tuner((step, balance), tune_balance, shape.burn_in, None)?,
                     lattice,
                 )?,
             )),
@@ -263,6 +312,7 @@ impl SamplerSpec {
                 &Self::Acs {
                     a_ceil,
                     fixed_steps,
+                    ..
                 },
                 BinaryModel::Lattice(lattice),
             ) => Ok(B::boxed(
@@ -273,7 +323,8 @@ impl SamplerSpec {
         }
     }
 
-    /// A fresh kernel for one chain of a run of this shape, whatever the model.
+    /// A fresh kernel for one chain of a run of this shape on a binary model, whatever the
+    /// model (the window is for ordinal models: binary kernels do not read it).
     ///
     /// # Errors
     ///
@@ -281,11 +332,11 @@ impl SamplerSpec {
     pub fn kernel_for<B: Boxing<Binary>>(&self, shape: &RunShape) -> Result<B::Kernel, ParamError> {
         let name = self.name();
         Ok(match *self {
-            Self::Dula { step, balance } => B::boxed(
+            Self::Dula { step, balance, .. } => B::boxed(
                 name,
                 Dula::<'static, crate::FlipMathImpl>::new(FlipProposal::with_math(step, balance)?),
             ),
-            Self::Dmala { step, balance } => B::boxed(
+            Self::Dmala { step, balance, .. } => B::boxed(
                 name,
                 Dmala::<'static, crate::FlipMathImpl>::new(FlipProposal::with_math(step, balance)?),
             ),
@@ -306,14 +357,23 @@ impl SamplerSpec {
                     TunedRandomWalk::new(initial, shape.burn_in, RWM_TARGET_ACCEPTANCE)?,
                 )
             }
-            Self::Ab { step, balance } => {
-                B::boxed(name, ab_tuner((step, balance), true, shape.burn_in, None)?)
-            }
+            Self::Ab {
+                step,
+                balance,
+                tune_balance,
+                ..
+            } => B::boxed(
+                name,
+                ab_tuner((step, balance), tune_balance, shape.burn_in, None)?,
+            ),
             Self::Acs {
                 a_ceil,
                 fixed_steps,
+                ..
             } => B::boxed(name, acs_tuner(a_ceil, fixed_steps, shape, None)?),
-            Self::DmalaAcceptance { target_acceptance } => B::boxed(
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => B::boxed(
                 "dmala (acceptance-targeting step)",
                 acceptance_tuner(target_acceptance, shape.burn_in, None)?,
             ),
@@ -321,6 +381,7 @@ impl SamplerSpec {
             Self::PtDmala {
                 replicas,
                 target_acceptance,
+                ..
             } => {
                 replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
                 B::boxed(
@@ -354,6 +415,189 @@ impl SamplerSpec {
                 }
             }
         })
+    }
+}
+
+/// The kernels of ordinal and categorical models.
+impl SamplerSpec {
+    /// Checks that the sampler applies to the domain (as the registry says).
+    ///
+    /// # Errors
+    ///
+    /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
+    /// [`SamplerError::Window`] for a window on a categorical model.
+    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
+        let domain = Domain::from(domain);
+        let entry = super::find(self.name())?;
+        if !entry.applies_to(domain) {
+            return Err(SamplerError::Domain {
+                sampler: entry.name,
+                domain,
+            });
+        }
+        if self.window().is_some() && domain != Domain::Ordinal {
+            return Err(SamplerError::Window);
+        }
+        Ok(())
+    }
+
+    /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
+    /// model's conditional) and the samplers without an ordinal kernel.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    pub(crate) fn ordinal_kernel<T: Eval<Ordinal> + ?Sized>(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<BoxedKernel<Ordinal, T>>, ParamError> {
+        let name = self.name();
+        let proposal = |step, balance, window: Option<u16>| {
+            let p = OrdinalProposal::new(step, balance)?;
+            match window {
+                Some(w) => p.windowed(w),
+                None => Ok(p),
+            }
+        };
+        Ok(Some(match *self {
+            Self::Dula {
+                step,
+                balance,
+                window,
+            } => boxed(name, ordinal::Dula::new(proposal(step, balance, window)?)),
+            Self::Dmala {
+                step,
+                balance,
+                window,
+            } => boxed(name, ordinal::Dmala::new(proposal(step, balance, window)?)),
+            Self::Ab {
+                step,
+                balance,
+                tune_balance,
+                window,
+            } => boxed(
+                name,
+                ab_tuner((step, balance), tune_balance, shape.burn_in, window)?,
+            ),
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+                window,
+            } => boxed(name, acs_tuner(a_ceil, fixed_steps, shape, window)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                window,
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, window)?;
+                return Ok(None);
+            }
+            Self::DmalaAcceptance {
+                target_acceptance,
+                window,
+            } => boxed(
+                name,
+                acceptance_tuner(target_acceptance, shape.burn_in, window)?,
+            ),
+            Self::Gibbs { .. }
+            | Self::Gwg
+            | Self::Rwm { .. }
+            | Self::Lb { .. }
+            | Self::HammingBall { .. }
+            | Self::BlockGibbs
+            | Self::Pas { .. }
+            | Self::Dlmc { .. } => return Ok(None),
+        }))
+    }
+
+    /// A fresh categorical kernel for a run of this shape; `None` for Gibbs (which runs on the
+    /// model's conditional) and the samplers without a categorical kernel.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    pub(crate) fn categorical_kernel<T: Eval<Categorical> + ?Sized>(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<BoxedKernel<Categorical, T>>, ParamError> {
+        let name = self.name();
+        Ok(Some(match *self {
+            Self::Dula { step, balance, .. } => boxed(
+                name,
+                categorical::Dula::new(CategoricalProposal::new(step, balance)?),
+            ),
+            Self::Dmala { step, balance, .. } => boxed(
+                name,
+                categorical::Dmala::new(CategoricalProposal::new(step, balance)?),
+            ),
+            Self::Gwg => boxed(name, Gwg),
+            Self::Ab {
+                step,
+                balance,
+                tune_balance,
+                ..
+            } => boxed(
+                name,
+                ab_tuner((step, balance), tune_balance, shape.burn_in, None)?,
+            ),
+            Self::Acs {
+                a_ceil,
+                fixed_steps,
+                ..
+            } => boxed(name, acs_tuner(a_ceil, fixed_steps, shape, None)?),
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                ..
+            } => {
+                replica_plan(replicas, target_acceptance, shape.burn_in, None)?;
+                return Ok(None);
+            }
+            Self::DmalaAcceptance {
+                target_acceptance, ..
+            } => boxed(
+                name,
+                acceptance_tuner(target_acceptance, shape.burn_in, None)?,
+            ),
+            Self::Lb { balancing } => {
+                boxed(name, Grown(LocallyBalanced::new(balancing, Vec::new())))
+            }
+            Self::Pas { path_length } => boxed(
+                name,
+                PathSampler::new(path_length, shape.dim, shape.burn_in)?,
+            ),
+            Self::Dlmc { time, solver } => {
+                if solver == Some(Solver::Interpolate) {
+                    return Err(ParamError::Unsupported(
+                        "the interpolate solver is exact for binary models only (the categorical chain has no closed form); use --solver euler",
+                    ));
+                }
+                let proposal = CategoricalDlmcProposal::new(time.unwrap_or(1.0))?;
+                match time {
+                    Some(_) => boxed(name, langevin_core::kernel::Dmala::new(proposal)),
+                    None => boxed(
+                        name,
+                        TunedDlmc::new(proposal, true, shape.burn_in, DLMC_TARGET_ACCEPTANCE)?,
+                    ),
+                }
+            }
+            Self::Gibbs { .. } | Self::Rwm { .. } | Self::HammingBall { .. } | Self::BlockGibbs => {
+                return Ok(None);
+            }
+        }))
+    }
+
+    /// Checks the parameters for a run of this shape on a model of this domain (see
+    /// [`check_domain`](Self::check_domain) for whether the sampler applies at all).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), ParamError> {
+        match domain {
+            LabelDomain::Ordinal => self.ordinal_kernel::<OrdinalModel>(shape).map(|_| ()),
+            LabelDomain::Categorical => self.categorical_kernel::<Potts>(shape).map(|_| ()),
+        }
     }
 }
 
