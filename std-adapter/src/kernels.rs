@@ -11,7 +11,7 @@ use crate::binary::ModelTarget;
 use crate::samplers::{ab_json, acceptance_json, acs_json};
 use crate::simd::HotLoop;
 use langevin_core::baselines::{
-    Gibbs, Gwg, HAMMING_BALL_WORDS, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
+    Gibbs, HAMMING_BALL_WORDS, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
 };
 use langevin_core::binary::PortablePasses;
 use langevin_core::binary::{
@@ -266,9 +266,33 @@ where
 impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {
     stateless!();
 }
-impl Tuning for Gwg {
+
+/// A kernel whose steps depend only on its parameters: it never adapts and a checkpoint saves
+/// nothing of it. A core kernel of that kind runs wrapped in it and needs no [`Tuning`] impl
+/// of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct Stateless<K>(pub K);
+
+impl<D: Domain, K: Kernel<D>> Kernel<D> for Stateless<K> {
+    #[inline(always)]
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.0.step(target, chain, rng)
+    }
+}
+
+impl<K> Tuning for Stateless<K> {
     stateless!();
 }
+
 impl<W: AsMut<[f64]>> Tuning for HammingBall<W> {
     // The block the next step updates.
     fn save(&self) -> Option<Value> {

@@ -572,6 +572,43 @@ mod tests {
         }
     }
 
+    /// A sampler the registry lists for a domain has a kernel of that domain, unless a driver
+    /// of its own runs it; the kernel builders fall back to "no kernel" for everything else.
+    #[test]
+    fn every_sampler_has_a_kernel_on_each_of_its_domains() {
+        use crate::kernels::ForModels;
+        use crate::models::{OrdinalModel, Potts};
+        let shape = RunShape::default();
+        for e in SAMPLERS {
+            let sampler = e.with(SamplerParams::default()).unwrap();
+            for d in Domain::ALL.into_iter().filter(|&d| e.applies_to(d)) {
+                // AB-2 has a runner of its own.
+                let SamplerPlan::Kernel(spec) = sampler.plan(d).unwrap() else {
+                    continue;
+                };
+                // The replica ladder, Gibbs sweeps through the model's conditional and RBM
+                // block sweeps have drivers of their own (a binary kernel stands for pt-dmala's
+                // cold replica and Gibbs's slow path).
+                let own_driver = match spec {
+                    SamplerSpec::BlockGibbs => true,
+                    SamplerSpec::PtDmala { .. } | SamplerSpec::Gibbs { .. } => d != Domain::Binary,
+                    _ => false,
+                };
+                let kernel = match d {
+                    Domain::Binary => spec.kernel_for::<ForModels>(&shape).is_ok(),
+                    Domain::Ordinal => spec
+                        .ordinal_kernel::<OrdinalModel>(&shape)
+                        .unwrap()
+                        .is_some(),
+                    Domain::Categorical => {
+                        spec.categorical_kernel::<Potts>(&shape).unwrap().is_some()
+                    }
+                };
+                assert_eq!(kernel, !own_driver, "{} {d:?}", e.name);
+            }
+        }
+    }
+
     #[test]
     fn the_domain_error_lists_the_samplers_that_apply() {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();

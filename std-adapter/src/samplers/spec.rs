@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::{Domain, SamplerError};
 use crate::kernels::{
-    BoxedKernel, Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Sweep,
+    BoxedKernel, Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Stateless, Sweep,
     TabulatedLattice, boxed,
 };
 use crate::models::{BinaryModel, LabelDomain, OrdinalModel, Potts};
@@ -341,7 +341,7 @@ impl SamplerSpec {
                 Dmala::<'static, crate::FlipMathImpl>::new(FlipProposal::with_math(step, balance)?),
             ),
             Self::Gibbs { scan } => B::boxed(name, Sweep(Gibbs::new(scan))),
-            Self::Gwg => B::boxed(name, Gwg),
+            Self::Gwg => B::boxed(name, Stateless(Gwg)),
             Self::Rwm { rate } => {
                 if let Some(p) = rate
                     && !(p > 0.0 && p < 1.0)
@@ -499,14 +499,7 @@ impl SamplerSpec {
                 name,
                 acceptance_tuner(target_acceptance, shape.burn_in, window)?,
             ),
-            Self::Gibbs { .. }
-            | Self::Gwg
-            | Self::Rwm { .. }
-            | Self::Lb { .. }
-            | Self::HammingBall { .. }
-            | Self::BlockGibbs
-            | Self::Pas { .. }
-            | Self::Dlmc { .. } => return Ok(None),
+            _ => return Ok(None),
         }))
     }
 
@@ -530,7 +523,7 @@ impl SamplerSpec {
                 name,
                 categorical::Dmala::new(CategoricalProposal::new(step, balance)?),
             ),
-            Self::Gwg => boxed(name, Gwg),
+            Self::Gwg => boxed(name, Stateless(Gwg)),
             Self::Ab {
                 step,
                 balance,
@@ -581,9 +574,7 @@ impl SamplerSpec {
                     ),
                 }
             }
-            Self::Gibbs { .. } | Self::Rwm { .. } | Self::HammingBall { .. } | Self::BlockGibbs => {
-                return Ok(None);
-            }
+            _ => return Ok(None),
         }))
     }
 
