@@ -21,7 +21,7 @@ mod rbm_sites;
 pub use data::BinaryRows;
 pub use ising::IsingParams;
 pub use optim::{Optimizer, OptimizerKind};
-pub use pcd::{Pcd, PcdModel, PcdSettings};
+pub use pcd::{Pcd, PcdModel, PcdSettings, runs_in_pcd};
 pub use rbm::RbmParams;
 
 use crate::run::{PoolError, RunError};

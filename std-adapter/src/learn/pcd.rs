@@ -32,7 +32,10 @@ use super::{BinaryRows, LearnError};
 use crate::binary::{BinaryModel, ModelTarget, block_gibbs_sweep};
 use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
-use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, RunShape, Sampler, SamplerPlan, SamplerSpec};
+use crate::samplers::{
+    BLOCK_GIBBS_NEEDS_RBM, Domain, RunShape, Sampler, SamplerEntry, SamplerParams, SamplerPlan,
+    SamplerSpec,
+};
 use crate::seeding::chain_rngs;
 use langevin_core::Kernel;
 use langevin_core::baselines::{FlipDelta, Gibbs};
@@ -142,6 +145,26 @@ pub struct PcdSettings {
     pub threads: usize,
 }
 
+/// The kernel of a plan that runs inside PCD, or why it cannot.
+fn pcd_kernel(plan: &SamplerPlan) -> Result<SamplerSpec, &'static str> {
+    match plan {
+        // Its replicas are several coupled chains; each persistent chain here is one.
+        SamplerPlan::Kernel(SamplerSpec::PtDmala { .. }) => {
+            Err("each persistent chain is a single chain, not a ladder of replicas")
+        }
+        SamplerPlan::Kernel(spec) => Ok(*spec),
+        SamplerPlan::Ab2(_) => Err("its tuning fits one fixed target"),
+    }
+}
+
+/// Whether the sampler runs inside PCD (with its default parameters).
+pub fn runs_in_pcd(entry: &'static SamplerEntry) -> bool {
+    entry
+        .with(SamplerParams::default())
+        .and_then(|s| s.plan(Domain::Binary))
+        .is_ok_and(|plan| pcd_kernel(&plan).is_ok())
+}
+
 /// One persistent chain: its state, its kernel and its stream.
 #[derive(Debug)]
 struct Persistent {
@@ -227,26 +250,15 @@ impl<'d> Pcd<'d> {
             steps: total - tune_steps,
         };
         let sampler_error = |e: &dyn std::fmt::Display| LearnError::Settings(e.to_string());
-        let spec = match sampler
+        let plan = sampler
             .plan_for(Domain::Binary, &shape)
-            .map_err(|e| sampler_error(&e))?
-        {
-            // Its replicas are several coupled chains; each persistent chain here is one.
-            SamplerPlan::Kernel(SamplerSpec::PtDmala { .. }) => {
-                return Err(LearnError::Settings(
-                    "sampler pt-dmala cannot run inside PCD (each persistent chain is a single \
-                     chain, not a ladder of replicas)"
-                        .into(),
-                ));
-            }
-            SamplerPlan::Kernel(spec) => spec,
-            SamplerPlan::Ab2(_) => {
-                return Err(LearnError::Settings(format!(
-                    "sampler {} cannot run inside PCD (its tuning fits one fixed target)",
-                    sampler.name()
-                )));
-            }
-        };
+            .map_err(|e| sampler_error(&e))?;
+        let spec = pcd_kernel(&plan).map_err(|why| {
+            LearnError::Settings(format!(
+                "sampler {} cannot run inside PCD ({why})",
+                sampler.name()
+            ))
+        })?;
         let mut rngs = chain_rngs(s.seed, s.chains + 1);
         let data_rng = rngs.pop().ok_or(LearnError::NonFinite)?;
         let chains = rngs

@@ -426,7 +426,8 @@ impl Sampler {
     /// # Errors
     ///
     /// [`SamplerError::Domain`] when the sampler does not apply to the domain;
-    /// [`SamplerError::Window`] for a window on a model that is not ordinal.
+    /// [`SamplerError::NotForDomain`] for a parameter given that does not apply to the domain
+    /// (a window on a model that is not ordinal).
     pub fn plan(&self, domain: Domain) -> Result<SamplerPlan, SamplerError> {
         if !self.entry.applies_to(domain) {
             return Err(SamplerError::Domain {
@@ -434,8 +435,11 @@ impl Sampler {
                 domain,
             });
         }
-        if self.params.window.is_some() && domain != Domain::Ordinal {
-            return Err(SamplerError::Window);
+        if let Some(param) = Param::ALL
+            .into_iter()
+            .find(|p| !p.applies_to(domain) && self.params.text(*p).is_some())
+        {
+            return Err(SamplerError::NotForDomain { param, domain });
         }
         Ok((self.entry.build)(&self.params))
     }
@@ -460,6 +464,32 @@ impl Sampler {
     }
 }
 
+impl SamplerSpec {
+    /// Checks that the sampler applies to the domain (as the registry says).
+    ///
+    /// # Errors
+    ///
+    /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
+    /// [`SamplerError::NotForDomain`] for a window on a categorical model.
+    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
+        let domain = Domain::from(domain);
+        let entry = find(self.name())?;
+        if !entry.applies_to(domain) {
+            return Err(SamplerError::Domain {
+                sampler: entry.name,
+                domain,
+            });
+        }
+        if self.window().is_some() && !Param::Window.applies_to(domain) {
+            return Err(SamplerError::NotForDomain {
+                param: Param::Window,
+                domain,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Why a sampler cannot run as asked.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -473,8 +503,14 @@ pub enum SamplerError {
         /// The model's domain.
         domain: Domain,
     },
-    /// A window on a model that is not ordinal.
-    Window,
+    /// A parameter given for a model of a domain it does not apply to (a window on a model
+    /// that is not ordinal).
+    NotForDomain {
+        /// The parameter.
+        param: Param,
+        /// The model's domain.
+        domain: Domain,
+    },
     /// A parameter set without the one it needs beside it.
     Requires {
         /// The parameter set.
@@ -521,7 +557,19 @@ impl fmt::Display for SamplerError {
                     or_list(&others)
                 )
             }
-            SamplerError::Window => f.write_str("--window applies to ordinal models only"),
+            SamplerError::NotForDomain { param, .. } => {
+                let domains: Vec<&str> = Domain::ALL
+                    .into_iter()
+                    .filter(|d| param.applies_to(*d))
+                    .map(Domain::name)
+                    .collect();
+                write!(
+                    f,
+                    "{} applies to {} models only",
+                    param.info().flag,
+                    or_list(&domains)
+                )
+            }
             SamplerError::Requires { param, other } => write!(
                 f,
                 "{} needs {} beside it: give both or neither",

@@ -4,7 +4,7 @@
 //! README's parameter table ([`markdown_table`]), the Python package's keywords and the
 //! summary's option list ([`SamplerParams::options`]) all read it.
 
-use super::SAMPLERS;
+use super::{Domain, SAMPLERS};
 use crate::ab2::DiagonalRule;
 use langevin_core::baselines::{Balancing, Scan};
 use langevin_core::dlmc::Solver;
@@ -209,18 +209,21 @@ struct Row {
     help: &'static str,
     requires: Option<Param>,
     summary: bool,
+    domains: &'static [Domain],
     choices: fn() -> Vec<(&'static str, &'static str)>,
 }
 
 /// The table: one row per parameter, in the order `--help` lists them. A row is the
 /// parameter's doc line, `Variant field: Type = default, Codec, "--flag", range, "help"`,
-/// then `requires Other` where the flag needs another one, and `summary true` where the
-/// summary lists the value (when the sampler reads it).
+/// then `requires Other` where the flag needs another one, `summary true` where the summary
+/// lists the value (when the sampler reads it), and `domains [..]` where the parameter applies
+/// to models of some domains only.
 macro_rules! params {
     ($(
         #[doc = $doc:literal]
         $variant:ident $field:ident : $ty:ty = $default:expr, $codec:ident, $flag:literal,
-        $range:expr, $help:literal $(, requires $req:ident)? $(, summary $summary:literal)? ;
+        $range:expr, $help:literal $(, requires $req:ident)? $(, summary $summary:literal)?
+        $(, domains $domains:expr)? ;
     )*) => {
         /// A sampler parameter, as the registry lists it per sampler.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -242,6 +245,7 @@ macro_rules! params {
                         help: $help,
                         requires: None $(.or(Some(Param::$req)))?,
                         summary: false $(|| $summary)?,
+                        domains: None::<&[Domain]> $(.or(Some($domains)))?.unwrap_or(&Domain::ALL),
                         choices: <$codec as Codec<$ty>>::choices,
                     },)*
                 }
@@ -315,7 +319,7 @@ params! {
         "Smallest step, fixed instead of searched (with --a-max)", requires AMax;
     /// The ordinal window.
     Window window: Option<u16> = None, UnsetAtLeastOne, "--window", Range::AtLeastOne,
-        "Ordinal models: proposals move each coordinate by at most W";
+        "Ordinal models: proposals move each coordinate by at most W", domains &[Domain::Ordinal];
     /// What DMALA adapts during burn-in (`None`: nothing, a fixed step).
     Adapt adapt: Option<Adapt> = None, Named, "--adapt",
         Range::OneOf(<Option<Adapt> as Choice>::NAMES),
@@ -445,6 +449,12 @@ impl Param {
     /// Whether a run's summary lists the value (for a sampler that reads it).
     pub fn in_summary(self) -> bool {
         self.row().summary
+    }
+
+    /// Whether the parameter applies to models of this domain (samplers on other domains
+    /// refuse it).
+    pub fn applies_to(self, domain: Domain) -> bool {
+        self.row().domains.contains(&domain)
     }
 
     /// The parameter the flag needs beside it (`--a-max` needs `--a-min`).

@@ -13,7 +13,6 @@ use langevin_core::tuning::{
 use langevin_core::{Binary, Categorical, Eval, Ordinal};
 use serde_json::{Value, json};
 
-use super::{Domain, SamplerError};
 use crate::kernels::{
     BoxedKernel, Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Stateless, Sweep,
     TabulatedLattice, boxed,
@@ -420,27 +419,6 @@ impl SamplerSpec {
 
 /// The kernels of ordinal and categorical models.
 impl SamplerSpec {
-    /// Checks that the sampler applies to the domain (as the registry says).
-    ///
-    /// # Errors
-    ///
-    /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
-    /// [`SamplerError::Window`] for a window on a categorical model.
-    pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
-        let domain = Domain::from(domain);
-        let entry = super::find(self.name())?;
-        if !entry.applies_to(domain) {
-            return Err(SamplerError::Domain {
-                sampler: entry.name,
-                domain,
-            });
-        }
-        if self.window().is_some() && domain != Domain::Ordinal {
-            return Err(SamplerError::Window);
-        }
-        Ok(())
-    }
-
     /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
     /// model's conditional) and the samplers without an ordinal kernel.
     ///

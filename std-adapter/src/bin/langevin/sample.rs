@@ -26,7 +26,7 @@ use langevin_std::labels::{LABEL_KINDS, LabelModel};
 use langevin_std::models::{ModelDoc, Problem, QuarticMixture};
 use langevin_std::resources::product;
 use langevin_std::run::{Checkpoint, DrawSink, Keep, run_binary_plan};
-use langevin_std::samplers::{Domain, Param, SamplerPlan, SummaryOptions};
+use langevin_std::samplers::{Domain, SamplerPlan, SummaryOptions};
 use langevin_std::shards::Totals;
 pub use merge::{MergeArgs, run as merge};
 use serde::Serialize;
@@ -775,16 +775,13 @@ fn print_table(s: &Summary) {
         };
         rows.push((label, format!("{}, {}", num(s.step), num(s.balance))));
     }
-    let site_order = Param::Scan.field();
-    if let Some(order) = s
-        .options
-        .get(site_order)
-        .and_then(serde_json::Value::as_str)
-    {
-        rows.push((
-            site_order,
-            format!("{order} (one step = one sweep of d sites)"),
-        ));
+    // The options the parameter table marks for the summary (Gibbs' site order, ...).
+    for (name, value) in &s.options.0 {
+        let value = match value {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        rows.push((name, value));
     }
     if let Some(diagonal) = s.diagonal {
         rows.push(("diagonal", diagonal.to_string()));

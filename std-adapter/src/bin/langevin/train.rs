@@ -13,11 +13,11 @@ use langevin_std::learn::ais::{
     AisSettings, EXACT_MAX_UNITS, ais_log_z, base_rate_bias, exact_log_z, mean_log_likelihood,
 };
 use langevin_std::learn::{
-    BinaryRows, IsingParams, OptimizerKind, Pcd, PcdModel, PcdSettings, RbmParams,
+    BinaryRows, IsingParams, OptimizerKind, Pcd, PcdModel, PcdSettings, RbmParams, runs_in_pcd,
 };
 use langevin_std::models::ModelDoc;
 use langevin_std::resources::MemoryBudget;
-use langevin_std::samplers::{Param, SamplerEntry};
+use langevin_std::samplers::{Domain, Param, SAMPLERS, SamplerEntry};
 use langevin_std::seeding::chain_rng;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -414,20 +414,18 @@ fn read_truth(
     }
 }
 
-/// The parameters of the persistent chains' samplers that `train` takes.
+/// The parameters of the persistent chains' samplers that `train` takes: those of every
+/// sampler that runs inside PCD, where they apply to binary models.
 #[derive(Clone, Debug)]
 pub struct TrainParams;
 
 impl ParamSet for TrainParams {
-    const PARAMS: &'static [Param] = &[
-        Param::Step,
-        Param::Balance,
-        Param::Scan,
-        Param::Rate,
-        Param::ACeil,
-        Param::AMax,
-        Param::AMin,
-    ];
+    fn takes(param: Param) -> bool {
+        param.applies_to(Domain::Binary)
+            && SAMPLERS
+                .iter()
+                .any(|e| e.params.contains(&param) && runs_in_pcd(e))
+    }
 }
 
 /// The learning settings from the command line.

@@ -4,7 +4,7 @@
 use crate::CliError;
 use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Arg, ArgMatches, Args, Command, FromArgMatches, ValueEnum};
+use clap::{ArgMatches, Args, Command, FromArgMatches, ValueEnum};
 use langevin_std::binary::RunConfig;
 use langevin_std::io::is_stdout;
 use langevin_std::resources::MemoryBudget;
@@ -47,28 +47,24 @@ pub struct SamplerArgs {
     pub params: ParamArgs<EveryParam>,
 }
 
-/// Which parameters a command takes, and how it words them.
+/// Which parameters a command takes.
 pub trait ParamSet: Clone + std::fmt::Debug {
-    /// The parameters, in the table's order.
-    const PARAMS: &'static [Param];
-    /// The argument of a parameter, as this command shows it.
-    fn adjust(arg: Arg) -> Arg {
-        arg
+    /// Whether the command takes `param`.
+    fn takes(param: Param) -> bool;
+
+    /// The parameters the command takes, in the table's order.
+    fn params() -> Vec<Param> {
+        Param::ALL.into_iter().filter(|&p| Self::takes(p)).collect()
     }
 }
 
-/// Every parameter, `--step` with what `sample` does without it.
+/// Every parameter.
 #[derive(Clone, Debug)]
 pub struct EveryParam;
 
 impl ParamSet for EveryParam {
-    const PARAMS: &'static [Param] = &Param::ALL;
-    fn adjust(arg: Arg) -> Arg {
-        if arg.get_id() == Param::Step.field() {
-            arg.help(step_help())
-        } else {
-            arg
-        }
+    fn takes(_: Param) -> bool {
+        true
     }
 }
 
@@ -79,7 +75,7 @@ pub struct ParamArgs<S>(pub SamplerParams, PhantomData<S>);
 
 impl<S: ParamSet> FromArgMatches for ParamArgs<S> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        SamplerParams::from_matches(matches, S::PARAMS)
+        SamplerParams::from_matches(matches, &S::params())
             .map(|p| Self(p, PhantomData))
             .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
     }
@@ -91,25 +87,11 @@ impl<S: ParamSet> FromArgMatches for ParamArgs<S> {
 
 impl<S: ParamSet> Args for ParamArgs<S> {
     fn augment_args(command: Command) -> Command {
-        command.args(
-            Param::ALL
-                .into_iter()
-                .filter(|p| S::PARAMS.contains(p))
-                .map(|p| S::adjust(p.arg())),
-        )
+        command.args(S::params().into_iter().map(Param::arg))
     }
     fn augment_args_for_update(command: Command) -> Command {
         Self::augment_args(command)
     }
-}
-
-/// `--step`'s help: the registry's, and what happens when it is not given.
-fn step_help() -> String {
-    format!(
-        "{} [dmala in `sample`: without --step and --balance, the step is adapted toward \
-         --target-acceptance during burn-in, as --adapt acceptance; a given --step is fixed]",
-        Param::Step.help()
-    )
 }
 
 impl SamplerArgs {
