@@ -72,164 +72,174 @@ impl LabelModel {
     /// A [`ModelError`] naming the field and the problem (`S` outside `2..=65535`, mismatched
     /// shapes, edges naming missing nodes, modes outside the lattice, …).
     pub fn from_doc(doc: &ModelDoc) -> Result<Option<Self>, ModelError> {
-        let model = match doc.kind.as_str() {
-            "ordinal_quadratic" => {
-                let s = states(doc, "states")?;
-                let mu = doc.vector("mu")?;
-                let d = mu.len();
-                if d == 0 {
-                    return Err(doc.err("mu", Problem::DimensionZero));
-                }
-                let (r, c, a) = doc.matrix("A")?;
-                if (r, c) != (d, d) {
-                    return Err(doc.err(
-                        "A",
-                        Problem::NotDByD {
-                            rows: r,
-                            cols: c,
-                            d,
-                        },
-                    ));
-                }
-                let b = if doc.fields.contains_key("b") {
-                    doc.vector("b")?
-                } else {
-                    vec![0.0; d]
-                };
-                if b.len() != d {
-                    let expected = Expected::Entries { field: "mu", n: d };
-                    let found = b.len();
-                    return Err(doc.err("b", Problem::Entries { found, expected }));
-                }
-                let m = doc.own(OrdinalQuadratic::new(s, a, mu, b))?;
-                LabelModel::Ordinal(OrdinalModel::Quadratic(m))
-            }
-            "potts" => {
-                let s = states(doc, "states")?;
-                let n = dimension(doc, "n")?;
-                let edges = if doc.fields.contains_key("edges") {
-                    match doc.matrix("edges") {
-                        Ok((rows, cols, e)) => {
-                            if rows > 0 && cols != 3 {
-                                return Err(doc.err("edges", Problem::EdgeShape));
-                            }
-                            e
-                        }
-                        Err(_) if doc.get("edges")?.as_array().is_some_and(Vec::is_empty) => {
-                            Vec::new()
-                        }
-                        Err(e) => return Err(e),
-                    }
-                } else {
-                    Vec::new()
-                };
-                let mut triples = Vec::with_capacity(edges.len() / 3);
-                let mut seen = std::collections::HashMap::with_capacity(edges.len() / 3);
-                for (k, e) in edges.chunks_exact(3).enumerate() {
-                    let node = |v: f64| {
-                        if v.fract() == 0.0 && v >= 0.0 && v < n as f64 {
-                            Ok(v as usize)
-                        } else {
-                            Err(doc.err(
-                                "edges",
-                                Problem::EdgeNode {
-                                    edge: k,
-                                    node: v,
-                                    n,
-                                },
-                            ))
-                        }
-                    };
-                    let (i, j) = (node(e[0])?, node(e[1])?);
-                    if i == j {
-                        return Err(doc.err("edges", Problem::SelfLoop { edge: k, node: i }));
-                    }
-                    if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
-                        let problem = Problem::DuplicateEdge {
-                            edge: k,
-                            first,
-                            i,
-                            j,
-                        };
-                        return Err(doc.err("edges", problem));
-                    }
-                    triples.push((i, j, e[2]));
-                }
-                let field = if doc.fields.contains_key("field") {
-                    let (r, c, f) = doc.matrix("field")?;
-                    if (r, c) != (n, s) {
-                        let problem = Problem::NotNByStates {
-                            rows: r,
-                            cols: c,
-                            n,
-                            states: s,
-                        };
-                        return Err(doc.err("field", problem));
-                    }
-                    f
-                } else {
-                    vec![0.0; n * s]
-                };
-                let m = doc.own(Potts::new(s, n, &triples, field))?;
-                LabelModel::Categorical(m)
-            }
-            "lattice_mixture" => {
-                let s = states(doc, "states")?;
-                let (k, d, modes) = doc.matrix("modes")?;
-                if k == 0 || d == 0 {
-                    return Err(doc.err("modes", Problem::NoModes));
-                }
-                if let Some(i) = modes
-                    .iter()
-                    .position(|&v| !(0.0..=(s - 1) as f64).contains(&v))
-                {
-                    let problem = Problem::ModeOutside {
-                        mode: i / d,
-                        value: modes[i],
-                        max: s - 1,
-                    };
-                    return Err(doc.err("modes", problem));
-                }
-                let scale = doc.number("scale")?;
-                if scale <= 0.0 {
-                    return Err(doc.err("scale", Problem::NotPositive { value: scale }));
-                }
-                let form = match doc.fields.get("distance") {
-                    None => MixtureForm::Distance { scale },
-                    Some(v) => match v.as_str() {
-                        Some("l2") => MixtureForm::Distance { scale },
-                        // exp(−r²/τ) = exp(−r²/(2v)) with v = τ/2.
-                        Some("squared") => MixtureForm::Squared {
-                            variance: scale / 2.0,
-                        },
-                        _ => {
-                            let found = v.to_string();
-                            return Err(doc.err("distance", Problem::NotADistance { found }));
-                        }
-                    },
-                };
-                let rows = modes.chunks_exact(d).map(<[f64]>::to_vec).collect();
-                let m = doc.own(LatticeMixture::new(s, rows, form))?;
-                LabelModel::Ordinal(OrdinalModel::Mixture(m))
-            }
-            "quartic_mixture" => {
-                let s = states(doc, "states")?;
-                let d = dimension(doc, "dim")?;
-                let k = doc.count("components")?;
-                if k == 0 {
-                    return Err(doc.err("components", Problem::Zero));
-                }
-                let sigma = doc.number("sigma")?;
-                if sigma <= 0.0 {
-                    return Err(doc.err("sigma", Problem::NotPositive { value: sigma }));
-                }
-                let seed = doc.count("seed")? as u64;
-                let m = doc.own(QuarticMixture::new(d, s, k, sigma, seed))?;
-                LabelModel::Ordinal(OrdinalModel::Quartic(m))
-            }
+        let parse = match doc.kind.as_str() {
+            "ordinal_quadratic" => Self::ordinal_quadratic,
+            "potts" => Self::potts,
+            "lattice_mixture" => Self::lattice_mixture,
+            "quartic_mixture" => Self::quartic_mixture,
             _ => return Ok(None),
         };
-        Ok(Some(model))
+        parse(doc).map(Some)
+    }
+
+    /// An `ordinal_quadratic` model file.
+    fn ordinal_quadratic(doc: &ModelDoc) -> Result<Self, ModelError> {
+        let s = states(doc, "states")?;
+        let mu = doc.vector("mu")?;
+        let d = mu.len();
+        if d == 0 {
+            return Err(doc.err("mu", Problem::DimensionZero));
+        }
+        let (r, c, a) = doc.matrix("A")?;
+        if (r, c) != (d, d) {
+            return Err(doc.err(
+                "A",
+                Problem::NotDByD {
+                    rows: r,
+                    cols: c,
+                    d,
+                },
+            ));
+        }
+        let b = if doc.fields.contains_key("b") {
+            doc.vector("b")?
+        } else {
+            vec![0.0; d]
+        };
+        if b.len() != d {
+            let expected = Expected::Entries { field: "mu", n: d };
+            let found = b.len();
+            return Err(doc.err("b", Problem::Entries { found, expected }));
+        }
+        let m = doc.own(OrdinalQuadratic::new(s, a, mu, b))?;
+        Ok(LabelModel::Ordinal(OrdinalModel::Quadratic(m)))
+    }
+
+    /// A `potts` model file.
+    fn potts(doc: &ModelDoc) -> Result<Self, ModelError> {
+        let s = states(doc, "states")?;
+        let n = dimension(doc, "n")?;
+        let edges = if doc.fields.contains_key("edges") {
+            match doc.matrix("edges") {
+                Ok((rows, cols, e)) => {
+                    if rows > 0 && cols != 3 {
+                        return Err(doc.err("edges", Problem::EdgeShape));
+                    }
+                    e
+                }
+                Err(_) if doc.get("edges")?.as_array().is_some_and(Vec::is_empty) => Vec::new(),
+                Err(e) => return Err(e),
+            }
+        } else {
+            Vec::new()
+        };
+        let mut triples = Vec::with_capacity(edges.len() / 3);
+        let mut seen = std::collections::HashMap::with_capacity(edges.len() / 3);
+        for (k, e) in edges.chunks_exact(3).enumerate() {
+            let node = |v: f64| {
+                if v.fract() == 0.0 && v >= 0.0 && v < n as f64 {
+                    Ok(v as usize)
+                } else {
+                    Err(doc.err(
+                        "edges",
+                        Problem::EdgeNode {
+                            edge: k,
+                            node: v,
+                            n,
+                        },
+                    ))
+                }
+            };
+            let (i, j) = (node(e[0])?, node(e[1])?);
+            if i == j {
+                return Err(doc.err("edges", Problem::SelfLoop { edge: k, node: i }));
+            }
+            if let Some(first) = seen.insert((i.min(j), i.max(j)), k) {
+                let problem = Problem::DuplicateEdge {
+                    edge: k,
+                    first,
+                    i,
+                    j,
+                };
+                return Err(doc.err("edges", problem));
+            }
+            triples.push((i, j, e[2]));
+        }
+        let field = if doc.fields.contains_key("field") {
+            let (r, c, f) = doc.matrix("field")?;
+            if (r, c) != (n, s) {
+                let problem = Problem::NotNByStates {
+                    rows: r,
+                    cols: c,
+                    n,
+                    states: s,
+                };
+                return Err(doc.err("field", problem));
+            }
+            f
+        } else {
+            vec![0.0; n * s]
+        };
+        let m = doc.own(Potts::new(s, n, &triples, field))?;
+        Ok(LabelModel::Categorical(m))
+    }
+
+    /// A `lattice_mixture` model file.
+    fn lattice_mixture(doc: &ModelDoc) -> Result<Self, ModelError> {
+        let s = states(doc, "states")?;
+        let (k, d, modes) = doc.matrix("modes")?;
+        if k == 0 || d == 0 {
+            return Err(doc.err("modes", Problem::NoModes));
+        }
+        if let Some(i) = modes
+            .iter()
+            .position(|&v| !(0.0..=(s - 1) as f64).contains(&v))
+        {
+            let problem = Problem::ModeOutside {
+                mode: i / d,
+                value: modes[i],
+                max: s - 1,
+            };
+            return Err(doc.err("modes", problem));
+        }
+        let scale = doc.number("scale")?;
+        if scale <= 0.0 {
+            return Err(doc.err("scale", Problem::NotPositive { value: scale }));
+        }
+        let form = match doc.fields.get("distance") {
+            None => MixtureForm::Distance { scale },
+            Some(v) => match v.as_str() {
+                Some("l2") => MixtureForm::Distance { scale },
+                // exp(−r²/τ) = exp(−r²/(2v)) with v = τ/2.
+                Some("squared") => MixtureForm::Squared {
+                    variance: scale / 2.0,
+                },
+                _ => {
+                    let found = v.to_string();
+                    return Err(doc.err("distance", Problem::NotADistance { found }));
+                }
+            },
+        };
+        let rows = modes.chunks_exact(d).map(<[f64]>::to_vec).collect();
+        let m = doc.own(LatticeMixture::new(s, rows, form))?;
+        Ok(LabelModel::Ordinal(OrdinalModel::Mixture(m)))
+    }
+
+    /// A `quartic_mixture` model file.
+    fn quartic_mixture(doc: &ModelDoc) -> Result<Self, ModelError> {
+        let s = states(doc, "states")?;
+        let d = dimension(doc, "dim")?;
+        let k = doc.count("components")?;
+        if k == 0 {
+            return Err(doc.err("components", Problem::Zero));
+        }
+        let sigma = doc.number("sigma")?;
+        if sigma <= 0.0 {
+            return Err(doc.err("sigma", Problem::NotPositive { value: sigma }));
+        }
+        let seed = doc.count("seed")? as u64;
+        let m = doc.own(QuarticMixture::new(d, s, k, sigma, seed))?;
+        Ok(LabelModel::Ordinal(OrdinalModel::Quartic(m)))
     }
 
     /// The kind as model files spell it.

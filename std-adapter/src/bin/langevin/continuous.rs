@@ -6,8 +6,8 @@ use crate::args::{ChainArgs, MemoryArgs, ReportArgs};
 use crate::provenance::Provenance;
 use clap::{Args, ValueEnum};
 use langevin_std::continuous::{
-    ContinuousConfig, ContinuousError, ContinuousKeep, Model, ModelSpec, SamplerKind, SnapshotKind,
-    parse_access, run_keeping,
+    ContinuousConfig, ContinuousError, ContinuousKeep, ContinuousSummary, Model, ModelSpec,
+    SamplerKind, SnapshotKind, parse_access, run_keeping,
 };
 use langevin_std::diagnostics::{
     DrawArray, convergence_warnings, coordinate_table, ess_per_coordinate_on, rhat, rhat_and_ess,
@@ -219,58 +219,7 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
         .collect();
     write_all_with(&files, file.map(DrawsFile::into_file).into_iter().collect())?;
     if !quiet {
-        let s = &outcome.summary;
-        println!(
-            "sampler             {} (d = {}, N = {})",
-            s.sampler, s.dim, s.terms
-        );
-        println!("chains × draws      {} × {}", s.chains, s.draws_per_chain);
-        println!(
-            "gradient evals      {} ({:.1} per kept draw, {:.2} data passes per chain)",
-            s.grad_evals, s.grad_evals_per_draw, s.data_passes
-        );
-        println!(
-            "time                {:.3} s, {:.1} ns per step",
-            s.wall_time_s, s.ns_per_step
-        );
-        let show = s.mean.len().min(6);
-        println!("mean (first {show})      {:?}", &s.mean[..show]);
-        println!("variance (first {show})  {:?}", &s.var[..show]);
-        if let Some((rhat_max, ess_min)) = diagnostics {
-            println!("R-hat (max)         {rhat_max:.4}");
-            println!("ESS (min)           {ess_min:.1}");
-        }
-        if let Some(c) = &columns {
-            for k in [
-                "sd",
-                "q5",
-                "q50",
-                "q95",
-                "mcse_mean",
-                "ess_bulk",
-                "ess_tail",
-                "rhat",
-            ] {
-                let first: Vec<String> = c
-                    .get(k)
-                    .and_then(serde_json::Value::as_array)
-                    .map(|v| {
-                        v.iter()
-                            .take(show)
-                            .map(|x| x.as_f64().map_or("null".into(), |x| format!("{x:.4}")))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                println!(
-                    "{:<20}[{}]",
-                    format!("{k} (first {show})"),
-                    first.join(", ")
-                );
-            }
-        }
-        for w in &warnings {
-            println!("WARNING             {w}");
-        }
+        print_summary(&outcome.summary, diagnostics, columns.as_ref(), &warnings);
     }
     Ok(())
 }
@@ -334,6 +283,67 @@ fn check_memory(
         config.chains as u64,
     )))?;
     Ok(usize::try_from(every).unwrap_or(usize::MAX))
+}
+
+/// What a run prints: the summary's figures, the first coordinates' statistics and the
+/// warnings.
+fn print_summary(
+    s: &ContinuousSummary,
+    diagnostics: Option<(f64, f64)>,
+    columns: Option<&serde_json::Map<String, serde_json::Value>>,
+    warnings: &[String],
+) {
+    println!(
+        "sampler             {} (d = {}, N = {})",
+        s.sampler, s.dim, s.terms
+    );
+    println!("chains × draws      {} × {}", s.chains, s.draws_per_chain);
+    println!(
+        "gradient evals      {} ({:.1} per kept draw, {:.2} data passes per chain)",
+        s.grad_evals, s.grad_evals_per_draw, s.data_passes
+    );
+    println!(
+        "time                {:.3} s, {:.1} ns per step",
+        s.wall_time_s, s.ns_per_step
+    );
+    let show = s.mean.len().min(6);
+    println!("mean (first {show})      {:?}", &s.mean[..show]);
+    println!("variance (first {show})  {:?}", &s.var[..show]);
+    if let Some((rhat_max, ess_min)) = diagnostics {
+        println!("R-hat (max)         {rhat_max:.4}");
+        println!("ESS (min)           {ess_min:.1}");
+    }
+    if let Some(c) = &columns {
+        for k in [
+            "sd",
+            "q5",
+            "q50",
+            "q95",
+            "mcse_mean",
+            "ess_bulk",
+            "ess_tail",
+            "rhat",
+        ] {
+            let first: Vec<String> = c
+                .get(k)
+                .and_then(serde_json::Value::as_array)
+                .map(|v| {
+                    v.iter()
+                        .take(show)
+                        .map(|x| x.as_f64().map_or("null".into(), |x| format!("{x:.4}")))
+                        .collect()
+                })
+                .unwrap_or_default();
+            println!(
+                "{:<20}[{}]",
+                format!("{k} (first {show})"),
+                first.join(", ")
+            );
+        }
+    }
+    for w in warnings {
+        println!("WARNING             {w}");
+    }
 }
 
 /// ArviZ's `summary` columns per coordinate of the kept draws (`(chains, draws, dim)`): `sd`,

@@ -179,6 +179,50 @@ struct IsingOutcome {
     best_traces: Vec<Vec<f64>>,
 }
 
+/// What part 1's table means, under it: the rows that did not converge (`unconverged` of
+/// `rows`, each run `steps` steps) and how to read each column.
+fn print_ising_notes(unconverged: usize, rows: usize, steps: u64) {
+    if unconverged > 0 {
+        for line in [
+            format!(
+                "\n* Not converged: R-hat above 1.01, or an ESS (of the statistic or of a site) \
+                 below 100, in {unconverged} of {} rows.",
+                rows
+            ),
+            "  Their numbers compare mixing speed, not settled answers. At the critical coupling"
+                .to_string(),
+            format!(
+                "  J = {CRITICAL_COUPLING} the correlation length spans the lattice, and samplers \
+                 that change a few spins"
+            ),
+            format!(
+                "  per step (even a Gibbs sweep) need far more than {} steps to decorrelate: \
+                 critical slowing down.",
+                steps
+            ),
+            "  Much longer runs (--steps) or cluster moves that flip whole domains (none here) \
+             are needed."
+                .to_string(),
+        ] {
+            println!("{line}");
+        }
+    }
+    println!(
+        "\nflips: accepted flips per step. A gibbs step is a sweep of all {} sites, so compare",
+        SIDE * SIDE
+    );
+    println!("ESS per second across samplers, not per step. ns/step: wall time over all chains'");
+    println!("steps. ESS: multi-chain ESS of the Hamming distance to a fixed random state.");
+    println!("error: largest |P̂(x_i = 1) − ½| over the sites (exact value ½ by symmetry).");
+    println!(
+        "dula has no Metropolis test: it is fast but biased for a > 0 (its error column), so it"
+    );
+    println!("is marked biased and never traced. Parameters after →");
+    println!(
+        "are those tuned during burn-in (chain 0; acs: its cycle's largest and smallest step)."
+    );
+}
+
 fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError> {
     let lattice = IsingLattice::with_dims(
         Dims {
@@ -292,45 +336,7 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
         outcome.ess_per_second.push(diag.ess_per_second);
         outcome.marked.push(biased || !converged);
     }
-    if unconverged > 0 {
-        for line in [
-            format!(
-                "\n* Not converged: R-hat above 1.01, or an ESS (of the statistic or of a site) \
-                 below 100, in {unconverged} of {} rows.",
-                samplers.len()
-            ),
-            "  Their numbers compare mixing speed, not settled answers. At the critical coupling"
-                .to_string(),
-            format!(
-                "  J = {CRITICAL_COUPLING} the correlation length spans the lattice, and samplers \
-                 that change a few spins"
-            ),
-            format!(
-                "  per step (even a Gibbs sweep) need far more than {} steps to decorrelate: \
-                 critical slowing down.",
-                config.steps
-            ),
-            "  Much longer runs (--steps) or cluster moves that flip whole domains (none here) \
-             are needed."
-                .to_string(),
-        ] {
-            println!("{line}");
-        }
-    }
-    println!(
-        "\nflips: accepted flips per step. A gibbs step is a sweep of all {} sites, so compare",
-        SIDE * SIDE
-    );
-    println!("ESS per second across samplers, not per step. ns/step: wall time over all chains'");
-    println!("steps. ESS: multi-chain ESS of the Hamming distance to a fixed random state.");
-    println!("error: largest |P̂(x_i = 1) − ½| over the sites (exact value ½ by symmetry).");
-    println!(
-        "dula has no Metropolis test: it is fast but biased for a > 0 (its error column), so it"
-    );
-    println!("is marked biased and never traced. Parameters after →");
-    println!(
-        "are those tuned during burn-in (chain 0; acs: its cycle's largest and smallest step)."
-    );
+    print_ising_notes(unconverged, samplers.len(), config.steps);
     Ok(outcome)
 }
 

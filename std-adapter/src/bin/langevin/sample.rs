@@ -838,6 +838,11 @@ fn print_table(s: &Summary) {
     for (k, v) in rows {
         println!("{k:<22}{v}");
     }
+    print_diagnostics(s);
+}
+
+/// The table's lines after the run's: diagnostics, exactness checks, plots and warnings.
+fn print_diagnostics(s: &Summary) {
     let statistic = if s.statistic == "l1" {
         "L1 distance"
     } else {
