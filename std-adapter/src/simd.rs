@@ -223,41 +223,90 @@ impl LatticeVector {
         }
     }
 
-    /// [`count_bins`](Self::count_bins) by byte comparisons.
+    /// [`count_bins`](Self::count_bins) by byte comparisons: [`AVX2_GROUP`] bins at a time,
+    /// each chunk of 32 sites loaded once and compared with every bin of the group (one byte
+    /// counter per lane and bin, held in registers).
     #[inline(always)]
     fn count_bins_avx2(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
         use core::arch::x86_64::__m256i;
         let (avx, avx2) = (self.v3.avx, self.v3.avx2);
         let zero = avx._mm256_setzero_si256();
-        let (body, rest) = class.split_at(class.len() / 32 * 32);
-        // The sites left over, padded with a byte no class equals.
-        let mut tail = [u8::MAX; 32];
-        tail.iter_mut().zip(rest).for_each(|(t, &k)| *t = k);
-        let tail: __m256i = pulp::cast(tail);
+        let body = class.get(..class.len() / 32 * 32).unwrap_or(&[]);
+        let tail = self.tail_avx2(class);
         let sum = |acc: __m256i| -> usize {
             let sums: [u64; 4] = pulp::cast(avx2._mm256_sad_epu8(acc, zero));
             sums.iter().sum::<u64>() as usize
         };
-        for &b in bins {
-            let target = avx._mm256_set1_epi8(b as i8);
-            // One byte counter per lane, at most 255 rounds each.
-            let mut total = 0;
-            for part in body.chunks(32 * 255) {
-                let mut acc = zero;
-                for sites in part.chunks_exact(32) {
+        for group in bins.chunks(AVX2_GROUP) {
+            let mut targets = [zero; AVX2_GROUP];
+            for (j, t) in targets.iter_mut().enumerate() {
+                // A slot of a short group compares with a byte no class equals.
+                *t = pulp::cast([group.get(j).copied().unwrap_or(u8::MAX); 32]);
+            }
+            let counts = |k: __m256i, acc: &mut [__m256i; AVX2_GROUP]| {
+                for (a, &t) in acc.iter_mut().zip(&targets) {
+                    *a = avx2._mm256_sub_epi8(*a, avx2._mm256_cmpeq_epi8(k, t));
+                }
+            };
+            let mut acc = [zero; AVX2_GROUP];
+            counts(tail, &mut acc);
+            let mut totals = [0usize; AVX2_GROUP];
+            // One byte counter per lane, at most 255 rounds each (the tail's one included):
+            // the counters are summed after each part of 254 chunks, once if there is none.
+            let mut parts = body.chunks(32 * 254);
+            loop {
+                for sites in parts.next().unwrap_or(&[]).chunks_exact(32) {
                     let Ok(sites) = <&[u8; 32]>::try_from(sites) else {
                         continue;
                     };
-                    let k: __m256i = pulp::cast(*sites);
-                    acc = avx2._mm256_sub_epi8(acc, avx2._mm256_cmpeq_epi8(k, target));
+                    counts(pulp::cast(*sites), &mut acc);
                 }
-                total += sum(acc);
+                for (total, a) in totals.iter_mut().zip(&mut acc) {
+                    *total += sum(*a);
+                    *a = zero;
+                }
+                if parts.len() == 0 {
+                    break;
+                }
             }
-            total += sum(avx2._mm256_sub_epi8(zero, avx2._mm256_cmpeq_epi8(tail, target)));
-            if let Some(h) = hist.get_mut(usize::from(b)) {
-                *h += sign * total as isize;
+            for (&b, total) in group.iter().zip(totals) {
+                if let Some(h) = hist.get_mut(usize::from(b)) {
+                    *h += sign * total as isize;
+                }
             }
         }
+    }
+
+    /// The sites of `class` after its last whole chunk of 32 as a register, the lanes past them
+    /// set to a byte no class equals (`0xff`): on a lattice of 32 sites or more, the last 32
+    /// loaded, with the lanes counted already covered.
+    #[inline(always)]
+    fn tail_avx2(&self, class: &[u8]) -> core::arch::x86_64::__m256i {
+        use core::arch::x86_64::__m256i;
+        let avx2 = self.v3.avx2;
+        /// `COVER[r..r + 32]`: `0xff` in the first `32 − r` lanes, 0 in the last `r`.
+        const COVER: [u8; 64] = {
+            let mut c = [0; 64];
+            let mut i = 0;
+            while i < 32 {
+                c[i] = u8::MAX;
+                i += 1;
+            }
+            c
+        };
+        let rest = class.len() % 32;
+        let last = class.len().checked_sub(32).and_then(|s| class.get(s..));
+        let last = last.and_then(|l| <&[u8; 32]>::try_from(l).ok());
+        let cover = COVER.get(rest..rest + 32);
+        let cover = cover.and_then(|c| <&[u8; 32]>::try_from(c).ok());
+        if let (Some(last), Some(cover)) = (last, cover) {
+            let (last, cover): (__m256i, __m256i) = (pulp::cast(*last), pulp::cast(*cover));
+            return avx2._mm256_or_si256(last, cover);
+        }
+        let mut tail = [u8::MAX; 32];
+        let sites = class.get(class.len() - rest..).unwrap_or(&[]);
+        tail.iter_mut().zip(sites).for_each(|(t, &k)| *t = k);
+        pulp::cast(tail)
     }
 
     /// [`count_bins`](Self::count_bins) by mask comparisons and population counts.
@@ -292,6 +341,12 @@ impl LatticeVector {
         }
     }
 }
+
+/// Bins counted together by the AVX2 count: five accumulators and five comparands, with the
+/// chunk of sites, fit the sixteen vector registers (the 20 bins of a lattice that wraps both
+/// ways are four groups).
+#[cfg(target_arch = "x86_64")]
+const AVX2_GROUP: usize = 5;
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
 pub(crate) trait HotLoop {
@@ -391,9 +446,14 @@ mod tests {
         use langevin_core::binary::PortablePasses;
         use rand_core::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        for len in
-            (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 255 * 64 + 65, 20_000])
-        {
+        for len in (0..200usize).chain([
+            254 * 32 + 31,
+            255 * 32 - 1,
+            255 * 32,
+            255 * 32 + 33,
+            255 * 64 + 65,
+            20_000,
+        ]) {
             for _ in 0..5 {
                 let thresholds: [u16; 32] = std::array::from_fn(|_| rng.next_u64() as u16);
                 // Any byte for the draw (it reads bits 0-4); extreme thresholds too.
