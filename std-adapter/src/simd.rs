@@ -177,10 +177,12 @@ impl LatticePasses for LatticeVector {
 
     #[inline(always)]
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
-        self.count_bins(class, bins, tally, -1);
-        // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = tally.iter().skip(0x20).sum();
-        flipped.unsigned_abs()
+        // The flips first: with none the step ends here, and needs no count.
+        let flipped = self.flips(class);
+        if flipped > 0 {
+            self.count_bins(class, bins, tally, -1);
+        }
+        flipped
     }
 
     #[inline(always)]
@@ -189,11 +191,10 @@ impl LatticePasses for LatticeVector {
     }
 
     #[inline(always)]
-    fn histogram(&self, tally: &[isize; 64], bins: &[u8], hist: &mut [isize; 64]) {
-        for &b in bins {
-            if let (Some(h), Some(&n)) = (hist.get_mut(usize::from(b)), tally.get(usize::from(b))) {
-                *h += n;
-            }
+    fn histogram(&self, tally: &[isize; 64], _: &[u8], hist: &mut [isize; 64]) {
+        // The tally is 0 but at the bins counted: all of it is added.
+        for (h, &n) in hist.iter_mut().zip(tally) {
+            *h += n;
         }
     }
 }
@@ -211,6 +212,27 @@ impl LatticeVector {
             pulp::Arch::V3(v3) => Some(Self { v3, v4: None }),
             _ => None,
         }
+    }
+
+    /// The number of bytes of `class` with the flip bit (bit 5): 32 at a time, the bit moved to
+    /// the top of each byte and its mask counted.
+    #[inline(always)]
+    fn flips(&self, class: &[u8]) -> usize {
+        use core::arch::x86_64::__m256i;
+        const FLIP_BIT: u8 = 0x20;
+        let avx2 = self.v3.avx2;
+        let mut chunks = class.chunks_exact(32);
+        let mut flips = 0;
+        for sites in &mut chunks {
+            let Ok(sites) = <&[u8; 32]>::try_from(sites) else {
+                continue;
+            };
+            let k: __m256i = pulp::cast(*sites);
+            let top = avx2._mm256_movemask_epi8(avx2._mm256_slli_epi16::<2>(k));
+            flips += top.count_ones() as usize;
+        }
+        let rest = chunks.remainder().iter();
+        flips + rest.filter(|&&k| k & FLIP_BIT != 0).count()
     }
 
     /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
@@ -468,10 +490,18 @@ mod tests {
                 draw_flips(&t, &mut class, &words);
                 fast_passes.flip(&t, &mut fast, &words, &mut fast_passes.tally());
                 assert_eq!(fast, class, "flip, {len} sites");
-                // A step's passes on classes below 32, drawn in pieces of 256 sites as a step
-                // draws them, and a second set of bytes below the class limit to count.
-                let bins: Vec<u8> = (0..64u8).filter(|_| rng.next_u64() % 3 != 0).collect();
-                let mut slow: Vec<u8> = class.iter().map(|&k| k % 32).collect();
+                // A step's passes on classes of a random set below 32, drawn in pieces of 256
+                // sites as a step draws them, with the bins of those classes (flipped or not),
+                // and a second set of bytes in those bins to count.
+                let mut classes: Vec<u8> = (0..32u8).filter(|_| rng.next_u64() % 3 != 0).collect();
+                if classes.is_empty() {
+                    classes.push(0);
+                }
+                let bins: Vec<u8> = classes.iter().flat_map(|&k| [k, k | 0x20]).collect();
+                let mut slow: Vec<u8> = class
+                    .iter()
+                    .map(|&k| classes[usize::from(k) % classes.len()])
+                    .collect();
                 let mut fast = slow.clone();
                 let (mut ta, mut tb) = (PortablePasses.tally(), fast_passes.tally());
                 let pieces = slow.chunks_mut(256).zip(fast.chunks_mut(256));
@@ -488,7 +518,13 @@ mod tests {
                     flips,
                     "flips, {len} sites"
                 );
-                let second: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8 % 64).collect();
+                if flips == 0 {
+                    // The tally is unspecified then (a step ends there): both start afresh.
+                    (ta, tb) = (PortablePasses.tally(), fast_passes.tally());
+                }
+                let second: Vec<u8> = (0..len)
+                    .map(|_| bins[rng.next_u64() as usize % bins.len()])
+                    .collect();
                 PortablePasses.count(&second, &bins, &mut ta);
                 fast_passes.count(&second, &bins, &mut tb);
                 let start: [isize; 64] = std::array::from_fn(|_| (rng.next_u64() % 100) as isize);
