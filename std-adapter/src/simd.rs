@@ -255,9 +255,16 @@ impl LatticeVector {
         let zero = avx._mm256_setzero_si256();
         let body = class.get(..class.len() / 32 * 32).unwrap_or(&[]);
         let tail = self.tail_avx2(class);
-        let sum = |acc: __m256i| -> usize {
-            let sums: [u64; 4] = pulp::cast(avx2._mm256_sad_epu8(acc, zero));
-            sums.iter().sum::<u64>() as usize
+        // The byte counters of two bins summed: four partial sums of each (`sad`), those of
+        // the two interleaved and added, then the two halves.
+        let sum_pair = |a: __m256i, b: __m256i| -> [u64; 2] {
+            let (a, b) = (avx2._mm256_sad_epu8(a, zero), avx2._mm256_sad_epu8(b, zero));
+            let both = avx2._mm256_add_epi64(
+                avx2._mm256_unpacklo_epi64(a, b),
+                avx2._mm256_unpackhi_epi64(a, b),
+            );
+            let [a0, b0, a1, b1]: [u64; 4] = pulp::cast(both);
+            [a0 + a1, b0 + b1]
         };
         for group in bins.chunks(AVX2_GROUP) {
             let mut targets = [zero; AVX2_GROUP];
@@ -283,10 +290,17 @@ impl LatticeVector {
                     };
                     counts(pulp::cast(*sites), &mut acc);
                 }
-                for (total, a) in totals.iter_mut().zip(&mut acc) {
-                    *total += sum(*a);
-                    *a = zero;
+                for (total, a) in totals.chunks_mut(2).zip(acc.chunks(2)) {
+                    let pair = match *a {
+                        [a, b] => sum_pair(a, b),
+                        [a] => sum_pair(a, zero),
+                        _ => [0; 2],
+                    };
+                    for (t, n) in total.iter_mut().zip(pair) {
+                        *t += n as usize;
+                    }
                 }
+                acc = [zero; AVX2_GROUP];
                 if parts.len() == 0 {
                     break;
                 }
