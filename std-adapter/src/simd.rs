@@ -177,10 +177,12 @@ impl LatticePasses for LatticeVector {
 
     #[inline(always)]
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut [isize; 64]) -> usize {
-        self.count_bins(class, bins, tally, -1);
-        // The flips, from their bins (the forward counts are negative).
-        let flipped: isize = tally.iter().skip(0x20).sum();
-        flipped.unsigned_abs()
+        // The flips first: with none the step ends here, and needs no count.
+        let flipped = self.flips(class);
+        if flipped > 0 {
+            self.count_bins(class, bins, tally, -1);
+        }
+        flipped
     }
 
     #[inline(always)]
@@ -189,11 +191,10 @@ impl LatticePasses for LatticeVector {
     }
 
     #[inline(always)]
-    fn histogram(&self, tally: &[isize; 64], bins: &[u8], hist: &mut [isize; 64]) {
-        for &b in bins {
-            if let (Some(h), Some(&n)) = (hist.get_mut(usize::from(b)), tally.get(usize::from(b))) {
-                *h += n;
-            }
+    fn histogram(&self, tally: &[isize; 64], _: &[u8], hist: &mut [isize; 64]) {
+        // The tally is 0 but at the bins counted: all of it is added.
+        for (h, &n) in hist.iter_mut().zip(tally) {
+            *h += n;
         }
     }
 }
@@ -213,6 +214,27 @@ impl LatticeVector {
         }
     }
 
+    /// The number of bytes of `class` with the flip bit (bit 5): 32 at a time, the bit moved to
+    /// the top of each byte and its mask counted.
+    #[inline(always)]
+    fn flips(&self, class: &[u8]) -> usize {
+        use core::arch::x86_64::__m256i;
+        const FLIP_BIT: u8 = 0x20;
+        let avx2 = self.v3.avx2;
+        let mut chunks = class.chunks_exact(32);
+        let mut flips = 0;
+        for sites in &mut chunks {
+            let Ok(sites) = <&[u8; 32]>::try_from(sites) else {
+                continue;
+            };
+            let k: __m256i = pulp::cast(*sites);
+            let top = avx2._mm256_movemask_epi8(avx2._mm256_slli_epi16::<2>(k));
+            flips += top.count_ones() as usize;
+        }
+        let rest = chunks.remainder().iter();
+        flips + rest.filter(|&&k| k & FLIP_BIT != 0).count()
+    }
+
     /// Adds `sign` times the number of bytes of `class` equal to `b` to `hist[b]`, for every
     /// `b` of `bins`.
     #[inline(always)]
@@ -223,41 +245,104 @@ impl LatticeVector {
         }
     }
 
-    /// [`count_bins`](Self::count_bins) by byte comparisons.
+    /// [`count_bins`](Self::count_bins) by byte comparisons: [`AVX2_GROUP`] bins at a time,
+    /// each chunk of 32 sites loaded once and compared with every bin of the group (one byte
+    /// counter per lane and bin, held in registers).
     #[inline(always)]
     fn count_bins_avx2(&self, class: &[u8], bins: &[u8], hist: &mut [isize; 64], sign: isize) {
         use core::arch::x86_64::__m256i;
         let (avx, avx2) = (self.v3.avx, self.v3.avx2);
         let zero = avx._mm256_setzero_si256();
-        let (body, rest) = class.split_at(class.len() / 32 * 32);
-        // The sites left over, padded with a byte no class equals.
-        let mut tail = [u8::MAX; 32];
-        tail.iter_mut().zip(rest).for_each(|(t, &k)| *t = k);
-        let tail: __m256i = pulp::cast(tail);
-        let sum = |acc: __m256i| -> usize {
-            let sums: [u64; 4] = pulp::cast(avx2._mm256_sad_epu8(acc, zero));
-            sums.iter().sum::<u64>() as usize
+        let body = class.get(..class.len() / 32 * 32).unwrap_or(&[]);
+        let tail = self.tail_avx2(class);
+        // The byte counters of two bins summed: four partial sums of each (`sad`), those of
+        // the two interleaved and added, then the two halves.
+        let sum_pair = |a: __m256i, b: __m256i| -> [u64; 2] {
+            let (a, b) = (avx2._mm256_sad_epu8(a, zero), avx2._mm256_sad_epu8(b, zero));
+            let both = avx2._mm256_add_epi64(
+                avx2._mm256_unpacklo_epi64(a, b),
+                avx2._mm256_unpackhi_epi64(a, b),
+            );
+            let [a0, b0, a1, b1]: [u64; 4] = pulp::cast(both);
+            [a0 + a1, b0 + b1]
         };
-        for &b in bins {
-            let target = avx._mm256_set1_epi8(b as i8);
-            // One byte counter per lane, at most 255 rounds each.
-            let mut total = 0;
-            for part in body.chunks(32 * 255) {
-                let mut acc = zero;
-                for sites in part.chunks_exact(32) {
+        for group in bins.chunks(AVX2_GROUP) {
+            let mut targets = [zero; AVX2_GROUP];
+            for (j, t) in targets.iter_mut().enumerate() {
+                // A slot of a short group compares with a byte no class equals.
+                *t = pulp::cast([group.get(j).copied().unwrap_or(u8::MAX); 32]);
+            }
+            let counts = |k: __m256i, acc: &mut [__m256i; AVX2_GROUP]| {
+                for (a, &t) in acc.iter_mut().zip(&targets) {
+                    *a = avx2._mm256_sub_epi8(*a, avx2._mm256_cmpeq_epi8(k, t));
+                }
+            };
+            let mut acc = [zero; AVX2_GROUP];
+            counts(tail, &mut acc);
+            let mut totals = [0usize; AVX2_GROUP];
+            // One byte counter per lane, at most 255 rounds each (the tail's one included):
+            // the counters are summed after each part of 254 chunks, once if there is none.
+            let mut parts = body.chunks(32 * 254);
+            loop {
+                for sites in parts.next().unwrap_or(&[]).chunks_exact(32) {
                     let Ok(sites) = <&[u8; 32]>::try_from(sites) else {
                         continue;
                     };
-                    let k: __m256i = pulp::cast(*sites);
-                    acc = avx2._mm256_sub_epi8(acc, avx2._mm256_cmpeq_epi8(k, target));
+                    counts(pulp::cast(*sites), &mut acc);
                 }
-                total += sum(acc);
+                for (total, a) in totals.chunks_mut(2).zip(acc.chunks(2)) {
+                    let pair = match *a {
+                        [a, b] => sum_pair(a, b),
+                        [a] => sum_pair(a, zero),
+                        _ => [0; 2],
+                    };
+                    for (t, n) in total.iter_mut().zip(pair) {
+                        *t += n as usize;
+                    }
+                }
+                acc = [zero; AVX2_GROUP];
+                if parts.len() == 0 {
+                    break;
+                }
             }
-            total += sum(avx2._mm256_sub_epi8(zero, avx2._mm256_cmpeq_epi8(tail, target)));
-            if let Some(h) = hist.get_mut(usize::from(b)) {
-                *h += sign * total as isize;
+            for (&b, total) in group.iter().zip(totals) {
+                if let Some(h) = hist.get_mut(usize::from(b)) {
+                    *h += sign * total as isize;
+                }
             }
         }
+    }
+
+    /// The sites of `class` after its last whole chunk of 32 as a register, the lanes past them
+    /// set to a byte no class equals (`0xff`): on a lattice of 32 sites or more, the last 32
+    /// loaded, with the lanes counted already covered.
+    #[inline(always)]
+    fn tail_avx2(&self, class: &[u8]) -> core::arch::x86_64::__m256i {
+        use core::arch::x86_64::__m256i;
+        let avx2 = self.v3.avx2;
+        /// `COVER[r..r + 32]`: `0xff` in the first `32 − r` lanes, 0 in the last `r`.
+        const COVER: [u8; 64] = {
+            let mut c = [0; 64];
+            let mut i = 0;
+            while i < 32 {
+                c[i] = u8::MAX;
+                i += 1;
+            }
+            c
+        };
+        let rest = class.len() % 32;
+        let last = class.len().checked_sub(32).and_then(|s| class.get(s..));
+        let last = last.and_then(|l| <&[u8; 32]>::try_from(l).ok());
+        let cover = COVER.get(rest..rest + 32);
+        let cover = cover.and_then(|c| <&[u8; 32]>::try_from(c).ok());
+        if let (Some(last), Some(cover)) = (last, cover) {
+            let (last, cover): (__m256i, __m256i) = (pulp::cast(*last), pulp::cast(*cover));
+            return avx2._mm256_or_si256(last, cover);
+        }
+        let mut tail = [u8::MAX; 32];
+        let sites = class.get(class.len() - rest..).unwrap_or(&[]);
+        tail.iter_mut().zip(sites).for_each(|(t, &k)| *t = k);
+        pulp::cast(tail)
     }
 
     /// [`count_bins`](Self::count_bins) by mask comparisons and population counts.
@@ -292,6 +377,12 @@ impl LatticeVector {
         }
     }
 }
+
+/// Bins counted together by the AVX2 count: five accumulators and five comparands, with the
+/// chunk of sites, fit the sixteen vector registers (the 20 bins of a lattice that wraps both
+/// ways are four groups).
+#[cfg(target_arch = "x86_64")]
+const AVX2_GROUP: usize = 5;
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
 pub(crate) trait HotLoop {
@@ -391,9 +482,14 @@ mod tests {
         use langevin_core::binary::PortablePasses;
         use rand_core::{Rng, SeedableRng};
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        for len in
-            (0..200usize).chain([255 * 32 - 1, 255 * 32, 255 * 32 + 33, 255 * 64 + 65, 20_000])
-        {
+        for len in (0..200usize).chain([
+            254 * 32 + 31,
+            255 * 32 - 1,
+            255 * 32,
+            255 * 32 + 33,
+            255 * 64 + 65,
+            20_000,
+        ]) {
             for _ in 0..5 {
                 let thresholds: [u16; 32] = std::array::from_fn(|_| rng.next_u64() as u16);
                 // Any byte for the draw (it reads bits 0-4); extreme thresholds too.
@@ -408,10 +504,18 @@ mod tests {
                 draw_flips(&t, &mut class, &words);
                 fast_passes.flip(&t, &mut fast, &words, &mut fast_passes.tally());
                 assert_eq!(fast, class, "flip, {len} sites");
-                // A step's passes on classes below 32, drawn in pieces of 256 sites as a step
-                // draws them, and a second set of bytes below the class limit to count.
-                let bins: Vec<u8> = (0..64u8).filter(|_| rng.next_u64() % 3 != 0).collect();
-                let mut slow: Vec<u8> = class.iter().map(|&k| k % 32).collect();
+                // A step's passes on classes of a random set below 32, drawn in pieces of 256
+                // sites as a step draws them, with the bins of those classes (flipped or not),
+                // and a second set of bytes in those bins to count.
+                let mut classes: Vec<u8> = (0..32u8).filter(|_| rng.next_u64() % 3 != 0).collect();
+                if classes.is_empty() {
+                    classes.push(0);
+                }
+                let bins: Vec<u8> = classes.iter().flat_map(|&k| [k, k | 0x20]).collect();
+                let mut slow: Vec<u8> = class
+                    .iter()
+                    .map(|&k| classes[usize::from(k) % classes.len()])
+                    .collect();
                 let mut fast = slow.clone();
                 let (mut ta, mut tb) = (PortablePasses.tally(), fast_passes.tally());
                 let pieces = slow.chunks_mut(256).zip(fast.chunks_mut(256));
@@ -428,7 +532,13 @@ mod tests {
                     flips,
                     "flips, {len} sites"
                 );
-                let second: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8 % 64).collect();
+                if flips == 0 {
+                    // The tally is unspecified then (a step ends there): both start afresh.
+                    (ta, tb) = (PortablePasses.tally(), fast_passes.tally());
+                }
+                let second: Vec<u8> = (0..len)
+                    .map(|_| bins[rng.next_u64() as usize % bins.len()])
+                    .collect();
                 PortablePasses.count(&second, &bins, &mut ta);
                 fast_passes.count(&second, &bins, &mut tb);
                 let start: [isize; 64] = std::array::from_fn(|_| (rng.next_u64() % 100) as isize);

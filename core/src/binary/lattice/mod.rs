@@ -6,9 +6,9 @@
 //! log-probabilities of the quantised flip probability, so a step evaluates no transcendental
 //! function in its passes:
 //!
-//! 1. the class of every site is computed from the state with byte-lane arithmetic (SWAR) into
-//!    the chain's proposal buffer: 16 sites per operation on 64-bit targets (two machine words,
-//!    which the compiler maps to one vector register), 4 on 32-bit ones
+//! 1. the class of every site is computed from the state into the chain's proposal buffer: by
+//!    byte loops that the compiler vectorises on 64-bit targets, with byte-lane arithmetic
+//!    (SWAR), 4 sites per operation, on 32-bit ones
 //!    ([`LatticeKernel::step_with_classes`] copies them instead from a [`LatticeClasses`] kept
 //!    since the previous step, which an accepted move updates);
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
@@ -32,7 +32,7 @@
 //! See [`LatticeProposal`] for the quantisation and the random stream.
 //!
 //! The code is split by concept: [`LatticeProposal`] and its tables (`proposal`), the class
-//! bytes of a state and [`LatticeClasses`] (`classes`), the byte-lane (SWAR) passes over them
+//! bytes of a state and [`LatticeClasses`] (`classes`), the byte passes over them
 //! (`swar`), the per-site passes of 64-bit targets (`passes`) and the kernels (`kernel`).
 
 mod classes;

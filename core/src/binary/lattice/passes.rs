@@ -10,9 +10,10 @@ use super::{BINS, FLIP_BIT, SITE_BITS, SITES_PER_WORD, SPLITS, bin};
 /// and, once drawn, its flip in bit 5. A step calls [`tally`](Self::tally), then
 /// [`flip`](Self::flip) on consecutive pieces of the class bytes that cover them all,
 /// [`drawn`](Self::drawn) once on all of them, [`count`](Self::count) once on the classes of
-/// the proposed state, and [`histogram`](Self::histogram). [`PortablePasses`] defines the
-/// results (with [`draw_flips`] as the draw); an implementation must return exactly the same
-/// for every input, so that the draws do not depend on it.
+/// the proposed state, and [`histogram`](Self::histogram), the last three with the same `bins`:
+/// every bin a class byte of the step can fall in. [`PortablePasses`] defines the results (with
+/// [`draw_flips`] as the draw); an implementation must return exactly the same for every such
+/// input, so that the draws do not depend on it.
 pub trait LatticePasses {
     /// The bin counts of a step in progress, in the implementation's own form.
     type Tally;
@@ -34,6 +35,7 @@ pub trait LatticePasses {
     /// (`class & 0x3f`; each `b` of `bins` is counted, below
     /// [`CLASS_LIMIT`](super::CLASS_LIMIT) and none twice),
     /// unless [`flip`](Self::flip) did, and returns the number of sites with the flip bit.
+    /// When that number is 0 the tally may be left as it is: a step with no flip ends there.
     fn drawn(&self, class: &[u8], bins: &[u8], tally: &mut Self::Tally) -> usize;
 
     /// Adds every site's bin of `class` to `tally` (for the bins of `bins`). Every byte of `class`

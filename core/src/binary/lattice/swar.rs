@@ -1,24 +1,27 @@
-//! Byte-lane arithmetic (SWAR) over class bytes and states: a machine word of sites at a time.
+//! The per-byte passes over class bytes and states. On 64-bit targets they are plain byte
+//! loops over slices of one length, which the compiler vectorises (SSE2, AVX2 or NEON, as the
+//! surrounding code is compiled for); on 32-bit targets, whose cores have no vector registers,
+//! byte-lane arithmetic (SWAR): a machine word of sites at a time.
 
 use super::{ABSENT, FLIP_BIT};
 
-/// Machine words per SWAR chunk: two on 64-bit targets (16 bytes, one SSE2 or NEON register,
-/// which the compiler uses for the word-wise loops), one on 32-bit targets (whose cores have no
-/// such registers).
-#[cfg(target_pointer_width = "64")]
-pub(super) const WORDS: usize = 2;
+/// Machine words per SWAR chunk (32-bit targets).
 #[cfg(not(target_pointer_width = "64"))]
 pub(super) const WORDS: usize = 1;
 /// Bytes per SWAR chunk.
+#[cfg(not(target_pointer_width = "64"))]
 pub(super) const WORD: usize = WORDS * core::mem::size_of::<usize>();
 /// `0x0101…01`: one in every byte of a word.
+#[cfg(not(target_pointer_width = "64"))]
 pub(super) const LANES: usize = usize::MAX / 255;
 
 /// `WORD` bytes as `WORDS` little-endian machine words: byte-lane arithmetic (SWAR) with no
 /// carry across a byte, as long as every lane stays below 256.
+#[cfg(not(target_pointer_width = "64"))]
 #[derive(Clone, Copy)]
 pub(super) struct Chunk(pub(super) [usize; WORDS]);
 
+#[cfg(not(target_pointer_width = "64"))]
 impl Chunk {
     /// `b` in every byte.
     #[inline(always)]
@@ -71,6 +74,7 @@ impl Chunk {
     }
 }
 
+#[cfg(not(target_pointer_width = "64"))]
 impl core::ops::Add for Chunk {
     type Output = Self;
     #[inline(always)]
@@ -79,6 +83,7 @@ impl core::ops::Add for Chunk {
     }
 }
 
+#[cfg(not(target_pointer_width = "64"))]
 impl core::ops::BitAnd for Chunk {
     type Output = Self;
     #[inline(always)]
@@ -87,6 +92,7 @@ impl core::ops::BitAnd for Chunk {
     }
 }
 
+#[cfg(not(target_pointer_width = "64"))]
 impl core::ops::BitOr for Chunk {
     type Output = Self;
     #[inline(always)]
@@ -95,6 +101,7 @@ impl core::ops::BitOr for Chunk {
     }
 }
 
+#[cfg(not(target_pointer_width = "64"))]
 impl core::ops::BitXor for Chunk {
     type Output = Self;
     #[inline(always)]
@@ -103,9 +110,9 @@ impl core::ops::BitXor for Chunk {
     }
 }
 
-/// `out = (out & keep) | (16 mid + 2 Σ nb + base)` byte by byte, a chunk of sites at a time
-/// (the last chunk overlapping the one before it: the formula is idempotent); every slice has
-/// `out`'s length. Every byte stays below 32, so no carry crosses a byte.
+/// `out = (out & keep) | (16 mid + 2 Σ nb + base)` byte by byte; every slice has `out`'s
+/// length. Each neighbour count has its own loop over zipped slices, which the compiler
+/// vectorises with no bounds checks.
 #[cfg(target_pointer_width = "64")]
 #[inline(always)]
 pub(super) fn combine<const N: usize>(
@@ -115,54 +122,33 @@ pub(super) fn combine<const N: usize>(
     keep: u8,
     base: u8,
 ) {
-    let len = out.len();
-    if len < WORD {
-        for (i, (o, &c)) in out.iter_mut().zip(mid).enumerate() {
-            let sum = nb
-                .iter()
-                .fold(0u8, |acc, s| acc + s.get(i).copied().unwrap_or(0));
-            *o = (*o & keep) | ((c << 4) + (sum << 1) + base);
+    let class =
+        |o: u8, c: u8, sum: u8| (o & keep) | (c << 4).wrapping_add(sum << 1).wrapping_add(base);
+    let sites = out.iter_mut().zip(mid);
+    match nb.as_slice() {
+        [up, down, left, right] => {
+            let nb = up.iter().zip(*down).zip(*left).zip(*right);
+            for ((o, &c), (((&u, &dn), &l), &r)) in sites.zip(nb) {
+                *o = class(*o, c, u.wrapping_add(dn).wrapping_add(l).wrapping_add(r));
+            }
         }
-        return;
-    }
-    let (keep_word, base_word) = (Chunk::splat(keep), Chunk::splat(base));
-    #[inline(always)]
-    fn class_chunk(o: &[u8], c: &[u8], sum: Chunk, keep: Chunk, base: Chunk) -> Chunk {
-        (Chunk::load(o) & keep) | (Chunk::load(c).shl(4) + sum.shl(1) + base)
-    }
-    if let [up, down, left, right] = nb.as_slice() {
-        // The flat pass over the inner rows: one zip, which the compiler keeps free of checks.
-        let words = out
-            .chunks_exact_mut(WORD)
-            .zip(mid.chunks_exact(WORD))
-            .zip(up.chunks_exact(WORD))
-            .zip(down.chunks_exact(WORD))
-            .zip(left.chunks_exact(WORD))
-            .zip(right.chunks_exact(WORD));
-        for (((((o, c), u), dn), l), r) in words {
-            let sum = Chunk::load(u) + Chunk::load(dn) + Chunk::load(l) + Chunk::load(r);
-            class_chunk(o, c, sum, keep_word, base_word).store(o);
+        [a, b, c] => {
+            for ((o, &x), ((&a, &b), &c)) in sites.zip(a.iter().zip(*b).zip(*c)) {
+                *o = class(*o, x, a.wrapping_add(b).wrapping_add(c));
+            }
         }
-    } else {
-        for (w, (o, c)) in out
-            .chunks_exact_mut(WORD)
-            .zip(mid.chunks_exact(WORD))
-            .enumerate()
-        {
-            let at = w * WORD;
-            let sum = nb.iter().fold(Chunk::splat(0), |acc, s| {
-                acc + s.get(at..at + WORD).map_or(Chunk::splat(0), Chunk::load)
-            });
-            class_chunk(o, c, sum, keep_word, base_word).store(o);
+        [a, b] => {
+            for ((o, &x), (&a, &b)) in sites.zip(a.iter().zip(*b)) {
+                *o = class(*o, x, a.wrapping_add(b));
+            }
         }
-    }
-    if !len.is_multiple_of(WORD) {
-        let tail = len - WORD;
-        let at = |s: &[u8]| s.get(tail..).map_or(Chunk::splat(0), Chunk::load);
-        let sum = nb.iter().fold(Chunk::splat(0), |acc, s| acc + at(s));
-        let c = mid.get(tail..).unwrap_or(&[]);
-        if let Some(o) = out.get_mut(tail..) {
-            class_chunk(o, c, sum, keep_word, base_word).store(o);
+        _ => {
+            for (i, (o, &x)) in sites.enumerate() {
+                let sum = nb.iter().fold(0u8, |acc, s| {
+                    acc.wrapping_add(s.get(i).copied().unwrap_or(0))
+                });
+                *o = class(*o, x, sum);
+            }
         }
     }
 }
@@ -203,7 +189,17 @@ pub(super) fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]
     }
 }
 
+/// Toggles every site of `x` whose class byte has the flip bit.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+pub(super) fn toggle_flipped(x: &mut [u8], class: &[u8]) {
+    for (v, &k) in x.iter_mut().zip(class) {
+        *v ^= (k >> 5) & 1;
+    }
+}
+
 /// Toggles every site of `x` whose class byte has the flip bit, a word at a time.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 pub(super) fn toggle_flipped(x: &mut [u8], class: &[u8]) {
     for (xw, kw) in x.chunks_exact_mut(WORD).zip(class.chunks_exact(WORD)) {
@@ -366,8 +362,22 @@ pub(super) fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     }
 }
 
+/// `class = kept`, and whether the value bits of `kept` (bit 4 of a class byte below 32)
+/// differ from `x` anywhere.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+pub(super) fn copy_classes(class: &mut [u8], kept: &[u8], x: &[u8]) -> bool {
+    let mut differ = 0u8;
+    for ((c, &k), &xi) in class.iter_mut().zip(kept).zip(x) {
+        *c = k;
+        differ |= ((k >> 4) & 1) ^ xi;
+    }
+    differ != 0
+}
+
 /// `class = kept`, a word at a time, and whether the value bits of `kept` (bit 4 of a class
 /// byte below 32) differ from `x` anywhere.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 pub(super) fn copy_classes(class: &mut [u8], kept: &[u8], x: &[u8]) -> bool {
     let one = Chunk::splat(1);
@@ -396,8 +406,18 @@ pub(super) fn copy_classes(class: &mut [u8], kept: &[u8], x: &[u8]) -> bool {
     differ.0.iter().any(|&w| w != 0) || rest != 0
 }
 
+/// `kept = class` without the flip bits (the classes of an accepted proposal, or fresh ones).
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+pub(super) fn keep_classes(kept: &mut [u8], class: &[u8]) {
+    for (k, &c) in kept.iter_mut().zip(class) {
+        *k = c & !FLIP_BIT;
+    }
+}
+
 /// `kept = class` without the flip bits (the classes of an accepted proposal, or fresh ones),
 /// a word at a time.
+#[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
 pub(super) fn keep_classes(kept: &mut [u8], class: &[u8]) {
     let mask = Chunk::splat(!FLIP_BIT);
