@@ -6,8 +6,11 @@
 #   scripts/fuzz.sh 10 dmala   # 10 s, one target
 #
 # Targets run FUZZ_JOBS at a time (default: one per core).
-# Installs cargo-fuzz (about 2 minutes) and the nightly toolchain when missing. Exits non-zero if
-# a target fails; the failing input is left in fuzz/artifacts/<target>/.
+# Builds the targets as `cargo fuzz build` does (libFuzzer's coverage instrumentation,
+# AddressSanitizer, debug assertions, an optimised build), with cargo alone: cargo-fuzz is not
+# needed, only the nightly toolchain, installed when missing. The code-generation units are
+# fuzz/Cargo.toml's (cargo fuzz forces one for every crate). Exits non-zero if a target fails;
+# the failing input is left in fuzz/artifacts/<target>/.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -18,15 +21,33 @@ shift || true
 
 rustup toolchain list | grep -q '^nightly' ||
   rustup toolchain install nightly --profile minimal || exit 1
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked || exit 1
 
 cd "$ROOT/fuzz" || exit 1
 targets=("$@")
 if ((${#targets[@]} == 0)); then
-  mapfile -t targets < <(cargo +nightly fuzz list)
+  # The names of the manifest's [[bin]] sections.
+  mapfile -t targets < <(awk '/^\[\[bin\]\]/ { bin = 1; next }
+    bin && /^name *=/ { gsub(/.*= *"|".*/, ""); print; bin = 0 }' Cargo.toml)
 fi
+# The target triple keeps these flags off build scripts and proc macros.
+triple=$(rustc +nightly -vV | sed -n 's/^host: //p')
+flags=(
+  -Cpasses=sancov-module
+  -Cllvm-args=-sanitizer-coverage-level=4
+  -Cllvm-args=-sanitizer-coverage-inline-8bit-counters
+  -Cllvm-args=-sanitizer-coverage-pc-table
+  -Cllvm-args=-sanitizer-coverage-trace-compares
+  --cfg fuzzing
+  -Cllvm-args=-simplifycfg-branch-fold-threshold=0
+  -Zsanitizer=address
+  -Cllvm-args=-sanitizer-coverage-stack-depth
+  -Cdebug-assertions
+)
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_odr_violation=0
 echo "=== building fuzz targets: ${targets[*]}"
-cargo +nightly fuzz build || exit 1
+RUSTFLAGS="${flags[*]}" cargo +nightly build --target "$triple" --release \
+  --config 'profile.release.debug="line-tables-only"' \
+  $(printf -- '--bin %s ' "${targets[@]}") || exit 1
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
@@ -34,8 +55,8 @@ trap 'rm -rf "$scratch"' EXIT
 parallel=${FUZZ_JOBS:-$(nproc)}
 run_target() {
   local t=$1
-  mkdir -p "$scratch/$t" "corpus/$t"
-  cargo +nightly fuzz run "$t" "$scratch/$t" "corpus/$t" -- \
+  mkdir -p "$scratch/$t" "corpus/$t" "artifacts/$t"
+  "target/$triple/release/$t" -artifact_prefix="artifacts/$t/" "$scratch/$t" "corpus/$t" \
     -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -seed="$SEED" -print_final_stats=1 \
     >"$scratch/$t.log" 2>&1
   echo $? >"$scratch/$t.rc"
