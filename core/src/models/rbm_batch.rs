@@ -877,13 +877,7 @@ mod tests {
 
     /// A deterministic RBM with `v` visible and `h` hidden units: `W` (`h × v`), `Wᵀ`, `b`, `c`.
     fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
-            .collect();
-        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
-        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
-        (w, wt, b, c)
+        super::super::rbm::test_params(v, h, 0.03, 1.0)
     }
 
     /// The single-chain RBM of `W`, `b`, `c` with `Wᵀ` attached.
