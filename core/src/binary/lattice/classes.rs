@@ -50,9 +50,12 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 }
             }
         }
-        for_boundary_rows(x, class, (rows, cols), wrap_rows, |row, up, down, out| {
-            boundary_row(row, up, down, out, keep, wrap_cols);
-        });
+        for r in [0, rows - 1] {
+            if let Some((row, up, down, out)) = boundary_views(x, class, r, (rows, cols), wrap_rows)
+            {
+                boundary_row(row, up, down, out, keep, wrap_cols);
+            }
+        }
     }
 
     /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep` (0 or
@@ -87,10 +90,13 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 }
             }
         }
-        for_boundary_rows(x, class, (rows, cols), wrap_rows, |row, up, down, out| {
-            vertical(row, up, down, out, keep);
-            horizontal(row, out, wrap_cols);
-        });
+        for r in [0, rows - 1] {
+            if let Some((row, up, down, out)) = boundary_views(x, class, r, (rows, cols), wrap_rows)
+            {
+                vertical(row, up, down, out, keep);
+                horizontal(row, out, wrap_cols);
+            }
+        }
     }
 }
 
@@ -118,34 +124,30 @@ fn inner_views<'a>(
     ))
 }
 
-/// Calls `f(row, up, down, out)` for the first and then the last row of a `rows × cols`
-/// lattice, with the row's states, those of the rows above and below it (`None` past an edge
-/// that does not wrap) and its class bytes.
+/// The views of row `r` of a `rows × cols` lattice: its states, the states of the rows above
+/// and below it (`None` past an edge that does not wrap) and its class bytes.
+#[allow(clippy::type_complexity, reason = "the four views of one row")]
 #[inline(always)]
-fn for_boundary_rows(
-    x: &[u8],
-    class: &mut [u8],
+fn boundary_views<'a>(
+    x: &'a [u8],
+    class: &'a mut [u8],
+    r: usize,
     (rows, cols): (usize, usize),
     wrap_rows: bool,
-    mut f: impl FnMut(&[u8], Option<&[u8]>, Option<&[u8]>, &mut [u8]),
-) {
+) -> Option<(&'a [u8], Option<&'a [u8]>, Option<&'a [u8]>, &'a mut [u8])> {
     let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
-    for r in [0, rows - 1] {
-        let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols)) else {
-            continue;
-        };
-        let up = match r {
-            0 if wrap_rows => row_at(rows - 1),
-            0 => None,
-            _ => row_at(r - 1),
-        };
-        let down = match r + 1 {
-            n if n < rows => row_at(n),
-            _ if wrap_rows => row_at(0),
-            _ => None,
-        };
-        f(row, up, down, out);
-    }
+    let (row, out) = (row_at(r)?, class.get_mut(r * cols..(r + 1) * cols)?);
+    let up = match r {
+        0 if wrap_rows => row_at(rows - 1),
+        0 => None,
+        _ => row_at(r - 1),
+    };
+    let down = match r + 1 {
+        n if n < rows => row_at(n),
+        _ if wrap_rows => row_at(0),
+        _ => None,
+    };
+    Some((row, up, down, out))
 }
 
 /// The class bytes of a chain's current state, kept by
