@@ -32,7 +32,6 @@ mod rbm_batch;
 mod weight;
 
 pub use ising_graph::IsingGraph;
-pub(crate) use ising_lattice::axis_neighbours;
 pub use ising_lattice::{ConstDims, Dims, IsingLattice, LatticeDims};
 pub use logistic::BinaryLogistic;
 pub use logistic_batch::LogisticBatch;

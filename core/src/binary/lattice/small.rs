@@ -3,7 +3,6 @@
 
 use super::{FLIP_BIT, M_MASK, SCALE, SITE_BITS, SITES_PER_WORD, X_BIT};
 use crate::error::{InitError, LenError, ParamError};
-use crate::models::axis_neighbours;
 use core::convert::Infallible;
 use rand_core::Rng;
 
@@ -442,7 +441,20 @@ impl SmallLatticeDmala {
         let at = |i: usize| x.get(i).map_or(1, |&v| (v & 1) << 1);
         let mut i = 0;
         for r in 0..rows {
-            let [up, down] = axis_neighbours(i, r, rows, cols, self.wrap_rows);
+            let up = if r > 0 {
+                Some(i - cols)
+            } else if self.wrap_rows {
+                Some(i + (rows - 1) * cols)
+            } else {
+                None
+            };
+            let down = if r + 1 < rows {
+                Some(i + cols)
+            } else if self.wrap_rows {
+                Some(i + cols - rows * cols)
+            } else {
+                None
+            };
             let row_start = i;
             for c in 0..cols {
                 let left = if c > 0 {
