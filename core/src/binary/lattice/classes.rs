@@ -17,10 +17,20 @@ impl<D: LatticeDims> LatticeProposal<D> {
     #[cfg(target_pointer_width = "64")]
     #[inline(always)]
     pub(super) fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
-        let (rows, cols, (wrap_rows, wrap_cols)) = self.lattice();
+        let dims = self.model.dims();
+        let (rows, cols) = (dims.rows(), dims.cols());
         let d = rows * cols;
+        let (wrap_rows, wrap_cols) = self.model.wraps();
         if rows >= 3 {
-            if let Some((out, [mid, up, down, left, right])) = inner_views(x, class, cols, d) {
+            let inner = (
+                class.get_mut(cols..d - cols),
+                x.get(cols..d - cols),
+                x.get(..d - 2 * cols),
+                x.get(2 * cols..),
+                x.get(cols - 1..d - cols - 1),
+                x.get(cols + 1..d - cols + 1),
+            );
+            if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
                 combine(out, mid, [up, down, left, right], keep, 0);
             }
             // The flat pass took the previous row's last site as the left neighbour of column
@@ -50,11 +60,23 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 }
             }
         }
+        let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
         for r in [0, rows - 1] {
-            if let Some((row, up, down, out)) = boundary_views(x, class, r, (rows, cols), wrap_rows)
-            {
-                boundary_row(row, up, down, out, keep, wrap_cols);
-            }
+            let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols))
+            else {
+                continue;
+            };
+            let up = match r {
+                0 if wrap_rows => row_at(rows - 1),
+                0 => None,
+                _ => row_at(r - 1),
+            };
+            let down = match r + 1 {
+                n if n < rows => row_at(n),
+                _ if wrap_rows => row_at(0),
+                _ => None,
+            };
+            boundary_row(row, up, down, out, keep, wrap_cols);
         }
     }
 
@@ -65,11 +87,21 @@ impl<D: LatticeDims> LatticeProposal<D> {
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     pub(super) fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
-        let (rows, cols, (wrap_rows, wrap_cols)) = self.lattice();
+        let dims = self.model.dims();
+        let (rows, cols) = (dims.rows(), dims.cols());
         let d = rows * cols;
+        let (wrap_rows, wrap_cols) = self.model.wraps();
         if rows >= 3 {
-            if let Some((out, views)) = inner_views(x, class, cols, d) {
-                inner_classes(out, views, keep);
+            let inner = (
+                class.get_mut(cols..d - cols),
+                x.get(cols..d - cols),
+                x.get(..d - 2 * cols),
+                x.get(2 * cols..),
+                x.get(cols - 1..d - cols - 1),
+                x.get(cols + 1..d - cols + 1),
+            );
+            if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
+                inner_classes(out, [mid, up, down, left, right], keep);
             }
             // The flat pass took the previous row's last site as the left neighbour of column
             // 0, and the next row's first as the right neighbour of the last column.
@@ -90,64 +122,26 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 }
             }
         }
+        let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
         for r in [0, rows - 1] {
-            if let Some((row, up, down, out)) = boundary_views(x, class, r, (rows, cols), wrap_rows)
-            {
-                vertical(row, up, down, out, keep);
-                horizontal(row, out, wrap_cols);
-            }
+            let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols))
+            else {
+                continue;
+            };
+            let up = match r {
+                0 if wrap_rows => row_at(rows - 1),
+                0 => None,
+                _ => row_at(r - 1),
+            };
+            let down = match r + 1 {
+                n if n < rows => row_at(n),
+                _ if wrap_rows => row_at(0),
+                _ => None,
+            };
+            vertical(row, up, down, out, keep);
+            horizontal(row, out, wrap_cols);
         }
     }
-}
-
-/// The views of the inner rows (all but the first and last) of a lattice of `d` sites in `cols`
-/// columns and at least 3 rows, as one flat run of sites: the class bytes to write, and the states of
-/// the sites themselves and of their neighbours up, down, left and right in flat order (the
-/// left neighbour of column 0 is the previous row's last site, and so on, for the caller to
-/// correct).
-#[inline(always)]
-fn inner_views<'a>(
-    x: &'a [u8],
-    class: &'a mut [u8],
-    cols: usize,
-    d: usize,
-) -> Option<(&'a mut [u8], [&'a [u8]; 5])> {
-    Some((
-        class.get_mut(cols..d - cols)?,
-        [
-            x.get(cols..d - cols)?,
-            x.get(..d - 2 * cols)?,
-            x.get(2 * cols..)?,
-            x.get(cols - 1..d - cols - 1)?,
-            x.get(cols + 1..d - cols + 1)?,
-        ],
-    ))
-}
-
-/// The views of row `r` of a `rows × cols` lattice: its states, the states of the rows above
-/// and below it (`None` past an edge that does not wrap) and its class bytes.
-#[allow(clippy::type_complexity, reason = "the four views of one row")]
-#[inline(always)]
-fn boundary_views<'a>(
-    x: &'a [u8],
-    class: &'a mut [u8],
-    r: usize,
-    (rows, cols): (usize, usize),
-    wrap_rows: bool,
-) -> Option<(&'a [u8], Option<&'a [u8]>, Option<&'a [u8]>, &'a mut [u8])> {
-    let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
-    let (row, out) = (row_at(r)?, class.get_mut(r * cols..(r + 1) * cols)?);
-    let up = match r {
-        0 if wrap_rows => row_at(rows - 1),
-        0 => None,
-        _ => row_at(r - 1),
-    };
-    let down = match r + 1 {
-        n if n < rows => row_at(n),
-        _ if wrap_rows => row_at(0),
-        _ => None,
-    };
-    Some((row, up, down, out))
 }
 
 /// The class bytes of a chain's current state, kept by
@@ -189,7 +183,8 @@ impl<S: AsRef<[u8]> + AsMut<[u8]>> LatticeClasses<S> {
         x: &[u8],
         class: &mut [u8],
     ) {
-        let lattice = Some(p.lattice());
+        let dims = p.model.dims();
+        let lattice = Some((dims.rows(), dims.cols(), p.model.wraps()));
         let bytes = self.bytes.as_mut();
         if self.lattice != lattice || copy_classes(class, bytes, x) {
             p.fill_classes(x, class, 0);

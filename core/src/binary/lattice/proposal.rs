@@ -253,13 +253,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
         Ok(total)
     }
 
-    /// The lattice: its rows, its columns and whether rows and columns wrap.
-    #[inline(always)]
-    pub(super) fn lattice(&self) -> (usize, usize, (bool, bool)) {
-        let dims = self.model.dims();
-        (dims.rows(), dims.cols(), self.model.wraps())
-    }
-
     pub(super) fn dim(&self) -> usize {
         let dims = self.model.dims();
         dims.rows() * dims.cols()
