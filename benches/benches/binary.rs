@@ -389,16 +389,7 @@ fn rbm_batched(c: &mut Criterion) {
                     rng.clone()
                 })
                 .collect();
-            let mut reports = vec![
-                StepReport {
-                    accepted: false,
-                    proposed_flips: 0,
-                    log_accept_ratio: 0.0,
-                    rejection: None,
-                    evaluations: 0,
-                };
-                n
-            ];
+            let mut reports = vec![StepReport::default(); n];
             let mut batch = batch;
             for _ in 0..200 {
                 kernel

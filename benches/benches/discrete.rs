@@ -154,16 +154,7 @@ fn ordinal_batched(group: &mut criterion::BenchmarkGroup<'_, criterion::measurem
         let mut vecs = BatchVecs::<OrdinalDomain>::new(x0.clone(), d);
         let mut batch = OrdinalBatch::new(vecs.buffers(), &mut target).unwrap();
         let kernel = OrdinalBatchDmala::new(prop);
-        let mut reports = vec![
-            langevin_core::StepReport {
-                accepted: false,
-                proposed_flips: 0,
-                log_accept_ratio: 0.0,
-                rejection: None,
-                evaluations: 0,
-            };
-            n
-        ];
+        let mut reports = vec![langevin_core::StepReport::default(); n];
         group.bench_function(
             BenchmarkId::new(format!("batched_dmala/a{step}/S{s}"), d),
             |b| {

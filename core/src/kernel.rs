@@ -25,8 +25,9 @@ pub enum Rejection {
     TargetError,
 }
 
-/// What one step did.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What one step did. The default is the report of a step that did nothing: no proposal, no
+/// evaluation, not accepted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepReport {
     /// Whether the chain moved to the proposal (a proposal with no changes counts as accepted).
     pub accepted: bool,

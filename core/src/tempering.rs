@@ -631,13 +631,7 @@ impl<'r, 'c, D: ScaledDmala, M: FlipMath> Replicas<'r, 'c, D, M> {
         } else {
             self.sweeps += 1;
         }
-        let mut cold = cold.unwrap_or(StepReport {
-            accepted: false,
-            proposed_flips: 0,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        });
+        let mut cold = cold.unwrap_or_default();
         cold.evaluations = evaluations;
         Ok(SweepReport {
             cold,

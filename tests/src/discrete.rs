@@ -438,14 +438,7 @@ pub fn run_batch<D, P, T, const ADJUSTED: bool>(
     let mut rngs: Vec<Xoshiro256PlusPlus> = (0..n)
         .map(|_| Xoshiro256PlusPlus::seed_from_u64(master.next_u64()))
         .collect();
-    let empty = StepReport {
-        accepted: false,
-        proposed_flips: 0,
-        log_accept_ratio: 0.0,
-        rejection: None,
-        evaluations: 0,
-    };
-    let mut reports = vec![empty; n];
+    let mut reports = vec![StepReport::default(); n];
     for _ in 0..steps {
         kernel
             .step(target, &mut batch, &mut rngs, &mut reports)

@@ -190,6 +190,24 @@ fn term_grad_checked<T: SumTarget + ?Sized>(
     }
 }
 
+/// A store's buffer `buf` checked for `dim` coordinates, `terms` terms and `total` entries
+/// (`None`: the length overflows), zeroed and split into its first `first` entries and the
+/// `dim` after them.
+fn carve_store(
+    dim: usize,
+    terms: usize,
+    buf: &mut [f64],
+    total: Option<usize>,
+    first: usize,
+) -> Result<(&mut [f64], &mut [f64]), BuildError> {
+    check_shape(dim, terms)?;
+    let total = total.ok_or(BuildError::TooManyTerms(terms))?;
+    buf.fill(0.0);
+    let mut carve = Carver::new(buf, "snapshot", total)?;
+    let head = carve.take(first);
+    Ok((head, carve.take(dim)))
+}
+
 /// The PTU store of SVRG-LD: the snapshot point `θ̃` and its full gradient `∇V(θ̃)`; an entry
 /// `α_i = ∇V_i(θ̃)` is re-evaluated when needed, so a minibatch costs `2n` gradients.
 #[derive(Debug)]
@@ -212,11 +230,7 @@ impl<'a> PointSnapshot<'a> {
     ///
     /// A [`BuildError`] for an empty shape or a buffer of the wrong length.
     pub fn new(dim: usize, terms: usize, buf: &'a mut [f64]) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        buf.fill(0.0);
-        let mut carve = Carver::new(buf, "snapshot", Self::len(dim))?;
-        let point = carve.take(dim);
-        let full = carve.take(dim);
+        let (point, full) = carve_store(dim, terms, buf, Some(Self::len(dim)), dim)?;
         Ok(Self {
             dim,
             terms,
@@ -321,12 +335,8 @@ impl<'a> DenseSnapshots<'a> {
     ///
     /// A [`BuildError`] for an empty shape or a buffer of the wrong length.
     pub fn new(dim: usize, terms: usize, buf: &'a mut [f64]) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        let total = Self::len(dim, terms).ok_or(BuildError::TooManyTerms(terms))?;
-        buf.fill(0.0);
-        let mut carve = Carver::new(buf, "snapshot", total)?;
-        let table = carve.take(total - dim);
-        let sum = carve.take(dim);
+        let table_len = terms.saturating_mul(dim);
+        let (table, sum) = carve_store(dim, terms, buf, Self::len(dim, terms), table_len)?;
         Ok(Self {
             dim,
             terms,
@@ -461,12 +471,7 @@ impl<'a> ScalarSnapshots<'a> {
     ///
     /// A [`BuildError`] for an empty shape or a buffer of the wrong length.
     pub fn new(dim: usize, terms: usize, buf: &'a mut [f64]) -> Result<Self, BuildError> {
-        check_shape(dim, terms)?;
-        let total = Self::len(dim, terms).ok_or(BuildError::TooManyTerms(terms))?;
-        buf.fill(0.0);
-        let mut carve = Carver::new(buf, "snapshot", total)?;
-        let scalars = carve.take(terms);
-        let sum = carve.take(dim);
+        let (scalars, sum) = carve_store(dim, terms, buf, Self::len(dim, terms), terms)?;
         Ok(Self {
             dim,
             terms,

@@ -48,8 +48,7 @@ use crate::math::softplus_and_sigmoid;
 /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
 /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
 /// let mut rngs: Vec<_> = (0..n as u64).map(rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64).collect();
-/// let mut reports = vec![StepReport { accepted: false, proposed_flips: 0,
-///     log_accept_ratio: 0.0, rejection: None, evaluations: 0 }; n];
+/// let mut reports = vec![StepReport::default(); n];
 /// for _ in 0..20 {
 ///     kernel.step(&mut target, &mut batch, &mut rngs, &mut reports).unwrap();
 /// }

@@ -185,14 +185,7 @@ mod batch_testing {
         let mut vecs = TestVecs::new(start.clone(), d);
         let mut chains = ChainBatch::new(vecs.buffers(), batch).unwrap();
         let mut rngs: Vec<_> = (0..n).map(rng).collect();
-        let empty = StepReport {
-            accepted: false,
-            proposed_flips: 0,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        let mut reports = vec![empty; n];
+        let mut reports = vec![StepReport::default(); n];
         let kernel = BatchDmala::new(proposal);
         let mut accepted = 0;
         let close = |a: f64, e: f64| (a - e).abs() <= 1e-4 * (1.0 + e.abs());

@@ -581,6 +581,30 @@ impl<M: FlipMath, E: Weight> crate::baselines::FlipDelta for Rbm<'_, M, E> {
     }
 }
 
+/// A deterministic RBM with `v` visible and `h` hidden units for tests: `W` (`h × v`, its
+/// entries spread over `±50 w_scale`), `Wᵀ`, `b` (within `±b_scale`) and `c`.
+#[cfg(test)]
+#[allow(clippy::type_complexity, reason = "the four parameter vectors")]
+pub(super) fn test_params(
+    v: usize,
+    h: usize,
+    w_scale: f32,
+    b_scale: f32,
+) -> (
+    std::vec::Vec<f32>,
+    std::vec::Vec<f32>,
+    std::vec::Vec<f32>,
+    std::vec::Vec<f32>,
+) {
+    let w: std::vec::Vec<f32> = (0..h * v)
+        .map(|k| ((k * 37 % 101) as f32 - 50.0) * w_scale)
+        .collect();
+    let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
+    let b = (0..v).map(|i| (i as f32 * 0.7).sin() * b_scale).collect();
+    let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
+    (w, wt, b, c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,13 +614,7 @@ mod tests {
 
     /// A small deterministic RBM: `W` (`H × V`), its transpose, `b`, `c`.
     fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.013)
-            .collect();
-        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b = (0..v).map(|i| (i as f32 * 0.7).sin() * 0.4).collect();
-        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
-        (w, wt, b, c)
+        test_params(v, h, 0.013, 0.4)
     }
 
     /// Moves through a sequence of states (flipping a varying set each time), checking the

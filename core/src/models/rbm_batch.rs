@@ -81,8 +81,7 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
     /// let mut batch = ChainBatch::new(buffers, &mut target).unwrap();
     /// let kernel = BatchDmala::new(FlipProposal::new(0.5, 0.5).unwrap());
     /// let mut rngs: Vec<_> = (0..n as u64).map(rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64).collect();
-    /// let mut reports = vec![StepReport { accepted: false, proposed_flips: 0,
-    ///     log_accept_ratio: 0.0, rejection: None, evaluations: 0 }; n];
+    /// let mut reports = vec![StepReport::default(); n];
     /// for _ in 0..20 {
     ///     kernel.step(&mut target, &mut batch, &mut rngs, &mut reports).unwrap();
     /// }
@@ -267,7 +266,15 @@ impl<'a, P: Product, M: FlipMath> RbmBatch<'a, P, M> {
             }
             *u = total;
         }
-        for g in grad.chunks_exact_mut(v) {
+        self.gradients(grad)
+    }
+
+    /// `∇U = b + Wᵀ σ` of every chain into `grad` (`n·V`), from the sigmoids `σ` that
+    /// [`finish`](Self::finish) or [`finish_lanes`](Self::finish_lanes) left in `sigma`.
+    #[inline(always)]
+    fn gradients(&mut self, grad: &mut [f32]) -> Result<(), LenError> {
+        let (v, h) = (self.b.len(), self.c.len());
+        for g in grad.chunks_exact_mut(v.max(1)) {
             g.copy_from_slice(self.b);
         }
         let shape = Shape {
@@ -378,15 +385,7 @@ impl<P: Product, M: FlipMath> RbmBatch<'_, P, M> {
             }
             *u = total;
         }
-        for g in grad.chunks_exact_mut(v.max(1)) {
-            g.copy_from_slice(self.b);
-        }
-        let shape = Shape {
-            m: self.chains,
-            k: h,
-            n: v,
-        };
-        self.product.matmul_acc(shape, self.sigma, self.w, grad)
+        self.gradients(grad)
     }
 }
 
@@ -418,6 +417,17 @@ enum Hidden<'a> {
         index: &'a mut [u32],
         age: u32,
     },
+}
+
+/// The placeholder left in a target while its buffers are taken out for an evaluation: no
+/// buffers at all.
+impl Default for Hidden<'_> {
+    fn default() -> Self {
+        Hidden::Recomputed {
+            x: &mut [],
+            pre: &mut [],
+        }
+    }
 }
 
 /// The error for a flipped unit at or past `v` (reported as a `flipped` buffer of the wrong
@@ -655,13 +665,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
     ) -> Result<(), LenError> {
         let (v, h) = (self.b.len(), self.c.len());
         self.shape().check(x.len(), grad.len(), log_density.len())?;
-        let hidden = core::mem::replace(
-            &mut self.hidden,
-            Hidden::Recomputed {
-                x: &mut [],
-                pre: &mut [],
-            },
-        );
+        let hidden = core::mem::take(&mut self.hidden);
         match hidden {
             Hidden::Incremental { current, proposal } => {
                 for (pre, x) in current.chunks_mut(h.max(1)).zip(x.chunks_exact(v)) {
@@ -717,13 +721,7 @@ impl<P: Product, M: FlipMath> BatchTarget for RbmBatch<'_, P, M> {
         let (v, h) = (self.b.len(), self.c.len());
         self.shape()
             .check_moves(moves, grad.len(), log_density.len())?;
-        let hidden = core::mem::replace(
-            &mut self.hidden,
-            Hidden::Recomputed {
-                x: &mut [],
-                pre: &mut [],
-            },
-        );
+        let hidden = core::mem::take(&mut self.hidden);
         match hidden {
             Hidden::Incremental { current, proposal } => {
                 let rows = proposal
@@ -879,13 +877,40 @@ mod tests {
 
     /// A deterministic RBM with `v` visible and `h` hidden units: `W` (`h × v`), `Wᵀ`, `b`, `c`.
     fn params(v: usize, h: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<f32>) {
-        let w: Vec<f32> = (0..h * v)
-            .map(|k| ((k * 37 % 101) as f32 - 50.0) * 0.03)
-            .collect();
-        let wt = (0..v * h).map(|k| w[(k % h) * v + k / h]).collect();
-        let b = (0..v).map(|i| (i as f32 * 0.7).sin()).collect();
-        let c = (0..h).map(|j| (j as f32 * 1.3).cos() * 0.5).collect();
-        (w, wt, b, c)
+        super::super::rbm::test_params(v, h, 0.03, 1.0)
+    }
+
+    /// The single-chain RBM of `W`, `b`, `c` with `Wᵀ` attached.
+    fn transposed<'a>(
+        w: &'a [f32],
+        wt: &'a [f32],
+        b: &'a [f32],
+        c: &'a [f32],
+        cache: &'a mut [f64],
+    ) -> Rbm<'a> {
+        Rbm::new(w, b, c, cache)
+            .unwrap()
+            .with_transpose(wt)
+            .unwrap()
+    }
+
+    /// Asserts that `U = u` and `∇U = g` at `x` agree with the single-chain RBM of `(W, b, c)`
+    /// to within `tol` relative to `1 + |value|`.
+    fn assert_close_to_single(
+        (w, b, c): (&[f32], &[f32], &[f32]),
+        x: &[u8],
+        u: f64,
+        g: &[f32],
+        tol: f64,
+    ) {
+        let mut cache = vec![0.0; 2 * c.len()];
+        let mut single = Rbm::new(w, b, c, &mut cache).unwrap();
+        let mut gs = vec![0.0f32; b.len()];
+        let us = single.log_density_and_grad(x, &mut gs).unwrap();
+        assert!((u - us).abs() < tol * (1.0 + us.abs()), "{u} vs {us}");
+        for (a, e) in g.iter().zip(&gs) {
+            assert!((a - e).abs() < tol as f32 * (1.0 + e.abs()), "{a} vs {e}");
+        }
     }
 
     /// Batched DMALA with the portable product moves every chain exactly as single-chain DMALA
@@ -900,10 +925,7 @@ mod tests {
             .map(|cache| Rbm::new(&w, &b, &c, cache).unwrap())
             .collect();
         let mut one = vec![0.0; 2 * h];
-        let rbm = Rbm::new(&w, &b, &c, &mut one)
-            .unwrap()
-            .with_transpose(&wt)
-            .unwrap();
+        let rbm = transposed(&w, &wt, &b, &c, &mut one);
         let (mut cache, mut sigma) = (vec![0.0; 2 * n * h], vec![0.0f32; n * h]);
         let mut target =
             RbmBatch::<Blocked>::new(&rbm, n, &mut cache, &mut sigma, Blocked).unwrap();
@@ -918,10 +940,7 @@ mod tests {
         let (v, h, n) = (23, 13, 3);
         let (w, wt, b, c) = params(v, h);
         let mut one = vec![0.0; 2 * h];
-        let rbm = Rbm::new(&w, &b, &c, &mut one)
-            .unwrap()
-            .with_transpose(&wt)
-            .unwrap();
+        let rbm = transposed(&w, &wt, &b, &c, &mut one);
         let (mut work, mut sigma) = (vec![0.0f32; n * (v + h)], vec![0.0f32; n * h]);
         let mut batch =
             RbmBatch::<Blocked>::recomputed(&rbm, n, &mut work, &mut sigma, Blocked).unwrap();
@@ -929,20 +948,8 @@ mod tests {
         let (mut g, mut u) = (vec![0.0f32; n * v], vec![0.0; n]);
         batch.log_density_and_grad_all(&x, &mut g, &mut u).unwrap();
         for k in 0..n {
-            let mut cache = vec![0.0; 2 * h];
-            let mut single = Rbm::new(&w, &b, &c, &mut cache).unwrap();
-            let mut gs = vec![0.0f32; v];
-            let us = single
-                .log_density_and_grad(&x[k * v..(k + 1) * v], &mut gs)
-                .unwrap();
-            assert!(
-                (u[k] - us).abs() < 1e-5 * (1.0 + us.abs()),
-                "{} vs {us}",
-                u[k]
-            );
-            for (a, e) in g[k * v..(k + 1) * v].iter().zip(&gs) {
-                assert!((a - e).abs() < 1e-5 * (1.0 + e.abs()), "{a} vs {e}");
-            }
+            let (x, g) = (&x[k * v..(k + 1) * v], &g[k * v..(k + 1) * v]);
+            assert_close_to_single((&w, &b, &c), x, u[k], g, 1e-5);
         }
     }
 
@@ -954,10 +961,7 @@ mod tests {
         let (v, h, n) = (23, 45, 5);
         let (w, wt, b, c) = params(v, h);
         let mut one = vec![0.0; 2 * h];
-        let rbm = Rbm::new(&w, &b, &c, &mut one)
-            .unwrap()
-            .with_transpose(&wt)
-            .unwrap();
+        let rbm = transposed(&w, &wt, &b, &c, &mut one);
         let (mut cache, mut sigma) = (
             vec![0.0f32; RbmBatch::incremental_f32_lengths(v, h, n).0],
             vec![0.0f32; n * h],
@@ -973,14 +977,7 @@ mod tests {
         let mut rngs: Vec<_> = (0..n as u64)
             .map(Xoshiro256PlusPlus::seed_from_u64)
             .collect();
-        let empty = StepReport {
-            accepted: false,
-            proposed_flips: 0,
-            log_accept_ratio: 0.0,
-            rejection: None,
-            evaluations: 0,
-        };
-        let mut reports = vec![empty; n];
+        let mut reports = vec![StepReport::default(); n];
         let kernel = BatchDmala::new(FlipProposal::new(0.6, 0.5).unwrap());
         let mut moves = 0;
         for _ in 0..3 * RbmBatch::<Blocked>::REFRESH + 5 {
@@ -992,17 +989,8 @@ mod tests {
                 .filter(|r| r.accepted && r.proposed_flips > 0)
                 .count();
             for k in 0..n {
-                let mut cache = vec![0.0; 2 * h];
-                let mut single = Rbm::new(&w, &b, &c, &mut cache).unwrap();
-                let mut gs = vec![0.0f32; v];
-                let us = single
-                    .log_density_and_grad(batch.state(k), &mut gs)
-                    .unwrap();
-                let ub = batch.log_density(k);
-                assert!((ub - us).abs() < 1e-4 * (1.0 + us.abs()), "{ub} vs {us}");
-                for (a, e) in batch.grad(k).iter().zip(&gs) {
-                    assert!((a - e).abs() < 1e-4 * (1.0 + e.abs()), "{a} vs {e}");
-                }
+                let (x, u, g) = (batch.state(k), batch.log_density(k), batch.grad(k));
+                assert_close_to_single((&w, &b, &c), x, u, g, 1e-4);
             }
         }
         assert!(moves > 50, "the test must see moves: {moves}");

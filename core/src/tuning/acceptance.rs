@@ -6,7 +6,7 @@ use crate::categorical::CategoricalProposal;
 use crate::chain::Chain;
 use crate::domain::{Binary, Categorical, Domain, Ordinal};
 use crate::error::{ParamError, StepError};
-use crate::kernel::{Dmala, Kernel, StepReport};
+use crate::kernel::{Dmala, Kernel, Proposal, StepReport};
 use crate::math::{FlipMath, Libm};
 use crate::ordinal::OrdinalProposal;
 use crate::target::Eval;
@@ -50,6 +50,20 @@ pub trait ScaledDmala: Domain {
         (log_tau < 0.0).then(|| -0.5 / log_tau)
     }
 
+    /// The DMALA proposal in scale form, `M` choosing its transcendental functions where it
+    /// has any.
+    type ScaledProposal<M: FlipMath>: Proposal<Self>;
+
+    /// The proposal of scale `ln τ` (ordinal: with `window`, if any).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`], not possible for scales the tuner produces.
+    fn scaled_proposal<M: FlipMath>(
+        log_tau: f64,
+        window: Option<u16>,
+    ) -> Result<Self::ScaledProposal<M>, ParamError>;
+
     /// One DMALA step with the proposal of scale `ln τ`; returns the report and the L1 jump.
     ///
     /// # Errors
@@ -65,7 +79,11 @@ pub trait ScaledDmala: Domain {
     where
         M: FlipMath,
         T: Eval<Self> + ?Sized,
-        R: Rng + ?Sized;
+        R: Rng + ?Sized,
+    {
+        let proposal = Self::scaled_proposal::<M>(log_tau, window)?;
+        Dmala::new(proposal).step_with_jump(target, chain, rng)
+    }
 }
 
 /// `ln Σ e^{t}` over the terms `f` yields, in two passes (maximum, then the shifted sum) so
@@ -85,6 +103,20 @@ fn log_sum_exp<I: Iterator<Item = f64>>(terms: impl Fn() -> I) -> f64 {
     max + libm::log(sum)
 }
 
+/// [`log_sum_exp`] over the terms `terms(x_i, g_i)` of every coordinate, in coordinate order,
+/// `g_i` being coordinate `i`'s part of the gradient as `grads` yields it.
+fn log_sum_exp_per_value<G, I>(x: &[u16], grads: G, terms: impl Fn(u16, G::Item) -> I) -> f64
+where
+    G: Iterator + Clone,
+    I: IntoIterator<Item = f64>,
+{
+    log_sum_exp(|| {
+        x.iter()
+            .zip(grads.clone())
+            .flat_map(|(&xi, g)| terms(xi, g))
+    })
+}
+
 impl ScaledDmala for Binary {
     fn log_flip_mass(chain: &Chain<'_, Self>) -> f64 {
         log_sum_exp(|| {
@@ -95,52 +127,33 @@ impl ScaledDmala for Binary {
         })
     }
 
-    fn scaled_step<M, T, R>(
+    type ScaledProposal<M: FlipMath> = FlipProposal<'static, M>;
+
+    fn scaled_proposal<M: FlipMath>(
         log_tau: f64,
         _window: Option<u16>,
-        target: &mut T,
-        chain: &mut Chain<'_, Self>,
-        rng: &mut R,
-    ) -> Result<(StepReport, u64), StepError<T::Error>>
-    where
-        M: FlipMath,
-        T: Eval<Self> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let proposal = FlipProposal::<M>::with_log_scale(log_tau, BALANCE)?;
-        Dmala::new(proposal).step_with_jump(target, chain, rng)
+    ) -> Result<FlipProposal<'static, M>, ParamError> {
+        FlipProposal::<M>::with_log_scale(log_tau, BALANCE)
     }
 }
 
 impl ScaledDmala for Ordinal {
     fn log_flip_mass(chain: &Chain<'_, Self>) -> f64 {
         let last = chain.states.saturating_sub(1);
-        log_sum_exp(|| {
-            chain
-                .x
-                .iter()
-                .zip(chain.grad.iter())
-                .flat_map(move |(&xi, &gi)| {
-                    let half = BALANCE * f64::from(gi);
-                    let down = (xi > 0).then_some(-half);
-                    let up = (usize::from(xi) < last).then_some(half);
-                    down.into_iter().chain(up)
-                })
+        log_sum_exp_per_value(chain.x, chain.grad.iter(), |xi, &gi| {
+            let half = BALANCE * f64::from(gi);
+            let down = (xi > 0).then_some(-half);
+            let up = (usize::from(xi) < last).then_some(half);
+            down.into_iter().chain(up)
         })
     }
 
-    fn scaled_step<M, T, R>(
+    type ScaledProposal<M: FlipMath> = OrdinalProposal<'static>;
+
+    fn scaled_proposal<M: FlipMath>(
         log_tau: f64,
         window: Option<u16>,
-        target: &mut T,
-        chain: &mut Chain<'_, Self>,
-        rng: &mut R,
-    ) -> Result<(StepReport, u64), StepError<T::Error>>
-    where
-        M: FlipMath,
-        T: Eval<Self> + ?Sized,
-        R: Rng + ?Sized,
-    {
+    ) -> Result<OrdinalProposal<'static>, ParamError> {
         let step = Self::equivalent_step(log_tau).map_or(MAX_ORDINAL_STEP, |a| {
             if a < MAX_ORDINAL_STEP {
                 a
@@ -149,27 +162,20 @@ impl ScaledDmala for Ordinal {
             }
         });
         let p = OrdinalProposal::new(step, BALANCE)?;
-        let proposal = window.map_or(Ok(p), |w| p.windowed(w))?;
-        Dmala::new(proposal).step_with_jump(target, chain, rng)
+        window.map_or(Ok(p), |w| p.windowed(w))
     }
 }
 
 impl ScaledDmala for Categorical {
     fn log_flip_mass(chain: &Chain<'_, Self>) -> f64 {
         let s = chain.states.max(1);
-        log_sum_exp(|| {
-            chain
-                .x
-                .iter()
-                .zip(chain.grad.chunks(s))
-                .flat_map(move |(&xi, row)| {
-                    let current = usize::from(xi);
-                    let gc = f64::from(row.get(current).copied().unwrap_or(0.0));
-                    row.iter()
-                        .enumerate()
-                        .filter(move |&(k, _)| k != current)
-                        .map(move |(_, &gk)| BALANCE * (f64::from(gk) - gc))
-                })
+        log_sum_exp_per_value(chain.x, chain.grad.chunks(s), |xi, row| {
+            let current = usize::from(xi);
+            let gc = f64::from(row.get(current).copied().unwrap_or(0.0));
+            row.iter()
+                .enumerate()
+                .filter(move |&(k, _)| k != current)
+                .map(move |(_, &gk)| BALANCE * (f64::from(gk) - gc))
         })
     }
 
@@ -177,20 +183,13 @@ impl ScaledDmala for Categorical {
         (log_tau < 0.0).then(|| -1.0 / log_tau)
     }
 
-    fn scaled_step<M, T, R>(
+    type ScaledProposal<M: FlipMath> = CategoricalProposal<'static>;
+
+    fn scaled_proposal<M: FlipMath>(
         log_tau: f64,
         _window: Option<u16>,
-        target: &mut T,
-        chain: &mut Chain<'_, Self>,
-        rng: &mut R,
-    ) -> Result<(StepReport, u64), StepError<T::Error>>
-    where
-        M: FlipMath,
-        T: Eval<Self> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let proposal = CategoricalProposal::with_log_scale(log_tau, BALANCE)?;
-        Dmala::new(proposal).step_with_jump(target, chain, rng)
+    ) -> Result<CategoricalProposal<'static>, ParamError> {
+        CategoricalProposal::with_log_scale(log_tau, BALANCE)
     }
 }
 
