@@ -204,6 +204,18 @@ struct BinaryMem {
 }
 
 impl BinaryMem {
+    /// Chooses `name` with `params` on the chain (see [`use_kernel`]).
+    fn use_kernel(&mut self, name: &str, params: &str, burn_in: u64) -> LgvStatus {
+        use_kernel(
+            &mut self.chain,
+            &mut self.scratch,
+            &mut self.indices,
+            name,
+            params,
+            burn_in,
+        )
+    }
+
     fn new(len: usize) -> Self {
         Self {
             chain: new_chain(),
@@ -329,14 +341,7 @@ fn a_rust_callback_is_sampled_exactly_by_every_exact_binary_sampler() {
     for (k, &(name, params)) in EXACT_BINARY.iter().enumerate() {
         let mut m = BinaryMem::new(D);
         assert_eq!(m.init(&e, 1), LGV_OK);
-        let s = use_kernel(
-            &mut m.chain,
-            &mut m.scratch,
-            &mut m.indices,
-            name,
-            params,
-            0,
-        );
+        let s = m.use_kernel(name, params, 0);
         assert_eq!(s, LGV_OK, "{name} {params}");
         let counts = binary_counts(&mut m, &p, 100 + k as u64);
         let d = tv(&counts, &p);
@@ -352,14 +357,7 @@ fn the_enumeration_check_catches_a_biased_kernel() {
     let threshold = tv_threshold(&p, REPLICATES, ALPHA);
     let mut m = BinaryMem::new(D);
     assert_eq!(m.init(&e, 1), LGV_OK);
-    let s = use_kernel(
-        &mut m.chain,
-        &mut m.scratch,
-        &mut m.indices,
-        "dula",
-        "step=2",
-        0,
-    );
+    let s = m.use_kernel("dula", "step=2", 0);
     assert_eq!(s, LGV_OK);
     let d = tv(&binary_counts(&mut m, &p, 7), &p);
     assert!(d > threshold, "DULA at step 2: TV {d:.4} ≤ {threshold:.4}");
@@ -488,6 +486,18 @@ struct LabelMem {
 }
 
 impl LabelMem {
+    /// Chooses `name` with `params` on the chain (see [`use_kernel`]).
+    fn use_kernel(&mut self, name: &str, params: &str, burn_in: u64) -> LgvStatus {
+        use_kernel(
+            &mut self.chain,
+            &mut self.scratch,
+            &mut self.indices,
+            name,
+            params,
+            burn_in,
+        )
+    }
+
     fn new(m: &Labels) -> Self {
         Self {
             chain: new_chain(),
@@ -565,14 +575,7 @@ fn label_check(m: &Labels, cases: &[(&str, &str)]) {
     for (k, &(name, params)) in cases.iter().enumerate() {
         let mut mem = LabelMem::new(m);
         assert_eq!(mem.init(m), LGV_OK);
-        let s = use_kernel(
-            &mut mem.chain,
-            &mut mem.scratch,
-            &mut mem.indices,
-            name,
-            params,
-            0,
-        );
+        let s = mem.use_kernel(name, params, 0);
         assert_eq!(s, LGV_OK, "{name} {params}");
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(200 + k as u64);
         let mut counts = vec![0u64; p.len()];
@@ -654,14 +657,7 @@ fn every_sampler_name_runs_on_every_domain_it_applies_to() {
         // Binary.
         let mut m = BinaryMem::new(D);
         assert_eq!(m.init(&e, 1), LGV_OK);
-        let s = use_kernel(
-            &mut m.chain,
-            &mut m.scratch,
-            &mut m.indices,
-            name,
-            params,
-            1000,
-        );
+        let s = m.use_kernel(name, params, 1000);
         let want = if domains[0] {
             LGV_OK
         } else {
@@ -679,14 +675,7 @@ fn every_sampler_name_runs_on_every_domain_it_applies_to() {
         for (model, on) in [(&ord, domains[1]), (&cat, domains[2])] {
             let mut mem = LabelMem::new(model);
             assert_eq!(mem.init(model), LGV_OK);
-            let s = use_kernel(
-                &mut mem.chain,
-                &mut mem.scratch,
-                &mut mem.indices,
-                name,
-                params,
-                1000,
-            );
+            let s = mem.use_kernel(name, params, 1000);
             let want = if on {
                 LGV_OK
             } else {
@@ -739,14 +728,7 @@ fn the_c_sampler_table_is_the_registrys() {
     let run = |name: &str, params: &str| {
         let mut m = BinaryMem::new(D);
         assert_eq!(m.init(&e, 7), LGV_OK);
-        let s = use_kernel(
-            &mut m.chain,
-            &mut m.scratch,
-            &mut m.indices,
-            name,
-            params,
-            100,
-        );
+        let s = m.use_kernel(name, params, 100);
         assert_eq!(s, LGV_OK, "{name} {params}");
         // SAFETY: live chain, writable state of `D` entries.
         let mut x = [0u8; D];
@@ -776,14 +758,7 @@ fn the_c_sampler_table_is_the_registrys() {
         assert_eq!(m.init(&e, 7), LGV_OK);
         for p in Param::ALL.into_iter().filter(|p| !entry.params.contains(p)) {
             if let Some(pair) = default(p) {
-                let s = use_kernel(
-                    &mut m.chain,
-                    &mut m.scratch,
-                    &mut m.indices,
-                    entry.name,
-                    &pair,
-                    100,
-                );
+                let s = m.use_kernel(entry.name, &pair, 100);
                 assert_eq!(s, LGV_ERR_PARAMETER_NAME, "{} {pair}", entry.name);
             }
         }
@@ -796,7 +771,7 @@ fn samplers_that_need_the_standard_library_or_several_chains_are_refused_by_name
     let mut m = BinaryMem::new(D);
     assert_eq!(m.init(&e, 1), LGV_OK);
     for name in ["ab2", "block-gibbs", "pt-dmala"] {
-        let s = use_kernel(&mut m.chain, &mut m.scratch, &mut m.indices, name, "", 0);
+        let s = m.use_kernel(name, "", 0);
         assert_eq!(s, LGV_ERR_UNSUPPORTED_KERNEL, "{name}");
     }
     for (name, params, want) in [
@@ -825,14 +800,7 @@ fn samplers_that_need_the_standard_library_or_several_chains_are_refused_by_name
         ("acs", "a-max=2", LGV_ERR_PARAMETER),
         ("dlmc", "time=-1", LGV_ERR_PARAMETER_OUT_OF_RANGE),
     ] {
-        let s = use_kernel(
-            &mut m.chain,
-            &mut m.scratch,
-            &mut m.indices,
-            name,
-            params,
-            0,
-        );
+        let s = m.use_kernel(name, params, 0);
         assert_eq!(s, want, "{name} {params}: {s}");
     }
     // A refused kernel leaves the chain's kernel as it was: it still steps.

@@ -129,7 +129,7 @@ pub fn run_label_chains_keeping(
         .check_domain(model.domain())
         .map_err(|e| RunError::Model(e.to_string()))?;
     sampler
-        .validate(model.domain(), &shape)
+        .validate(model.domain().into(), &shape)
         .map_err(RunError::Param)?;
     if let LabelStart::Fixed(x) = start {
         if x.len() != d {

@@ -124,15 +124,10 @@ impl SamplerPlan {
     /// Checks the parameters for a run of this shape on a model of this domain (AB-2: those of
     /// its first-order phase; its runner checks the rest).
     fn validate(&self, domain: Domain, shape: &RunShape) -> Result<(), ParamError> {
-        let label = |d: Domain| match d {
-            Domain::Categorical => LabelDomain::Categorical,
-            _ => LabelDomain::Ordinal,
-        };
-        match (self.first_order(), domain) {
+        match self.first_order() {
             // Its runner checks that the model is an RBM.
-            (SamplerSpec::BlockGibbs, _) => Ok(()),
-            (spec, Domain::Binary) => spec.check(shape),
-            (spec, domain) => spec.validate(label(domain), shape),
+            SamplerSpec::BlockGibbs => Ok(()),
+            spec => spec.validate(domain, shape),
         }
     }
 }
@@ -159,6 +154,28 @@ impl SamplerEntry {
     /// Whether the sampler applies to models of this domain.
     pub fn applies_to(&self, domain: Domain) -> bool {
         self.domains.contains(&domain)
+    }
+
+    /// Checks that the sampler applies to models of `domain`, and that no parameter `given`
+    /// says is set is one the domain refuses.
+    fn check_domain(
+        &self,
+        domain: Domain,
+        given: impl Fn(Param) -> bool,
+    ) -> Result<(), SamplerError> {
+        if !self.applies_to(domain) {
+            return Err(SamplerError::Domain {
+                sampler: self.name,
+                domain,
+            });
+        }
+        match Param::ALL
+            .into_iter()
+            .find(|&p| !p.applies_to(domain) && given(p))
+        {
+            Some(param) => Err(SamplerError::NotForDomain { param, domain }),
+            None => Ok(()),
+        }
     }
 
     /// The sampler with these parameters, checked as far as they do not depend on the model
@@ -429,18 +446,8 @@ impl Sampler {
     /// [`SamplerError::NotForDomain`] for a parameter given that does not apply to the domain
     /// (a window on a model that is not ordinal).
     pub fn plan(&self, domain: Domain) -> Result<SamplerPlan, SamplerError> {
-        if !self.entry.applies_to(domain) {
-            return Err(SamplerError::Domain {
-                sampler: self.entry.name,
-                domain,
-            });
-        }
-        if let Some(param) = Param::ALL
-            .into_iter()
-            .find(|p| !p.applies_to(domain) && self.params.text(*p).is_some())
-        {
-            return Err(SamplerError::NotForDomain { param, domain });
-        }
+        self.entry
+            .check_domain(domain, |p| self.params.text(p).is_some())?;
         Ok((self.entry.build)(&self.params))
     }
 
@@ -472,21 +479,10 @@ impl SamplerSpec {
     /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
     /// [`SamplerError::NotForDomain`] for a window on a categorical model.
     pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
-        let domain = Domain::from(domain);
-        let entry = find(self.name())?;
-        if !entry.applies_to(domain) {
-            return Err(SamplerError::Domain {
-                sampler: entry.name,
-                domain,
-            });
-        }
-        if self.window().is_some() && !Param::Window.applies_to(domain) {
-            return Err(SamplerError::NotForDomain {
-                param: Param::Window,
-                domain,
-            });
-        }
-        Ok(())
+        // The window is the one parameter a spec carries that some domains refuse.
+        find(self.name())?.check_domain(domain.into(), |p| {
+            p == Param::Window && self.window().is_some()
+        })
     }
 }
 

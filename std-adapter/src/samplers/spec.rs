@@ -13,11 +13,12 @@ use langevin_core::tuning::{
 use langevin_core::{Binary, Categorical, Eval, Ordinal};
 use serde_json::{Value, json};
 
+use super::Domain;
 use crate::kernels::{
     BoxedKernel, Boxing, ForModels, Grown, LatticeAb, LatticeAcs, PathSampler, Stateless, Sweep,
     TabulatedLattice, boxed,
 };
-use crate::models::{BinaryModel, LabelDomain, OrdinalModel, Potts};
+use crate::models::{BinaryModel, OrdinalModel, Potts};
 use langevin_core::categorical::{self, CategoricalProposal};
 use langevin_core::dlmc::{
     CategoricalDlmcProposal, DLMC_TARGET_ACCEPTANCE, DlmcProposal, Solver, TunedDlmc,
@@ -556,16 +557,18 @@ impl SamplerSpec {
         }))
     }
 
-    /// Checks the parameters for a run of this shape on a model of this domain (see
-    /// [`check_domain`](Self::check_domain) for whether the sampler applies at all).
+    /// Checks the parameters for a run of this shape on a model of this domain by building
+    /// the domain's kernel (see [`check_domain`](Self::check_domain) for whether the sampler
+    /// applies at all).
     ///
     /// # Errors
     ///
     /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
-    pub fn validate(&self, domain: LabelDomain, shape: &RunShape) -> Result<(), ParamError> {
+    pub fn validate(&self, domain: Domain, shape: &RunShape) -> Result<(), ParamError> {
         match domain {
-            LabelDomain::Ordinal => self.ordinal_kernel::<OrdinalModel>(shape).map(|_| ()),
-            LabelDomain::Categorical => self.categorical_kernel::<Potts>(shape).map(|_| ()),
+            Domain::Binary => self.check(shape),
+            Domain::Ordinal => self.ordinal_kernel::<OrdinalModel>(shape).map(|_| ()),
+            Domain::Categorical => self.categorical_kernel::<Potts>(shape).map(|_| ()),
         }
     }
 }
