@@ -1,20 +1,20 @@
 //! Many chains of a binary kernel, on all cores, with results independent of the thread count.
 
 use super::model::{BinaryModel, ModelTarget};
-use crate::kernels::{ForTarget, SweepReport};
+use crate::kernels::{BoxedKernel, ForTarget, SweepReport};
 use crate::run::{
-    ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, hamming, map_chains_from, restore_raw, restore_sums, save_raw, with_replicas,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
+    Progress, RawSweep, RunConfig, RunError, SweepDriver, drive, hamming, map_chains_from,
+    restore_sums, with_replicas,
 };
-use crate::run::{CheckpointError, DriverState, Progress};
 use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
-use crate::simd::HotLoop;
-use langevin_core::Binary;
+use core::fmt::Display;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
 use langevin_core::binary::{BinaryChain, LatticeGibbs, StepReport};
 use langevin_core::math::FlipMath;
 use langevin_core::models::{Dims, Rbm};
+use langevin_core::{Binary, BinaryTarget};
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -96,55 +96,40 @@ pub(crate) fn uniform_buffers<R: Rng + ?Sized>(d: usize, rng: &mut R) -> ChainVe
     ChainVecs::new(&x)
 }
 
-/// Gibbs sweeps on a raw state through the model's single-flip fast path.
+/// Gibbs sweeps through the model's single-flip fast path.
 struct FastGibbs<'m, T> {
-    x: Vec<u8>,
     previous: Vec<u8>,
     target: &'m mut T,
     gibbs: Gibbs,
-    rng: Xoshiro256PlusPlus,
 }
 
-impl<T: FlipDelta> ChainDriver for FastGibbs<'_, T> {
-    type Value = u8;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        crate::simd::dispatch(self)
-    }
-    fn state(&self) -> &[u8] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
-    }
-    fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng, self.target.running_sums()))
-    }
-    // The model's running sums (an RBM's hidden pre-activations, a quadratic's gradient) are
-    // established at the restored state, then given the bits the flips had kept.
-    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        restore_raw(&mut self.x, &mut self.rng, saved)?;
-        let mut grad = vec![0.0f32; self.x.len()];
-        self.target
-            .log_density_and_grad(&self.x, &mut grad)
-            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
-        restore_sums(self.target.running_sums_mut(), saved)
-    }
-}
-
-impl<T: FlipDelta> HotLoop for FastGibbs<'_, T> {
-    type Output = Result<(StepReport, u64), RunError>;
+impl<T: FlipDelta> RawSweep<u8> for FastGibbs<'_, T> {
     #[inline(always)]
-    fn run(&mut self) -> Self::Output {
-        self.previous.copy_from_slice(&self.x);
+    fn sweep(
+        &mut self,
+        x: &mut [u8],
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<(StepReport, u64), RunError> {
+        self.previous.copy_from_slice(x);
         let mut sweep = SweepReport::default();
-        for _ in 0..self.x.len() {
+        for _ in 0..x.len() {
             let changed = self
                 .gibbs
-                .update_binary(&mut *self.target, &mut self.x, &mut self.rng)
+                .update_binary(&mut *self.target, x, rng)
                 .map_err(|e| RunError::Model(e.to_string()))?;
             sweep.add_update(changed, 1);
         }
-        Ok((sweep.report(), hamming(&self.previous, &self.x)))
+        Ok((sweep.report(), hamming(&self.previous, x)))
+    }
+    fn sums(&self) -> &[f64] {
+        self.target.running_sums()
+    }
+    fn restore_sums(&mut self, x: &[u8], saved: &DriverState) -> Result<(), RunError> {
+        let mut grad = vec![0.0f32; x.len()];
+        self.target
+            .log_density_and_grad(x, &mut grad)
+            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+        restore_sums(self.target.running_sums_mut(), saved)
     }
 }
 
@@ -167,70 +152,48 @@ fn with_fast_gibbs<T: FlipDelta, O>(
             "chain {c}: log-density at the initial state is not finite"
         )));
     }
-    let mut driver = FastGibbs {
+    let gibbs = FastGibbs {
         previous: x.clone(),
-        x,
         target,
         gibbs: Gibbs::new(scan),
-        rng,
     };
-    f("gibbs (single-flip fast path)", &mut driver)
+    f(
+        "gibbs (single-flip fast path)",
+        &mut SweepDriver::new(x, rng, gibbs),
+    )
 }
 
 /// Systematic Gibbs sweeps of an Ising lattice in checkerboard order, with tabulated
-/// conditionals ([`LatticeGibbs`]).
-struct CheckerboardGibbs {
-    x: Vec<u8>,
-    gibbs: LatticeGibbs<Dims>,
-    rng: Xoshiro256PlusPlus,
-}
+/// conditionals ([`LatticeGibbs`]): tables of the model alone, so no running sums.
+struct CheckerboardGibbs(LatticeGibbs<Dims>);
 
-impl ChainDriver for CheckerboardGibbs {
-    type Value = u8;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        crate::simd::dispatch(self)
-    }
-    fn state(&self) -> &[u8] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
-    }
-    // The conditionals are tables of the model alone: the state and stream are everything.
-    fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng, &[]))
-    }
-    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        restore_raw(&mut self.x, &mut self.rng, saved)
-    }
-}
-
-impl HotLoop for CheckerboardGibbs {
-    type Output = Result<(StepReport, u64), RunError>;
+impl RawSweep<u8> for CheckerboardGibbs {
     #[inline(always)]
-    fn run(&mut self) -> Self::Output {
+    fn sweep(
+        &mut self,
+        x: &mut [u8],
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<(StepReport, u64), RunError> {
         let changed = self
-            .gibbs
-            .sweep(&mut self.x, &mut self.rng)
+            .0
+            .sweep(x, rng)
             .map_err(|e| RunError::Model(e.to_string()))?;
         // A sweep is d updates, each always accepted and counted as one evaluation (as the
         // single-flip path counts them); every site is visited once, so the sites that changed
         // are the distance moved.
         let mut sweep = SweepReport::default();
-        sweep.add_update(false, u32::try_from(self.x.len()).unwrap_or(u32::MAX));
+        sweep.add_update(false, u32::try_from(x.len()).unwrap_or(u32::MAX));
         let mut report = sweep.report();
         report.proposed_flips = changed;
         Ok((report, u64::from(changed)))
     }
 }
 
-/// Block Gibbs sweeps of an RBM on a raw visible state, the hidden units in their own buffer.
+/// Block Gibbs sweeps of an RBM, the hidden units in their own buffer. A sweep draws them
+/// afresh from the visible ones first: they are no state.
 struct RbmSweeps<'m, 'a> {
-    x: Vec<u8>,
-    previous: Vec<u8>,
     hidden: Vec<u8>,
     rbm: &'m Rbm<'a, crate::FlipMathImpl>,
-    rng: Xoshiro256PlusPlus,
 }
 
 /// One block-Gibbs sweep of an RBM (`hidden` holds the hidden units) as a step report.
@@ -250,32 +213,14 @@ pub(crate) fn block_gibbs_sweep<M: FlipMath>(
     Ok(report)
 }
 
-impl ChainDriver for RbmSweeps<'_, '_> {
-    type Value = u8;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        crate::simd::dispatch(self)
-    }
-    fn state(&self) -> &[u8] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
-    }
-    // A sweep draws the hidden units afresh from the visible ones first: they are no state.
-    fn save(&self) -> Result<DriverState, CheckpointError> {
-        Ok(save_raw(&self.x, &self.rng, &[]))
-    }
-    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        restore_raw(&mut self.x, &mut self.rng, saved)
-    }
-}
-
-impl HotLoop for RbmSweeps<'_, '_> {
-    type Output = Result<(StepReport, u64), RunError>;
+impl RawSweep<u8> for RbmSweeps<'_, '_> {
     #[inline(always)]
-    fn run(&mut self) -> Self::Output {
-        self.previous.copy_from_slice(&self.x);
-        let report = block_gibbs_sweep(self.rbm, &mut self.x, &mut self.hidden, &mut self.rng)
+    fn sweep(
+        &mut self,
+        x: &mut [u8],
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<(StepReport, u64), RunError> {
+        let report = block_gibbs_sweep(self.rbm, x, &mut self.hidden, rng)
             .map_err(|e| RunError::Model(e.to_string()))?;
         Ok((report, u64::from(report.proposed_flips)))
     }
@@ -315,18 +260,50 @@ pub(crate) fn with_chain<O>(
         let ModelTarget::Rbm(rbm) = &target else {
             return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
         };
-        let mut driver = RbmSweeps {
-            previous: buffers.x.clone(),
-            x: buffers.x,
+        let sweeps = RbmSweeps {
             hidden: vec![0; rbm.hidden_units()],
             rbm,
-            rng,
         };
+        let mut driver = SweepDriver::new(buffers.x, rng, sweeps);
         return f("block-gibbs (RBM sweeps)", &mut driver);
     }
     let kernel = sampler
         .kernel_for_model::<ForTarget<_>>(model, shape)
         .map_err(RunError::Param)?;
+    if let SamplerSpec::Gibbs { scan } = *sampler {
+        let x = buffers.x;
+        match &mut target {
+            ModelTarget::Quadratic(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::IsingGraph(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::Lattice(t) if scan == Scan::Systematic => {
+                let sweeps = CheckerboardGibbs(LatticeGibbs::new(t));
+                let mut driver = SweepDriver::new(x, rng, sweeps);
+                return f("gibbs (tabulated checkerboard sweep)", &mut driver);
+            }
+            ModelTarget::Lattice(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::Rbm(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::RbmBf16(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
+            ModelTarget::Logistic(_) => buffers.x = x,
+        }
+    }
+    kernel_chain(target, buffers, sampler, kernel, shape, (c, rng), f)
+}
+
+/// Chain `c` on `target` from `buffers` stepped by `kernel` (or, for `pt-dmala`, its replica
+/// ladder), handed to `f` with the name of what steps it: what a model's chain and a caller's
+/// target share once the models' fast paths are ruled out.
+pub(crate) fn kernel_chain<T, O>(
+    mut target: T,
+    mut buffers: ChainVecs<u8>,
+    sampler: &SamplerSpec,
+    kernel: BoxedKernel<Binary, T>,
+    shape: &RunShape,
+    (c, rng): (usize, Xoshiro256PlusPlus),
+    f: impl FnOnce(&'static str, &mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
+) -> Result<O, RunError>
+where
+    T: BinaryTarget<Error: Display>,
+{
     if let SamplerSpec::PtDmala {
         replicas,
         target_acceptance,
@@ -340,25 +317,7 @@ pub(crate) fn with_chain<O>(
             f("pt-dmala (replica exchange)", d)
         });
     }
-    if let SamplerSpec::Gibbs { scan } = *sampler {
-        let x = buffers.x;
-        match &mut target {
-            ModelTarget::Quadratic(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
-            ModelTarget::IsingGraph(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
-            ModelTarget::Lattice(t) if scan == Scan::Systematic => {
-                let mut driver = CheckerboardGibbs {
-                    x,
-                    gibbs: LatticeGibbs::new(t),
-                    rng,
-                };
-                return f("gibbs (tabulated checkerboard sweep)", &mut driver);
-            }
-            ModelTarget::Lattice(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
-            ModelTarget::Rbm(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
-            ModelTarget::RbmBf16(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
-            ModelTarget::Logistic(_) => buffers.x = x,
-        }
-    }
+    let d = buffers.x.len();
     let chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
     let name = kernel.name();

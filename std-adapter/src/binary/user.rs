@@ -2,16 +2,14 @@
 //! foreign-language callback, say), with the starts, streams, kernels and run loop of
 //! [`run_chains`](super::run_chains).
 
-use super::run::{BinaryRun, uniform_buffers};
+use super::run::{BinaryRun, kernel_chain, uniform_buffers};
 use crate::kernels::ForTarget;
 use crate::run::{
-    ChainDriver, ChainResult, Keep, Keeper, KernelDriver, RunConfig, RunError, drive, hamming,
-    map_chains_from, with_replicas,
+    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, map_chains_from,
 };
 use crate::run::{Checkpoint, Progress};
-use crate::samplers::{RunShape, SamplerSpec, replica_plan};
-use langevin_core::binary::BinaryChain;
-use langevin_core::{Binary, BinaryTarget};
+use crate::samplers::{RunShape, SamplerSpec};
+use langevin_core::BinaryTarget;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Runs `config.chains` chains of `sampler` on the targets `make` builds (`make(c)` for chain
@@ -87,25 +85,13 @@ fn with_target_chain<T: BinaryTarget, O>(
             target.dim()
         )));
     }
-    let mut buffers = uniform_buffers(dim, &mut rng);
+    let buffers = uniform_buffers(dim, &mut rng);
     let kernel = sampler
         .kernel_for::<ForTarget<_>>(shape)
         .map_err(RunError::Param)?;
-    if let SamplerSpec::PtDmala {
-        replicas,
-        target_acceptance,
-        ..
-    } = *sampler
-    {
-        let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
-            .map_err(RunError::Param)?;
-        let x = buffers.x;
-        return with_replicas::<Binary, _, _>(target, &x, plan, rng, hamming, c, f);
-    }
-    let chain = BinaryChain::new(buffers.buffers(), &mut *target)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
-    let previous = matches!(sampler, SamplerSpec::Gibbs { .. }).then(|| vec![0; dim]);
-    f(&mut KernelDriver::new(chain, target, kernel, rng, previous))
+    kernel_chain(target, buffers, sampler, kernel, shape, (c, rng), |_, d| {
+        f(d)
+    })
 }
 
 #[cfg(test)]

@@ -7,15 +7,16 @@ use crate::kernels::SweepReport;
 use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
-    ChainDriver, ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, KernelDriver, RunConfig,
-    RunError, drive, drive_replicas, hamming, manhattan, map_chains_from, restore_raw,
-    restore_sums, save_raw,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
+    RawSweep, RunConfig, RunError, SweepDriver, drive, drive_replicas, hamming, manhattan,
+    map_chains_from, restore_sums,
 };
-use crate::run::{CheckpointError, DriverState};
 use crate::samplers::SamplerSpec;
 use crate::samplers::{RunShape, replica_plan};
 use langevin_core::baselines::Gibbs;
 use langevin_core::binary::StepReport;
+use langevin_core::categorical::CategoricalTarget;
+use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -295,19 +296,14 @@ impl<'a> LabelJob<'a> {
             )));
         };
         let states = target.states();
-        self.drive(
-            GibbsDriver {
-                previous: x.clone(),
-                x,
-                scratch: vec![0.0; states],
-                target,
-                gibbs: Gibbs::new(*scan),
-                rng,
-                states,
-            },
-            0,
-            keeper,
-        )
+        let gibbs = LabelGibbs {
+            previous: x.clone(),
+            scratch: vec![0.0; states],
+            target,
+            gibbs: Gibbs::new(*scan),
+            states,
+        };
+        self.drive(SweepDriver::new(x, rng, gibbs), 0, keeper)
     }
 }
 
@@ -320,8 +316,6 @@ enum Conditional<'m> {
 impl Conditional<'_> {
     /// Values per coordinate.
     fn states(&self) -> usize {
-        use langevin_core::categorical::CategoricalTarget;
-        use langevin_core::ordinal::OrdinalTarget;
         match self {
             Conditional::Ordinal(m) => m.states(),
             Conditional::Categorical(m) => m.states(),
@@ -329,82 +323,66 @@ impl Conditional<'_> {
     }
 }
 
-/// Gibbs sweeps on a raw state through the model's conditional.
-struct GibbsDriver<'m> {
-    x: Vec<u16>,
+/// Gibbs sweeps through the model's single-coordinate conditional.
+struct LabelGibbs<'m> {
     previous: Vec<u16>,
     scratch: Vec<f64>,
     target: Conditional<'m>,
     gibbs: Gibbs,
-    rng: Xoshiro256PlusPlus,
     states: usize,
 }
 
-impl ChainDriver for GibbsDriver<'_> {
-    type Value = u16;
+impl RawSweep<u16> for LabelGibbs<'_> {
     /// A sweep; the distance moved is that between the states before and after it, as for
     /// the other samplers.
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
-        self.previous.copy_from_slice(&self.x);
+    #[inline(always)]
+    fn sweep(
+        &mut self,
+        x: &mut [u16],
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Result<(StepReport, u64), RunError> {
+        self.previous.copy_from_slice(x);
         let mut sweep = SweepReport::default();
         let cost = (self.states - 1) as u32;
-        for _ in 0..self.x.len() {
+        for _ in 0..x.len() {
             let changed = match &mut self.target {
-                Conditional::Ordinal(m) => self.gibbs.update_ordinal(
-                    &mut **m,
-                    &mut self.x,
-                    &mut self.scratch,
-                    &mut self.rng,
-                ),
-                Conditional::Categorical(m) => self.gibbs.update_categorical(
-                    &mut **m,
-                    &mut self.x,
-                    &mut self.scratch,
-                    &mut self.rng,
-                ),
+                Conditional::Ordinal(m) => {
+                    self.gibbs
+                        .update_ordinal(&mut **m, x, &mut self.scratch, rng)
+                }
+                Conditional::Categorical(m) => {
+                    self.gibbs
+                        .update_categorical(&mut **m, x, &mut self.scratch, rng)
+                }
             }
             .map_err(|e| RunError::Model(e.to_string()))?;
             sweep.add_update(changed, cost);
         }
         let jump = match self.target {
-            Conditional::Ordinal(_) => manhattan(&self.previous, &self.x),
-            Conditional::Categorical(_) => hamming(&self.previous, &self.x),
+            Conditional::Ordinal(_) => manhattan(&self.previous, x),
+            Conditional::Categorical(_) => hamming(&self.previous, x),
         };
         Ok((sweep.report(), jump))
     }
-    fn state(&self) -> &[u16] {
-        &self.x
-    }
-    fn log_density(&self) -> Option<f64> {
-        None
-    }
-    // A sweep ends where it began: the state, the stream and the model's running sums (an
-    // ordinal quadratic's `A(x − μ)`) are everything; the sums are established at the restored
-    // state, then given the bits the sweeps had kept.
-    fn save(&self) -> Result<DriverState, CheckpointError> {
-        use langevin_core::categorical::CategoricalTarget;
-        use langevin_core::ordinal::OrdinalTarget;
-        let sums = match &self.target {
+    // The model's running sums: an ordinal quadratic's `A(x − μ)`.
+    fn sums(&self) -> &[f64] {
+        match &self.target {
             Conditional::Ordinal(m) => OrdinalTarget::running_sums(&**m),
             Conditional::Categorical(m) => CategoricalTarget::running_sums(&**m),
-        };
-        Ok(save_raw(&self.x, &self.rng, sums))
+        }
     }
-    fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        use langevin_core::categorical::CategoricalTarget;
-        use langevin_core::ordinal::OrdinalTarget;
-        restore_raw(&mut self.x, &mut self.rng, saved)?;
+    fn restore_sums(&mut self, x: &[u16], saved: &DriverState) -> Result<(), RunError> {
         let failed = |e: String| RunError::Model(format!("restoring a checkpoint: {e}"));
         match &mut self.target {
             Conditional::Ordinal(m) => {
-                let mut grad = vec![0.0f32; self.x.len()];
-                OrdinalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                let mut grad = vec![0.0f32; x.len()];
+                OrdinalTarget::log_density_and_grad(&mut **m, x, &mut grad)
                     .map_err(|e| failed(e.to_string()))?;
                 restore_sums(OrdinalTarget::running_sums_mut(&mut **m), saved)
             }
             Conditional::Categorical(m) => {
-                let mut grad = vec![0.0f32; self.x.len() * self.states];
-                CategoricalTarget::log_density_and_grad(&mut **m, &self.x, &mut grad)
+                let mut grad = vec![0.0f32; x.len() * self.states];
+                CategoricalTarget::log_density_and_grad(&mut **m, x, &mut grad)
                     .map_err(|e| failed(e.to_string()))?;
                 restore_sums(CategoricalTarget::running_sums_mut(&mut **m), saved)
             }

@@ -18,6 +18,7 @@ mod lockstep;
 mod plan;
 mod pool;
 mod replicas;
+mod sweep;
 mod vecs;
 
 pub use checkpoint::{
@@ -28,6 +29,7 @@ pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
 pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
+pub(crate) use sweep::{RawSweep, SweepDriver};
 pub use vecs::{BatchVecs, ChainVecs};
 
 use crate::kernels::BoxedKernel;
