@@ -4,7 +4,7 @@ use super::model::{BinaryModel, ModelTarget};
 use crate::kernels::{BoxedKernel, ForTarget, SweepReport};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
-    Progress, RawSweep, RunConfig, RunError, SweepDriver, drive, hamming, map_chains_from,
+    Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming, map_chains_from,
     restore_sums, with_replicas,
 };
 use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
@@ -105,11 +105,7 @@ struct FastGibbs<'m, T> {
 
 impl<T: FlipDelta> RawSweep<u8> for FastGibbs<'_, T> {
     #[inline(always)]
-    fn sweep(
-        &mut self,
-        x: &mut [u8],
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Result<(StepReport, u64), RunError> {
+    fn sweep(&mut self, x: &mut [u8], rng: &mut Xoshiro256PlusPlus) -> Stepped {
         self.previous.copy_from_slice(x);
         let mut sweep = SweepReport::default();
         for _ in 0..x.len() {
@@ -169,11 +165,7 @@ struct CheckerboardGibbs(LatticeGibbs<Dims>);
 
 impl RawSweep<u8> for CheckerboardGibbs {
     #[inline(always)]
-    fn sweep(
-        &mut self,
-        x: &mut [u8],
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Result<(StepReport, u64), RunError> {
+    fn sweep(&mut self, x: &mut [u8], rng: &mut Xoshiro256PlusPlus) -> Stepped {
         let changed = self
             .0
             .sweep(x, rng)
@@ -215,11 +207,7 @@ pub(crate) fn block_gibbs_sweep<M: FlipMath>(
 
 impl RawSweep<u8> for RbmSweeps<'_, '_> {
     #[inline(always)]
-    fn sweep(
-        &mut self,
-        x: &mut [u8],
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Result<(StepReport, u64), RunError> {
+    fn sweep(&mut self, x: &mut [u8], rng: &mut Xoshiro256PlusPlus) -> Stepped {
         let report = block_gibbs_sweep(self.rbm, x, &mut self.hidden, rng)
             .map_err(|e| RunError::Model(e.to_string()))?;
         Ok((report, u64::from(report.proposed_flips)))
@@ -313,7 +301,7 @@ where
         let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
             .map_err(RunError::Param)?;
         let x = buffers.x;
-        return with_replicas::<Binary, _, _>(&mut target, &x, plan, rng, hamming, c, |d| {
+        return with_replicas::<Binary, _, _>(&mut target, &x, plan, rng, c, |d| {
             f("pt-dmala (replica exchange)", d)
         });
     }

@@ -7,19 +7,21 @@ use crate::kernels::SweepReport;
 use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
-    ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
-    RawSweep, RunConfig, RunError, SweepDriver, drive, drive_replicas, hamming, manhattan,
-    map_chains_from, restore_sums,
+    ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Jump, Keep, Keeper,
+    KernelDriver, RawSweep, ReplicaPlan, RunConfig, RunError, Stepped, SweepDriver, drive,
+    drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
 };
 use crate::samplers::SamplerSpec;
 use crate::samplers::{RunShape, replica_plan};
+use langevin_core::Eval;
 use langevin_core::baselines::Gibbs;
-use langevin_core::binary::StepReport;
 use langevin_core::categorical::CategoricalTarget;
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::ordinal::{CategoricalDomain, LabelChain, OrdinalDomain};
 use langevin_core::random::index;
+use langevin_core::tuning::ScaledDmala;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt::Display;
 
 /// Where label chains start.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -199,30 +201,13 @@ impl<'a> LabelJob<'a> {
         {
             let plan = replica_plan(replicas, target_acceptance, shape.burn_in, window)
                 .map_err(RunError::Param)?;
-            let (config, progress) = (self.config, self.progress);
             return match model {
-                LabelModel::Ordinal(m) => drive_replicas::<OrdinalDomain, _>(
-                    &mut m.clone(),
-                    &x,
-                    plan,
-                    config,
-                    rng,
-                    progress,
-                    manhattan,
-                    c,
-                    keeper,
-                ),
-                LabelModel::Categorical(m) => drive_replicas::<CategoricalDomain, _>(
-                    &mut m.clone(),
-                    &x,
-                    plan,
-                    config,
-                    rng,
-                    progress,
-                    hamming,
-                    c,
-                    keeper,
-                ),
+                LabelModel::Ordinal(m) => {
+                    self.replicas::<OrdinalDomain, _>(m.clone(), &x, plan, (c, rng), keeper)
+                }
+                LabelModel::Categorical(m) => {
+                    self.replicas::<CategoricalDomain, _>(m.clone(), &x, plan, (c, rng), keeper)
+                }
             };
         }
         match model {
@@ -267,6 +252,23 @@ impl<'a> LabelJob<'a> {
                 )
             }
         }
+    }
+
+    /// The replica ladder of chain `c` on `model`, every replica starting at `x`.
+    fn replicas<D, T>(
+        &self,
+        mut model: T,
+        x: &[u16],
+        plan: ReplicaPlan,
+        (c, rng): (usize, Xoshiro256PlusPlus),
+        keeper: Keeper<'a, u16>,
+    ) -> Result<ChainResult<u16>, RunError>
+    where
+        D: ScaledDmala<Value = u16> + Jump,
+        T: Eval<D, Error: Display>,
+    {
+        let (config, progress) = (self.config, self.progress);
+        drive_replicas::<D, _>(&mut model, x, plan, config, rng, progress, c, keeper)
     }
 
     /// Runs `driver` through burn-in (extended by up to `cap` tuning steps) and the kept phase.
@@ -317,8 +319,8 @@ impl Conditional<'_> {
     /// Values per coordinate.
     fn states(&self) -> usize {
         match self {
-            Conditional::Ordinal(m) => m.states(),
-            Conditional::Categorical(m) => m.states(),
+            Conditional::Ordinal(m) => OrdinalTarget::states(&**m),
+            Conditional::Categorical(m) => CategoricalTarget::states(&**m),
         }
     }
 }
@@ -336,11 +338,7 @@ impl RawSweep<u16> for LabelGibbs<'_> {
     /// A sweep; the distance moved is that between the states before and after it, as for
     /// the other samplers.
     #[inline(always)]
-    fn sweep(
-        &mut self,
-        x: &mut [u16],
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Result<(StepReport, u64), RunError> {
+    fn sweep(&mut self, x: &mut [u16], rng: &mut Xoshiro256PlusPlus) -> Stepped {
         self.previous.copy_from_slice(x);
         let mut sweep = SweepReport::default();
         let cost = (self.states - 1) as u32;

@@ -646,12 +646,15 @@ impl<T: Copy + Into<u64>> DiscreteRun<T> {
     }
 }
 
+/// A step's report and the distance it moved the chain.
+pub(crate) type Stepped = Result<(StepReport, u64), RunError>;
+
 /// One chain as the run loop sees it.
 pub(crate) trait ChainDriver {
     /// The state type.
     type Value: Copy;
     /// One step: its report and the distance moved.
-    fn step(&mut self) -> Result<(StepReport, u64), RunError>;
+    fn step(&mut self) -> Stepped;
     /// The current state.
     fn state(&self) -> &[Self::Value];
     /// `U` at the current state, where tracked.
@@ -813,7 +816,7 @@ impl Jump for Categorical {
 
 impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
     type Value = D::Value;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+    fn step(&mut self) -> Stepped {
         if let Some(p) = &mut self.previous {
             p.copy_from_slice(self.chain.state());
         }

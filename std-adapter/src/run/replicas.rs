@@ -3,20 +3,16 @@
 
 use super::Progress;
 use super::{
-    ChainDriver, ChainResult, ChainVecs, CheckpointError, DriverState, Keeper, RunConfig, RunError,
-    Saved, drive, misfit,
+    ChainDriver, ChainResult, ChainVecs, CheckpointError, DriverState, Jump, Keeper, RunConfig,
+    RunError, Saved, Stepped, drive, misfit,
 };
 use crate::FlipMathImpl;
-use langevin_core::binary::StepReport;
 use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
 use langevin_core::tuning::{AcceptanceTuner, ScaledDmala};
 use langevin_core::{Chain, Eval};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::{Value, json};
 use std::fmt::Display;
-
-/// The distance a step moved, between the states before and after.
-type Distance<V> = fn(&[V], &[V]) -> u64;
 
 /// The replicas of one run: how many, and the ladder's settings.
 #[derive(Clone, Copy, Debug)]
@@ -32,18 +28,16 @@ struct ReplicaDriver<'r, 'c, 't, D: ScaledDmala, T: ?Sized> {
     target: &'t mut T,
     rng: Xoshiro256PlusPlus,
     previous: Vec<D::Value>,
-    distance: Distance<D::Value>,
 }
 
 impl<D, T> ChainDriver for ReplicaDriver<'_, '_, '_, D, T>
 where
-    D: ScaledDmala,
-    D::Value: Saved,
+    D: ScaledDmala + Jump,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
     type Value = D::Value;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+    fn step(&mut self) -> Stepped {
         if let Some(c) = self.replicas.cold() {
             self.previous.copy_from_slice(c.state());
         }
@@ -51,7 +45,7 @@ where
             .replicas
             .sweep(&mut *self.target, &mut self.rng)
             .map_err(|e| RunError::Model(e.to_string()))?;
-        Ok((r.cold, (self.distance)(&self.previous, self.state())))
+        Ok((r.cold, D::jump(&self.previous, self.state())))
     }
     fn state(&self) -> &[D::Value] {
         self.replicas.cold().map_or(&[], Chain::state)
@@ -152,17 +146,16 @@ pub(crate) fn drive_replicas<D, T>(
     config: &RunConfig,
     rng: Xoshiro256PlusPlus,
     progress: Option<&Progress>,
-    distance: Distance<D::Value>,
     chain_index: usize,
     keeper: Keeper<'_, D::Value>,
 ) -> Result<ChainResult<D::Value>, RunError>
 where
-    D: ScaledDmala,
-    D::Value: Into<u64> + Saved,
+    D: ScaledDmala + Jump,
+    D::Value: Into<u64>,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
-    with_replicas(target, x0, plan, rng, distance, chain_index, |driver| {
+    with_replicas(target, x0, plan, rng, chain_index, |driver| {
         drive(driver, config, 0, progress, keeper)
     })
 }
@@ -173,13 +166,11 @@ pub(crate) fn with_replicas<D, T, O>(
     x0: &[D::Value],
     plan: ReplicaPlan,
     rng: Xoshiro256PlusPlus,
-    distance: Distance<D::Value>,
     chain_index: usize,
     f: impl FnOnce(&mut dyn ChainDriver<Value = D::Value>) -> Result<O, RunError>,
 ) -> Result<O, RunError>
 where
-    D: ScaledDmala,
-    D::Value: Saved,
+    D: ScaledDmala + Jump,
     T: Eval<D> + ?Sized,
     T::Error: Display,
 {
@@ -214,7 +205,6 @@ where
         target,
         rng,
         previous: x0.to_vec(),
-        distance,
     };
     f(&mut driver)
 }

@@ -2,9 +2,10 @@
 //! fast path, the checkerboard sweep of a lattice, block Gibbs on an RBM. None tracks `U` or
 //! needs a kernel chain, so one driver serves them all.
 
-use super::{ChainDriver, CheckpointError, DriverState, RunError, Saved, restore_raw, save_raw};
+use super::{
+    ChainDriver, CheckpointError, DriverState, RunError, Saved, Stepped, restore_raw, save_raw,
+};
 use crate::simd::HotLoop;
-use langevin_core::binary::StepReport;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// A move of the whole state `x`. A sweep ends where it began, so the state, the stream and
@@ -12,11 +13,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 pub(crate) trait RawSweep<V> {
     /// One sweep of `x`: its report and the distance moved. Implementations are
     /// `#[inline(always)]`, as the [`HotLoop`] that calls them.
-    fn sweep(
-        &mut self,
-        x: &mut [V],
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Result<(StepReport, u64), RunError>;
+    fn sweep(&mut self, x: &mut [V], rng: &mut Xoshiro256PlusPlus) -> Stepped;
 
     /// The model's running sums (an RBM's hidden pre-activations, a quadratic's `Wx`); none by
     /// default.
@@ -52,7 +49,7 @@ impl<V, S> SweepDriver<V, S> {
 
 impl<V: Saved, S: RawSweep<V>> ChainDriver for SweepDriver<V, S> {
     type Value = V;
-    fn step(&mut self) -> Result<(StepReport, u64), RunError> {
+    fn step(&mut self) -> Stepped {
         crate::simd::dispatch(self)
     }
     fn state(&self) -> &[V] {
@@ -71,7 +68,7 @@ impl<V: Saved, S: RawSweep<V>> ChainDriver for SweepDriver<V, S> {
 }
 
 impl<V, S: RawSweep<V>> HotLoop for SweepDriver<V, S> {
-    type Output = Result<(StepReport, u64), RunError>;
+    type Output = Stepped;
     #[inline(always)]
     fn run(&mut self) -> Self::Output {
         self.sweep.sweep(&mut self.x, &mut self.rng)
