@@ -656,6 +656,7 @@ fn fft_ess(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::Lcg;
     use crate::diagnostics::{ess_per_coordinate_on, rhat};
 
     /// A sticky chain over `states` values per coordinate, deterministic.
@@ -711,19 +712,6 @@ mod tests {
                     d.rhat[i]
                 );
             }
-        }
-    }
-
-    /// A 64-bit LCG (Knuth's MMIX constants): uniforms in `[0, 1)` from the top 53 bits.
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 11) as f64 / 9_007_199_254_740_992.0
         }
     }
 

@@ -390,6 +390,7 @@ pub fn ess_per_coordinate_on<T: Copy + Into<f64> + Sync>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostics::Lcg;
 
     #[test]
     fn constant_series_is_zero_variance() {
@@ -413,52 +414,35 @@ mod tests {
         assert_eq!(ess(&[&d]), Err(DiagError::NonFinite));
     }
 
-    /// A 64-bit LCG (Knuth's MMIX constants) giving uniforms in `[0, 1)` from the top 53 bits:
-    /// easy to reproduce exactly in Python to compute reference values with ArviZ.
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self) -> f64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 11) as f64 / 9_007_199_254_740_992.0
-        }
+    /// `chains` chains of `draws` from `x_0 = 0`, each draw `next(x, u)` of the last and a
+    /// uniform `u` of one LCG stream.
+    fn series(
+        seed: u64,
+        chains: usize,
+        draws: usize,
+        next: impl Fn(f64, f64) -> f64,
+    ) -> Vec<Vec<f64>> {
+        let mut g = Lcg(seed);
+        let mut chain = |_| {
+            let mut x = 0.0;
+            (0..draws)
+                .map(|_| {
+                    x = next(x, g.next());
+                    x
+                })
+                .collect()
+        };
+        (0..chains).map(&mut chain).collect()
     }
 
     /// `chains` AR(1) chains `x_t = φ x_{t−1} + (u_t − 1/2)` from `x_0 = 0`.
     fn ar1(seed: u64, chains: usize, draws: usize, phi: f64) -> Vec<Vec<f64>> {
-        let mut g = Lcg(seed);
-        (0..chains)
-            .map(|_| {
-                let mut x = 0.0;
-                (0..draws)
-                    .map(|_| {
-                        x = phi * x + (g.next() - 0.5);
-                        x
-                    })
-                    .collect()
-            })
-            .collect()
+        series(seed, chains, draws, |x, u| phi * x + (u - 0.5))
     }
 
     /// 0/1 chains from 0 that flip with probability `p` at each draw.
     fn flips(seed: u64, chains: usize, draws: usize, p: f64) -> Vec<Vec<f64>> {
-        let mut g = Lcg(seed);
-        (0..chains)
-            .map(|_| {
-                let mut x = 0.0;
-                (0..draws)
-                    .map(|_| {
-                        if g.next() < p {
-                            x = 1.0 - x;
-                        }
-                        x
-                    })
-                    .collect()
-            })
-            .collect()
+        series(seed, chains, draws, |x, u| if u < p { 1.0 - x } else { x })
     }
 
     /// Reference values from ArviZ 0.23.4, `az.ess(a, method="bulk")` and

@@ -49,6 +49,22 @@ mod normal;
 mod rhat;
 mod summary;
 
+/// A 64-bit LCG (Knuth's MMIX constants) giving uniforms in `[0, 1)` from the top 53 bits:
+/// easy to reproduce exactly in Python, to compute reference values with ArviZ.
+#[cfg(test)]
+struct Lcg(u64);
+
+#[cfg(test)]
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / 9_007_199_254_740_992.0
+    }
+}
+
 pub use convergence::{ESS_LIMIT, RHAT_LIMIT, convergence_warnings, rhat_and_ess};
 pub(crate) use coordinates::coordinate_diagnostics_of_chains;
 pub use coordinates::{CoordinateDiagnostics, coordinate_diagnostics};

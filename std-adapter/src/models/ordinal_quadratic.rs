@@ -213,13 +213,30 @@ fn eigenvalues(dim: usize, condition: f64, sigma: f64) -> Vec<f64> {
         .collect()
 }
 
+impl OrdinalQuadratic {
+    /// `U` at `x` and its gradient into `grad`, given `ar = A(x − μ)`.
+    #[inline(always)]
+    fn value_and_grad(&self, x: &[u16], ar: &[f64], grad: &mut [f32]) -> f64 {
+        let mut u = 0.0;
+        for ((g, (&v, &ar)), (&m, &b)) in grad
+            .iter_mut()
+            .zip(x.iter().zip(ar))
+            .zip(self.mu.iter().zip(&self.b))
+        {
+            let r = f64::from(v) - m;
+            u += -0.5 * r * ar + b * f64::from(v);
+            *g = (-ar + b) as f32;
+        }
+        u
+    }
+}
+
 impl OrdinalTarget for OrdinalQuadratic {
     label_size!(d, s);
 
     #[inline(always)]
     fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
         let d = self.d;
-        let mut u = 0.0;
         for i in 0..d {
             let row = &self.a[i * d..(i + 1) * d];
             self.ar[i] = row
@@ -228,17 +245,7 @@ impl OrdinalTarget for OrdinalQuadratic {
                 .map(|(a, (&v, m))| a * (f64::from(v) - m))
                 .sum();
         }
-        for (i, ((g, &v), (&m, &b))) in grad
-            .iter_mut()
-            .zip(x)
-            .zip(self.mu.iter().zip(&self.b))
-            .enumerate()
-        {
-            let r = f64::from(v) - m;
-            u += -0.5 * r * self.ar[i] + b * f64::from(v);
-            *g = (-self.ar[i] + b) as f32;
-        }
-        Ok(u)
+        Ok(self.value_and_grad(x, &self.ar, grad))
     }
 
     #[inline(always)]
@@ -257,18 +264,7 @@ impl OrdinalTarget for OrdinalQuadratic {
                 *ar += a * delta;
             }
         }
-        let mut u = 0.0;
-        for (i, ((g, &v), (&m, &b))) in grad
-            .iter_mut()
-            .zip(mv.to)
-            .zip(self.mu.iter().zip(&self.b))
-            .enumerate()
-        {
-            let r = f64::from(v) - m;
-            u += -0.5 * r * self.ar_proposal[i] + b * f64::from(v);
-            *g = (-self.ar_proposal[i] + b) as f32;
-        }
-        Ok(u)
+        Ok(self.value_and_grad(mv.to, &self.ar_proposal, grad))
     }
 
     #[inline(always)]
