@@ -5,6 +5,8 @@
     reason = "only evaluated at compile time, where an index out of range is a build error"
 )]
 
+use langevin_core::models::Bf16;
+
 /// Visible size of the quadratic, RBM and graph models.
 pub const SMALL_DIM: usize = 16;
 /// Hidden units of the RBM.
@@ -126,4 +128,20 @@ const fn graph_field() -> [f32; SMALL_DIM] {
         i += 1;
     }
     h
+}
+
+/// `W` of the RBM stored as `bf16` (row-major `8 × 16`): multiples of 0.1 between −0.6 and 0.6,
+/// which `bf16` cannot hold, rounded to nearest (ties to even). Its visible and hidden biases
+/// are [`RBM_B`] and [`RBM_C`].
+pub const RBM_W_BF16: [Bf16; RBM_HIDDEN * SMALL_DIM] = rbm_w_bf16();
+
+const fn rbm_w_bf16() -> [Bf16; RBM_HIDDEN * SMALL_DIM] {
+    let mut w = [Bf16(0); RBM_HIDDEN * SMALL_DIM];
+    let mut k = 0;
+    while k < w.len() {
+        let (j, i) = (k / SMALL_DIM, k % SMALL_DIM);
+        w[k] = Bf16::from_f32(((i * 3 + j * 11) % 13) as f32 * 0.1 - 0.6);
+        k += 1;
+    }
+    w
 }
