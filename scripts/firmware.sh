@@ -4,7 +4,8 @@
 # and the host golden hashes.
 #
 #   scripts/firmware.sh            # every check
-#   scripts/firmware.sh boards ffi # some of them (setup golden boards footprint probe ffi hostcount)
+#   scripts/firmware.sh boards ffi # some of them (setup golden boards footprint rbm784 probe ffi
+#                                  # hostcount)
 #
 # Every check runs even if an earlier one failed; the exit status is non-zero if any failed.
 # Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, qemu-system-misc for
@@ -197,6 +198,41 @@ footprint() {
   return $status
 }
 
+# DMALA on a 784 x 500 RBM on the Cortex-M4F, W in flash as bf16 then as f32 (no W^T): flash and
+# RAM of each image, instructions of the chain's start and per step, and the golden hashes of 20
+# steps (the same for both: every weight is exact in bf16). A step is millions of instructions,
+# beyond the 24-bit SysTick at shift 7, so these images run at shift 2 (4 ns per instruction).
+rbm784() {
+  local f rc elf l status=0
+  mkdir -p "$LOGS"
+  (cd "$FW" && cargo build -q -p langevin-firmware --bin rbm784-bf16 --bin rbm784-f32 \
+    --target "$M4" --release) || return 1
+  for f in bf16 f32; do
+    elf="$FW/target/$M4/release/rbm784-$f"
+    l="$LOGS/rbm784-$f-$(core_of "$M4").log"
+    log "RBM 784x500, W in $f, DMALA on $(board_of "$M4") (profile release)"
+    # shellcheck disable=SC2046
+    timeout "$QEMU_TIMEOUT" qemu-system-arm $(qemu_args "$M4") -nographic \
+      -semihosting-config enable=on,target=native -icount shift=2 -kernel "$elf" </dev/null >"$l" 2>&1
+    rc=$?
+    local stack
+    stack=$(sed -n 's/^stack high-water \([0-9]*\) B.*/\1/p' "$l" | tail -1)
+    "$(llvm_bin)/llvm-size" -A "$elf" | awk -v stack="${stack:-0}" '
+      $1 == ".vector_table" { vec = $2 } $1 == ".text" { text = $2 } $1 == ".rodata" { ro = $2 }
+      $1 == ".data" { data = $2 } $1 == ".bss" { bss = $2 } $1 == ".uninit" { un = $2 }
+      END {
+        printf "  flash: .text %d + .rodata %d = %d B of 4 MiB, plus vector table %d B\n",
+               text, ro, text + ro, vec
+        printf "  RAM: .data %d + .bss %d + .uninit %d + stack high-water %d = %d B\n",
+               data, bss, un, stack, data + bss + un + stack
+      }'
+    grep -vE "^stack high-water" "$l" | sed 's/^/  /'
+    echo "  exit status $rc (log: ${l#"$ROOT"/})"
+    [ "$rc" -eq 0 ] || status=1
+  done
+  return $status
+}
+
 # Lists the crate source lines that still call into a panic path of an ELF built with the
 # probe's `locate` feature (uses the debug information).
 locate_panics() {
@@ -382,7 +418,7 @@ hostcount() {
 
 main() {
   local steps=("$@") failed=()
-  ((${#steps[@]})) || steps=(setup golden boards footprint probe ffi hostcount)
+  ((${#steps[@]})) || steps=(setup golden boards footprint rbm784 probe ffi hostcount)
   mkdir -p "$LOGS"
   for s in "${steps[@]}"; do
     "$s" || failed+=("$s")

@@ -42,7 +42,7 @@ impl Bf16 {
     /// `x` rounded to the nearest `bf16`, ties to even. Values beyond the largest finite `bf16`
     /// (about `3.39e38`) round to infinity, as in any IEEE format; a NaN stays a (quiet) NaN.
     #[inline]
-    pub fn from_f32(x: f32) -> Self {
+    pub const fn from_f32(x: f32) -> Self {
         let bits = x.to_bits();
         if x.is_nan() {
             return Self(((bits >> 16) as u16) | 0x0040);
@@ -53,8 +53,8 @@ impl Bf16 {
 
     /// The value in `f32`, exactly.
     #[inline(always)]
-    pub fn to_f32(self) -> f32 {
-        f32::from_bits(u32::from(self.0) << 16)
+    pub const fn to_f32(self) -> f32 {
+        f32::from_bits((self.0 as u32) << 16)
     }
 }
 

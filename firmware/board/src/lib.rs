@@ -179,8 +179,15 @@ unsafe extern "C" {
 /// lowest word `run` wrote within [`STACK_WINDOW`] bytes below the stack pointer.
 #[inline(always)]
 pub fn stack_high_water<T>(run: impl FnOnce() -> T) -> (T, u32) {
+    stack_high_water_in(STACK_WINDOW, run)
+}
+
+/// [`stack_high_water`] with `window` bytes painted below the stack pointer (for a run whose
+/// buffers live on the stack).
+#[inline(always)]
+pub fn stack_high_water_in<T>(window: u32, run: impl FnOnce() -> T) -> (T, u32) {
     let sp = arch::stack_pointer() & !3;
-    let bottom = sp - STACK_WINDOW;
+    let bottom = sp - window;
     let mut p = bottom;
     while p < sp {
         // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame uses
@@ -357,4 +364,61 @@ impl Meter for SysTickMeter {
         }
         self.max_stack = self.max_stack.max(self.sp - p);
     }
+}
+
+/// Runs the large RBM's pinned DMALA run ([`langevin_scenarios::large`]) with weights `w`
+/// (`format` names their storage) and prints its figures: instructions of the chain's start
+/// and per step (mean and largest), flips, the stack high-water mark of the whole run and the
+/// golden check. Exits 0 on a match, 2 on a mismatch, 3 if a step may exceed the counter's
+/// range (run with a smaller `-icount` shift), 6 if the run failed.
+pub fn large_rbm<E: langevin_core::models::Weight>(format: &str, w: &[E]) -> ! {
+    use langevin_scenarios::large::{LARGE_PIN, LARGE_SEED, LARGE_STEPS, run_large_rbm};
+    start_counter();
+    let cal = Calibration::measure();
+    // The 24-bit counter wraps after this many instructions; keep every call under half of it.
+    let range = cal.instructions(0x00FF_FFFF);
+    hprintln!(
+        "large RBM 784x500, W in {}: board {}, {} ticks per 1000 instructions, counter range {} instructions",
+        format,
+        BOARD,
+        cal.ticks_per_1000,
+        range
+    );
+    let (mut init, mut step) = (SysTickMeter::new(cal), SysTickMeter::new(cal));
+    let (run, stack) = stack_high_water_in(64 * 1024, || {
+        run_large_rbm(w, LARGE_SEED, LARGE_STEPS, &mut init, &mut step)
+    });
+    let Ok(run) = run else {
+        hprintln!("run failed");
+        exit(6)
+    };
+    hprintln!(
+        "start (U and grad U from scratch): {} instructions",
+        init.max_instructions()
+    );
+    hprintln!(
+        "step: mean {} instructions, largest {}, over {} steps ({} accepted, {} coordinates flipped)",
+        step.mean_instructions(),
+        step.max_instructions(),
+        step.calls,
+        run.accepted,
+        run.flips
+    );
+    hprintln!(
+        "stack high-water {} B (a step alone: {} B beyond its caller's frame)",
+        stack,
+        step.max_stack
+    );
+    let ok = run.hashes == LARGE_PIN;
+    hprintln!(
+        "golden state {:#018x} log-density {:#018x} {}",
+        run.hashes.state,
+        run.hashes.log_density,
+        if ok { "ok" } else { "MISMATCH" }
+    );
+    if init.max_instructions().max(step.max_instructions()) > range / 2 {
+        hprintln!("a call may exceed the counter's range: use a smaller -icount shift");
+        exit(3)
+    }
+    exit(if ok { 0 } else { 2 })
 }

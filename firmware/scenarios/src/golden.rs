@@ -7,13 +7,14 @@
 
 use crate::models::{
     GRAPH_COUPLINGS, GRAPH_FIELD, GRAPH_NEIGHBOURS, GRAPH_OFFSETS, QUAD_B, QUAD_W, RBM_B, RBM_C,
-    RBM_HIDDEN, RBM_W, SMALL_DIM,
+    RBM_HIDDEN, RBM_W, RBM_W_BF16, SMALL_DIM,
 };
 use crate::table::{MODEL_PINS, STEPS, same_name};
 use crate::{Failure, Kernel};
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, ChainStorage, Dmala, Dula, FlipProposal};
-use langevin_core::models::{BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
+use langevin_core::math::Libm;
+use langevin_core::models::{Bf16, BinaryQuadratic, ConstDims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::{Binary, Kernel as CoreKernel};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -41,16 +42,19 @@ pub enum Model {
     Quadratic16,
     /// The RBM with 16 visible and 8 hidden units.
     Rbm16x8,
+    /// An RBM of the same size with `bf16` weights ([`crate::models::RBM_W_BF16`]).
+    Rbm16x8Bf16,
     /// The Ising model on a 16-node ring with chords.
     Graph16,
 }
 
 impl Model {
     /// Every model, in a fixed order.
-    pub const ALL: [Model; 4] = [
+    pub const ALL: [Model; 5] = [
         Model::Lattice8x8,
         Model::Quadratic16,
         Model::Rbm16x8,
+        Model::Rbm16x8Bf16,
         Model::Graph16,
     ];
 
@@ -72,6 +76,7 @@ impl Model {
             Model::Lattice8x8 => "ising8x8",
             Model::Quadratic16 => "quadratic16",
             Model::Rbm16x8 => "rbm16x8",
+            Model::Rbm16x8Bf16 => "rbm16x8-bf16",
             Model::Graph16 => "graph16",
         }
     }
@@ -169,6 +174,16 @@ pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes
             let mut cache = [0.0f64; 2 * RBM_HIDDEN];
             let mut target =
                 Rbm::new(&RBM_W, &RBM_B, &RBM_C, &mut cache).map_err(|_| Failure::Param)?;
+            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
+            let chain =
+                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            drive(&mut target, chain, kernel, seed, steps)
+        }
+        Model::Rbm16x8Bf16 => {
+            let mut cache = [0.0f64; 2 * RBM_HIDDEN];
+            let mut target =
+                Rbm::<Libm, Bf16>::from_weights(&RBM_W_BF16, &RBM_B, &RBM_C, &mut cache)
+                    .map_err(|_| Failure::Param)?;
             let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
             let chain =
                 BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;

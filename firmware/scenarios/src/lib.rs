@@ -24,6 +24,7 @@
 pub mod cost;
 pub mod golden;
 pub mod kernels;
+pub mod large;
 pub mod models;
 pub mod table;
 pub mod targets;

@@ -1,9 +1,11 @@
-//! Small fixed models with parameters computed from integers at compile time, so that their
+//! Fixed models with parameters computed from integers at compile time, so that their
 //! values are identical everywhere.
 #![allow(
     clippy::indexing_slicing,
     reason = "only evaluated at compile time, where an index out of range is a build error"
 )]
+
+use langevin_core::models::Bf16;
 
 /// Visible size of the quadratic, RBM and graph models.
 pub const SMALL_DIM: usize = 16;
@@ -126,4 +128,82 @@ const fn graph_field() -> [f32; SMALL_DIM] {
         i += 1;
     }
     h
+}
+
+/// `W` of the RBM stored as `bf16` (row-major `8 × 16`): multiples of 0.1 between −0.6 and 0.6,
+/// which `bf16` cannot hold, rounded to nearest (ties to even). Its visible and hidden biases
+/// are [`RBM_B`] and [`RBM_C`].
+pub const RBM_W_BF16: [Bf16; RBM_HIDDEN * SMALL_DIM] = rbm_w_bf16();
+
+const fn rbm_w_bf16() -> [Bf16; RBM_HIDDEN * SMALL_DIM] {
+    let mut w = [Bf16(0); RBM_HIDDEN * SMALL_DIM];
+    let mut k = 0;
+    while k < w.len() {
+        let (j, i) = (k / SMALL_DIM, k % SMALL_DIM);
+        w[k] = Bf16::from_f32(((i * 3 + j * 11) % 13) as f32 * 0.1 - 0.6);
+        k += 1;
+    }
+    w
+}
+
+/// Visible units of the large RBM (a 28 × 28 image).
+pub const BIG_VISIBLE: usize = 784;
+/// Hidden units of the large RBM.
+pub const BIG_HIDDEN: usize = 500;
+/// Entries of the large RBM's `W`.
+pub const BIG_WEIGHTS: usize = BIG_HIDDEN * BIG_VISIBLE;
+
+/// Entry `(j, i)` of the large RBM's `W`: an integer in `−6..=6` times `2^−7`, exact in `bf16`,
+/// so that the `f32` and `bf16` copies are the same model.
+const fn big_rbm_weight(j: usize, i: usize) -> f32 {
+    (((i * 3 + j * 11 + (i * j) % 7) % 13) as f32 - 6.0) * 0.007_812_5
+}
+
+/// `W` of the large RBM (`500 × 784`, row-major) in `f32`: a `const fn`, evaluated only where a
+/// `static` of it is written (an image or a test that runs this model).
+pub const fn big_rbm_w_f32() -> [f32; BIG_WEIGHTS] {
+    let mut w = [0.0; BIG_WEIGHTS];
+    let mut k = 0;
+    while k < BIG_WEIGHTS {
+        w[k] = big_rbm_weight(k / BIG_VISIBLE, k % BIG_VISIBLE);
+        k += 1;
+    }
+    w
+}
+
+/// The same `W` stored as `bf16` (every entry is exact: the same model as
+/// [`big_rbm_w_f32`]).
+pub const fn big_rbm_w_bf16() -> [Bf16; BIG_WEIGHTS] {
+    let mut w = [Bf16(0); BIG_WEIGHTS];
+    let mut k = 0;
+    while k < BIG_WEIGHTS {
+        w[k] = Bf16::from_f32(big_rbm_weight(k / BIG_VISIBLE, k % BIG_VISIBLE));
+        k += 1;
+    }
+    w
+}
+
+/// Visible biases of the large RBM.
+pub const BIG_RBM_B: [f32; BIG_VISIBLE] = big_rbm_b();
+/// Hidden biases of the large RBM.
+pub const BIG_RBM_C: [f32; BIG_HIDDEN] = big_rbm_c();
+
+const fn big_rbm_b() -> [f32; BIG_VISIBLE] {
+    let mut b = [0.0; BIG_VISIBLE];
+    let mut i = 0;
+    while i < BIG_VISIBLE {
+        b[i] = ((i % 9) as f32 - 4.0) * 0.0625;
+        i += 1;
+    }
+    b
+}
+
+const fn big_rbm_c() -> [f32; BIG_HIDDEN] {
+    let mut c = [0.0; BIG_HIDDEN];
+    let mut j = 0;
+    while j < BIG_HIDDEN {
+        c[j] = ((j % 5) as f32 - 2.0) * 0.125;
+        j += 1;
+    }
+    c
 }

@@ -67,7 +67,7 @@ const fn k(run: &'static str, state: u64, second: u64) -> KernelPin {
 
 /// DULA and DMALA on the small models: step 0.5, balance 0.5, from the all-zero state.
 #[rustfmt::skip]
-pub const MODEL_PINS: [ModelPin; 12] = [
+pub const MODEL_PINS: [ModelPin; 14] = [
     m("ising8x8", "dula", 1, 0x5ae6_cde4_da3d_bcce, 0x4e1a_7d86_5f1b_30a3),
     m("ising8x8", "dmala", 1, 0x93b9_306c_5105_b2d9, 0xb5b9_9bb7_d5dd_1055),
     m("ising8x8", "dula", 2, 0x41f7_bd03_d5d1_733f, 0x519e_203d_6879_6052),
@@ -78,6 +78,8 @@ pub const MODEL_PINS: [ModelPin; 12] = [
     m("quadratic16", "dmala", 1, 0xc48b_ee3b_cf65_f501, 0x933a_b799_4222_a9e9),
     m("rbm16x8", "dula", 1, 0x0839_dc8a_f2c1_facf, 0x7546_01a1_d449_822f),
     m("rbm16x8", "dmala", 1, 0xdea4_3af6_cc81_7678, 0xc279_bc93_d247_a0f0),
+    m("rbm16x8-bf16", "dula", 1, 0x7454_1de8_5a22_21d7, 0x2aa2_06f8_ebbd_9d79),
+    m("rbm16x8-bf16", "dmala", 1, 0x853c_9fbc_3d36_c5eb, 0xd4fb_8401_f306_5da0),
     m("graph16", "dula", 1, 0x9c84_ed92_a447_fe18, 0x35ce_b63a_c705_71e8),
     m("graph16", "dmala", 1, 0x698f_c3e9_0199_acbf, 0x45f2_f2bc_75ed_9679),
 ];
