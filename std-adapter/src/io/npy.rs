@@ -316,12 +316,12 @@ pub fn read_npy_within(
         }
         e => e,
     })?;
-    let parsed = parse_header(header)?;
-    let dtype = FileDtype::parse(&parsed.descr)?;
-    let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
-    let expected = count
-        .checked_mul(dtype.kind.size())
-        .ok_or(NpyError::ShapeOverflow)?;
+    let Layout {
+        dtype,
+        count,
+        expected,
+        ..
+    } = Layout::of(header)?;
     let offset = (bytes.len() - data.len()) as u64;
     let total = offset.checked_add(expected as u64);
     let values = count as u64;
@@ -416,12 +416,12 @@ fn split_header(bytes: &[u8]) -> Result<(&str, &[u8]), NpyError> {
 /// syntax, dtype, byte order, Fortran order, or a data length that does not match the shape.
 pub fn read_npy_bytes(bytes: &[u8]) -> Result<NpyArray, NpyError> {
     let (header, data) = split_header(bytes)?;
-    let parsed = parse_header(header)?;
-    let dtype = FileDtype::parse(&parsed.descr)?;
-    let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
-    let expected = count
-        .checked_mul(dtype.kind.size())
-        .ok_or(NpyError::ShapeOverflow)?;
+    let Layout {
+        parsed,
+        dtype,
+        expected,
+        ..
+    } = Layout::of(header)?;
     if data.len() != expected {
         return Err(NpyError::DataLength {
             expected,
@@ -542,6 +542,31 @@ struct Header {
     descr: String,
     fortran_order: bool,
     shape: Vec<usize>,
+}
+
+/// What a header says of the data: its dtype, its number of elements and of bytes.
+struct Layout {
+    parsed: Header,
+    dtype: FileDtype,
+    count: usize,
+    expected: usize,
+}
+
+impl Layout {
+    fn of(header: &str) -> Result<Self, NpyError> {
+        let parsed = parse_header(header)?;
+        let dtype = FileDtype::parse(&parsed.descr)?;
+        let count = element_count(&parsed.shape).ok_or(NpyError::ShapeOverflow)?;
+        let expected = count
+            .checked_mul(dtype.kind.size())
+            .ok_or(NpyError::ShapeOverflow)?;
+        Ok(Self {
+            parsed,
+            dtype,
+            count,
+            expected,
+        })
+    }
 }
 
 /// A tiny parser for the one Python literal NumPy writes:
