@@ -17,7 +17,7 @@ const NR: usize = 8;
 /// A matrix product `C += A · B` on row-major `f32` buffers (`A` is `m × k`, `B` is `k × n`,
 /// `C` is `m × n`).
 pub trait Product {
-    /// Adds `A · B` to `C`.
+    /// Adds `A · B` to `C`; by default the portable [`matmul_acc`].
     ///
     /// # Errors
     ///
@@ -28,7 +28,9 @@ pub trait Product {
         a: &[f32],
         b: &[f32],
         c: &mut [f32],
-    ) -> Result<(), LenError>;
+    ) -> Result<(), LenError> {
+        matmul_acc(shape, a, b, c)
+    }
 }
 
 /// The shape of a product: `A` is `m × k`, `B` is `k × n`, `C` is `m × n`.
@@ -61,17 +63,7 @@ impl Shape {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Blocked;
 
-impl Product for Blocked {
-    fn matmul_acc(
-        &mut self,
-        shape: Shape,
-        a: &[f32],
-        b: &[f32],
-        c: &mut [f32],
-    ) -> Result<(), LenError> {
-        matmul_acc(shape, a, b, c)
-    }
-}
+impl Product for Blocked {}
 
 /// `C += A · B` (row-major), in register tiles of 4 rows by 8 columns: each tile streams the
 /// `k` rows of its 8-column panel of `B` once for 4 rows of `A`. Every entry's products are

@@ -163,6 +163,24 @@ pub trait SnapshotStore<T: SumTarget + ?Sized>: SnapshotShape {
     ) -> Result<u32, StepError<T::Error>>;
 }
 
+/// The [`SnapshotShape`] of each store type, from its `dim` and `terms` fields: only `TABLE`
+/// differs.
+macro_rules! snapshot_shape {
+    ($($store:ident: $table:literal),* $(,)?) => {$(
+        impl SnapshotShape for $store<'_> {
+            const TABLE: bool = $table;
+            fn dim(&self) -> usize {
+                self.dim
+            }
+            fn terms(&self) -> usize {
+                self.terms
+            }
+        }
+    )*};
+}
+
+snapshot_shape!(PointSnapshot: false, DenseSnapshots: true, ScalarSnapshots: true);
+
 /// `out += src`.
 #[inline]
 fn add_to(out: &mut [f64], src: &[f64]) {
@@ -247,16 +265,6 @@ impl<'a> PointSnapshot<'a> {
     /// `∇V(θ̃)`, the running sum of the (implicit) entries.
     pub fn sum(&self) -> &[f64] {
         self.full
-    }
-}
-
-impl SnapshotShape for PointSnapshot<'_> {
-    const TABLE: bool = false;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn terms(&self) -> usize {
-        self.terms
     }
 }
 
@@ -367,16 +375,6 @@ impl<'a> DenseSnapshots<'a> {
         for row in self.table.chunks_exact(self.dim.max(1)) {
             add_to(self.sum, row);
         }
-    }
-}
-
-impl SnapshotShape for DenseSnapshots<'_> {
-    const TABLE: bool = true;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn terms(&self) -> usize {
-        self.terms
     }
 }
 
@@ -496,16 +494,6 @@ impl<'a> ScalarSnapshots<'a> {
         for (i, &s) in self.scalars.iter().enumerate() {
             target.add_term_data(i, s, self.sum);
         }
-    }
-}
-
-impl SnapshotShape for ScalarSnapshots<'_> {
-    const TABLE: bool = true;
-    fn dim(&self) -> usize {
-        self.dim
-    }
-    fn terms(&self) -> usize {
-        self.terms
     }
 }
 

@@ -60,29 +60,7 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let (d, d2) = ParamError::check_square(diag.len())?;
-        LenError::check("W", d2, w.len())?;
-        check_scalars(step, balance, diag)?;
-        ParamError::check_finite("W", w)?;
-        for (i, row) in w.chunks_exact(d.max(1)).enumerate() {
-            for (j, &wij) in row.iter().enumerate().skip(i + 1) {
-                let wji = w.get(j * d + i).copied().unwrap_or(f32::NAN);
-                if wij != wji {
-                    return Err(ParamError::OutOfRange {
-                        name: "W symmetry",
-                        value: f64::from(wij) - f64::from(wji),
-                    });
-                }
-            }
-        }
-        check_factor(factor, d2)?;
-        Ok(Self::assemble(
-            WMatrix::Dense(w),
-            diag,
-            factor,
-            step,
-            balance,
-        ))
+        Self::validated(WMatrix::Dense(w), diag, factor, step, balance)
     }
 
     /// Validated parameters with a sparse `W` (validated by [`SparseW::new`]); the dimension is
@@ -114,29 +92,30 @@ impl<'m> TrickParams<'m> {
         step: f64,
         balance: f64,
     ) -> Result<Self, ParamError> {
-        let (d, d2) = ParamError::check_square(diag.len())?;
-        LenError::check("W", d, w.dim())?;
-        check_scalars(step, balance, diag)?;
-        check_factor(factor, d2)?;
-        Ok(Self::assemble(
-            WMatrix::Sparse(w),
-            diag,
-            factor,
-            step,
-            balance,
-        ))
+        Self::validated(WMatrix::Sparse(w), diag, factor, step, balance)
     }
 
-    /// Parameters from validated parts.
-    fn assemble(
+    /// The checks of [`new`](Self::new) and [`with_sparse_w`](Self::with_sparse_w), in this
+    /// order: the dimension, `W`'s size, the step, balance and `D`, a dense `W`'s entries
+    /// (finite, symmetric), the factor.
+    fn validated(
         w: WMatrix<'m>,
         diag: &'m [f32],
         factor: &'m [f32],
         step: f64,
         balance: f64,
-    ) -> Self {
-        let dim = diag.len();
-        Self {
+    ) -> Result<Self, ParamError> {
+        let (dim, d2) = ParamError::check_square(diag.len())?;
+        match w {
+            WMatrix::Dense(w) => LenError::check("W", d2, w.len())?,
+            WMatrix::Sparse(w) => LenError::check("W", dim, w.dim())?,
+        }
+        check_scalars(step, balance, diag)?;
+        if let WMatrix::Dense(w) = w {
+            check_symmetric(w, dim)?;
+        }
+        check_factor(factor, d2)?;
+        Ok(Self {
             dim,
             w,
             diag,
@@ -144,7 +123,7 @@ impl<'m> TrickParams<'m> {
             step,
             balance,
             upper: is_upper(factor, dim),
-        }
+        })
     }
 
     /// The same parameters with step `a` (cheap: `A` does not depend on `a`).
@@ -251,6 +230,23 @@ fn is_upper(factor: &[f32], d: usize) -> bool {
         .chunks_exact(d.max(1))
         .enumerate()
         .all(|(i, row)| row.iter().take(i).all(|&v| v == 0.0))
+}
+
+/// Checks that the dense `d × d` matrix `W` is finite and symmetric.
+fn check_symmetric(w: &[f32], d: usize) -> Result<(), ParamError> {
+    ParamError::check_finite("W", w)?;
+    for (i, row) in w.chunks_exact(d.max(1)).enumerate() {
+        for (j, &wij) in row.iter().enumerate().skip(i + 1) {
+            let wji = w.get(j * d + i).copied().unwrap_or(f32::NAN);
+            if wij != wji {
+                return Err(ParamError::OutOfRange {
+                    name: "W symmetry",
+                    value: f64::from(wij) - f64::from(wji),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn check_factor(factor: &[f32], d2: usize) -> Result<(), ParamError> {

@@ -1,90 +1,15 @@
 //! The class bytes of a state (neighbour sum and value of every site), computed from the
 //! state or kept from one step to the next in [`LatticeClasses`].
 
-#[cfg(target_pointer_width = "64")]
-use super::swar::{boundary_row, combine};
-use super::swar::{copy_classes, keep_classes};
-#[cfg(not(target_pointer_width = "64"))]
-use super::swar::{horizontal, inner_classes, vertical};
+use super::swar::{boundary_row, copy_classes, inner_classes, keep_classes};
 use super::{ABSENT, LatticeProposal};
 use crate::models::LatticeDims;
 
 impl<D: LatticeDims> LatticeProposal<D> {
     /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep` (0 or
     /// [`FLIP_BIT`](super::FLIP_BIT)) of what `class` held: the inner rows in one flat SWAR pass
-    /// (then their first and last columns corrected), the inner columns of the first and last rows
-    /// in one pass each, and the four corners one at a time.
-    #[cfg(target_pointer_width = "64")]
-    #[inline(always)]
-    pub(super) fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
-        let dims = self.model.dims();
-        let (rows, cols) = (dims.rows(), dims.cols());
-        let d = rows * cols;
-        let (wrap_rows, wrap_cols) = self.model.wraps();
-        if rows >= 3 {
-            let inner = (
-                class.get_mut(cols..d - cols),
-                x.get(cols..d - cols),
-                x.get(..d - 2 * cols),
-                x.get(2 * cols..),
-                x.get(cols - 1..d - cols - 1),
-                x.get(cols + 1..d - cols + 1),
-            );
-            if let (Some(out), Some(mid), Some(up), Some(down), Some(left), Some(right)) = inner {
-                combine(out, mid, [up, down, left, right], keep, 0);
-            }
-            // The flat pass took the previous row's last site as the left neighbour of column
-            // 0, and the next row's first as the right neighbour of the last column.
-            let (absent, wrap) = if wrap_cols { (0, 1) } else { (ABSENT, 0) };
-            let out_rows = class.chunks_exact_mut(cols.max(1)).skip(1);
-            let x_rows = x.chunks_exact(cols.max(1));
-            let windows = x_rows
-                .clone()
-                .zip(x_rows.clone().skip(1))
-                .zip(x_rows.skip(2));
-            for (out, ((prev, row), next)) in out_rows.zip(windows) {
-                let (Some(&p), Some(&n), Some(&first), Some(&last)) =
-                    (prev.last(), next.first(), row.first(), row.last())
-                else {
-                    continue;
-                };
-                if let Some(o) = out.first_mut() {
-                    *o = o
-                        .wrapping_sub(p << 1)
-                        .wrapping_add(absent + wrap * (last << 1));
-                }
-                if let Some(o) = out.last_mut() {
-                    *o = o
-                        .wrapping_sub(n << 1)
-                        .wrapping_add(absent + wrap * (first << 1));
-                }
-            }
-        }
-        let row_at = |r: usize| x.get(r * cols..(r + 1) * cols);
-        for r in [0, rows - 1] {
-            let (Some(row), Some(out)) = (row_at(r), class.get_mut(r * cols..(r + 1) * cols))
-            else {
-                continue;
-            };
-            let up = match r {
-                0 if wrap_rows => row_at(rows - 1),
-                0 => None,
-                _ => row_at(r - 1),
-            };
-            let down = match r + 1 {
-                n if n < rows => row_at(n),
-                _ if wrap_rows => row_at(0),
-                _ => None,
-            };
-            boundary_row(row, up, down, out, keep, wrap_cols);
-        }
-    }
-
-    /// Writes the class byte of every site of `x` into `class`, keeping the bits of `keep` (0 or
-    /// [`FLIP_BIT`](super::FLIP_BIT)) of what `class` held: the inner rows in one flat SWAR pass
-    /// (then their first and last columns corrected), the first and last rows one at a time (32-bit
-    /// targets).
-    #[cfg(not(target_pointer_width = "64"))]
+    /// (then their first and last columns corrected), then the first and last rows
+    /// ([`boundary_row`]).
     #[inline(always)]
     pub(super) fn fill_classes(&self, x: &[u8], class: &mut [u8], keep: u8) {
         let dims = self.model.dims();
@@ -105,20 +30,50 @@ impl<D: LatticeDims> LatticeProposal<D> {
             }
             // The flat pass took the previous row's last site as the left neighbour of column
             // 0, and the next row's first as the right neighbour of the last column.
-            let first_col = class.get_mut(cols..d - cols).unwrap_or(&mut []);
-            for (r, out) in first_col.chunks_exact_mut(cols.max(1)).enumerate() {
-                let start = (r + 1) * cols;
-                let at = |i: usize| x.get(i).map_or(0, |&v| v << 1);
-                let (left, right) = if wrap_cols {
-                    (at(start + cols - 1), at(start))
-                } else {
-                    (ABSENT, ABSENT)
-                };
-                if let Some(o) = out.first_mut() {
-                    *o = o.wrapping_sub(at(start - 1)).wrapping_add(left);
+            #[cfg(target_pointer_width = "64")]
+            {
+                let (absent, wrap) = if wrap_cols { (0, 1) } else { (ABSENT, 0) };
+                let out_rows = class.chunks_exact_mut(cols.max(1)).skip(1);
+                let x_rows = x.chunks_exact(cols.max(1));
+                let windows = x_rows
+                    .clone()
+                    .zip(x_rows.clone().skip(1))
+                    .zip(x_rows.skip(2));
+                for (out, ((prev, row), next)) in out_rows.zip(windows) {
+                    let (Some(&p), Some(&n), Some(&first), Some(&last)) =
+                        (prev.last(), next.first(), row.first(), row.last())
+                    else {
+                        continue;
+                    };
+                    if let Some(o) = out.first_mut() {
+                        *o = o
+                            .wrapping_sub(p << 1)
+                            .wrapping_add(absent + wrap * (last << 1));
+                    }
+                    if let Some(o) = out.last_mut() {
+                        *o = o
+                            .wrapping_sub(n << 1)
+                            .wrapping_add(absent + wrap * (first << 1));
+                    }
                 }
-                if let Some(o) = out.last_mut() {
-                    *o = o.wrapping_sub(at(start + cols)).wrapping_add(right);
+            }
+            #[cfg(not(target_pointer_width = "64"))]
+            {
+                let first_col = class.get_mut(cols..d - cols).unwrap_or(&mut []);
+                for (r, out) in first_col.chunks_exact_mut(cols.max(1)).enumerate() {
+                    let start = (r + 1) * cols;
+                    let at = |i: usize| x.get(i).map_or(0, |&v| v << 1);
+                    let (left, right) = if wrap_cols {
+                        (at(start + cols - 1), at(start))
+                    } else {
+                        (ABSENT, ABSENT)
+                    };
+                    if let Some(o) = out.first_mut() {
+                        *o = o.wrapping_sub(at(start - 1)).wrapping_add(left);
+                    }
+                    if let Some(o) = out.last_mut() {
+                        *o = o.wrapping_sub(at(start + cols)).wrapping_add(right);
+                    }
                 }
             }
         }
@@ -138,8 +93,7 @@ impl<D: LatticeDims> LatticeProposal<D> {
                 _ if wrap_rows => row_at(0),
                 _ => None,
             };
-            vertical(row, up, down, out, keep);
-            horizontal(row, out, wrap_cols);
+            boundary_row(row, up, down, out, keep, wrap_cols);
         }
     }
 }

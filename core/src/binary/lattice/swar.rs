@@ -153,6 +153,14 @@ pub(super) fn combine<const N: usize>(
     }
 }
 
+/// The class bytes of the inner rows in one flat pass ([`combine`]):
+/// `16 x + 2 (x_up + x_down + x_left + x_right)`, keeping the bits `keep` of `out`.
+#[cfg(target_pointer_width = "64")]
+#[inline(always)]
+pub(super) fn inner_classes(out: &mut [u8], [mid, up, down, left, right]: [&[u8]; 5], keep: u8) {
+    combine(out, mid, [up, down, left, right], keep, 0);
+}
+
 /// The class bytes of the inner rows in one flat pass, a word of sites at a time:
 /// `16 x + 2 (x_up + x_down + x_left + x_right)`, keeping the bits `keep` of `out`. Every byte
 /// stays below 32, so no carry crosses a byte.
@@ -267,17 +275,27 @@ pub(super) fn boundary_row(
     }
 }
 
-/// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`,
-/// keeping the bits `keep` of `out`.
+/// The class bytes of a first or last row: the vertical neighbours a word at a time, then the
+/// horizontal ones. `up` and `down` are the rows above and below (`None` where absent).
 #[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
-pub(super) fn vertical(
+pub(super) fn boundary_row(
     row: &[u8],
     up: Option<&[u8]>,
     down: Option<&[u8]>,
     out: &mut [u8],
     keep: u8,
+    wrap: bool,
 ) {
+    vertical(row, up, down, out, keep);
+    horizontal(row, out, wrap);
+}
+
+/// The vertical part of the class bytes of one row: `16 x + (s_up + 1) + (s_down + 1)`,
+/// keeping the bits `keep` of `out`.
+#[cfg(not(target_pointer_width = "64"))]
+#[inline(always)]
+fn vertical(row: &[u8], up: Option<&[u8]>, down: Option<&[u8]>, out: &mut [u8], keep: u8) {
     match (up, down) {
         (Some(u), Some(d)) => row_classes(out, row, [u, d], keep, 0),
         (Some(v), None) | (None, Some(v)) => row_classes(out, row, [v], keep, ABSENT),
@@ -334,7 +352,7 @@ fn add_pairs(out: &mut [u8], l: &[u8], r: &[u8]) {
 /// Adds the horizontal neighbours' `s + 1` to the class bytes of one row.
 #[cfg(not(target_pointer_width = "64"))]
 #[inline(always)]
-pub(super) fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
+fn horizontal(row: &[u8], out: &mut [u8], wrap: bool) {
     let cols = row.len();
     if let (Some(inner), Some(right)) = (out.get_mut(1..cols.saturating_sub(1)), row.get(2..)) {
         add_pairs(inner, row, right);
