@@ -80,7 +80,9 @@ pub fn coordinate_diagnostics<T: DiscreteValue + Into<f64>>(
     threads: usize,
     progress: Option<&(dyn Fn() + Sync)>,
 ) -> Result<CoordinateDiagnostics, DiagError> {
-    diagnostics_with(draws, states, threads, progress, DIRECT_LAGS)
+    with_chains(draws, |c| {
+        diagnostics_of(c, states, threads, progress, DIRECT_LAGS)
+    })
 }
 
 /// [`coordinate_diagnostics`] of chains held apart: `chains[c]` is chain `c`'s draws, `draws ×
@@ -120,6 +122,19 @@ struct Chains<'a, T> {
     dim: usize,
 }
 
+/// Hands `draws` to `f` as [`Chains`].
+fn with_chains<T: Copy + Into<f64>, R>(
+    draws: &DrawArray<'_, T>,
+    f: impl FnOnce(&Chains<'_, T>) -> R,
+) -> R {
+    let chains: Vec<&[T]> = (0..draws.chains()).map(|c| draws.chain(c)).collect();
+    f(&Chains {
+        chains: &chains,
+        draws: draws.draws(),
+        dim: draws.dim(),
+    })
+}
+
 impl<T> Chains<'_, T> {
     fn chains(&self) -> usize {
         self.chains.len()
@@ -136,23 +151,6 @@ impl<T> Chains<'_, T> {
     fn chain(&self, c: usize) -> &[T] {
         self.chains.get(c).copied().unwrap_or(&[])
     }
-}
-
-/// [`coordinate_diagnostics`] counting at most `direct_lags` lags directly.
-fn diagnostics_with<T: DiscreteValue + Into<f64>>(
-    draws: &DrawArray<'_, T>,
-    states: usize,
-    threads: usize,
-    progress: Option<&(dyn Fn() + Sync)>,
-    direct_lags: usize,
-) -> Result<CoordinateDiagnostics, DiagError> {
-    let chains: Vec<&[T]> = (0..draws.chains()).map(|c| draws.chain(c)).collect();
-    let draws = Chains {
-        chains: &chains,
-        draws: draws.draws(),
-        dim: draws.dim(),
-    };
-    diagnostics_of(&draws, states, threads, progress, direct_lags)
 }
 
 /// [`coordinate_diagnostics`] of checked chains, counting at most `direct_lags` lags directly.
@@ -776,7 +774,9 @@ mod tests {
                 })
                 .collect();
             for direct in [0, 16, 64, DIRECT_LAGS, usize::MAX] {
-                let d = diagnostics_with(&array, usize::from(states), 2, None, direct).unwrap();
+                let states = usize::from(states);
+                let d =
+                    with_chains(&array, |c| diagnostics_of(c, states, 2, None, direct)).unwrap();
                 for (i, &expected_rhat) in reference_rhat.iter().enumerate() {
                     let (a, b) = (d.ess.per_coordinate[i], reference.per_coordinate[i]);
                     assert!(
