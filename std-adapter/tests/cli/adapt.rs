@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, fails, ok, summary, words};
+use common::{ISING, ORDINAL, POTTS, Scratch, summary};
 
 #[test]
 fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
@@ -19,7 +19,7 @@ fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
         let line = format!(
             "sample --model {model} --sampler dmala --adapt acceptance --steps 600 --burn-in 300 --chains 2 --seed 4 --out {name}.npy --summary {name}.s.json --quiet"
         );
-        ok(&scratch.0, &words(&line));
+        scratch.ok(&line);
         let s = summary(&scratch.path(&format!("{name}.s.json")));
         assert_eq!(s["sampler"], "dmala");
         assert_eq!(s["domain"], domain);
@@ -46,18 +46,12 @@ fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
 fn adapted_dmala_prints_its_tuning_and_checks_its_target() {
     let scratch = Scratch::new("adapt-table");
     scratch.write("m.json", ISING);
-    let out = ok(
-        &scratch.0,
-        &words(
-            "sample --model m.json --sampler dmala --adapt acceptance --steps 500 --burn-in 200",
-        ),
-    );
+    let out = scratch
+        .ok("sample --model m.json --sampler dmala --adapt acceptance --steps 500 --burn-in 200");
     let line = out.lines().find(|l| l.starts_with("tuned")).unwrap();
     assert!(line.contains("expected changes"), "{line}");
-    let err = fails(
-        &scratch.0,
-        &words("sample --model m.json --sampler dmala --adapt acceptance --target-acceptance 1.5"),
-    );
+    let err = scratch
+        .fails("sample --model m.json --sampler dmala --adapt acceptance --target-acceptance 1.5");
     assert!(err.contains("target acceptance"), "{err}");
 }
 
@@ -76,7 +70,7 @@ fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
         let line = format!(
             "sample --model {model} --sampler pt-dmala --replicas 3 --steps 400 --burn-in 200 --chains 2 --seed 4 --out {name}.npy --summary {name}.s.json --quiet"
         );
-        ok(&scratch.0, &words(&line));
+        scratch.ok(&line);
         let s = summary(&scratch.path(&format!("{name}.s.json")));
         assert_eq!(s["sampler"], "pt-dmala");
         assert_eq!(s["domain"], domain);
@@ -113,9 +107,6 @@ fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
             assert_eq!(proposed, 400, "{name}");
         }
     }
-    let err = fails(
-        &scratch.0,
-        &words("sample --model ising.json --sampler pt-dmala --replicas 0"),
-    );
+    let err = scratch.fails("sample --model ising.json --sampler pt-dmala --replicas 0");
     assert!(err.contains("replicas"), "{err}");
 }

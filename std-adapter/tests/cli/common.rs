@@ -78,6 +78,18 @@ impl Scratch {
         path
     }
 
+    /// Runs `langevin` with the words of `line` in this folder and insists that it succeeds;
+    /// returns stdout.
+    pub fn ok(&self, line: &str) -> String {
+        ok(&self.0, &words(line))
+    }
+
+    /// Runs `langevin` with the words of `line` in this folder and insists on the failure
+    /// contract (see [`fails`]); returns the line on stderr.
+    pub fn fails(&self, line: &str) -> String {
+        fails(&self.0, &words(line))
+    }
+
     /// Every file under the folder, relative, sorted.
     pub fn files(&self) -> Vec<String> {
         fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
@@ -140,6 +152,14 @@ pub fn fails(cwd: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stdout)
     );
     stderr.trim_end().to_string()
+}
+
+/// Asserts that `line` is an error line (`error: …`) naming every one of `parts`.
+pub fn expect(line: &str, parts: &[&str]) {
+    assert!(line.starts_with("error: "), "{line}");
+    for part in parts {
+        assert!(line.contains(part), "{line:?} lacks {part:?}");
+    }
 }
 
 /// The small test models of every binary kind, as JSON with inline arrays. Entries are

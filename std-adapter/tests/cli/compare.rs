@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Scratch, fails, ok};
+use common::{Scratch, ok};
 
 /// Runs a tiny comparison (2 chains, 200 kept steps, 300 tuning steps, one thread) of these
 /// models and samplers with `extra` flags; returns the JSON rows.
@@ -47,17 +47,17 @@ fn compare_reports_one_row_per_model_and_sampler() {
 #[test]
 fn compare_refuses_unknown_names() {
     let scratch = Scratch::new("compare-bad");
-    let line = fails(&scratch.0, &["compare", "--models", "ising-cube"]);
+    let line = scratch.fails("compare --models ising-cube");
     assert!(
         line.contains("ising-cube") && line.contains("ising-ba"),
         "{line}"
     );
-    let line = fails(&scratch.0, &["compare", "--samplers", "ab-min"]);
+    let line = scratch.fails("compare --samplers ab-min");
     assert!(
         line.contains("ab-min") && line.contains("dlp-trace"),
         "{line}"
     );
-    let line = fails(&scratch.0, &["compare", "--chains", "0"]);
+    let line = scratch.fails("compare --chains 0");
     assert!(line.contains("--chains"), "{line}");
 }
 

@@ -10,7 +10,7 @@
 
 use crate::common;
 
-use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, label_samples, ok, summary, words};
+use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, label_samples, ok, summary};
 
 /// `z` for a two-sided tail of 1e-6 / 30 (more than any table here has entries).
 const Z: f64 = 5.5;
@@ -213,17 +213,14 @@ fn exact_refuses_models_too_large_to_enumerate() {
         "big.json",
         r#"{"kind": "ising_lattice", "rows": 5, "cols": 5, "coupling": 0.2}"#,
     );
-    let line = fails(
-        &scratch.0,
-        &["sample", "--model", "big.json", "--exact", "--steps", "10"],
-    );
+    let line = scratch.fails("sample --model big.json --exact --steps 10");
     assert!(
         line.contains("--exact") && line.contains("d = 25"),
         "{line}"
     );
     // 9 values on 8 coordinates: 25.4 bits.
     scratch.write("wide.json", r#"{"kind": "potts", "states": 9, "n": 8}"#);
-    let line = fails(&scratch.0, &["sample", "--model", "wide.json", "--exact"]);
+    let line = scratch.fails("sample --model wide.json --exact");
     assert!(line.contains("S = 9"), "{line}");
     assert!(scratch.files() == vec!["big.json", "wide.json"]);
 }
@@ -307,10 +304,7 @@ fn plots_for_each_kind_of_model() {
 fn a_plot_that_cannot_be_written_leaves_no_files() {
     let scratch = Scratch::new("plot-fail");
     scratch.write("m.json", ORDINAL);
-    let line = fails(
-        &scratch.0,
-        &words("sample --model m.json --out s.npy --plot gone/p.png"),
-    );
+    let line = scratch.fails("sample --model m.json --out s.npy --plot gone/p.png");
     assert!(line.contains("gone"), "{line}");
     assert_eq!(scratch.files(), vec!["m.json"]);
 }

@@ -145,12 +145,9 @@ fn table_reports_tuned_parameters() {
     let scratch = Scratch::new("tuned-table");
     scratch.write("m.json", ISING);
     for (sampler, part) in [("ab", "a = "), ("acs", "a_max"), ("rwm", "flip rate")] {
-        let out = ok(
-            &scratch.0,
-            &words(&format!(
-                "sample --model m.json --sampler {sampler} --steps 2000"
-            )),
-        );
+        let out = scratch.ok(&format!(
+            "sample --model m.json --sampler {sampler} --steps 2000"
+        ));
         let line = out
             .lines()
             .find(|l| l.starts_with("tuned"))
