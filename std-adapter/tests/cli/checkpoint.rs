@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Scratch, summary, words};
+use common::{Scratch, expect, summary, words};
 use langevin_std::samplers::{Domain, SAMPLERS};
 use serde_json::Value;
 use std::process::{Command, Stdio};
@@ -285,7 +285,7 @@ fn a_damaged_or_truncated_checkpoint_is_refused_never_a_panic() {
         assert!(err.contains("is not a usable checkpoint"), "{name}: {err}");
     }
     let err = scratch.fails(&format!("{run} --resume missing.ckpt"));
-    assert!(err.contains("reading the checkpoint"), "{err}");
+    expect(&err, &["reading the checkpoint"]);
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{QUADRATIC, Scratch, summary};
+use common::{QUADRATIC, Scratch, expect, summary};
 
 fn run(scratch: &Scratch, rule: &str) -> serde_json::Value {
     let model = scratch.write("quad.json", QUADRATIC);
@@ -68,8 +68,5 @@ fn the_table_names_the_rule_and_bad_rules_fail() {
     let line = scratch.fails(&format!(
         "sample --model {m} --sampler ab2 --diagonal maximal"
     ));
-    assert!(
-        line.contains("maximal") && line.contains("dlp-trace"),
-        "{line}"
-    );
+    expect(&line, &["maximal", "dlp-trace"]);
 }

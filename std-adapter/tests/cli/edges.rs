@@ -4,26 +4,15 @@
 
 use crate::common;
 
-use common::{MIXTURE, QUADRATIC, Scratch, expect, fails, langevin, ok, summary};
+use common::{
+    GAUSSIAN_SUM, MIXTURE, QUADRATIC, Scratch, expect, fails, langevin, ok, strings, summary, words,
+};
 use langevin_std::io::npy::NpyData;
 
 /// A short `sample` run on the quadratic test model in `s` (written as `m.json`).
 fn short_run<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "sample",
-        "--model",
-        "m.json",
-        "--steps",
-        "40",
-        "--burn-in",
-        "10",
-        "--chains",
-        "2",
-        "--seed",
-        "3",
-        "--threads",
-        "1",
-    ];
+    let mut args =
+        words("sample --model m.json --steps 40 --burn-in 10 --chains 2 --seed 3 --threads 1");
     args.extend_from_slice(extra);
     args
 }
@@ -209,10 +198,7 @@ fn runs_without_draws_are_errors() {
     expect(&line, &["--steps 0", "no draws"]);
     let line = s.fails("sample --model m.json --steps 3 --thin 5");
     expect(&line, &["--thin 5", "no draws"]);
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     let line = s.fails("sample-continuous --model g.json --step 0.1 --passes 0.2 --summary s.json");
     expect(&line, &["passes", "zero draws"]);
     assert_eq!(s.files(), ["g.json", "m.json"]);
@@ -242,10 +228,7 @@ fn unconverged_runs_warn_and_converged_ones_do_not() {
     assert_eq!(long["warnings"], serde_json::json!([]), "{table}");
     assert!(!table.contains("WARNING"), "{table}");
     // Continuous runs report R-hat and ESS and warn the same way.
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     s.ok("sample-continuous --model g.json --step 0.1 --passes 5 --summary c.json");
     let c = summary(&s.path("c.json"));
     assert!(
@@ -263,12 +246,7 @@ fn summaries_say_how_they_were_made() {
     let j = summary(&s.path("s.json"));
     assert_eq!(j["tool"], "langevin");
     assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
-    let line: Vec<&str> = j["command_line"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let line = strings(&j["command_line"]);
     assert_eq!(
         &line[1..],
         short_run(&["--summary", "s.json", "--quiet"]).as_slice()
@@ -279,10 +257,7 @@ fn summaries_say_how_they_were_made() {
     ] {
         assert!(j.get(field).is_some(), "{field}");
     }
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     s.ok("sample-continuous --model g.json --step 0.1 --passes 3 --chains 2 --seed 5 --summary c.json --quiet");
     let c = summary(&s.path("c.json"));
     for field in [
@@ -316,10 +291,7 @@ fn the_parser_suggests_and_passes_negative_numbers_on() {
         &s.fails("sample --model m.json --stpes 5"),
         &["--stpes", "tip", "--steps"],
     );
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     let line = s.fails("sample-continuous --model g.json --step 0.1 --passes -1");
     expect(&line, &["passes", "-1"]);
     assert!(!line.contains("unexpected argument"), "{line}");
@@ -355,31 +327,17 @@ fn memory_estimate_counts_the_model() {
     s.ok("model rbm --visible 100 --hidden 50 --seed 3 --out rbm.json");
     // W is 50 × 100: 20.0 kB, its transpose as much, b and c 600 B; the parsed model file
     // 650 kB; the draws and their copy 200 kB (read under the cap first: 717 kB).
-    let run = |sampler: &'static str, cap: &'static str| {
+    let run = |sampler: &str, cap: &str| {
         capped(
-            &[
-                "sample",
-                "--model",
-                "rbm.json",
-                "--sampler",
-                sampler,
-                "--steps",
-                "1000",
-                "--burn-in",
-                "0",
-                "--chains",
-                "1",
-                "--threads",
-                "1",
-                "--diagnostics",
-                "none",
-                "--quiet",
-            ],
+            &format!(
+                "sample --model rbm.json --sampler {sampler} --steps 1000 --burn-in 0 --chains 1 \
+                 --threads 1 --diagnostics none --quiet"
+            ),
             cap,
-            &[],
+            "",
         )
     };
-    let fails_with = |sampler, cap| fails(&s.0, &run(sampler, cap));
+    let fails_with = |sampler, cap| s.fails(&run(sampler, cap));
     let line = fails_with("dmala", "880k");
     expect(
         &line,
@@ -391,37 +349,24 @@ fn memory_estimate_counts_the_model() {
     let line = fails_with("block-gibbs", "800k");
     expect(&line, &["the model's parameters 20.6 kB"]);
     assert!(!line.contains("transpose"), "{line}");
-    ok(&s.0, &run("block-gibbs", "880k"));
-    ok(&s.0, &run("dmala", "950k"));
+    s.ok(&run("block-gibbs", "880k"));
+    s.ok(&run("dmala", "950k"));
 }
 
-/// `args`, then `--max-memory cap`, then `rest`: the argument list of a run under a memory
-/// cap.
-fn capped<'a>(args: &[&'a str], cap: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
-    let mut all = args.to_vec();
-    all.extend(["--max-memory", cap]);
-    all.extend_from_slice(rest);
-    all
+/// `args`, then `--max-memory cap`, then `rest`: the command line of a run under a memory cap.
+fn capped(args: &str, cap: &str, rest: &str) -> String {
+    format!("{args} --max-memory {cap} {rest}")
 }
 
 #[test]
 fn oversized_requests_are_refused_before_allocating() {
     let s = Scratch::new("memory");
     s.write("m.json", QUADRATIC);
-    let sample = [
-        "sample",
-        "--model",
-        "m.json",
-        "--burn-in",
-        "0",
-        "--out",
-        "d.npy",
-    ];
-    let run = |extra: &[&'static str]| [&sample[..], extra].concat();
-    let refused = |args: &[&str], parts: &[&str]| expect(&fails(&s.0, args), parts);
+    let sample = "sample --model m.json --burn-in 0 --out d.npy";
+    let refused = |line: &str, parts: &[&str]| expect(&s.fails(line), parts);
     // Beyond 2^64 bytes, whatever the machine: refused under the default cap.
     refused(
-        &run(&["--steps", "18446744073709551615"]),
+        &format!("{sample} --steps 18446744073709551615"),
         &[
             "more than 2^64 bytes",
             "kept draws beyond 2^64",
@@ -429,17 +374,13 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     refused(
-        &run(&["--chains", "18446744073709551615", "--steps", "10"]),
+        &format!("{sample} --chains 18446744073709551615 --steps 10"),
         &["more than 2^64 bytes"],
     );
     // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
     // CSV (with `--out` alone they would stream to the file).
     refused(
-        &capped(
-            &sample,
-            "100G",
-            &["--steps", "10000000000", "--csv", "d.csv"],
-        ),
+        &capped(sample, "100G", "--steps 10000000000 --csv d.csv"),
         &[
             "needs about",
             "kept draws 240.0 GB",
@@ -447,82 +388,46 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     // A small run under a tiny cap, then under a fair one.
+    refused(&capped(sample, "1k", "--steps 1000"), &["limit of 1000 B"]);
+    s.ok(&capped(sample, "1G", "--steps 1000 --quiet"));
     refused(
-        &capped(&sample, "1k", &["--steps", "1000"]),
-        &["limit of 1000 B"],
-    );
-    ok(
-        &s.0,
-        &capped(&sample, "1G", &["--steps", "1000", "--quiet"]),
-    );
-    refused(
-        &capped(&["sample", "--model", "m.json"], "lots", &[]),
+        &capped("sample --model m.json", "lots", ""),
         &["--max-memory", "lots"],
     );
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    let line = fails(
-        &s.0,
+    s.write("g.json", GAUSSIAN_SUM);
+    refused(
         &capped(
-            &[
-                "sample-continuous",
-                "--model",
-                "g.json",
-                "--step",
-                "0.1",
-                "--passes",
-                "1000000000",
-            ],
+            "sample-continuous --model g.json --step 0.1 --passes 1000000000",
             "10G",
-            &[],
+            "",
         ),
+        &["kept draws 32.0 GB", "10.0 GB"],
     );
-    expect(&line, &["kept draws 32.0 GB", "10.0 GB"]);
     // `model binary-quadratic --dim 100000`: 10¹⁰ entries.
-    let line = s.fails("model binary-quadratic --dim 100000 --out bq.json");
-    expect(&line, &["arrays 120.0 GB", "JSON text 240.0 GB"]);
-    let line = fails(
-        &s.0,
-        &capped(&["model", "binary-quadratic", "--dim", "50"], "10k", &[]),
+    refused(
+        "model binary-quadratic --dim 100000 --out bq.json",
+        &["arrays 120.0 GB", "JSON text 240.0 GB"],
     );
-    expect(&line, &["limit of 10.0 kB (--max-memory)"]);
+    refused(
+        &capped("model binary-quadratic --dim 50", "10k", ""),
+        &["limit of 10.0 kB (--max-memory)"],
+    );
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
 }
 
 #[test]
 fn continuous_draws_beyond_the_memory_cap_stream_to_the_file() {
     let s = Scratch::new("stream-continuous");
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     // 2 chains × 100 000 draws of 2 floats: 1.6 MB of draws, more with their diagnostics; under
     // 3 MB only a subset stays in memory.
     let run = |cap: &str, out: &str, summary: &str| {
-        ok(
-            &s.0,
-            &capped(
-                &[
-                    "sample-continuous",
-                    "--model",
-                    "g.json",
-                    "--step",
-                    "0.1",
-                    "--passes",
-                    "100000",
-                    "--chains",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--seed",
-                    "3",
-                ],
-                cap,
-                &["--out", out, "--summary", summary, "--quiet"],
-            ),
-        );
+        s.ok(&capped(
+            "sample-continuous --model g.json --step 0.1 --passes 100000 --chains 2 --threads 1 \
+             --seed 3",
+            cap,
+            &format!("--out {out} --summary {summary} --quiet"),
+        ));
     };
     run("3M", "small.npy", "small.json");
     run("1G", "big.npy", "big.json");
@@ -550,30 +455,18 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         s.write(name, model);
         // 2 chains × 100 000 draws: about 15 MB in memory with their diagnostics, 2 or 5 MB of
         // write buffers; under 12 MB one draw in 2 or 3 stays for the diagnostics.
-        let args = |cap: &'static str, out: &'static str, summary: &'static str| {
+        let line = |cap: &str, out: &str, summary: &str| {
             capped(
-                &[
-                    "sample",
-                    "--model",
-                    name,
-                    "--steps",
-                    "100000",
-                    "--burn-in",
-                    "10",
-                    "--chains",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--seed",
-                    "3",
-                ],
+                &format!(
+                    "sample --model {name} --steps 100000 --burn-in 10 --chains 2 --threads 1 \
+                     --seed 3"
+                ),
                 cap,
-                &["--out", out, "--summary", summary, "--quiet"],
+                &format!("--out {out} --summary {summary} --quiet"),
             )
         };
-        let run = |a: Vec<&str>| ok(&s.0, &a);
-        run(args("12M", "small.npy", "small.json"));
-        run(args("1G", "big.npy", "big.json"));
+        s.ok(&line("12M", "small.npy", "small.json"));
+        s.ok(&line("1G", "big.npy", "big.json"));
         let (small, big) = (s.path("small.npy"), s.path("big.npy"));
         assert_eq!(
             std::fs::read(&small).unwrap(),
@@ -596,7 +489,7 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         // The means are over every kept draw either way.
         assert_eq!(small["mean"], big["mean"]);
         // Standard output streams the same bytes.
-        let out = langevin(&s.0, &args("12M", "-", "small.json"));
+        let out = langevin(&s.0, &words(&line("12M", "-", "small.json")));
         assert!(
             out.status.success(),
             "{}",
@@ -604,11 +497,10 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         );
         assert_eq!(out.stdout, std::fs::read(s.path("big.npy")).unwrap());
         // Without --out the draws have nowhere to go: refused as before; --csv needs them all.
-        let line = s.fails(&format!(
-            "sample --model {name} --steps 100000 --chains 2 --threads 1 --max-memory 12M"
-        ));
+        let run = format!("sample --model {name} --steps 100000 --chains 2 --threads 1");
+        let line = s.fails(&capped(&run, "12M", ""));
         expect(&line, &["kept draws", "limit of 12.0 MB"]);
-        let line = s.fails(&format!("sample --model {name} --steps 100000 --chains 2 --threads 1 --max-memory 12M --out x.npy --csv x.csv"));
+        let line = s.fails(&capped(&run, "12M", "--out x.npy --csv x.csv"));
         expect(&line, &["CSV text", "limit of 12.0 MB"]);
         assert!(!s.path("x.npy").exists());
     }

@@ -421,45 +421,60 @@ fn batch_without_a_batched_path() {
     let s = Scratch::new("batch");
     s.write("ising.json", ISING);
     s.write("rbm.json", RBM);
-    // A model without a batched path, a sampler without one, and a batch of zero chains.
-    expect(
-        &sample_fails(&s, "ising.json", &["--batch", "4"]),
-        &["--batch", "ising model", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "rbm.json", &["--sampler", "gibbs", "--batch", "4"]),
-        &["--batch", "gibbs", "rbm", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "rbm.json", &["--batch", "0"]),
-        &["--batch must be at least 1"],
-    );
-    // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
     s.write("ordinal.json", common::ORDINAL);
     s.write("mix.json", common::MIXTURE);
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "gibbs", "--batch", "4"]),
-        &["--batch", "gibbs", "ordinal_quadratic", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "ab", "--batch", "4"]),
-        &["--batch", "ab", "ordinal_quadratic", "no batched path"],
-    );
-    // AB-2's schedule has no batched path on either domain: refused, not ignored.
-    expect(
-        &sample_fails(&s, "rbm.json", &["--sampler", "ab2", "--batch", "4"]),
-        &["--batch", "ab2", "rbm", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "ab2", "--batch", "4"]),
-        &["--batch", "ab2", "ordinal_quadratic", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "mix.json", &["--batch", "4"]),
-        &["--batch", "lattice_mixture", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--batch", "0"]),
-        &["--batch must be at least 1"],
-    );
+    let no_path = "no batched path";
+    let cases: [(&str, &[&str], &[&str]); 9] = [
+        // A model without a batched path, a sampler without one, and a batch of zero chains.
+        (
+            "ising.json",
+            &["--batch", "4"],
+            &["--batch", "ising model", no_path],
+        ),
+        (
+            "rbm.json",
+            &["--sampler", "gibbs", "--batch", "4"],
+            &["--batch", "gibbs", "rbm", no_path],
+        ),
+        (
+            "rbm.json",
+            &["--batch", "0"],
+            &["--batch must be at least 1"],
+        ),
+        // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
+        (
+            "ordinal.json",
+            &["--sampler", "gibbs", "--batch", "4"],
+            &["--batch", "gibbs", "ordinal_quadratic", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--sampler", "ab", "--batch", "4"],
+            &["--batch", "ab", "ordinal_quadratic", no_path],
+        ),
+        // AB-2's schedule has no batched path on either domain: refused, not ignored.
+        (
+            "rbm.json",
+            &["--sampler", "ab2", "--batch", "4"],
+            &["--batch", "ab2", "rbm", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--sampler", "ab2", "--batch", "4"],
+            &["--batch", "ab2", "ordinal_quadratic", no_path],
+        ),
+        (
+            "mix.json",
+            &["--batch", "4"],
+            &["--batch", "lattice_mixture", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--batch", "0"],
+            &["--batch must be at least 1"],
+        ),
+    ];
+    for (model, extra, parts) in cases {
+        expect(&sample_fails(&s, model, extra), parts);
+    }
 }

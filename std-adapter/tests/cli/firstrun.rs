@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Scratch, langevin, ok, summary, words};
+use common::{GAUSSIAN_SUM, Scratch, langevin, ok, summary, words};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -340,13 +340,7 @@ fn the_summary_has_arviz_columns_per_coordinate() {
         assert!(out.contains(column), "table without {column}: {out}");
     }
     let s = summary(&scratch.path("s.json"));
-    let col = |k: &str| -> Vec<f64> {
-        s[k].as_array()
-            .unwrap_or_else(|| panic!("no {k}: {s}"))
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect()
-    };
+    let col = |k: &str| column(&s, k);
     let (mean, sd, mcse, bulk) = (col("mean"), col("sd"), col("mcse_mean"), col("ess_bulk"));
     let (q5, q50, q95, tail, rhat) = (
         col("q5"),
@@ -503,23 +497,14 @@ fn train_plot_is_a_learning_curve() {
 #[test]
 fn the_continuous_summary_has_arviz_columns_too() {
     let scratch = Scratch::new("arviz-continuous");
-    scratch.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    scratch.write("g.json", GAUSSIAN_SUM);
     let out = scratch.ok(
         "sample-continuous --model g.json --sampler lmc --step 0.05 --passes 4000 --chains 4 \
              --seed 3 --summary s.json",
     );
     assert!(out.contains("ess_tail (first 2)"), "{out}");
     let s = summary(&scratch.path("s.json"));
-    let col = |k: &str| -> Vec<f64> {
-        s[k].as_array()
-            .unwrap_or_else(|| panic!("no {k}: {s}"))
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect()
-    };
+    let col = |k: &str| column(&s, k);
     let (var, sd, q5, q50, q95) = (col("var"), col("sd"), col("q5"), col("q50"), col("q95"));
     let (mcse, bulk, tail, rhat) = (
         col("mcse_mean"),
@@ -540,4 +525,13 @@ fn the_continuous_summary_has_arviz_columns_too() {
             "{i}: {s}"
         );
     }
+}
+
+/// The numbers of field `k` of a summary.
+fn column(s: &serde_json::Value, k: &str) -> Vec<f64> {
+    s[k].as_array()
+        .unwrap_or_else(|| panic!("no {k}: {s}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
 }

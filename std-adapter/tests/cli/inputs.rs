@@ -7,7 +7,10 @@
 
 use crate::common;
 
-use common::{ISING, LATTICE, RBM, Scratch, expect, fails, langevin, npy_variant, ok, words};
+use common::{
+    GAUSSIAN_SUM, ISING, LATTICE, RBM, Scratch, expect, fails, langevin, langevin_env, npy_variant,
+    ok, words,
+};
 use langevin_std::io::npy::NpyData;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -220,10 +223,7 @@ fn the_diagnostics_estimate_counts_what_they_hold() {
     ));
     // Continuous draws: one worker per coordinate at most (2 here, not 64): 40 000 draws hold
     // about 5 MB, not 88 MB.
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     s.ok(
         "sample-continuous --model g.json --step 0.1 --passes 10000 --threads 64 \
              --max-memory 10M --quiet",
@@ -364,25 +364,19 @@ fn zero_threads_are_refused() {
 fn an_unknown_simd_value_is_refused() {
     let s = Scratch::new("inputs-simd");
     s.write("lat.json", LATTICE);
+    let run = |value: &str| {
+        let args = words("sample --model lat.json --steps 10 --quiet");
+        langevin_env(&s.0, &args, &[("LANGEVIN_SIMD", value)])
+    };
     for value in ["avx", "AVX2", "sse4"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_langevin"))
-            .args(words("sample --model lat.json --steps 10 --quiet"))
-            .current_dir(&s.0)
-            .env("LANGEVIN_SIMD", value)
-            .output()
-            .unwrap();
+        let out = run(value);
         assert_eq!(out.status.code(), Some(2), "{value}");
         let line = String::from_utf8(out.stderr).unwrap();
         expect(&line, &["LANGEVIN_SIMD", value, "portable, avx2, avx512"]);
         assert!(out.stdout.is_empty());
     }
     for value in ["portable", "avx2", "avx512", ""] {
-        let out = Command::new(env!("CARGO_BIN_EXE_langevin"))
-            .args(words("sample --model lat.json --steps 10 --quiet"))
-            .current_dir(&s.0)
-            .env("LANGEVIN_SIMD", value)
-            .output()
-            .unwrap();
+        let out = run(value);
         assert!(out.status.success(), "{value}: {:?}", out.stderr);
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{RBM, Scratch, words};
+use common::{RBM, Scratch, expect, words};
 use langevin_std::io::npy::NpyData;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -549,10 +549,7 @@ fn a_full_disk_leaves_no_partial_file_and_says_so() {
         "sample --model m.json --steps 10000 --chains 1 --csv small/d.csv --summary \
              small/s.json --quiet",
     );
-    assert!(
-        message.contains("small/d.csv") && message.contains("space"),
-        "{message}"
-    );
+    expect(&message, &["small/d.csv", "space"]);
     let left: Vec<_> = std::fs::read_dir(&disk.0).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }

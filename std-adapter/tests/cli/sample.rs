@@ -78,19 +78,7 @@ fn relative_array_paths_resolve_against_the_model_file_not_the_working_folder() 
 fn json_format_csv_and_quiet() {
     let scratch = Scratch::new("formats");
     scratch.write("m.json", QUADRATIC);
-    let args = [
-        "sample",
-        "--model",
-        "m.json",
-        "--steps",
-        "40",
-        "--burn-in",
-        "5",
-        "--chains",
-        "2",
-        "--seed",
-        "3",
-    ];
+    let args = words("sample --model m.json --steps 40 --burn-in 5 --chains 2 --seed 3");
     let mut with = args.to_vec();
     with.extend(["--format", "json", "--csv", "s.csv", "--out", "s.npy"]);
     let stdout = ok(&scratch.0, &with);

@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{LATTICE, QUADRATIC, RBM, Scratch, fails, summary, words};
+use common::{
+    GAUSSIAN_SUM, LATTICE, QUADRATIC, RBM, Scratch, expect, fails, strings, summary, words,
+};
 use langevin_std::io::npy::NpyData;
 
 /// 40 rows of 6 binary values (the RBM test model's visible layer).
@@ -21,12 +23,7 @@ fn data(s: &Scratch) -> &'static str {
 fn check_provenance(j: &serde_json::Value, line: &str, defaults: &[(&str, &str)]) {
     assert_eq!(j["tool"], "langevin", "{j}");
     assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
-    let command: Vec<&str> = j["command_line"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let command = strings(&j["command_line"]);
     assert_eq!(&command[1..], words(line).as_slice());
     let options = j["options"].as_object().expect("options");
     for (name, value) in defaults {
@@ -211,7 +208,7 @@ fn error_lines_are_short_and_name_what_they_mean() {
         (&format!("--steps {}", "9".repeat(320)), "9.99999e319"),
     ] {
         let line = fails(&s.0, &words(&sample(extra)));
-        assert!(line.contains(shown), "{line}");
+        expect(&line, &[shown]);
         assert!(line.len() < 300, "{line}");
     }
     // A matrix entry is named by its row and column.
@@ -220,7 +217,7 @@ fn error_lines_are_short_and_name_what_they_mean() {
         r#"{"kind": "binary_quadratic", "W": [[0, 1e300], [1e300, 0]], "b": [0, 0]}"#,
     );
     let line = s.fails("sample --model big.json --steps 10");
-    assert!(line.contains("entry (0, 1) = 1e300 overflows"), "{line}");
+    expect(&line, &["entry (0, 1) = 1e300 overflows"]);
     // sample-continuous names the model file whatever goes wrong with it.
     s.write(
         "logit.json",
@@ -261,10 +258,7 @@ fn the_readme_explains_every_provenance_field() {
 fn draws_larger_than_the_free_disk_space_are_refused_before_sampling() {
     let s = Scratch::new("trust-disk");
     s.write("m.json", QUADRATIC);
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     // About 12,000 TB of draws, streamed to the file (the cap keeps a subset in memory): no disk
     // here has the room, so the run stops before its first step, naming both sizes, and
     // leaves no file behind.
@@ -274,8 +268,7 @@ fn draws_larger_than_the_free_disk_space_are_refused_before_sampling() {
          --max-memory 1G --out d.npy",
     ] {
         let err = s.fails(line);
-        assert!(err.contains("d.npy: needs "), "{err}");
-        assert!(err.contains("TB, but its file system has "), "{err}");
+        expect(&err, &["d.npy: needs ", "TB, but its file system has "]);
         assert!(!s.path("d.npy").exists(), "{line}");
         let left: Vec<String> = s
             .files()
