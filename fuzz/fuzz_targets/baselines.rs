@@ -40,6 +40,32 @@ fn rejected(mut r: StepReport, why: Rejection) -> StepReport {
     r
 }
 
+/// What a kernel that evaluates the target once must report for a proposal whose evaluation is
+/// `eval`, from a chain at `log_density`: an unrecoverable target error ends the run, a
+/// recoverable one or a non-finite value rejects, and otherwise `accept(ratio)` decides.
+fn one_evaluation(
+    eval: Result<(f64, Vec<f32>), TableError>,
+    log_density: f64,
+    base: StepReport,
+    accept: impl FnOnce(f64) -> bool,
+) -> Result<StepReport, ()> {
+    match eval {
+        Err(e) if !e.recoverable => Err(()),
+        Err(_) => Ok(rejected(base, Rejection::TargetError)),
+        Ok((v, g)) if !v.is_finite() || g.iter().any(|x| !x.is_finite()) => {
+            Ok(rejected(base, Rejection::NonFinite))
+        }
+        Ok((v, _)) => {
+            let ratio = v - log_density;
+            Ok(StepReport {
+                accepted: accept(ratio),
+                log_accept_ratio: ratio,
+                ..base
+            })
+        }
+    }
+}
+
 fn same(want: &Result<StepReport, ()>, got: &Result<StepReport, StepError<TableError>>) {
     match (want, got) {
         (Err(()), Err(StepError::Target(e))) => assert!(!e.recoverable),
@@ -78,21 +104,9 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
                 rejection: None,
                 evaluations: 1,
             };
-            let want = match target.at(&y) {
-                Err(e) if !e.recoverable => Err(()),
-                Err(_) => Ok(rejected(base, Rejection::TargetError)),
-                Ok((v, g)) if !v.is_finite() || g.iter().any(|x| !x.is_finite()) => {
-                    Ok(rejected(base, Rejection::NonFinite))
-                }
-                Ok((v, _)) => {
-                    let ratio = v - chain.log_density();
-                    Ok(StepReport {
-                        accepted: u < sigmoid(ratio),
-                        log_accept_ratio: ratio,
-                        ..base
-                    })
-                }
-            };
+            let want = one_evaluation(target.at(&y), chain.log_density(), base, |ratio| {
+                u < sigmoid(ratio)
+            });
             let words = rng.words;
             let got = Kernel::step(&mut gibbs, target, chain, rng);
             assert_eq!(rng.words - words, r.words - words, "random words");
@@ -170,21 +184,9 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
                 let want = if flips == 0 {
                     Ok(base)
                 } else {
-                    match target.at(&y) {
-                        Err(e) if !e.recoverable => Err(()),
-                        Err(_) => Ok(rejected(base, Rejection::TargetError)),
-                        Ok((v, g)) if !v.is_finite() || g.iter().any(|x| !x.is_finite()) => {
-                            Ok(rejected(base, Rejection::NonFinite))
-                        }
-                        Ok((v, _)) => {
-                            let ratio = v - chain.log_density();
-                            Ok(StepReport {
-                                accepted: log_u < ratio,
-                                log_accept_ratio: ratio,
-                                ..base
-                            })
-                        }
-                    }
+                    one_evaluation(target.at(&y), chain.log_density(), base, |ratio| {
+                        log_u < ratio
+                    })
                 };
                 let words = rng.words;
                 let got = match &mut tuner {

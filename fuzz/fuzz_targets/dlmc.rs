@@ -135,14 +135,7 @@ fn categorical(data: &[u8]) -> Vec<u64> {
 }
 
 fn run(data: &[u8]) -> Vec<u64> {
-    let Some((&mode, rest)) = data.split_first() else {
-        return Vec::new();
-    };
-    if mode % 2 == 0 {
-        binary(rest)
-    } else {
-        categorical(rest)
-    }
+    langevin_fuzz::pick_case(data, &[binary, categorical])
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -214,15 +214,7 @@ fn block_gibbs(data: &[u8]) -> Vec<u64> {
 }
 
 fn run(data: &[u8]) -> Vec<u64> {
-    let Some((&mode, rest)) = data.split_first() else {
-        return Vec::new();
-    };
-    match mode % 4 {
-        0 => lb_binary(rest),
-        1 => lb_categorical(rest),
-        2 => hamming(rest),
-        _ => block_gibbs(rest),
-    }
+    langevin_fuzz::pick_case(data, &[lb_binary, lb_categorical, hamming, block_gibbs])
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -14,11 +14,13 @@ use langevin_fuzz::drive::{self, BinarySetup, TabledDomain};
 use langevin_fuzz::labels::{self, LabelSetup};
 use langevin_fuzz::{ByteRng, Input, TableError};
 
-/// The path length, the adaptation (if any) and the burn-in, read from the input.
+/// The path length, the adaptation (if any) and the burn-in, read from the input, and the
+/// number of steps taken so far.
 struct Plan {
     length: usize,
     adapt: Option<PathAdaptation>,
     burn_in: u64,
+    taken: u64,
 }
 
 impl Plan {
@@ -46,13 +48,13 @@ impl Plan {
             length: fixed.ok().map_or(1, |p| p.length()),
             adapt: adaptation,
             burn_in,
+            taken: 0,
         })
     }
 }
 
 fn step<D: PathDomain + TabledDomain>(
     plan: &mut Plan,
-    taken: &mut u64,
     weights: &mut [f64],
     path: &mut [u32],
     target: &mut D::Target,
@@ -79,10 +81,10 @@ fn step<D: PathDomain + TabledDomain>(
     }
     if let Some(a) = &plan.adapt {
         if got.is_ok() {
-            *taken += 1;
+            plan.taken += 1;
         }
         assert!((1..=chain.dim().clamp(1, 8)).contains(&a.length()));
-        assert_eq!(a.is_frozen(), *taken >= plan.burn_in);
+        assert_eq!(a.is_frozen(), plan.taken >= plan.burn_in);
     }
     // A path buffer shorter than the length is refused, not overrun.
     let mut short = [0u32; 0];
@@ -106,17 +108,8 @@ fn binary(data: &[u8]) -> Vec<u64> {
     };
     let rng = ByteRng::new(input.rest());
     let (mut weights, mut path) = (vec![0.0f64; d], vec![0u32; 9]);
-    let mut taken = 0;
     drive::drive(setup, rng, &mut |_, target, chain, rng| {
-        step(
-            &mut plan,
-            &mut taken,
-            &mut weights,
-            &mut path,
-            target,
-            chain,
-            rng,
-        )
+        step(&mut plan, &mut weights, &mut path, target, chain, rng)
     })
 }
 
@@ -132,29 +125,13 @@ fn categorical(data: &[u8]) -> Vec<u64> {
         vec![0.0f64; d.saturating_mul(s).min(1 << 16)],
         vec![0u32; 9],
     );
-    let mut taken = 0;
     labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
-        step(
-            &mut plan,
-            &mut taken,
-            &mut weights,
-            &mut path,
-            target,
-            chain,
-            rng,
-        )
+        step(&mut plan, &mut weights, &mut path, target, chain, rng)
     })
 }
 
 fn run(data: &[u8]) -> Vec<u64> {
-    let Some((&mode, rest)) = data.split_first() else {
-        return Vec::new();
-    };
-    if mode % 2 == 0 {
-        binary(rest)
-    } else {
-        categorical(rest)
-    }
+    langevin_fuzz::pick_case(data, &[binary, categorical])
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -18,6 +18,18 @@ macro_rules! deterministic_fuzz_target {
     };
 }
 
+/// One case of a fuzz target: runs on its input and returns a transcript of what it observed.
+pub type CaseFn = fn(&[u8]) -> Vec<u64>;
+
+/// Runs the case that the first byte of `data` picks (its value modulo the number of cases) on
+/// the rest; empty input runs nothing and gives no output.
+pub fn pick_case(data: &[u8], cases: &[CaseFn]) -> Vec<u64> {
+    match data.split_first() {
+        Some((&mode, rest)) => cases[usize::from(mode) % cases.len()](rest),
+        None => Vec::new(),
+    }
+}
+
 use core::convert::Infallible;
 use core::fmt;
 use langevin_core::binary::{Dmala, Dula, FlipProposal};

@@ -549,14 +549,34 @@ pub fn check_label_kernel<D, T, K>(
     K: langevin_core::Kernel<D>,
 {
     use rand_core::SeedableRng;
-    let s = model.states();
-    let mut buf = LabelBox::for_domain::<D>(&states[0], s).expect("a small model");
+    let mut buf = LabelBox::for_domain::<D>(&states[0], model.states()).expect("a small model");
     let mut chain = langevin_core::Chain::<D>::new(buf.buffers(), model).unwrap();
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-    check_exact_start(name, pi, n, &mut rng, |x0, k, rng| {
+    check_label_chain(name, model, kernel, &mut chain, (states, pi), n, &mut rng);
+}
+
+/// [`check_exact_start`] of a label kernel of domain `D` on an existing `chain` of `model`, with
+/// the stream `rng`: each run resets the chain to `states[x0]` and steps it `k` times; `pi` is the
+/// law over `states`.
+pub fn check_label_chain<D, T, K, R>(
+    name: &str,
+    model: &mut T,
+    kernel: &mut K,
+    chain: &mut langevin_core::Chain<'_, D>,
+    (states, pi): (&[Vec<u16>], &[f64]),
+    n: usize,
+    rng: &mut R,
+) where
+    D: langevin_core::Domain<Value = u16>,
+    T: langevin_core::Eval<D>,
+    K: langevin_core::Kernel<D>,
+    R: Rng,
+{
+    let s = model.states();
+    check_exact_start(name, pi, n, rng, |x0, k, rng| {
         chain.reset(&states[x0], model).unwrap();
         for _ in 0..k {
-            kernel.step(model, &mut chain, rng).unwrap();
+            kernel.step(model, chain, rng).unwrap();
         }
         index_of(chain.state(), s)
     });

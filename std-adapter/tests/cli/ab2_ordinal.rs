@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{ORDINAL, Scratch, fails, label_samples, ok, summary, words};
+use common::{ORDINAL, Scratch, expect, label_samples, summary};
 
 const Z: f64 = 5.5;
 
@@ -52,12 +52,9 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
     let (chains_text, thin_text) = (chains.to_string(), thin.to_string());
     for (tag, diagonal) in [("trace", "trace"), ("shift", "shift")] {
         let (out, sum) = (format!("{tag}.npy"), format!("{tag}.json"));
-        ok(
-            &scratch.0,
-            &words(&format!(
+        scratch.ok(&format!(
                 "sample --model ord.json --sampler ab2 --diagonal {diagonal} --chains {chains_text} --steps {steps} --burn-in 100 --thin {thin_text} --seed 3 --exact --out {out} --summary {sum} --quiet"
-            )),
-        );
+            ));
         let sm = summary(&scratch.path(&sum));
         assert_eq!(sm["sampler"], "ab2", "{tag}");
         assert_eq!(sm["domain"], "ordinal", "{tag}");
@@ -123,14 +120,8 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
 fn ab2_refuses_categorical_models() {
     let scratch = Scratch::new("ab2-potts");
     scratch.write("potts.json", common::POTTS);
-    let line = fails(
-        &scratch.0,
-        &words("sample --model potts.json --sampler ab2 --steps 10"),
-    );
-    assert!(
-        line.contains("sampler ab2 does not apply to categorical models"),
-        "{line}"
-    );
+    let line = scratch.fails("sample --model potts.json --sampler ab2 --steps 10");
+    expect(&line, &["sampler ab2 does not apply to categorical models"]);
 }
 
 /// Chains take all their randomness from their own streams: the draws and the tuned parameters
@@ -143,10 +134,7 @@ fn ab2_ordinal_output_does_not_depend_on_threads() {
         .iter()
         .map(|threads| {
             let (out, sum) = (format!("{threads}.npy"), format!("{threads}.json"));
-            ok(
-                &scratch.0,
-                &words(&format!("sample --model ord.json --sampler ab2 --chains 4 --steps 300 --burn-in 50 --seed 5 --threads {threads} --out {out} --summary {sum} --quiet")),
-            );
+            scratch.ok(&format!("sample --model ord.json --sampler ab2 --chains 4 --steps 300 --burn-in 50 --seed 5 --threads {threads} --out {out} --summary {sum} --quiet"));
             (
                 std::fs::read(scratch.path(&out)).unwrap(),
                 summary(&scratch.path(&sum)),

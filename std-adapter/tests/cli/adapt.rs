@@ -4,23 +4,36 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, fails, ok, summary, words};
+use common::{ISING, ORDINAL, POTTS, Scratch, expect, summary};
+
+/// A model of each domain: its name, its JSON and the domain its summary names.
+const EVERY_DOMAIN: [(&str, &str, &str); 3] = [
+    ("ising", ISING, "binary"),
+    ("ordinal", ORDINAL, "ordinal"),
+    ("potts", POTTS, "categorical"),
+];
+
+/// Writes `json` as `{name}.json` and samples it with the words `sampler` (2 chains, seed 4);
+/// returns the summary.
+fn sample_on(scratch: &Scratch, name: &str, json: &str, sampler: &str) -> serde_json::Value {
+    scratch.write(&format!("{name}.json"), json);
+    scratch.ok(&format!(
+        "sample --model {name}.json {sampler} --chains 2 --seed 4 --out {name}.npy \
+         --summary {name}.s.json --quiet"
+    ));
+    summary(&scratch.path(&format!("{name}.s.json")))
+}
 
 #[test]
 fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
     let scratch = Scratch::new("adapt");
-    for (name, json, domain) in [
-        ("ising", ISING, "binary"),
-        ("ordinal", ORDINAL, "ordinal"),
-        ("potts", POTTS, "categorical"),
-    ] {
-        let model = format!("{name}.json");
-        scratch.write(&model, json);
-        let line = format!(
-            "sample --model {model} --sampler dmala --adapt acceptance --steps 600 --burn-in 300 --chains 2 --seed 4 --out {name}.npy --summary {name}.s.json --quiet"
+    for (name, json, domain) in EVERY_DOMAIN {
+        let s = sample_on(
+            &scratch,
+            name,
+            json,
+            "--sampler dmala --adapt acceptance --steps 600 --burn-in 300",
         );
-        ok(&scratch.0, &words(&line));
-        let s = summary(&scratch.path(&format!("{name}.s.json")));
         assert_eq!(s["sampler"], "dmala");
         assert_eq!(s["domain"], domain);
         assert!(s["step"].is_null(), "{name}: a fixed step is not reported");
@@ -46,18 +59,12 @@ fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
 fn adapted_dmala_prints_its_tuning_and_checks_its_target() {
     let scratch = Scratch::new("adapt-table");
     scratch.write("m.json", ISING);
-    let out = ok(
-        &scratch.0,
-        &words(
-            "sample --model m.json --sampler dmala --adapt acceptance --steps 500 --burn-in 200",
-        ),
-    );
+    let out = scratch
+        .ok("sample --model m.json --sampler dmala --adapt acceptance --steps 500 --burn-in 200");
     let line = out.lines().find(|l| l.starts_with("tuned")).unwrap();
     assert!(line.contains("expected changes"), "{line}");
-    let err = fails(
-        &scratch.0,
-        &words("sample --model m.json --sampler dmala --adapt acceptance --target-acceptance 1.5"),
-    );
+    let err = scratch
+        .fails("sample --model m.json --sampler dmala --adapt acceptance --target-acceptance 1.5");
     assert!(err.contains("target acceptance"), "{err}");
 }
 
@@ -66,18 +73,13 @@ fn adapted_dmala_prints_its_tuning_and_checks_its_target() {
 #[test]
 fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
     let scratch = Scratch::new("pt-dmala");
-    for (name, json, domain) in [
-        ("ising", ISING, "binary"),
-        ("ordinal", ORDINAL, "ordinal"),
-        ("potts", POTTS, "categorical"),
-    ] {
-        let model = format!("{name}.json");
-        scratch.write(&model, json);
-        let line = format!(
-            "sample --model {model} --sampler pt-dmala --replicas 3 --steps 400 --burn-in 200 --chains 2 --seed 4 --out {name}.npy --summary {name}.s.json --quiet"
+    for (name, json, domain) in EVERY_DOMAIN {
+        let s = sample_on(
+            &scratch,
+            name,
+            json,
+            "--sampler pt-dmala --replicas 3 --steps 400 --burn-in 200",
         );
-        ok(&scratch.0, &words(&line));
-        let s = summary(&scratch.path(&format!("{name}.s.json")));
         assert_eq!(s["sampler"], "pt-dmala");
         assert_eq!(s["domain"], domain);
         assert_eq!(s["kept_per_chain"], 400);
@@ -113,9 +115,6 @@ fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
             assert_eq!(proposed, 400, "{name}");
         }
     }
-    let err = fails(
-        &scratch.0,
-        &words("sample --model ising.json --sampler pt-dmala --replicas 0"),
-    );
-    assert!(err.contains("replicas"), "{err}");
+    let err = scratch.fails("sample --model ising.json --sampler pt-dmala --replicas 0");
+    expect(&err, &["replicas"]);
 }

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Scratch, fails, ok, summary, words};
+use common::{Scratch, expect, summary, words};
 use langevin_std::samplers::{Domain, SAMPLERS};
 use serde_json::Value;
 use std::process::{Command, Stdio};
@@ -86,13 +86,10 @@ fn killed_and_resumed(scratch: &Scratch, name: &str, args: &str, kills: usize, m
     let reference = format!("{name}-ref");
     // The reference saves only its final checkpoint: every chain's last state, stream, kernel
     // and target running sums, `U` and `∇U` bits, and `U` at every kept draw.
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "sample {args} --out {reference}.npy --summary {reference}.json --quiet \
+    scratch.ok(&format!(
+        "sample {args} --out {reference}.npy --summary {reference}.json --quiet \
              --checkpoint {reference}.ckpt --checkpoint-every 100000"
-        )),
-    );
+    ));
     let ckpt = format!("{name}.ckpt");
     let run = format!(
         "sample {args} --out {name}.npy --summary {name}.json --quiet --checkpoint {ckpt} \
@@ -114,7 +111,7 @@ fn killed_and_resumed(scratch: &Scratch, name: &str, args: &str, kills: usize, m
         !scratch.path(&format!("{name}.npy")).exists(),
         "{name}: draws after a kill"
     );
-    ok(&scratch.0, &words(&format!("{run} --resume {ckpt}")));
+    scratch.ok(&format!("{run} --resume {ckpt}"));
     let bytes = |f: &str| std::fs::read(scratch.path(f)).unwrap();
     assert_eq!(
         bytes(&format!("{name}.npy")),
@@ -147,13 +144,10 @@ fn a_run_with_checkpoints_gives_the_bytes_of_one_without() {
         ("ordinal", "--model ordinal.json --sampler dmala --step 0.5"),
     ] {
         let args = format!("sample {args} --steps 3000 --burn-in 300 --chains 3 --seed 5 --quiet");
-        ok(&scratch.0, &words(&format!("{args} --out {name}-a.npy")));
-        ok(
-            &scratch.0,
-            &words(&format!(
-                "{args} --out {name}-b.npy --checkpoint {name}.ckpt --checkpoint-every 0.01"
-            )),
-        );
+        scratch.ok(&format!("{args} --out {name}-a.npy"));
+        scratch.ok(&format!(
+            "{args} --out {name}-b.npy --checkpoint {name}.ckpt --checkpoint-every 0.01"
+        ));
         assert!(scratch.path(&format!("{name}.ckpt")).exists(), "{name}");
         let bytes = |f: String| std::fs::read(scratch.path(&f)).unwrap();
         assert_eq!(
@@ -167,10 +161,7 @@ fn a_run_with_checkpoints_gives_the_bytes_of_one_without() {
 #[test]
 fn a_run_killed_and_resumed_twice_gives_the_uninterrupted_runs_bytes() {
     let scratch = Scratch::new("ckpt-kill");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 4 --cols 4 --coupling 0.4 --out lat.json"),
-    );
+    scratch.ok("model ising-lattice --rows 4 --cols 4 --coupling 0.4 --out lat.json");
     scratch.write("potts.json", common::POTTS);
     // dmala tunes its step during the burn-in (the acceptance tuner's state is saved);
     // the file's size passes 2 kB once the chains hold kept draws.
@@ -202,7 +193,7 @@ fn models_that_keep_running_sums_resume_to_the_same_bytes() {
         "rbm --visible 16 --hidden 8 --seed 2 --out m-rbm.json",
         "binary-logistic --out m-lg.json",
     ] {
-        ok(&scratch.0, &words(&format!("model {model}")));
+        scratch.ok(&format!("model {model}"));
     }
     for (name, model) in [("ordinal", "oq"), ("rbm", "rbm"), ("logistic", "lg")] {
         killed_and_resumed(
@@ -240,12 +231,9 @@ fn a_checkpoint_of_another_command_is_refused_naming_the_difference() {
     scratch.write("lat.json", common::LATTICE);
     scratch.write("quad.json", common::QUADRATIC);
     let base = "sample --steps 200 --burn-in 20 --quiet";
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "{base} --model lat.json --seed 1 --chains 2 --checkpoint c.ckpt --checkpoint-every 0.0001"
-        )),
-    );
+    scratch.ok(&format!(
+        "{base} --model lat.json --seed 1 --chains 2 --checkpoint c.ckpt --checkpoint-every 0.0001"
+    ));
     assert!(scratch.path("c.ckpt").exists());
     for (args, field) in [
         (
@@ -263,20 +251,14 @@ fn a_checkpoint_of_another_command_is_refused_naming_the_difference() {
             "its sampler parameters:",
         ),
     ] {
-        let err = fails(
-            &scratch.0,
-            &words(&format!("{base} {args} --resume c.ckpt")),
-        );
+        let err = scratch.fails(&format!("{base} {args} --resume c.ckpt"));
         assert!(err.contains("belongs to another command"), "{args}: {err}");
         assert!(err.contains(field), "{args}: {err}");
     }
     // The same command resumes (here: every chain had finished).
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "{base} --model lat.json --seed 1 --chains 2 --resume c.ckpt --out d.npy"
-        )),
-    );
+    scratch.ok(&format!(
+        "{base} --model lat.json --seed 1 --chains 2 --resume c.ckpt --out d.npy"
+    ));
 }
 
 #[test]
@@ -284,12 +266,9 @@ fn a_damaged_or_truncated_checkpoint_is_refused_never_a_panic() {
     let scratch = Scratch::new("ckpt-damaged");
     scratch.write("lat.json", common::LATTICE);
     let run = "sample --model lat.json --steps 200 --burn-in 20 --chains 2 --seed 1 --quiet";
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "{run} --checkpoint c.ckpt --checkpoint-every 0.0001"
-        )),
-    );
+    scratch.ok(&format!(
+        "{run} --checkpoint c.ckpt --checkpoint-every 0.0001"
+    ));
     let good = std::fs::read(scratch.path("c.ckpt")).unwrap();
     let mut flipped = good.clone();
     let middle = flipped.len() / 2;
@@ -302,11 +281,11 @@ fn a_damaged_or_truncated_checkpoint_is_refused_never_a_panic() {
     ];
     for (name, bytes) in cases {
         std::fs::write(scratch.path("bad.ckpt"), bytes).unwrap();
-        let err = fails(&scratch.0, &words(&format!("{run} --resume bad.ckpt")));
+        let err = scratch.fails(&format!("{run} --resume bad.ckpt"));
         assert!(err.contains("is not a usable checkpoint"), "{name}: {err}");
     }
-    let err = fails(&scratch.0, &words(&format!("{run} --resume missing.ckpt")));
-    assert!(err.contains("reading the checkpoint"), "{err}");
+    let err = scratch.fails(&format!("{run} --resume missing.ckpt"));
+    expect(&err, &["reading the checkpoint"]);
 }
 
 #[test]
@@ -323,7 +302,7 @@ fn runs_that_cannot_save_a_checkpoint_are_refused_before_they_start() {
             "--checkpoint-every",
         ),
     ] {
-        let err = fails(&scratch.0, &words(&format!("{run} {args}")));
+        let err = scratch.fails(&format!("{run} {args}"));
         assert!(err.contains(what), "{args}: {err}");
         assert!(!scratch.path("c.ckpt").exists(), "{args}");
     }
@@ -379,13 +358,10 @@ fn resumes_to_the_same_bytes(sampler: &str, model: &str, fixture: &str) -> u64 {
         );
         // The reference saves only its final checkpoint (last states, streams, kernel
         // states, running sums and `U` bits), which the resumed run's must equal.
-        ok(
-            &scratch.0,
-            &words(&format!(
-                "{args} --out {name}-ref.npy --summary {name}-ref.json \
+        scratch.ok(&format!(
+            "{args} --out {name}-ref.npy --summary {name}-ref.json \
                  --checkpoint {name}-ref.ckpt --checkpoint-every 100000"
-            )),
-        );
+        ));
         let run = format!(
             "{args} --out {name}.npy --summary {name}.json --checkpoint {ckpt} \
              --checkpoint-every 0.01"
@@ -398,7 +374,7 @@ fn resumes_to_the_same_bytes(sampler: &str, model: &str, fixture: &str) -> u64 {
             !scratch.path(&format!("{name}.npy")).exists(),
             "{name}: draws after a kill"
         );
-        ok(&scratch.0, &words(&format!("{run} --resume {ckpt}")));
+        scratch.ok(&format!("{run} --resume {ckpt}"));
         let bytes = |f: &str| std::fs::read(scratch.path(f)).unwrap();
         assert!(
             bytes(&format!("{name}.npy")) == bytes(&format!("{name}-ref.npy")),
@@ -438,13 +414,10 @@ fn every_sampler_of_the_registry_killed_mid_run_resumes_to_the_same_bytes() {
         .into_iter()
         .partition(|(s, _, _)| STILL_REFUSED.contains(s));
     for (sampler, model, _) in &refused {
-        let err = fails(
-            &scratch.0,
-            &words(&format!(
-                "sample --model {model}.json --sampler {sampler} --steps 100 --burn-in 10 \
+        let err = scratch.fails(&format!(
+            "sample --model {model}.json --sampler {sampler} --steps 100 --burn-in 10 \
                  --quiet --checkpoint refused.ckpt"
-            )),
-        );
+        ));
         assert!(
             err.contains("--checkpoint does not support"),
             "{sampler} on {model}: {err}"

@@ -78,6 +78,27 @@ impl Scratch {
         path
     }
 
+    /// Runs `langevin` with the words of `line` in this folder and insists that it succeeds;
+    /// returns stdout.
+    pub fn ok(&self, line: &str) -> String {
+        ok(&self.0, &words(line))
+    }
+
+    /// Runs `langevin` with the words of `line` in this folder and insists on the failure
+    /// contract (see [`fails`]); returns the line on stderr.
+    pub fn fails(&self, line: &str) -> String {
+        fails(&self.0, &words(line))
+    }
+
+    /// Runs `langevin sample` with the words of `args`, writing `{tag}.npy` and `{tag}.json`
+    /// quietly; returns the summary.
+    pub fn sample(&self, args: &str, tag: &str) -> serde_json::Value {
+        self.ok(&format!(
+            "sample {args} --out {tag}.npy --summary {tag}.json --quiet"
+        ));
+        summary(&self.path(&format!("{tag}.json")))
+    }
+
     /// Every file under the folder, relative, sorted.
     pub fn files(&self) -> Vec<String> {
         fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
@@ -99,9 +120,15 @@ impl Scratch {
 
 /// Runs `langevin` with `args` in folder `cwd`.
 pub fn langevin(cwd: &Path, args: &[&str]) -> Output {
+    langevin_env(cwd, args, &[])
+}
+
+/// Runs `langevin` with `args` in folder `cwd`, with the environment variables `env` set.
+pub fn langevin_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_langevin"))
         .args(args)
         .current_dir(cwd)
+        .envs(env.iter().copied())
         .output()
         .unwrap()
 }
@@ -142,6 +169,14 @@ pub fn fails(cwd: &Path, args: &[&str]) -> String {
     stderr.trim_end().to_string()
 }
 
+/// Asserts that `line` is an error line (`error: …`) naming every one of `parts`.
+pub fn expect(line: &str, parts: &[&str]) {
+    assert!(line.starts_with("error: "), "{line}");
+    for part in parts {
+        assert!(line.contains(part), "{line:?} lacks {part:?}");
+    }
+}
+
 /// The small test models of every binary kind, as JSON with inline arrays. Entries are
 /// multiples of 1/8 so that every path to single precision gives the same values.
 pub const QUADRATIC: &str = r#"{"kind": "binary_quadratic",
@@ -161,6 +196,9 @@ pub const RBM: &str = r#"{"kind": "rbm",
         [-0.125, 0, 0.25, 0, -0.25, 0.5]],
   "b": [0.125, -0.25, 0, 0.25, -0.125, 0],
   "c": [0.25, -0.5, 0]}"#;
+
+/// A continuous `gaussian_sum` model in two dimensions, centres (0, 1) and (1, 0).
+pub const GAUSSIAN_SUM: &str = r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#;
 
 /// The same models with their arrays in `.npy` files under `arrays/` next to `name.json`,
 /// written into folder `sub` of the scratch folder. Returns the JSON path.
@@ -244,4 +282,13 @@ pub fn label_samples(path: &Path) -> (Vec<usize>, &'static str, Vec<i64>) {
 /// Parses a summary file.
 pub fn summary(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The strings of a JSON array of strings (a summary's `command_line`, `plots`, …).
+pub fn strings(v: &serde_json::Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect()
 }

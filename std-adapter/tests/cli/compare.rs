@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Scratch, fails, ok};
+use common::{Scratch, expect, ok};
 
 /// Runs a tiny comparison (2 chains, 200 kept steps, 300 tuning steps, one thread) of these
 /// models and samplers with `extra` flags; returns the JSON rows.
@@ -47,18 +47,12 @@ fn compare_reports_one_row_per_model_and_sampler() {
 #[test]
 fn compare_refuses_unknown_names() {
     let scratch = Scratch::new("compare-bad");
-    let line = fails(&scratch.0, &["compare", "--models", "ising-cube"]);
-    assert!(
-        line.contains("ising-cube") && line.contains("ising-ba"),
-        "{line}"
-    );
-    let line = fails(&scratch.0, &["compare", "--samplers", "ab-min"]);
-    assert!(
-        line.contains("ab-min") && line.contains("dlp-trace"),
-        "{line}"
-    );
-    let line = fails(&scratch.0, &["compare", "--chains", "0"]);
-    assert!(line.contains("--chains"), "{line}");
+    let line = scratch.fails("compare --models ising-cube");
+    expect(&line, &["ising-cube", "ising-ba"]);
+    let line = scratch.fails("compare --samplers ab-min");
+    expect(&line, &["ab-min", "dlp-trace"]);
+    let line = scratch.fails("compare --chains 0");
+    expect(&line, &["--chains"]);
 }
 
 #[test]

@@ -4,18 +4,15 @@
 
 use crate::common;
 
-use common::{QUADRATIC, Scratch, fails, ok, summary, words};
+use common::{QUADRATIC, Scratch, expect, summary};
 
 fn run(scratch: &Scratch, rule: &str) -> serde_json::Value {
     let model = scratch.write("quad.json", QUADRATIC);
     let sum = format!("{rule}.json");
-    ok(
-        &scratch.0,
-        &words(&format!(
+    scratch.ok(&format!(
             "sample --model {} --sampler ab2 --diagonal {rule} --steps 500 --burn-in 100 --chains 2 --seed 3 --summary {sum} --quiet",
             model.display()
-        )),
-    );
+        ));
     summary(&scratch.path(&sum))
 }
 
@@ -60,25 +57,16 @@ fn the_table_names_the_rule_and_bad_rules_fail() {
     let scratch = Scratch::new("diag-table");
     let model = scratch.write("quad.json", QUADRATIC);
     let m = model.to_str().unwrap();
-    let out = ok(
-        &scratch.0,
-        &words(&format!(
-            "sample --model {m} --sampler ab2 --diagonal max --steps 200 --burn-in 10 --chains 1"
-        )),
-    );
+    let out = scratch.ok(&format!(
+        "sample --model {m} --sampler ab2 --diagonal max --steps 200 --burn-in 10 --chains 1"
+    ));
     assert!(
         out.lines()
             .any(|l| l.starts_with("diagonal") && l.trim_end().ends_with("max")),
         "{out}"
     );
-    let line = fails(
-        &scratch.0,
-        &words(&format!(
-            "sample --model {m} --sampler ab2 --diagonal maximal"
-        )),
-    );
-    assert!(
-        line.contains("maximal") && line.contains("dlp-trace"),
-        "{line}"
-    );
+    let line = scratch.fails(&format!(
+        "sample --model {m} --sampler ab2 --diagonal maximal"
+    ));
+    expect(&line, &["maximal", "dlp-trace"]);
 }

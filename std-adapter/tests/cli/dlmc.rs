@@ -3,14 +3,13 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, fails, label_samples, ok, samples, summary, words};
+use common::{ISING, ORDINAL, POTTS, Scratch, expect, label_samples, samples};
 
+/// Samples `model` with dlmc and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
+/// the summary.
 fn sample(scratch: &Scratch, model: &str, extra: &str, tag: &str) -> serde_json::Value {
-    let line = format!(
-        "sample --model {model} --sampler dlmc --steps 600 --burn-in 200 --chains 2 --seed 3 --out {tag}.npy --summary {tag}.json --quiet {extra}"
-    );
-    ok(&scratch.0, &words(&line));
-    summary(&scratch.path(&format!("{tag}.json")))
+    let args = "--sampler dlmc --steps 600 --burn-in 200 --chains 2 --seed 3";
+    scratch.sample(&format!("--model {model} {args} {extra}"), tag)
 }
 
 #[test]
@@ -56,26 +55,14 @@ fn dlmc_samples_categorical_models_with_euler_and_refuses_the_rest() {
     assert_eq!(shape, vec![2, 600, 4]);
     assert!(values.iter().all(|&v| (0..3).contains(&v)));
     sample(&s, "potts.json", "--solver euler --time 0.4", "fixed");
-    let line = fails(
-        &s.0,
-        &words("sample --model potts.json --sampler dlmc --solver interpolate --steps 10"),
-    );
-    assert!(line.contains("binary models only"), "{line}");
-    let line = fails(
-        &s.0,
-        &words("sample --model ord.json --sampler dlmc --steps 10"),
-    );
-    assert!(
-        line.contains("dlmc does not apply to ordinal models"),
-        "{line}"
-    );
+    let line = s.fails("sample --model potts.json --sampler dlmc --solver interpolate --steps 10");
+    expect(&line, &["binary models only"]);
+    let line = s.fails("sample --model ord.json --sampler dlmc --steps 10");
+    expect(&line, &["dlmc does not apply to ordinal models"]);
     for bad in ["0", "-1", "inf", "soon"] {
-        let line = fails(
-            &s.0,
-            &words(&format!(
-                "sample --model potts.json --sampler dlmc --time {bad} --steps 10"
-            )),
-        );
+        let line = s.fails(&format!(
+            "sample --model potts.json --sampler dlmc --time {bad} --steps 10"
+        ));
         assert!(
             line.contains("time") || line.contains("auto"),
             "{bad}: {line}"

@@ -4,35 +4,17 @@
 
 use crate::common;
 
-use common::{MIXTURE, QUADRATIC, Scratch, fails, langevin, ok, summary};
+use common::{
+    GAUSSIAN_SUM, MIXTURE, QUADRATIC, Scratch, expect, fails, langevin, ok, strings, summary, words,
+};
 use langevin_std::io::npy::NpyData;
 
 /// A short `sample` run on the quadratic test model in `s` (written as `m.json`).
 fn short_run<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "sample",
-        "--model",
-        "m.json",
-        "--steps",
-        "40",
-        "--burn-in",
-        "10",
-        "--chains",
-        "2",
-        "--seed",
-        "3",
-        "--threads",
-        "1",
-    ];
+    let mut args =
+        words("sample --model m.json --steps 40 --burn-in 10 --chains 2 --seed 3 --threads 1");
     args.extend_from_slice(extra);
     args
-}
-
-fn expect(line: &str, parts: &[&str]) {
-    assert!(line.starts_with("error: "), "{line}");
-    for part in parts {
-        assert!(line.contains(part), "{line:?} lacks {part:?}");
-    }
 }
 
 #[test]
@@ -59,18 +41,7 @@ fn an_output_naming_an_input_or_another_output_is_refused() {
         "arr/q.json",
         r#"{"kind": "binary_quadratic", "W": "w.npy", "b": [0, 0]}"#,
     );
-    let line = fails(
-        &s.0,
-        &[
-            "sample",
-            "--model",
-            "arr/q.json",
-            "--steps",
-            "20",
-            "--out",
-            "arr/w.npy",
-        ],
-    );
+    let line = s.fails("sample --model arr/q.json --steps 20 --out arr/w.npy");
     expect(&line, &["--out", "the model's `W`"]);
     assert_eq!(std::fs::read(s.path("m.json")).unwrap(), before);
     assert!(!s.path("x.npy").exists());
@@ -110,19 +81,7 @@ fn a_fifo_output_is_written_into_not_replaced() {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
     };
-    ok(
-        &s.0,
-        &[
-            "model",
-            "ising-lattice",
-            "--rows",
-            "2",
-            "--cols",
-            "2",
-            "--out",
-            "pipe",
-        ],
-    );
+    s.ok("model ising-lattice --rows 2 --cols 2 --out pipe");
     let text = reader.join().unwrap();
     assert!(text.contains("\"ising_lattice\""), "{text}");
     use std::os::unix::fs::FileTypeExt;
@@ -143,10 +102,7 @@ fn a_dash_is_standard_output() {
     let json = ok(&s.0, &short_run(&["--summary", "-"]));
     let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(parsed["sampler"], "dmala");
-    let model = ok(
-        &s.0,
-        &["model", "binary-quadratic", "--dim", "3", "--out", "-"],
-    );
+    let model = s.ok("model binary-quadratic --dim 3 --out -");
     assert!(model.contains("\"binary_quadratic\""));
     assert_eq!(s.files(), ["m.json"], "no file named `-`");
     let line = fails(&s.0, &short_run(&["--plot", "-"]));
@@ -158,39 +114,14 @@ fn model_rbm_npy_never_overwrites_its_weights() {
     let s = Scratch::new("rbm-npy");
     s.npy("r_W.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
     let before = std::fs::read(s.path("r_W.npy")).unwrap();
-    let line = fails(
-        &s.0,
-        &[
-            "model",
-            "rbm",
-            "--weights",
-            "r_W.npy",
-            "--out",
-            "r.json",
-            "--npy",
-        ],
-    );
+    let line = s.fails("model rbm --weights r_W.npy --out r.json --npy");
     expect(&line, &["r_W.npy", "input --weights"]);
     assert_eq!(std::fs::read(s.path("r_W.npy")).unwrap(), before);
     assert!(!s.path("r.json").exists());
-    let line = fails(
-        &s.0,
-        &["model", "rbm", "--weights", "r_W.npy", "--out", "r_W.npy"],
-    );
+    let line = s.fails("model rbm --weights r_W.npy --out r_W.npy");
     expect(&line, &["input --weights"]);
     // Another stem is fine.
-    ok(
-        &s.0,
-        &[
-            "model",
-            "rbm",
-            "--weights",
-            "r_W.npy",
-            "--out",
-            "copy.json",
-            "--npy",
-        ],
-    );
+    s.ok("model rbm --weights r_W.npy --out copy.json --npy");
     assert!(s.path("copy_W.npy").exists());
 }
 
@@ -216,17 +147,14 @@ fn unknown_model_fields_are_named_with_the_kinds_fields() {
         "c.json",
         r#"{"kind":"gaussian_sum","centers":[[0,1]],"centres":[[0,1]]}"#,
     );
-    let line = fails(
-        &s.0,
-        &["sample-continuous", "--model", "c.json", "--step", "0.1"],
-    );
+    let line = s.fails("sample-continuous --model c.json --step 0.1");
     expect(&line, &["c.json", "`centres`", "did you mean `centers`"]);
 }
 
 #[test]
 fn the_schema_lists_every_kind_and_refuses_other_fields() {
     let s = Scratch::new("schema");
-    let text = ok(&s.0, &["model", "--schema"]);
+    let text = s.ok("model --schema");
     let schema: serde_json::Value = serde_json::from_str(&text).unwrap();
     let kinds: Vec<&str> = schema["oneOf"]
         .as_array()
@@ -247,10 +175,7 @@ fn the_schema_lists_every_kind_and_refuses_other_fields() {
         assert_eq!(k["additionalProperties"], false);
     }
     // Every file the generators write is valid under the schema's field lists.
-    let lattice = ok(
-        &s.0,
-        &["model", "lattice-gaussian", "--dim", "3", "--states", "4"],
-    );
+    let lattice = s.ok("model lattice-gaussian --dim 3 --states 4");
     let lattice: serde_json::Value = serde_json::from_str(&lattice).unwrap();
     let ordinal = schema["oneOf"]
         .as_array()
@@ -261,7 +186,7 @@ fn the_schema_lists_every_kind_and_refuses_other_fields() {
     for field in lattice.as_object().unwrap().keys() {
         assert!(ordinal["properties"].get(field).is_some(), "{field}");
     }
-    let line = fails(&s.0, &["model", "--schema", "rbm"]);
+    let line = s.fails("model --schema rbm");
     expect(&line, &["--schema"]);
 }
 
@@ -269,42 +194,12 @@ fn the_schema_lists_every_kind_and_refuses_other_fields() {
 fn runs_without_draws_are_errors() {
     let s = Scratch::new("nodraws");
     s.write("m.json", QUADRATIC);
-    let line = fails(
-        &s.0,
-        &[
-            "sample",
-            "--model",
-            "m.json",
-            "--steps",
-            "0",
-            "--summary",
-            "s.json",
-        ],
-    );
+    let line = s.fails("sample --model m.json --steps 0 --summary s.json");
     expect(&line, &["--steps 0", "no draws"]);
-    let line = fails(
-        &s.0,
-        &["sample", "--model", "m.json", "--steps", "3", "--thin", "5"],
-    );
+    let line = s.fails("sample --model m.json --steps 3 --thin 5");
     expect(&line, &["--thin 5", "no draws"]);
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    let line = fails(
-        &s.0,
-        &[
-            "sample-continuous",
-            "--model",
-            "g.json",
-            "--step",
-            "0.1",
-            "--passes",
-            "0.2",
-            "--summary",
-            "s.json",
-        ],
-    );
+    s.write("g.json", GAUSSIAN_SUM);
+    let line = s.fails("sample-continuous --model g.json --step 0.1 --passes 0.2 --summary s.json");
     expect(&line, &["passes", "zero draws"]);
     assert_eq!(s.files(), ["g.json", "m.json"]);
 }
@@ -326,46 +221,15 @@ fn unconverged_runs_warn_and_converged_ones_do_not() {
     );
     // A 6-coordinate model with 4 × 4000 draws of DMALA: seeded, so the result is fixed; its
     // R-hat is 1.004 and its smallest ESS about 1050.
-    let table = ok(
-        &s.0,
-        &[
-            "sample",
-            "--model",
-            "m.json",
-            "--steps",
-            "4000",
-            "--burn-in",
-            "200",
-            "--chains",
-            "4",
-            "--seed",
-            "1",
-            "--summary",
-            "long.json",
-        ],
+    let table = s.ok(
+        "sample --model m.json --steps 4000 --burn-in 200 --chains 4 --seed 1 --summary long.json",
     );
     let long = summary(&s.path("long.json"));
     assert_eq!(long["warnings"], serde_json::json!([]), "{table}");
     assert!(!table.contains("WARNING"), "{table}");
     // Continuous runs report R-hat and ESS and warn the same way.
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    ok(
-        &s.0,
-        &[
-            "sample-continuous",
-            "--model",
-            "g.json",
-            "--step",
-            "0.1",
-            "--passes",
-            "5",
-            "--summary",
-            "c.json",
-        ],
-    );
+    s.write("g.json", GAUSSIAN_SUM);
+    s.ok("sample-continuous --model g.json --step 0.1 --passes 5 --summary c.json");
     let c = summary(&s.path("c.json"));
     assert!(
         c["rhat_max"].as_f64().is_some() && c["ess_min"].as_f64().is_some(),
@@ -382,12 +246,7 @@ fn summaries_say_how_they_were_made() {
     let j = summary(&s.path("s.json"));
     assert_eq!(j["tool"], "langevin");
     assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
-    let line: Vec<&str> = j["command_line"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let line = strings(&j["command_line"]);
     assert_eq!(
         &line[1..],
         short_run(&["--summary", "s.json", "--quiet"]).as_slice()
@@ -398,29 +257,8 @@ fn summaries_say_how_they_were_made() {
     ] {
         assert!(j.get(field).is_some(), "{field}");
     }
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    ok(
-        &s.0,
-        &[
-            "sample-continuous",
-            "--model",
-            "g.json",
-            "--step",
-            "0.1",
-            "--passes",
-            "3",
-            "--chains",
-            "2",
-            "--seed",
-            "5",
-            "--summary",
-            "c.json",
-            "--quiet",
-        ],
-    );
+    s.write("g.json", GAUSSIAN_SUM);
+    s.ok("sample-continuous --model g.json --step 0.1 --passes 3 --chains 2 --seed 5 --summary c.json --quiet");
     let c = summary(&s.path("c.json"));
     for field in [
         "version",
@@ -448,30 +286,16 @@ fn summaries_say_how_they_were_made() {
 #[test]
 fn the_parser_suggests_and_passes_negative_numbers_on() {
     let s = Scratch::new("parser");
-    expect(&fails(&s.0, &["smaple"]), &["smaple", "tip", "'sample'"]);
+    expect(&s.fails("smaple"), &["smaple", "tip", "'sample'"]);
     expect(
-        &fails(&s.0, &["sample", "--model", "m.json", "--stpes", "5"]),
+        &s.fails("sample --model m.json --stpes 5"),
         &["--stpes", "tip", "--steps"],
     );
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    let line = fails(
-        &s.0,
-        &[
-            "sample-continuous",
-            "--model",
-            "g.json",
-            "--step",
-            "0.1",
-            "--passes",
-            "-1",
-        ],
-    );
+    s.write("g.json", GAUSSIAN_SUM);
+    let line = s.fails("sample-continuous --model g.json --step 0.1 --passes -1");
     expect(&line, &["passes", "-1"]);
     assert!(!line.contains("unexpected argument"), "{line}");
-    let help = ok(&s.0, &["--help"]);
+    let help = s.ok("--help");
     assert!(
         help.contains("Gradient-informed MCMC") && help.contains("Example:"),
         "{help}"
@@ -486,15 +310,12 @@ fn the_parser_suggests_and_passes_negative_numbers_on() {
 fn sdp_takes_integer_matrices() {
     let s = Scratch::new("sdp-int");
     s.npy("w.npy", &[2, 2], NpyData::I64(vec![0, 3, 3, 0]));
-    let line = ok(
-        &s.0,
-        &["sdp", "--matrix", "w.npy", "--summary", "s.json", "--quiet"],
-    );
+    let line = s.ok("sdp --matrix w.npy --summary s.json --quiet");
     assert!(line.is_empty());
     let j = summary(&s.path("s.json"));
     // W = [[0, 3], [3, 0]] needs d = (3, 3): trace 6.
     assert!((j["trace"].as_f64().unwrap() - 6.0).abs() < 0.01, "{j}");
-    let line = fails(&s.0, &["sdp", "--matrix", "w.npy", "--out", "w.npy"]);
+    let line = s.fails("sdp --matrix w.npy --out w.npy");
     expect(&line, &["--out", "input --matrix"]);
 }
 
@@ -503,48 +324,20 @@ fn sdp_takes_integer_matrices() {
 #[test]
 fn memory_estimate_counts_the_model() {
     let s = Scratch::new("memory-model");
-    ok(
-        &s.0,
-        &[
-            "model",
-            "rbm",
-            "--visible",
-            "100",
-            "--hidden",
-            "50",
-            "--seed",
-            "3",
-            "--out",
-            "rbm.json",
-        ],
-    );
+    s.ok("model rbm --visible 100 --hidden 50 --seed 3 --out rbm.json");
     // W is 50 × 100: 20.0 kB, its transpose as much, b and c 600 B; the parsed model file
     // 650 kB; the draws and their copy 200 kB (read under the cap first: 717 kB).
-    let run = |sampler: &'static str, cap: &'static str| {
+    let run = |sampler: &str, cap: &str| {
         capped(
-            &[
-                "sample",
-                "--model",
-                "rbm.json",
-                "--sampler",
-                sampler,
-                "--steps",
-                "1000",
-                "--burn-in",
-                "0",
-                "--chains",
-                "1",
-                "--threads",
-                "1",
-                "--diagnostics",
-                "none",
-                "--quiet",
-            ],
+            &format!(
+                "sample --model rbm.json --sampler {sampler} --steps 1000 --burn-in 0 --chains 1 \
+                 --threads 1 --diagnostics none --quiet"
+            ),
             cap,
-            &[],
+            "",
         )
     };
-    let fails_with = |sampler, cap| fails(&s.0, &run(sampler, cap));
+    let fails_with = |sampler, cap| s.fails(&run(sampler, cap));
     let line = fails_with("dmala", "880k");
     expect(
         &line,
@@ -556,37 +349,24 @@ fn memory_estimate_counts_the_model() {
     let line = fails_with("block-gibbs", "800k");
     expect(&line, &["the model's parameters 20.6 kB"]);
     assert!(!line.contains("transpose"), "{line}");
-    ok(&s.0, &run("block-gibbs", "880k"));
-    ok(&s.0, &run("dmala", "950k"));
+    s.ok(&run("block-gibbs", "880k"));
+    s.ok(&run("dmala", "950k"));
 }
 
-/// `args`, then `--max-memory cap`, then `rest`: the argument list of a run under a memory
-/// cap.
-fn capped<'a>(args: &[&'a str], cap: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
-    let mut all = args.to_vec();
-    all.extend(["--max-memory", cap]);
-    all.extend_from_slice(rest);
-    all
+/// `args`, then `--max-memory cap`, then `rest`: the command line of a run under a memory cap.
+fn capped(args: &str, cap: &str, rest: &str) -> String {
+    format!("{args} --max-memory {cap} {rest}")
 }
 
 #[test]
 fn oversized_requests_are_refused_before_allocating() {
     let s = Scratch::new("memory");
     s.write("m.json", QUADRATIC);
-    let sample = [
-        "sample",
-        "--model",
-        "m.json",
-        "--burn-in",
-        "0",
-        "--out",
-        "d.npy",
-    ];
-    let run = |extra: &[&'static str]| [&sample[..], extra].concat();
-    let refused = |args: &[&str], parts: &[&str]| expect(&fails(&s.0, args), parts);
+    let sample = "sample --model m.json --burn-in 0 --out d.npy";
+    let refused = |line: &str, parts: &[&str]| expect(&s.fails(line), parts);
     // Beyond 2^64 bytes, whatever the machine: refused under the default cap.
     refused(
-        &run(&["--steps", "18446744073709551615"]),
+        &format!("{sample} --steps 18446744073709551615"),
         &[
             "more than 2^64 bytes",
             "kept draws beyond 2^64",
@@ -594,17 +374,13 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     refused(
-        &run(&["--chains", "18446744073709551615", "--steps", "10"]),
+        &format!("{sample} --chains 18446744073709551615 --steps 10"),
         &["more than 2^64 bytes"],
     );
     // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
     // CSV (with `--out` alone they would stream to the file).
     refused(
-        &capped(
-            &sample,
-            "100G",
-            &["--steps", "10000000000", "--csv", "d.csv"],
-        ),
+        &capped(sample, "100G", "--steps 10000000000 --csv d.csv"),
         &[
             "needs about",
             "kept draws 240.0 GB",
@@ -612,92 +388,46 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     // A small run under a tiny cap, then under a fair one.
+    refused(&capped(sample, "1k", "--steps 1000"), &["limit of 1000 B"]);
+    s.ok(&capped(sample, "1G", "--steps 1000 --quiet"));
     refused(
-        &capped(&sample, "1k", &["--steps", "1000"]),
-        &["limit of 1000 B"],
-    );
-    ok(
-        &s.0,
-        &capped(&sample, "1G", &["--steps", "1000", "--quiet"]),
-    );
-    refused(
-        &capped(&["sample", "--model", "m.json"], "lots", &[]),
+        &capped("sample --model m.json", "lots", ""),
         &["--max-memory", "lots"],
     );
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    let line = fails(
-        &s.0,
+    s.write("g.json", GAUSSIAN_SUM);
+    refused(
         &capped(
-            &[
-                "sample-continuous",
-                "--model",
-                "g.json",
-                "--step",
-                "0.1",
-                "--passes",
-                "1000000000",
-            ],
+            "sample-continuous --model g.json --step 0.1 --passes 1000000000",
             "10G",
-            &[],
+            "",
         ),
+        &["kept draws 32.0 GB", "10.0 GB"],
     );
-    expect(&line, &["kept draws 32.0 GB", "10.0 GB"]);
     // `model binary-quadratic --dim 100000`: 10¹⁰ entries.
-    let line = fails(
-        &s.0,
-        &[
-            "model",
-            "binary-quadratic",
-            "--dim",
-            "100000",
-            "--out",
-            "bq.json",
-        ],
+    refused(
+        "model binary-quadratic --dim 100000 --out bq.json",
+        &["arrays 120.0 GB", "JSON text 240.0 GB"],
     );
-    expect(&line, &["arrays 120.0 GB", "JSON text 240.0 GB"]);
-    let line = fails(
-        &s.0,
-        &capped(&["model", "binary-quadratic", "--dim", "50"], "10k", &[]),
+    refused(
+        &capped("model binary-quadratic --dim 50", "10k", ""),
+        &["limit of 10.0 kB (--max-memory)"],
     );
-    expect(&line, &["limit of 10.0 kB (--max-memory)"]);
     assert_eq!(s.files(), ["d.npy", "g.json", "m.json"]);
 }
 
 #[test]
 fn continuous_draws_beyond_the_memory_cap_stream_to_the_file() {
     let s = Scratch::new("stream-continuous");
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     // 2 chains × 100 000 draws of 2 floats: 1.6 MB of draws, more with their diagnostics; under
     // 3 MB only a subset stays in memory.
     let run = |cap: &str, out: &str, summary: &str| {
-        ok(
-            &s.0,
-            &capped(
-                &[
-                    "sample-continuous",
-                    "--model",
-                    "g.json",
-                    "--step",
-                    "0.1",
-                    "--passes",
-                    "100000",
-                    "--chains",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--seed",
-                    "3",
-                ],
-                cap,
-                &["--out", out, "--summary", summary, "--quiet"],
-            ),
-        );
+        s.ok(&capped(
+            "sample-continuous --model g.json --step 0.1 --passes 100000 --chains 2 --threads 1 \
+             --seed 3",
+            cap,
+            &format!("--out {out} --summary {summary} --quiet"),
+        ));
     };
     run("3M", "small.npy", "small.json");
     run("1G", "big.npy", "big.json");
@@ -725,30 +455,18 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         s.write(name, model);
         // 2 chains × 100 000 draws: about 15 MB in memory with their diagnostics, 2 or 5 MB of
         // write buffers; under 12 MB one draw in 2 or 3 stays for the diagnostics.
-        let args = |cap: &'static str, out: &'static str, summary: &'static str| {
+        let line = |cap: &str, out: &str, summary: &str| {
             capped(
-                &[
-                    "sample",
-                    "--model",
-                    name,
-                    "--steps",
-                    "100000",
-                    "--burn-in",
-                    "10",
-                    "--chains",
-                    "2",
-                    "--threads",
-                    "1",
-                    "--seed",
-                    "3",
-                ],
+                &format!(
+                    "sample --model {name} --steps 100000 --burn-in 10 --chains 2 --threads 1 \
+                     --seed 3"
+                ),
                 cap,
-                &["--out", out, "--summary", summary, "--quiet"],
+                &format!("--out {out} --summary {summary} --quiet"),
             )
         };
-        let run = |a: Vec<&str>| ok(&s.0, &a);
-        run(args("12M", "small.npy", "small.json"));
-        run(args("1G", "big.npy", "big.json"));
+        s.ok(&line("12M", "small.npy", "small.json"));
+        s.ok(&line("1G", "big.npy", "big.json"));
         let (small, big) = (s.path("small.npy"), s.path("big.npy"));
         assert_eq!(
             std::fs::read(&small).unwrap(),
@@ -771,7 +489,7 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         // The means are over every kept draw either way.
         assert_eq!(small["mean"], big["mean"]);
         // Standard output streams the same bytes.
-        let out = langevin(&s.0, &args("12M", "-", "small.json"));
+        let out = langevin(&s.0, &words(&line("12M", "-", "small.json")));
         assert!(
             out.status.success(),
             "{}",
@@ -779,43 +497,10 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         );
         assert_eq!(out.stdout, std::fs::read(s.path("big.npy")).unwrap());
         // Without --out the draws have nowhere to go: refused as before; --csv needs them all.
-        let line = fails(
-            &s.0,
-            &[
-                "sample",
-                "--model",
-                name,
-                "--steps",
-                "100000",
-                "--chains",
-                "2",
-                "--threads",
-                "1",
-                "--max-memory",
-                "12M",
-            ],
-        );
+        let run = format!("sample --model {name} --steps 100000 --chains 2 --threads 1");
+        let line = s.fails(&capped(&run, "12M", ""));
         expect(&line, &["kept draws", "limit of 12.0 MB"]);
-        let line = fails(
-            &s.0,
-            &[
-                "sample",
-                "--model",
-                name,
-                "--steps",
-                "100000",
-                "--chains",
-                "2",
-                "--threads",
-                "1",
-                "--max-memory",
-                "12M",
-                "--out",
-                "x.npy",
-                "--csv",
-                "x.csv",
-            ],
-        );
+        let line = s.fails(&capped(&run, "12M", "--out x.npy --csv x.csv"));
         expect(&line, &["CSV text", "limit of 12.0 MB"]);
         assert!(!s.path("x.npy").exists());
     }
@@ -832,34 +517,17 @@ fn a_quartic_mixture_too_large_to_build_is_refused_before_building() {
     // 10⁵ coordinates: 400 GB of rotations (an allocation abort before), and beyond 2^64
     // bytes (a capacity-overflow panic before).
     s.write("q.json", &model("100000"));
-    let line = fails(
-        &s.0,
-        &["sample", "--model", "q.json", "--max-memory", "100M"],
-    );
+    let line = s.fails("sample --model q.json --max-memory 100M");
     expect(
         &line,
         &["the model's rotation 400.0 GB", "limit of 100.0 MB"],
     );
     s.write("q.json", &model("5000000000"));
-    let line = fails(&s.0, &["sample", "--model", "q.json"]);
+    let line = s.fails("sample --model q.json");
     expect(&line, &["the model's rotation beyond 2^64 bytes"]);
     // A small one runs under the same cap.
     s.write("q.json", &model("20"));
-    ok(
-        &s.0,
-        &[
-            "sample",
-            "--model",
-            "q.json",
-            "--steps",
-            "20",
-            "--burn-in",
-            "0",
-            "--max-memory",
-            "100M",
-            "--quiet",
-        ],
-    );
+    s.ok("sample --model q.json --steps 20 --burn-in 0 --max-memory 100M --quiet");
 }
 
 /// The command lines of the README's `## Command line` section: every line of its code blocks
@@ -891,7 +559,7 @@ fn readme_synopses() -> Vec<String> {
 fn the_readme_synopses_agree_with_help() {
     let s = Scratch::new("synopsis");
     let synopses = readme_synopses();
-    let top = ok(&s.0, &["--help"]);
+    let top = s.ok("--help");
     // Every command `--help` lists has a synopsis, and every synopsis names a command.
     let commands: Vec<&str> = top
         .split("Commands:")
@@ -932,9 +600,9 @@ fn the_readme_synopses_agree_with_help() {
                     && !sub.starts_with('-')
                     && sub.chars().all(|c| c.is_ascii_lowercase() || c == '-') =>
             {
-                ok(&s.0, &[command, sub, "--help"])
+                s.ok(&format!("{command} {sub} --help"))
             }
-            _ => ok(&s.0, &[command, "--help"]),
+            _ => s.ok(&format!("{command} --help")),
         };
         // Every flag the synopsis shows is one `--help` lists.
         for flag in line

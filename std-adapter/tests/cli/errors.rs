@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, QUADRATIC, RBM, Scratch, fails, npy_variant, words};
+use common::{ISING, QUADRATIC, RBM, Scratch, expect, fails, npy_variant};
 use langevin_std::io::npy::NpyData;
 
 /// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
@@ -33,13 +33,6 @@ fn sample_fails(scratch: &Scratch, model: &str, extra: &[&str]) -> String {
 fn file_fails(s: &Scratch, name: &str, text: &str, parts: &[&str]) {
     s.write(name, text);
     expect(&sample_fails(s, name, &[]), parts);
-}
-
-fn expect(line: &str, parts: &[&str]) {
-    assert!(line.starts_with("error: "), "{line}");
-    for part in parts {
-        assert!(line.contains(part), "{line:?} lacks {part:?}");
-    }
 }
 
 #[test]
@@ -197,10 +190,7 @@ fn sampler_parameters_out_of_range() {
         expect(&line, &["balance"]);
     }
     // The boundary b = 1 is allowed.
-    common::ok(
-        &s.0,
-        &words("sample --model m.json --steps 5 --balance 1 --quiet"),
-    );
+    s.ok("sample --model m.json --steps 5 --balance 1 --quiet");
 }
 
 #[test]
@@ -277,14 +267,11 @@ fn bad_flags() {
         expect(&sample_fails(&s, "m.json", extra), &[part]);
     }
     // No model at all, an unknown subcommand, an output folder that does not exist.
-    expect(&fails(&s.0, &["sample", "--steps", "5"]), &["--model"]);
-    expect(&fails(&s.0, &["smaple"]), &["smaple"]);
-    let line = fails(
-        &s.0,
-        &["sample", "--model", "m.json", "--out", "no/such/dir/x.npy"],
-    );
+    expect(&s.fails("sample --steps 5"), &["--model"]);
+    expect(&s.fails("smaple"), &["smaple"]);
+    let line = s.fails("sample --model m.json --out no/such/dir/x.npy");
     expect(&line, &["no/such/dir"]);
-    let line = fails(&s.0, &["sample", "--model", "m.json", "--summary", "."]);
+    let line = s.fails("sample --model m.json --summary .");
     expect(&line, &["folder"]);
 }
 
@@ -333,48 +320,30 @@ fn model_and_bench_bad_inputs() {
     gen_fails(&["lattice-mixture", "--distance", "l1"], &["--distance"]);
     gen_fails(&["lattice-mixture", "--dim", "40"], &["--modes-per-axis"]);
     gen_fails(&["no-such-model"], &["no-such-model"]);
-    expect(&fails(&s.0, &["model"]), &["generator", "--schema"]);
-    expect(&fails(&s.0, &["model", "rbm", "--npy"]), &["--out"]);
+    expect(&s.fails("model"), &["generator", "--schema"]);
+    expect(&s.fails("model rbm --npy"), &["--out"]);
     // Given RBM weights of the wrong rank or with mismatched biases.
     let w = s.npy("w/w.npy", &[6], NpyData::F64(vec![0.5; 6]));
-    let line = fails(
-        &s.0,
-        &words(&format!(
-            "model rbm --weights {} --out gen.json",
-            w.display()
-        )),
-    );
+    let line = s.fails(&format!(
+        "model rbm --weights {} --out gen.json",
+        w.display()
+    ));
     expect(&line, &["--weights", "matrix"]);
     s.npy("w/w.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
     let b = s.npy("w/b.npy", &[2], NpyData::F64(vec![0.5; 2]));
-    let line = fails(
-        &s.0,
-        &words(&format!(
-            "model rbm --weights {} --visible-bias {}",
-            w.display(),
-            b.display()
-        )),
-    );
+    let line = s.fails(&format!(
+        "model rbm --weights {} --visible-bias {}",
+        w.display(),
+        b.display()
+    ));
     expect(&line, &["--visible-bias", "2 entries", "expected 3"]);
     // bench: the same loading and parameter checks as sample.
     s.write("potts.json", r#"{"kind": "potts"}"#);
     s.write("m.json", QUADRATIC);
-    expect(
-        &fails(&s.0, &["bench", "--model", "potts.json"]),
-        &["potts"],
-    );
-    expect(
-        &fails(&s.0, &["bench", "--model", "gone.json"]),
-        &["gone.json"],
-    );
-    expect(
-        &fails(&s.0, &["bench", "--model", "m.json", "--step", "0"]),
-        &["step"],
-    );
-    expect(
-        &fails(&s.0, &["bench", "--model", "m.json", "--repeats", "0"]),
-        &["--repeats"],
-    );
+    expect(&s.fails("bench --model potts.json"), &["potts"]);
+    expect(&s.fails("bench --model gone.json"), &["gone.json"]);
+    expect(&s.fails("bench --model m.json --step 0"), &["step"]);
+    expect(&s.fails("bench --model m.json --repeats 0"), &["--repeats"]);
 }
 
 #[test]
@@ -452,45 +421,60 @@ fn batch_without_a_batched_path() {
     let s = Scratch::new("batch");
     s.write("ising.json", ISING);
     s.write("rbm.json", RBM);
-    // A model without a batched path, a sampler without one, and a batch of zero chains.
-    expect(
-        &sample_fails(&s, "ising.json", &["--batch", "4"]),
-        &["--batch", "ising model", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "rbm.json", &["--sampler", "gibbs", "--batch", "4"]),
-        &["--batch", "gibbs", "rbm", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "rbm.json", &["--batch", "0"]),
-        &["--batch must be at least 1"],
-    );
-    // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
     s.write("ordinal.json", common::ORDINAL);
     s.write("mix.json", common::MIXTURE);
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "gibbs", "--batch", "4"]),
-        &["--batch", "gibbs", "ordinal_quadratic", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "ab", "--batch", "4"]),
-        &["--batch", "ab", "ordinal_quadratic", "no batched path"],
-    );
-    // AB-2's schedule has no batched path on either domain: refused, not ignored.
-    expect(
-        &sample_fails(&s, "rbm.json", &["--sampler", "ab2", "--batch", "4"]),
-        &["--batch", "ab2", "rbm", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--sampler", "ab2", "--batch", "4"]),
-        &["--batch", "ab2", "ordinal_quadratic", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "mix.json", &["--batch", "4"]),
-        &["--batch", "lattice_mixture", "no batched path"],
-    );
-    expect(
-        &sample_fails(&s, "ordinal.json", &["--batch", "0"]),
-        &["--batch must be at least 1"],
-    );
+    let no_path = "no batched path";
+    let cases: [(&str, &[&str], &[&str]); 9] = [
+        // A model without a batched path, a sampler without one, and a batch of zero chains.
+        (
+            "ising.json",
+            &["--batch", "4"],
+            &["--batch", "ising model", no_path],
+        ),
+        (
+            "rbm.json",
+            &["--sampler", "gibbs", "--batch", "4"],
+            &["--batch", "gibbs", "rbm", no_path],
+        ),
+        (
+            "rbm.json",
+            &["--batch", "0"],
+            &["--batch must be at least 1"],
+        ),
+        // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
+        (
+            "ordinal.json",
+            &["--sampler", "gibbs", "--batch", "4"],
+            &["--batch", "gibbs", "ordinal_quadratic", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--sampler", "ab", "--batch", "4"],
+            &["--batch", "ab", "ordinal_quadratic", no_path],
+        ),
+        // AB-2's schedule has no batched path on either domain: refused, not ignored.
+        (
+            "rbm.json",
+            &["--sampler", "ab2", "--batch", "4"],
+            &["--batch", "ab2", "rbm", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--sampler", "ab2", "--batch", "4"],
+            &["--batch", "ab2", "ordinal_quadratic", no_path],
+        ),
+        (
+            "mix.json",
+            &["--batch", "4"],
+            &["--batch", "lattice_mixture", no_path],
+        ),
+        (
+            "ordinal.json",
+            &["--batch", "0"],
+            &["--batch must be at least 1"],
+        ),
+    ];
+    for (model, extra, parts) in cases {
+        expect(&sample_fails(&s, model, extra), parts);
+    }
 }

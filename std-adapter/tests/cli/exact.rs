@@ -10,7 +10,9 @@
 
 use crate::common;
 
-use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, label_samples, ok, summary, words};
+use common::{
+    ORDINAL, POTTS, QUADRATIC, RBM, Scratch, expect, label_samples, ok, strings, summary,
+};
 
 /// `z` for a two-sided tail of 1e-6 / 30 (more than any table here has entries).
 const Z: f64 = 5.5;
@@ -129,22 +131,7 @@ fn exact_samplers_match_enumerated_marginals() {
         5,
         &ordinal,
     );
-    // U(x) = Σ_edges J [x_i = x_j] + Σ h_{i,x_i} on {0,1,2}⁴.
-    let edges = [(0, 1, 0.5), (1, 2, -0.25), (2, 3, 0.75), (3, 0, 0.25)];
-    let h = [
-        [0.0, 0.25, -0.125],
-        [0.125, 0.0, 0.0],
-        [0.0, 0.0, 0.5],
-        [-0.25, 0.125, 0.0],
-    ];
-    let potts = exact_marginals(4, 3, |x| {
-        let pairs: f64 = edges
-            .iter()
-            .filter(|(i, j, _)| x[*i] == x[*j])
-            .map(|e| e.2)
-            .sum();
-        pairs + (0..4).map(|i| h[i][x[i]]).sum::<f64>()
-    });
+    let potts = potts_marginals();
     check(&scratch, POTTS, "potts-gwg", &["gwg"], 40, 4, 3, &potts);
     check(
         &scratch,
@@ -156,20 +143,8 @@ fn exact_samplers_match_enumerated_marginals() {
         3,
         &potts,
     );
-    // U(x) = xᵀWx + bᵀx on {0,1}⁶ (the binary sampler path).
-    let doc: serde_json::Value = serde_json::from_str(QUADRATIC).unwrap();
-    let w: Vec<Vec<f64>> = serde_json::from_value(doc["W"].clone()).unwrap();
-    let bq: Vec<f64> = serde_json::from_value(doc["b"].clone()).unwrap();
-    let binary = exact_marginals(6, 2, |x| {
-        let mut u = 0.0;
-        for i in 0..6 {
-            u += bq[i] * x[i] as f64;
-            for j in 0..6 {
-                u += x[i] as f64 * w[i][j] * x[j] as f64;
-            }
-        }
-        u
-    });
+    // The binary sampler path.
+    let binary = quadratic_marginals();
     check(
         &scratch,
         QUADRATIC,
@@ -213,18 +188,12 @@ fn exact_refuses_models_too_large_to_enumerate() {
         "big.json",
         r#"{"kind": "ising_lattice", "rows": 5, "cols": 5, "coupling": 0.2}"#,
     );
-    let line = fails(
-        &scratch.0,
-        &["sample", "--model", "big.json", "--exact", "--steps", "10"],
-    );
-    assert!(
-        line.contains("--exact") && line.contains("d = 25"),
-        "{line}"
-    );
+    let line = scratch.fails("sample --model big.json --exact --steps 10");
+    expect(&line, &["--exact", "d = 25"]);
     // 9 values on 8 coordinates: 25.4 bits.
     scratch.write("wide.json", r#"{"kind": "potts", "states": 9, "n": 8}"#);
-    let line = fails(&scratch.0, &["sample", "--model", "wide.json", "--exact"]);
-    assert!(line.contains("S = 9"), "{line}");
+    let line = scratch.fails("sample --model wide.json --exact");
+    expect(&line, &["S = 9"]);
     assert!(scratch.files() == vec!["big.json", "wide.json"]);
 }
 
@@ -275,12 +244,7 @@ fn plots_for_each_kind_of_model() {
             ],
         );
         let s = summary(&scratch.path(&sum));
-        let listed: Vec<&str> = s["plots"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
+        let listed = strings(&s["plots"]);
         assert_eq!(listed, files, "{model}");
         for f in files {
             let (w, h) = png_size(&std::fs::read(scratch.path(f)).unwrap());
@@ -307,11 +271,8 @@ fn plots_for_each_kind_of_model() {
 fn a_plot_that_cannot_be_written_leaves_no_files() {
     let scratch = Scratch::new("plot-fail");
     scratch.write("m.json", ORDINAL);
-    let line = fails(
-        &scratch.0,
-        &words("sample --model m.json --out s.npy --plot gone/p.png"),
-    );
-    assert!(line.contains("gone"), "{line}");
+    let line = scratch.fails("sample --model m.json --out s.npy --plot gone/p.png");
+    expect(&line, &["gone"]);
     assert_eq!(scratch.files(), vec!["m.json"]);
 }
 

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{Scratch, langevin, ok, summary, words};
+use common::{GAUSSIAN_SUM, Scratch, langevin, ok, summary, words};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -170,14 +170,8 @@ fn every_readme_example_runs_as_written_in_under_a_minute() {
 #[test]
 fn the_readmes_first_model_converges_and_says_so() {
     let scratch = Scratch::new("first-model");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 5 --cols 5 --coupling 0.2 --field 0.2 --out ising.json"),
-    );
-    let out = ok(
-        &scratch.0,
-        &words("sample --model ising.json --sampler dmala --summary s.json"),
-    );
+    scratch.ok("model ising-lattice --rows 5 --cols 5 --coupling 0.2 --field 0.2 --out ising.json");
+    let out = scratch.ok("sample --model ising.json --sampler dmala --summary s.json");
     assert!(!out.contains("WARNING"), "{out}");
     let s = summary(&scratch.path("s.json"));
     assert_eq!(s["warnings"].as_array().unwrap().len(), 0, "{s}");
@@ -290,15 +284,12 @@ fn every_option_help_shows_is_in_the_reference() {
 #[test]
 fn dmala_tunes_its_step_unless_one_is_given() {
     let scratch = Scratch::new("adapt-default");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 4 --cols 4 --coupling 0.3 --out m.json"),
-    );
+    scratch.ok("model ising-lattice --rows 4 --cols 4 --coupling 0.3 --out m.json");
     let run = |extra: &str, name: &str| {
         let line = format!(
             "sample --model m.json --sampler dmala --steps 400 --burn-in 200 --chains 2 --summary {name} {extra}"
         );
-        ok(&scratch.0, &words(&line));
+        scratch.ok(&line);
         summary(&scratch.path(name))
     };
     let tuned = run("", "a.json");
@@ -322,10 +313,8 @@ fn dmala_tunes_its_step_unless_one_is_given() {
     assert_eq!(tuned["mean"], explicit["mean"]);
     assert_ne!(tuned["mean"], fixed["mean"]);
     // dula has no test to tune against: its step stays.
-    let dula = ok(
-        &scratch.0,
-        &words("sample --model m.json --sampler dula --steps 100 --chains 2 --summary d.json"),
-    );
+    let dula =
+        scratch.ok("sample --model m.json --sampler dula --steps 100 --chains 2 --summary d.json");
     let d = summary(&scratch.path("d.json"));
     assert_eq!(d["step"], 0.2, "{dula}");
     assert!(d.get("tuned").is_none());
@@ -334,14 +323,9 @@ fn dmala_tunes_its_step_unless_one_is_given() {
 #[test]
 fn the_summary_has_arviz_columns_per_coordinate() {
     let scratch = Scratch::new("arviz");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 3 --cols 3 --coupling 0.2 --field 0.3 --out m.json"),
-    );
-    let out = ok(
-        &scratch.0,
-        &words("sample --model m.json --sampler gibbs --steps 4000 --chains 4 --summary s.json"),
-    );
+    scratch.ok("model ising-lattice --rows 3 --cols 3 --coupling 0.2 --field 0.3 --out m.json");
+    let out = scratch
+        .ok("sample --model m.json --sampler gibbs --steps 4000 --chains 4 --summary s.json");
     for column in [
         "mean",
         "sd",
@@ -356,13 +340,7 @@ fn the_summary_has_arviz_columns_per_coordinate() {
         assert!(out.contains(column), "table without {column}: {out}");
     }
     let s = summary(&scratch.path("s.json"));
-    let col = |k: &str| -> Vec<f64> {
-        s[k].as_array()
-            .unwrap_or_else(|| panic!("no {k}: {s}"))
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect()
-    };
+    let col = |k: &str| column(&s, k);
     let (mean, sd, mcse, bulk) = (col("mean"), col("sd"), col("mcse_mean"), col("ess_bulk"));
     let (q5, q50, q95, tail, rhat) = (
         col("q5"),
@@ -403,10 +381,7 @@ fn the_summary_has_arviz_columns_per_coordinate() {
 
 /// A 20×20 critical Ising model: local samplers cannot mix on it in a few hundred steps.
 fn critical(scratch: &Scratch) {
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 20 --cols 20 --coupling 0.4407 --out crit.json"),
-    );
+    scratch.ok("model ising-lattice --rows 20 --cols 20 --coupling 0.4407 --out crit.json");
 }
 
 #[test]
@@ -414,41 +389,28 @@ fn figures_beside_a_failed_rhat_carry_a_warning() {
     let scratch = Scratch::new("figures-warn");
     critical(&scratch);
     // sample: every efficiency line marked.
-    let out = ok(
-        &scratch.0,
-        &words("sample --model crit.json --sampler rwm --steps 200 --burn-in 0 --chains 4"),
-    );
+    let out =
+        scratch.ok("sample --model crit.json --sampler rwm --steps 200 --burn-in 0 --chains 4");
     for label in ["ESS per second", "ESS per 10k evals", "R-hat (max)"] {
         let line = out.lines().find(|l| l.starts_with(label)).unwrap();
         assert!(line.contains("WARNING: not converged"), "{line}");
     }
     // bench.
-    let out = ok(
-        &scratch.0,
-        &words(
-            "bench --model crit.json --sampler rwm --steps 100 --repeats 2 --ess-steps 200 --chains 4",
-        ),
+    let out = scratch.ok(
+        "bench --model crit.json --sampler rwm --steps 100 --repeats 2 --ess-steps 200 --chains 4",
     );
     for label in ["ESS per second", "ESS per core-second", "ESS per 10k evals"] {
         let line = out.lines().find(|l| l.starts_with(label)).unwrap();
         assert!(line.contains("WARNING: not converged"), "{line}");
     }
     // compare: the R-hat column and the mark on the row.
-    let out = ok(
-        &scratch.0,
-        &words(
-            "compare --models ising-grid --samplers dmala --chains 2 --steps 40 --tune 300 --threads 1",
-        ),
+    let out = scratch.ok(
+        "compare --models ising-grid --samplers dmala --chains 2 --steps 40 --tune 300 --threads 1",
     );
     let row = out.lines().find(|l| l.starts_with("dmala")).unwrap();
     assert!(row.contains("WARNING: not converged"), "{out}");
     assert!(out.contains("R-hat"), "{out}");
-    let json = ok(
-        &scratch.0,
-        &words(
-            "compare --models ising-grid --samplers dmala --chains 2 --steps 40 --tune 300 --threads 1 --format json",
-        ),
-    );
+    let json = scratch.ok("compare --models ising-grid --samplers dmala --chains 2 --steps 40 --tune 300 --threads 1 --format json");
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(v["rows"][0]["rhat_hamming"].as_f64().unwrap() > 1.01, "{v}");
 }
@@ -456,31 +418,17 @@ fn figures_beside_a_failed_rhat_carry_a_warning() {
 #[test]
 fn converged_figures_carry_no_warning() {
     let scratch = Scratch::new("figures-ok");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 4 --cols 4 --coupling 0.2 --out m.json"),
-    );
-    let out = ok(
-        &scratch.0,
-        &words(
-            "bench --model m.json --sampler dmala --step 0.5 --steps 100 --repeats 2 --ess-steps 4000 --chains 4",
-        ),
-    );
+    scratch.ok("model ising-lattice --rows 4 --cols 4 --coupling 0.2 --out m.json");
+    let out = scratch.ok("bench --model m.json --sampler dmala --step 0.5 --steps 100 --repeats 2 --ess-steps 4000 --chains 4");
     assert!(!out.contains("WARNING"), "{out}");
 }
 
 #[test]
 fn block_gibbs_has_no_figure_per_evaluation() {
     let scratch = Scratch::new("block-gibbs-evals");
-    ok(
-        &scratch.0,
-        &words("model rbm --visible 9 --hidden 4 --seed 1 --out rbm.json"),
-    );
-    let out = ok(
-        &scratch.0,
-        &words(
-            "sample --model rbm.json --sampler block-gibbs --steps 500 --chains 4 --summary s.json",
-        ),
+    scratch.ok("model rbm --visible 9 --hidden 4 --seed 1 --out rbm.json");
+    let out = scratch.ok(
+        "sample --model rbm.json --sampler block-gibbs --steps 500 --chains 4 --summary s.json",
     );
     let line = out
         .lines()
@@ -490,10 +438,7 @@ fn block_gibbs_has_no_figure_per_evaluation() {
     let s = summary(&scratch.path("s.json"));
     assert!(s["ess_per_10k_evals"].is_null(), "{s}");
     // A sampler that evaluates the target keeps its figure.
-    ok(
-        &scratch.0,
-        &words("sample --model rbm.json --sampler gibbs --steps 500 --chains 4 --summary g.json"),
-    );
+    scratch.ok("sample --model rbm.json --sampler gibbs --steps 500 --chains 4 --summary g.json");
     let g = summary(&scratch.path("g.json"));
     assert!(g["ess_per_10k_evals"].as_f64().unwrap() > 0.0, "{g}");
 }
@@ -508,10 +453,7 @@ fn png_size(path: &Path) -> (u32, u32) {
 #[test]
 fn the_demo_marks_bias_and_non_convergence_and_traces_an_exact_sampler() {
     let scratch = Scratch::new("demo-marks");
-    let out = ok(
-        &scratch.0,
-        &words("demo --steps 1000 --mixture-steps 1000 --chains 2 --plot d.png"),
-    );
+    let out = scratch.ok("demo --steps 1000 --mixture-steps 1000 --chains 2 --plot d.png");
     let dula = out.lines().find(|l| l.starts_with("dula")).unwrap();
     assert!(dula.contains("biased"), "{dula}");
     // At the critical coupling, 1000 steps converge nowhere: every row says so.
@@ -543,13 +485,10 @@ fn train_plot_is_a_learning_curve() {
         .map(|k| ((k * 7 + k / 9) % 3 == 0) as u8)
         .collect();
     scratch.npy("x.npy", &[200, 9], langevin_std::io::npy::NpyData::U8(rows));
-    ok(
-        &scratch.0,
-        &words(
-            "train --data x.npy --test x.npy --model-kind rbm --hidden 4 --sampler block-gibbs \
+    scratch.ok(
+        "train --data x.npy --test x.npy --model-kind rbm --hidden 4 --sampler block-gibbs \
              --pcd-steps 1 --chains 20 --batch 20 --lr 0.05 --updates 60 --eval-every 20 --seed 1 \
              --out m.json --plot curve.png",
-        ),
     );
     // One panel, 1000×560: not the 1000×800 trace-and-autocorrelation picture.
     assert_eq!(png_size(&scratch.path("curve.png")), (1000, 560));
@@ -558,26 +497,14 @@ fn train_plot_is_a_learning_curve() {
 #[test]
 fn the_continuous_summary_has_arviz_columns_too() {
     let scratch = Scratch::new("arviz-continuous");
-    scratch.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    let out = ok(
-        &scratch.0,
-        &words(
-            "sample-continuous --model g.json --sampler lmc --step 0.05 --passes 4000 --chains 4 \
+    scratch.write("g.json", GAUSSIAN_SUM);
+    let out = scratch.ok(
+        "sample-continuous --model g.json --sampler lmc --step 0.05 --passes 4000 --chains 4 \
              --seed 3 --summary s.json",
-        ),
     );
     assert!(out.contains("ess_tail (first 2)"), "{out}");
     let s = summary(&scratch.path("s.json"));
-    let col = |k: &str| -> Vec<f64> {
-        s[k].as_array()
-            .unwrap_or_else(|| panic!("no {k}: {s}"))
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect()
-    };
+    let col = |k: &str| column(&s, k);
     let (var, sd, q5, q50, q95) = (col("var"), col("sd"), col("q5"), col("q50"), col("q95"));
     let (mcse, bulk, tail, rhat) = (
         col("mcse_mean"),
@@ -598,4 +525,13 @@ fn the_continuous_summary_has_arviz_columns_too() {
             "{i}: {s}"
         );
     }
+}
+
+/// The numbers of field `k` of a summary.
+fn column(s: &serde_json::Value, k: &str) -> Vec<f64> {
+    s[k].as_array()
+        .unwrap_or_else(|| panic!("no {k}: {s}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect()
 }

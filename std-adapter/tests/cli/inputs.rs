@@ -7,17 +7,13 @@
 
 use crate::common;
 
-use common::{ISING, LATTICE, RBM, Scratch, fails, langevin, npy_variant, ok, words};
+use common::{
+    GAUSSIAN_SUM, ISING, LATTICE, RBM, Scratch, expect, fails, langevin, langevin_env, npy_variant,
+    ok, words,
+};
 use langevin_std::io::npy::NpyData;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// Asserts `line` contains every one of `parts`.
-fn expect(line: &str, parts: &[&str]) {
-    for part in parts {
-        assert!(line.contains(part), "{line:?} lacks {part:?}");
-    }
-}
 
 /// Runs `langevin` and insists it fails by the contract within `seconds`: a refusal, not a
 /// read of the whole input.
@@ -66,10 +62,7 @@ fn devices_are_refused_as_inputs_before_reading() {
         &["/dev/zero", "a character device"],
     );
     // Training data and held-out data.
-    ok(
-        &s.0,
-        &words("model rbm --visible 4 --hidden 2 --seed 1 --out m.json"),
-    );
+    s.ok("model rbm --visible 4 --hidden 2 --seed 1 --out m.json");
     expect(
         &fails_fast(&s.0, &words("ais --model m.json --data /dev/zero"), 10),
         &["/dev/zero", "a character device"],
@@ -139,10 +132,7 @@ fn inputs_beyond_the_cap_are_refused_by_their_length() {
     let line = fails_fast(&s.0, &words("sdp --matrix w.npy --max-memory 500k"), 10);
     expect(&line, &["w.npy", "above the limit", "--max-memory"]);
     // Training and held-out data (20 000 rows of 4 bytes, read into doubles: 880 kB).
-    ok(
-        &s.0,
-        &words("model rbm --visible 4 --hidden 2 --seed 1 --out m.json"),
-    );
+    s.ok("model rbm --visible 4 --hidden 2 --seed 1 --out m.json");
     s.npy("rows.npy", &[20_000, 4], NpyData::U8(vec![1; 80_000]));
     for args in [
         "ais --model m.json --data rows.npy --max-memory 500k",
@@ -182,18 +172,12 @@ fn the_parse_of_a_model_file_is_counted() {
         zeros(h)
     );
     s.write("wide.json", &text);
-    let line = fails(
-        &s.0,
-        &words("sample --model wide.json --max-memory 2M --steps 10 --chains 1"),
-    );
+    let line = s.fails("sample --model wide.json --max-memory 2M --steps 10 --chains 1");
     expect(&line, &["wide.json", "its parse", "above the limit"]);
     // Under a cap that holds the parse, it runs.
-    ok(
-        &s.0,
-        &words(
-            "sample --model wide.json --max-memory 50M --steps 10 --burn-in 0 --chains 1 \
+    s.ok(
+        "sample --model wide.json --max-memory 50M --steps 10 --burn-in 0 --chains 1 \
              --diagnostics none --quiet",
-        ),
     );
 }
 
@@ -218,10 +202,7 @@ fn batch_padding_is_in_the_estimate() {
         10,
     );
     expect(&line, &["--batch groups stepped at once", "(--max-memory)"]);
-    ok(
-        &s.0,
-        &words("sample --model rbm.json --batch 4 --steps 20 --max-memory 100M --quiet"),
-    );
+    s.ok("sample --model rbm.json --batch 4 --steps 20 --max-memory 100M --quiet");
 }
 
 /// `--diagnostics none` charges nothing for them, and threads beyond the diagnostics' blocks
@@ -233,40 +214,22 @@ fn the_diagnostics_estimate_counts_what_they_hold() {
     let run =
         "sample --model lat.json --sampler gibbs --chains 4 --steps 20000 --burn-in 0 --quiet";
     // 80 000 draws of 12 sites: 1 MB kept, 1 MB copied.
-    ok(
-        &s.0,
-        &words(&format!("{run} --diagnostics none --max-memory 4M")),
-    );
-    ok(
-        &s.0,
-        &words(&format!(
-            "{run} --diagnostics full --threads 64 --max-memory 20M"
-        )),
-    );
-    ok(
-        &s.0,
-        &words(&format!(
-            "{run} --diagnostics full --threads 1 --max-memory 20M"
-        )),
-    );
+    s.ok(&format!("{run} --diagnostics none --max-memory 4M"));
+    s.ok(&format!(
+        "{run} --diagnostics full --threads 64 --max-memory 20M"
+    ));
+    s.ok(&format!(
+        "{run} --diagnostics full --threads 1 --max-memory 20M"
+    ));
     // Continuous draws: one worker per coordinate at most (2 here, not 64): 40 000 draws hold
     // about 5 MB, not 88 MB.
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
-    ok(
-        &s.0,
-        &words(
-            "sample-continuous --model g.json --step 0.1 --passes 10000 --threads 64 \
+    s.write("g.json", GAUSSIAN_SUM);
+    s.ok(
+        "sample-continuous --model g.json --step 0.1 --passes 10000 --threads 64 \
              --max-memory 10M --quiet",
-        ),
     );
     // The cap still holds: full diagnostics need more than 4 MB.
-    let line = fails(
-        &s.0,
-        &words(&format!("{run} --diagnostics full --max-memory 4M")),
-    );
+    let line = s.fails(&format!("{run} --diagnostics full --max-memory 4M"));
     expect(&line, &["diagnostics", "above the limit"]);
 }
 
@@ -281,12 +244,12 @@ fn sdp_has_a_memory_cap() {
     }
     s.npy("w.npy", &[n, n], NpyData::F64(w));
     // 320 kB of file, its decoded copy and the solver's dense copies: above 1 MB.
-    let line = fails(&s.0, &words("sdp --matrix w.npy --max-memory 1M"));
+    let line = s.fails("sdp --matrix w.npy --max-memory 1M");
     expect(
         &line,
         &["w.npy", "above the limit of 1000.0 kB (--max-memory)"],
     );
-    ok(&s.0, &words("sdp --matrix w.npy --max-memory 100M"));
+    s.ok("sdp --matrix w.npy --max-memory 100M");
 }
 
 #[test]
@@ -342,15 +305,15 @@ fn duplicate_keys_are_refused_naming_the_key() {
         "lat.json",
         r#"{"kind": "ising_lattice", "rows": 3, "cols": 3, "coupling": 0.2, "coupling": 5}"#,
     );
-    let line = fails(&s.0, &words("sample --model lat.json --steps 10"));
+    let line = s.fails("sample --model lat.json --steps 10");
     expect(&line, &["lat.json", "duplicate key `coupling`"]);
     s.write(
         "c.json",
         r#"{"kind":"gaussian_sum","centers":[[0,1]],"centers":[[5,5]]}"#,
     );
-    let line = fails(&s.0, &words("sample-continuous --model c.json --step 0.1"));
+    let line = s.fails("sample-continuous --model c.json --step 0.1");
     expect(&line, &["c.json", "duplicate key `centers`"]);
-    let line = fails(&s.0, &words("bench --model lat.json"));
+    let line = s.fails("bench --model lat.json");
     expect(&line, &["duplicate key `coupling`"]);
 }
 
@@ -368,7 +331,7 @@ fn duplicate_edges_are_refused() {
         ),
     ] {
         s.write(name, text);
-        let line = fails(&s.0, &["sample", "--model", name, "--steps", "10"]);
+        let line = s.fails(&format!("sample --model {name} --steps 10"));
         expect(
             &line,
             &[
@@ -385,17 +348,14 @@ fn duplicate_edges_are_refused() {
 fn zero_threads_are_refused() {
     let s = Scratch::new("inputs-threads");
     s.write("lat.json", LATTICE);
-    ok(
-        &s.0,
-        &words("model rbm --visible 4 --hidden 2 --seed 1 --out m.json"),
-    );
+    s.ok("model rbm --visible 4 --hidden 2 --seed 1 --out m.json");
     for args in [
         "sample --model lat.json --threads 0",
         "bench --model lat.json --threads 0",
         "ais --model m.json --threads 0",
         "sample-continuous --model lat.json --threads 0",
     ] {
-        let line = fails(&s.0, &words(args));
+        let line = s.fails(args);
         expect(&line, &["--threads", "at least 1"]);
     }
 }
@@ -404,25 +364,19 @@ fn zero_threads_are_refused() {
 fn an_unknown_simd_value_is_refused() {
     let s = Scratch::new("inputs-simd");
     s.write("lat.json", LATTICE);
+    let run = |value: &str| {
+        let args = words("sample --model lat.json --steps 10 --quiet");
+        langevin_env(&s.0, &args, &[("LANGEVIN_SIMD", value)])
+    };
     for value in ["avx", "AVX2", "sse4"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_langevin"))
-            .args(words("sample --model lat.json --steps 10 --quiet"))
-            .current_dir(&s.0)
-            .env("LANGEVIN_SIMD", value)
-            .output()
-            .unwrap();
+        let out = run(value);
         assert_eq!(out.status.code(), Some(2), "{value}");
         let line = String::from_utf8(out.stderr).unwrap();
         expect(&line, &["LANGEVIN_SIMD", value, "portable, avx2, avx512"]);
         assert!(out.stdout.is_empty());
     }
     for value in ["portable", "avx2", "avx512", ""] {
-        let out = Command::new(env!("CARGO_BIN_EXE_langevin"))
-            .args(words("sample --model lat.json --steps 10 --quiet"))
-            .current_dir(&s.0)
-            .env("LANGEVIN_SIMD", value)
-            .output()
-            .unwrap();
+        let out = run(value);
         assert!(out.status.success(), "{value}: {:?}", out.stderr);
     }
 }
@@ -442,10 +396,7 @@ fn options_the_sampler_does_not_use_are_refused_and_never_recorded() {
         ),
     ] {
         for command in ["sample", "bench"] {
-            let line = fails(
-                &s.0,
-                &words(&format!("{command} --model lat.json {args} --steps 10")),
-            );
+            let line = s.fails(&format!("{command} --model lat.json {args} --steps 10"));
             expect(
                 &line,
                 &[&format!("sampler {sampler}"), option, "does not use"],
@@ -453,12 +404,9 @@ fn options_the_sampler_does_not_use_are_refused_and_never_recorded() {
         }
     }
     // Given options the sampler reads run; the summary lists no option it does not read.
-    ok(
-        &s.0,
-        &words(
-            "sample --model lat.json --sampler gibbs --scan random --steps 10 --summary s.json \
+    s.ok(
+        "sample --model lat.json --sampler gibbs --scan random --steps 10 --summary s.json \
              --quiet",
-        ),
     );
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(s.path("s.json")).unwrap()).unwrap();

@@ -112,13 +112,10 @@ fn npy_arrays_in_label_model_files_give_the_same_draws() {
             .enumerate()
             .map(|(k, model)| {
                 let out = format!("{kind}-{k}.npy");
-                ok(
-                    &scratch.0,
-                    &words(&format!(
-                        "sample --model {} --steps 300 --out {out} --quiet",
-                        model.display()
-                    )),
-                );
+                scratch.ok(&format!(
+                    "sample --model {} --steps 300 --out {out} --quiet",
+                    model.display()
+                ));
                 std::fs::read(scratch.path(&out)).unwrap()
             })
             .collect();
@@ -130,12 +127,7 @@ fn npy_arrays_in_label_model_files_give_the_same_draws() {
 fn table_and_csv_for_labels() {
     let scratch = Scratch::new("label-table");
     scratch.write("m.json", MIXTURE);
-    let out = ok(
-        &scratch.0,
-        &words(
-            "sample --model m.json --sampler acs --a-max 400 --a-min 2 --steps 2000 --chains 2 --csv s.csv",
-        ),
-    );
+    let out = scratch.ok("sample --model m.json --sampler acs --a-max 400 --a-min 2 --steps 2000 --chains 2 --csv s.csv");
     for part in [
         "ordinal lattice_mixture",
         "S = 300",
@@ -158,12 +150,9 @@ fn a_window_bounds_every_move() {
         let out = format!("{sampler}.npy");
         // A wide step for the samplers that take one (acs searches its own).
         let step = if sampler == "acs" { "" } else { "--step 50" };
-        ok(
-            &scratch.0,
-            &words(&format!(
+        scratch.ok(&format!(
                 "sample --model m.json --sampler {sampler} {step} --window 3 --steps 2000 --chains 2 --out {out} --quiet"
-            )),
-        );
+            ));
         let (shape, _, values) = label_samples(&scratch.path(&out));
         let per_chain = shape[1] * shape[2];
         let mut largest = 0;

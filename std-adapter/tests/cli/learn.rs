@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{RBM, Scratch, fails, ok, words};
+use common::{RBM, Scratch};
 use langevin_std::io::npy::NpyData;
 
 /// 40 rows of 6 binary values with some structure.
@@ -27,7 +27,7 @@ fn ais_reports_log_z_within_its_error_bars_of_the_exact_value() {
     let line = format!(
         "ais --model rbm.json --data {d} --chains 200 --betas 300 --seed 3 --summary a.json --quiet"
     );
-    ok(&s.0, &words(&line));
+    s.ok(&line);
     let a = summary(&s, "a.json");
     let (z, se, exact) = (
         a["log_z"].as_f64().unwrap(),
@@ -53,7 +53,7 @@ fn a_trained_model_loads_in_sample_and_does_not_depend_on_the_thread_count() {
              --batch 10 --lr 0.05 --updates 30 --eval-every 10 --seed 2 --threads {threads} \
              --out {out} --log {out}.csv --quiet"
         );
-        ok(&s.0, &words(&line));
+        s.ok(&line);
         std::fs::read(s.path(out)).unwrap()
     };
     for model in [
@@ -62,10 +62,7 @@ fn a_trained_model_loads_in_sample_and_does_not_depend_on_the_thread_count() {
     ] {
         let one = run(model, 1, "m1.json");
         assert_eq!(one, run(model, 2, "m2.json"), "{model}");
-        ok(
-            &s.0,
-            &words("sample --model m1.json --steps 20 --chains 2 --quiet"),
-        );
+        s.ok("sample --model m1.json --steps 20 --chains 2 --quiet");
         let log = std::fs::read_to_string(s.path("m1.json.csv")).unwrap();
         let rows: Vec<&str> = log.lines().collect();
         assert_eq!(rows.len(), 4, "{log}");
@@ -126,7 +123,7 @@ fn bad_input_to_learning_is_one_clear_line() {
     ];
     let _ = d;
     for (line, part) in cases {
-        let msg = fails(&s.0, &words(line));
+        let msg = s.fails(line);
         assert!(
             msg.starts_with("error: ") && msg.contains(part),
             "{line}: {msg}"
@@ -144,14 +141,11 @@ fn rbms_train_with_block_gibbs() {
          --pcd-steps 2 --chains 8 --batch 10 --lr 0.05 --updates 30 --eval-every 30 --seed 2 \
          --out m.json --log m.csv --quiet"
     );
-    ok(&s.0, &words(&line));
+    s.ok(&line);
     let log = std::fs::read_to_string(s.path("m.csv")).unwrap();
     let last: Vec<&str> = log.lines().last().unwrap().split(',').collect();
     // Block Gibbs never rejects; the exact test log-likelihood is finite.
     assert_eq!(last[2].parse::<f64>().unwrap(), 1.0, "{log}");
     assert!(last[3].parse::<f64>().unwrap().is_finite(), "{log}");
-    ok(
-        &s.0,
-        &words("sample --model m.json --sampler block-gibbs --steps 20 --chains 2 --quiet"),
-    );
+    s.ok("sample --model m.json --sampler block-gibbs --steps 20 --chains 2 --quiet");
 }

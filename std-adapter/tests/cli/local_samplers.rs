@@ -4,7 +4,9 @@
 
 use crate::common;
 
-use common::{ISING, LATTICE, ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, ok, summary, words};
+use common::{
+    ISING, LATTICE, ORDINAL, POTTS, QUADRATIC, RBM, Scratch, expect, fails, ok, summary, words,
+};
 
 const BINARY: [(&str, &str); 4] = [
     ("binary_quadratic", QUADRATIC),
@@ -47,14 +49,8 @@ fn lb_runs_on_binary_and_categorical_models() {
         }
     }
     scratch.write("ordinal.json", ORDINAL);
-    let err = fails(
-        &scratch.0,
-        &words("sample --model ordinal.json --steps 10 --sampler lb"),
-    );
-    assert!(
-        err.contains("sampler lb does not apply to ordinal models"),
-        "{err}"
-    );
+    let err = scratch.fails("sample --model ordinal.json --steps 10 --sampler lb");
+    expect(&err, &["sampler lb does not apply to ordinal models"]);
 }
 
 #[test]
@@ -88,14 +84,8 @@ fn hamming_ball_runs_on_binary_models_and_refuses_unbounded_balls() {
         );
     }
     scratch.write("potts.json", POTTS);
-    let err = fails(
-        &scratch.0,
-        &words("sample --model potts.json --steps 10 --sampler hamming-ball"),
-    );
-    assert!(
-        err.contains("does not apply to categorical models"),
-        "{err}"
-    );
+    let err = scratch.fails("sample --model potts.json --steps 10 --sampler hamming-ball");
+    expect(&err, &["does not apply to categorical models"]);
 }
 
 #[test]
@@ -109,12 +99,9 @@ fn block_gibbs_runs_on_rbm_models_only() {
     for (kind, json) in &BINARY[..3] {
         let model = format!("{kind}.json");
         scratch.write(&model, json);
-        let err = fails(
-            &scratch.0,
-            &words(&format!(
-                "sample --model {model} --steps 10 --sampler block-gibbs"
-            )),
-        );
+        let err = scratch.fails(&format!(
+            "sample --model {model} --steps 10 --sampler block-gibbs"
+        ));
         assert!(err.contains("applies to RBM models only"), "{kind}: {err}");
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Scratch, fails, ok, summary, words};
+use common::{Scratch, expect, fails, ok, summary, words};
 
 /// The exact DMALA chain lands closer to the block-Gibbs reference than DULA at a large step,
 /// whose stationary law is biased (Zhang, Liu & Liu 2022, Theorem 5.1).
@@ -51,6 +51,6 @@ fn mmd_needs_an_rbm() {
         &dir,
         &["sample", "--model", "lat.json", "--mmd", "--out", "x.npy"],
     );
-    assert!(message.contains("--mmd"), "{message}");
+    expect(&message, &["--mmd"]);
     assert!(!scratch.path("x.npy").exists());
 }

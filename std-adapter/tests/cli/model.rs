@@ -7,12 +7,9 @@ use langevin_std::models::ModelDoc;
 
 /// Sampling arguments shared by the comparisons below.
 fn sample(scratch: &Scratch, model: &str, out: &str) -> Vec<u8> {
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "sample --model {model} --steps 200 --burn-in 20 --chains 2 --seed 9 --out {out} --quiet"
-        )),
-    );
+    scratch.ok(&format!(
+        "sample --model {model} --steps 200 --burn-in 20 --chains 2 --seed 9 --out {out} --quiet"
+    ));
     std::fs::read(scratch.path(out)).unwrap()
 }
 
@@ -143,14 +140,11 @@ fn rbm_from_given_weights() {
         NpyData::F32(vec![0.5, -1.0, 0.25, 0.0, 1.5, -0.5]),
     );
     let c = scratch.npy("c.npy", &[2], NpyData::F64(vec![0.125, -0.25]));
-    let text = ok(
-        &scratch.0,
-        &words(&format!(
-            "model rbm --weights {} --hidden-bias {}",
-            w.display(),
-            c.display()
-        )),
-    );
+    let text = scratch.ok(&format!(
+        "model rbm --weights {} --hidden-bias {}",
+        w.display(),
+        c.display()
+    ));
     let doc = ModelDoc::parse(&text, scratch.0.clone()).unwrap();
     assert_eq!(
         doc.matrix("W").unwrap(),
@@ -163,10 +157,7 @@ fn rbm_from_given_weights() {
 #[test]
 fn bench_reports_step_cost_and_ess() {
     let scratch = Scratch::new("bench");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 8 --cols 8 --out m.json"),
-    );
+    scratch.ok("model ising-lattice --rows 8 --cols 8 --out m.json");
     let args = [
         "bench",
         "--model",
@@ -215,22 +206,13 @@ fn bench_reports_step_cost_and_ess() {
 #[test]
 fn bench_times_the_kernel_sample_runs() {
     let scratch = Scratch::new("bench-kernel");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 6 --cols 6 --out lattice.json"),
-    );
-    ok(
-        &scratch.0,
-        &words("model binary-logistic --dim 10 --out logistic.json"),
-    );
+    scratch.ok("model ising-lattice --rows 6 --cols 6 --out lattice.json");
+    scratch.ok("model binary-logistic --dim 10 --out logistic.json");
     let kernel = |model: &str, sampler: &str| {
-        let out = ok(
-            &scratch.0,
-            &words(&format!(
-                "bench --model {model} --sampler {sampler} --steps 200 --repeats 3 \
+        let out = scratch.ok(&format!(
+            "bench --model {model} --sampler {sampler} --steps 200 --repeats 3 \
                  --ess-steps 100 --chains 1 --format json"
-            )),
-        );
+        ));
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["sampler"], sampler);
         v["kernel"].as_str().unwrap().to_owned()

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{RBM, Scratch, fails, ok, words};
+use common::{RBM, Scratch, expect, words};
 use langevin_std::io::npy::NpyData;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -211,13 +211,10 @@ fn train_writes_its_pictures_with_its_other_outputs_or_refuses_them_before_the_r
     );
     assert!(message.contains("not a square"), "{message}");
     assert_eq!(s.files(), ["x.npy"]);
-    ok(
-        &s.0,
-        &words(&format!(
-            "{train} --test x.npy --updates 20 --eval-every 10 --out m.json --plot curve.png \
+    s.ok(&format!(
+        "{train} --test x.npy --updates 20 --eval-every 10 --out m.json --plot curve.png \
              --log l.csv --summary t.json"
-        )),
-    );
+    ));
     assert_eq!(
         s.files(),
         ["curve.png", "l.csv", "m.json", "t.json", "x.npy"]
@@ -330,7 +327,7 @@ fn two_runs_on_one_output_never_mix() {
     let mut reference = Vec::new();
     for seed in [1, 2] {
         let line = sample_line(seed, steps);
-        ok(&s.0, &words(&line));
+        s.ok(&line);
         reference.push(std::fs::read(s.path("d.npy")).unwrap());
         assert_eq!(seed_of(&s.path("s.json")), seed);
     }
@@ -455,7 +452,7 @@ fn the_leftovers_of_a_killed_run_are_removed_by_the_next() {
     // The next run writing into the folder (another output) removes them, and is not refused
     // by the dead run's lock when it writes the same output.
     let short = "sample --model m.json --steps 50 --chains 2 --quiet";
-    ok(&s.0, &words(&format!("{short} --out e.npy")));
+    s.ok(&format!("{short} --out e.npy"));
     assert!(leftovers(&s.0).is_empty(), "{:?}", leftovers(&s.0));
     let out = Command::new(env!("CARGO_BIN_EXE_langevin"))
         .args(words(&format!("{short} --out -")))
@@ -467,7 +464,7 @@ fn the_leftovers_of_a_killed_run_are_removed_by_the_next() {
     assert!(leftovers(&tmp).is_empty(), "{:?}", leftovers(&tmp));
     // A lock left by a killed run on the same output does not refuse the next run.
     std::fs::write(s.path(".d.npy.langevin-lock"), "999999999\n").unwrap();
-    ok(&s.0, &words(&format!("{short} --out d.npy")));
+    s.ok(&format!("{short} --out d.npy"));
     assert_eq!(s.files(), ["d.npy", "e.npy", "m.json"]);
 }
 
@@ -481,10 +478,8 @@ fn a_failed_rename_puts_back_the_outputs_already_replaced() {
     let Some(_immutable) = Immutable::new(&s.path("s.json")) else {
         return;
     };
-    let message = fails(
-        &s.0,
-        &words("sample --model m.json --steps 200 --chains 2 --out d.npy --summary s.json"),
-    );
+    let message =
+        s.fails("sample --model m.json --steps 200 --chains 2 --out d.npy --summary s.json");
     assert!(
         message.contains("s.json") && message.contains("put back"),
         "{message}"
@@ -542,27 +537,19 @@ fn a_full_disk_leaves_no_partial_file_and_says_so() {
         return;
     };
     // 2 chains × 10,000 draws × 100 bytes: 2 MB, refused before the run.
-    let message = fails(
-        &s.0,
-        &words("sample --model m.json --steps 10000 --chains 2 --out small/d.npy --quiet"),
-    );
+    let message =
+        s.fails("sample --model m.json --steps 10000 --chains 2 --out small/d.npy --quiet");
     assert!(
         message.contains("small/d.npy") && message.contains("free"),
         "{message}"
     );
     assert!(std::fs::read_dir(&disk.0).unwrap().next().is_none());
     // A CSV of 2 MB, written at the end with the summary: neither is left.
-    let message = fails(
-        &s.0,
-        &words(
-            "sample --model m.json --steps 10000 --chains 1 --csv small/d.csv --summary \
+    let message = s.fails(
+        "sample --model m.json --steps 10000 --chains 1 --csv small/d.csv --summary \
              small/s.json --quiet",
-        ),
     );
-    assert!(
-        message.contains("small/d.csv") && message.contains("space"),
-        "{message}"
-    );
+    expect(&message, &["small/d.csv", "space"]);
     let left: Vec<_> = std::fs::read_dir(&disk.0).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }

@@ -3,14 +3,13 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, fails, label_samples, ok, samples, summary, words};
+use common::{ISING, ORDINAL, POTTS, Scratch, expect, label_samples, samples};
 
+/// Samples `model` with pas and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
+/// the summary.
 fn sample(scratch: &Scratch, model: &str, extra: &str, tag: &str) -> serde_json::Value {
-    let line = format!(
-        "sample --model {model} --sampler pas --steps 600 --burn-in 200 --chains 2 --seed 3 --out {tag}.npy --summary {tag}.json --quiet {extra}"
-    );
-    ok(&scratch.0, &words(&line));
-    summary(&scratch.path(&format!("{tag}.json")))
+    let args = "--sampler pas --steps 600 --burn-in 200 --chains 2 --seed 3";
+    scratch.sample(&format!("--model {model} {args} {extra}"), tag)
 }
 
 #[test]
@@ -48,22 +47,10 @@ fn pas_samples_categorical_models_and_refuses_ordinal_ones_and_empty_paths() {
     let (shape, _, values) = label_samples(&s.path("labels.npy"));
     assert_eq!(shape, vec![2, 600, 4]);
     assert!(values.iter().all(|&v| (0..3).contains(&v)));
-    let line = fails(
-        &s.0,
-        &words("sample --model ord.json --sampler pas --steps 10"),
-    );
-    assert!(
-        line.contains("pas does not apply to ordinal models"),
-        "{line}"
-    );
-    let line = fails(
-        &s.0,
-        &words("sample --model potts.json --sampler pas --path-length 0 --steps 10"),
-    );
-    assert!(line.contains("path length"), "{line}");
-    let line = fails(
-        &s.0,
-        &words("sample --model potts.json --sampler pas --path-length two --steps 10"),
-    );
-    assert!(line.contains("auto"), "{line}");
+    let line = s.fails("sample --model ord.json --sampler pas --steps 10");
+    expect(&line, &["pas does not apply to ordinal models"]);
+    let line = s.fails("sample --model potts.json --sampler pas --path-length 0 --steps 10");
+    expect(&line, &["path length"]);
+    let line = s.fails("sample --model potts.json --sampler pas --path-length two --steps 10");
+    expect(&line, &["auto"]);
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, fails, npy_variant, ok, samples, words};
+use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, npy_variant, ok, samples, words};
 
 const KINDS: [(&str, &str, usize); 4] = [
     ("binary_quadratic", QUADRATIC, 6),
@@ -23,15 +23,12 @@ fn every_kind_samples_and_npy_arrays_give_the_same_draws_as_json_arrays() {
         for (tag, model) in [("json", &json), ("npy", &npy)] {
             let out = scratch.path(&format!("{kind}-{tag}.npy"));
             let summary = scratch.path(&format!("{kind}-{tag}.summary.json"));
-            let stdout = ok(
-                &scratch.0,
-                &words(&format!(
+            let stdout = scratch.ok(&format!(
                     "sample --model {} --steps 300 --burn-in 50 --chains 3 --thin 2 --seed 11 --out {} --summary {}",
                     model.display(),
                     out.display(),
                     summary.display()
-                )),
-            );
+                ));
             assert!(stdout.contains("acceptance"), "{stdout}");
             let (shape, draws) = samples(&out);
             assert_eq!(shape, vec![3, 150, d], "{kind}");
@@ -72,10 +69,7 @@ fn relative_array_paths_resolve_against_the_model_file_not_the_working_folder() 
     // Moving the JSON away from its arrays breaks it, and the message names the file, the
     // field and the array file.
     std::fs::copy(&model, scratch.path("alone.json")).unwrap();
-    let line = fails(
-        &scratch.0,
-        &["sample", "--model", "alone.json", "--steps", "20"],
-    );
+    let line = scratch.fails("sample --model alone.json --steps 20");
     assert!(line.starts_with("error: alone.json: field `"), "{line}");
     assert!(line.contains("arrays/rbm_"), "{line}");
 }
@@ -84,19 +78,7 @@ fn relative_array_paths_resolve_against_the_model_file_not_the_working_folder() 
 fn json_format_csv_and_quiet() {
     let scratch = Scratch::new("formats");
     scratch.write("m.json", QUADRATIC);
-    let args = [
-        "sample",
-        "--model",
-        "m.json",
-        "--steps",
-        "40",
-        "--burn-in",
-        "5",
-        "--chains",
-        "2",
-        "--seed",
-        "3",
-    ];
+    let args = words("sample --model m.json --steps 40 --burn-in 5 --chains 2 --seed 3");
     let mut with = args.to_vec();
     with.extend(["--format", "json", "--csv", "s.csv", "--out", "s.npy"]);
     let stdout = ok(&scratch.0, &with);
@@ -132,13 +114,9 @@ fn same_seed_same_bytes_other_seed_other_draws() {
     let scratch = Scratch::new("seeds");
     scratch.write("m.json", ISING);
     let run = |seed: &str, out: &str| {
-        ok(
-            &scratch.0,
-            &[
-                "sample", "--model", "m.json", "--steps", "200", "--seed", seed, "--out", out,
-                "--quiet",
-            ],
-        );
+        scratch.ok(&format!(
+            "sample --model m.json --steps 200 --seed {seed} --out {out} --quiet"
+        ));
         std::fs::read(scratch.path(out)).unwrap()
     };
     assert_eq!(run("5", "a.npy"), run("5", "b.npy"));
@@ -233,18 +211,12 @@ fn draws_follow_the_model_file() {
 #[test]
 fn diagnostics_depth_is_chosen_and_recorded() {
     let scratch = Scratch::new("diagnostics-depth");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 4 --cols 4 --out m.json"),
-    );
+    scratch.ok("model ising-lattice --rows 4 --cols 4 --out m.json");
     let summary = |depth: &str| {
-        ok(
-            &scratch.0,
-            &words(&format!(
-                "sample --model m.json --sampler dmala --steps 400 --burn-in 50 --chains 2 \
+        scratch.ok(&format!(
+            "sample --model m.json --sampler dmala --steps 400 --burn-in 50 --chains 2 \
                  --seed 3 --out d.npy --summary s.json --diagnostics {depth}"
-            )),
-        );
+        ));
         let text = std::fs::read_to_string(scratch.0.join("s.json")).unwrap();
         serde_json::from_str::<serde_json::Value>(&text).unwrap()
     };

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, ok, samples, summary, words};
+use common::{ISING, LATTICE, QUADRATIC, RBM, Scratch, ok, samples};
 
 const LOGISTIC: &str = r#"{"kind": "binary_logistic",
   "X": [[1, 0.5, -0.25, 0], [0, 1, 0.5, -0.5], [0.25, -1, 0, 1], [-0.5, 0, 1, 0.25],
@@ -18,16 +18,12 @@ const KINDS: [(&str, &str, usize); 5] = [
     ("binary_logistic", LOGISTIC, 4),
 ];
 
+/// Samples `model` with the sampler words `sampler` (1500 steps, 300 of burn-in, 2 chains,
+/// thinned by 3), writing `{tag}.npy`; returns the summary.
 fn run(scratch: &Scratch, model: &str, sampler: &[&str], tag: &str) -> serde_json::Value {
-    let out = format!("{tag}.npy");
-    let sum = format!("{tag}.json");
-    let args_line = format!(
-        "sample --model {model} --steps 1500 --burn-in 300 --chains 2 --thin 3 --seed 5 --out {out} --summary {sum} --quiet --sampler"
-    );
-    let mut args = words(&args_line);
-    args.extend(sampler);
-    ok(&scratch.0, &args);
-    summary(&scratch.path(&sum))
+    let args = "--steps 1500 --burn-in 300 --chains 2 --thin 3 --seed 5";
+    let sampler = sampler.join(" ");
+    scratch.sample(&format!("--model {model} {args} --sampler {sampler}"), tag)
 }
 
 #[test]
@@ -145,12 +141,9 @@ fn table_reports_tuned_parameters() {
     let scratch = Scratch::new("tuned-table");
     scratch.write("m.json", ISING);
     for (sampler, part) in [("ab", "a = "), ("acs", "a_max"), ("rwm", "flip rate")] {
-        let out = ok(
-            &scratch.0,
-            &words(&format!(
-                "sample --model m.json --sampler {sampler} --steps 2000"
-            )),
-        );
+        let out = scratch.ok(&format!(
+            "sample --model m.json --sampler {sampler} --steps 2000"
+        ));
         let line = out
             .lines()
             .find(|l| l.starts_with("tuned"))

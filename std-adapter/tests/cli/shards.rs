@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{Scratch, fails, ok, summary, words};
+use common::{Scratch, expect, summary};
 use serde_json::Value;
 
 /// Summary fields that differ between a run and its shards merged without anything being
@@ -23,32 +23,23 @@ const NOT_COMPARED: [&str; 8] = [
 /// (given in reverse order) and checks the merged files against the single run's.
 fn single_equals_merged(scratch: &Scratch, name: &str, args: &str) {
     let single = format!("{name}-all");
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "sample {args} --chains 5 --out {single}.npy --summary {single}.json --quiet"
-        )),
-    );
+    scratch.ok(&format!(
+        "sample {args} --chains 5 --out {single}.npy --summary {single}.json --quiet"
+    ));
     for (first, chains) in [(0, 2), (2, 3)] {
         let shard = format!("{name}-{first}");
-        ok(
-            &scratch.0,
-            &words(&format!(
-                "sample {args} --chains {chains} --first-chain {first} --threads 1 \
+        scratch.ok(&format!(
+            "sample {args} --chains {chains} --first-chain {first} --threads 1 \
                  --out {shard}.npy --summary {shard}.json --csv {shard}.csv --quiet"
-            )),
-        );
+        ));
     }
     // The CSV of the second shard numbers its chains from 2.
     let csv = std::fs::read_to_string(scratch.path(&format!("{name}-2.csv"))).unwrap();
     assert!(csv.lines().nth(1).unwrap().starts_with("2,0,"), "{name}");
     let merged = format!("{name}-merged");
-    ok(
-        &scratch.0,
-        &words(&format!(
-            "merge {name}-2.json {name}-0.json --out {merged}.npy --summary {merged}.json --quiet"
-        )),
-    );
+    scratch.ok(&format!(
+        "merge {name}-2.json {name}-0.json --out {merged}.npy --summary {merged}.json --quiet"
+    ));
     let bytes = |f: &str| std::fs::read(scratch.path(f)).unwrap();
     assert_eq!(
         bytes(&format!("{merged}.npy")),
@@ -91,14 +82,8 @@ fn two_shards_merged_give_the_single_runs_npy_bytes_and_summary_statistics() {
     let scratch = Scratch::new("shards");
     scratch.write("potts.json", common::POTTS);
     scratch.write("ordinal.json", common::ORDINAL);
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 5 --cols 5 --coupling 0.4 --out lat.json"),
-    );
-    ok(
-        &scratch.0,
-        &words("model rbm --visible 12 --hidden 5 --seed 3 --out rbm.json"),
-    );
+    scratch.ok("model ising-lattice --rows 5 --cols 5 --coupling 0.4 --out lat.json");
+    scratch.ok("model rbm --visible 12 --hidden 5 --seed 3 --out rbm.json");
     let cases = [
         // DMALA tunes its step per chain (the summary's `tuned`).
         (
@@ -131,18 +116,12 @@ fn two_shards_merged_give_the_single_runs_npy_bytes_and_summary_statistics() {
 #[test]
 fn shards_that_do_not_belong_together_are_refused_by_merge() {
     let scratch = Scratch::new("shards-bad");
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 4 --cols 4 --coupling 0.3 --out lat.json"),
-    );
+    scratch.ok("model ising-lattice --rows 4 --cols 4 --coupling 0.3 --out lat.json");
     let shard = |name: &str, extra: &str| {
-        ok(
-            &scratch.0,
-            &words(&format!(
-                "sample --model lat.json --sampler dula --steps 100 --burn-in 10 --chains 2 \
+        scratch.ok(&format!(
+            "sample --model lat.json --sampler dula --steps 100 --burn-in 10 --chains 2 \
                  {extra} --out {name}.npy --summary {name}.json --quiet"
-            )),
-        );
+        ));
     };
     shard("a", "--seed 1");
     shard("b", "--seed 1 --first-chain 2");
@@ -150,31 +129,23 @@ fn shards_that_do_not_belong_together_are_refused_by_merge() {
     shard("gap", "--seed 1 --first-chain 3");
     shard("seed", "--first-chain 2 --seed 2");
     shard("step", "--seed 1 --first-chain 2 --step 0.3");
-    let merge = |shards: &str| {
-        fails(
-            &scratch.0,
-            &words(&format!("merge {shards} --out m.npy --summary m.json")),
-        )
-    };
-    let e = merge("a.json overlap.json");
-    assert!(e.contains("overlap"), "{e}");
-    let e = merge("a.json gap.json");
-    assert!(e.contains("chains 2..3 are in no shard"), "{e}");
-    let e = merge("a.json seed.json");
-    assert!(e.contains("differ in `seed`"), "{e}");
-    let e = merge("a.json step.json");
-    assert!(e.contains("differ in `step`"), "{e}");
-    let e = merge("a.npy b.npy");
-    assert!(e.contains("--summary needs the shards' summaries"), "{e}");
-    let e = merge("a.json lat.json");
-    assert!(e.contains("not a summary of `langevin sample`"), "{e}");
+    let merge =
+        |shards: &str| scratch.fails(&format!("merge {shards} --out m.npy --summary m.json"));
+    for (shards, part) in [
+        ("a.json overlap.json", "overlap"),
+        ("a.json gap.json", "chains 2..3 are in no shard"),
+        ("a.json seed.json", "differ in `seed`"),
+        ("a.json step.json", "differ in `step`"),
+        ("a.npy b.npy", "--summary needs the shards' summaries"),
+        ("a.json lat.json", "not a summary of `langevin sample`"),
+    ] {
+        let e = merge(shards);
+        assert!(e.contains(part), "{shards}: {e}");
+    }
     assert!(!scratch.path("m.npy").exists() && !scratch.path("m.json").exists());
     // Bare `.npy` shards are joined in the order given, without a summary.
-    ok(&scratch.0, &words("merge a.npy b.npy --out ab.npy --quiet"));
-    ok(
-        &scratch.0,
-        &words("merge b.json a.json --out ab2.npy --quiet"),
-    );
+    scratch.ok("merge a.npy b.npy --out ab.npy --quiet");
+    scratch.ok("merge b.json a.json --out ab2.npy --quiet");
     assert_eq!(
         std::fs::read(scratch.path("ab.npy")).unwrap(),
         std::fs::read(scratch.path("ab2.npy")).unwrap()
@@ -184,15 +155,9 @@ fn shards_that_do_not_belong_together_are_refused_by_merge() {
 #[test]
 fn a_lockstep_shard_must_start_at_a_group() {
     let scratch = Scratch::new("shards-batch");
-    ok(
-        &scratch.0,
-        &words("model rbm --visible 8 --hidden 4 --seed 3 --out rbm.json"),
+    scratch.ok("model rbm --visible 8 --hidden 4 --seed 3 --out rbm.json");
+    let e = scratch.fails(
+        "sample --model rbm.json --step 0.5 --batch 4 --first-chain 2 --chains 4 --steps 10",
     );
-    let e = fails(
-        &scratch.0,
-        &words(
-            "sample --model rbm.json --step 0.5 --batch 4 --first-chain 2 --chains 4 --steps 10",
-        ),
-    );
-    assert!(e.contains("--first-chain 2 with --batch 4"), "{e}");
+    expect(&e, &["--first-chain 2 with --batch 4"]);
 }

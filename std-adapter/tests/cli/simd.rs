@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{Scratch, ok, words};
+use common::{Scratch, words};
 use std::process::Command;
 
 /// Runs `sample` with `args` (and `--out draws.npy --summary s.json`) on the path `cap` caps
@@ -67,7 +67,7 @@ fn both_code_paths_give_the_same_draws() {
         "model binary-logistic --seed 2 --out bl.json",
         "model lattice-gaussian --dim 40 --states 5 --seed 4 --out lg.json",
     ] {
-        ok(&s.0, &words(line));
+        s.ok(line);
     }
     s.write("potts.json", common::POTTS);
     s.write("mix.json", common::MIXTURE);

@@ -8,24 +8,15 @@ use common::{Scratch, ok, words};
 fn thread_count_does_not_change_the_samples() {
     let scratch = Scratch::new("threads");
     // A model big enough that chains take turns on the workers in different orders.
-    ok(
-        &scratch.0,
-        &words("model rbm --visible 40 --hidden 12 --seed 4 --out rbm.json"),
-    );
-    ok(
-        &scratch.0,
-        &words("model ising-ba --nodes 60 --edges-per-node 3 --seed 2 --out ba.json"),
-    );
+    scratch.ok("model rbm --visible 40 --hidden 12 --seed 4 --out rbm.json");
+    scratch.ok("model ising-ba --nodes 60 --edges-per-node 3 --seed 2 --out ba.json");
     for model in ["rbm.json", "ba.json"] {
         for sampler in ["dmala", "dula"] {
             let files: Vec<Vec<u8>> = ["1", "2", "4"]
                 .iter()
                 .map(|threads| {
                     let out = format!("{model}-{sampler}-{threads}.npy");
-                    ok(
-                        &scratch.0,
-                        &words(&format!("sample --model {model} --sampler {sampler} --chains 5 --steps 2000 --burn-in 100 --seed 21 --threads {threads} --out {out} --quiet")),
-                    );
+                    scratch.ok(&format!("sample --model {model} --sampler {sampler} --chains 5 --steps 2000 --burn-in 100 --seed 21 --threads {threads} --out {out} --quiet"));
                     std::fs::read(scratch.path(&out)).unwrap()
                 })
                 .collect();
@@ -40,10 +31,7 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
     let scratch = Scratch::new("threads-tuned");
     scratch.write("potts.json", common::POTTS);
     scratch.write("mix.json", common::MIXTURE);
-    ok(
-        &scratch.0,
-        &words("model ising-lattice --rows 6 --cols 6 --coupling 0.4 --out lat.json"),
-    );
+    scratch.ok("model ising-lattice --rows 6 --cols 6 --coupling 0.4 --out lat.json");
     let cases: [(&str, &[&str]); 8] = [
         ("lat.json", &["ab"]),
         ("lat.json", &["ab2"]),
@@ -83,20 +71,14 @@ fn tuned_and_label_samplers_are_thread_count_invariant() {
 #[test]
 fn batched_ordinal_runs_equal_the_per_chain_run() {
     let scratch = Scratch::new("threads-batched-ordinal");
-    ok(
-        &scratch.0,
-        &words("model lattice-gaussian --dim 40 --states 6 --seed 3 --out lg.json"),
-    );
+    scratch.ok("model lattice-gaussian --dim 40 --states 6 --seed 3 --out lg.json");
     for sampler in ["dmala --step 0.1", "dula --step 0.2 --window 2"] {
         let runs: Vec<(Vec<u8>, serde_json::Value)> = ["", "--batch 2 --threads 1", "--batch 4 --threads 3"]
             .iter()
             .enumerate()
             .map(|(k, extra)| {
                 let (out, sum) = (format!("{k}.npy"), format!("{k}.json"));
-                ok(
-                    &scratch.0,
-                    &words(&format!("sample --model lg.json --sampler {sampler} --chains 5 --steps 300 --burn-in 50 --seed 8 {extra} --out {out} --summary {sum} --quiet")),
-                );
+                scratch.ok(&format!("sample --model lg.json --sampler {sampler} --chains 5 --steps 300 --burn-in 50 --seed 8 {extra} --out {out} --summary {sum} --quiet"));
                 (
                     std::fs::read(scratch.path(&out)).unwrap(),
                     common::summary(&scratch.path(&sum)),

@@ -3,7 +3,9 @@
 
 use crate::common;
 
-use common::{LATTICE, QUADRATIC, RBM, Scratch, fails, ok, summary, words};
+use common::{
+    GAUSSIAN_SUM, LATTICE, QUADRATIC, RBM, Scratch, expect, fails, strings, summary, words,
+};
 use langevin_std::io::npy::NpyData;
 
 /// 40 rows of 6 binary values (the RBM test model's visible layer).
@@ -21,12 +23,7 @@ fn data(s: &Scratch) -> &'static str {
 fn check_provenance(j: &serde_json::Value, line: &str, defaults: &[(&str, &str)]) {
     assert_eq!(j["tool"], "langevin", "{j}");
     assert_eq!(j["version"], env!("CARGO_PKG_VERSION"));
-    let command: Vec<&str> = j["command_line"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| w.as_str().unwrap())
-        .collect();
+    let command = strings(&j["command_line"]);
     assert_eq!(&command[1..], words(line).as_slice());
     let options = j["options"].as_object().expect("options");
     for (name, value) in defaults {
@@ -50,7 +47,7 @@ fn bench_compare_train_ais_and_sdp_record_how_they_ran() {
 
     let line = "bench --model lat.json --sampler dmala --steps 50 --repeats 2 --ess-steps 40 \
                 --chains 2 --seed 4 --format json";
-    let b: serde_json::Value = serde_json::from_str(&ok(&s.0, &words(line))).unwrap();
+    let b: serde_json::Value = serde_json::from_str(&s.ok(line)).unwrap();
     check_provenance(&b, line, &[("step", "0.2"), ("warm-up", "")][..1]);
     assert!(b["model_hash"].as_str().unwrap().starts_with("fnv1a64:"));
     assert_eq!(b["seed"], 4);
@@ -59,7 +56,7 @@ fn bench_compare_train_ais_and_sdp_record_how_they_ran() {
 
     let line = "compare --models ising-grid --samplers dmala --chains 1 --steps 20 --tune 300 \
                 --threads 1 --seed 6 --format json";
-    let c: serde_json::Value = serde_json::from_str(&ok(&s.0, &words(line))).unwrap();
+    let c: serde_json::Value = serde_json::from_str(&s.ok(line)).unwrap();
     check_provenance(&c, line, &[("max-iter", "40")]);
     assert_eq!(c["seed"], 6);
     assert_eq!(c["steps"], 20);
@@ -77,7 +74,7 @@ fn bench_compare_train_ais_and_sdp_record_how_they_ran() {
         "train --data {x} --test {x} --model-kind rbm --hidden 3 --pcd-steps 2 --chains 4 \
          --batch 10 --updates 4 --seed 2 --out m.json --summary t.json --quiet"
     );
-    ok(&s.0, &words(&line));
+    s.ok(&line);
     let t = summary(&s.path("t.json"));
     check_provenance(&t, &line, &[("lr", "0.001"), ("sampler", "gibbs")]);
     for input in ["data", "test"] {
@@ -97,7 +94,7 @@ fn bench_compare_train_ais_and_sdp_record_how_they_ran() {
     let line = format!(
         "ais --model rbm.json --data {x} --chains 10 --betas 20 --seed 1 --summary a.json --quiet"
     );
-    ok(&s.0, &words(&line));
+    s.ok(&line);
     let a = summary(&s.path("a.json"));
     check_provenance(&a, &line, &[("schedule", "linear")]);
     assert!(a["model_hash"].as_str().unwrap().starts_with("fnv1a64:"));
@@ -105,7 +102,7 @@ fn bench_compare_train_ais_and_sdp_record_how_they_ran() {
 
     s.npy("w.npy", &[2, 2], NpyData::F64(vec![0.0, 1.0, 1.0, 0.0]));
     let line = "sdp --matrix w.npy --summary d.json --quiet";
-    ok(&s.0, &words(line));
+    s.ok(line);
     let d = summary(&s.path("d.json"));
     check_provenance(&d, line, &[("rel-gap", "0.001")]);
 }
@@ -118,7 +115,7 @@ fn bench_compare_train_and_ais_refuse_oversized_requests() {
     let x = data(&s);
     let huge = "18446744073709551615";
     let refused = |line: &str, parts: &[&str]| {
-        let message = fails(&s.0, &words(line));
+        let message = s.fails(line);
         for part in parts {
             assert!(message.contains(part), "{line}: {message:?} lacks {part:?}");
         }
@@ -177,12 +174,9 @@ fn bench_compare_train_and_ais_refuse_oversized_requests() {
          --ais-betas 10000000000000",
         &["AIS temperatures"],
     );
-    ok(
-        &s.0,
-        &words(&format!(
-            "{train} --hidden 3 --test {x} --ais-betas 10000000000000 --chains 2 --quiet"
-        )),
-    );
+    s.ok(&format!(
+        "{train} --hidden 3 --test {x} --ais-betas 10000000000000 --chains 2 --quiet"
+    ));
     std::fs::remove_file(s.path("m.json")).unwrap();
     refused(
         &format!(
@@ -214,7 +208,7 @@ fn error_lines_are_short_and_name_what_they_mean() {
         (&format!("--steps {}", "9".repeat(320)), "9.99999e319"),
     ] {
         let line = fails(&s.0, &words(&sample(extra)));
-        assert!(line.contains(shown), "{line}");
+        expect(&line, &[shown]);
         assert!(line.len() < 300, "{line}");
     }
     // A matrix entry is named by its row and column.
@@ -222,17 +216,14 @@ fn error_lines_are_short_and_name_what_they_mean() {
         "big.json",
         r#"{"kind": "binary_quadratic", "W": [[0, 1e300], [1e300, 0]], "b": [0, 0]}"#,
     );
-    let line = fails(&s.0, &words("sample --model big.json --steps 10"));
-    assert!(line.contains("entry (0, 1) = 1e300 overflows"), "{line}");
+    let line = s.fails("sample --model big.json --steps 10");
+    expect(&line, &["entry (0, 1) = 1e300 overflows"]);
     // sample-continuous names the model file whatever goes wrong with it.
     s.write(
         "logit.json",
         r#"{"kind": "logistic_regression", "X": "missing.npy", "y": [0, 1], "prior_var": 1}"#,
     );
-    let line = fails(
-        &s.0,
-        &words("sample-continuous --model logit.json --step 0.1"),
-    );
+    let line = s.fails("sample-continuous --model logit.json --step 0.1");
     assert!(line.starts_with("error: logit.json: "), "{line}");
     assert!(line.contains("missing.npy"), "{line}");
 }
@@ -267,10 +258,7 @@ fn the_readme_explains_every_provenance_field() {
 fn draws_larger_than_the_free_disk_space_are_refused_before_sampling() {
     let s = Scratch::new("trust-disk");
     s.write("m.json", QUADRATIC);
-    s.write(
-        "g.json",
-        r#"{"kind":"gaussian_sum","centers":[[0,1],[1,0]]}"#,
-    );
+    s.write("g.json", GAUSSIAN_SUM);
     // About 12,000 TB of draws, streamed to the file (the cap keeps a subset in memory): no disk
     // here has the room, so the run stops before its first step, naming both sizes, and
     // leaves no file behind.
@@ -279,9 +267,8 @@ fn draws_larger_than_the_free_disk_space_are_refused_before_sampling() {
         "sample-continuous --model g.json --step 0.1 --passes 750000000000000 --chains 1 \
          --max-memory 1G --out d.npy",
     ] {
-        let err = fails(&s.0, &words(line));
-        assert!(err.contains("d.npy: needs "), "{err}");
-        assert!(err.contains("TB, but its file system has "), "{err}");
+        let err = s.fails(line);
+        expect(&err, &["d.npy: needs ", "TB, but its file system has "]);
         assert!(!s.path("d.npy").exists(), "{line}");
         let left: Vec<String> = s
             .files()

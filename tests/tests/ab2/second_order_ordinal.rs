@@ -108,6 +108,27 @@ struct Case {
     balance: f64,
 }
 
+impl Case {
+    /// The case with the factor `A` of the trick for `W = w`, `D = diag` at this balance.
+    fn trick(
+        name: &'static str,
+        w: &[f64],
+        diag: &[f64],
+        d: usize,
+        step: f64,
+        balance: f64,
+    ) -> Self {
+        Self {
+            name,
+            w: f32s(w),
+            diag: f32s(diag),
+            factor: trick_factor_f32(w, diag, d, balance).unwrap(),
+            step,
+            balance,
+        }
+    }
+}
+
 fn f32s(v: &[f64]) -> Vec<f32> {
     v.iter().map(|&x| x as f32).collect()
 }
@@ -137,22 +158,15 @@ fn cases(h: &[f64], d: usize) -> Vec<Case> {
             });
         }
     }
-    out.push(Case {
-        name: "shift",
-        w: f32s(h),
-        diag: f32s(&shift),
-        factor: trick_factor_f32(h, &shift, d, 0.7).unwrap(),
-        step: 1.0,
-        balance: 0.7,
-    });
-    out.push(Case {
-        name: "wrong W, trace",
-        w: f32s(&wrong),
-        diag: f32s(&wrong_trace),
-        factor: trick_factor_f32(&wrong, &wrong_trace, d, 0.9).unwrap(),
-        step: 2.0,
-        balance: 0.9,
-    });
+    out.push(Case::trick("shift", h, &shift, d, 1.0, 0.7));
+    out.push(Case::trick(
+        "wrong W, trace",
+        &wrong,
+        &wrong_trace,
+        d,
+        2.0,
+        0.9,
+    ));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
     let arbitrary_d: Vec<f64> = normals(&mut rng, d, 1.0).iter().map(|v| v.abs()).collect();
     out.push(Case {
@@ -362,14 +376,7 @@ fn sampling_path_matches_a_lattice_gaussian() {
     let (d, s) = (3, 5);
     let (mut model, h) = lattice_gaussian(d, s, 21);
     let (trace, _) = trace_diagonal(&h, d, &SdpOptions::default()).unwrap();
-    let trace_case = |step: f64, balance: f64| Case {
-        name: "trace",
-        w: f32s(&h),
-        diag: f32s(&trace),
-        factor: trick_factor_f32(&h, &trace, d, balance).unwrap(),
-        step,
-        balance,
-    };
+    let trace_case = |step: f64, balance: f64| Case::trick("trace", &h, &trace, d, step, balance);
     check("trace, true W", &mut model, &trace_case(1.0, 0.7), 1);
     check(
         "trace, true W, large step",
@@ -380,14 +387,7 @@ fn sampling_path_matches_a_lattice_gaussian() {
     // An unrelated W with an arbitrary D and A: still exact, only a worse proposal.
     let wrong = random_symmetric(d, 0.8, 23);
     let shift = shift_diagonal(&wrong, d, 0.5).unwrap();
-    let wrong_case = Case {
-        name: "wrong",
-        w: f32s(&wrong),
-        diag: f32s(&shift),
-        factor: trick_factor_f32(&wrong, &shift, d, 0.5).unwrap(),
-        step: 0.4,
-        balance: 0.5,
-    };
+    let wrong_case = Case::trick("wrong", &wrong, &shift, d, 0.4, 0.5);
     check("shift, wrong W", &mut model, &wrong_case, 3);
 }
 
@@ -398,14 +398,7 @@ fn sampling_path_matches_a_non_quadratic_model() {
     let d = 3;
     let w = vec![-0.4, 0.3, 0.0, 0.3, -0.4, 0.0, 0.0, 0.0, -0.4];
     let diag = shift_diagonal(&w, d, 1e-3).unwrap();
-    let case = Case {
-        name: "wavy",
-        w: f32s(&w),
-        diag: f32s(&diag),
-        factor: trick_factor_f32(&w, &diag, d, 0.8).unwrap(),
-        step: 2.0,
-        balance: 0.8,
-    };
+    let case = Case::trick("wavy", &w, &diag, d, 2.0, 0.8);
     check("wavy, shift", &mut model, &case, 4);
 }
 

@@ -115,18 +115,15 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     while !ab.is_frozen() {
         Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
     }
-    check_exact_start(
-        &format!("frozen AB ordinal {:?}", ab.report()),
-        &pi,
+    let name = format!("frozen AB ordinal {:?}", ab.report());
+    check_label_chain(
+        &name,
+        &mut q,
+        &mut ab,
+        &mut chain,
+        (&states[..], &pi[..]),
         N,
         &mut rng,
-        |x0, k, rng| {
-            chain.reset(&states[x0], &mut q).unwrap();
-            for _ in 0..k {
-                Kernel::step(&mut ab, &mut q, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), 4)
-        },
     );
     let _ = q.dim();
     // Categorical.
@@ -140,18 +137,15 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     while !ab.is_frozen() {
         Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
     }
-    check_exact_start(
-        &format!("frozen AB potts {:?}", ab.report()),
-        &pi,
+    let name = format!("frozen AB potts {:?}", ab.report());
+    check_label_chain(
+        &name,
+        &mut m,
+        &mut ab,
+        &mut chain,
+        (&states[..], &pi[..]),
         N,
         &mut rng,
-        |x0, k, rng| {
-            chain.reset(&states[x0], &mut m).unwrap();
-            for _ in 0..k {
-                Kernel::step(&mut ab, &mut m, &mut chain, rng).unwrap();
-            }
-            index_of(chain.state(), 3)
-        },
     );
     let _ = m.dim();
 }

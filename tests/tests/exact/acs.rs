@@ -103,13 +103,15 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     });
     let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
-    check_exact_start("ACS ordinal", &pi, N, &mut rng, |x0, k, rng| {
-        chain.reset(&states[x0], &mut w).unwrap();
-        for _ in 0..k {
-            Kernel::step(&mut sampler, &mut w, &mut chain, rng).unwrap();
-        }
-        index_of(chain.state(), 4)
-    });
+    check_label_chain(
+        "ACS ordinal",
+        &mut w,
+        &mut sampler,
+        &mut chain,
+        (&states[..], &pi[..]),
+        N,
+        &mut rng,
+    );
 
     // Categorical.
     let mut m = small_potts(4, 3);
@@ -130,11 +132,13 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
     });
     let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
-    check_exact_start("ACS potts", &pi, N, &mut rng, |x0, k, rng| {
-        chain.reset(&states[x0], &mut m).unwrap();
-        for _ in 0..k {
-            Kernel::step(&mut sampler, &mut m, &mut chain, rng).unwrap();
-        }
-        index_of(chain.state(), 3)
-    });
+    check_label_chain(
+        "ACS potts",
+        &mut m,
+        &mut sampler,
+        &mut chain,
+        (&states[..], &pi[..]),
+        N,
+        &mut rng,
+    );
 }
