@@ -24,7 +24,7 @@ use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use crate::run::Progress;
 use crate::run::{BatchVecs, ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
-use crate::samplers::SamplerSpec;
+use crate::samplers::{LangevinStep, SamplerSpec};
 use langevin_core::LenError;
 use langevin_core::StepError;
 use langevin_core::binary::{
@@ -69,10 +69,7 @@ pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
     matches!(
         model,
         BinaryModel::Rbm { .. } | BinaryModel::Quadratic { .. } | BinaryModel::Logistic { .. }
-    ) && matches!(
-        sampler,
-        SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
-    )
+    ) && sampler.langevin_step().is_some()
 }
 
 /// Runs `config.chains` chains of `sampler` on `model`, `batch` at a time (see the module
@@ -94,10 +91,14 @@ pub fn run_chains_batched(
         kind: model.kind().into(),
         sampler: sampler.name().into(),
     };
-    let (step, balance, adjusted) = match *sampler {
-        SamplerSpec::Dmala { step, balance, .. } => (step, balance, true),
-        SamplerSpec::Dula { step, balance, .. } => (step, balance, false),
-        _ => return Err(refuse()),
+    let Some(LangevinStep {
+        step,
+        balance,
+        adjusted,
+        ..
+    }) = sampler.langevin_step()
+    else {
+        return Err(refuse());
     };
     if !has_batched_path(model, sampler) {
         return Err(refuse());

@@ -7,7 +7,7 @@ use crate::run::{
     Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming, map_chains_from,
     restore_sums, with_replicas,
 };
-use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, RunShape, SamplerSpec, replica_plan};
+use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, SamplerSpec};
 use core::fmt::Display;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
@@ -57,7 +57,7 @@ pub fn run_chains_keeping(
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
-    if *sampler == SamplerSpec::BlockGibbs {
+    if let Ok(Driver::RbmBlocks) = sampler.driver(Domain::Binary, shape.burn_in) {
         if !matches!(model, BinaryModel::Rbm { .. }) {
             return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
         }
@@ -244,7 +244,10 @@ pub(crate) fn with_chain<O>(
     };
     let mut target = target.map_err(RunError::Model)?;
     let mut buffers = uniform_buffers(d, &mut rng);
-    if *sampler == SamplerSpec::BlockGibbs {
+    let driver = sampler
+        .driver(Domain::Binary, shape.burn_in)
+        .map_err(RunError::Param)?;
+    if let Driver::RbmBlocks = driver {
         let ModelTarget::Rbm(rbm) = &target else {
             return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
         };
@@ -258,7 +261,7 @@ pub(crate) fn with_chain<O>(
     let kernel = sampler
         .kernel_for_model::<ForTarget<_>>(model, shape)
         .map_err(RunError::Param)?;
-    if let SamplerSpec::Gibbs { scan } = *sampler {
+    if let Driver::Gibbs(scan) = driver {
         let x = buffers.x;
         match &mut target {
             ModelTarget::Quadratic(t) => return with_fast_gibbs(t, x, scan, rng, c, f),
@@ -274,32 +277,24 @@ pub(crate) fn with_chain<O>(
             ModelTarget::Logistic(_) => buffers.x = x,
         }
     }
-    kernel_chain(target, buffers, sampler, kernel, shape, (c, rng), f)
+    kernel_chain(target, buffers, driver, kernel, (c, rng), f)
 }
 
-/// Chain `c` on `target` from `buffers` stepped by `kernel` (or, for `pt-dmala`, its replica
-/// ladder), handed to `f` with the name of what steps it: what a model's chain and a caller's
-/// target share once the models' fast paths are ruled out.
+/// Chain `c` on `target` from `buffers` stepped by `kernel` (or by the replica ladder the
+/// `driver` asks for), handed to `f` with the name of what steps it: what a model's chain and
+/// a caller's target share once the models' fast paths are ruled out.
 pub(crate) fn kernel_chain<T, O>(
     mut target: T,
     mut buffers: ChainVecs<u8>,
-    sampler: &SamplerSpec,
+    driver: Driver,
     kernel: BoxedKernel<Binary, T>,
-    shape: &RunShape,
     (c, rng): (usize, Xoshiro256PlusPlus),
     f: impl FnOnce(&'static str, &mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
 ) -> Result<O, RunError>
 where
     T: BinaryTarget<Error: Display>,
 {
-    if let SamplerSpec::PtDmala {
-        replicas,
-        target_acceptance,
-        ..
-    } = *sampler
-    {
-        let plan = replica_plan(replicas, target_acceptance, shape.burn_in, None)
-            .map_err(RunError::Param)?;
+    if let Driver::Replicas(plan) = driver {
         let x = buffers.x;
         return with_replicas::<Binary, _, _>(&mut target, &x, plan, rng, c, |d| {
             f("pt-dmala (replica exchange)", d)
@@ -309,7 +304,7 @@ where
     let chain = BinaryChain::new(buffers.buffers(), &mut target)
         .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
     let name = kernel.name();
-    let previous = matches!(sampler, SamplerSpec::Gibbs { .. }).then(|| vec![0; d]);
+    let previous = matches!(driver, Driver::Gibbs(_)).then(|| vec![0; d]);
     let mut driver = KernelDriver::new(chain, target, kernel, rng, previous);
     f(name, &mut driver)
 }

@@ -8,7 +8,7 @@ use crate::run::{
     ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, map_chains_from,
 };
 use crate::run::{Checkpoint, Progress};
-use crate::samplers::{RunShape, SamplerSpec};
+use crate::samplers::{Domain, Driver, RunShape, SamplerSpec};
 use langevin_core::BinaryTarget;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -40,7 +40,7 @@ where
     T: BinaryTarget,
     F: Fn(usize) -> Result<T, RunError> + Sync,
 {
-    if *sampler == SamplerSpec::BlockGibbs {
+    if let Ok(Driver::RbmBlocks) = sampler.driver(Domain::Binary, 0) {
         return Err(RunError::Model(
             "block-gibbs samples RBM models only; it does not apply to a user target".into(),
         ));
@@ -86,12 +86,13 @@ fn with_target_chain<T: BinaryTarget, O>(
         )));
     }
     let buffers = uniform_buffers(dim, &mut rng);
+    let driver = sampler
+        .driver(Domain::Binary, shape.burn_in)
+        .map_err(RunError::Param)?;
     let kernel = sampler
         .kernel_for::<ForTarget<_>>(shape)
         .map_err(RunError::Param)?;
-    kernel_chain(target, buffers, sampler, kernel, shape, (c, rng), |_, d| {
-        f(d)
-    })
+    kernel_chain(target, buffers, driver, kernel, (c, rng), |_, d| f(d))
 }
 
 #[cfg(test)]

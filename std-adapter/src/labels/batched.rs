@@ -18,7 +18,7 @@ use crate::run::Progress;
 use crate::run::{
     BatchVecs, ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
 };
-use crate::samplers::SamplerSpec;
+use crate::samplers::{LangevinStep, SamplerSpec};
 use langevin_core::StepError;
 use langevin_core::binary::StepReport;
 use langevin_core::models::OrdinalQuadraticBatch;
@@ -32,10 +32,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// model.
 pub fn has_batched_path(model: &LabelModel, sampler: &SamplerSpec) -> bool {
     matches!(model, LabelModel::Ordinal(OrdinalModel::Quadratic(_)))
-        && matches!(
-            sampler,
-            SamplerSpec::Dmala { .. } | SamplerSpec::Dula { .. }
-        )
+        && sampler.langevin_step().is_some()
 }
 
 /// Runs `config.chains` chains of `sampler` on `model`, `batch` at a time, from uniform starts
@@ -57,18 +54,14 @@ pub fn run_label_chains_batched(
         kind: model.kind().into(),
         sampler: sampler.name().into(),
     };
-    let (step, balance, window, adjusted) = match *sampler {
-        SamplerSpec::Dmala {
-            step,
-            balance,
-            window,
-        } => (step, balance, window, true),
-        SamplerSpec::Dula {
-            step,
-            balance,
-            window,
-        } => (step, balance, window, false),
-        _ => return Err(refuse()),
+    let Some(LangevinStep {
+        step,
+        balance,
+        window,
+        adjusted,
+    }) = sampler.langevin_step()
+    else {
+        return Err(refuse());
     };
     let LabelModel::Ordinal(OrdinalModel::Quadratic(m)) = model else {
         return Err(refuse());

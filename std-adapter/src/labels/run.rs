@@ -12,7 +12,7 @@ use crate::run::{
     drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
 };
 use crate::samplers::SamplerSpec;
-use crate::samplers::{RunShape, replica_plan};
+use crate::samplers::{Driver, RunShape};
 use langevin_core::Eval;
 use langevin_core::baselines::Gibbs;
 use langevin_core::categorical::CategoricalTarget;
@@ -193,14 +193,11 @@ impl<'a> LabelJob<'a> {
         let (d, s, shape) = (model.dim(), model.states(), &self.shape);
         let cap = shape.burn_in + shape.steps;
         let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
-        if let SamplerSpec::PtDmala {
-            replicas,
-            target_acceptance,
-            window,
-        } = *self.sampler
-        {
-            let plan = replica_plan(replicas, target_acceptance, shape.burn_in, window)
-                .map_err(RunError::Param)?;
+        let driver = self
+            .sampler
+            .driver(model.domain().into(), shape.burn_in)
+            .map_err(RunError::Param)?;
+        if let Driver::Replicas(plan) = driver {
             return match model {
                 LabelModel::Ordinal(m) => {
                     self.replicas::<OrdinalDomain, _>(m.clone(), &x, plan, (c, rng), keeper)
@@ -227,7 +224,14 @@ impl<'a> LabelJob<'a> {
                         let driver = KernelDriver::new(chain, m, kernel, rng, previous);
                         self.drive(driver, cap, keeper)
                     }
-                    None => self.gibbs("ordinal", x, Conditional::Ordinal(&mut m), rng, keeper),
+                    None => self.gibbs(
+                        driver,
+                        "ordinal",
+                        x,
+                        Conditional::Ordinal(&mut m),
+                        rng,
+                        keeper,
+                    ),
                 }
             }
             LabelModel::Categorical(m) => {
@@ -244,6 +248,7 @@ impl<'a> LabelJob<'a> {
                 }
                 let x = chain.state().to_vec();
                 self.gibbs(
+                    driver,
                     "categorical",
                     x,
                     Conditional::Categorical(&mut m),
@@ -285,13 +290,14 @@ impl<'a> LabelJob<'a> {
     /// sampler without a kernel of the domain; any other such sampler is an error.
     fn gibbs(
         &self,
+        driver: Driver,
         domain: &str,
         x: Vec<u16>,
         target: Conditional<'_>,
         rng: Xoshiro256PlusPlus,
         keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
-        let SamplerSpec::Gibbs { scan } = self.sampler else {
+        let Driver::Gibbs(scan) = driver else {
             return Err(RunError::Model(format!(
                 "sampler {} does not apply to {domain} models",
                 self.sampler.name()
@@ -302,7 +308,7 @@ impl<'a> LabelJob<'a> {
             previous: x.clone(),
             scratch: vec![0.0; states],
             target,
-            gibbs: Gibbs::new(*scan),
+            gibbs: Gibbs::new(scan),
             states,
         };
         self.drive(SweepDriver::new(x, rng, gibbs), 0, keeper)

@@ -33,8 +33,8 @@ use crate::binary::{BinaryModel, ModelTarget, block_gibbs_sweep};
 use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
 use crate::samplers::{
-    BLOCK_GIBBS_NEEDS_RBM, Domain, RunShape, Sampler, SamplerEntry, SamplerParams, SamplerPlan,
-    SamplerSpec,
+    BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, Sampler, SamplerEntry, SamplerParams,
+    SamplerPlan, SamplerSpec,
 };
 use crate::seeding::chain_rngs;
 use langevin_core::Kernel;
@@ -145,14 +145,17 @@ pub struct PcdSettings {
     pub threads: usize,
 }
 
-/// The kernel of a plan that runs inside PCD, or why it cannot.
-fn pcd_kernel(plan: &SamplerPlan) -> Result<SamplerSpec, &'static str> {
+/// The sampler of a plan that runs inside PCD and how it steps a chain, or why it cannot.
+fn pcd_kernel(plan: &SamplerPlan) -> Result<(SamplerSpec, Driver), &'static str> {
     match plan {
-        // Its replicas are several coupled chains; each persistent chain here is one.
-        SamplerPlan::Kernel(SamplerSpec::PtDmala { .. }) => {
-            Err("each persistent chain is a single chain, not a ladder of replicas")
-        }
-        SamplerPlan::Kernel(spec) => Ok(*spec),
+        SamplerPlan::Kernel(spec) => match spec.driver(Domain::Binary, 0) {
+            // A ladder's replicas are several coupled chains; each persistent chain here is
+            // one (only a ladder's driver can fail).
+            Ok(Driver::Replicas(_)) | Err(_) => {
+                Err("each persistent chain is a single chain, not a ladder of replicas")
+            }
+            Ok(driver) => Ok((*spec, driver)),
+        },
         SamplerPlan::Ab2(_) => Err("its tuning fits one fixed target"),
     }
 }
@@ -253,7 +256,7 @@ impl<'d> Pcd<'d> {
         let plan = sampler
             .plan_for(Domain::Binary, &shape)
             .map_err(|e| sampler_error(&e))?;
-        let spec = pcd_kernel(&plan).map_err(|why| {
+        let (spec, driver) = pcd_kernel(&plan).map_err(|why| {
             LearnError::Settings(format!(
                 "sampler {} cannot run inside PCD ({why})",
                 sampler.name()
@@ -265,10 +268,10 @@ impl<'d> Pcd<'d> {
             .into_iter()
             .map(|mut rng| {
                 let vecs = crate::binary::uniform_buffers(d, &mut rng);
-                let mover = match spec {
-                    SamplerSpec::BlockGibbs => Mover::BlockGibbs(Vec::new()),
-                    SamplerSpec::Gibbs { scan } => Mover::Gibbs(Sweep(Gibbs::new(scan))),
-                    _ => Mover::Kernel(
+                let mover = match driver {
+                    Driver::RbmBlocks => Mover::BlockGibbs(Vec::new()),
+                    Driver::Gibbs(scan) => Mover::Gibbs(Sweep(Gibbs::new(scan))),
+                    Driver::Kernel | Driver::Replicas(_) => Mover::Kernel(
                         spec.kernel_for::<ForModels>(&shape)
                             .map_err(|e| sampler_error(&e))?,
                     ),

@@ -33,7 +33,7 @@ pub use params::{
 pub use spec::{
     ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
 };
-pub(crate) use spec::{ab_json, acceptance_json, acs_json, replica_plan};
+pub(crate) use spec::{Driver, LangevinStep, ab_json, acceptance_json, acs_json};
 
 use crate::ab2::Ab2Settings;
 use crate::labels::LabelDomain;

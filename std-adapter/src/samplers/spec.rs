@@ -604,6 +604,84 @@ pub(crate) fn acceptance_tuner(
     AcceptanceTuner::with_math(s)
 }
 
+/// How a sampler's chains are stepped: all a runner needs to know of the sampler besides the
+/// kernel the domain's builder makes of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Driver {
+    /// The domain's kernel on a chain that caches `U` and `∇U`.
+    Kernel,
+    /// Gibbs sweeps: through a model's single-site fast path where it has one, else its kernel
+    /// (each step a sweep, the distance measured between the states).
+    Gibbs(Scan),
+    /// Block Gibbs sweeps of an RBM, hidden and visible units in turn.
+    RbmBlocks,
+    /// A replica-exchange ladder of DMALA chains, the cold one kept.
+    Replicas(crate::run::ReplicaPlan),
+}
+
+impl SamplerSpec {
+    /// How the sampler's chains are stepped on `domain` in a run of `burn_in` burn-in steps
+    /// (which the replica ladder tunes in; it reads the ordinal window on label domains only).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for a replica ladder's invalid settings.
+    pub(crate) fn driver(&self, domain: Domain, burn_in: u64) -> Result<Driver, ParamError> {
+        Ok(match *self {
+            Self::Gibbs { scan } => Driver::Gibbs(scan),
+            Self::BlockGibbs => Driver::RbmBlocks,
+            Self::PtDmala {
+                replicas,
+                target_acceptance,
+                window,
+            } => {
+                let window = window.filter(|_| domain != Domain::Binary);
+                Driver::Replicas(replica_plan(replicas, target_acceptance, burn_in, window)?)
+            }
+            _ => Driver::Kernel,
+        })
+    }
+}
+
+/// A fixed-step discrete Langevin sampler's settings: what the batched paths (lockstep groups
+/// of chains) run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LangevinStep {
+    /// Step size.
+    pub(crate) step: f64,
+    /// Balancing exponent.
+    pub(crate) balance: f64,
+    /// Ordinal window.
+    pub(crate) window: Option<u16>,
+    /// DMALA (with the Metropolis–Hastings correction) rather than DULA.
+    pub(crate) adjusted: bool,
+}
+
+impl SamplerSpec {
+    /// The settings of DULA and DMALA, the samplers with batched paths; `None` for the others.
+    pub(crate) fn langevin_step(&self) -> Option<LangevinStep> {
+        let (step, balance, window, adjusted) = match *self {
+            Self::Dmala {
+                step,
+                balance,
+                window,
+            } => (step, balance, window, true),
+            Self::Dula {
+                step,
+                balance,
+                window,
+            } => (step, balance, window, false),
+            _ => return None,
+        };
+        Some(LangevinStep {
+            step,
+            balance,
+            window,
+            adjusted,
+        })
+    }
+}
+
 /// The replicas of a replica-exchange run, checked.
 pub(crate) fn replica_plan(
     replicas: usize,
