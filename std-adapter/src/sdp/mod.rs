@@ -588,12 +588,13 @@ impl MixingSolve {
         // checkpoint: scaled by the last certificate's ratio, the prediction stays honest
         // and the factorisations that an optimistic shift would fail are skipped.
         // The scale already holds the margin the last certificate needed; the Ritz margin is
-        // taken on the unscaled estimate.
+        // taken on the unscaled estimate. (At scale 1 the last term is +0 and the slack is
+        // bit for bit what it was before the scale existed.)
         let ritz = (-theta).max(0.0);
         let base = ritz * self.shift_scale;
         let sum0: f64 = self.d0.iter().sum();
         let max_trace = self.best_lower.max(0.0) / (1.0 - opts.rel_gap);
-        let slack = (max_trace - sum0 - nf * (base + 0.02 * ritz)).max(0.0) / nf;
+        let slack = (max_trace - sum0 - 1.02 * nf * base + 0.02 * nf * (base - ritz)).max(0.0) / nf;
         let shift = base + (0.02 * ritz).max((0.25 * ritz).min(0.5 * slack));
         let predicted = relative_gap(sum0 + nf * shift, self.best_lower);
         let close = sum0 + nf * shift - self.best_lower <= nf * tol;
