@@ -203,7 +203,7 @@ fn the_certificate_covers_the_factorisations_rounding() {
             };
             let zero = vec![0.0; n];
             let f = factor(&w, &vec![-t; n], &ordering);
-            let d = certify_shift(&w, &ordering, &zero, -t, t);
+            let (d, _, _) = certify_shift(&w, &ordering, &zero, -t, t);
             assert!(d.iter().all(|x| x.is_finite()));
             if f.failed_at.is_none() && t > 1e-3 * rho {
                 finished_indefinite += 1;

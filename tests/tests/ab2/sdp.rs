@@ -493,6 +493,103 @@ fn small_problems_agree_with_a_barrier_method() {
     }
 }
 
+/// The Hessian `BᵀB/4` of a `hidden × visible` RBM-like factor with its diagonal removed: the
+/// off-diagonal part is low rank and the matrix is indefinite (zero diagonal, non-zero
+/// entries), unlike the positive semidefinite Hessian itself.
+fn low_rank_without_diagonal(
+    rng: &mut Xoshiro256PlusPlus,
+    visible: usize,
+    hidden: usize,
+) -> Vec<f64> {
+    let b = random_matrix(rng, hidden, visible);
+    let mut w = vec![0.0; visible * visible];
+    for row in b.chunks_exact(visible) {
+        for i in 0..visible {
+            for j in 0..visible {
+                if i != j {
+                    w[i * visible + j] += 0.25 * row[i] * row[j];
+                }
+            }
+        }
+    }
+    w
+}
+
+#[test]
+fn low_rank_hessian_without_its_diagonal_agrees_with_a_barrier_method() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(30);
+    let (n, hidden) = (60, 40);
+    for trial in 0..2 {
+        let dense = low_rank_without_diagonal(&mut rng, n, hidden);
+        let reference = barrier_optimum(n, &dense);
+        // The diagonal of BᵀB/4 is feasible, and the optimum is not 0 (W is indefinite).
+        assert!(reference > 0.0, "trial {trial}: optimum {reference}");
+        let w = SymmetricMatrix::from_row_major(n, n, &dense).unwrap();
+        for rel_gap in [1e-3, 1e-6] {
+            let sol = solve_diagonal_sdp(&w, &SdpOptions::with_rel_gap(rel_gap)).unwrap();
+            assert_feasible(n, &dense, &sol);
+            assert!(
+                sol.converged && sol.rel_gap <= rel_gap,
+                "trial {trial}: {sol:?}"
+            );
+            let slack = 1e-9 * reference.abs().max(1.0);
+            assert!(
+                sol.lower_bound <= reference + slack,
+                "trial {trial}: lower bound {} above the barrier optimum {reference}",
+                sol.lower_bound
+            );
+            assert!(
+                sol.trace >= reference - slack,
+                "trial {trial}: feasible trace {} below the optimum {reference}",
+                sol.trace
+            );
+            assert!(
+                sol.trace - reference <= sol.rel_gap * sol.trace + slack,
+                "trial {trial}: trace {} not within the certified gap {} of {reference}",
+                sol.trace,
+                sol.rel_gap
+            );
+        }
+    }
+}
+
+/// From `n = 256` on, the solver rescales its shift estimate by what earlier certificates
+/// needed: on a low-rank matrix without its diagonal (too large for the barrier method) the
+/// answer at the default gap stays feasible and its bounds bracket those of a solve to 1e-6.
+#[test]
+fn large_low_rank_hessian_without_its_diagonal_is_certified() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(31);
+    let (n, hidden) = (300, 190);
+    let dense = low_rank_without_diagonal(&mut rng, n, hidden);
+    let w = SymmetricMatrix::from_row_major(n, n, &dense).unwrap();
+    let tight = solve_diagonal_sdp(&w, &SdpOptions::with_rel_gap(1e-6)).unwrap();
+    assert_feasible(n, &dense, &tight);
+    assert!(tight.converged && tight.rel_gap <= 1e-6, "{tight:?}");
+    let sol = solve_diagonal_sdp(&w, &SdpOptions::default()).unwrap();
+    assert_feasible(n, &dense, &sol);
+    assert!(sol.converged && sol.rel_gap <= 1e-3, "gap {}", sol.rel_gap);
+    let slack = 1e-9 * tight.trace;
+    assert!(
+        sol.lower_bound <= tight.trace + slack,
+        "lower bound {} above a feasible trace {}",
+        sol.lower_bound,
+        tight.trace
+    );
+    assert!(
+        sol.trace >= tight.lower_bound - slack,
+        "feasible trace {} below a lower bound {}",
+        sol.trace,
+        tight.lower_bound
+    );
+    assert!(
+        sol.trace - tight.lower_bound <= sol.rel_gap * sol.trace + 1e-6 * tight.trace,
+        "trace {} not within the certified gap {} of the optimum (≥ {})",
+        sol.trace,
+        sol.rel_gap,
+        tight.lower_bound
+    );
+}
+
 #[test]
 fn storage_follows_density_and_transpose_agrees() {
     let all = cases();
