@@ -87,22 +87,12 @@ pub fn run_chains_batched(
     batch: usize,
     progress: Option<&Progress>,
 ) -> Result<BinaryRun, RunError> {
-    let refuse = || RunError::NoBatchedPath {
-        kind: model.kind().into(),
-        sampler: sampler.name().into(),
-    };
-    let Some(LangevinStep {
+    let LangevinStep {
         step,
         balance,
         adjusted,
         ..
-    }) = sampler.langevin_step()
-    else {
-        return Err(refuse());
-    };
-    if !has_batched_path(model, sampler) {
-        return Err(refuse());
-    }
+    } = sampler.batched_step(model.kind(), has_batched_path(model, sampler))?;
     let proposal =
         FlipProposal::<crate::FlipMathImpl>::with_math(step, balance).map_err(RunError::Param)?;
     let v = model.dim();
@@ -115,7 +105,7 @@ pub fn run_chains_batched(
         BinaryModel::Rbm { w, b, c, .. } => Prepared::Rbm(Dense { w, wt: &wt, b, c }),
         BinaryModel::Quadratic { w, b } => Prepared::Quadratic { w, b },
         BinaryModel::Logistic { x, y } => Prepared::Logistic { x, y },
-        _ => return Err(refuse()),
+        _ => return Err(RunError::no_batched_path(model.kind(), sampler.name())),
     };
     let n = config.chains;
     let chains = run_groups(config, batch, |group| {

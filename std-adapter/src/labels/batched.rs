@@ -50,21 +50,15 @@ pub fn run_label_chains_batched(
     batch: usize,
     progress: Option<&Progress>,
 ) -> Result<LabelRun, RunError> {
-    let refuse = || RunError::NoBatchedPath {
-        kind: model.kind().into(),
-        sampler: sampler.name().into(),
-    };
-    let Some(LangevinStep {
+    let LangevinStep {
         step,
         balance,
         window,
         adjusted,
-    }) = sampler.langevin_step()
-    else {
-        return Err(refuse());
-    };
+    } = sampler.batched_step(model.kind(), has_batched_path(model, sampler))?;
     let LabelModel::Ordinal(OrdinalModel::Quadratic(m)) = model else {
-        return Err(refuse());
+        // `has_batched_path` holds only for this model.
+        return Err(RunError::no_batched_path(model.kind(), sampler.name()));
     };
     let proposal = OrdinalProposal::new(step, balance)
         .and_then(|p| window.map_or(Ok(p), |w| p.windowed(w)))

@@ -177,6 +177,16 @@ pub enum RunError {
     Checkpoint(CheckpointError),
 }
 
+impl RunError {
+    /// The error for a `--batch` run of `sampler` on a model of `kind` without a batched path.
+    pub(crate) fn no_batched_path(kind: &str, sampler: &str) -> Self {
+        Self::NoBatchedPath {
+            kind: kind.into(),
+            sampler: sampler.into(),
+        }
+    }
+}
+
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

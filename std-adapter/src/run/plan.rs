@@ -27,14 +27,6 @@ pub fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(),
     Ok(())
 }
 
-/// The error for `batch` asked of a plan without a batched path (AB-2's schedule).
-fn no_batched_path(kind: &str, sampler: &str) -> RunError {
-    RunError::NoBatchedPath {
-        kind: kind.into(),
-        sampler: sampler.into(),
-    }
-}
-
 /// [`CheckpointError::Unsupported`] for a checkpoint of a run that cannot save one: lockstep
 /// groups (`batch`) and AB-2's schedule.
 fn refuse_checkpoint(
@@ -70,7 +62,9 @@ pub fn run_binary_plan(
 ) -> Result<BinaryRun, RunError> {
     refuse_checkpoint(plan, sampler, batch, keep.checkpoint.is_some())?;
     match plan {
-        SamplerPlan::Ab2(_) if batch.is_some() => Err(no_batched_path(model.kind(), sampler)),
+        SamplerPlan::Ab2(_) if batch.is_some() => {
+            Err(RunError::no_batched_path(model.kind(), sampler))
+        }
         SamplerPlan::Ab2(settings) => {
             run_ab2_chains_keeping(model, settings, config, progress, keep)
         }
@@ -105,7 +99,7 @@ pub fn run_label_plan(
 ) -> Result<LabelRun, RunError> {
     refuse_checkpoint(plan, sampler, batch, keep.checkpoint.is_some())?;
     match (plan, model, batch) {
-        (SamplerPlan::Ab2(_), _, Some(_)) => Err(no_batched_path(model.kind(), sampler)),
+        (SamplerPlan::Ab2(_), _, Some(_)) => Err(RunError::no_batched_path(model.kind(), sampler)),
         (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), None) => {
             run_ab2_ordinal_chains_keeping(m, settings, config, progress, keep)
         }

@@ -658,6 +658,22 @@ pub(crate) struct LangevinStep {
 }
 
 impl SamplerSpec {
+    /// The settings of the batched path on a model of `kind`, which has one for this
+    /// sampler if `has_path`.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::NoBatchedPath`] for a sampler or model without one.
+    pub(crate) fn batched_step(
+        &self,
+        kind: &str,
+        has_path: bool,
+    ) -> Result<LangevinStep, crate::run::RunError> {
+        self.langevin_step()
+            .filter(|_| has_path)
+            .ok_or_else(|| crate::run::RunError::no_batched_path(kind, self.name()))
+    }
+
     /// The settings of DULA and DMALA, the samplers with batched paths; `None` for the others.
     pub(crate) fn langevin_step(&self) -> Option<LangevinStep> {
         let (step, balance, window, adjusted) = match *self {

@@ -48,6 +48,27 @@ fn cholesky(n: usize, a: &[f64]) -> Option<Vec<f64>> {
     Some(l)
 }
 
+/// The solution's bounds bracket the barrier optimum `reference` (within 2nμ_final + rounding),
+/// and its trace is within `gap` of it.
+fn assert_brackets(trial: usize, sol: &SdpSolution, reference: f64, gap: f64) {
+    let slack = 1e-9 * reference.abs().max(1.0);
+    assert!(
+        sol.lower_bound <= reference + slack,
+        "trial {trial}: lower bound {} above the barrier optimum {reference}",
+        sol.lower_bound
+    );
+    assert!(
+        sol.trace >= reference - slack,
+        "trial {trial}: feasible trace {} below the optimum {reference}",
+        sol.trace
+    );
+    assert!(
+        sol.trace - reference <= gap * sol.trace + slack,
+        "trial {trial}: trace {} not within {gap} of {reference}",
+        sol.trace
+    );
+}
+
 /// Checks `d ≥ 0`, `trace = Σ d`, and `W + diag(d) + FEAS_TOL·max|W|·I ≻ 0`.
 fn assert_feasible(n: usize, w: &[f64], sol: &SdpSolution) {
     assert_eq!(sol.d.len(), n);
@@ -472,23 +493,7 @@ fn small_problems_agree_with_a_barrier_method() {
         for rel_gap in [1e-3, 1e-7] {
             let sol = solve_diagonal_sdp(&w, &SdpOptions::with_rel_gap(rel_gap)).unwrap();
             assert_feasible(n, &dense, &sol);
-            // The barrier value is within 2nμ_final + rounding of the optimum.
-            let slack = 1e-9 * reference.abs().max(1.0);
-            assert!(
-                sol.lower_bound <= reference + slack,
-                "trial {trial}: lower bound {} above the barrier optimum {reference}",
-                sol.lower_bound
-            );
-            assert!(
-                sol.trace >= reference - slack,
-                "trial {trial}: feasible trace {} below the optimum {reference}",
-                sol.trace
-            );
-            assert!(
-                sol.trace - reference <= rel_gap * sol.trace + slack,
-                "trial {trial}: trace {} not within {rel_gap} of {reference}",
-                sol.trace
-            );
+            assert_brackets(trial, &sol, reference, rel_gap);
         }
     }
 }
@@ -532,23 +537,7 @@ fn low_rank_hessian_without_its_diagonal_agrees_with_a_barrier_method() {
                 sol.converged && sol.rel_gap <= rel_gap,
                 "trial {trial}: {sol:?}"
             );
-            let slack = 1e-9 * reference.abs().max(1.0);
-            assert!(
-                sol.lower_bound <= reference + slack,
-                "trial {trial}: lower bound {} above the barrier optimum {reference}",
-                sol.lower_bound
-            );
-            assert!(
-                sol.trace >= reference - slack,
-                "trial {trial}: feasible trace {} below the optimum {reference}",
-                sol.trace
-            );
-            assert!(
-                sol.trace - reference <= sol.rel_gap * sol.trace + slack,
-                "trial {trial}: trace {} not within the certified gap {} of {reference}",
-                sol.trace,
-                sol.rel_gap
-            );
+            assert_brackets(trial, &sol, reference, sol.rel_gap);
         }
     }
 }
