@@ -341,6 +341,10 @@ struct LabelGibbs<'m> {
 }
 
 impl RawSweep<u16> for LabelGibbs<'_> {
+    // The conditional's loops gain nothing from wider instructions (measured: 2 % more
+    // instructions per sweep through the dispatch).
+    const DISPATCH: bool = false;
+
     /// A sweep; the distance moved is that between the states before and after it, as for
     /// the other samplers.
     #[inline(always)]

@@ -11,6 +11,10 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// A move of the whole state `x`. A sweep ends where it began, so the state, the stream and
 /// the model's running sums are everything a checkpoint keeps.
 pub(crate) trait RawSweep<V> {
+    /// Whether a step runs through the run-time SIMD dispatch (compiled for the machine's
+    /// widest instructions); a sweep whose inner loop gains nothing from it says no.
+    const DISPATCH: bool = true;
+
     /// One sweep of `x`: its report and the distance moved. Implementations are
     /// `#[inline(always)]`, as the [`HotLoop`] that calls them.
     fn sweep(&mut self, x: &mut [V], rng: &mut Xoshiro256PlusPlus) -> Stepped;
@@ -50,7 +54,11 @@ impl<V, S> SweepDriver<V, S> {
 impl<V: Saved, S: RawSweep<V>> ChainDriver for SweepDriver<V, S> {
     type Value = V;
     fn step(&mut self) -> Stepped {
-        crate::simd::dispatch(self)
+        if S::DISPATCH {
+            crate::simd::dispatch(self)
+        } else {
+            self.run()
+        }
     }
     fn state(&self) -> &[V] {
         &self.x
