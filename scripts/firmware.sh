@@ -110,15 +110,27 @@ profile_of() { case $1 in "$M3" | "$M0") echo footprint ;; *) echo release ;; es
 FLASH_SECTIONS='$1 == ".vector_table" || $1 == ".text" || $1 == ".init.rust" || $1 == ".rodata" || $1 == ".data"'
 
 
+# Builds in firmware/ for several boards with as few cargo calls as possible: the Arm targets
+# together, so that their crates compile side by side (code generation is one unit per crate).
+# RISC-V gets a call of its own: one call unifies features across its targets, and the two
+# run-times ask for different features of one crate.
+fw_build() { # TARGET... -- CARGO_BUILD_ARGS...
+  local arm=() rv=()
+  while [ "$1" != -- ]; do
+    if [ "$1" = "$RV" ]; then rv=(--target "$RV"); else arm+=(--target "$1"); fi
+    shift
+  done
+  shift
+  (cd "$FW" && { ((${#arm[@]} == 0)) || cargo build -q "$@" "${arm[@]}"; } &&
+    { ((${#rv[@]} == 0)) || cargo build -q "$@" "${rv[@]}"; })
+}
+
 boards() {
   local t rc status=0
   mkdir -p "$LOGS"
-  # Build every image, then run the emulators side by side (each QEMU is one thread; the runs
-  # take most of the time).
-  for t in "${BOARDS[@]}"; do
-    (cd "$FW" && cargo build -q -p langevin-firmware --bin check --target "$t" \
-      --profile "$(profile_of "$t")") || return 1
-  done
+  # Build every image, then run the emulators side by side (each QEMU is one thread; the runs take most of the time).
+  fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release &&
+    fw_build "$M3" "$M0" -- -p langevin-firmware --bin check --profile footprint || return 1
   local -A pid
   for t in "${BOARDS[@]}"; do
     run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
@@ -154,18 +166,22 @@ SMALL_FLASH=8192
 SMALL_RAM=1024
 budget_of() { case $1 in "$RV") echo 20480 ;; *) echo $FLASH_BUDGET ;; esac; }
 
-# Builds and runs one footprint image and checks it against its budgets.
+# Builds the footprint image NAME for every board.
+footprint_build() { # NAME
+  if [ "$1" = small ]; then
+    (unset LANGEVIN_FOOTPRINT
+      fw_build "${BOARDS[@]}" -- -p langevin-firmware --bin footprint --profile footprint)
+  else
+    LANGEVIN_FOOTPRINT=$1 fw_build "${BOARDS[@]}" -- -p langevin-firmware --bin footprint \
+      --profile footprint
+  fi
+}
+
+# Runs one footprint image (built by footprint_build) and checks it against its budgets.
 footprint_image() { # TARGET NAME FLASH_BUDGET RAM_BUDGET (0: not bounded)
   local t=$1 name=$2 rc B elf="$FW/target/$1/footprint/footprint" l
   B="$(llvm_bin)"
   l="$LOGS/footprint-$name-$(core_of "$t").log"
-  if [ "$name" = small ]; then
-    (cd "$FW" && env -u LANGEVIN_FOOTPRINT cargo build -q -p langevin-firmware --bin footprint \
-      --target "$t" --profile footprint) || return 1
-  else
-    (cd "$FW" && LANGEVIN_FOOTPRINT=$name cargo build -q -p langevin-firmware --bin footprint \
-      --target "$t" --profile footprint) || return 1
-  fi
   run_qemu "$t" "$elf" "$l"
   rc=$?
   local stack
@@ -193,10 +209,12 @@ footprint_image() { # TARGET NAME FLASH_BUDGET RAM_BUDGET (0: not bounded)
 footprint() {
   local t status=0
   mkdir -p "$LOGS"
+  footprint_build small || return 1
   for t in "${BOARDS[@]}"; do
     log "footprint: integer DMALA + 8x8 Ising + chain buffers on $(board_of "$t") (profile footprint)"
     footprint_image "$t" small "$SMALL_FLASH" "$SMALL_RAM" || status=1
   done
+  footprint_build generic-dmala || return 1
   for t in "${BOARDS[@]}"; do
     log "footprint: generic DMALA + 8x8 Ising on $(board_of "$t") (profile footprint, opt-level s)"
     footprint_image "$t" generic-dmala "$(budget_of "$t")" 0 || status=1
@@ -254,6 +272,8 @@ locate_panics() {
 
 probe() {
   local t status=0
+  # The images build side by side; a failed link is then looked at target by target.
+  fw_build "$M4" "$M0" "$RV" -- -p langevin-nopanic --release 2>/dev/null
   for t in "$M4" "$M0" "$RV"; do
     log "no-panic probe: every public step function linked with an undefined panic handler ($t)"
     if (cd "$FW" && cargo build -q -p langevin-nopanic --target "$t" --release \
@@ -349,10 +369,12 @@ ffi() {
   host_line=$("$ROOT/target/release/ffi-example" | grep -E '^langevin [0-9.]+: .*acceptance')
   [ -n "$host_line" ] || status=1
   echo "$host_line"
+  local targets=()
+  for t in "${BOARDS[@]}"; do targets+=(--target "$t"); done
+  (cd "$ROOT" && cargo build -q -p langevin-ffi "${targets[@]}" --release --no-default-features) ||
+    return 1
   for t in "${BOARDS[@]}"; do
     log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
-    (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$t" --release --no-default-features) ||
-      return 1
     if link_archive "$ROOT/target/$t/release/liblangevin_ffi.a" "$ROOT/target/$t/release/ffi-only.elf"; then
       "$B/llvm-size" "$ROOT/target/$t/release/ffi-only.elf" | tail -1 | awk '{printf "  text %d B\n", $1}'
     else
@@ -430,8 +452,11 @@ main() {
   local steps=("$@") failed=()
   ((${#steps[@]})) || steps=(setup golden boards footprint rbm784 probe ffi hostcount)
   mkdir -p "$LOGS"
+  local start
   for s in "${steps[@]}"; do
+    start=$SECONDS
     "$s" || failed+=("$s")
+    printf '  (%s: %d s)\n' "$s" $((SECONDS - start))
   done
   echo
   if ((${#failed[@]})); then
