@@ -590,6 +590,19 @@ mod tests {
         test_params(v, h, 0.013, 0.4)
     }
 
+    /// The move of step `step` from `x`: the flipped indices (for 23 coordinates, 5 to 12 flips:
+    /// groups of eight and their remainders) and the state after it.
+    fn move_at(x: &[u8], step: usize) -> (Vec<u32>, Vec<u8>) {
+        let flipped: Vec<u32> = (0..x.len() as u32)
+            .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
+            .collect();
+        let mut y = x.to_vec();
+        for &i in &flipped {
+            y[i as usize] ^= 1;
+        }
+        (flipped, y)
+    }
+
     /// Moves through a sequence of states (flipping a varying set each time), checking the
     /// incremental evaluation against a fresh one and the transposed path against the plain
     /// one, bit for bit. `H = 13` leaves a short final block of rows.
@@ -610,14 +623,7 @@ mod tests {
         let mut u = plain.log_density_and_grad(&x, &mut ga).unwrap();
         transposed.log_density_and_grad(&x, &mut gb).unwrap();
         for step in 0..40usize {
-            // 5 to 12 flips: groups of eight and their remainders.
-            let flipped: Vec<u32> = (0..v as u32)
-                .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
-                .collect();
-            let mut y = x.clone();
-            for &i in &flipped {
-                y[i as usize] ^= 1;
-            }
+            let (flipped, y) = move_at(&x, step);
             let mv = FlipMove {
                 from: &x,
                 to: &y,
@@ -688,13 +694,7 @@ mod tests {
         assert!(gs[..3].iter().all(|g| *g == gs[2]));
         assert_ne!(u[3].to_bits(), u[2].to_bits());
         for step in 0..20usize {
-            let flipped: Vec<u32> = (0..v as u32)
-                .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
-                .collect();
-            let mut y = x.clone();
-            for &i in &flipped {
-                y[i as usize] ^= 1;
-            }
+            let (flipped, y) = move_at(&x, step);
             let g0 = gs[2].clone();
             let mv = FlipMove {
                 from: &x,
