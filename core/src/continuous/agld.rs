@@ -208,6 +208,22 @@ fn term_grad_checked<T: SumTarget + ?Sized>(
     }
 }
 
+/// Calls `term(i, c)` for each distinct index `i` of the sorted `batch`, in order, with `c` the
+/// weight times the number of times `i` was drawn, and adds up the per-term gradients the calls
+/// report: the minibatch loop of every store's [`estimate`](SnapshotStore::estimate).
+#[inline]
+fn for_each_index<E>(
+    batch: &[u32],
+    weight: f64,
+    mut term: impl FnMut(usize, f64) -> Result<u32, E>,
+) -> Result<u32, E> {
+    let mut evals = 0u32;
+    for (i, run) in crate::slices::runs(batch) {
+        evals += term(i as usize, run as f64 * weight)?;
+    }
+    Ok(evals)
+}
+
 /// A store's buffer `buf` checked for `dim` coordinates, `terms` terms and `total` entries
 /// (`None`: the length overflows), zeroed and split into its first `first` entries and the
 /// `dim` after them.
@@ -296,9 +312,7 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for PointSnapshot<'_> {
         scratch: &mut [f64],
     ) -> Result<u32, StepError<T::Error>> {
         add_to(out, self.full);
-        let mut evals = 0u32;
-        for (i, run) in crate::slices::runs(batch) {
-            let i = i as usize;
+        for_each_index(batch, weight, |i, c| {
             scratch.fill(0.0);
             target
                 .add_term_grad(i, theta, 1.0, scratch)
@@ -306,16 +320,14 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for PointSnapshot<'_> {
             target
                 .add_term_grad(i, self.point, -1.0, scratch)
                 .map_err(target_err)?;
-            evals += 2;
             if !all_finite(scratch) {
                 return Err(StepError::NonFiniteGradient);
             }
-            let c = run as f64 * weight;
             for (o, &t) in out.iter_mut().zip(scratch.iter()) {
                 *o += c * t;
             }
-        }
-        Ok(evals)
+            Ok(2)
+        })
     }
 }
 
@@ -415,16 +427,12 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for DenseSnapshots<'_> {
     ) -> Result<u32, StepError<T::Error>> {
         add_to(out, self.sum);
         let d = self.dim;
-        let mut evals = 0u32;
-        for (i, run) in crate::slices::runs(batch) {
-            let i = i as usize;
+        for_each_index(batch, weight, |i, c| {
             term_grad_checked(target, i, theta, scratch)?;
-            evals += 1;
             let start = i * d;
             let Some(row) = self.table.get_mut(start..start + d) else {
-                continue;
+                return Ok(1);
             };
-            let c = run as f64 * weight;
             if update {
                 for ((o, s), (a, &t)) in out
                     .iter_mut()
@@ -441,8 +449,8 @@ impl<T: SumTarget + ?Sized> SnapshotStore<T> for DenseSnapshots<'_> {
                     *o += c * (t - a);
                 }
             }
-        }
-        Ok(evals)
+            Ok(1)
+        })
     }
 }
 
@@ -539,24 +547,22 @@ impl<T: GlmSumTarget + ?Sized> SnapshotStore<T> for ScalarSnapshots<'_> {
         _scratch: &mut [f64],
     ) -> Result<u32, StepError<T::Error>> {
         add_to(out, self.sum);
-        let mut evals = 0u32;
-        for (i, run) in crate::slices::runs(batch) {
-            let i = i as usize;
+        let evals = for_each_index(batch, weight, |i, c| {
             let s = target.term_scalar(i, theta).map_err(target_err)?;
-            evals += 1;
             if !s.is_finite() {
                 return Err(StepError::NonFiniteGradient);
             }
             let Some(slot) = self.scalars.get_mut(i) else {
-                continue;
+                return Ok(1);
             };
             let delta = s - *slot;
-            target.add_term_data(i, run as f64 * weight * delta, out);
+            target.add_term_data(i, c * delta, out);
             if update {
                 target.add_term_data(i, delta, self.sum);
                 *slot = s;
             }
-        }
+            Ok(1)
+        })?;
         target
             .add_shared_grad(theta, self.terms as f64, out)
             .map_err(target_err)?;

@@ -283,31 +283,7 @@ pub(super) fn hidden_terms_from_exp(p: f32, e: f32, lp: f32) -> (f32, f32) {
 
 #[inline(always)]
 fn add_flipped_columns<E: Weight>(pre: &mut [f64], rows: &[E], v: usize, mv: &FlipMove<'_>) {
-    let mut it = rows.chunks_exact(v.max(1));
-    let full = (
-        <&mut [f64; ROWS]>::try_from(&mut *pre),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-        it.next(),
-    );
-    if let (
-        Ok(acc),
-        Some(r0),
-        Some(r1),
-        Some(r2),
-        Some(r3),
-        Some(r4),
-        Some(r5),
-        Some(r6),
-        Some(r7),
-    ) = full
-    {
-        let rows = [r0, r1, r2, r3, r4, r5, r6, r7];
+    if let (Some(rows), Ok(acc)) = (block(rows, v), <&mut [f64; ROWS]>::try_from(&mut *pre)) {
         let mut h = *acc;
         for &i in mv.flipped {
             let i = i as usize;
@@ -376,22 +352,9 @@ fn add_transposed_rows<E: Weight>(pre: &mut [f64], current: &[f64], wt: &[E], mv
             signed_row(i6),
             signed_row(i7),
         );
-        if [r0, r1, r2, r3, r4, r5, r6, r7]
-            .iter()
-            .all(|r| r.len() == h)
-        {
-            let rows = r0
-                .iter()
-                .zip(r1)
-                .zip(r2)
-                .zip(r3)
-                .zip(r4)
-                .zip(r5)
-                .zip(r6)
-                .zip(r7);
-            for (p, (((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)) in
-                pre.iter_mut().zip(rows)
-            {
+        let rows = [r0, r1, r2, r3, r4, r5, r6, r7];
+        if rows.iter().all(|r| r.len() == h) {
+            for (p, [w0, w1, w2, w3, w4, w5, w6, w7]) in pre.iter_mut().zip(columns(rows)) {
                 let mut a = *p;
                 a += widen(w0, s0);
                 a += widen(w1, s1);
@@ -429,24 +392,11 @@ fn add_rows_one_by_one<'w, E: Weight + 'w>(
 /// Hidden units whose rows of `W` are read together.
 const ROWS: usize = 8;
 
-/// `grad += Σ_r sigma_r · row_r` over the rows in `rows` (each of length `v`), adding the rows
-/// to each coordinate in order, as a row-by-row loop would. A full block of [`ROWS`] rows is
-/// one pass over `grad`.
+/// The [`ROWS`] rows of length `v` that make up a full block `rows`, or `None` for a short one.
 #[inline(always)]
-fn accumulate_rows<E: Weight>(grad: &mut [f32], rows: &[E], sigma: &[f32; ROWS], v: usize) {
+fn block<E>(rows: &[E], v: usize) -> Option<[&[E]; ROWS]> {
     let mut it = rows.chunks_exact(v.max(1));
-    if let (
-        [s0, s1, s2, s3, s4, s5, s6, s7],
-        Some(r0),
-        Some(r1),
-        Some(r2),
-        Some(r3),
-        Some(r4),
-        Some(r5),
-        Some(r6),
-        Some(r7),
-    ) = (
-        sigma,
+    match (
         it.next(),
         it.next(),
         it.next(),
@@ -456,16 +406,39 @@ fn accumulate_rows<E: Weight>(grad: &mut [f32], rows: &[E], sigma: &[f32; ROWS],
         it.next(),
         it.next(),
     ) {
-        let rows = r0
-            .iter()
-            .zip(r1)
-            .zip(r2)
-            .zip(r3)
-            .zip(r4)
-            .zip(r5)
-            .zip(r6)
-            .zip(r7);
-        for (g, (((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)) in grad.iter_mut().zip(rows) {
+        (Some(r0), Some(r1), Some(r2), Some(r3), Some(r4), Some(r5), Some(r6), Some(r7)) => {
+            Some([r0, r1, r2, r3, r4, r5, r6, r7])
+        }
+        _ => None,
+    }
+}
+
+/// The entries of eight rows coordinate by coordinate (as far as the shortest row goes): one
+/// pass over the rows together.
+#[inline(always)]
+fn columns<E: Copy>(rows: [&[E]; ROWS]) -> impl Iterator<Item = [E; ROWS]> + '_ {
+    let [r0, r1, r2, r3, r4, r5, r6, r7] = rows;
+    r0.iter()
+        .zip(r1)
+        .zip(r2)
+        .zip(r3)
+        .zip(r4)
+        .zip(r5)
+        .zip(r6)
+        .zip(r7)
+        .map(|(((((((&w0, &w1), &w2), &w3), &w4), &w5), &w6), &w7)| {
+            [w0, w1, w2, w3, w4, w5, w6, w7]
+        })
+}
+
+/// `grad += Σ_r sigma_r · row_r` over the rows in `rows` (each of length `v`), adding the rows
+/// to each coordinate in order, as a row-by-row loop would. A full block of [`ROWS`] rows is
+/// one pass over `grad`.
+#[inline(always)]
+fn accumulate_rows<E: Weight>(grad: &mut [f32], rows: &[E], sigma: &[f32; ROWS], v: usize) {
+    if let Some(rows) = block(rows, v) {
+        let [s0, s1, s2, s3, s4, s5, s6, s7] = sigma;
+        for (g, [w0, w1, w2, w3, w4, w5, w6, w7]) in grad.iter_mut().zip(columns(rows)) {
             let mut t = *g;
             t += s0 * w0.to_f32();
             t += s1 * w1.to_f32();
@@ -617,6 +590,19 @@ mod tests {
         test_params(v, h, 0.013, 0.4)
     }
 
+    /// The move of step `step` from `x`: the flipped indices (for 23 coordinates, 5 to 12 flips:
+    /// groups of eight and their remainders) and the state after it.
+    fn move_at(x: &[u8], step: usize) -> (Vec<u32>, Vec<u8>) {
+        let flipped: Vec<u32> = (0..x.len() as u32)
+            .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
+            .collect();
+        let mut y = x.to_vec();
+        for &i in &flipped {
+            y[i as usize] ^= 1;
+        }
+        (flipped, y)
+    }
+
     /// Moves through a sequence of states (flipping a varying set each time), checking the
     /// incremental evaluation against a fresh one and the transposed path against the plain
     /// one, bit for bit. `H = 13` leaves a short final block of rows.
@@ -637,14 +623,7 @@ mod tests {
         let mut u = plain.log_density_and_grad(&x, &mut ga).unwrap();
         transposed.log_density_and_grad(&x, &mut gb).unwrap();
         for step in 0..40usize {
-            // 5 to 12 flips: groups of eight and their remainders.
-            let flipped: Vec<u32> = (0..v as u32)
-                .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
-                .collect();
-            let mut y = x.clone();
-            for &i in &flipped {
-                y[i as usize] ^= 1;
-            }
+            let (flipped, y) = move_at(&x, step);
             let mv = FlipMove {
                 from: &x,
                 to: &y,
@@ -715,13 +694,7 @@ mod tests {
         assert!(gs[..3].iter().all(|g| *g == gs[2]));
         assert_ne!(u[3].to_bits(), u[2].to_bits());
         for step in 0..20usize {
-            let flipped: Vec<u32> = (0..v as u32)
-                .filter(|&i| (i as usize * 7 + step).is_multiple_of(2 + step % 4))
-                .collect();
-            let mut y = x.clone();
-            for &i in &flipped {
-                y[i as usize] ^= 1;
-            }
+            let (flipped, y) = move_at(&x, step);
             let g0 = gs[2].clone();
             let mv = FlipMove {
                 from: &x,
