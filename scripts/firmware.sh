@@ -429,12 +429,16 @@ ffi() {
 hostcount() {
   log "host instructions per step (callgrind, x86_64): nominal against extreme"
   (cd "$FW" && cargo build -q -p langevin-hostcount --release) || return 1
-  local bin="$FW/target/release/langevin-hostcount" steps=200
+  local bin="$FW/target/release/langevin-hostcount" steps=200 counts="$LOGS/hostcount"
   local -a ir
   local status=0 line i kernel base tag name n
+  # Count every case first, one per core at a time (callgrind is one thread), then report in order.
+  rm -rf "$counts" && mkdir -p "$counts"
+  "$bin" list | cut -f1 | xargs -P "$(nproc)" -I{} sh -c 'valgrind --tool=callgrind \
+    --callgrind-out-file=/dev/null --toggle-collect="*metered_step*" "$1" {} "$2" 2>&1 >/dev/null |
+    sed -n "s/.*Collected : \([0-9]*\).*/\1/p" >"$3/{}"' sh "$bin" "$steps" "$counts"
   while IFS=$'\t' read -r i kernel base tag name; do
-    n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --toggle-collect='*metered_step*' \
-      "$bin" "$i" "$steps" 2>&1 >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+    n=$(cat "$counts/$i" 2>/dev/null)
     [ -n "$n" ] || { echo "  $kernel $name: callgrind failed"; status=1; continue; }
     ir[$i]=$((n / steps))
     local b=${ir[$base]:-0}
