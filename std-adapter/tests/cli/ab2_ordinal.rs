@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{ORDINAL, Scratch, expect, label_samples, summary};
+use common::{ORDINAL, Scratch, label_samples, summary};
 
 const Z: f64 = 5.5;
 
@@ -120,8 +120,10 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
 fn ab2_refuses_categorical_models() {
     let scratch = Scratch::new("ab2-potts");
     scratch.write("potts.json", common::POTTS);
-    let line = scratch.fails("sample --model potts.json --sampler ab2 --steps 10");
-    expect(&line, &["sampler ab2 does not apply to categorical models"]);
+    scratch.refuses(
+        "sample --model potts.json --sampler ab2 --steps 10",
+        &["sampler ab2 does not apply to categorical models"],
+    );
 }
 
 /// Chains take all their randomness from their own streams: the draws and the tuned parameters

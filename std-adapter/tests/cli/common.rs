@@ -90,6 +90,12 @@ impl Scratch {
         fails(&self.0, &words(line))
     }
 
+    /// Runs `langevin` with the words of `line` in this folder and insists that it fails (see
+    /// [`fails`]) with an error line naming every one of `parts` (see [`expect`]).
+    pub fn refuses(&self, line: &str, parts: &[&str]) {
+        expect(&self.fails(line), parts);
+    }
+
     /// Runs `langevin sample` with the words of `args`, writing `{tag}.npy` and `{tag}.json`
     /// quietly; returns the summary.
     pub fn sample(&self, args: &str, tag: &str) -> serde_json::Value {

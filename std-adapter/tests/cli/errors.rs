@@ -269,10 +269,11 @@ fn bad_flags() {
     // No model at all, an unknown subcommand, an output folder that does not exist.
     expect(&s.fails("sample --steps 5"), &["--model"]);
     expect(&s.fails("smaple"), &["smaple"]);
-    let line = s.fails("sample --model m.json --out no/such/dir/x.npy");
-    expect(&line, &["no/such/dir"]);
-    let line = s.fails("sample --model m.json --summary .");
-    expect(&line, &["folder"]);
+    s.refuses(
+        "sample --model m.json --out no/such/dir/x.npy",
+        &["no/such/dir"],
+    );
+    s.refuses("sample --model m.json --summary .", &["folder"]);
 }
 
 #[test]
