@@ -25,7 +25,7 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, DEFAULT_EVERY, FORMAT_VERSION, Fingerprint, Saved,
 };
 pub(crate) use checkpoint::{DriverState, Position, Record};
-pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
+pub(crate) use lockstep::{GroupJob, Lockstep, run_groups};
 pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
