@@ -290,6 +290,15 @@ pub fn summary(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
+/// The numbers of a JSON array of numbers (a summary's `mean`, a ladder's `betas`, …).
+pub fn numbers(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap_or_else(|| panic!("not a number: {x}")))
+        .collect()
+}
+
 /// The strings of a JSON array of strings (a summary's `command_line`, `plots`, …).
 pub fn strings(v: &serde_json::Value) -> Vec<&str> {
     v.as_array()
