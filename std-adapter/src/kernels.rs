@@ -64,14 +64,10 @@ pub trait DynKernel<D: Domain, T: Eval<D> + ?Sized>: Send + fmt::Debug {
     fn tuned(&self) -> Option<Value>;
     /// What the kernel's next steps depend on besides the chain and its stream, for a
     /// checkpoint: [`Value::Null`] for a kernel with nothing to save, `None` for one whose
-    /// state cannot be saved (the default).
-    fn save(&self) -> Option<Value> {
-        None
-    }
+    /// state cannot be saved.
+    fn save(&self) -> Option<Value>;
     /// Puts back a state [`DynKernel::save`] returned; `false` when it does not fit.
-    fn restore(&mut self, _state: &Value) -> bool {
-        false
-    }
+    fn restore(&mut self, state: &Value) -> bool;
 }
 
 /// A boxed kernel of domain `D` for targets of type `T`.
@@ -101,6 +97,12 @@ pub trait Tuning {
     }
 }
 
+/// A core kernel a runner can box (see [`Named`]): a [`Kernel`] over `D` with its [`Tuning`]
+/// hooks, that can move to a worker thread.
+pub trait CoreKernel<D: Domain>: Kernel<D> + Tuning + Send + fmt::Debug + 'static {}
+
+impl<D: Domain, K: Kernel<D> + Tuning + Send + fmt::Debug + 'static> CoreKernel<D> for K {}
+
 /// [`Tuning::save`] and [`Tuning::restore`] of a kernel whose steps depend only on its
 /// parameters (scratch buffers aside).
 macro_rules! stateless {
@@ -110,6 +112,64 @@ macro_rules! stateless {
         }
         fn restore(&mut self, state: &Value) -> bool {
             state.is_null()
+        }
+    };
+}
+
+/// [`Tuning::is_tuning`] of a tuner that adapts until it is frozen; with `freeze`, also
+/// [`Tuning::stop_tuning`] by freezing it (the tuners that allow it).
+macro_rules! adapts_until_frozen {
+    () => {
+        fn is_tuning(&self) -> bool {
+            !self.is_frozen()
+        }
+    };
+    (freeze) => {
+        adapts_until_frozen!();
+        fn stop_tuning(&mut self) {
+            self.freeze();
+        }
+    };
+}
+
+/// [`Tuning::save`] and [`Tuning::restore`] of a tuner whose state is its `$words` words
+/// (`save_words` and `restore_words`, of domain `$domain` where they take one).
+macro_rules! saved_words {
+    ($words:expr $(, $domain:ty)?) => {
+        fn save(&self) -> Option<Value> {
+            Some(words_json(&self.save_words$(::<$domain>)?()))
+        }
+        fn restore(&mut self, state: &Value) -> bool {
+            json_words::<{ $words }>(state)
+                .is_some_and(|w| self.restore_words$(::<$domain>)?(&w).is_ok())
+        }
+    };
+}
+
+/// Implements [`Kernel`] with the attributes given (`#[inline(always)]` for the steps the run
+/// loop inlines): the body of one step, with the kernel and the step's target, chain and
+/// stream under the names in `|..|`.
+macro_rules! kernel_step {
+    (
+        $(#[$attr:meta])*
+        impl$(<$($generic:ident: $bound:path),*>)? Kernel<$domain:ty> for $kernel:ty,
+        |$this:ident, $target:ident, $chain:ident, $rng:ident| $body:block
+    ) => {
+        impl$(<$($generic: $bound),*>)? Kernel<$domain> for $kernel {
+            $(#[$attr])*
+            fn step<T, R>(
+                &mut self,
+                $target: &mut T,
+                $chain: &mut Chain<'_, $domain>,
+                $rng: &mut R,
+            ) -> Result<StepReport, StepError<T::Error>>
+            where
+                T: Eval<$domain> + ?Sized,
+                R: Rng + ?Sized,
+            {
+                let $this = self;
+                $body
+            }
         }
     };
 }
@@ -158,7 +218,7 @@ pub fn boxed<D, T, K>(name: &'static str, kernel: K) -> BoxedKernel<D, T>
 where
     D: ScaledDmala,
     T: Eval<D> + ?Sized,
-    K: Kernel<D> + Tuning + Send + fmt::Debug + 'static,
+    K: CoreKernel<D>,
 {
     Box::new(Named::new(name, kernel))
 }
@@ -168,9 +228,7 @@ pub trait Boxing<D: ScaledDmala> {
     /// The boxed kernel.
     type Kernel;
     /// `kernel` named `name`, boxed.
-    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
-    where
-        K: Kernel<D> + Tuning + Send + fmt::Debug + 'static;
+    fn boxed<K: CoreKernel<D>>(name: &'static str, kernel: K) -> Self::Kernel;
 }
 
 /// [`Boxing`] into a [`BoxedKernel`] for targets of type `T`.
@@ -179,10 +237,7 @@ pub struct ForTarget<T: ?Sized>(PhantomData<fn(&mut T)>);
 
 impl<D: ScaledDmala, T: Eval<D> + ?Sized> Boxing<D> for ForTarget<T> {
     type Kernel = BoxedKernel<D, T>;
-    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
-    where
-        K: Kernel<D> + Tuning + Send + fmt::Debug + 'static,
-    {
+    fn boxed<K: CoreKernel<D>>(name: &'static str, kernel: K) -> Self::Kernel {
         boxed(name, kernel)
     }
 }
@@ -193,10 +248,7 @@ pub struct ForModels;
 
 impl Boxing<Binary> for ForModels {
     type Kernel = ModelKernel;
-    fn boxed<K>(name: &'static str, kernel: K) -> Self::Kernel
-    where
-        K: Kernel<Binary> + Tuning + Send + fmt::Debug + 'static,
-    {
+    fn boxed<K: CoreKernel<Binary>>(name: &'static str, kernel: K) -> Self::Kernel {
         Box::new(Named::new(name, kernel))
     }
 }
@@ -205,7 +257,7 @@ impl<D, T, K> DynKernel<D, T> for Named<K>
 where
     D: ScaledDmala,
     T: Eval<D> + ?Sized,
-    K: Kernel<D> + Tuning + Send + fmt::Debug,
+    K: CoreKernel<D>,
 {
     fn step(
         &mut self,
@@ -273,19 +325,11 @@ impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {
 #[derive(Clone, Copy, Debug)]
 pub struct Stateless<K>(pub K);
 
-impl<D: Domain, K: Kernel<D>> Kernel<D> for Stateless<K> {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut Chain<'_, D>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<D> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        self.0.step(target, chain, rng)
+    impl<D: Domain, K: Kernel<D>> Kernel<D> for Stateless<K>,
+    |this, target, chain, rng| {
+        this.0.step(target, chain, rng)
     }
 }
 
@@ -295,18 +339,11 @@ impl<K> Tuning for Stateless<K> {
 
 impl<W: AsMut<[f64]>> Tuning for HammingBall<W> {
     // The block the next step updates.
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<HAMMING_BALL_WORDS>(state).is_some_and(|w| self.restore_words(&w).is_ok())
-    }
+    saved_words!(HAMMING_BALL_WORDS);
 }
 
 impl Tuning for TunedRandomWalk {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
+    adapts_until_frozen!();
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(json!({
             "rate": self.rate(),
@@ -315,96 +352,47 @@ impl Tuning for TunedRandomWalk {
             "frozen": self.is_frozen(),
         }))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<{ TunedRandomWalk::WORDS }>(state)
-            .is_some_and(|w| self.restore_words(&w).is_ok())
-    }
+    saved_words!(TunedRandomWalk::WORDS);
 }
 
 impl Tuning for AbTuner {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
-    fn stop_tuning(&mut self) {
-        self.freeze();
-    }
+    adapts_until_frozen!(freeze);
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(ab_json(self))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<{ AbTuner::WORDS }>(state).is_some_and(|w| self.restore_words(&w).is_ok())
-    }
+    saved_words!(AbTuner::WORDS);
 }
 
 impl Tuning for AcsTuner {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
+    adapts_until_frozen!();
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acs_json(&self.report()))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<{ AcsTuner::WORDS }>(state).is_some_and(|w| self.restore_words(&w).is_ok())
-    }
+    saved_words!(AcsTuner::WORDS);
 }
 
 impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
-    fn stop_tuning(&mut self) {
-        self.freeze();
-    }
+    adapts_until_frozen!(freeze);
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acceptance_json::<D>(self))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<ACCEPTANCE_TUNER_WORDS>(state).is_some_and(|w| self.restore_words(&w).is_ok())
-    }
+    saved_words!(ACCEPTANCE_TUNER_WORDS);
 }
 
 impl Tuning for TunedDlmc<DlmcProposal> {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
+    adapts_until_frozen!();
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words::<Binary>()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<DLMC_TUNER_WORDS>(state)
-            .is_some_and(|w| self.restore_words::<Binary>(&w).is_ok())
-    }
+    saved_words!(DLMC_TUNER_WORDS, Binary);
 }
 
 impl Tuning for TunedDlmc<CategoricalDlmcProposal> {
-    fn is_tuning(&self) -> bool {
-        !self.is_frozen()
-    }
+    adapts_until_frozen!();
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
     }
-    fn save(&self) -> Option<Value> {
-        Some(words_json(&self.save_words::<Categorical>()))
-    }
-    fn restore(&mut self, state: &Value) -> bool {
-        json_words::<DLMC_TUNER_WORDS>(state)
-            .is_some_and(|w| self.restore_words::<Categorical>(&w).is_ok())
-    }
+    saved_words!(DLMC_TUNER_WORDS, Categorical);
 }
 
 impl Tuning for PathSampler {
@@ -441,21 +429,13 @@ impl Tuning for Sweep {
     stateless!();
 }
 
-impl Kernel<Binary> for Sweep {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut Chain<'_, Binary>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<Binary> + ?Sized,
-        R: Rng + ?Sized,
-    {
+    impl Kernel<Binary> for Sweep,
+    |this, target, chain, rng| {
         let mut sweep = SweepReport::default();
         for _ in 0..chain.dim() {
-            sweep.add(&self.0.step(target, chain, rng)?);
+            sweep.add(&this.0.step(target, chain, rng)?);
         }
         Ok(sweep.report())
     }
@@ -470,21 +450,13 @@ impl Tuning for Grown {
     stateless!();
 }
 
-impl<D: SingleSiteMoves> Kernel<D> for Grown {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut Chain<'_, D>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<D> + ?Sized,
-        R: Rng + ?Sized,
-    {
+    impl<D: SingleSiteMoves> Kernel<D> for Grown,
+    |this, target, chain, rng| {
         let n = D::slots(chain.dim(), chain.states()).unwrap_or(usize::MAX);
-        grow(self.0.weights_mut(), n);
-        self.0.step(target, chain, rng)
+        grow(this.0.weights_mut(), n);
+        this.0.step(target, chain, rng)
     }
 }
 
@@ -520,19 +492,11 @@ impl Tuning for TabulatedLattice {
     }
 }
 
-impl Kernel<Binary> for TabulatedLattice {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        _target: &mut T,
-        chain: &mut Chain<'_, Binary>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<Binary> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        lattice_step(&self.kernel, &mut self.classes, chain, rng).map_err(StepError::Len)
+    impl Kernel<Binary> for TabulatedLattice,
+    |this, _target, chain, rng| {
+        lattice_step(&this.kernel, &mut this.classes, chain, rng).map_err(StepError::Len)
     }
 }
 
@@ -548,19 +512,15 @@ fn lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
     if let Some(passes) = crate::simd::LatticeVector::for_path() {
         return kernel.step_with_classes(chain, classes, rng, &passes);
     }
-    portable_lattice_step(kernel, classes, chain, rng)
+    // The portable step in a function of its own: inlined into the dispatcher's large
+    // function, some of the step's helpers were left out of line.
+    out_of_line(|| kernel.step_with_classes(chain, classes, rng, &PortablePasses))
 }
 
-/// The portable lattice step in a function of its own: inlined into the dispatcher's large
-/// function, some of the step's helpers were left out of line.
+/// `f()` in a function of its own, never inlined into the caller.
 #[inline(never)]
-fn portable_lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
-    kernel: &LatticeKernel<Dims, ADJUSTED>,
-    classes: &mut LatticeClasses<Vec<u8>>,
-    chain: &mut Chain<'_, Binary>,
-    rng: &mut R,
-) -> Result<StepReport, LenError> {
-    kernel.step_with_classes(chain, classes, rng, &PortablePasses)
+fn out_of_line<T>(f: impl FnOnce() -> T) -> T {
+    f()
 }
 
 /// Sets a tabulated kernel to a tuner's `(a, b)`: the tables are refilled only when the
@@ -619,26 +579,18 @@ impl Tuning for LatticeAb {
     }
 }
 
-impl Kernel<Binary> for LatticeAb {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        _target: &mut T,
-        chain: &mut Chain<'_, Binary>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<Binary> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let TabulatedLattice { kernel, classes } = &mut self.lattice;
-        let (a, b) = self.tuner.current();
+    impl Kernel<Binary> for LatticeAb,
+    |this, _target, chain, rng| {
+        let TabulatedLattice { kernel, classes } = &mut this.lattice;
+        let (a, b) = this.tuner.current();
         // The tuner keeps (a, b) in range; the generic step falls back to DLP otherwise.
         if kernel.retune(a, b).is_err() {
             retune(kernel, (0.1, 0.5))?;
         }
         let report = lattice_step(kernel, classes, chain, rng)?;
-        self.tuner.observe(u64::from(report.accepted_flips()));
+        this.tuner.observe(u64::from(report.accepted_flips()));
         Ok(report)
     }
 }
@@ -722,38 +674,30 @@ impl Tuning for LatticeAcs {
     }
 }
 
-impl Kernel<Binary> for LatticeAcs {
+kernel_step! {
     #[inline(always)]
-    fn step<T, R>(
-        &mut self,
-        _target: &mut T,
-        chain: &mut Chain<'_, Binary>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<Binary> + ?Sized,
-        R: Rng + ?Sized,
-    {
-        let act = self.tuner.action();
+    impl Kernel<Binary> for LatticeAcs,
+    |this, _target, chain, rng| {
+        let act = this.tuner.action();
         let wanted = (act.step, act.balance);
-        if self.tuner.is_frozen() && self.cycle.is_empty() {
-            self.build_cycle().map_err(StepError::Param)?;
+        if this.tuner.is_frozen() && this.cycle.is_empty() {
+            this.build_cycle().map_err(StepError::Param)?;
         }
         // The frozen tuner walks its cycle from position 0, one position per step; the
         // cached kernel is used only if it is the one asked for.
-        let cached = if self.tuner.is_frozen() && !self.cycle.is_empty() {
-            let at = self.position;
-            self.position = (at + 1) % self.cycle.len();
-            self.cycle
+        let cached = if this.tuner.is_frozen() && !this.cycle.is_empty() {
+            let at = this.position;
+            this.position = (at + 1) % this.cycle.len();
+            this.cycle
                 .get(at)
                 .filter(|k| (k.proposal().step(), k.proposal().balance()) == wanted)
         } else {
             None
         };
         let report = if let Some(kernel) = cached {
-            lattice_step(kernel, &mut self.lattice.classes, chain, rng)?
+            lattice_step(kernel, &mut this.lattice.classes, chain, rng)?
         } else {
-            let TabulatedLattice { kernel, classes } = &mut self.lattice;
+            let TabulatedLattice { kernel, classes } = &mut this.lattice;
             retune(kernel, wanted)?;
             if act.adjusted {
                 lattice_step(kernel, classes, chain, rng)?
@@ -761,7 +705,7 @@ impl Kernel<Binary> for LatticeAcs {
                 lattice_step(&LatticeDula::new(*kernel.proposal()), classes, chain, rng)?
             }
         };
-        self.tuner.observe(if act.adjusted {
+        this.tuner.observe(if act.adjusted {
             AcsTuner::acceptance_probability(&report)
         } else {
             1.0
@@ -886,30 +830,22 @@ impl PathSampler {
     }
 }
 
-impl<D: PathDomain> Kernel<D> for PathSampler {
-    fn step<T, R>(
-        &mut self,
-        target: &mut T,
-        chain: &mut Chain<'_, D>,
-        rng: &mut R,
-    ) -> Result<StepReport, StepError<T::Error>>
-    where
-        T: Eval<D> + ?Sized,
-        R: Rng + ?Sized,
-    {
+kernel_step! {
+    impl<D: PathDomain> Kernel<D> for PathSampler,
+    |this, target, chain, rng| {
         let moves = D::moves(chain.dim(), chain.states()).ok_or(LenError {
             buffer: "moves",
             expected: u32::MAX as usize,
             found: usize::MAX,
         })?;
-        if self.weights.len() != moves {
-            self.weights.resize(moves, 0.0);
+        if this.weights.len() != moves {
+            this.weights.resize(moves, 0.0);
         }
         let mut buffers = PathBuffers {
-            weights: &mut self.weights,
-            path: &mut self.path,
+            weights: &mut this.weights,
+            path: &mut this.path,
         };
-        match &mut self.length {
+        match &mut this.length {
             PathLength::Fixed(p) => p.step(target, chain, &mut buffers, rng),
             PathLength::Adapted(a) => a.step(target, chain, &mut buffers, rng),
         }

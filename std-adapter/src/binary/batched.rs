@@ -23,7 +23,7 @@
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use crate::run::Progress;
-use crate::run::{BatchVecs, ChainResult, Lockstep, RunConfig, RunError, drive_group, run_groups};
+use crate::run::{BatchVecs, ChainResult, GroupJob, Lockstep, RunConfig, RunError, run_groups};
 use crate::samplers::{LangevinStep, SamplerSpec};
 use langevin_core::LenError;
 use langevin_core::StepError;
@@ -107,12 +107,11 @@ pub fn run_chains_batched(
         BinaryModel::Logistic { x, y } => Prepared::Logistic { x, y },
         _ => return Err(RunError::no_batched_path(model.kind(), sampler.name())),
     };
-    let n = config.chains;
-    let chains = run_groups(config, batch, |group| {
+    let chains = run_groups(config, batch, progress, |job| {
         if adjusted {
-            model_group::<true>(&model, proposal, group, n, config, progress)
+            model_group::<true>(&model, proposal, &job)
         } else {
-            model_group::<false>(&model, proposal, group, n, config, progress)
+            model_group::<false>(&model, proposal, &job)
         }
     })?;
     Ok(BinaryRun::new(v, chains))
@@ -132,21 +131,16 @@ enum Prepared<'m> {
 fn model_group<const ADJUSTED: bool>(
     model: &Prepared<'_>,
     proposal: FlipProposal<'static, crate::FlipMathImpl>,
-    group: Vec<(usize, Xoshiro256PlusPlus)>,
-    real: usize,
-    config: &RunConfig,
-    progress: Option<&Progress>,
+    job: &GroupJob<'_>,
 ) -> Result<Vec<ChainResult>, RunError> {
-    let n = group.len();
+    let n = job.rows.len();
     match *model {
         Prepared::Rbm(ref dense) => {
             let (v, h) = (dense.b.len(), dense.c.len());
-            let first = group.first().map_or(0, |g| g.0);
-            let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
             let mut one = vec![0.0f64; 2 * h].into_boxed_slice();
             let rbm = Rbm::new(dense.w, dense.b, dense.c, &mut one)
                 .and_then(|r| r.with_transpose(dense.wt))
-                .map_err(|e| model_err(e.to_string()))?;
+                .map_err(|e| job.model_err(e))?;
             let (cache_len, index_len) = RbmBatch::incremental_f32_lengths(v, h, n);
             let (mut cache, mut sigma) = (vec![0.0f32; cache_len], vec![0.0f32; n * h]);
             let mut index = vec![0u32; index_len];
@@ -154,7 +148,7 @@ fn model_group<const ADJUSTED: bool>(
                 &rbm, n, &mut cache, &mut index, &mut sigma, Gemm,
             )
             .map_err(RunError::Param)?;
-            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+            run_group::<_, ADJUSTED>(&mut target, proposal, job)
         }
         Prepared::Quadratic { w, b } => {
             let d = b.len();
@@ -162,7 +156,7 @@ fn model_group<const ADJUSTED: bool>(
             let mut cache = vec![0.0f64; 2 * n * (d + 1)];
             let mut target = QuadraticBatch::<Gemm>::new(w, b, n, &mut s, &mut cache)
                 .map_err(RunError::Param)?;
-            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+            run_group::<_, ADJUSTED>(&mut target, proposal, job)
         }
         Prepared::Logistic { x, y } => {
             let m = y.len();
@@ -170,7 +164,7 @@ fn model_group<const ADJUSTED: bool>(
             let (mut cache, mut residual) = (vec![0.0f64; 2 * n * m], vec![0.0f32; n * m]);
             let mut target = LogisticBatch::new(x, y, n, &mut xt, &mut cache, &mut residual, Gemm)
                 .map_err(RunError::Param)?;
-            run_group::<_, ADJUSTED>(&mut target, proposal, group, real, config, progress)
+            run_group::<_, ADJUSTED>(&mut target, proposal, job)
         }
     }
 }
@@ -183,39 +177,28 @@ struct Dense<'m> {
     c: &'m [f32],
 }
 
-/// Runs one group (chain index and stream per row; rows at or past `real` are padding) of
-/// `target` (of as many chains as the group has rows) for the burn-in and kept phase of
-/// `config`, and returns the real chains' results in order.
+/// Runs the group of `job` on `target` (of as many chains as the group has rows) for the
+/// burn-in and kept phase of the run, and returns the real chains' results in order.
 fn run_group<T: BatchTarget, const ADJUSTED: bool>(
     target: &mut T,
     proposal: FlipProposal<'static, crate::FlipMathImpl>,
-    group: Vec<(usize, Xoshiro256PlusPlus)>,
-    real: usize,
-    config: &RunConfig,
-    progress: Option<&Progress>,
+    job: &GroupJob<'_>,
 ) -> Result<Vec<ChainResult>, RunError> {
-    let (v, n) = (target.dim(), group.len());
+    let (v, n) = (target.dim(), job.rows.len());
     let mut rngs = Vec::with_capacity(n);
     let mut x = Vec::with_capacity(n * v);
-    for (_, mut rng) in group.iter().cloned() {
+    for (_, mut rng) in job.rows.iter().cloned() {
         x.extend_from_slice(&uniform_buffers(v, &mut rng).x);
         rngs.push(rng);
     }
-    let first = group.first().map_or(0, |g| g.0);
-    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
     let mut vecs = BatchVecs::<Binary>::new(x, v);
-    let batch = ChainBatch::new(vecs.buffers(), target).map_err(|e| model_err(e.to_string()))?;
+    let batch = ChainBatch::new(vecs.buffers(), target).map_err(|e| job.model_err(e))?;
     let kernel = BatchLangevin::<_, ADJUSTED>::new(proposal);
-    let kept = group.iter().take_while(|g| g.0 < real).count();
-    let mut group = Group {
+    job.drive(&mut Group {
         kernel: &kernel,
         target,
         batch,
         rngs,
-    };
-    drive_group(&mut group, n, kept, config, progress).map_err(|e| match e {
-        RunError::Model(e) => model_err(e),
-        e => e,
     })
 }
 

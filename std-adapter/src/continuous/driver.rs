@@ -37,6 +37,15 @@ pub enum SamplerKind {
 }
 
 impl SamplerKind {
+    /// Every integrator, in the order the errors list them.
+    pub const ALL: [SamplerKind; 5] = [
+        SamplerKind::Lmc,
+        SamplerKind::Sgld,
+        SamplerKind::Sghmc,
+        SamplerKind::Ewsg,
+        SamplerKind::Agld,
+    ];
+
     /// The command-line name.
     pub fn name(self) -> &'static str {
         match self {
@@ -58,18 +67,22 @@ impl fmt::Display for SamplerKind {
 impl FromStr for SamplerKind {
     type Err = ContinuousError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "lmc" => SamplerKind::Lmc,
-            "sgld" => SamplerKind::Sgld,
-            "sghmc" => SamplerKind::Sghmc,
-            "ewsg" => SamplerKind::Ewsg,
-            "agld" => SamplerKind::Agld,
-            _ => {
-                return Err(ContinuousError::Config(format!(
-                    "unknown sampler `{s}` (lmc, sgld, sghmc, ewsg, agld)"
-                )));
-            }
-        })
+        parse_named(s, "sampler", &SamplerKind::ALL.map(|k| (k.name(), k)))
+    }
+}
+
+/// The value named `s` among `values` (name, value), or [`ContinuousError::Config`] naming
+/// the `what` and listing the names.
+fn parse_named<T: Copy>(s: &str, what: &str, values: &[(&str, T)]) -> Result<T, ContinuousError> {
+    match values.iter().find(|(name, _)| *name == s) {
+        Some(&(_, value)) => Ok(value),
+        None => {
+            let names: Vec<&str> = values.iter().map(|(name, _)| *name).collect();
+            Err(ContinuousError::Config(format!(
+                "unknown {what} `{s}` ({})",
+                names.join(", ")
+            )))
+        }
     }
 }
 
@@ -88,16 +101,12 @@ pub enum SnapshotKind {
 impl FromStr for SnapshotKind {
     type Err = ContinuousError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "total" => SnapshotKind::Total,
-            "partial" => SnapshotKind::Partial,
-            "mixed" => SnapshotKind::Mixed,
-            _ => {
-                return Err(ContinuousError::Config(format!(
-                    "unknown snapshot update `{s}` (total, partial, mixed)"
-                )));
-            }
-        })
+        let names = [
+            ("total", SnapshotKind::Total),
+            ("partial", SnapshotKind::Partial),
+            ("mixed", SnapshotKind::Mixed),
+        ];
+        parse_named(s, "snapshot update", &names)
     }
 }
 
@@ -121,16 +130,12 @@ pub enum StorageKind {
 ///
 /// [`ContinuousError::Config`] for another name.
 pub fn parse_access(s: &str) -> Result<Access, ContinuousError> {
-    Ok(match s {
-        "random" => Access::Random,
-        "reshuffle" => Access::Reshuffle,
-        "cyclic" => Access::Cyclic,
-        _ => {
-            return Err(ContinuousError::Config(format!(
-                "unknown access `{s}` (random, reshuffle, cyclic)"
-            )));
-        }
-    })
+    let names = [
+        ("random", Access::Random),
+        ("reshuffle", Access::Reshuffle),
+        ("cyclic", Access::Cyclic),
+    ];
+    parse_named(s, "access", &names)
 }
 
 /// What [`run`] does.
@@ -823,4 +828,37 @@ fn coordinate_moments(samples: &[f32], d: usize) -> (Vec<f64>, Vec<f64>) {
     var.iter_mut()
         .for_each(|v| *v /= rows.saturating_sub(1).max(1) as f64);
     (mean, var)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_and_unknown_ones_list_the_choices() {
+        for kind in SamplerKind::ALL {
+            assert_eq!(kind.name().parse::<SamplerKind>().unwrap(), kind);
+        }
+        assert_eq!(
+            "partial".parse::<SnapshotKind>().unwrap(),
+            SnapshotKind::Partial
+        );
+        assert_eq!(parse_access("cyclic").unwrap(), Access::Cyclic);
+        for (error, expected) in [
+            (
+                "hmc".parse::<SamplerKind>().unwrap_err(),
+                "unknown sampler `hmc` (lmc, sgld, sghmc, ewsg, agld)",
+            ),
+            (
+                "none".parse::<SnapshotKind>().unwrap_err(),
+                "unknown snapshot update `none` (total, partial, mixed)",
+            ),
+            (
+                parse_access("sorted").unwrap_err(),
+                "unknown access `sorted` (random, reshuffle, cyclic)",
+            ),
+        ] {
+            assert_eq!(error.to_string(), format!("sampler options: {expected}"));
+        }
+    }
 }

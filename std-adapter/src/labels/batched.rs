@@ -16,7 +16,7 @@ use super::run::LabelRun;
 use crate::models::OrdinalQuadratic;
 use crate::run::Progress;
 use crate::run::{
-    BatchVecs, ChainResult, DiscreteRun, Lockstep, RunConfig, RunError, drive_group, run_groups,
+    BatchVecs, ChainResult, DiscreteRun, GroupJob, Lockstep, RunConfig, RunError, run_groups,
 };
 use crate::samplers::{LangevinStep, SamplerSpec};
 use langevin_core::StepError;
@@ -63,12 +63,12 @@ pub fn run_label_chains_batched(
     let proposal = OrdinalProposal::new(step, balance)
         .and_then(|p| window.map_or(Ok(p), |w| p.windowed(w)))
         .map_err(RunError::Param)?;
-    let (d, s, n) = (m.dim(), m.states(), config.chains);
-    let chains = run_groups(config, batch, |group| {
+    let (d, s) = (m.dim(), m.states());
+    let chains = run_groups(config, batch, progress, |job| {
         if adjusted {
-            run_group::<true>(m, proposal, group, n, config, progress)
+            run_group::<true>(m, proposal, &job)
         } else {
-            run_group::<false>(m, proposal, group, n, config, progress)
+            run_group::<false>(m, proposal, &job)
         }
     })?;
     Ok(LabelRun::new(
@@ -78,42 +78,31 @@ pub fn run_label_chains_batched(
     ))
 }
 
-/// Runs one group (chain index and stream per row; rows at or past `real` are padding) of `m`
-/// for the burn-in and kept phase of `config`, and returns the real chains' results in order.
+/// Runs the group of `job` on `m` for the burn-in and kept phase of the run, and returns the
+/// real chains' results in order.
 fn run_group<const ADJUSTED: bool>(
     m: &OrdinalQuadratic,
     proposal: OrdinalProposal<'static>,
-    group: Vec<(usize, Xoshiro256PlusPlus)>,
-    real: usize,
-    config: &RunConfig,
-    progress: Option<&Progress>,
+    job: &GroupJob<'_>,
 ) -> Result<Vec<ChainResult<u16>>, RunError> {
-    let (d, s, rows) = (m.dim(), m.states(), group.len());
-    let first = group.first().map_or(0, |g| g.0);
-    let model_err = |e: String| RunError::Model(format!("chains {first}..: {e}"));
+    let (d, s, rows) = (m.dim(), m.states(), job.rows.len());
     let mut cache = vec![0.0f64; 2 * rows * d];
     let (a, mu, b) = (m.matrix(), m.mean(), m.linear());
     let mut target =
         OrdinalQuadraticBatch::new(a, mu, b, s, rows, &mut cache).map_err(RunError::Param)?;
-    let kept = group.iter().take_while(|g| g.0 < real).count();
     let mut rngs = Vec::with_capacity(rows);
     let mut x = Vec::with_capacity(rows * d);
-    for (_, mut rng) in group {
+    for (_, mut rng) in job.rows.iter().cloned() {
         x.extend((0..d).map(|_| index(&mut rng, s) as u16));
         rngs.push(rng);
     }
     let mut vecs = BatchVecs::<OrdinalDomain>::new(x, d);
-    let batch =
-        OrdinalBatch::new(vecs.buffers(), &mut target).map_err(|e| model_err(e.to_string()))?;
-    let mut group = Group {
+    let batch = OrdinalBatch::new(vecs.buffers(), &mut target).map_err(|e| job.model_err(e))?;
+    job.drive(&mut Group {
         kernel: &OrdinalBatchLangevin::<ADJUSTED>::new(proposal),
         target: &mut target,
         batch,
         rngs,
-    };
-    drive_group(&mut group, rows, kept, config, progress).map_err(|e| match e {
-        RunError::Model(e) => model_err(e),
-        e => e,
     })
 }
 

@@ -539,32 +539,7 @@ impl BinaryTarget for ModelTarget<'_> {
         dispatch!(self, t => t.dim())
     }
 
-    #[inline(always)]
-    fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, Infallible> {
-        dispatch!(self, t => t.log_density_and_grad(x, grad))
-    }
-
-    #[inline(always)]
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &FlipMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, Infallible> {
-        dispatch!(self, t => t.log_density_and_grad_after(mv, grad))
-    }
-
-    #[inline(always)]
-    fn commit(&mut self) {
-        dispatch!(self, t => t.commit())
-    }
-
-    fn running_sums(&self) -> &[f64] {
-        dispatch!(self, t => t.running_sums())
-    }
-
-    fn running_sums_mut(&mut self) -> &mut [f64] {
-        dispatch!(self, t => t.running_sums_mut())
-    }
+    forward_evaluations!(dispatch, u8, FlipMove<'_>);
 }
 
 /// A length mismatch.

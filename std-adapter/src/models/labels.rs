@@ -339,32 +339,7 @@ impl OrdinalTarget for OrdinalModel {
         dispatch!(self, m => m.states())
     }
 
-    #[inline(always)]
-    fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Infallible> {
-        dispatch!(self, m => m.log_density_and_grad(x, grad))
-    }
-
-    #[inline(always)]
-    fn log_density_and_grad_after(
-        &mut self,
-        mv: &LabelMove<'_>,
-        grad: &mut [f32],
-    ) -> Result<f64, Infallible> {
-        dispatch!(self, m => m.log_density_and_grad_after(mv, grad))
-    }
-
-    #[inline(always)]
-    fn commit(&mut self) {
-        dispatch!(self, m => m.commit())
-    }
-
-    fn running_sums(&self) -> &[f64] {
-        dispatch!(self, m => m.running_sums())
-    }
-
-    fn running_sums_mut(&mut self) -> &mut [f64] {
-        dispatch!(self, m => m.running_sums_mut())
-    }
+    forward_evaluations!(dispatch, u16, LabelMove<'_>);
 }
 
 impl OrdinalConditional for OrdinalModel {

@@ -40,6 +40,44 @@ macro_rules! label_size {
     };
 }
 
+/// The evaluation half of a model enum's target trait (binary or label), forwarded to the
+/// variant's own target through `$dispatch` (a `match` over the variants): `$value` is the
+/// state entry and `$move` the trait's move.
+macro_rules! forward_evaluations {
+    ($dispatch:ident, $value:ty, $move:ty) => {
+        #[inline(always)]
+        fn log_density_and_grad(
+            &mut self,
+            x: &[$value],
+            grad: &mut [f32],
+        ) -> Result<f64, Self::Error> {
+            $dispatch!(self, t => t.log_density_and_grad(x, grad))
+        }
+
+        #[inline(always)]
+        fn log_density_and_grad_after(
+            &mut self,
+            mv: &$move,
+            grad: &mut [f32],
+        ) -> Result<f64, Self::Error> {
+            $dispatch!(self, t => t.log_density_and_grad_after(mv, grad))
+        }
+
+        #[inline(always)]
+        fn commit(&mut self) {
+            $dispatch!(self, t => t.commit())
+        }
+
+        fn running_sums(&self) -> &[f64] {
+            $dispatch!(self, t => t.running_sums())
+        }
+
+        fn running_sums_mut(&mut self) -> &mut [f64] {
+            $dispatch!(self, t => t.running_sums_mut())
+        }
+    };
+}
+
 mod binary;
 mod error;
 mod file;

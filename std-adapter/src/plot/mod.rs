@@ -33,7 +33,7 @@ pub use bars::{BarSpec, bar_chart, bar_chart_with, grouped_bars};
 pub use heatmap::{GridAxis, HeatmapSpec, heatmap_pair, heatmap_pair_with};
 pub use images::{image_grid, image_grid_titled};
 pub use line::{LineSpec, line_plot};
-pub use trace::{TraceSpec, trace_and_acf, trace_and_acf_with};
+pub use trace::{TraceSpec, trace_and_acf};
 
 /// How values map to a bar chart's vertical axis.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

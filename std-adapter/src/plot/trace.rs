@@ -46,6 +46,13 @@ impl TraceSpec {
     }
 }
 
+impl From<&str> for TraceSpec {
+    /// [`TraceSpec::new`].
+    fn from(title: &str) -> Self {
+        Self::new(title)
+    }
+}
+
 /// The autocorrelation panel's legend: the shaded band, then the grey line.
 const ACF_LEGEND: [&str; 2] = [
     "95% band of white noise: +-1.96/sqrt(n)",
@@ -63,29 +70,21 @@ const ACF_LEGEND: [&str; 2] = [
 ///
 /// # Errors
 ///
+/// The title and the trace's axes are those of `spec`: a [`TraceSpec`], or a title alone
+/// (`&str`) with the default axes of [`TraceSpec::new`]. Every band and line is explained in a
+/// legend ([`TraceSpec::legend`]).
+///
+/// # Errors
+///
 /// [`PlotError::Input`] if there are no chains, every chain is empty, or no draw is finite;
 /// [`PlotError::Io`] and [`PlotError::Encode`] from writing the file.
 pub fn trace_and_acf(
     path: impl AsRef<Path>,
-    title: &str,
+    spec: impl Into<TraceSpec>,
     series_per_chain: &[Vec<f64>],
     max_lag: usize,
 ) -> Result<(), PlotError> {
-    trace_and_acf_with(path, &TraceSpec::new(title), series_per_chain, max_lag)
-}
-
-/// [`trace_and_acf`] with the title and trace axes of `spec`. Every band and line is
-/// explained in a legend ([`TraceSpec::legend`]).
-///
-/// # Errors
-///
-/// As [`trace_and_acf`].
-pub fn trace_and_acf_with(
-    path: impl AsRef<Path>,
-    spec: &TraceSpec,
-    series_per_chain: &[Vec<f64>],
-    max_lag: usize,
-) -> Result<(), PlotError> {
+    let spec = spec.into();
     let title = spec.title.as_str();
     let longest = series_per_chain.iter().map(Vec::len).max().unwrap_or(0);
     if longest == 0 {

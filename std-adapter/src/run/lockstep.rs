@@ -11,6 +11,7 @@ use crate::seeding::chain_rngs_from;
 use langevin_core::ParamError;
 use langevin_core::binary::StepReport;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::fmt;
 use std::time::Instant;
 
 /// A group of chains stepped together.
@@ -27,9 +28,42 @@ pub(crate) trait Lockstep {
     fn jump(&self, c: usize, report: &StepReport) -> u64;
 }
 
+/// One group of a lockstep run as [`run_groups`] hands it out: its rows (chain index and
+/// stream per row; rows at or past `real` are padding) and the run's settings.
+pub(crate) struct GroupJob<'a> {
+    /// Chain index and stream of each row.
+    pub(crate) rows: Vec<(usize, Xoshiro256PlusPlus)>,
+    /// The number of real chains of the whole run.
+    real: usize,
+    config: &'a RunConfig,
+    progress: Option<&'a Progress>,
+}
+
+impl GroupJob<'_> {
+    /// A model error of the group's chains.
+    pub(crate) fn model_err(&self, e: impl fmt::Display) -> RunError {
+        let first = self.rows.first().map_or(0, |g| g.0);
+        RunError::Model(format!("chains {first}..: {e}"))
+    }
+
+    /// Runs `group`, the chains of these rows, for the burn-in and kept phase of the run, and
+    /// returns the real chains' results (see [`drive_group`]); its model errors name the
+    /// group's chains.
+    pub(crate) fn drive<L: Lockstep>(
+        &self,
+        group: &mut L,
+    ) -> Result<Vec<ChainResult<L::Value>>, RunError> {
+        let kept = self.rows.iter().take_while(|g| g.0 < self.real).count();
+        drive_group(group, self.rows.len(), kept, self.config, self.progress).map_err(|e| match e {
+            RunError::Model(e) => self.model_err(e),
+            e => e,
+        })
+    }
+}
+
 /// Runs `config.chains` chains in groups of `batch` on a pool of `config.threads` workers:
-/// `group` runs one group (chain index and stream per row; rows at or past `config.chains` are
-/// padding) and returns its real chains' results in order.
+/// `group` runs one group ([`GroupJob`]) and returns its real chains' results in order.
+/// `progress`, if given, is advanced by one per real chain-step.
 ///
 /// # Errors
 ///
@@ -38,11 +72,12 @@ pub(crate) trait Lockstep {
 pub(crate) fn run_groups<V, F>(
     config: &RunConfig,
     batch: usize,
+    progress: Option<&Progress>,
     group: F,
 ) -> Result<Chains<ChainResult<V>>, RunError>
 where
     V: Send,
-    F: Fn(Vec<(usize, Xoshiro256PlusPlus)>) -> Result<Vec<ChainResult<V>>, RunError> + Sync,
+    F: Fn(GroupJob<'_>) -> Result<Vec<ChainResult<V>>, RunError> + Sync,
 {
     if batch == 0 {
         return Err(RunError::Param(ParamError::OutOfRange {
@@ -63,7 +98,14 @@ where
         .collect();
     let pool = Pool::for_items(config.threads, groups)?;
     let start = Instant::now();
-    let results = pool.map(jobs, |_, rows| group(rows))?;
+    let results = pool.map(jobs, |_, rows| {
+        group(GroupJob {
+            rows,
+            real: config.chains,
+            config,
+            progress,
+        })
+    })?;
     Ok(Chains {
         results: results.into_iter().flatten().collect(),
         threads: pool.threads(),
@@ -74,7 +116,7 @@ where
 /// Runs the `n` chains of `group`, of which the first `kept` are real, for the burn-in and kept
 /// phase of `config`, and returns the real chains' results. `progress`, if given, is advanced
 /// by one per real chain-step and checked for cancellation every step.
-pub(crate) fn drive_group<L: Lockstep>(
+fn drive_group<L: Lockstep>(
     group: &mut L,
     n: usize,
     kept: usize,

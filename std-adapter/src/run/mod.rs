@@ -25,7 +25,7 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, DEFAULT_EVERY, FORMAT_VERSION, Fingerprint, Saved,
 };
 pub(crate) use checkpoint::{DriverState, Position, Record};
-pub(crate) use lockstep::{Lockstep, drive_group, run_groups};
+pub(crate) use lockstep::{GroupJob, Lockstep, run_groups};
 pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
 pub(crate) use replicas::{ReplicaPlan, drive_replicas, with_replicas};
@@ -1181,73 +1181,6 @@ mod tests {
             .collect()
     }
 
-    /// Each runner of the crate on a small model, as a function of the thread count.
-    fn runners() -> Vec<Box<dyn Fn(usize) -> Vec<u64>>> {
-        use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
-        use crate::binary::{BinaryModel, run_chains};
-        use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
-        use crate::labels::OrdinalModel;
-        use crate::models::OrdinalQuadratic;
-        use crate::samplers::SamplerSpec;
-        use langevin_core::models::{Dims, IsingLattice};
-        let config = |threads| RunConfig {
-            steps: 60,
-            burn_in: 20,
-            thin: 1,
-            chains: 5,
-            seed: 11,
-            threads,
-            first_chain: 0,
-        };
-        let lattice = || {
-            BinaryModel::Lattice(
-                IsingLattice::with_dims(Dims { rows: 4, cols: 4 }, 0.3, 0.1, true).unwrap(),
-            )
-        };
-        let ordinal = || {
-            let a = vec![-0.4, 0.1, 0.0, 0.1, -0.5, 0.2, 0.0, 0.2, -0.3];
-            OrdinalModel::Quadratic(
-                OrdinalQuadratic::new(5, a, vec![1.0, 2.0, 3.0], vec![0.1, -0.2, 0.0]).unwrap(),
-            )
-        };
-        let mut ab2 = Ab2Settings::default();
-        ab2.first.budget = 200;
-        ab2.second_budget = 200;
-        let ab2_ordinal = ab2.clone();
-        vec![
-            Box::new(move |t| {
-                let spec = SamplerSpec::Dmala {
-                    step: 0.3,
-                    balance: 0.5,
-                    window: None,
-                };
-                bits(
-                    &run_chains(&lattice(), &spec, &config(t), None)
-                        .unwrap()
-                        .chains,
-                )
-            }),
-            Box::new(move |t| {
-                bits(
-                    &run_ab2_chains(&lattice(), &ab2, &config(t), None)
-                        .unwrap()
-                        .chains,
-                )
-            }),
-            Box::new(move |t| {
-                let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, &config(t), None);
-                bits(&run.unwrap().chains)
-            }),
-            Box::new(|t| {
-                let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
-                let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.01);
-                (cfg.chains, cfg.threads, cfg.batch) = (5, t, 2);
-                let run = crate::continuous::run(&cfg).unwrap();
-                run.samples.iter().map(|v| u64::from(v.to_bits())).collect()
-            }),
-        ]
-    }
-
     /// Each chain's draws and log-densities, as bits.
     fn per_chain<T: Copy + Into<u64>>(chains: &[ChainResult<T>]) -> Vec<Vec<u64>> {
         chains
@@ -1257,9 +1190,10 @@ mod tests {
     }
 
     /// Every runner of a domain that has chains (single-chain kernels, lockstep groups, AB-2,
-    /// the continuous driver), as a function of `(first_chain, chains)`: each chain's output.
+    /// the continuous driver) on a small model, as a function of the run's settings (its
+    /// chains, the first chain's index and the threads): each chain's output.
     #[allow(clippy::type_complexity, reason = "a list of closures")]
-    fn shard_runners() -> Vec<(&'static str, Box<dyn Fn(usize, usize) -> Vec<Vec<u64>>>)> {
+    fn runners() -> Vec<(&'static str, Box<dyn Fn(&RunConfig) -> Vec<Vec<u64>>>)> {
         use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
         use crate::binary::{BinaryModel, run_chains, run_chains_batched};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
@@ -1269,15 +1203,6 @@ mod tests {
         use crate::models::OrdinalQuadratic;
         use crate::samplers::SamplerSpec;
         use langevin_core::models::{Dims, IsingLattice};
-        let config = |first_chain, chains| RunConfig {
-            steps: 40,
-            burn_in: 10,
-            thin: 1,
-            chains,
-            seed: 23,
-            threads: 2,
-            first_chain,
-        };
         let lattice = || {
             BinaryModel::Lattice(
                 IsingLattice::with_dims(Dims { rows: 3, cols: 3 }, 0.3, 0.1, true).unwrap(),
@@ -1313,26 +1238,22 @@ mod tests {
         vec![
             (
                 "dmala",
-                Box::new(move |k, c| {
-                    per_chain(
-                        &run_chains(&lattice(), &dmala, &config(k, c), None)
-                            .unwrap()
-                            .chains,
-                    )
+                Box::new(move |config: &RunConfig| {
+                    per_chain(&run_chains(&lattice(), &dmala, config, None).unwrap().chains)
                 }),
             ),
             (
                 "dmala --batch 2 (rbm)",
-                Box::new(move |k, c| {
-                    let run = run_chains_batched(&rbm(), &dmala, &config(k, c), 2, None);
+                Box::new(move |config: &RunConfig| {
+                    let run = run_chains_batched(&rbm(), &dmala, config, 2, None);
                     per_chain(&run.unwrap().chains)
                 }),
             ),
             (
                 "ab-2",
-                Box::new(move |k, c| {
+                Box::new(move |config: &RunConfig| {
                     per_chain(
-                        &run_ab2_chains(&lattice(), &ab2, &config(k, c), None)
+                        &run_ab2_chains(&lattice(), &ab2, config, None)
                             .unwrap()
                             .chains,
                     )
@@ -1340,48 +1261,64 @@ mod tests {
             ),
             (
                 "ab-2 (ordinal)",
-                Box::new(move |k, c| {
-                    let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, &config(k, c), None);
+                Box::new(move |config: &RunConfig| {
+                    let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, config, None);
                     per_chain(&run.unwrap().chains)
                 }),
             ),
             (
                 "dmala (labels)",
-                Box::new(move |k, c| {
+                Box::new(move |config: &RunConfig| {
                     let model = LabelModel::Ordinal(ordinal());
                     let start = &LabelStart::Uniform;
-                    let run = run_label_chains(&model, &label_dmala, &config(k, c), start, None);
+                    let run = run_label_chains(&model, &label_dmala, config, start, None);
                     per_chain(&run.unwrap().chains)
                 }),
             ),
             (
                 "dmala --batch 2 (labels)",
-                Box::new(move |k, c| {
+                Box::new(move |config: &RunConfig| {
                     let model = LabelModel::Ordinal(ordinal());
-                    let run =
-                        run_label_chains_batched(&model, &label_dmala, &config(k, c), 2, None);
+                    let run = run_label_chains_batched(&model, &label_dmala, config, 2, None);
                     per_chain(&run.unwrap().chains)
                 }),
             ),
             (
                 "sgld (continuous)",
-                Box::new(|k, c| {
+                Box::new(|config: &RunConfig| {
                     let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
                     let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.01);
-                    (cfg.chains, cfg.first_chain, cfg.threads, cfg.batch) = (c, k, 2, 2);
+                    (cfg.chains, cfg.first_chain) = (config.chains, config.first_chain);
+                    (cfg.threads, cfg.batch) = (config.threads, 2);
                     let run = crate::continuous::run(&cfg).unwrap();
                     let bits: Vec<u64> =
                         run.samples.iter().map(|v| u64::from(v.to_bits())).collect();
-                    bits.chunks(bits.len() / c).map(<[u64]>::to_vec).collect()
+                    bits.chunks(bits.len() / config.chains)
+                        .map(<[u64]>::to_vec)
+                        .collect()
                 }),
             ),
         ]
     }
 
+    /// The settings of the runs of [`runners`]: `chains` chains from `first_chain`, on 2
+    /// threads.
+    fn config(first_chain: usize, chains: usize) -> RunConfig {
+        RunConfig {
+            steps: 40,
+            burn_in: 10,
+            thin: 1,
+            chains,
+            seed: 23,
+            threads: 2,
+            first_chain,
+        }
+    }
+
     #[test]
     fn shards_of_every_runner_hold_the_chains_of_one_run_bit_for_bit() {
-        for (name, runner) in shard_runners() {
-            let all = runner(0, 5);
+        for (name, runner) in runners() {
+            let all = runner(&config(0, 5));
             assert_eq!(all.len(), 5, "{name}");
             assert!(all.iter().all(|c| !c.is_empty()), "{name}");
             assert_ne!(all[0], all[1], "{name}: chains 0 and 1 drew the same");
@@ -1392,7 +1329,7 @@ mod tests {
                 shards.extend([(1, 4), (3, 2)]);
             }
             for (first, chains) in shards {
-                let shard = runner(first, chains);
+                let shard = runner(&config(first, chains));
                 assert_eq!(
                     shard,
                     all[first..first + chains],
@@ -1514,11 +1451,17 @@ mod tests {
 
     #[test]
     fn every_runner_gives_the_same_output_on_1_2_and_3_threads() {
-        for runner in runners() {
-            let reference = runner(1);
-            assert!(!reference.is_empty());
-            assert_eq!(runner(2), reference);
-            assert_eq!(runner(3), reference);
+        for (name, runner) in runners() {
+            let on = |threads| {
+                runner(&RunConfig {
+                    threads,
+                    ..config(0, 5)
+                })
+            };
+            let reference = on(1);
+            assert!(reference.iter().all(|c| !c.is_empty()), "{name}");
+            assert_eq!(on(2), reference, "{name}");
+            assert_eq!(on(3), reference, "{name}");
         }
     }
 }

@@ -14,7 +14,7 @@
 
 use crate::common;
 
-use common::{ORDINAL, Scratch, expect, label_samples, summary};
+use common::{ORDINAL, Scratch, label_samples, numbers, summary};
 
 const Z: f64 = 5.5;
 
@@ -84,12 +84,7 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
         let (shape, _, values) = label_samples(&scratch.path(&out));
         assert_eq!(shape, vec![chains, per_chain, d]);
         let n = (chains * per_chain) as f64;
-        let reported: Vec<f64> = sm["mean"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .collect();
+        let reported = numbers(&sm["mean"]);
         for i in 0..d {
             let ours = values.iter().skip(i).step_by(d).sum::<i64>() as f64 / n;
             assert!((ours - reported[i]).abs() < 1e-12, "{tag}: mean[{i}]");
@@ -120,8 +115,10 @@ fn ab2_samples_an_ordinal_lattice_gaussian() {
 fn ab2_refuses_categorical_models() {
     let scratch = Scratch::new("ab2-potts");
     scratch.write("potts.json", common::POTTS);
-    let line = scratch.fails("sample --model potts.json --sampler ab2 --steps 10");
-    expect(&line, &["sampler ab2 does not apply to categorical models"]);
+    scratch.refuses(
+        "sample --model potts.json --sampler ab2 --steps 10",
+        &["sampler ab2 does not apply to categorical models"],
+    );
 }
 
 /// Chains take all their randomness from their own streams: the draws and the tuned parameters

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, expect, summary};
+use common::{ISING, ORDINAL, POTTS, Scratch, numbers, summary};
 
 /// A model of each domain: its name, its JSON and the domain its summary names.
 const EVERY_DOMAIN: [(&str, &str, &str); 3] = [
@@ -13,29 +13,34 @@ const EVERY_DOMAIN: [(&str, &str, &str); 3] = [
     ("potts", POTTS, "categorical"),
 ];
 
-/// Writes `json` as `{name}.json` and samples it with the words `sampler` (2 chains, seed 4);
-/// returns the summary.
-fn sample_on(scratch: &Scratch, name: &str, json: &str, sampler: &str) -> serde_json::Value {
-    scratch.write(&format!("{name}.json"), json);
-    scratch.ok(&format!(
-        "sample --model {name}.json {sampler} --chains 2 --seed 4 --out {name}.npy \
-         --summary {name}.s.json --quiet"
-    ));
-    summary(&scratch.path(&format!("{name}.s.json")))
+/// Samples a model of every domain (written as `{name}.json`) with `--sampler {sampler}` and
+/// the words `args` (2 chains, seed 4); checks that each summary names the sampler and the
+/// domain, and returns each model's name, domain and summary.
+fn sample_every_domain(
+    scratch: &Scratch,
+    sampler: &str,
+    args: &str,
+) -> Vec<(&'static str, &'static str, serde_json::Value)> {
+    let mut out = Vec::new();
+    for (name, json, domain) in EVERY_DOMAIN {
+        scratch.write(&format!("{name}.json"), json);
+        scratch.ok(&format!(
+            "sample --model {name}.json --sampler {sampler} {args} --chains 2 --seed 4 \
+             --out {name}.npy --summary {name}.s.json --quiet"
+        ));
+        let s = summary(&scratch.path(&format!("{name}.s.json")));
+        assert_eq!(s["sampler"], sampler, "{name}");
+        assert_eq!(s["domain"], domain, "{name}");
+        out.push((name, domain, s));
+    }
+    out
 }
 
 #[test]
 fn adapted_dmala_tunes_over_the_burn_in_on_every_domain() {
     let scratch = Scratch::new("adapt");
-    for (name, json, domain) in EVERY_DOMAIN {
-        let s = sample_on(
-            &scratch,
-            name,
-            json,
-            "--sampler dmala --adapt acceptance --steps 600 --burn-in 300",
-        );
-        assert_eq!(s["sampler"], "dmala");
-        assert_eq!(s["domain"], domain);
+    let args = "--adapt acceptance --steps 600 --burn-in 300";
+    for (name, domain, s) in sample_every_domain(&scratch, "dmala", args) {
         assert!(s["step"].is_null(), "{name}: a fixed step is not reported");
         let tuned = s["tuned"].as_array().unwrap();
         assert_eq!(tuned.len(), 2, "{name}");
@@ -73,15 +78,8 @@ fn adapted_dmala_prints_its_tuning_and_checks_its_target() {
 #[test]
 fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
     let scratch = Scratch::new("pt-dmala");
-    for (name, json, domain) in EVERY_DOMAIN {
-        let s = sample_on(
-            &scratch,
-            name,
-            json,
-            "--sampler pt-dmala --replicas 3 --steps 400 --burn-in 200",
-        );
-        assert_eq!(s["sampler"], "pt-dmala");
-        assert_eq!(s["domain"], domain);
+    let args = "--replicas 3 --steps 400 --burn-in 200";
+    for (name, _, s) in sample_every_domain(&scratch, "pt-dmala", args) {
         assert_eq!(s["kept_per_chain"], 400);
         // Three replicas cost at least three evaluations per step.
         let steps = 2 * (400 + 200);
@@ -93,12 +91,7 @@ fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
         for t in s["tuned"].as_array().unwrap() {
             assert_eq!(t["frozen"], true, "{name}");
             assert_eq!(t["sweeps"], 600, "{name}");
-            let betas: Vec<f64> = t["betas"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|b| b.as_f64().unwrap())
-                .collect();
+            let betas = numbers(&t["betas"]);
             assert_eq!(betas.len(), 3);
             assert_eq!(betas[0], 1.0);
             assert!(
@@ -115,6 +108,8 @@ fn pt_dmala_runs_on_every_domain_and_reports_its_ladder() {
             assert_eq!(proposed, 400, "{name}");
         }
     }
-    let err = scratch.fails("sample --model ising.json --sampler pt-dmala --replicas 0");
-    expect(&err, &["replicas"]);
+    scratch.refuses(
+        "sample --model ising.json --sampler pt-dmala --replicas 0",
+        &["replicas"],
+    );
 }

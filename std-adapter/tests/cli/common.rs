@@ -90,6 +90,12 @@ impl Scratch {
         fails(&self.0, &words(line))
     }
 
+    /// Runs `langevin` with the words of `line` in this folder and insists that it fails (see
+    /// [`fails`]) with an error line naming every one of `parts` (see [`expect`]).
+    pub fn refuses(&self, line: &str, parts: &[&str]) {
+        expect(&self.fails(line), parts);
+    }
+
     /// Runs `langevin sample` with the words of `args`, writing `{tag}.npy` and `{tag}.json`
     /// quietly; returns the summary.
     pub fn sample(&self, args: &str, tag: &str) -> serde_json::Value {
@@ -282,6 +288,15 @@ pub fn label_samples(path: &Path) -> (Vec<usize>, &'static str, Vec<i64>) {
 /// Parses a summary file.
 pub fn summary(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The numbers of a JSON array of numbers (a summary's `mean`, a ladder's `betas`, …).
+pub fn numbers(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("not an array: {v}"))
+        .iter()
+        .map(|x| x.as_f64().unwrap_or_else(|| panic!("not a number: {x}")))
+        .collect()
 }
 
 /// The strings of a JSON array of strings (a summary's `command_line`, `plots`, …).

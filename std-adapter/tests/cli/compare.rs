@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Scratch, expect, ok};
+use common::{Scratch, ok};
 
 /// Runs a tiny comparison (2 chains, 200 kept steps, 300 tuning steps, one thread) of these
 /// models and samplers with `extra` flags; returns the JSON rows.
@@ -47,12 +47,9 @@ fn compare_reports_one_row_per_model_and_sampler() {
 #[test]
 fn compare_refuses_unknown_names() {
     let scratch = Scratch::new("compare-bad");
-    let line = scratch.fails("compare --models ising-cube");
-    expect(&line, &["ising-cube", "ising-ba"]);
-    let line = scratch.fails("compare --samplers ab-min");
-    expect(&line, &["ab-min", "dlp-trace"]);
-    let line = scratch.fails("compare --chains 0");
-    expect(&line, &["--chains"]);
+    scratch.refuses("compare --models ising-cube", &["ising-cube", "ising-ba"]);
+    scratch.refuses("compare --samplers ab-min", &["ab-min", "dlp-trace"]);
+    scratch.refuses("compare --chains 0", &["--chains"]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, expect, label_samples, samples};
+use common::{ISING, ORDINAL, POTTS, Scratch, label_samples, samples};
 
 /// Samples `model` with dlmc and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
 /// the summary.
@@ -55,10 +55,14 @@ fn dlmc_samples_categorical_models_with_euler_and_refuses_the_rest() {
     assert_eq!(shape, vec![2, 600, 4]);
     assert!(values.iter().all(|&v| (0..3).contains(&v)));
     sample(&s, "potts.json", "--solver euler --time 0.4", "fixed");
-    let line = s.fails("sample --model potts.json --sampler dlmc --solver interpolate --steps 10");
-    expect(&line, &["binary models only"]);
-    let line = s.fails("sample --model ord.json --sampler dlmc --steps 10");
-    expect(&line, &["dlmc does not apply to ordinal models"]);
+    s.refuses(
+        "sample --model potts.json --sampler dlmc --solver interpolate --steps 10",
+        &["binary models only"],
+    );
+    s.refuses(
+        "sample --model ord.json --sampler dlmc --steps 10",
+        &["dlmc does not apply to ordinal models"],
+    );
     for bad in ["0", "-1", "inf", "soon"] {
         let line = s.fails(&format!(
             "sample --model potts.json --sampler dlmc --time {bad} --steps 10"

@@ -41,8 +41,10 @@ fn an_output_naming_an_input_or_another_output_is_refused() {
         "arr/q.json",
         r#"{"kind": "binary_quadratic", "W": "w.npy", "b": [0, 0]}"#,
     );
-    let line = s.fails("sample --model arr/q.json --steps 20 --out arr/w.npy");
-    expect(&line, &["--out", "the model's `W`"]);
+    s.refuses(
+        "sample --model arr/q.json --steps 20 --out arr/w.npy",
+        &["--out", "the model's `W`"],
+    );
     assert_eq!(std::fs::read(s.path("m.json")).unwrap(), before);
     assert!(!s.path("x.npy").exists());
 }
@@ -114,12 +116,16 @@ fn model_rbm_npy_never_overwrites_its_weights() {
     let s = Scratch::new("rbm-npy");
     s.npy("r_W.npy", &[2, 3], NpyData::F64(vec![0.5; 6]));
     let before = std::fs::read(s.path("r_W.npy")).unwrap();
-    let line = s.fails("model rbm --weights r_W.npy --out r.json --npy");
-    expect(&line, &["r_W.npy", "input --weights"]);
+    s.refuses(
+        "model rbm --weights r_W.npy --out r.json --npy",
+        &["r_W.npy", "input --weights"],
+    );
     assert_eq!(std::fs::read(s.path("r_W.npy")).unwrap(), before);
     assert!(!s.path("r.json").exists());
-    let line = s.fails("model rbm --weights r_W.npy --out r_W.npy");
-    expect(&line, &["input --weights"]);
+    s.refuses(
+        "model rbm --weights r_W.npy --out r_W.npy",
+        &["input --weights"],
+    );
     // Another stem is fine.
     s.ok("model rbm --weights r_W.npy --out copy.json --npy");
     assert!(s.path("copy_W.npy").exists());
@@ -147,8 +153,10 @@ fn unknown_model_fields_are_named_with_the_kinds_fields() {
         "c.json",
         r#"{"kind":"gaussian_sum","centers":[[0,1]],"centres":[[0,1]]}"#,
     );
-    let line = s.fails("sample-continuous --model c.json --step 0.1");
-    expect(&line, &["c.json", "`centres`", "did you mean `centers`"]);
+    s.refuses(
+        "sample-continuous --model c.json --step 0.1",
+        &["c.json", "`centres`", "did you mean `centers`"],
+    );
 }
 
 #[test]
@@ -186,21 +194,26 @@ fn the_schema_lists_every_kind_and_refuses_other_fields() {
     for field in lattice.as_object().unwrap().keys() {
         assert!(ordinal["properties"].get(field).is_some(), "{field}");
     }
-    let line = s.fails("model --schema rbm");
-    expect(&line, &["--schema"]);
+    s.refuses("model --schema rbm", &["--schema"]);
 }
 
 #[test]
 fn runs_without_draws_are_errors() {
     let s = Scratch::new("nodraws");
     s.write("m.json", QUADRATIC);
-    let line = s.fails("sample --model m.json --steps 0 --summary s.json");
-    expect(&line, &["--steps 0", "no draws"]);
-    let line = s.fails("sample --model m.json --steps 3 --thin 5");
-    expect(&line, &["--thin 5", "no draws"]);
+    s.refuses(
+        "sample --model m.json --steps 0 --summary s.json",
+        &["--steps 0", "no draws"],
+    );
+    s.refuses(
+        "sample --model m.json --steps 3 --thin 5",
+        &["--thin 5", "no draws"],
+    );
     s.write("g.json", GAUSSIAN_SUM);
-    let line = s.fails("sample-continuous --model g.json --step 0.1 --passes 0.2 --summary s.json");
-    expect(&line, &["passes", "zero draws"]);
+    s.refuses(
+        "sample-continuous --model g.json --step 0.1 --passes 0.2 --summary s.json",
+        &["passes", "zero draws"],
+    );
     assert_eq!(s.files(), ["g.json", "m.json"]);
 }
 
@@ -315,8 +328,10 @@ fn sdp_takes_integer_matrices() {
     let j = summary(&s.path("s.json"));
     // W = [[0, 3], [3, 0]] needs d = (3, 3): trace 6.
     assert!((j["trace"].as_f64().unwrap() - 6.0).abs() < 0.01, "{j}");
-    let line = s.fails("sdp --matrix w.npy --out w.npy");
-    expect(&line, &["--out", "input --matrix"]);
+    s.refuses(
+        "sdp --matrix w.npy --out w.npy",
+        &["--out", "input --matrix"],
+    );
 }
 
 /// The memory estimate counts the model's parameters, and an RBM's `Wᵀ` for the samplers that
@@ -363,9 +378,8 @@ fn oversized_requests_are_refused_before_allocating() {
     let s = Scratch::new("memory");
     s.write("m.json", QUADRATIC);
     let sample = "sample --model m.json --burn-in 0 --out d.npy";
-    let refused = |line: &str, parts: &[&str]| expect(&s.fails(line), parts);
     // Beyond 2^64 bytes, whatever the machine: refused under the default cap.
-    refused(
+    s.refuses(
         &format!("{sample} --steps 18446744073709551615"),
         &[
             "more than 2^64 bytes",
@@ -373,13 +387,13 @@ fn oversized_requests_are_refused_before_allocating() {
             "--max-memory",
         ],
     );
-    refused(
+    s.refuses(
         &format!("{sample} --chains 18446744073709551615 --steps 10"),
         &["more than 2^64 bytes"],
     );
     // 4 chains × 10¹⁰ draws × 6 coordinates: 240 GB of draws, all needed in memory for the
     // CSV (with `--out` alone they would stream to the file).
-    refused(
+    s.refuses(
         &capped(sample, "100G", "--steps 10000000000 --csv d.csv"),
         &[
             "needs about",
@@ -388,14 +402,14 @@ fn oversized_requests_are_refused_before_allocating() {
         ],
     );
     // A small run under a tiny cap, then under a fair one.
-    refused(&capped(sample, "1k", "--steps 1000"), &["limit of 1000 B"]);
+    s.refuses(&capped(sample, "1k", "--steps 1000"), &["limit of 1000 B"]);
     s.ok(&capped(sample, "1G", "--steps 1000 --quiet"));
-    refused(
+    s.refuses(
         &capped("sample --model m.json", "lots", ""),
         &["--max-memory", "lots"],
     );
     s.write("g.json", GAUSSIAN_SUM);
-    refused(
+    s.refuses(
         &capped(
             "sample-continuous --model g.json --step 0.1 --passes 1000000000",
             "10G",
@@ -404,11 +418,11 @@ fn oversized_requests_are_refused_before_allocating() {
         &["kept draws 32.0 GB", "10.0 GB"],
     );
     // `model binary-quadratic --dim 100000`: 10¹⁰ entries.
-    refused(
+    s.refuses(
         "model binary-quadratic --dim 100000 --out bq.json",
         &["arrays 120.0 GB", "JSON text 240.0 GB"],
     );
-    refused(
+    s.refuses(
         &capped("model binary-quadratic --dim 50", "10k", ""),
         &["limit of 10.0 kB (--max-memory)"],
     );
@@ -498,10 +512,14 @@ fn draws_beyond_the_memory_cap_stream_to_the_file_and_the_diagnostics_use_a_subs
         assert_eq!(out.stdout, std::fs::read(s.path("big.npy")).unwrap());
         // Without --out the draws have nowhere to go: refused as before; --csv needs them all.
         let run = format!("sample --model {name} --steps 100000 --chains 2 --threads 1");
-        let line = s.fails(&capped(&run, "12M", ""));
-        expect(&line, &["kept draws", "limit of 12.0 MB"]);
-        let line = s.fails(&capped(&run, "12M", "--out x.npy --csv x.csv"));
-        expect(&line, &["CSV text", "limit of 12.0 MB"]);
+        s.refuses(
+            &capped(&run, "12M", ""),
+            &["kept draws", "limit of 12.0 MB"],
+        );
+        s.refuses(
+            &capped(&run, "12M", "--out x.npy --csv x.csv"),
+            &["CSV text", "limit of 12.0 MB"],
+        );
         assert!(!s.path("x.npy").exists());
     }
 }
@@ -523,8 +541,10 @@ fn a_quartic_mixture_too_large_to_build_is_refused_before_building() {
         &["the model's rotation 400.0 GB", "limit of 100.0 MB"],
     );
     s.write("q.json", &model("5000000000"));
-    let line = s.fails("sample --model q.json");
-    expect(&line, &["the model's rotation beyond 2^64 bytes"]);
+    s.refuses(
+        "sample --model q.json",
+        &["the model's rotation beyond 2^64 bytes"],
+    );
     // A small one runs under the same cap.
     s.write("q.json", &model("20"));
     s.ok("sample --model q.json --steps 20 --burn-in 0 --max-memory 100M --quiet");

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, QUADRATIC, RBM, Scratch, expect, fails, npy_variant};
+use common::{ISING, QUADRATIC, RBM, Scratch, expect, fails, npy_variant, words};
 use langevin_std::io::npy::NpyData;
 
 /// Runs `sample` on `model` with `extra` flags and `--out`, `--summary`, `--csv` outputs, and
@@ -269,10 +269,11 @@ fn bad_flags() {
     // No model at all, an unknown subcommand, an output folder that does not exist.
     expect(&s.fails("sample --steps 5"), &["--model"]);
     expect(&s.fails("smaple"), &["smaple"]);
-    let line = s.fails("sample --model m.json --out no/such/dir/x.npy");
-    expect(&line, &["no/such/dir"]);
-    let line = s.fails("sample --model m.json --summary .");
-    expect(&line, &["folder"]);
+    s.refuses(
+        "sample --model m.json --out no/such/dir/x.npy",
+        &["no/such/dir"],
+    );
+    s.refuses("sample --model m.json --summary .", &["folder"]);
 }
 
 #[test]
@@ -423,58 +424,25 @@ fn batch_without_a_batched_path() {
     s.write("rbm.json", RBM);
     s.write("ordinal.json", common::ORDINAL);
     s.write("mix.json", common::MIXTURE);
-    let no_path = "no batched path";
-    let cases: [(&str, &[&str], &[&str]); 9] = [
-        // A model without a batched path, a sampler without one, and a batch of zero chains.
-        (
-            "ising.json",
-            &["--batch", "4"],
-            &["--batch", "ising model", no_path],
-        ),
-        (
-            "rbm.json",
-            &["--sampler", "gibbs", "--batch", "4"],
-            &["--batch", "gibbs", "rbm", no_path],
-        ),
-        (
-            "rbm.json",
-            &["--batch", "0"],
-            &["--batch must be at least 1"],
-        ),
-        // Ordinal: only dula and dmala on an ordinal quadratic model are batched.
-        (
-            "ordinal.json",
-            &["--sampler", "gibbs", "--batch", "4"],
-            &["--batch", "gibbs", "ordinal_quadratic", no_path],
-        ),
-        (
-            "ordinal.json",
-            &["--sampler", "ab", "--batch", "4"],
-            &["--batch", "ab", "ordinal_quadratic", no_path],
-        ),
-        // AB-2's schedule has no batched path on either domain: refused, not ignored.
-        (
-            "rbm.json",
-            &["--sampler", "ab2", "--batch", "4"],
-            &["--batch", "ab2", "rbm", no_path],
-        ),
-        (
-            "ordinal.json",
-            &["--sampler", "ab2", "--batch", "4"],
-            &["--batch", "ab2", "ordinal_quadratic", no_path],
-        ),
-        (
-            "mix.json",
-            &["--batch", "4"],
-            &["--batch", "lattice_mixture", no_path],
-        ),
-        (
-            "ordinal.json",
-            &["--batch", "0"],
-            &["--batch must be at least 1"],
-        ),
-    ];
-    for (model, extra, parts) in cases {
-        expect(&sample_fails(&s, model, extra), parts);
+    // `model: extra words => parts|of|the|message`. A model without a batched path, a
+    // sampler without one, and a batch of zero chains; on ordinal models only dula and dmala
+    // on an ordinal quadratic model are batched; AB-2's schedule has no batched path on either
+    // domain: refused, not ignored.
+    let cases = r#"
+ising.json: --batch 4 => --batch|ising model|no batched path
+rbm.json: --sampler gibbs --batch 4 => --batch|gibbs|rbm|no batched path
+rbm.json: --batch 0 => --batch must be at least 1
+ordinal.json: --sampler gibbs --batch 4 => --batch|gibbs|ordinal_quadratic|no batched path
+ordinal.json: --sampler ab --batch 4 => --batch|ab|ordinal_quadratic|no batched path
+rbm.json: --sampler ab2 --batch 4 => --batch|ab2|rbm|no batched path
+ordinal.json: --sampler ab2 --batch 4 => --batch|ab2|ordinal_quadratic|no batched path
+mix.json: --batch 4 => --batch|lattice_mixture|no batched path
+ordinal.json: --batch 0 => --batch must be at least 1
+"#;
+    for case in cases.trim().lines() {
+        let (model, rest) = case.split_once(": ").unwrap();
+        let (extra, parts) = rest.split_once(" => ").unwrap();
+        let parts: Vec<&str> = parts.split('|').collect();
+        expect(&sample_fails(&s, model, &words(extra)), &parts);
     }
 }

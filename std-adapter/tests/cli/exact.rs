@@ -10,9 +10,7 @@
 
 use crate::common;
 
-use common::{
-    ORDINAL, POTTS, QUADRATIC, RBM, Scratch, expect, label_samples, ok, strings, summary,
-};
+use common::{ORDINAL, POTTS, QUADRATIC, RBM, Scratch, label_samples, ok, strings, summary};
 
 /// `z` for a two-sided tail of 1e-6 / 30 (more than any table here has entries).
 const Z: f64 = 5.5;
@@ -188,12 +186,13 @@ fn exact_refuses_models_too_large_to_enumerate() {
         "big.json",
         r#"{"kind": "ising_lattice", "rows": 5, "cols": 5, "coupling": 0.2}"#,
     );
-    let line = scratch.fails("sample --model big.json --exact --steps 10");
-    expect(&line, &["--exact", "d = 25"]);
+    scratch.refuses(
+        "sample --model big.json --exact --steps 10",
+        &["--exact", "d = 25"],
+    );
     // 9 values on 8 coordinates: 25.4 bits.
     scratch.write("wide.json", r#"{"kind": "potts", "states": 9, "n": 8}"#);
-    let line = scratch.fails("sample --model wide.json --exact");
-    expect(&line, &["S = 9"]);
+    scratch.refuses("sample --model wide.json --exact", &["S = 9"]);
     assert!(scratch.files() == vec!["big.json", "wide.json"]);
 }
 
@@ -271,8 +270,10 @@ fn plots_for_each_kind_of_model() {
 fn a_plot_that_cannot_be_written_leaves_no_files() {
     let scratch = Scratch::new("plot-fail");
     scratch.write("m.json", ORDINAL);
-    let line = scratch.fails("sample --model m.json --out s.npy --plot gone/p.png");
-    expect(&line, &["gone"]);
+    scratch.refuses(
+        "sample --model m.json --out s.npy --plot gone/p.png",
+        &["gone"],
+    );
     assert_eq!(scratch.files(), vec!["m.json"]);
 }
 

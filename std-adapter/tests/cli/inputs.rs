@@ -172,8 +172,10 @@ fn the_parse_of_a_model_file_is_counted() {
         zeros(h)
     );
     s.write("wide.json", &text);
-    let line = s.fails("sample --model wide.json --max-memory 2M --steps 10 --chains 1");
-    expect(&line, &["wide.json", "its parse", "above the limit"]);
+    s.refuses(
+        "sample --model wide.json --max-memory 2M --steps 10 --chains 1",
+        &["wide.json", "its parse", "above the limit"],
+    );
     // Under a cap that holds the parse, it runs.
     s.ok(
         "sample --model wide.json --max-memory 50M --steps 10 --burn-in 0 --chains 1 \
@@ -229,8 +231,10 @@ fn the_diagnostics_estimate_counts_what_they_hold() {
              --max-memory 10M --quiet",
     );
     // The cap still holds: full diagnostics need more than 4 MB.
-    let line = s.fails(&format!("{run} --diagnostics full --max-memory 4M"));
-    expect(&line, &["diagnostics", "above the limit"]);
+    s.refuses(
+        &format!("{run} --diagnostics full --max-memory 4M"),
+        &["diagnostics", "above the limit"],
+    );
 }
 
 #[test]
@@ -305,16 +309,19 @@ fn duplicate_keys_are_refused_naming_the_key() {
         "lat.json",
         r#"{"kind": "ising_lattice", "rows": 3, "cols": 3, "coupling": 0.2, "coupling": 5}"#,
     );
-    let line = s.fails("sample --model lat.json --steps 10");
-    expect(&line, &["lat.json", "duplicate key `coupling`"]);
+    s.refuses(
+        "sample --model lat.json --steps 10",
+        &["lat.json", "duplicate key `coupling`"],
+    );
     s.write(
         "c.json",
         r#"{"kind":"gaussian_sum","centers":[[0,1]],"centers":[[5,5]]}"#,
     );
-    let line = s.fails("sample-continuous --model c.json --step 0.1");
-    expect(&line, &["c.json", "duplicate key `centers`"]);
-    let line = s.fails("bench --model lat.json");
-    expect(&line, &["duplicate key `coupling`"]);
+    s.refuses(
+        "sample-continuous --model c.json --step 0.1",
+        &["c.json", "duplicate key `centers`"],
+    );
+    s.refuses("bench --model lat.json", &["duplicate key `coupling`"]);
 }
 
 #[test]
@@ -355,8 +362,7 @@ fn zero_threads_are_refused() {
         "ais --model m.json --threads 0",
         "sample-continuous --model lat.json --threads 0",
     ] {
-        let line = s.fails(args);
-        expect(&line, &["--threads", "at least 1"]);
+        s.refuses(args, &["--threads", "at least 1"]);
     }
 }
 

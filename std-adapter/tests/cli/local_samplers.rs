@@ -4,9 +4,7 @@
 
 use crate::common;
 
-use common::{
-    ISING, LATTICE, ORDINAL, POTTS, QUADRATIC, RBM, Scratch, expect, fails, ok, summary, words,
-};
+use common::{ISING, LATTICE, ORDINAL, POTTS, QUADRATIC, RBM, Scratch, fails, ok, summary, words};
 
 const BINARY: [(&str, &str); 4] = [
     ("binary_quadratic", QUADRATIC),
@@ -49,8 +47,10 @@ fn lb_runs_on_binary_and_categorical_models() {
         }
     }
     scratch.write("ordinal.json", ORDINAL);
-    let err = scratch.fails("sample --model ordinal.json --steps 10 --sampler lb");
-    expect(&err, &["sampler lb does not apply to ordinal models"]);
+    scratch.refuses(
+        "sample --model ordinal.json --steps 10 --sampler lb",
+        &["sampler lb does not apply to ordinal models"],
+    );
 }
 
 #[test]
@@ -84,8 +84,10 @@ fn hamming_ball_runs_on_binary_models_and_refuses_unbounded_balls() {
         );
     }
     scratch.write("potts.json", POTTS);
-    let err = scratch.fails("sample --model potts.json --steps 10 --sampler hamming-ball");
-    expect(&err, &["does not apply to categorical models"]);
+    scratch.refuses(
+        "sample --model potts.json --steps 10 --sampler hamming-ball",
+        &["does not apply to categorical models"],
+    );
 }
 
 #[test]

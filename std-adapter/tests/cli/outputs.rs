@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{RBM, Scratch, expect, words};
+use common::{RBM, Scratch, words};
 use langevin_std::io::npy::NpyData;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -478,11 +478,9 @@ fn a_failed_rename_puts_back_the_outputs_already_replaced() {
     let Some(_immutable) = Immutable::new(&s.path("s.json")) else {
         return;
     };
-    let message =
-        s.fails("sample --model m.json --steps 200 --chains 2 --out d.npy --summary s.json");
-    assert!(
-        message.contains("s.json") && message.contains("put back"),
-        "{message}"
+    s.refuses(
+        "sample --model m.json --steps 200 --chains 2 --out d.npy --summary s.json",
+        &["s.json", "put back"],
     );
     assert_eq!(
         std::fs::read_to_string(s.path("d.npy")).unwrap(),
@@ -537,19 +535,17 @@ fn a_full_disk_leaves_no_partial_file_and_says_so() {
         return;
     };
     // 2 chains × 10,000 draws × 100 bytes: 2 MB, refused before the run.
-    let message =
-        s.fails("sample --model m.json --steps 10000 --chains 2 --out small/d.npy --quiet");
-    assert!(
-        message.contains("small/d.npy") && message.contains("free"),
-        "{message}"
+    s.refuses(
+        "sample --model m.json --steps 10000 --chains 2 --out small/d.npy --quiet",
+        &["small/d.npy", "free"],
     );
     assert!(std::fs::read_dir(&disk.0).unwrap().next().is_none());
     // A CSV of 2 MB, written at the end with the summary: neither is left.
-    let message = s.fails(
+    s.refuses(
         "sample --model m.json --steps 10000 --chains 1 --csv small/d.csv --summary \
              small/s.json --quiet",
+        &["small/d.csv", "space"],
     );
-    expect(&message, &["small/d.csv", "space"]);
     let left: Vec<_> = std::fs::read_dir(&disk.0).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, expect, label_samples, samples};
+use common::{ISING, ORDINAL, POTTS, Scratch, label_samples, samples};
 
 /// Samples `model` with pas and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
 /// the summary.
@@ -47,10 +47,16 @@ fn pas_samples_categorical_models_and_refuses_ordinal_ones_and_empty_paths() {
     let (shape, _, values) = label_samples(&s.path("labels.npy"));
     assert_eq!(shape, vec![2, 600, 4]);
     assert!(values.iter().all(|&v| (0..3).contains(&v)));
-    let line = s.fails("sample --model ord.json --sampler pas --steps 10");
-    expect(&line, &["pas does not apply to ordinal models"]);
-    let line = s.fails("sample --model potts.json --sampler pas --path-length 0 --steps 10");
-    expect(&line, &["path length"]);
-    let line = s.fails("sample --model potts.json --sampler pas --path-length two --steps 10");
-    expect(&line, &["auto"]);
+    s.refuses(
+        "sample --model ord.json --sampler pas --steps 10",
+        &["pas does not apply to ordinal models"],
+    );
+    s.refuses(
+        "sample --model potts.json --sampler pas --path-length 0 --steps 10",
+        &["path length"],
+    );
+    s.refuses(
+        "sample --model potts.json --sampler pas --path-length two --steps 10",
+        &["auto"],
+    );
 }

@@ -17,7 +17,7 @@ use langevin_std::binary::{
 use langevin_std::io::{Rendering, prepare, write_all};
 use langevin_std::labels::{LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains};
 use langevin_std::models::LatticeMixture;
-use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf_with};
+use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf};
 use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams, SamplerSpec};
 use std::path::{Path, PathBuf};
 
@@ -111,9 +111,9 @@ pub fn run(args: &DemoArgs) -> Result<(), CliError> {
         &ising.ess_per_second,
         AxisScale::Log,
     )?;
-    trace_and_acf_with(
+    trace_and_acf(
         trace.path(),
-        &TraceSpec {
+        TraceSpec {
             title: format!(
                 "Hamming distance to a reference state, {} (fastest exact sampler{})",
                 ising.best_label,

@@ -11,7 +11,7 @@ use langevin_std::diagnostics::DiscreteValue;
 use langevin_std::labels::{LabelDomain, LabelModel, LabelRun};
 use langevin_std::plot::{
     GridAxis, HeatmapSpec, PlotError, TraceSpec, heatmap_pair_with, image_grid_titled,
-    trace_and_acf_with,
+    trace_and_acf,
 };
 use std::path::{Path, PathBuf};
 
@@ -96,7 +96,7 @@ fn trace<T: DiscreteValue>(
         .collect();
     let kept = series.first().map_or(0, Vec::len);
     let max_lag = (kept / 2).clamp(1, 200);
-    render(path, |p| trace_and_acf_with(p, spec, &series, max_lag))
+    render(path, |p| trace_and_acf(p, spec.clone(), &series, max_lag))
 }
 
 fn title(spec: &RunSpec, what: &str) -> String {
