@@ -21,19 +21,12 @@ const TOL: f64 = 1e-12;
 /// `U`, `∇U` and the single-flip deltas (from `FlipDelta`, after establishing each state) of a
 /// binary model at every state; checks the deltas against differences of `U` and checks that
 /// `commit_flip` leaves the model in the state a fresh evaluation would.
-fn tabulate_binary<T: FlipDelta>(
+fn tabulate_with_deltas<T: FlipDelta>(
     name: &str,
     t: &mut T,
 ) -> (Vec<Vec<u8>>, Vec<f64>, Vec<Vec<f32>>, Vec<Vec<f64>>) {
     let d = t.dim();
-    let states = enumerate_binary(d);
-    let mut log_pi = Vec::new();
-    let mut grads = Vec::new();
-    for x in &states {
-        let mut g = vec![0.0f32; d];
-        log_pi.push(t.log_density_and_grad(x, &mut g).unwrap());
-        grads.push(g);
-    }
+    let (states, log_pi, grads) = tabulate_binary(t);
     let mut deltas = Vec::new();
     for (a, x) in states.iter().enumerate() {
         t.log_density_and_grad(x, &mut vec![0.0; d]).unwrap();
@@ -81,7 +74,7 @@ fn gibbs_matrix(deltas: &[Vec<f64>], d: usize) -> Vec<f64> {
 
 fn check_binary_baselines<T: FlipDelta>(name: &str, t: &mut T) {
     let d = t.dim();
-    let (states, log_pi, grads, deltas) = tabulate_binary(name, t);
+    let (states, log_pi, grads, deltas) = tabulate_with_deltas(name, t);
     let pi = normalise(&log_pi);
     // Gibbs, from the same deltas the sampler uses. Its target is the potential those deltas
     // are differences of (for the RBM they are taken in f64 while U is summed from f32
