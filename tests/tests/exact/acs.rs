@@ -76,65 +76,52 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
 
     // Ordinal.
     let mut w = Wavy::three(4);
-    let states = enumerate(3, 4);
-    let (log_pi, grads) = tabulate_ordinal(&mut w, &states);
-    check_tuned_label_cycle::<Ordinal, _>(
-        "ordinal",
-        &mut w,
-        (&states, &log_pi),
-        s,
-        &mut rng,
-        |a, b| {
-            let prop = OrdinalProposal::new(a, b).unwrap();
-            mh_matrix(&log_pi, |i, j| {
-                prop.log_q(&states[i], &grads[i], 4, &states[j]).unwrap()
-            })
-        },
-    );
-
+    check_tuned_label_cycle::<Ordinal, _>("ordinal", &mut w, s, &mut rng, |a, b, x, g, y| {
+        OrdinalProposal::new(a, b)
+            .unwrap()
+            .log_q(x, g, 4, y)
+            .unwrap()
+    });
     // Categorical.
     let mut m = small_potts(4, 3);
-    let states = enumerate(4, 3);
-    let (log_pi, grads) = tabulate_categorical(&mut m, &states);
-    check_tuned_label_cycle::<Categorical, _>(
-        "potts",
-        &mut m,
-        (&states, &log_pi),
-        s,
-        &mut rng,
-        |a, b| {
-            let prop = CategoricalProposal::new(a, b).unwrap();
-            mh_matrix(&log_pi, |i, j| {
-                prop.log_q(&states[i], &grads[i], 3, &states[j]).unwrap()
-            })
-        },
-    );
+    check_tuned_label_cycle::<Categorical, _>("potts", &mut m, s, &mut rng, |a, b, x, g, y| {
+        CategoricalProposal::new(a, b)
+            .unwrap()
+            .log_q(x, g, 3, y)
+            .unwrap()
+    });
 }
 
-/// Tunes ACS with settings `s` on `model` from the first of `states` until it freezes, checks
-/// every kernel of the tuned cycle (`matrix(a, b)`: the Metropolis–Hastings matrix of the
-/// proposal with step `a` and balance `b`), then runs the exact-start protocol with `Acs` on
-/// the tuned schedule.
+/// Enumerates `model`, tunes ACS with settings `s` on it from the first state until it freezes,
+/// checks every kernel of the tuned cycle (`log_q(a, b, x, ∇U(x), y)`: `log q(y | x)` of the
+/// proposal with step `a` and balance `b`), then runs the exact-start protocol with `Acs` on the
+/// tuned schedule.
 fn check_tuned_label_cycle<D, T>(
     name: &str,
     model: &mut T,
-    (states, log_pi): (&[Vec<u16>], &[f64]),
     s: AcsSettings,
     rng: &mut Xoshiro256PlusPlus,
-    matrix: impl Fn(f64, f64) -> Vec<f64>,
+    log_q: impl Fn(f64, f64, &[u16], &[f32], &[u16]) -> f64,
 ) where
     D: Domain<Value = u16>,
     T: Eval<D>,
     AcsTuner: Kernel<D>,
     Acs: Kernel<D>,
 {
+    let states = enumerate(model.dim(), model.states());
+    let grad_len = D::grad_len(model.dim(), model.states()).unwrap();
+    let (log_pi, grads) = tabulate(&states, grad_len, |x, g| model.eval(x, g).unwrap());
     let mut acs = AcsTuner::new(s).unwrap();
     let mut buf = LabelBuf::for_domain::<D>(&states[0], model.states()).unwrap();
     let mut chain = Chain::<D>::new(buf.buffers(), model).unwrap();
     tune_until_frozen(&mut acs, AcsTuner::is_frozen, model, &mut chain, rng);
     let schedule = acs.report().schedule;
-    check_cycle(name, &schedule, log_pi, matrix);
-    let pi = normalise(log_pi);
+    check_cycle(name, &schedule, &log_pi, |a, b| {
+        mh_matrix(&log_pi, |i, j| {
+            log_q(a, b, &states[i], &grads[i], &states[j])
+        })
+    });
+    let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
     let name = format!("ACS {name}");
     check_label_chain(
@@ -142,7 +129,7 @@ fn check_tuned_label_cycle<D, T>(
         model,
         &mut sampler,
         &mut chain,
-        (states, &pi),
+        (&states, &pi),
         N,
         rng,
     );
