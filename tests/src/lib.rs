@@ -967,6 +967,17 @@ impl QuadraticData {
         }
     }
 
+    /// A fixed `d`-dimensional model with patterned parameters: `W_k = ((13k mod 7) − 3)·0.15`
+    /// (row-major index `k`), `b_i = (i − 2.5)·0.2`.
+    pub fn patterned(d: usize) -> Self {
+        Self {
+            w: (0..d * d)
+                .map(|v| ((v * 13 % 7) as f32 - 3.0) * 0.15)
+                .collect(),
+            b: (0..d).map(|v| (v as f32 - 2.5) * 0.2).collect(),
+        }
+    }
+
     /// The dimension.
     pub fn dim(&self) -> usize {
         self.b.len()

@@ -13,8 +13,8 @@ use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use langevin_std::models::OrdinalQuadratic;
-use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
+use langevin_tests::{QuadraticData, RbmData};
 
 const TOL: f64 = 1e-12;
 
@@ -133,13 +133,9 @@ fn binary_baselines_are_exact_on_ising_graph() {
 
 #[test]
 fn binary_baselines_are_exact_on_quadratic_and_rbm() {
-    let d = 6;
-    let w: Vec<f32> = (0..d * d)
-        .map(|v| ((v * 13 % 7) as f32 - 3.0) * 0.15)
-        .collect();
-    let b: Vec<f32> = (0..d).map(|v| (v as f32 - 2.5) * 0.2).collect();
-    let mut cache = vec![0.0f64; 2 * d];
-    let mut m = BinaryQuadratic::new(&w, &b, &mut cache).unwrap();
+    let q = QuadraticData::patterned(6);
+    let mut cache = q.cache();
+    let mut m = BinaryQuadratic::new(&q.w, &q.b, &mut cache).unwrap();
     check_binary_baselines("quadratic", &mut m);
     let r = RbmData::patterned();
     let mut cache = r.cache();
