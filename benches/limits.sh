@@ -16,18 +16,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
-venv="$root/target/limits-venv"
-out="$root/target/limits"
-mkdir -p "$out/model"
 
 # ---- Python environment
-if [[ ! -x "$venv/bin/python" ]]; then
-    python3 -m venv "$venv"
-fi
-py="$venv/bin/python"
-if ! "$py" -c 'import numpy, threadpoolctl' 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy threadpoolctl
-fi
+# shellcheck source=peers/env.sh
+source "$here/peers/env.sh"
+bench_env limits
 
 # ---- langevin (LANGEVIN=path to time another binary)
 if [[ -z "${LANGEVIN:-}" ]]; then

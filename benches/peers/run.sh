@@ -12,19 +12,12 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$root/target/peers-venv"
-out="$root/target/peers"
-mkdir -p "$out/model"
 
 # ---- Python environment
-if [[ ! -x "$venv/bin/python" ]]; then
-    python3 -m venv "$venv"
-fi
-py="$venv/bin/python"
+# shellcheck source=env.sh
+source "$here/env.sh"
+bench_env peers
 impls="numpy,torch,compile"
-if ! "$py" -c 'import numpy, threadpoolctl' 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy threadpoolctl
-fi
 if ! "$py" -c 'import torch' 2>/dev/null; then
     if ! "$venv/bin/pip" install --quiet torch; then
         echo "run.sh: pip install torch failed: the PyTorch and torch.compile columns stay empty" >&2

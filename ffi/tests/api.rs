@@ -15,7 +15,6 @@ use langevin_core::{Binary, Kernel};
 use langevin_ffi::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::path::Path;
 use std::ptr;
 
 const STEPS: usize = 1000;
@@ -877,17 +876,7 @@ fn expected_header() -> String {
 
 #[test]
 fn expected_values_for_the_c_test_come_from_the_rust_api() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/expected.h");
-    let text = expected_header();
-    if std::env::var_os("LANGEVIN_BLESS").is_some() {
-        std::fs::write(&path, &text).unwrap();
-        return;
-    }
-    let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        committed == text,
-        "c/expected.h is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test api"
-    );
+    common::committed_or_bless("c/expected.h", expected_header().as_bytes(), "api");
 }
 
 /// Finite extremes through the C ABI: a coupling whose f32 gradient overflows cannot start;

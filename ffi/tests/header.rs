@@ -2,6 +2,8 @@
 //! configuration in `cbindgen.toml`, and committed. This test regenerates it and fails if the
 //! committed file differs; `LANGEVIN_BLESS=1` rewrites the file instead.
 
+mod common;
+
 use std::path::Path;
 
 /// The header as cbindgen writes it from the current source.
@@ -20,17 +22,7 @@ fn generate(dir: &Path) -> Vec<u8> {
 #[test]
 fn committed_header_matches_the_source() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let header = generate(dir);
-    let path = dir.join("include/langevin.h");
-    if std::env::var_os("LANGEVIN_BLESS").is_some() {
-        std::fs::write(&path, &header).unwrap();
-        return;
-    }
-    let committed = std::fs::read(&path).unwrap_or_default();
-    assert!(
-        committed == header,
-        "include/langevin.h is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test header"
-    );
+    common::committed_or_bless("include/langevin.h", &generate(dir), "header");
 }
 
 #[test]

@@ -78,11 +78,7 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = BinarySetup::read(&mut input, 24, 24);
     let d = setup.d;
-    let scan = if input.bool() {
-        Scan::Random
-    } else {
-        Scan::Systematic
-    };
+    let scan = input.either(Scan::Random, Scan::Systematic);
     let rate = input.f64();
     let burn_in = u64::from(input.u8() % 16);
     let accept = input.f64();
@@ -247,11 +243,7 @@ fn raw_binary(data: &[u8]) -> Vec<u64> {
     let d = setup.d;
     let mut target = setup.target;
     let mut x: Vec<u8> = setup.x0.iter().map(|&v| v & 1).collect();
-    let scan = if input.bool() {
-        Scan::Random
-    } else {
-        Scan::Systematic
-    };
+    let scan = input.either(Scan::Random, Scan::Systematic);
     let mut rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
     let mut next = 0usize;
@@ -316,11 +308,7 @@ fn gibbs_labels<K: labels::LabelDomain>(
     let setup = LabelSetup::read(&mut input, K::CATEGORICAL, 8, 8, 12);
     let d = setup.d;
     let s = setup.s;
-    let scan = if input.bool() {
-        Scan::Random
-    } else {
-        Scan::Systematic
-    };
+    let scan = input.either(Scan::Random, Scan::Systematic);
     let rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
     let mut next = 0usize;
@@ -396,11 +384,7 @@ fn raw_labels(data: &[u8], categorical: bool) -> Vec<u64> {
     }
     let mut target = setup.target;
     let mut x: Vec<u16> = setup.x0.iter().map(|&v| v % s as u16).collect();
-    let scan = if input.bool() {
-        Scan::Random
-    } else {
-        Scan::Systematic
-    };
+    let scan = input.either(Scan::Random, Scan::Systematic);
     let mut rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
     let mut next = 0usize;

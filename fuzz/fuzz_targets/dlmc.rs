@@ -78,11 +78,7 @@ fn binary(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = BinarySetup::read(&mut input, 24, 24);
     let d = setup.d;
-    let solver = if input.bool() {
-        Solver::Euler
-    } else {
-        Solver::Interpolate
-    };
+    let solver = input.either(Solver::Euler, Solver::Interpolate);
     let time = input.f64();
     let adapt = input.bool();
     let burn_in = u64::from(input.u8() % 16);

@@ -112,18 +112,13 @@ fn relabels(x: &[u16], s: usize) -> Vec<Vec<u16>> {
     out
 }
 
-fn balancing(input: &mut Input<'_>) -> Balancing {
-    if input.bool() {
-        Balancing::Barker
-    } else {
-        Balancing::Sqrt
-    }
-}
-
 fn lb_binary(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = BinarySetup::read(&mut input, 12, 12);
-    let mut kernel = LocallyBalanced::new(balancing(&mut input), vec![0.0; setup.d]);
+    let mut kernel = LocallyBalanced::new(
+        input.either(Balancing::Barker, Balancing::Sqrt),
+        vec![0.0; setup.d],
+    );
     let rng = ByteRng::new(input.rest());
     drive::drive(setup, rng, &mut |_, target, chain, rng| {
         lb_step::<Binary>(&mut kernel, target, chain, rng, &flips)
@@ -134,7 +129,10 @@ fn lb_categorical(data: &[u8]) -> Vec<u64> {
     let mut input = Input::new(data);
     let setup = LabelSetup::read(&mut input, true, 6, 6, 10);
     let n = setup.d * setup.s.min(300);
-    let mut kernel = LocallyBalanced::new(balancing(&mut input), vec![0.0; n]);
+    let mut kernel = LocallyBalanced::new(
+        input.either(Balancing::Barker, Balancing::Sqrt),
+        vec![0.0; n],
+    );
     let rng = ByteRng::new(input.rest());
     labels::drive::<CategoricalDomain>(setup, rng, &mut |_, target, chain, rng| {
         lb_step::<CategoricalDomain>(&mut kernel, target, chain, rng, &relabels)

@@ -127,6 +127,11 @@ impl<'a> Input<'a> {
         self.u8() & 1 == 1
     }
 
+    /// `yes` or `no`, by a flag ([`Input::bool`]).
+    pub fn either<T>(&mut self, yes: T, no: T) -> T {
+        if self.bool() { yes } else { no }
+    }
+
     /// Mostly moderate exact values, sometimes any bit pattern, sometimes a special value.
     pub fn f32(&mut self) -> f32 {
         let s = self.u8();

@@ -298,15 +298,12 @@ def sample(
         checkpoint_every=float(checkpoint_every),
         resume=None if resume is None else os.fspath(resume),
     )
+    # The settings of every run, in the order the extension takes them.
+    run = (sampler, steps, burn_in, chains, seed, thin)
     if isinstance(target, Model):
         draws, lp, summary = _langevin.sample_model(
             target,
-            sampler,
-            steps,
-            burn_in,
-            chains,
-            seed,
-            thin,
+            *run,
             _threads(threads),
             None if batch is None else int(batch),
             diagnostics,
@@ -321,12 +318,7 @@ def sample(
         draws, lp, summary, calls = _langevin.sample_callback(
             target.dim,
             target._call,
-            sampler,
-            steps,
-            burn_in,
-            chains,
-            seed,
-            thin,
+            *run,
             diagnostics,
             params,
             first_chain,
@@ -342,12 +334,7 @@ def sample(
             target.dim,
             target.address,
             target.user_address,
-            sampler,
-            steps,
-            burn_in,
-            chains,
-            seed,
-            thin,
+            *run,
             _threads(threads),
             diagnostics,
             params,

@@ -65,6 +65,16 @@ def _count(name: str, value: Any, least: int = 0) -> int:
     return n
 
 
+def _nodes(n: Any, field: np.ndarray | None, missing: str) -> int:
+    """The number of nodes: ``n`` when given, else the rows of the field; ``missing`` is the
+    error without either."""
+    if n is not None:
+        return _count("n", n, 1)
+    if field is not None:
+        return field.shape[0]
+    raise ValueError(missing)
+
+
 def _number(name: str, value: Any) -> float:
     x = float(value)
     if not np.isfinite(x):
@@ -134,12 +144,7 @@ def Ising(
         nodes, edge_rows = _edges_of("J", J, "nodes")
     else:
         edge_rows = _edge_list("edges", edges)
-        if n is not None:
-            nodes = _count("n", n, 1)
-        elif field is not None:
-            nodes = field.shape[0]
-        else:
-            raise ValueError("with edges, give the number of nodes n or the field h")
+        nodes = _nodes(n, field, "with edges, give the number of nodes n or the field h")
     fields: dict[str, Any] = {"n": int(nodes), "edges": edge_rows}
     if field is not None:
         _shape("h", field, (nodes,), f"{nodes} nodes")
@@ -241,12 +246,7 @@ def Potts(
         nodes, edge_rows = _edges_of("J", J, "nodes")
     else:
         edge_rows = None if edges is None else _edge_list("edges", edges)
-        if n is not None:
-            nodes = _count("n", n, 1)
-        elif field is not None:
-            nodes = field.shape[0]
-        else:
-            raise ValueError("give the number of nodes n, the matrix J or the field h")
+        nodes = _nodes(n, field, "give the number of nodes n, the matrix J or the field h")
     fields: dict[str, Any] = {"states": states, "n": int(nodes)}
     if edge_rows is not None:
         fields["edges"] = edge_rows

@@ -9,22 +9,13 @@ import numpy as np
 import pytest
 
 import langevin
+from test_target import random_quadratic
 
 # Figures that measure the wall clock, not the draws.
 CLOCK = {"wall_time_s", "ns_per_step", "ess_per_second"}
 
 D = 8
-RNG = np.random.default_rng(5)
-W = RNG.normal(scale=0.4, size=(D, D))
-W = (W + W.T) / 2
-np.fill_diagonal(W, 0.0)
-B = RNG.normal(scale=0.4, size=D)
-
-
-def logp_grad(X):
-    X = X.astype(np.float64)
-    G = X @ W + B
-    return np.einsum("ni,ni->n", X, 0.5 * (G + B)), G
+_, _, logp_grad = random_quadratic(D, 5, 0.4, 0.4)
 
 
 def same_draws(a: langevin.Result, b: langevin.Result) -> None:

@@ -7,23 +7,14 @@ import numpy as np
 import pytest
 
 import langevin
+from test_compiled import LOGP
+from test_target import random_quadratic
 
 # Figures that measure the wall clock, not the draws.
 CLOCK = {"wall_time_s", "ns_per_step", "ess_per_second"}
 
 D = 6
-RNG = np.random.default_rng(29)
-W = RNG.normal(scale=0.5, size=(D, D))
-W = (W + W.T) / 2
-np.fill_diagonal(W, 0.0)
-B = RNG.normal(scale=0.5, size=D)
-
-
-def logp_grad(X):
-    """A quadratic log-density over a batch (a closure over W and B, sent by pickling)."""
-    X = X.astype(np.float64)
-    G = X @ W + B
-    return np.einsum("ni,ni->n", X, 0.5 * (G + B)), G
+_, _, logp_grad = random_quadratic(D, 29, 0.5, 0.5)
 
 
 def same_result(a: langevin.Result, b: langevin.Result) -> None:
@@ -106,17 +97,7 @@ def test_dask_sends_a_python_target_by_pickling(client):
 
 
 def test_a_compiled_target_cannot_travel(client):
-    ctypes = pytest.importorskip("ctypes")
-    proto = ctypes.CFUNCTYPE(
-        ctypes.c_int32,
-        ctypes.c_void_p,
-        ctypes.POINTER(ctypes.c_uint8),
-        ctypes.c_size_t,
-        ctypes.POINTER(ctypes.c_double),
-        ctypes.POINTER(ctypes.c_float),
-    )
-
-    @proto
+    @LOGP
     def never(user, x, n, u, grad):  # pragma: no cover - never called
         return 1
 

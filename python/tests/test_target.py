@@ -15,19 +15,28 @@ import pytest
 
 import langevin
 
+
+def random_quadratic(d, seed, w_scale, b_scale):
+    """A random binary quadratic model: a symmetric ``W`` with a zero diagonal and a ``b``, normal
+    with the given scales from ``default_rng(seed)``, and ``logp_grad``, ``U(x) = x W x / 2 + b x``
+    over a batch and its gradient ``W x + b`` (a closure over ``W`` and ``b``, which Dask sends by
+    pickling)."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(scale=w_scale, size=(d, d))
+    w = (w + w.T) / 2
+    np.fill_diagonal(w, 0.0)
+    b = rng.normal(scale=b_scale, size=d)
+
+    def logp_grad(X):
+        X = X.astype(np.float64)
+        G = X @ w + b
+        return np.einsum("ni,ni->n", X, 0.5 * (G + b)), G
+
+    return w, b, logp_grad
+
+
 D = 6
-RNG = np.random.default_rng(20261129)
-W = RNG.normal(scale=0.6, size=(D, D))
-W = (W + W.T) / 2
-np.fill_diagonal(W, 0.0)
-B = RNG.normal(scale=0.8, size=D)
-
-
-def logp_grad(X):
-    """U(x) = x W x / 2 + b x over a batch, and its gradient W x + b."""
-    X = X.astype(np.float64)
-    G = X @ W + B
-    return np.einsum("ni,ni->n", X, 0.5 * (G + B)), G
+W, B, logp_grad = random_quadratic(D, 20261129, 0.6, 0.8)
 
 
 def exact_probabilities(w=W, b=B):

@@ -8,7 +8,7 @@ use langevin_core::batch::{BatchLangevin, BatchTarget, ChainBatch, RowProposal};
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_core::random::unit_f64;
 use langevin_core::second_order::Transition;
-use langevin_core::{Domain, StepReport};
+use langevin_core::{Chain, Domain, StepReport};
 use langevin_std::models::Potts;
 use langevin_std::run::BatchVecs;
 use rand_core::{Rng, SeedableRng};
@@ -504,13 +504,44 @@ pub type BinBuf = ChainBox;
 
 /// `U` of a binary target at every state of [`enumerate_binary`].
 pub fn tabulate_binary_u<T: langevin_core::BinaryTarget>(t: &mut T) -> (Vec<Vec<u8>>, Vec<f64>) {
+    let (states, log_pi, _) = tabulate_binary(t);
+    (states, log_pi)
+}
+
+/// The states of [`enumerate_binary`] of a binary target, with `U` and `∇U` at each.
+#[allow(clippy::type_complexity)]
+pub fn tabulate_binary<T: langevin_core::BinaryTarget>(
+    t: &mut T,
+) -> (Vec<Vec<u8>>, Vec<f64>, Vec<Vec<f32>>) {
     let d = t.dim();
     let states = enumerate_binary(d);
-    let log_pi = states
+    let (log_pi, grads) = states
         .iter()
-        .map(|x| t.log_density_and_grad(x, &mut vec![0.0; d]).unwrap())
-        .collect();
-    (states, log_pi)
+        .map(|x| {
+            let mut g = vec![0.0f32; d];
+            let u = t.log_density_and_grad(x, &mut g).unwrap();
+            (u, g)
+        })
+        .unzip();
+    (states, log_pi, grads)
+}
+
+/// Steps `tuner` on `chain` until `frozen(tuner)` holds: a tuner's burn-in, run to its end.
+pub fn tune_until_frozen<D, K, T, R>(
+    tuner: &mut K,
+    frozen: impl Fn(&K) -> bool,
+    target: &mut T,
+    chain: &mut Chain<'_, D>,
+    rng: &mut R,
+) where
+    D: Domain,
+    K: langevin_core::Kernel<D>,
+    T: langevin_core::Eval<D> + ?Sized,
+    R: Rng + ?Sized,
+{
+    while !frozen(tuner) {
+        langevin_core::Kernel::step(tuner, target, chain, rng).unwrap();
+    }
 }
 
 /// Exact-start sampling-path test of a binary kernel (`k ∈ {1, 10}`, `n` repeats).

@@ -414,6 +414,43 @@ pub fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// Solves the dense `n × n` system `a x = b` (`a` row-major) by Gaussian elimination with
+/// partial pivoting.
+///
+/// # Panics
+///
+/// If a pivot is zero: the system is singular.
+pub fn solve_dense(n: usize, mut a: Vec<f64>, mut b: Vec<f64>) -> Vec<f64> {
+    for col in 0..n {
+        let piv = (col..n)
+            .max_by(|&i, &j| a[i * n + col].abs().total_cmp(&a[j * n + col].abs()))
+            .expect("nonempty");
+        if piv != col {
+            for c in 0..n {
+                a.swap(piv * n + c, col * n + c);
+            }
+            b.swap(piv, col);
+        }
+        let d = a[col * n + col];
+        assert!(d != 0.0, "singular system");
+        for r in (col + 1)..n {
+            let f = a[r * n + col] / d;
+            if f != 0.0 {
+                for c in col..n {
+                    a[r * n + c] -= f * a[col * n + c];
+                }
+                b[r] -= f * b[col];
+            }
+        }
+    }
+    let mut x = vec![0.0f64; n];
+    for r in (0..n).rev() {
+        let s: f64 = ((r + 1)..n).map(|c| a[r * n + c] * x[c]).sum();
+        x[r] = (b[r] - s) / a[r * n + r];
+    }
+    x
+}
+
 /// The stationary distribution of a row-stochastic `K × K` matrix: Gaussian elimination with
 /// partial pivoting on `(P − I)ᵀ π = 0` with one equation replaced by `Σ π = 1`, then three
 /// power-iteration sweeps to polish.
@@ -431,33 +468,8 @@ pub fn stationary(t: &Transition) -> Vec<f64> {
     }
     let mut b = vec![0.0f64; k];
     b[k - 1] = 1.0;
-    for col in 0..k {
-        let piv = (col..k)
-            .max_by(|&i, &j| a[i * k + col].abs().total_cmp(&a[j * k + col].abs()))
-            .expect("nonempty");
-        if piv != col {
-            for c in 0..k {
-                a.swap(piv * k + c, col * k + c);
-            }
-            b.swap(piv, col);
-        }
-        let d = a[col * k + col];
-        assert!(d != 0.0, "singular system: the chain is not irreducible");
-        for r in (col + 1)..k {
-            let f = a[r * k + col] / d;
-            if f != 0.0 {
-                for c in col..k {
-                    a[r * k + c] -= f * a[col * k + c];
-                }
-                b[r] -= f * b[col];
-            }
-        }
-    }
-    let mut pi = vec![0.0f64; k];
-    for r in (0..k).rev() {
-        let s: f64 = ((r + 1)..k).map(|c| a[r * k + c] * pi[c]).sum();
-        pi[r] = (b[r] - s) / a[r * k + r];
-    }
+    // A singular system would mean the chain is not irreducible.
+    let mut pi = solve_dense(k, a, b);
     for _ in 0..3 {
         let next = t.left_mul(&pi);
         let total: f64 = next.iter().sum();
@@ -781,16 +793,22 @@ pub fn chi_square_isf(alpha: f64, k: f64) -> f64 {
     while chi_square_sf(hi, k) > alpha {
         hi *= 2.0;
     }
-    let mut lo = 0.0;
+    let (lo, hi) = bisect_tail(|x| chi_square_sf(x, k), alpha, 0.0, hi);
+    0.5 * (lo + hi)
+}
+
+/// The bracket `(lo, hi)` around the point where a decreasing tail probability `sf` crosses
+/// `alpha`, after 200 halvings of `[lo, hi]` (`sf(lo) > alpha ≥ sf(hi)` throughout).
+pub fn bisect_tail(sf: impl Fn(f64) -> f64, alpha: f64, mut lo: f64, mut hi: f64) -> (f64, f64) {
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if chi_square_sf(mid, k) > alpha {
+        if sf(mid) > alpha {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    0.5 * (lo + hi)
+    (lo, hi)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -946,6 +964,17 @@ impl QuadraticData {
         Self {
             w: (0..d * d).map(|_| uniform(rng, -w, w) as f32).collect(),
             b: (0..d).map(|_| uniform(rng, -b, b) as f32).collect(),
+        }
+    }
+
+    /// A fixed `d`-dimensional model with patterned parameters: `W_k = ((13k mod 7) − 3)·0.15`
+    /// (row-major index `k`), `b_i = (i − 2.5)·0.2`.
+    pub fn patterned(d: usize) -> Self {
+        Self {
+            w: (0..d * d)
+                .map(|v| ((v * 13 % 7) as f32 - 3.0) * 0.15)
+                .collect(),
+            b: (0..d).map(|v| (v as f32 - 2.5) * 0.2).collect(),
         }
     }
 

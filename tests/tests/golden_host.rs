@@ -213,6 +213,7 @@ use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
+use langevin_core::{Chain, Domain, Eval};
 use targets::{LatticeGauss, Ridge, RingPotts};
 
 const LABEL_DIM: usize = 8;
@@ -229,30 +230,37 @@ fn fold_labels(h: &mut (u64, u64), x: &[u16], u: f64) {
     h.1 = fnv1a(h.1, &u.to_bits().to_le_bytes());
 }
 
-fn ordinal_run(mut kernel: impl Kernel<langevin_core::Ordinal>) -> (u64, u64) {
-    let mut target = LatticeGauss::<LABEL_DIM>;
-    let mut storage = OrdinalStorage::<LABEL_DIM, 5>::new([0; LABEL_DIM]);
-    let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target).unwrap();
+/// `STEPS` steps of `kernel` on a label chain, folded by [`fold_labels`].
+fn label_hashes<D, T>(
+    mut kernel: impl Kernel<D>,
+    target: &mut T,
+    chain: &mut Chain<'_, D>,
+) -> (u64, u64)
+where
+    D: Domain<Value = u16>,
+    T: Eval<D>,
+{
     let mut rng = rng();
     let mut h = (FNV_OFFSET, FNV_OFFSET);
     for _ in 0..STEPS {
-        kernel.step(&mut target, &mut chain, &mut rng).unwrap();
+        kernel.step(target, chain, &mut rng).unwrap();
         fold_labels(&mut h, chain.state(), chain.log_density());
     }
     h
 }
 
-fn categorical_run(mut kernel: impl Kernel<langevin_core::Categorical>) -> (u64, u64) {
+fn ordinal_run(kernel: impl Kernel<langevin_core::Ordinal>) -> (u64, u64) {
+    let mut target = LatticeGauss::<LABEL_DIM>;
+    let mut storage = OrdinalStorage::<LABEL_DIM, 5>::new([0; LABEL_DIM]);
+    let mut chain = OrdinalChain::new_ordinal(storage.buffers(), &mut target).unwrap();
+    label_hashes(kernel, &mut target, &mut chain)
+}
+
+fn categorical_run(kernel: impl Kernel<langevin_core::Categorical>) -> (u64, u64) {
     let mut target = RingPotts::<LABEL_DIM>;
     let mut storage = CategoricalStorage::<LABEL_DIM, 3>::new([0; LABEL_DIM]);
     let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target).unwrap();
-    let mut rng = rng();
-    let mut h = (FNV_OFFSET, FNV_OFFSET);
-    for _ in 0..STEPS {
-        kernel.step(&mut target, &mut chain, &mut rng).unwrap();
-        fold_labels(&mut h, chain.state(), chain.log_density());
-    }
-    h
+    label_hashes(kernel, &mut target, &mut chain)
 }
 
 /// A binary chain on the 8×8 lattice driven by `step`.

@@ -1,4 +1,5 @@
-//! What the C-ABI tests share: zeroed chain objects, a binary chain's buffers and its totals.
+//! What the C-ABI tests share: zeroed chain objects, a binary chain's buffers and its totals,
+//! and the check of a committed generated file.
 
 #![allow(
     dead_code,
@@ -9,6 +10,22 @@
 
 use langevin_ffi::*;
 use std::ffi::CString;
+use std::path::Path;
+
+/// Checks that the committed file `name` (relative to the crate) is `generated`;
+/// `LANGEVIN_BLESS=1` rewrites it instead. `test` is the test target that generates it.
+pub fn committed_or_bless(name: &str, generated: &[u8], test: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(name);
+    if std::env::var_os("LANGEVIN_BLESS").is_some() {
+        std::fs::write(&path, generated).unwrap();
+        return;
+    }
+    let committed = std::fs::read(&path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{name} is out of date; run LANGEVIN_BLESS=1 cargo test -p langevin-ffi --test {test}"
+    );
+}
 
 /// A zeroed chain object: it reads as not initialised.
 pub fn new_chain() -> Box<LgvChain> {

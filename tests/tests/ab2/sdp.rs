@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use langevin_std::io::npy::read_matrix_f64;
 use langevin_std::sdp::{SdpError, SdpOptions, SdpSolution, SymmetricMatrix, solve_diagonal_sdp};
+use langevin_tests::solve_dense;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -95,6 +96,11 @@ struct Case {
     w: Vec<f64>,
     optimal: f64,
     lower: f64,
+}
+
+/// The stored case called `name`.
+fn case(name: &str) -> Case {
+    cases().into_iter().find(|c| c.name == name).unwrap()
 }
 
 fn cases() -> Vec<Case> {
@@ -347,7 +353,7 @@ fn triplets_match_dense_input() {
 
 #[test]
 fn early_stop_is_still_feasible_and_honest() {
-    let case = cases().into_iter().find(|c| c.name == "goe784").unwrap();
+    let case = case("goe784");
     let w = SymmetricMatrix::from_row_major(case.n, case.n, &case.w).unwrap();
     for max_sweeps in [0, 3] {
         let mut opts = SdpOptions::with_rel_gap(1e-9);
@@ -390,32 +396,6 @@ fn spd_inverse(n: usize, a: &[f64]) -> Option<Vec<f64>> {
     Some(inv)
 }
 
-/// Solves a small dense linear system by Gaussian elimination with partial pivoting.
-fn solve_linear(n: usize, mut a: Vec<f64>, mut b: Vec<f64>) -> Vec<f64> {
-    for c in 0..n {
-        let p = (c..n)
-            .max_by(|&i, &j| a[i * n + c].abs().total_cmp(&a[j * n + c].abs()))
-            .unwrap();
-        for k in 0..n {
-            a.swap(c * n + k, p * n + k);
-        }
-        b.swap(c, p);
-        for r in (c + 1)..n {
-            let f = a[r * n + c] / a[c * n + c];
-            for k in c..n {
-                a[r * n + k] -= f * a[c * n + k];
-            }
-            b[r] -= f * b[c];
-        }
-    }
-    let mut x = vec![0.0; n];
-    for r in (0..n).rev() {
-        let s: f64 = ((r + 1)..n).map(|k| a[r * n + k] * x[k]).sum();
-        x[r] = (b[r] - s) / a[r * n + r];
-    }
-    x
-}
-
 /// `min Σd − μ (log det(W + D) + Σ log d)` by damped Newton steps for a decreasing μ. The
 /// barrier has parameter `2n`, so at the end `Σd` is within `2nμ` (plus the Newton residual)
 /// of the optimum. Returns the final trace.
@@ -448,7 +428,7 @@ fn barrier_optimum(n: usize, w: &[f64]) -> f64 {
                 }
                 hess[i * n + i] += mu / (d[i] * d[i]);
             }
-            let step = solve_linear(n, hess, grad.iter().map(|g| -g).collect());
+            let step = solve_dense(n, hess, grad.iter().map(|g| -g).collect());
             let decrement: f64 = step.iter().zip(&grad).map(|(s, g)| -s * g).sum();
             // Backtrack into the interior (d > 0, W + D ≻ 0).
             let mut t = 1.0;
@@ -617,10 +597,7 @@ fn nalgebra_free_transpose(n: usize, w: &[f64]) -> Vec<f64> {
 
 #[test]
 fn scaling_w_scales_d() {
-    let case = cases()
-        .into_iter()
-        .find(|c| c.name == "spin_glass400_mixed_diag")
-        .unwrap();
+    let case = case("spin_glass400_mixed_diag");
     for c in [1e-6, 1e6] {
         let scaled: Vec<f64> = case.w.iter().map(|x| c * x).collect();
         let w = SymmetricMatrix::from_row_major(case.n, case.n, &scaled).unwrap();
@@ -634,10 +611,7 @@ fn scaling_w_scales_d() {
 
 #[test]
 fn caps_and_small_ranks_stay_feasible_and_honest() {
-    let case = cases()
-        .into_iter()
-        .find(|c| c.name == "rotated_gaussian100_k10")
-        .unwrap();
+    let case = case("rotated_gaussian100_k10");
     let w = SymmetricMatrix::from_row_major(case.n, case.n, &case.w).unwrap();
     let mut opts = SdpOptions::with_rel_gap(1e-8);
     opts.time_limit = Some(std::time::Duration::ZERO);

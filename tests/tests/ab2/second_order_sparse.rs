@@ -61,15 +61,21 @@ fn random_sparse(d: usize, p: f64, scale: f64, seed: u64) -> CsrMatrix {
             }
         }
     }
+    sparse(d, |k| dense[k])
+}
+
+/// The nonzero entries of the row-major `d × d` matrix with entries `entry(i·d + j)`, as CSR.
+fn sparse(d: usize, entry: impl Fn(usize) -> f32) -> CsrMatrix {
     let mut csr = CsrMatrix {
         offsets: vec![0],
         ..CsrMatrix::default()
     };
     for i in 0..d {
         for j in 0..d {
-            if dense[i * d + j] != 0.0 {
+            let v = entry(i * d + j);
+            if v != 0.0 {
                 csr.columns.push(j as u32);
-                csr.values.push(dense[i * d + j]);
+                csr.values.push(v);
             }
         }
         csr.offsets.push(csr.columns.len() as u32);
@@ -205,19 +211,8 @@ fn ring_gaussian(d: usize, s: usize, seed: u64) -> (OrdinalQuadratic, CsrMatrix)
     }
     // Rounded to f32 first, so the dense and sparse W are the same numbers.
     let lambda: Vec<f64> = lambda.iter().map(|&v| f64::from(v as f32)).collect();
-    let mut csr = CsrMatrix {
-        offsets: vec![0],
-        ..CsrMatrix::default()
-    };
-    for i in 0..d {
-        for j in 0..d {
-            if lambda[i * d + j] != 0.0 {
-                csr.columns.push(j as u32);
-                csr.values.push(-lambda[i * d + j] as f32);
-            }
-        }
-        csr.offsets.push(csr.columns.len() as u32);
-    }
+    // Λ is already rounded to f32, so an entry is zero exactly when its f32 is.
+    let csr = sparse(d, |k| -lambda[k] as f32);
     let mu = (0..d)
         .map(|i| (s - 1) as f64 * (0.3 + 0.4 * z[i].tanh().abs()))
         .collect();
@@ -380,14 +375,7 @@ fn fixed_u_detailed_balance_with_sparse_w() {
     let sw = csr.view().unwrap();
     let mut cache = vec![0.0; model.cache_len()];
     let mut target = model.target(&mut cache).unwrap();
-    let states = enumerate_binary(d);
-    let mut grads = Vec::new();
-    let mut log_pi = Vec::new();
-    for x in &states {
-        let mut g = vec![0.0f32; d];
-        log_pi.push(target.log_density_and_grad(x, &mut g).unwrap());
-        grads.push(g);
-    }
+    let (states, log_pi, grads) = tabulate_binary(&mut target);
     let w = csr.to_dense();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
     let mut worst = 0.0f64;

@@ -3,13 +3,13 @@
 //! is rejected and the chain keeps its state; an unrecoverable target error stops the step and
 //! leaves the chain unchanged).
 
+use super::FaultError;
 use core::convert::Infallible;
-use core::fmt;
 use langevin_core::binary::{
     BinaryChain, Dmala, Dula, FlipProposal, InitError, Rejection, StepError, StepReport,
 };
 use langevin_core::models::{BinaryQuadratic, ConstDims, Dims, IsingGraph, IsingLattice, Rbm};
-use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError, TargetError};
+use langevin_core::{BinaryTarget, FlipMove, LenError, ParamError};
 use langevin_tests::{
     ChainBox, Correction, RbmData, check_metropolis_exactness, enumerate, transition_matrix,
 };
@@ -27,23 +27,6 @@ enum Fault {
     Grad(usize, f32),
     /// Fail with an error.
     Error { recoverable: bool },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct FaultError {
-    recoverable: bool,
-}
-
-impl fmt::Display for FaultError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "injected fault (recoverable: {})", self.recoverable)
-    }
-}
-
-impl TargetError for FaultError {
-    fn is_recoverable(&self) -> bool {
-        self.recoverable
-    }
 }
 
 /// Wraps a valid target and injects `fault` into every evaluation while it is set.

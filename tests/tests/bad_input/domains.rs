@@ -90,54 +90,27 @@ fn categorical_proposal_on_wild_gradients_lengths_and_label_counts() {
     let grad = [0.0f32; 12];
     let (mut y, mut changed, mut scratch) = ([0u16; 3], [0u32; 3], [0.0f64; 4]);
     let before = r.clone();
-    let e = p
-        .propose(
-            &x,
-            &grad[..11],
-            s,
-            &mut y,
-            &mut changed,
-            &mut scratch,
-            &mut r,
-        )
-        .unwrap_err();
-    assert_eq!(e.buffer, "grad");
-    let e = p
-        .propose(
-            &x,
-            &grad,
-            s,
-            &mut y[..2],
-            &mut changed,
-            &mut scratch,
-            &mut r,
-        )
-        .unwrap_err();
-    assert_eq!(e.buffer, "proposal");
-    let e = p
-        .propose(
-            &x,
-            &grad,
-            s,
-            &mut y,
-            &mut changed[..1],
-            &mut scratch,
-            &mut r,
-        )
-        .unwrap_err();
-    assert_eq!(e.buffer, "changed");
-    let e = p
-        .propose(
-            &x,
-            &grad,
-            s,
-            &mut y,
-            &mut changed,
-            &mut scratch[..3],
-            &mut r,
-        )
-        .unwrap_err();
-    assert_eq!(e.buffer, "scratch");
+    // The buffer each row shortens and the lengths of `grad`, the proposal, `changed`, scratch.
+    let short = [
+        ("grad", [11, 3, 3, 4]),
+        ("proposal", [12, 2, 3, 4]),
+        ("changed", [12, 3, 1, 4]),
+        ("scratch", [12, 3, 3, 3]),
+    ];
+    for (bad, [g, n, c, k]) in short {
+        let e = p
+            .propose(
+                &x,
+                &grad[..g],
+                s,
+                &mut y[..n],
+                &mut changed[..c],
+                &mut scratch[..k],
+                &mut r,
+            )
+            .unwrap_err();
+        assert_eq!(e.buffer, bad);
+    }
     assert_eq!(r, before, "nothing drawn");
     assert_eq!(p.log_q(&x, &grad, s, &y[..2]).unwrap_err().buffer, "to");
     let pre = [1.0f32; 2];
@@ -339,15 +312,16 @@ fn second_order_with_extreme_finite_parameters_keeps_the_chain_valid() {
 
 // ---- tuning ----
 
+/// `new(settings)` for `base` settings changed by `edit`.
+fn edited<S, T>(mut base: S, edit: &dyn Fn(&mut S), new: impl FnOnce(S) -> T) -> T {
+    edit(&mut base);
+    new(base)
+}
+
 /// Rows "AbSettings / AbTuner".
 #[test]
 fn ab_tuner_refuses_bad_settings_and_stays_in_range() {
-    let base = AbSettings::default();
-    let with = |f: &dyn Fn(&mut AbSettings)| {
-        let mut s = base;
-        f(&mut s);
-        AbTuner::new(s)
-    };
+    let with = |f: &dyn Fn(&mut AbSettings)| edited(AbSettings::default(), f, AbTuner::new);
     for a in BAD_STEPS {
         assert!(matches!(with(&|s| s.step = a), Err(ParamError::Step(_))));
     }
@@ -499,12 +473,7 @@ fn acs_schedules_and_tuner_refuse_bad_values() {
     Kernel::step(&mut k, &mut potts, &mut cchain, &mut rng()).unwrap();
 
     // AcsSettings.
-    let base = AcsSettings::default();
-    let with = |f: &dyn Fn(&mut AcsSettings)| {
-        let mut s = base;
-        f(&mut s);
-        AcsTuner::new(s)
-    };
+    let with = |f: &dyn Fn(&mut AcsSettings)| edited(AcsSettings::default(), f, AcsTuner::new);
     for a in BAD_STEPS {
         assert!(matches!(with(&|s| s.a_ceil = a), Err(ParamError::Step(_))));
         assert!(matches!(with(&|s| s.a_floor = a), Err(ParamError::Step(_))));

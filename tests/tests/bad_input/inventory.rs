@@ -767,28 +767,27 @@ fn lattice_entry_points_with_out_of_range_arguments() {
     no_panic(|| m.log_density_and_grad_after(&mv, &mut out).unwrap());
 }
 
+/// A move from `from` to `to` that lists only coordinate 0 as flipped, from `U = 0`.
+fn first_flip<'a>(from: &'a [u8], to: &'a [u8], from_grad: &'a [f32]) -> FlipMove<'a> {
+    FlipMove {
+        from,
+        to,
+        flipped: &[0],
+        from_log_density: 0.0,
+        from_grad,
+    }
+}
+
 #[test]
 fn lattice_and_graph_updates_with_a_gradient_of_another_length() {
     let mut m = IsingLattice::<ConstDims<3, 3>>::new(0.3, 0.1, true).unwrap();
     let (from, to, gf) = ([0u8; 9], [1u8; 9], [0f32; 9]);
-    let mv = FlipMove {
-        from: &from,
-        to: &to,
-        flipped: &[0],
-        from_log_density: 0.0,
-        from_grad: &gf,
-    };
+    let mv = first_flip(&from, &to, &gf);
     let mut short = [0f32; 4];
     no_panic(|| m.log_density_and_grad_after(&mv, &mut short).unwrap());
     let mut g = IsingGraph::new(&[0, 1, 2], &[1, 0], &[0.5, 0.5], &[0.0, 0.0]).unwrap();
     let (from, to, gf) = ([0u8; 2], [1u8; 2], [0f32; 2]);
-    let mv = FlipMove {
-        from: &from,
-        to: &to,
-        flipped: &[0],
-        from_log_density: 0.0,
-        from_grad: &gf,
-    };
+    let mv = first_flip(&from, &to, &gf);
     no_panic(|| g.log_density_and_grad_after(&mv, &mut short).unwrap());
 }
 

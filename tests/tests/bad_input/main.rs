@@ -8,7 +8,26 @@ mod inventory;
 mod ordinal;
 
 use langevin_core::binary::{BinaryChain, ChainBuffers};
-use langevin_core::{BinaryTarget, InitError};
+use langevin_core::{BinaryTarget, InitError, TargetError};
+use std::fmt;
+
+/// The error of the faulty test targets: recoverable (a rejection) or not (the run stops).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FaultError {
+    recoverable: bool,
+}
+
+impl fmt::Display for FaultError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "injected fault (recoverable: {})", self.recoverable)
+    }
+}
+
+impl TargetError for FaultError {
+    fn is_recoverable(&self) -> bool {
+        self.recoverable
+    }
+}
 
 /// Starts a binary chain of dimension 4 whose buffer `bad` (`x`, `grad`, `x_proposal`,
 /// `grad_proposal` or `flipped`) has `len` entries, and asserts the length error names it.

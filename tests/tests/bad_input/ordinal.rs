@@ -1,8 +1,8 @@
 //! Bad input on the ordinal and categorical domains: typed errors, rejected moves, valid
 //! chains, no panics.
 
+use super::FaultError;
 use langevin_core::Kernel;
-use langevin_core::TargetError;
 use langevin_core::baselines::{Gibbs, Scan};
 use langevin_core::binary::{Rejection, StepError};
 use langevin_core::categorical::{CategoricalProposal, CategoricalTarget, Dmala as CatDmala};
@@ -14,24 +14,6 @@ use langevin_std::models::{OrdinalQuadratic, Potts};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::fmt;
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Broken {
-    recoverable: bool,
-}
-
-impl fmt::Display for Broken {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "broken (recoverable: {})", self.recoverable)
-    }
-}
-
-impl TargetError for Broken {
-    fn is_recoverable(&self) -> bool {
-        self.recoverable
-    }
-}
 
 /// A bowl over `{0..S-1}^d` that misbehaves where `x_0` takes chosen values: NaN `U` at 1,
 /// infinite gradient at 2, a recoverable error at 3, an unrecoverable one at 4 (if enabled).
@@ -43,7 +25,7 @@ struct Faulty {
 }
 
 impl Faulty {
-    fn eval(&self, x: &[u16], grad: &mut [f32]) -> Result<f64, Broken> {
+    fn eval(&self, x: &[u16], grad: &mut [f32]) -> Result<f64, FaultError> {
         let c = (self.s - 1) as f64 / 2.0;
         grad.fill(0.0);
         let mut u = 0.0;
@@ -62,8 +44,8 @@ impl Faulty {
                 grad[0] = f32::INFINITY;
                 Ok(u)
             }
-            3 => Err(Broken { recoverable: true }),
-            4 if self.fatal => Err(Broken { recoverable: false }),
+            3 => Err(FaultError { recoverable: true }),
+            4 if self.fatal => Err(FaultError { recoverable: false }),
             _ => Ok(u),
         }
     }
@@ -73,14 +55,14 @@ impl Faulty {
 macro_rules! faulty_label_target {
     ($($target:ident),+) => {$(
         impl $target for Faulty {
-            type Error = Broken;
+            type Error = FaultError;
             fn dim(&self) -> usize {
                 self.d
             }
             fn states(&self) -> usize {
                 self.s
             }
-            fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, Broken> {
+            fn log_density_and_grad(&mut self, x: &[u16], grad: &mut [f32]) -> Result<f64, FaultError> {
                 self.eval(x, grad)
             }
         }
@@ -146,7 +128,7 @@ fn chains_refuse_bad_shapes_and_states() {
     let mut buf = LabelBuf::labels(&[3, 0, 0], 5, 3);
     assert!(matches!(
         OrdinalChain::new_ordinal(buf.buffers(), &mut t),
-        Err(InitError::Target(Broken { recoverable: true }))
+        Err(InitError::Target(FaultError { recoverable: true }))
     ));
     // Categorical gradients must be d·S long.
     let mut t = Faulty {
@@ -278,7 +260,7 @@ fn invalid_proposals_are_rejected_and_fatal_errors_returned() {
                     Some(Rejection::TargetError) => seen[1] = true,
                     None => seen[2] = true,
                 },
-                Err(StepError::Target(Broken { recoverable: false })) => {
+                Err(StepError::Target(FaultError { recoverable: false })) => {
                     fatal_seen = true;
                     assert_eq!(
                         chain.state(),

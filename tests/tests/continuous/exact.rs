@@ -24,6 +24,11 @@ const BURN: usize = 200;
 const KEPT: usize = 10_000;
 const SEED: u64 = 0x5eed_c0de;
 
+/// [`expected_averages`] of a two-dimensional `θ` over the `KEPT` steps after `BURN`, from `z0`.
+fn exact_averages(z0: &[f64], segment: impl FnMut(usize) -> Segment) -> (Vec<f64>, Vec<f64>) {
+    expected_averages(z0, 2, BURN, KEPT, segment)
+}
+
 /// Four ridge-like terms in two dimensions with distinct rank-one data Hessians.
 fn quad4() -> QuadSum {
     let x = vec![
@@ -138,11 +143,8 @@ fn run_agld(t: &QuadSum, settings: AgldSettings, store: Store) -> Check {
 }
 
 fn lmc_law(t: &QuadSum, h: f64) -> (Vec<f64>, Vec<f64>) {
-    expected_averages(
+    exact_averages(
         &theta0(),
-        2,
-        BURN,
-        KEPT,
         langevin_segments(t, h, None, None, Access::Random),
     )
 }
@@ -191,11 +193,8 @@ fn sgld_matches_closed_form_variance() {
     let t = QuadSum::gaussian_sum(&c);
     let (n, batch) = (t.n() as f64, 2usize);
     let h = 0.25 / n;
-    let (m_exact, s_exact) = expected_averages(
+    let (m_exact, s_exact) = exact_averages(
         &theta0(),
-        2,
-        BURN,
-        KEPT,
         langevin_segments(&t, h, None, Some(batch), Access::Random),
     );
     for r in 0..2 {
@@ -217,13 +216,8 @@ fn sgld_heterogeneous_terms_all_access_orders() {
     let t = quad4();
     let h = 0.15;
     for access in [Access::Random, Access::Reshuffle, Access::Cyclic] {
-        let (m_exact, s_exact) = expected_averages(
-            &theta0(),
-            2,
-            BURN,
-            KEPT,
-            langevin_segments(&t, h, None, Some(2), access),
-        );
+        let (m_exact, s_exact) =
+            exact_averages(&theta0(), langevin_segments(&t, h, None, Some(2), access));
         let check = run_langevin(
             &t,
             LangevinSettings::sgld(h, 2).unwrap().with_access(access),
@@ -243,11 +237,8 @@ fn underdamped_full_and_sghmc() {
     let t = quad4();
     let (h, gamma) = (0.2, 2.0);
     let z0 = [1.0, -1.0, 0.0, 0.0];
-    let full = expected_averages(
+    let full = exact_averages(
         &z0,
-        2,
-        BURN,
-        KEPT,
         langevin_segments(&t, h, Some(gamma), None, Access::Random),
     );
     let check = run_underdamped(&t, UnderdampedSettings::full(h, gamma).unwrap());
@@ -256,13 +247,7 @@ fn underdamped_full_and_sghmc() {
     check.assert_power("underdamped vs target", (&full.0, &full.1), (&ta, &tb));
 
     for access in [Access::Random, Access::Reshuffle, Access::Cyclic] {
-        let sg = expected_averages(
-            &z0,
-            2,
-            BURN,
-            KEPT,
-            langevin_segments(&t, h, Some(gamma), Some(1), access),
-        );
+        let sg = exact_averages(&z0, langevin_segments(&t, h, Some(gamma), Some(1), access));
         let check = run_underdamped(
             &t,
             UnderdampedSettings::sghmc(h, gamma, 1)
@@ -287,11 +272,8 @@ fn ewsg_with_identical_terms_is_full_gradient_em() {
     let t = QuadSum::ridge(&x, &y, 1.0, 2.0);
     let (h, gamma) = (0.1, 2.0);
     let z0 = [1.0, -1.0, 0.0, 0.0];
-    let full = expected_averages(
+    let full = exact_averages(
         &z0,
-        2,
-        BURN,
-        KEPT,
         langevin_segments(&t, h, Some(gamma), None, Access::Random),
     );
     for (batch, m) in [(1, 1), (2, 3)] {
@@ -324,13 +306,7 @@ fn agld_case(access: Access, update: SnapshotUpdate, store: Store, batch: usize)
     };
     let mut z0 = vec![0.0; agld_state_len(&t)];
     z0[..2].copy_from_slice(&theta0());
-    let (m_exact, s_exact) = expected_averages(
-        &z0,
-        2,
-        BURN,
-        KEPT,
-        agld_segments(&t, h, batch, access, update, part),
-    );
+    let (m_exact, s_exact) = exact_averages(&z0, agld_segments(&t, h, batch, access, update, part));
     let settings = AgldSettings::new(h, batch, access, update).unwrap();
     let check = run_agld(&t, settings, store);
     let label = format!("AGLD {access:?} {update:?} {store:?}");

@@ -16,7 +16,7 @@
 #![allow(dead_code)]
 
 use langevin_core::continuous::{Access, GlmSumTarget, SnapshotUpdate, SumTarget};
-use langevin_tests::{chi_square_pooled, ln_gamma};
+use langevin_tests::{bisect_tail, chi_square_pooled, ln_gamma};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::BTreeMap;
@@ -757,16 +757,7 @@ pub fn t_two_sided_p(t: f64, nu: f64) -> f64 {
 
 /// The two-sided critical value `t` with `P(|T| > t) = alpha`.
 pub fn t_critical(alpha: f64, nu: f64) -> f64 {
-    let (mut lo, mut hi) = (0.0, 100.0);
-    for _ in 0..200 {
-        let mid = 0.5 * (lo + hi);
-        if t_two_sided_p(mid, nu) > alpha {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    hi
+    bisect_tail(|t| t_two_sided_p(t, nu), alpha, 0.0, 100.0).1
 }
 
 /// The per-test false-positive rate of the suite.

@@ -3,12 +3,12 @@
 //! tuner reproducing that kernel draw for draw, and sampling-path tests of the frozen tuner on
 //! small ordinal and categorical models.
 
-use langevin_core::Kernel;
 use langevin_core::binary::{BinaryChain, Dmala, FlipProposal};
-use langevin_core::categorical::{CategoricalProposal, CategoricalTarget};
+use langevin_core::categorical::CategoricalProposal;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal, OrdinalTarget};
+use langevin_core::ordinal::OrdinalProposal;
 use langevin_core::tuning::{AbSettings, AbTuner};
+use langevin_core::{Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use langevin_std::models::OrdinalQuadratic;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
@@ -29,15 +29,7 @@ const GRID: [(f64, f64); 6] = [
 #[test]
 fn ab_kernel_is_exact_for_fixed_parameters_binary() {
     let mut m = IsingLattice::with_dims(Dims { rows: 3, cols: 3 }, 0.35, 0.1, true).unwrap();
-    let (states, log_pi) = tabulate_binary_u(&mut m);
-    let grads: Vec<Vec<f32>> = states
-        .iter()
-        .map(|x| {
-            let mut g = vec![0.0f32; 9];
-            langevin_core::BinaryTarget::log_density_and_grad(&mut m, x, &mut g).unwrap();
-            g
-        })
-        .collect();
+    let (states, log_pi, grads) = tabulate_binary(&mut m);
     let pi = normalise(&log_pi);
     for (a, b) in GRID {
         let prop = FlipProposal::new(a, b).unwrap();
@@ -82,9 +74,7 @@ fn frozen_tuner_is_the_fixed_kernel() {
     let mut buf = BinBuf::new(&[0u8; 36]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-    while !ab.is_frozen() {
-        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
-    }
+    tune_until_frozen(&mut ab, AbTuner::is_frozen, &mut m, &mut chain, &mut rng);
     let r = ab.report();
     let fixed = Dmala::new(FlipProposal::new(r.step, r.balance).unwrap());
     let mut buf2 = BinBuf::new(chain.state());
@@ -109,43 +99,32 @@ fn frozen_tuner_samples_ordinal_and_categorical_models() {
     let (states, _, _, pi) = ordinal_law(&mut q);
     let mut s = AbSettings::default();
     s.budget = 3_000;
-    let mut ab = AbTuner::new(s).unwrap();
-    let mut buf = LabelBuf::labels(&states[0], 4, 4);
-    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut q).unwrap();
-    while !ab.is_frozen() {
-        Kernel::step(&mut ab, &mut q, &mut chain, &mut rng).unwrap();
-    }
-    let name = format!("frozen AB ordinal {:?}", ab.report());
-    check_label_chain(
-        &name,
-        &mut q,
-        &mut ab,
-        &mut chain,
-        (&states[..], &pi[..]),
-        N,
-        &mut rng,
-    );
-    let _ = q.dim();
+    check_frozen_ab::<Ordinal, _>("ordinal", &mut q, (&states, &pi), s, &mut rng);
     // Categorical.
     let mut m = small_potts(4, 3);
     let states = enumerate(4, 3);
     let (log_pi, _) = tabulate_categorical(&mut m, &states);
     let pi = normalise(&log_pi);
+    check_frozen_ab::<Categorical, _>("potts", &mut m, (&states, &pi), s, &mut rng);
+}
+
+/// Tunes AB with settings `s` on `model` from the first of `states` until it freezes, then runs
+/// the exact-start protocol with the frozen tuner.
+fn check_frozen_ab<D, T>(
+    name: &str,
+    model: &mut T,
+    (states, pi): (&[Vec<u16>], &[f64]),
+    s: AbSettings,
+    rng: &mut Xoshiro256PlusPlus,
+) where
+    D: Domain<Value = u16>,
+    T: Eval<D>,
+    AbTuner: Kernel<D>,
+{
     let mut ab = AbTuner::new(s).unwrap();
-    let mut buf = LabelBuf::labels(&states[0], 3, 12);
-    let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
-    while !ab.is_frozen() {
-        Kernel::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
-    }
-    let name = format!("frozen AB potts {:?}", ab.report());
-    check_label_chain(
-        &name,
-        &mut m,
-        &mut ab,
-        &mut chain,
-        (&states[..], &pi[..]),
-        N,
-        &mut rng,
-    );
-    let _ = m.dim();
+    let mut buf = LabelBuf::for_domain::<D>(&states[0], model.states()).unwrap();
+    let mut chain = Chain::<D>::new(buf.buffers(), model).unwrap();
+    tune_until_frozen(&mut ab, AbTuner::is_frozen, model, &mut chain, rng);
+    let name = format!("frozen AB {name} {:?}", ab.report());
+    check_label_chain(&name, model, &mut ab, &mut chain, (states, pi), N, rng);
 }

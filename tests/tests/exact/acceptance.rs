@@ -3,10 +3,10 @@
 //! reaches: transition matrices from the kernel's own `step` (see `langevin_tests::harness`),
 //! checked for detailed balance and `πP = π`; and the scale a tuning run freezes at.
 
+use langevin_core::BinaryChain;
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
-use langevin_core::{BinaryChain, Kernel};
-use langevin_tests::discrete::{BinBuf, Wavy, small_potts};
+use langevin_tests::discrete::{BinBuf, Wavy, small_potts, tune_until_frozen};
 use langevin_tests::harness::{
     BinaryProbe, CategoricalProbe, OrdinalProbe, assert_exact, step_transition_matrix,
 };
@@ -41,9 +41,13 @@ fn tuned_on_ising(s: AcceptanceSettings) -> (IsingLattice, AcceptanceTuner) {
     let mut buf = BinBuf::new(&[0u8; 6]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-    while !tuner.is_frozen() {
-        Kernel::step(&mut tuner, &mut model, &mut chain, &mut rng).unwrap();
-    }
+    tune_until_frozen(
+        &mut tuner,
+        AcceptanceTuner::is_frozen,
+        &mut model,
+        &mut chain,
+        &mut rng,
+    );
     (model, tuner)
 }
 

@@ -3,12 +3,12 @@
 //! `s` kernels in turn), and the fixed-schedule sampler passes the sampling-path tests on
 //! small ordinal and categorical models.
 
-use langevin_core::Kernel;
 use langevin_core::binary::{BinaryChain, FlipProposal};
 use langevin_core::categorical::CategoricalProposal;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{CategoricalChain, OrdinalChain, OrdinalProposal};
+use langevin_core::ordinal::OrdinalProposal;
 use langevin_core::tuning::{Acs, AcsSchedule, AcsSettings, AcsTuner};
+use langevin_core::{Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -51,9 +51,7 @@ fn tuned_binary_schedule() -> AcsSchedule {
     let mut buf = BinBuf::new(&[0u8; 8]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-    while !acs.is_frozen() {
-        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
-    }
+    tune_until_frozen(&mut acs, AcsTuner::is_frozen, &mut m, &mut chain, &mut rng);
     acs.report().schedule
 }
 
@@ -61,15 +59,7 @@ fn tuned_binary_schedule() -> AcsSchedule {
 fn every_kernel_of_a_tuned_binary_cycle_is_exact() {
     let schedule = tuned_binary_schedule();
     let mut m = IsingLattice::with_dims(Dims { rows: 2, cols: 4 }, 0.35, 0.1, true).unwrap();
-    let (states, log_pi) = tabulate_binary_u(&mut m);
-    let grads: Vec<Vec<f32>> = states
-        .iter()
-        .map(|x| {
-            let mut g = vec![0.0f32; 8];
-            langevin_core::BinaryTarget::log_density_and_grad(&mut m, x, &mut g).unwrap();
-            g
-        })
-        .collect();
+    let (states, log_pi, grads) = tabulate_binary(&mut m);
     check_cycle("binary", &schedule, &log_pi, |a, b| {
         let prop = FlipProposal::new(a, b).unwrap();
         mh_matrix(&log_pi, |i, j| {
@@ -86,59 +76,61 @@ fn every_kernel_of_a_tuned_label_cycle_is_exact_and_samples() {
 
     // Ordinal.
     let mut w = Wavy::three(4);
-    let states = enumerate(3, 4);
-    let (log_pi, grads) = tabulate_ordinal(&mut w, &states);
-    let mut acs = AcsTuner::new(s).unwrap();
-    let mut buf = LabelBuf::labels(&states[0], 4, 3);
-    let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut w).unwrap();
-    while !acs.is_frozen() {
-        Kernel::step(&mut acs, &mut w, &mut chain, &mut rng).unwrap();
-    }
-    let schedule = acs.report().schedule;
-    check_cycle("ordinal", &schedule, &log_pi, |a, b| {
-        let prop = OrdinalProposal::new(a, b).unwrap();
-        mh_matrix(&log_pi, |i, j| {
-            prop.log_q(&states[i], &grads[i], 4, &states[j]).unwrap()
-        })
+    check_tuned_label_cycle::<Ordinal, _>("ordinal", &mut w, s, &mut rng, |a, b, x, g, y| {
+        OrdinalProposal::new(a, b)
+            .unwrap()
+            .log_q(x, g, 4, y)
+            .unwrap()
     });
-    let pi = normalise(&log_pi);
-    let mut sampler = Acs::new(schedule);
-    check_label_chain(
-        "ACS ordinal",
-        &mut w,
-        &mut sampler,
-        &mut chain,
-        (&states[..], &pi[..]),
-        N,
-        &mut rng,
-    );
-
     // Categorical.
     let mut m = small_potts(4, 3);
-    let states = enumerate(4, 3);
-    let (log_pi, grads) = tabulate_categorical(&mut m, &states);
+    check_tuned_label_cycle::<Categorical, _>("potts", &mut m, s, &mut rng, |a, b, x, g, y| {
+        CategoricalProposal::new(a, b)
+            .unwrap()
+            .log_q(x, g, 3, y)
+            .unwrap()
+    });
+}
+
+/// Enumerates `model`, tunes ACS with settings `s` on it from the first state until it freezes,
+/// checks every kernel of the tuned cycle (`log_q(a, b, x, ∇U(x), y)`: `log q(y | x)` of the
+/// proposal with step `a` and balance `b`), then runs the exact-start protocol with `Acs` on the
+/// tuned schedule.
+fn check_tuned_label_cycle<D, T>(
+    name: &str,
+    model: &mut T,
+    s: AcsSettings,
+    rng: &mut Xoshiro256PlusPlus,
+    log_q: impl Fn(f64, f64, &[u16], &[f32], &[u16]) -> f64,
+) where
+    D: Domain<Value = u16>,
+    T: Eval<D>,
+    AcsTuner: Kernel<D>,
+    Acs: Kernel<D>,
+{
+    let states = enumerate(model.dim(), model.states());
+    let grad_len = D::grad_len(model.dim(), model.states()).unwrap();
+    let (log_pi, grads) = tabulate(&states, grad_len, |x, g| model.eval(x, g).unwrap());
     let mut acs = AcsTuner::new(s).unwrap();
-    let mut buf = LabelBuf::labels(&states[0], 3, 12);
-    let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut m).unwrap();
-    while !acs.is_frozen() {
-        Kernel::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
-    }
+    let mut buf = LabelBuf::for_domain::<D>(&states[0], model.states()).unwrap();
+    let mut chain = Chain::<D>::new(buf.buffers(), model).unwrap();
+    tune_until_frozen(&mut acs, AcsTuner::is_frozen, model, &mut chain, rng);
     let schedule = acs.report().schedule;
-    check_cycle("categorical", &schedule, &log_pi, |a, b| {
-        let prop = CategoricalProposal::new(a, b).unwrap();
+    check_cycle(name, &schedule, &log_pi, |a, b| {
         mh_matrix(&log_pi, |i, j| {
-            prop.log_q(&states[i], &grads[i], 3, &states[j]).unwrap()
+            log_q(a, b, &states[i], &grads[i], &states[j])
         })
     });
     let pi = normalise(&log_pi);
     let mut sampler = Acs::new(schedule);
+    let name = format!("ACS {name}");
     check_label_chain(
-        "ACS potts",
-        &mut m,
+        &name,
+        model,
         &mut sampler,
         &mut chain,
-        (&states[..], &pi[..]),
+        (&states, &pi),
         N,
-        &mut rng,
+        rng,
     );
 }

@@ -13,27 +13,20 @@ use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
 use langevin_core::models::{BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm};
 use langevin_core::ordinal::{OrdinalConditional, OrdinalTarget};
 use langevin_std::models::OrdinalQuadratic;
-use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
+use langevin_tests::{QuadraticData, RbmData};
 
 const TOL: f64 = 1e-12;
 
 /// `U`, `∇U` and the single-flip deltas (from `FlipDelta`, after establishing each state) of a
 /// binary model at every state; checks the deltas against differences of `U` and checks that
 /// `commit_flip` leaves the model in the state a fresh evaluation would.
-fn tabulate_binary<T: FlipDelta>(
+fn tabulate_with_deltas<T: FlipDelta>(
     name: &str,
     t: &mut T,
 ) -> (Vec<Vec<u8>>, Vec<f64>, Vec<Vec<f32>>, Vec<Vec<f64>>) {
     let d = t.dim();
-    let states = enumerate_binary(d);
-    let mut log_pi = Vec::new();
-    let mut grads = Vec::new();
-    for x in &states {
-        let mut g = vec![0.0f32; d];
-        log_pi.push(t.log_density_and_grad(x, &mut g).unwrap());
-        grads.push(g);
-    }
+    let (states, log_pi, grads) = tabulate_binary(t);
     let mut deltas = Vec::new();
     for (a, x) in states.iter().enumerate() {
         t.log_density_and_grad(x, &mut vec![0.0; d]).unwrap();
@@ -81,7 +74,7 @@ fn gibbs_matrix(deltas: &[Vec<f64>], d: usize) -> Vec<f64> {
 
 fn check_binary_baselines<T: FlipDelta>(name: &str, t: &mut T) {
     let d = t.dim();
-    let (states, log_pi, grads, deltas) = tabulate_binary(name, t);
+    let (states, log_pi, grads, deltas) = tabulate_with_deltas(name, t);
     let pi = normalise(&log_pi);
     // Gibbs, from the same deltas the sampler uses. Its target is the potential those deltas
     // are differences of (for the RBM they are taken in f64 while U is summed from f32
@@ -140,13 +133,9 @@ fn binary_baselines_are_exact_on_ising_graph() {
 
 #[test]
 fn binary_baselines_are_exact_on_quadratic_and_rbm() {
-    let d = 6;
-    let w: Vec<f32> = (0..d * d)
-        .map(|v| ((v * 13 % 7) as f32 - 3.0) * 0.15)
-        .collect();
-    let b: Vec<f32> = (0..d).map(|v| (v as f32 - 2.5) * 0.2).collect();
-    let mut cache = vec![0.0f64; 2 * d];
-    let mut m = BinaryQuadratic::new(&w, &b, &mut cache).unwrap();
+    let q = QuadraticData::patterned(6);
+    let mut cache = q.cache();
+    let mut m = BinaryQuadratic::new(&q.w, &q.b, &mut cache).unwrap();
     check_binary_baselines("quadratic", &mut m);
     let r = RbmData::patterned();
     let mut cache = r.cache();

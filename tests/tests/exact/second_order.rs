@@ -105,14 +105,7 @@ fn fixed_u_detailed_balance_by_enumeration() {
     let (w0, bias, h) = quadratic(d, 0.6, 1);
     let mut cache = vec![0.0f64; 2 * d];
     let mut model = BinaryQuadratic::new(&w0, &bias, &mut cache).unwrap();
-    let states = enumerate_binary(d);
-    let mut grads = Vec::new();
-    let mut log_pi = Vec::new();
-    for x in &states {
-        let mut g = vec![0.0f32; d];
-        log_pi.push(model.log_density_and_grad(x, &mut g).unwrap());
-        grads.push(g);
-    }
+    let (states, log_pi, grads) = tabulate_binary(&mut model);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let mut worst = 0.0f64;
     for case in cases(&h, d) {

@@ -10,8 +10,8 @@ use langevin_core::categorical::CategoricalTarget;
 use langevin_core::models::{BinaryQuadratic, Dims, IsingLattice, Rbm};
 use langevin_core::ordinal::OrdinalTarget;
 use langevin_std::models::OrdinalQuadratic;
-use langevin_tests::RbmData;
 use langevin_tests::discrete::*;
+use langevin_tests::{QuadraticData, RbmData};
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -65,13 +65,9 @@ fn binary_gibbs_on_a_raw_state_with_flip_deltas() {
 fn binary_gwg_and_random_walk() {
     let mut m = lattice();
     check_binary_kernel("gwg lattice", &mut m, &mut Gwg, N, 4);
-    let d = 7;
-    let w: Vec<f32> = (0..d * d)
-        .map(|v| ((v * 13 % 7) as f32 - 3.0) * 0.15)
-        .collect();
-    let b: Vec<f32> = (0..d).map(|v| (v as f32 - 2.5) * 0.2).collect();
-    let mut cache = vec![0.0f64; 2 * d];
-    let mut q = BinaryQuadratic::new(&w, &b, &mut cache).unwrap();
+    let data = QuadraticData::patterned(7);
+    let mut cache = data.cache();
+    let mut q = BinaryQuadratic::new(&data.w, &data.b, &mut cache).unwrap();
     check_binary_kernel("gwg quadratic", &mut q, &mut Gwg, N, 5);
     check_binary_kernel("rwm 0.2", &mut q, &mut RandomWalk::new(0.2).unwrap(), N, 6);
 }

@@ -13,7 +13,7 @@ use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::ordinal::{self, CategoricalChain, OrdinalChain, OrdinalProposal};
 use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
 use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Kernel, Ordinal};
-use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts};
+use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts, tune_until_frozen};
 use langevin_tests::harness::LabelBox;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -360,9 +360,7 @@ fn frozen_tuner_beside_acs<D, T>(
     let mut tuner = AcsTuner::new(settings).unwrap();
     let mut b1 = LabelBox::for_domain::<D>(&vec![D::Value::default(); d], s).unwrap();
     let mut c1 = Chain::<D>::new(b1.buffers(), &mut m1).unwrap();
-    while !tuner.is_frozen() {
-        Kernel::step(&mut tuner, &mut m1, &mut c1, rng).unwrap();
-    }
+    tune_until_frozen(&mut tuner, AcsTuner::is_frozen, &mut m1, &mut c1, rng);
     let schedule = tuner.report().schedule;
     let (a0, b0) = schedule.at(0);
     let act = tuner.action();

@@ -159,9 +159,13 @@ fn acceptance_tuner_ends_near_its_target() {
             let mut buf = LabelBuf::labels(&[0u16; 25], 4, 100);
             let mut chain = CategoricalChain::new_categorical(buf.buffers(), &mut p).unwrap();
             let mut t = AcceptanceTuner::new(s).unwrap();
-            while !t.is_frozen() {
-                Kernel::<Categorical>::step(&mut t, &mut p, &mut chain, &mut rng).unwrap();
-            }
+            tune_until_frozen(
+                &mut t,
+                AcceptanceTuner::is_frozen,
+                &mut p,
+                &mut chain,
+                &mut rng,
+            );
             let r = t.report_for::<Categorical>();
             let acc = mean_acceptance(&mut t, &mut p, &mut chain, &mut rng, MEASURE);
             note(&format!(
@@ -316,9 +320,7 @@ fn acs_step_searches_end_near_their_target() {
         let mut buf = BinBuf::new(&[0u8; 64]);
         let mut chain = BinaryChain::new(buf.buffers(), &mut m).unwrap();
         let mut acs = AcsTuner::new(s).unwrap();
-        while !acs.is_frozen() {
-            Kernel::<Binary>::step(&mut acs, &mut m, &mut chain, &mut rng).unwrap();
-        }
+        tune_until_frozen(&mut acs, AcsTuner::is_frozen, &mut m, &mut chain, &mut rng);
         let sch = acs.report().schedule;
         let (a_max, a_min) = (sch.a_max(), sch.a_min());
         let acc_max = mean_acceptance(
@@ -410,9 +412,7 @@ fn ab_step_search_ends_near_the_largest_jump() {
             s.budget = 6_000;
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             let mut ab = AbTuner::new(s).unwrap();
-            while !ab.is_frozen() {
-                Kernel::<Binary>::step(&mut ab, &mut m, &mut chain, &mut rng).unwrap();
-            }
+            tune_until_frozen(&mut ab, AbTuner::is_frozen, &mut m, &mut chain, &mut rng);
             let a = ab.report().step;
             let jump = mean_jump(a, &mut m, &mut chain, &mut rng);
             note(&format!(
