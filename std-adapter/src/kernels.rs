@@ -116,22 +116,6 @@ macro_rules! stateless {
     };
 }
 
-/// [`Tuning::is_tuning`] of a tuner that adapts until it is frozen; with `freeze`, also
-/// [`Tuning::stop_tuning`] by freezing it (the tuners that allow it).
-macro_rules! adapts_until_frozen {
-    () => {
-        fn is_tuning(&self) -> bool {
-            !self.is_frozen()
-        }
-    };
-    (freeze) => {
-        adapts_until_frozen!();
-        fn stop_tuning(&mut self) {
-            self.freeze();
-        }
-    };
-}
-
 /// [`Tuning::save`] and [`Tuning::restore`] of a tuner whose state is its `$words` words
 /// (`save_words` and `restore_words`, of domain `$domain` where they take one).
 macro_rules! saved_words {
@@ -142,34 +126,6 @@ macro_rules! saved_words {
         fn restore(&mut self, state: &Value) -> bool {
             json_words::<{ $words }>(state)
                 .is_some_and(|w| self.restore_words$(::<$domain>)?(&w).is_ok())
-        }
-    };
-}
-
-/// Implements [`Kernel`] with the attributes given (`#[inline(always)]` for the steps the run
-/// loop inlines): the body of one step, with the kernel and the step's target, chain and
-/// stream under the names in `|..|`.
-macro_rules! kernel_step {
-    (
-        $(#[$attr:meta])*
-        impl$(<$($generic:ident: $bound:path),*>)? Kernel<$domain:ty> for $kernel:ty,
-        |$this:ident, $target:ident, $chain:ident, $rng:ident| $body:block
-    ) => {
-        impl$(<$($generic: $bound),*>)? Kernel<$domain> for $kernel {
-            $(#[$attr])*
-            fn step<T, R>(
-                &mut self,
-                $target: &mut T,
-                $chain: &mut Chain<'_, $domain>,
-                $rng: &mut R,
-            ) -> Result<StepReport, StepError<T::Error>>
-            where
-                T: Eval<$domain> + ?Sized,
-                R: Rng + ?Sized,
-            {
-                let $this = self;
-                $body
-            }
         }
     };
 }
@@ -325,11 +281,19 @@ impl<P, const ADJUSTED: bool> Tuning for DiscreteLangevin<P, ADJUSTED> {
 #[derive(Clone, Copy, Debug)]
 pub struct Stateless<K>(pub K);
 
-kernel_step! {
+impl<D: Domain, K: Kernel<D>> Kernel<D> for Stateless<K> {
     #[inline(always)]
-    impl<D: Domain, K: Kernel<D>> Kernel<D> for Stateless<K>,
-    |this, target, chain, rng| {
-        this.0.step(target, chain, rng)
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        self.0.step(target, chain, rng)
     }
 }
 
@@ -343,7 +307,9 @@ impl<W: AsMut<[f64]>> Tuning for HammingBall<W> {
 }
 
 impl Tuning for TunedRandomWalk {
-    adapts_until_frozen!();
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(json!({
             "rate": self.rate(),
@@ -356,7 +322,12 @@ impl Tuning for TunedRandomWalk {
 }
 
 impl Tuning for AbTuner {
-    adapts_until_frozen!(freeze);
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn stop_tuning(&mut self) {
+        self.freeze();
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(ab_json(self))
     }
@@ -364,7 +335,9 @@ impl Tuning for AbTuner {
 }
 
 impl Tuning for AcsTuner {
-    adapts_until_frozen!();
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acs_json(&self.report()))
     }
@@ -372,7 +345,12 @@ impl Tuning for AcsTuner {
 }
 
 impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
-    adapts_until_frozen!(freeze);
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
+    fn stop_tuning(&mut self) {
+        self.freeze();
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(acceptance_json::<D>(self))
     }
@@ -380,7 +358,9 @@ impl Tuning for AcceptanceTuner<crate::FlipMathImpl> {
 }
 
 impl Tuning for TunedDlmc<DlmcProposal> {
-    adapts_until_frozen!();
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
     }
@@ -388,7 +368,9 @@ impl Tuning for TunedDlmc<DlmcProposal> {
 }
 
 impl Tuning for TunedDlmc<CategoricalDlmcProposal> {
-    adapts_until_frozen!();
+    fn is_tuning(&self) -> bool {
+        !self.is_frozen()
+    }
     fn tuned<D: ScaledDmala>(&self) -> Option<Value> {
         Some(dlmc_json(self.proposal().time(), self.is_frozen()))
     }
@@ -429,13 +411,21 @@ impl Tuning for Sweep {
     stateless!();
 }
 
-kernel_step! {
+impl Kernel<Binary> for Sweep {
     #[inline(always)]
-    impl Kernel<Binary> for Sweep,
-    |this, target, chain, rng| {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
         let mut sweep = SweepReport::default();
         for _ in 0..chain.dim() {
-            sweep.add(&this.0.step(target, chain, rng)?);
+            sweep.add(&self.0.step(target, chain, rng)?);
         }
         Ok(sweep.report())
     }
@@ -450,13 +440,21 @@ impl Tuning for Grown {
     stateless!();
 }
 
-kernel_step! {
+impl<D: SingleSiteMoves> Kernel<D> for Grown {
     #[inline(always)]
-    impl<D: SingleSiteMoves> Kernel<D> for Grown,
-    |this, target, chain, rng| {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
         let n = D::slots(chain.dim(), chain.states()).unwrap_or(usize::MAX);
-        grow(this.0.weights_mut(), n);
-        this.0.step(target, chain, rng)
+        grow(self.0.weights_mut(), n);
+        self.0.step(target, chain, rng)
     }
 }
 
@@ -492,11 +490,19 @@ impl Tuning for TabulatedLattice {
     }
 }
 
-kernel_step! {
+impl Kernel<Binary> for TabulatedLattice {
     #[inline(always)]
-    impl Kernel<Binary> for TabulatedLattice,
-    |this, _target, chain, rng| {
-        lattice_step(&this.kernel, &mut this.classes, chain, rng).map_err(StepError::Len)
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        lattice_step(&self.kernel, &mut self.classes, chain, rng).map_err(StepError::Len)
     }
 }
 
@@ -512,15 +518,19 @@ fn lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
     if let Some(passes) = crate::simd::LatticeVector::for_path() {
         return kernel.step_with_classes(chain, classes, rng, &passes);
     }
-    // The portable step in a function of its own: inlined into the dispatcher's large
-    // function, some of the step's helpers were left out of line.
-    out_of_line(|| kernel.step_with_classes(chain, classes, rng, &PortablePasses))
+    portable_lattice_step(kernel, classes, chain, rng)
 }
 
-/// `f()` in a function of its own, never inlined into the caller.
+/// The portable lattice step in a function of its own: inlined into the dispatcher's large
+/// function, some of the step's helpers were left out of line.
 #[inline(never)]
-fn out_of_line<T>(f: impl FnOnce() -> T) -> T {
-    f()
+fn portable_lattice_step<R: Rng + ?Sized, const ADJUSTED: bool>(
+    kernel: &LatticeKernel<Dims, ADJUSTED>,
+    classes: &mut LatticeClasses<Vec<u8>>,
+    chain: &mut Chain<'_, Binary>,
+    rng: &mut R,
+) -> Result<StepReport, LenError> {
+    kernel.step_with_classes(chain, classes, rng, &PortablePasses)
 }
 
 /// Sets a tabulated kernel to a tuner's `(a, b)`: the tables are refilled only when the
@@ -579,18 +589,26 @@ impl Tuning for LatticeAb {
     }
 }
 
-kernel_step! {
+impl Kernel<Binary> for LatticeAb {
     #[inline(always)]
-    impl Kernel<Binary> for LatticeAb,
-    |this, _target, chain, rng| {
-        let TabulatedLattice { kernel, classes } = &mut this.lattice;
-        let (a, b) = this.tuner.current();
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let TabulatedLattice { kernel, classes } = &mut self.lattice;
+        let (a, b) = self.tuner.current();
         // The tuner keeps (a, b) in range; the generic step falls back to DLP otherwise.
         if kernel.retune(a, b).is_err() {
             retune(kernel, (0.1, 0.5))?;
         }
         let report = lattice_step(kernel, classes, chain, rng)?;
-        this.tuner.observe(u64::from(report.accepted_flips()));
+        self.tuner.observe(u64::from(report.accepted_flips()));
         Ok(report)
     }
 }
@@ -674,30 +692,38 @@ impl Tuning for LatticeAcs {
     }
 }
 
-kernel_step! {
+impl Kernel<Binary> for LatticeAcs {
     #[inline(always)]
-    impl Kernel<Binary> for LatticeAcs,
-    |this, _target, chain, rng| {
-        let act = this.tuner.action();
+    fn step<T, R>(
+        &mut self,
+        _target: &mut T,
+        chain: &mut Chain<'_, Binary>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<Binary> + ?Sized,
+        R: Rng + ?Sized,
+    {
+        let act = self.tuner.action();
         let wanted = (act.step, act.balance);
-        if this.tuner.is_frozen() && this.cycle.is_empty() {
-            this.build_cycle().map_err(StepError::Param)?;
+        if self.tuner.is_frozen() && self.cycle.is_empty() {
+            self.build_cycle().map_err(StepError::Param)?;
         }
         // The frozen tuner walks its cycle from position 0, one position per step; the
         // cached kernel is used only if it is the one asked for.
-        let cached = if this.tuner.is_frozen() && !this.cycle.is_empty() {
-            let at = this.position;
-            this.position = (at + 1) % this.cycle.len();
-            this.cycle
+        let cached = if self.tuner.is_frozen() && !self.cycle.is_empty() {
+            let at = self.position;
+            self.position = (at + 1) % self.cycle.len();
+            self.cycle
                 .get(at)
                 .filter(|k| (k.proposal().step(), k.proposal().balance()) == wanted)
         } else {
             None
         };
         let report = if let Some(kernel) = cached {
-            lattice_step(kernel, &mut this.lattice.classes, chain, rng)?
+            lattice_step(kernel, &mut self.lattice.classes, chain, rng)?
         } else {
-            let TabulatedLattice { kernel, classes } = &mut this.lattice;
+            let TabulatedLattice { kernel, classes } = &mut self.lattice;
             retune(kernel, wanted)?;
             if act.adjusted {
                 lattice_step(kernel, classes, chain, rng)?
@@ -705,7 +731,7 @@ kernel_step! {
                 lattice_step(&LatticeDula::new(*kernel.proposal()), classes, chain, rng)?
             }
         };
-        this.tuner.observe(if act.adjusted {
+        self.tuner.observe(if act.adjusted {
             AcsTuner::acceptance_probability(&report)
         } else {
             1.0
@@ -830,22 +856,30 @@ impl PathSampler {
     }
 }
 
-kernel_step! {
-    impl<D: PathDomain> Kernel<D> for PathSampler,
-    |this, target, chain, rng| {
+impl<D: PathDomain> Kernel<D> for PathSampler {
+    fn step<T, R>(
+        &mut self,
+        target: &mut T,
+        chain: &mut Chain<'_, D>,
+        rng: &mut R,
+    ) -> Result<StepReport, StepError<T::Error>>
+    where
+        T: Eval<D> + ?Sized,
+        R: Rng + ?Sized,
+    {
         let moves = D::moves(chain.dim(), chain.states()).ok_or(LenError {
             buffer: "moves",
             expected: u32::MAX as usize,
             found: usize::MAX,
         })?;
-        if this.weights.len() != moves {
-            this.weights.resize(moves, 0.0);
+        if self.weights.len() != moves {
+            self.weights.resize(moves, 0.0);
         }
         let mut buffers = PathBuffers {
-            weights: &mut this.weights,
-            path: &mut this.path,
+            weights: &mut self.weights,
+            path: &mut self.path,
         };
-        match &mut this.length {
+        match &mut self.length {
             PathLength::Fixed(p) => p.step(target, chain, &mut buffers, rng),
             PathLength::Adapted(a) => a.step(target, chain, &mut buffers, rng),
         }
