@@ -184,7 +184,7 @@ const SAMPLERS: &[(&str, Option<&[&str]>)] = &[
     ("gibbs", Some(&["scan"])),
     ("gwg", Some(&[])),
     ("rwm", Some(&["rate"])),
-    ("ab", Some(&["step", "balance", "window"])),
+    ("ab", Some(&["step", "balance", "tune-balance", "window"])),
     ("ab2", None),
     ("acs", Some(&["a-ceil", "a-max", "a-min", "window"])),
     ("lb", Some(&["balancing"])),
@@ -216,6 +216,7 @@ pub(crate) struct Spec {
     name: &'static str,
     step: f64,
     balance: f64,
+    tune_balance: bool,
     window: Option<u16>,
     adapt: bool,
     target_acceptance: f64,
@@ -357,6 +358,7 @@ impl Spec {
             name,
             step: 0.2,
             balance: 0.5,
+            tune_balance: true,
             window: None,
             adapt: false,
             target_acceptance: 0.574,
@@ -376,6 +378,8 @@ impl Spec {
             match pair? {
                 ("step", v) => s.step = number(v)?,
                 ("balance", v) => s.balance = number(v)?,
+                ("tune-balance", b"true") => s.tune_balance = true,
+                ("tune-balance", b"false") => s.tune_balance = false,
                 ("window", v) => {
                     let w = integer(v, usize::from(u16::MAX))?;
                     if w == 0 {
@@ -501,7 +505,7 @@ impl Spec {
                 s.balance = self.balance;
                 s.budget = burn_in;
                 s.window = self.window;
-                s.tune_balance = true;
+                s.tune_balance = self.tune_balance;
                 Kind::Ab(AbTuner::new(s).map_err(p)?)
             }
             "acs" => {

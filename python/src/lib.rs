@@ -20,7 +20,7 @@ use langevin_std::binary::{BinaryModel, BinaryRun, Depth, diagnose, run_target_c
 use langevin_std::labels::{LabelModel, LabelRun};
 use langevin_std::models::ModelDoc;
 use langevin_std::run::{Fingerprint, Keep, RunConfig, RunError, run_binary_plan, run_label_plan};
-use langevin_std::samplers::{Domain, SamplerPlan, SamplerSpec};
+use langevin_std::samplers::{Domain, Sampler, SamplerPlan};
 use numpy::{IntoPyArray, PyArrayMethods};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -513,11 +513,11 @@ fn user_target_settings<'a>(
 
 /// The sampler plan of a user target: a binary kernel other than block Gibbs.
 fn user_target_spec(
-    sampler: &langevin_std::samplers::Sampler,
+    sampler: &Sampler,
     plan: &SamplerPlan,
-) -> PyResult<SamplerSpec> {
+) -> PyResult<Sampler> {
     match plan {
-        SamplerPlan::Kernel(spec) if *spec != SamplerSpec::BlockGibbs => Ok(*spec),
+        SamplerPlan::Kernel(spec) if spec.runs_on_any_target() => Ok(*spec),
         _ => Err(PyValueError::new_err(format!(
             "sampler {} does not apply to a user target (it needs a model file)",
             sampler.name()

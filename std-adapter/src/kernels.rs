@@ -8,7 +8,6 @@
 //! compiled once per kernel.
 
 use crate::binary::ModelTarget;
-use crate::samplers::{ab_json, acceptance_json, acs_json};
 use crate::simd::HotLoop;
 use langevin_core::baselines::{
     Gibbs, HAMMING_BALL_WORDS, HammingBall, LocallyBalanced, SingleSiteMoves, TunedRandomWalk,
@@ -26,7 +25,7 @@ use langevin_core::path_auxiliary::{
     PATH_TARGET_ACCEPTANCE, PathAdaptation, PathAuxiliary, PathBuffers, PathDomain,
 };
 use langevin_core::tuning::{
-    ACCEPTANCE_TUNER_WORDS, AbTuner, AcceptanceTuner, AcsTuner, ScaledDmala,
+    ACCEPTANCE_TUNER_WORDS, AbTuner, AcceptanceTuner, AcsReport, AcsTuner, ScaledDmala,
 };
 use langevin_core::{
     Binary, Categorical, Chain, Domain, Eval, Kernel, LenError, ParamError, StepError,
@@ -892,5 +891,50 @@ pub fn dlmc_json(time: f64, frozen: bool) -> Value {
         "time": time,
         "target_acceptance": DLMC_TARGET_ACCEPTANCE,
         "frozen": frozen,
+    })
+}
+
+/// The acceptance tuner's report as JSON, with the equivalent step of domain `D` (`null` where
+/// `τ ≥ 1`).
+fn acceptance_json<D: ScaledDmala>(k: &AcceptanceTuner<crate::FlipMathImpl>) -> Value {
+    let r = k.report_for::<D>();
+    json!({
+        "expected_changes": r.changes,
+        "log_scale": r.log_scale,
+        "step": r.step,
+        "target_acceptance": k.settings().target_acceptance,
+        "tuning_acceptance": r.tuning_acceptance,
+        "tuning_steps": r.tuning_steps,
+        "frozen": r.frozen,
+    })
+}
+
+/// AB's report as JSON.
+fn ab_json(k: &AbTuner) -> Value {
+    let r = k.report();
+    json!({
+        "step": r.step,
+        "balance": r.balance,
+        "probe_rate": r.rate,
+        "tuning_steps": r.tuning_steps,
+        "rounds": r.rounds,
+        "frozen": r.frozen,
+    })
+}
+
+/// ACS's report as JSON: the whole cycle of steps and balances.
+fn acs_json(r: &AcsReport) -> Value {
+    let s = &r.schedule;
+    let cycle = u64::from(s.cycle());
+    let (steps, balances): (Vec<f64>, Vec<f64>) = (0..cycle).map(|k| s.at(k)).unzip();
+    json!({
+        "a_max": s.a_max(),
+        "a_min": s.a_min(),
+        "cycle": cycle,
+        "steps": steps,
+        "balances": balances,
+        "tuning_steps": r.tuning_steps,
+        "budget": r.budget,
+        "frozen": r.frozen,
     })
 }

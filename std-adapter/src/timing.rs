@@ -2,7 +2,7 @@
 
 use crate::binary::{BinaryModel, transpose_for, with_chain};
 use crate::run::{ChainDriver, RunError};
-use crate::samplers::{RunShape, SamplerSpec};
+use crate::samplers::{RunShape, Sampler};
 use crate::seeding::chain_rng;
 use langevin_core::stats::ChainStats;
 use std::fmt;
@@ -102,7 +102,7 @@ impl StepTiming {
 /// evaluated at the start.
 pub fn time_steps(
     model: &BinaryModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     warm_up: u64,
     steps: u64,
     repeats: usize,
@@ -161,11 +161,7 @@ mod tests {
         let model = BinaryModel::Lattice(
             IsingLattice::with_dims(Dims { rows: 8, cols: 8 }, 0.3, 0.0, true).unwrap(),
         );
-        let spec = SamplerSpec::Dmala {
-            step: 0.2,
-            balance: 0.5,
-            window: None,
-        };
+        let spec = Sampler::named("dmala", |p| p.step = 0.2).unwrap();
         let t = time_steps(&model, &spec, 100, 500, 4, 1).unwrap();
         assert_eq!(t.ns_per_step.len(), 4);
         assert_eq!(t.stats.steps, 2000);
@@ -175,11 +171,10 @@ mod tests {
             time_steps(&model, &spec, 0, 0, 1, 1),
             Err(TimingError::Empty("steps"))
         ));
-        let bad = SamplerSpec::Dula {
-            step: -1.0,
-            balance: 0.5,
-            window: None,
-        };
+        // Checked by the runner too, for a sampler built without the registry's checks.
+        let mut params = crate::samplers::SamplerParams::DEFAULT;
+        params.step = -1.0;
+        let bad = Sampler::new(crate::samplers::find("dula").unwrap(), params);
         assert!(matches!(
             time_steps(&model, &bad, 0, 10, 1, 1),
             Err(TimingError::Param(_))

@@ -24,7 +24,7 @@ use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use crate::run::Progress;
 use crate::run::{BatchVecs, ChainResult, GroupJob, Lockstep, RunConfig, RunError, run_groups};
-use crate::samplers::{LangevinStep, SamplerSpec};
+use crate::samplers::{LangevinStep, Sampler};
 use langevin_core::LenError;
 use langevin_core::StepError;
 use langevin_core::binary::{
@@ -65,7 +65,7 @@ impl Product for Gemm {
 }
 
 /// Whether `sampler` on `model` has a batched path.
-pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
+pub fn has_batched_path(model: &BinaryModel, sampler: &Sampler) -> bool {
     matches!(
         model,
         BinaryModel::Rbm { .. } | BinaryModel::Quadratic { .. } | BinaryModel::Logistic { .. }
@@ -82,7 +82,7 @@ pub fn has_batched_path(model: &BinaryModel, sampler: &SamplerSpec) -> bool {
 /// where the model is not finite.
 pub fn run_chains_batched(
     model: &BinaryModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     batch: usize,
     progress: Option<&Progress>,

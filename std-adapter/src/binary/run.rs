@@ -7,7 +7,7 @@ use crate::run::{
     Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming, map_chains_from,
     restore_sums, with_replicas,
 };
-use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, SamplerSpec};
+use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, Sampler};
 use core::fmt::Display;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
@@ -36,7 +36,7 @@ pub type BinaryRun = DiscreteRun<u8>;
 /// [`RunError`] for invalid parameters or a start where the model is not finite.
 pub fn run_chains(
     model: &BinaryModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     progress: Option<&Progress>,
 ) -> Result<BinaryRun, RunError> {
@@ -51,7 +51,7 @@ pub fn run_chains(
 /// As [`run_chains`], and [`RunError::Output`] when the sink fails.
 pub fn run_chains_keeping(
     model: &BinaryModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     progress: Option<&Progress>,
     keep: Keep<'_, u8>,
@@ -216,7 +216,7 @@ impl RawSweep<u8> for RbmSweeps<'_, '_> {
 
 /// The `Wᵀ` the chains of `sampler` on `model` use: an RBM's, built, if the sampler reads it,
 /// else none (empty).
-pub(crate) fn transpose_for(model: &BinaryModel, sampler: &SamplerSpec) -> Vec<f32> {
+pub(crate) fn transpose_for(model: &BinaryModel, sampler: &Sampler) -> Vec<f32> {
     if sampler.reads_rbm_transpose() {
         model.rbm_transpose()
     } else {
@@ -229,7 +229,7 @@ pub(crate) fn transpose_for(model: &BinaryModel, sampler: &SamplerSpec) -> Vec<f
 /// to `f` with the name of the kernel that steps it; `bench` times this same driver.
 pub(crate) fn with_chain<O>(
     (model, wt): (&BinaryModel, &[f32]),
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     shape: &RunShape,
     c: usize,
     mut rng: Xoshiro256PlusPlus,
@@ -311,7 +311,7 @@ where
 
 fn run_one(
     model: (&BinaryModel, &[f32]),
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     shape: &RunShape,
     config: &RunConfig,
     (c, rng): (usize, Xoshiro256PlusPlus),

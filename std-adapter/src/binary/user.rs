@@ -8,7 +8,7 @@ use crate::run::{
     ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, map_chains_from,
 };
 use crate::run::{Checkpoint, Progress};
-use crate::samplers::{Domain, Driver, RunShape, SamplerSpec};
+use crate::samplers::{Domain, RunShape, Sampler};
 use langevin_core::BinaryTarget;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -22,7 +22,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// call for every chain waiting) needs as many workers as chains. With a `checkpoint`, the
 /// chains save snapshots to it and continue from the records it was resumed from.
 ///
-/// Every sampler of [`SamplerSpec`] but block Gibbs (RBM models only) applies.
+/// Every sampler of the registry but block Gibbs (RBM models only) applies.
 ///
 /// # Errors
 ///
@@ -30,7 +30,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// where the target is not finite and for a target's error.
 pub fn run_target_chains<T, F>(
     dim: usize,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     progress: Option<&Progress>,
     checkpoint: Option<&Checkpoint>,
@@ -40,7 +40,7 @@ where
     T: BinaryTarget,
     F: Fn(usize) -> Result<T, RunError> + Sync,
 {
-    if let Ok(Driver::RbmBlocks) = sampler.driver(Domain::Binary, 0) {
+    if !sampler.runs_on_any_target() {
         return Err(RunError::Model(
             "block-gibbs samples RBM models only; it does not apply to a user target".into(),
         ));
@@ -73,7 +73,7 @@ where
 fn with_target_chain<T: BinaryTarget, O>(
     target: &mut T,
     dim: usize,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     shape: &RunShape,
     c: usize,
     mut rng: Xoshiro256PlusPlus,
@@ -157,24 +157,12 @@ mod tests {
             first_chain: 0,
         };
         for sampler in [
-            SamplerSpec::Dmala {
-                step: 0.4,
-                balance: 0.5,
-                window: None,
-            },
-            SamplerSpec::Gwg,
-            SamplerSpec::Ab {
-                step: 0.2,
-                balance: 0.5,
-                tune_balance: true,
-                window: None,
-            },
-            SamplerSpec::PtDmala {
-                replicas: 3,
-                target_acceptance: 0.574,
-                window: None,
-            },
+            Sampler::named("dmala", |p| p.step = 0.4),
+            Sampler::named("gwg", |_| {}),
+            Sampler::named("ab", |p| p.step = 0.2),
+            Sampler::named("pt-dmala", |p| p.replicas = 3),
         ] {
+            let sampler = sampler.unwrap();
             let expected = run_chains(&model, &sampler, &config, None).unwrap();
             let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
                 let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
@@ -205,9 +193,11 @@ mod tests {
             let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
             Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
         };
-        let gibbs = run_target_chains(7, &SamplerSpec::BlockGibbs, &config, None, None, make);
+        let block_gibbs = Sampler::named("block-gibbs", |_| {}).unwrap();
+        let gibbs = run_target_chains(7, &block_gibbs, &config, None, None, make);
         assert!(matches!(gibbs, Err(RunError::Model(_))));
-        let wrong = run_target_chains(6, &SamplerSpec::Gwg, &config, None, None, make);
+        let gwg = Sampler::named("gwg", |_| {}).unwrap();
+        let wrong = run_target_chains(6, &gwg, &config, None, None, make);
         assert!(matches!(wrong, Err(RunError::Model(m)) if m.contains("7 coordinates")));
     }
 }

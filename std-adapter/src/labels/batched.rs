@@ -18,7 +18,7 @@ use crate::run::Progress;
 use crate::run::{
     BatchVecs, ChainResult, DiscreteRun, GroupJob, Lockstep, RunConfig, RunError, run_groups,
 };
-use crate::samplers::{LangevinStep, SamplerSpec};
+use crate::samplers::{LangevinStep, Sampler};
 use langevin_core::StepError;
 use langevin_core::binary::StepReport;
 use langevin_core::models::OrdinalQuadraticBatch;
@@ -30,7 +30,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Whether `sampler` on `model` has a batched path: DULA or DMALA on an ordinal quadratic
 /// model.
-pub fn has_batched_path(model: &LabelModel, sampler: &SamplerSpec) -> bool {
+pub fn has_batched_path(model: &LabelModel, sampler: &Sampler) -> bool {
     matches!(model, LabelModel::Ordinal(OrdinalModel::Quadratic(_)))
         && sampler.langevin_step().is_some()
 }
@@ -45,7 +45,7 @@ pub fn has_batched_path(model: &LabelModel, sampler: &SamplerSpec) -> bool {
 /// where the model is not finite.
 pub fn run_label_chains_batched(
     model: &LabelModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     batch: usize,
     progress: Option<&Progress>,

@@ -11,7 +11,7 @@ use crate::run::{
     KernelDriver, RawSweep, ReplicaPlan, RunConfig, RunError, Stepped, SweepDriver, drive,
     drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
 };
-use crate::samplers::SamplerSpec;
+use crate::samplers::Sampler;
 use crate::samplers::{Driver, RunShape};
 use langevin_core::Eval;
 use langevin_core::baselines::Gibbs;
@@ -104,7 +104,7 @@ impl LabelRun {
 /// where the model is not finite.
 pub fn run_label_chains(
     model: &LabelModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     start: &LabelStart,
     progress: Option<&Progress>,
@@ -120,7 +120,7 @@ pub fn run_label_chains(
 /// As [`run_label_chains`], and [`RunError::Output`] when the sink fails.
 pub fn run_label_chains_keeping(
     model: &LabelModel,
-    sampler: &SamplerSpec,
+    sampler: &Sampler,
     config: &RunConfig,
     start: &LabelStart,
     progress: Option<&Progress>,
@@ -173,7 +173,7 @@ pub fn run_label_chains_keeping(
 
 /// What every chain of a label run shares.
 struct LabelJob<'a> {
-    sampler: &'a SamplerSpec,
+    sampler: &'a Sampler,
     shape: RunShape,
     config: &'a RunConfig,
     progress: Option<&'a Progress>,

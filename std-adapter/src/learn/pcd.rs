@@ -34,7 +34,7 @@ use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
 use crate::samplers::{
     BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, Sampler, SamplerEntry, SamplerParams,
-    SamplerPlan, SamplerSpec,
+    SamplerPlan,
 };
 use crate::seeding::chain_rngs;
 use langevin_core::Kernel;
@@ -146,7 +146,7 @@ pub struct PcdSettings {
 }
 
 /// The sampler of a plan that runs inside PCD and how it steps a chain, or why it cannot.
-fn pcd_kernel(plan: &SamplerPlan) -> Result<(SamplerSpec, Driver), &'static str> {
+fn pcd_kernel(plan: &SamplerPlan) -> Result<(Sampler, Driver), &'static str> {
     match plan {
         SamplerPlan::Kernel(spec) => match spec.driver(Domain::Binary, 0) {
             // A ladder's replicas are several coupled chains; each persistent chain here is

@@ -101,7 +101,7 @@ impl BinaryModel {
     /// The RBM with weights `w` (`hidden × visible`, row-major), visible biases `b` and hidden
     /// biases `c`. Its `Wᵀ` is not part of the model: the runners build it
     /// ([`rbm_transpose`](Self::rbm_transpose)) for the samplers that read it
-    /// ([`SamplerSpec::reads_rbm_transpose`](crate::samplers::SamplerSpec::reads_rbm_transpose)):
+    /// ([`Sampler::reads_rbm_transpose`](crate::samplers::Sampler::reads_rbm_transpose)):
     /// a move then reads the flipped units' contiguous rows (the same sums, bit for bit, as
     /// picking them out of `W`'s rows).
     pub fn rbm(w: Vec<f32>, b: Vec<f32>, c: Vec<f32>) -> Self {
@@ -551,8 +551,7 @@ fn entries(found: usize, expected: Expected) -> Problem {
 mod tests {
     use super::*;
     use crate::binary::transpose_for;
-    use crate::samplers::SamplerSpec;
-    use langevin_core::baselines::Scan;
+    use crate::samplers::Sampler;
 
     /// `Wᵀ` is built only for the samplers that read it, and counted where it is built.
     #[test]
@@ -562,14 +561,10 @@ mod tests {
         let model = BinaryModel::rbm(w, vec![0.0; 3], vec![0.5; 2]);
         assert_eq!(model.parameter_bytes(), 4 * (6 + 3 + 2));
         assert_eq!(model.rbm_transpose_bytes(), 4 * 6);
-        let dmala = SamplerSpec::Dmala {
-            step: 0.2,
-            balance: 0.5,
-            window: None,
-        };
-        let gibbs = SamplerSpec::Gibbs { scan: Scan::Random };
+        let dmala = Sampler::named("dmala", |_| {}).unwrap();
         assert!(dmala.reads_rbm_transpose());
-        for spec in [SamplerSpec::BlockGibbs, gibbs] {
+        for name in ["block-gibbs", "gibbs"] {
+            let spec = Sampler::named(name, |_| {}).unwrap();
             assert!(!spec.reads_rbm_transpose());
             assert!(transpose_for(&model, &spec).is_empty());
         }

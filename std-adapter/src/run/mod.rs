@@ -1201,7 +1201,7 @@ mod tests {
             LabelModel, LabelStart, OrdinalModel, run_label_chains, run_label_chains_batched,
         };
         use crate::models::OrdinalQuadratic;
-        use crate::samplers::SamplerSpec;
+        use crate::samplers::Sampler;
         use langevin_core::models::{Dims, IsingLattice};
         let lattice = || {
             BinaryModel::Lattice(
@@ -1221,16 +1221,8 @@ mod tests {
                 OrdinalQuadratic::new(5, a, vec![1.0, 2.0, 3.0], vec![0.1, -0.2, 0.0]).unwrap(),
             )
         };
-        let dmala = SamplerSpec::Dmala {
-            step: 0.3,
-            balance: 0.5,
-            window: None,
-        };
-        let label_dmala = SamplerSpec::Dmala {
-            step: 1.0,
-            balance: 0.5,
-            window: None,
-        };
+        let dmala = Sampler::named("dmala", |p| p.step = 0.3).unwrap();
+        let label_dmala = Sampler::named("dmala", |p| p.step = 1.0).unwrap();
         let mut ab2 = Ab2Settings::default();
         ab2.first.budget = 100;
         ab2.second_budget = 100;
@@ -1342,13 +1334,9 @@ mod tests {
     #[test]
     fn a_lockstep_shard_that_splits_a_group_is_refused() {
         use crate::binary::{BinaryModel, run_chains_batched};
-        use crate::samplers::SamplerSpec;
+        use crate::samplers::Sampler;
         let model = BinaryModel::rbm(vec![0.5; 6], vec![0.1; 3], vec![-0.2; 2]);
-        let dmala = SamplerSpec::Dmala {
-            step: 0.3,
-            balance: 0.5,
-            window: None,
-        };
+        let dmala = Sampler::named("dmala", |p| p.step = 0.3).unwrap();
         let config = |first_chain| RunConfig {
             steps: 10,
             burn_in: 0,
@@ -1413,7 +1401,7 @@ mod tests {
     fn a_cancelled_run_stops_and_a_watched_one_is_unchanged() {
         use crate::ab2::Ab2Settings;
         use crate::binary::BinaryModel;
-        use crate::samplers::{SamplerPlan, SamplerSpec};
+        use crate::samplers::{Sampler, SamplerPlan};
         use langevin_core::models::{Dims, IsingLattice};
         let config = RunConfig {
             steps: 50,
@@ -1430,11 +1418,7 @@ mod tests {
         let mut ab2 = Ab2Settings::default();
         ab2.first.budget = 100;
         ab2.second_budget = 100;
-        let dmala = SamplerPlan::Kernel(SamplerSpec::Dmala {
-            step: 0.3,
-            balance: 0.5,
-            window: None,
-        });
+        let dmala = SamplerPlan::Kernel(Sampler::named("dmala", |p| p.step = 0.3).unwrap());
         for plan in [dmala, SamplerPlan::Ab2(ab2)] {
             let run = |p: Option<&Progress>| {
                 run_binary_plan(&model, "test", &plan, &config, None, p, Keep::all())

@@ -4,8 +4,8 @@
 //!
 //! The command line's `--sampler` values and `--help` text, the error for a sampler a model's
 //! domain lacks, `langevin demo`, `langevin bench` and the README's sampler table all come from
-//! [`SAMPLERS`]; a test checks the README against it. A new sampler is its kernel, one entry
-//! here, its tests and one README row.
+//! [`SAMPLERS`]; a test checks the README against it. A new sampler is its kernel, one kind in
+//! the registry (its entry and kernel builders, in one file), its tests and one README row.
 //!
 //! # Examples
 //!
@@ -23,22 +23,23 @@
 //! ```
 
 mod params;
-mod spec;
+mod registry;
 
 pub use params::{
     Adapt, Choice, Codec, Named, Number, OrAuto, Param, ParamInfo, Range, SamplerParams,
     SummaryOptions, Unset, UnsetAtLeastOne, add_args, markdown_table,
 };
-
-pub use spec::{
-    ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, RunShape, SamplerSpec,
-};
-pub(crate) use spec::{Driver, LangevinStep, ab_json, acceptance_json, acs_json};
+pub use registry::{ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, SAMPLERS};
 
 use crate::ab2::Ab2Settings;
+use crate::kernels::{BoxedKernel, Boxing, ForModels};
 use crate::labels::LabelDomain;
-use langevin_core::ParamError;
+use crate::models::{BinaryModel, OrdinalModel, Potts};
+use langevin_core::baselines::Scan;
+use langevin_core::{Binary, Categorical, Eval, Ordinal, ParamError};
+use registry::Kind;
 use std::fmt;
+use std::marker::PhantomData;
 
 /// The state space of a discrete model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -74,29 +75,207 @@ impl From<LabelDomain> for Domain {
     }
 }
 
+/// The run a kernel is made for: tuned samplers size their tuning from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunShape {
+    /// The dimension `d`.
+    pub dim: usize,
+    /// Burn-in steps.
+    pub burn_in: u64,
+    /// Kept-phase steps.
+    pub steps: u64,
+}
+
+impl Default for RunShape {
+    /// A nominal run: `d = 100`, 1,000 burn-in and 10,000 kept steps.
+    fn default() -> Self {
+        Self {
+            dim: 100,
+            burn_in: 1_000,
+            steps: 10_000,
+        }
+    }
+}
+
+/// How a sampler's chains are stepped: all a runner needs to know of the sampler besides the
+/// kernel the domain's builder makes of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Driver {
+    /// The domain's kernel on a chain that caches `U` and `∇U`.
+    Kernel,
+    /// Gibbs sweeps: through a model's single-site fast path where it has one, else its kernel
+    /// (each step a sweep, the distance measured between the states).
+    Gibbs(Scan),
+    /// Block Gibbs sweeps of an RBM, hidden and visible units in turn.
+    RbmBlocks,
+    /// A replica-exchange ladder of DMALA chains, the cold one kept.
+    Replicas(crate::run::ReplicaPlan),
+}
+
+/// A fixed-step discrete Langevin sampler's settings: what the batched paths (lockstep groups
+/// of chains) run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LangevinStep {
+    /// Step size.
+    pub(crate) step: f64,
+    /// Balancing exponent.
+    pub(crate) balance: f64,
+    /// Ordinal window.
+    pub(crate) window: Option<u16>,
+    /// DMALA (with the Metropolis–Hastings correction) rather than DULA.
+    pub(crate) adjusted: bool,
+}
+
+/// One sampler of discrete models: what its registry entry says, and the kernels it builds
+/// from its parameters. Each sampler implements it once, in the registry.
+///
+/// # Steps and tuning
+///
+/// One step of every sampler but Gibbs is one proposal (and its test); one Gibbs step is a
+/// sweep of `d` site updates, so that per-step costs and kept draws compare across samplers.
+/// A tuned sampler adapts during the burn-in and is fixed afterwards, so every kept draw comes
+/// from one exact, time-homogeneous kernel.
+pub(crate) trait SamplerKind {
+    /// The name as the command line spells it.
+    const NAME: &'static str;
+    /// The domains it applies to.
+    const DOMAINS: &'static [Domain];
+    /// The parameters it reads, in the order `--help` and the README list them.
+    const PARAMS: &'static [Param];
+    /// One line for `--help` and the README.
+    const DESCRIPTION: &'static str;
+    /// How `langevin demo` runs it (see [`SamplerEntry::demo`]).
+    const DEMO: &'static [Option<f64>] = &[];
+    /// Whether its chains read an RBM's `Wᵀ` (see
+    /// [`BinaryModel::rbm_transpose`](crate::models::BinaryModel::rbm_transpose)).
+    const READS_RBM_TRANSPOSE: bool = true;
+
+    /// A fresh kernel for one chain of a run of this shape on a binary model (`model`, where
+    /// a model has a kernel of its own for the sampler: the tabulated Ising lattice).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    fn binary<B: Boxing<Binary>>(
+        p: &SamplerParams,
+        shape: &RunShape,
+        model: Option<&BinaryModel>,
+    ) -> Result<B::Kernel, ParamError>;
+    /// A fresh ordinal kernel; `None` where the sampler has none (Gibbs runs on the model's
+    /// conditional, the replica ladder on a driver of its own).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    fn ordinal<T: Eval<Ordinal> + ?Sized>(
+        _: &SamplerParams,
+        _: &RunShape,
+    ) -> Result<Option<BoxedKernel<Ordinal, T>>, ParamError> {
+        Ok(None)
+    }
+    /// A fresh categorical kernel; `None` where the sampler has none.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters.
+    fn categorical<T: Eval<Categorical> + ?Sized>(
+        _: &SamplerParams,
+        _: &RunShape,
+    ) -> Result<Option<BoxedKernel<Categorical, T>>, ParamError> {
+        Ok(None)
+    }
+    /// How its chains are stepped on `domain` in a run of `burn_in` burn-in steps.
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for a driver's invalid settings.
+    fn driver(_: &SamplerParams, _: Domain, _: u64) -> Result<Driver, ParamError> {
+        Ok(Driver::Kernel)
+    }
+    /// Whether it adapts its parameters during the burn-in.
+    fn is_tuned(_: &SamplerParams) -> bool {
+        false
+    }
+    /// `(step, balance)` where it has them (tuned samplers: where tuning starts).
+    fn step_balance(_: &SamplerParams) -> Option<(f64, f64)> {
+        None
+    }
+    /// The settings of its batched path, where it has one.
+    fn langevin_step(_: &SamplerParams) -> Option<LangevinStep> {
+        None
+    }
+    /// Burn-in steps per chain a run takes at least.
+    fn min_burn_in(_: &SamplerParams, burn_in: u64, _steps: u64) -> u64 {
+        burn_in
+    }
+    /// What it runs as.
+    fn plan(sampler: Sampler) -> SamplerPlan {
+        SamplerPlan::Kernel(sampler)
+    }
+}
+
+/// What is done with the sampler of a [`Kind`]: the builders that are generic over the
+/// runner's target.
+pub(crate) trait Visitor {
+    /// What it gives.
+    type Output;
+    /// Does it with the sampler `S`.
+    fn visit<S: SamplerKind>(self) -> Self::Output;
+}
+
+/// [`Visitor`]: a binary kernel.
+struct BinaryKernel<'a, B> {
+    params: &'a SamplerParams,
+    shape: &'a RunShape,
+    model: Option<&'a BinaryModel>,
+    boxing: PhantomData<B>,
+}
+
+impl<B: Boxing<Binary>> Visitor for BinaryKernel<'_, B> {
+    type Output = Result<B::Kernel, ParamError>;
+    fn visit<S: SamplerKind>(self) -> Self::Output {
+        S::binary::<B>(self.params, self.shape, self.model)
+    }
+}
+
+/// [`Visitor`]: an ordinal kernel.
+struct OrdinalKernel<'a, T: ?Sized>(&'a SamplerParams, &'a RunShape, PhantomData<fn(&mut T)>);
+
+impl<T: Eval<Ordinal> + ?Sized> Visitor for OrdinalKernel<'_, T> {
+    type Output = Result<Option<BoxedKernel<Ordinal, T>>, ParamError>;
+    fn visit<S: SamplerKind>(self) -> Self::Output {
+        S::ordinal(self.0, self.1)
+    }
+}
+
+/// [`Visitor`]: a categorical kernel.
+struct CategoricalKernel<'a, T: ?Sized>(&'a SamplerParams, &'a RunShape, PhantomData<fn(&mut T)>);
+
+impl<T: Eval<Categorical> + ?Sized> Visitor for CategoricalKernel<'_, T> {
+    type Output = Result<Option<BoxedKernel<Categorical, T>>, ParamError>;
+    fn visit<S: SamplerKind>(self) -> Self::Output {
+        S::categorical(self.0, self.1)
+    }
+}
+
 /// What a sampler runs as on a model of one domain: the input of the chain runners.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum SamplerPlan {
     /// A kernel, run by [`run_chains`](crate::binary::run_chains) on binary models and by
     /// [`run_label_chains`](crate::labels::run_label_chains) on ordinal and categorical ones.
-    Kernel(SamplerSpec),
+    Kernel(Sampler),
     /// The second-order schedule, run by [`run_ab2_chains`](crate::ab2::run_ab2_chains)
     /// (binary) or [`run_ab2_ordinal_chains`](crate::ab2::run_ab2_ordinal_chains).
     Ab2(Ab2Settings),
 }
 
 impl SamplerPlan {
-    /// The first-order kernel of the plan (AB-2: its first, first-order phase).
-    pub fn first_order(&self) -> SamplerSpec {
+    /// The first-order sampler of the plan (AB-2: its first, first-order phase).
+    pub fn first_order(&self) -> Sampler {
         match self {
-            SamplerPlan::Kernel(spec) => *spec,
-            SamplerPlan::Ab2(s) => SamplerSpec::Ab {
-                step: s.first.step,
-                balance: s.first.balance,
-                tune_balance: true,
-                window: s.first.window,
-            },
+            SamplerPlan::Kernel(sampler) => *sampler,
+            SamplerPlan::Ab2(s) => registry::first_phase(s),
         }
     }
 
@@ -114,20 +293,9 @@ impl SamplerPlan {
     /// Burn-in steps per chain a run takes at least: ACS extends a shorter burn-in to its
     /// tuning budget, a fraction [`ACS_BUDGET_FRACTION`] of burn-in plus steps.
     pub fn min_burn_in(&self, burn_in: u64, steps: u64) -> u64 {
-        if let SamplerPlan::Kernel(SamplerSpec::Acs { .. }) = self {
-            burn_in.max((burn_in.saturating_add(steps) as f64 * ACS_BUDGET_FRACTION) as u64)
-        } else {
-            burn_in
-        }
-    }
-
-    /// Checks the parameters for a run of this shape on a model of this domain (AB-2: those of
-    /// its first-order phase; its runner checks the rest).
-    fn validate(&self, domain: Domain, shape: &RunShape) -> Result<(), ParamError> {
-        match self.first_order() {
-            // Its runner checks that the model is an RBM.
-            SamplerSpec::BlockGibbs => Ok(()),
-            spec => spec.validate(domain, shape),
+        match self {
+            SamplerPlan::Kernel(s) => (s.entry.min_burn_in)(&s.params, burn_in, steps),
+            SamplerPlan::Ab2(_) => burn_in,
         }
     }
 }
@@ -146,11 +314,36 @@ pub struct SamplerEntry {
     /// How `langevin demo` runs it on the critical Ising model: once per listed step size
     /// (`None`: at its defaults); not at all when empty.
     pub demo: &'static [Option<f64>],
-    /// Its builder: the plan for a model of a domain in [`domains`](Self::domains).
-    build: fn(&SamplerParams) -> SamplerPlan,
+    kind: Kind,
+    reads_rbm_transpose: bool,
+    driver: fn(&SamplerParams, Domain, u64) -> Result<Driver, ParamError>,
+    is_tuned: fn(&SamplerParams) -> bool,
+    step_balance: fn(&SamplerParams) -> Option<(f64, f64)>,
+    langevin_step: fn(&SamplerParams) -> Option<LangevinStep>,
+    min_burn_in: fn(&SamplerParams, u64, u64) -> u64,
+    plan: fn(Sampler) -> SamplerPlan,
 }
 
 impl SamplerEntry {
+    /// The entry of sampler `S`, of kind `kind`.
+    const fn of<S: SamplerKind>(kind: Kind) -> Self {
+        Self {
+            name: S::NAME,
+            domains: S::DOMAINS,
+            params: S::PARAMS,
+            description: S::DESCRIPTION,
+            demo: S::DEMO,
+            kind,
+            reads_rbm_transpose: S::READS_RBM_TRANSPOSE,
+            driver: S::driver,
+            is_tuned: S::is_tuned,
+            step_balance: S::step_balance,
+            langevin_step: S::langevin_step,
+            min_burn_in: S::min_burn_in,
+            plan: S::plan,
+        }
+    }
+
     /// Whether the sampler applies to models of this domain.
     pub fn applies_to(&self, domain: Domain) -> bool {
         self.domains.contains(&domain)
@@ -194,209 +387,16 @@ impl SamplerEntry {
                 return Err(SamplerError::Requires { param, other });
             }
         }
-        let sampler = Sampler {
-            entry: self,
-            params,
-        };
-        sampler.param((self.build)(&params).validate(Domain::Binary, &RunShape::default()))?;
+        let sampler = Sampler::new(self, params);
+        sampler.param(
+            sampler
+                .plan_unchecked()
+                .first_order()
+                .validate(Domain::Binary, &RunShape::default()),
+        )?;
         Ok(sampler)
     }
 }
-
-/// Every sampler of discrete models, in the order the command line lists them.
-pub static SAMPLERS: &[SamplerEntry] = &[
-    SamplerEntry {
-        name: "dula",
-        domains: &Domain::ALL,
-        params: &[Param::Step, Param::Balance, Param::Window],
-        description: "Discrete unadjusted Langevin (no Metropolis test; biased for step > 0)",
-        demo: &[Some(0.2)],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Dula {
-                step: p.step,
-                balance: p.balance,
-                window: p.window,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "dmala",
-        domains: &Domain::ALL,
-        params: &[
-            Param::Step,
-            Param::Balance,
-            Param::Window,
-            Param::Adapt,
-            Param::TargetAcceptance,
-        ],
-        description: "Discrete Metropolis-adjusted Langevin (exact); without `--step` and `--balance`, `sample` tunes its step toward acceptance 0.574 during burn-in (`--adapt acceptance`); a given `--step` is fixed",
-        demo: &[Some(0.1), Some(0.2)],
-        build: |p| {
-            SamplerPlan::Kernel(match p.adapt {
-                Some(Adapt::Acceptance) => SamplerSpec::DmalaAcceptance {
-                    target_acceptance: p.target_acceptance,
-                    window: p.window,
-                },
-                None => SamplerSpec::Dmala {
-                    step: p.step,
-                    balance: p.balance,
-                    window: p.window,
-                },
-            })
-        },
-    },
-    SamplerEntry {
-        name: "gibbs",
-        domains: &Domain::ALL,
-        params: &[Param::Scan],
-        description: "Single-site Gibbs; one step is a sweep of d site updates",
-        demo: &[None],
-        build: |p| SamplerPlan::Kernel(SamplerSpec::Gibbs { scan: p.scan }),
-    },
-    SamplerEntry {
-        name: "gwg",
-        domains: &[Domain::Binary, Domain::Categorical],
-        params: &[],
-        description: "Gibbs-with-gradients: one change per step, picked by the gradient",
-        demo: &[None],
-        build: |_| SamplerPlan::Kernel(SamplerSpec::Gwg),
-    },
-    SamplerEntry {
-        name: "rwm",
-        domains: &[Domain::Binary],
-        params: &[Param::Rate],
-        description: "Random-walk Metropolis, flip rate tuned toward acceptance 0.234 during burn-in",
-        demo: &[None],
-        build: |p| SamplerPlan::Kernel(SamplerSpec::Rwm { rate: p.rate }),
-    },
-    SamplerEntry {
-        name: "ab",
-        domains: &Domain::ALL,
-        params: &[Param::Step, Param::Balance, Param::Window],
-        description: "Any-scale balanced sampler: step and balance tuned during burn-in, then fixed",
-        demo: &[Some(0.1)],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Ab {
-                step: p.step,
-                balance: p.balance,
-                tune_balance: true,
-                window: p.window,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "ab2",
-        domains: &[Domain::Binary, Domain::Ordinal],
-        params: &[
-            Param::Step,
-            Param::Balance,
-            Param::Diagonal,
-            Param::Ab2Tune,
-            Param::Window,
-        ],
-        description: "Any-scale balanced, second order: first-order tuning, a fitted quadratic W, a diagonal D, then the Gaussian-integral-trick kernel with (a, b) tuned again; the tuning phases come before the burn-in",
-        demo: &[],
-        build: |p| {
-            let mut settings = Ab2Settings::default();
-            settings.first.step = p.step;
-            settings.first.balance = p.balance;
-            settings.first.window = p.window;
-            settings.diagonal = p.diagonal;
-            settings.first.budget = p.ab2_tune;
-            settings.second_budget = p.ab2_tune;
-            SamplerPlan::Ab2(settings)
-        },
-    },
-    SamplerEntry {
-        name: "acs",
-        domains: &Domain::ALL,
-        params: &[Param::ACeil, Param::AMax, Param::AMin, Param::Window],
-        description: "Automatic cyclical scheduling: tuned within 10% of the run, then a fixed cycle",
-        demo: &[None],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Acs {
-                a_ceil: p.a_ceil,
-                fixed_steps: p.fixed_steps(),
-                window: p.window,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "lb",
-        domains: &[Domain::Binary, Domain::Categorical],
-        params: &[Param::Balancing],
-        description: "Locally balanced informed proposal: one change per step, picked by exact differences, Metropolis-adjusted",
-        demo: &[],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Lb {
-                balancing: p.balancing,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "hamming-ball",
-        domains: &[Domain::Binary],
-        params: &[Param::Radius, Param::Block],
-        description: "Hamming-ball block sampler: each step redraws one block from π restricted to a ball of radius r around a random auxiliary point; no rejection",
-        demo: &[],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::HammingBall {
-                radius: p.radius,
-                block: p.block,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "block-gibbs",
-        domains: &[Domain::Binary],
-        params: &[],
-        description: "RBM models only: alternating block Gibbs on the joint (hidden given visible, then visible given hidden); reports the visible units",
-        demo: &[],
-        build: |_| SamplerPlan::Kernel(SamplerSpec::BlockGibbs),
-    },
-    SamplerEntry {
-        name: "pas",
-        domains: &[Domain::Binary, Domain::Categorical],
-        params: &[Param::PathLength],
-        description: "Path auxiliary sampler: a path of gradient-picked moves per proposal, the path as auxiliary variable in the test",
-        demo: &[None],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Pas {
-                path_length: p.path_length,
-            })
-        },
-    },
-    SamplerEntry {
-        name: "dlmc",
-        domains: &[Domain::Binary, Domain::Categorical],
-        params: &[Param::Time, Param::Solver],
-        description: "Discrete Langevin Monte Carlo: every coordinate runs its own gradient-informed continuous-time chain for a time τ, then a Metropolis test",
-        demo: &[None],
-        build: |p| {
-            SamplerPlan::Kernel(SamplerSpec::Dlmc {
-                time: p.time,
-                solver: p.solver,
-            })
-        },
-    },
-    PT_DMALA,
-];
-
-/// Replica exchange's entry (appended after the others).
-const PT_DMALA: SamplerEntry = SamplerEntry {
-    name: "pt-dmala",
-    domains: &Domain::ALL,
-    params: &[Param::Replicas, Param::TargetAcceptance, Param::Window],
-    description: "Replica exchange: DMALA at R temperatures, neighbours swapped, ladder and steps tuned during burn-in; the cold chain's draws",
-    demo: &[],
-    build: |p| {
-        SamplerPlan::Kernel(SamplerSpec::PtDmala {
-            replicas: p.replicas,
-            target_acceptance: p.target_acceptance,
-            window: p.window,
-        })
-    },
-};
 
 /// The names of every sampler, in registry order.
 pub fn names() -> impl Iterator<Item = &'static str> {
@@ -423,6 +423,34 @@ pub struct Sampler {
 }
 
 impl Sampler {
+    /// `entry` with `params`, unchecked.
+    pub(crate) const fn new(entry: &'static SamplerEntry, params: SamplerParams) -> Self {
+        Self { entry, params }
+    }
+
+    /// The sampler `name` with its parameters at their defaults but where `set` changes them,
+    /// checked as [`SamplerEntry::with`] checks them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use langevin_std::samplers::Sampler;
+    ///
+    /// let dmala = Sampler::named("dmala", |p| (p.step, p.balance) = (0.4, 0.6)).unwrap();
+    /// assert_eq!(dmala.step_balance(), (0.4, 0.6));
+    /// assert!(Sampler::named("dmala", |p| p.step = -1.0).is_err());
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`SamplerError::Unknown`] for an unknown name, and the errors of
+    /// [`SamplerEntry::with`].
+    pub fn named(name: &str, set: impl FnOnce(&mut SamplerParams)) -> Result<Self, SamplerError> {
+        let mut params = SamplerParams::DEFAULT;
+        set(&mut params);
+        find(name)?.with(params)
+    }
+
     /// The registry entry.
     pub fn entry(&self) -> &'static SamplerEntry {
         self.entry
@@ -438,6 +466,11 @@ impl Sampler {
         &self.params
     }
 
+    /// What the sampler runs as, whatever the domain.
+    fn plan_unchecked(&self) -> SamplerPlan {
+        (self.entry.plan)(*self)
+    }
+
     /// What the sampler runs as on a model of this domain.
     ///
     /// # Errors
@@ -448,7 +481,7 @@ impl Sampler {
     pub fn plan(&self, domain: Domain) -> Result<SamplerPlan, SamplerError> {
         self.entry
             .check_domain(domain, |p| self.params.text(p).is_some())?;
-        Ok((self.entry.build)(&self.params))
+        Ok(self.plan_unchecked())
     }
 
     /// [`plan`](Self::plan), with the parameters checked for a run of this shape.
@@ -459,7 +492,7 @@ impl Sampler {
     /// a run too short for its tuning plan).
     pub fn plan_for(&self, domain: Domain, shape: &RunShape) -> Result<SamplerPlan, SamplerError> {
         let plan = self.plan(domain)?;
-        self.param(plan.validate(domain, shape))?;
+        self.param(plan.first_order().validate(domain, shape))?;
         Ok(plan)
     }
 
@@ -469,20 +502,161 @@ impl Sampler {
             error,
         })
     }
-}
 
-impl SamplerSpec {
-    /// Checks that the sampler applies to the domain (as the registry says).
+    /// Checks that the sampler applies to a label model's domain (as the registry says).
     ///
     /// # Errors
     ///
     /// [`SamplerError::Domain`] for a sampler the domain lacks (GWG on an ordinal model),
     /// [`SamplerError::NotForDomain`] for a window on a categorical model.
     pub fn check_domain(&self, domain: LabelDomain) -> Result<(), SamplerError> {
-        // The window is the one parameter a spec carries that some domains refuse.
-        find(self.name())?.check_domain(domain.into(), |p| {
-            p == Param::Window && self.window().is_some()
+        self.entry.check_domain(domain.into(), |p| {
+            self.entry.params.contains(&p) && self.params.text(p).is_some()
         })
+    }
+
+    /// Whether the sampler's chains read an RBM's `Wᵀ` (see
+    /// [`BinaryModel::rbm_transpose`](crate::models::BinaryModel::rbm_transpose)): every
+    /// sampler that moves through the model's target does; block Gibbs (which samples the
+    /// joint from `W`) and Gibbs (which flips one unit at a time from `W`'s columns) do not.
+    pub fn reads_rbm_transpose(&self) -> bool {
+        self.entry.reads_rbm_transpose
+    }
+
+    /// Whether the sampler runs on any binary target: every one does but block Gibbs, which
+    /// samples an RBM model's joint.
+    pub fn runs_on_any_target(&self) -> bool {
+        !matches!(self.driver(Domain::Binary, 0), Ok(Driver::RbmBlocks))
+    }
+
+    /// `(step, balance)` where the sampler has them (AB: the initial ones); NaN for the others
+    /// (written as `null` in JSON).
+    pub fn step_balance(&self) -> (f64, f64) {
+        (self.entry.step_balance)(&self.params).unwrap_or((f64::NAN, f64::NAN))
+    }
+
+    /// The ordinal window, if the sampler reads one and it is set.
+    pub fn window(&self) -> Option<u16> {
+        self.params
+            .window
+            .filter(|_| self.entry.params.contains(&Param::Window))
+    }
+
+    /// Whether the sampler adapts its parameters during the burn-in.
+    pub fn is_tuned(&self) -> bool {
+        (self.entry.is_tuned)(&self.params)
+    }
+
+    /// How the sampler's chains are stepped on `domain` in a run of `burn_in` burn-in steps
+    /// (which the replica ladder tunes in).
+    pub(crate) fn driver(&self, domain: Domain, burn_in: u64) -> Result<Driver, ParamError> {
+        (self.entry.driver)(&self.params, domain, burn_in)
+    }
+
+    /// The settings of DULA and DMALA, the samplers with batched paths; `None` for the others.
+    pub(crate) fn langevin_step(&self) -> Option<LangevinStep> {
+        (self.entry.langevin_step)(&self.params)
+    }
+
+    /// The settings of the batched path on a model of `kind`, which has one for this
+    /// sampler if `has_path`.
+    ///
+    /// # Errors
+    ///
+    /// [`RunError::NoBatchedPath`](crate::run::RunError::NoBatchedPath) for a sampler or
+    /// model without one.
+    pub(crate) fn batched_step(
+        &self,
+        kind: &str,
+        has_path: bool,
+    ) -> Result<LangevinStep, crate::run::RunError> {
+        self.langevin_step()
+            .filter(|_| has_path)
+            .ok_or_else(|| crate::run::RunError::no_batched_path(kind, self.name()))
+    }
+
+    /// A fresh kernel for one chain of a run of this shape on a binary model, whatever the
+    /// model (the window is for ordinal models: binary kernels do not read it).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn kernel_for<B: Boxing<Binary>>(&self, shape: &RunShape) -> Result<B::Kernel, ParamError> {
+        self.binary_kernel::<B>(shape, None)
+    }
+
+    /// A fresh kernel for one chain of a run of this shape on `model`: like
+    /// [`kernel_for`](Self::kernel_for), but DMALA, AB and ACS on an Ising lattice use the
+    /// tabulated lattice kernel.
+    ///
+    /// # Errors
+    ///
+    /// As [`kernel_for`](Self::kernel_for).
+    pub fn kernel_for_model<B: Boxing<Binary>>(
+        &self,
+        model: &BinaryModel,
+        shape: &RunShape,
+    ) -> Result<B::Kernel, ParamError> {
+        self.binary_kernel::<B>(shape, Some(model))
+    }
+
+    fn binary_kernel<B: Boxing<Binary>>(
+        &self,
+        shape: &RunShape,
+        model: Option<&BinaryModel>,
+    ) -> Result<B::Kernel, ParamError> {
+        self.entry.kind.visit(BinaryKernel::<B> {
+            params: &self.params,
+            shape,
+            model,
+            boxing: PhantomData,
+        })
+    }
+
+    /// A fresh ordinal kernel for a run of this shape; `None` for Gibbs (which runs on the
+    /// model's conditional) and the samplers without an ordinal kernel.
+    pub(crate) fn ordinal_kernel<T: Eval<Ordinal> + ?Sized>(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<BoxedKernel<Ordinal, T>>, ParamError> {
+        (self.entry.kind).visit(OrdinalKernel(&self.params, shape, PhantomData))
+    }
+
+    /// A fresh categorical kernel for a run of this shape; `None` for Gibbs (which runs on
+    /// the model's conditional) and the samplers without a categorical kernel.
+    pub(crate) fn categorical_kernel<T: Eval<Categorical> + ?Sized>(
+        &self,
+        shape: &RunShape,
+    ) -> Result<Option<BoxedKernel<Categorical, T>>, ParamError> {
+        (self.entry.kind).visit(CategoricalKernel(&self.params, shape, PhantomData))
+    }
+
+    /// Checks the parameters for a binary run of this shape by building the kernel (block
+    /// Gibbs has none: it is refused).
+    ///
+    /// # Errors
+    ///
+    /// As [`kernel_for`](Self::kernel_for), and a replica ladder's invalid settings.
+    pub fn check(&self, shape: &RunShape) -> Result<(), ParamError> {
+        self.driver(Domain::Binary, shape.burn_in)?;
+        self.kernel_for::<ForModels>(shape).map(|_| ())
+    }
+
+    /// Checks the parameters for a run of this shape on a model of this domain by building
+    /// the domain's kernel (block Gibbs: its runner checks that the model is an RBM).
+    ///
+    /// # Errors
+    ///
+    /// [`ParamError`] for invalid parameters (ACS: also a run too short for its tuning plan).
+    pub fn validate(&self, domain: Domain, shape: &RunShape) -> Result<(), ParamError> {
+        if let Driver::RbmBlocks = self.driver(domain, shape.burn_in)? {
+            return Ok(());
+        }
+        match domain {
+            Domain::Binary => self.kernel_for::<ForModels>(shape).map(|_| ()),
+            Domain::Ordinal => self.ordinal_kernel::<OrdinalModel>(shape).map(|_| ()),
+            Domain::Categorical => self.categorical_kernel::<Potts>(shape).map(|_| ()),
+        }
     }
 }
 
@@ -620,8 +794,6 @@ mod tests {
     /// of its own runs it; the kernel builders fall back to "no kernel" for everything else.
     #[test]
     fn every_sampler_has_a_kernel_on_each_of_its_domains() {
-        use crate::kernels::ForModels;
-        use crate::models::{OrdinalModel, Potts};
         let shape = RunShape::default();
         for e in SAMPLERS {
             let sampler = e.with(SamplerParams::default()).unwrap();
@@ -633,10 +805,10 @@ mod tests {
                 // The replica ladder, Gibbs sweeps through the model's conditional and RBM
                 // block sweeps have drivers of their own (a binary kernel stands for pt-dmala's
                 // cold replica and Gibbs's slow path).
-                let own_driver = match spec {
-                    SamplerSpec::BlockGibbs => true,
-                    SamplerSpec::PtDmala { .. } | SamplerSpec::Gibbs { .. } => d != Domain::Binary,
-                    _ => false,
+                let own_driver = match spec.driver(d, 0).unwrap() {
+                    Driver::RbmBlocks => true,
+                    Driver::Replicas(_) | Driver::Gibbs(_) => d != Domain::Binary,
+                    Driver::Kernel => false,
                 };
                 let kernel = match d {
                     Domain::Binary => spec.kernel_for::<ForModels>(&shape).is_ok(),
@@ -657,8 +829,8 @@ mod tests {
     fn the_domain_error_lists_the_samplers_that_apply() {
         let rwm = find("rwm").unwrap().with(SamplerParams::default()).unwrap();
         assert_eq!(
-            rwm.plan(Domain::Categorical).unwrap_err().to_string(),
-            "sampler rwm does not apply to categorical models (use dula, dmala, gibbs, gwg, ab, acs, lb, pas, dlmc or pt-dmala)"
+            rwm.plan(Domain::Ordinal).unwrap_err().to_string(),
+            "sampler rwm does not apply to ordinal models (use dula, dmala, gibbs, ab, ab2, acs or pt-dmala)"
         );
         assert!(matches!(find("nuts"), Err(SamplerError::Unknown(_))));
     }

@@ -76,6 +76,12 @@ impl Choice for DiagonalRule {
     ];
 }
 
+impl Choice for bool {
+    const NAMES: &'static [&'static str] = &["true", "false"];
+    const VALUES: &'static [Self] = &[true, false];
+    const HELP: &'static [&'static str] = &["Tuned", "Kept as given"];
+}
+
 impl Choice for Option<Adapt> {
     const NAMES: &'static [&'static str] = &["acceptance"];
     const VALUES: &'static [Self] = &[Some(Adapt::Acceptance)];
@@ -302,6 +308,10 @@ params! {
     /// The balance `b`.
     Balance balance: f64 = 0.5, Number, "--balance", Range::UnitInterval,
         "Balance `b`; 0.5 is the discrete Langevin proposal (tuned samplers: where tuning starts)";
+    /// Whether AB tunes the balance as well as the step.
+    TuneBalance tune_balance: bool = true, Named, "--tune-balance",
+        Range::OneOf(<bool as Choice>::NAMES),
+        "Whether the balance is tuned too; false keeps --balance (at 0.5: DMALA with its step tuned by the same rule)";
     /// Gibbs' site order.
     Scan scan: Scan = Scan::Systematic, Named, "--scan", Range::OneOf(<Scan as Choice>::NAMES),
         "Site order of Gibbs", summary true;
@@ -697,6 +707,7 @@ mod tests {
             (Param::Ab2Tune, "7"),
             (Param::Step, "0.3"),
             (Param::Balance, "0.75"),
+            (Param::TuneBalance, "false"),
             (Param::Scan, "random"),
             (Param::Rate, "0.1"),
             (Param::ACeil, "2"),
@@ -721,6 +732,7 @@ mod tests {
         }
         assert_eq!(p.diagonal, DiagonalRule::Max);
         assert_eq!((p.step, p.balance, p.scan), (0.3, 0.75, Scan::Random));
+        assert!(!p.tune_balance);
         assert_eq!(p.fixed_steps(), Some((3.0, 0.5)));
         assert_eq!((p.window, p.adapt), (Some(2), Some(Adapt::Acceptance)));
         assert_eq!((p.radius, p.block, p.path_length), (2, 5, Some(4)));
@@ -815,11 +827,10 @@ mod tests {
                 path_length: Some(v),
                 ..SamplerParams::default()
             };
-            assert_eq!(
-                super::super::find("pas").unwrap().with(p).is_ok(),
-                ok,
-                "{v}"
-            );
+            for name in Param::PathLength.samplers() {
+                let entry = super::super::find(name).unwrap();
+                assert_eq!(entry.with(p).is_ok(), ok, "{name} {v}");
+            }
             assert_eq!(Param::PathLength.info().range.contains(v as f64), ok);
         }
         for v in probes {

@@ -11,7 +11,7 @@ use langevin_core::tuning::{AbTuner, AcsTuner};
 use langevin_core::{Binary, BinaryTarget, Chain, Kernel, StepReport};
 use langevin_std::binary::BinaryModel;
 use langevin_std::kernels::{BoxedKernel, ForTarget, LatticeAb, LatticeAcs};
-use langevin_std::samplers::{RunShape, SamplerSpec};
+use langevin_std::samplers::{RunShape, Sampler};
 use langevin_tests::ChainBox;
 use langevin_tests::discrete::{
     assert_invariant, check_exact_start, index_of_binary, mh_matrix, normalise, tabulate_binary_u,
@@ -25,7 +25,7 @@ fn lattice(rows: usize, cols: usize, coupling: f32, field: f32, periodic: bool) 
 
 /// A run's kernel for `spec` on `model`, as `sample` builds it.
 fn run_kernel(
-    spec: SamplerSpec,
+    spec: Sampler,
     model: &IsingLattice,
     shape: &RunShape,
 ) -> BoxedKernel<Binary, IsingLattice> {
@@ -158,7 +158,7 @@ fn assert_exact(model: &IsingLattice, (a, b): (f64, f64)) {
 /// A run's kernel tuned to the end of its burn-in on one chain of `model`; returns it with
 /// the tuned parameters the run reports.
 fn tuned(
-    spec: SamplerSpec,
+    spec: Sampler,
     model: &IsingLattice,
     shape: &RunShape,
     seed: u64,
@@ -206,17 +206,8 @@ fn tuned_lattice_ab_and_acs_sample_pi() {
         };
         let pi = normalise(&log_pi);
         let specs = [
-            SamplerSpec::Ab {
-                step: 0.1,
-                balance: 0.5,
-                tune_balance: true,
-                window: None,
-            },
-            SamplerSpec::Acs {
-                a_ceil: 5.0,
-                fixed_steps: None,
-                window: None,
-            },
+            Sampler::named("ab", |p| p.step = 0.1).unwrap(),
+            Sampler::named("acs", |p| p.a_ceil = 5.0).unwrap(),
         ];
         for (k, spec) in specs.into_iter().enumerate() {
             let (mut kernel, report) = tuned(spec, model, &shape, 30 + case as u64);
@@ -225,7 +216,7 @@ fn tuned_lattice_ab_and_acs_sample_pi() {
                 "{}",
                 kernel.name()
             );
-            if let SamplerSpec::Ab { .. } = spec {
+            if spec.name() == "ab" {
                 let ab = (
                     report["step"].as_f64().unwrap(),
                     report["balance"].as_f64().unwrap(),

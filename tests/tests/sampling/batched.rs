@@ -12,7 +12,7 @@ use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
     BinaryModel, Gemm, RunConfig, RunError, run_chains, run_chains_batched,
 };
-use langevin_std::samplers::SamplerSpec;
+use langevin_std::samplers::Sampler;
 use langevin_tests::discrete::{chi2_sf, run_batch};
 use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
 use rand_core::{Rng, SeedableRng};
@@ -93,17 +93,16 @@ fn bits(run: &langevin_std::binary::BinaryRun) -> Vec<Vec<u64>> {
         .collect()
 }
 
-const DMALA: SamplerSpec = SamplerSpec::Dmala {
-    step: 0.8,
-    balance: 0.5,
-    window: None,
-};
+/// DMALA at step 0.8.
+fn dmala() -> Sampler {
+    Sampler::named("dmala", |p| p.step = 0.8).unwrap()
+}
 
 #[test]
 fn batched_draws_do_not_depend_on_threads_or_chains() {
     let m = model();
     let run = |chains, threads| {
-        bits(&run_chains_batched(&m, &DMALA, &config(chains, threads, 5), 4, None).unwrap())
+        bits(&run_chains_batched(&m, &dmala(), &config(chains, threads, 5), 4, None).unwrap())
     };
     let base = run(11, 1);
     assert_eq!(base.len(), 11);
@@ -112,11 +111,7 @@ fn batched_draws_do_not_depend_on_threads_or_chains() {
     assert_eq!(run(9, 2), base[..9].to_vec(), "chains");
     assert_eq!(run(12, 2)[..11].to_vec(), base, "chains");
     // DULA too; and a different batch size is a different run.
-    let dula = SamplerSpec::Dula {
-        step: 0.3,
-        balance: 0.5,
-        window: None,
-    };
+    let dula = Sampler::named("dula", |p| p.step = 0.3).unwrap();
     let d1 = run_chains_batched(&m, &dula, &config(6, 1, 5), 4, None).unwrap();
     let d2 = run_chains_batched(&m, &dula, &config(6, 2, 5), 4, None).unwrap();
     assert_eq!(bits(&d1), bits(&d2));
@@ -125,15 +120,13 @@ fn batched_draws_do_not_depend_on_threads_or_chains() {
 #[test]
 fn batched_runner_refuses_what_it_cannot_batch() {
     let m = model();
-    let gibbs = SamplerSpec::Gibbs {
-        scan: langevin_std::core_kernels::baselines::Scan::Systematic,
-    };
+    let gibbs = Sampler::named("gibbs", |_| {}).unwrap();
     assert!(matches!(
         run_chains_batched(&m, &gibbs, &config(2, 1, 0), 2, None),
         Err(RunError::NoBatchedPath { .. })
     ));
     assert!(matches!(
-        run_chains_batched(&m, &DMALA, &config(2, 1, 0), 0, None),
+        run_chains_batched(&m, &dmala(), &config(2, 1, 0), 0, None),
         Err(RunError::Param(_))
     ));
     let ising = BinaryModel::IsingGraph {
@@ -143,7 +136,7 @@ fn batched_runner_refuses_what_it_cannot_batch() {
         field: vec![0.0; 2],
     };
     assert!(matches!(
-        run_chains_batched(&ising, &DMALA, &config(2, 1, 0), 2, None),
+        run_chains_batched(&ising, &dmala(), &config(2, 1, 0), 2, None),
         Err(RunError::NoBatchedPath { .. })
     ));
 }
@@ -159,9 +152,9 @@ fn batched_and_single_chain_runs_agree_in_law() {
     c.burn_in = 39;
     c.steps = 1;
     c.thin = 1;
-    let single = run_chains(&m, &DMALA, &c, None).unwrap();
+    let single = run_chains(&m, &dmala(), &c, None).unwrap();
     c.seed = 22;
-    let batched = run_chains_batched(&m, &DMALA, &c, 100, None).unwrap();
+    let batched = run_chains_batched(&m, &dmala(), &c, 100, None).unwrap();
     let histogram = |run: &langevin_std::binary::BinaryRun| {
         let mut h = vec![0u64; 256];
         for chain in &run.chains {
@@ -309,7 +302,7 @@ fn quadratic_and_logistic_batched_draws_do_not_depend_on_threads_or_chains() {
     let (quadratic, logistic) = quadratic_and_logistic();
     for m in [&quadratic, &logistic] {
         let run = |chains, threads| {
-            bits(&run_chains_batched(m, &DMALA, &config(chains, threads, 5), 4, None).unwrap())
+            bits(&run_chains_batched(m, &dmala(), &config(chains, threads, 5), 4, None).unwrap())
         };
         let base = run(11, 1);
         assert_eq!(base.len(), 11);
@@ -317,7 +310,7 @@ fn quadratic_and_logistic_batched_draws_do_not_depend_on_threads_or_chains() {
         assert_eq!(run(9, 2), base[..9].to_vec(), "{}: chains", m.kind());
         assert_eq!(run(12, 2)[..11].to_vec(), base, "{}: chains", m.kind());
     }
-    let single = run_chains(&quadratic, &DMALA, &config(11, 2, 5), None).unwrap();
-    let batched = run_chains_batched(&quadratic, &DMALA, &config(11, 2, 5), 4, None).unwrap();
+    let single = run_chains(&quadratic, &dmala(), &config(11, 2, 5), None).unwrap();
+    let batched = run_chains_batched(&quadratic, &dmala(), &config(11, 2, 5), 4, None).unwrap();
     assert_eq!(bits(&single), bits(&batched));
 }

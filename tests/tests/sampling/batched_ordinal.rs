@@ -6,7 +6,6 @@
 //! The exact-start test holds its false-positive rate at `1e-6` (its three checks share it
 //! equally, each split between chi-square and TV).
 
-use langevin_core::baselines::Scan;
 use langevin_core::models::OrdinalQuadraticBatch;
 use langevin_core::ordinal::{BatchTarget, OrdinalBatchDmala, OrdinalDomain, OrdinalProposal};
 use langevin_std::labels::{
@@ -14,7 +13,7 @@ use langevin_std::labels::{
 };
 use langevin_std::models::OrdinalQuadratic;
 use langevin_std::run::{RunConfig, RunError};
-use langevin_std::samplers::SamplerSpec;
+use langevin_std::samplers::{Sampler, SamplerError};
 use langevin_tests::discrete::{index_of, ordinal_law, run_batch, small_potts};
 use langevin_tests::{SampleCheck, check_sample, cumulative, draw_index};
 use rand_core::SeedableRng;
@@ -137,21 +136,12 @@ fn bits(run: &LabelRun) -> Vec<Vec<u64>> {
 fn batched_ordinal_draws_equal_the_per_chain_ones() {
     let m = lattice();
     for sampler in [
-        SamplerSpec::Dmala {
-            step: 1.5,
-            balance: 0.5,
-            window: None,
-        },
-        SamplerSpec::Dmala {
-            step: 3.0,
-            balance: 0.6,
-            window: Some(2),
-        },
-        SamplerSpec::Dula {
-            step: 0.5,
-            balance: 0.5,
-            window: None,
-        },
+        Sampler::named("dmala", |p| p.step = 1.5).unwrap(),
+        Sampler::named("dmala", |p| {
+            (p.step, p.balance, p.window) = (3.0, 0.6, Some(2))
+        })
+        .unwrap(),
+        Sampler::named("dula", |p| p.step = 0.5).unwrap(),
     ] {
         let name = sampler.name();
         let single = bits(
@@ -182,20 +172,9 @@ fn batched_ordinal_draws_equal_the_per_chain_ones() {
 #[test]
 fn batched_ordinal_runner_refuses_what_it_cannot_batch() {
     let m = lattice();
-    let dmala = SamplerSpec::Dmala {
-        step: 1.0,
-        balance: 0.5,
-        window: None,
-    };
-    let gibbs = SamplerSpec::Gibbs {
-        scan: Scan::Systematic,
-    };
-    let ab = SamplerSpec::Ab {
-        step: 1.0,
-        balance: 0.5,
-        tune_balance: true,
-        window: None,
-    };
+    let dmala = Sampler::named("dmala", |p| p.step = 1.0).unwrap();
+    let gibbs = Sampler::named("gibbs", |_| {}).unwrap();
+    let ab = Sampler::named("ab", |p| p.step = 1.0).unwrap();
     for sampler in [&gibbs, &ab] {
         assert!(matches!(
             run_label_chains_batched(&m, sampler, &config(2, 1), 2, None),
@@ -206,14 +185,10 @@ fn batched_ordinal_runner_refuses_what_it_cannot_batch() {
         run_label_chains_batched(&m, &dmala, &config(2, 1), 0, None),
         Err(RunError::Param(_))
     ));
-    let bad_step = SamplerSpec::Dmala {
-        step: f64::NAN,
-        balance: 0.5,
-        window: None,
-    };
+    // A step the kernels refuse is refused before any run.
     assert!(matches!(
-        run_label_chains_batched(&m, &bad_step, &config(2, 1), 2, None),
-        Err(RunError::Param(_))
+        Sampler::named("dmala", |p| p.step = f64::NAN),
+        Err(SamplerError::Param { .. })
     ));
     let potts = LabelModel::Categorical(small_potts(3, 3));
     assert!(matches!(

@@ -29,7 +29,7 @@ use langevin_std::labels::{LabelModel, LabelStart, OrdinalModel};
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
 };
-use langevin_std::samplers::{Choice, SamplerSpec};
+use langevin_std::samplers::{self, Choice};
 use serde::Serialize;
 use std::time::Duration;
 
@@ -377,12 +377,7 @@ fn run_binary(
         Sampler::Ab2(rule) => run_ab2_chains(model, &ab2_settings(rule, args), &config, None)?,
         Sampler::AbFirst => {
             config.burn_in = 2 * args.tune;
-            let spec = SamplerSpec::Ab {
-                step: 0.1,
-                balance: 0.5,
-                tune_balance: true,
-                window: None,
-            };
+            let spec = samplers::Sampler::named("ab", |p| p.step = 0.1)?;
             langevin_std::binary::run_chains(model, &spec, &config, None)?
         }
     })
@@ -396,22 +391,19 @@ fn run_ordinal(
     threads: usize,
 ) -> Result<Option<langevin_std::labels::LabelRun>, CliError> {
     let mut config = run_config(args, threads);
-    let first_order = |balance, tune_balance| SamplerSpec::Ab {
-        step: 0.1,
-        balance,
-        tune_balance,
-        window: None,
+    let first_order = |tune_balance| {
+        samplers::Sampler::named("ab", |p| (p.step, p.tune_balance) = (0.1, tune_balance))
     };
     let spec = match sampler {
         Sampler::Ab2(DiagonalRule::DlpTrace { .. }) => return Ok(None),
-        Sampler::Ab2(DiagonalRule::Dmala) => first_order(0.5, false),
+        Sampler::Ab2(DiagonalRule::Dmala) => first_order(false)?,
         Sampler::Ab2(rule) => {
             let settings = ab2_settings(rule, args);
             return Ok(Some(run_ab2_ordinal_chains(
                 model, &settings, &config, None,
             )?));
         }
-        Sampler::AbFirst => first_order(0.5, true),
+        Sampler::AbFirst => first_order(true)?,
     };
     config.burn_in = 2 * args.tune;
     let model = LabelModel::Ordinal(model.clone());

@@ -18,7 +18,7 @@ use langevin_std::io::{Rendering, prepare, write_all};
 use langevin_std::labels::{LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains};
 use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf};
-use langevin_std::samplers::{Domain, SAMPLERS, SamplerParams, SamplerSpec};
+use langevin_std::samplers::{Domain, SAMPLERS, Sampler, SamplerParams};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `langevin demo`.
@@ -353,33 +353,35 @@ fn convergence_note(rhat_max: f64, ess: f64) -> &'static str {
     }
 }
 
+/// The step of a sampler with a fixed one (DULA, DMALA).
+fn fixed_step(spec: &Sampler) -> Option<f64> {
+    let (step, _) = spec.step_balance();
+    (!spec.is_tuned() && step.is_finite()).then_some(step)
+}
+
 /// A bar's label: the sampler, and its step where it has a fixed one.
-fn chart_label(spec: &SamplerSpec) -> String {
-    match *spec {
-        SamplerSpec::Dula { step, .. } | SamplerSpec::Dmala { step, .. } => {
-            format!("{} {step}", spec.name())
-        }
-        _ => spec.name().to_string(),
+fn chart_label(spec: &Sampler) -> String {
+    match fixed_step(spec) {
+        Some(step) => format!("{} {step}", spec.name()),
+        None => spec.name().to_string(),
     }
 }
 
 /// Whether the sampler's draws are biased for any step (no Metropolis test).
-fn is_biased(spec: &SamplerSpec) -> bool {
-    matches!(spec, SamplerSpec::Dula { .. })
+fn is_biased(spec: &Sampler) -> bool {
+    spec.name() == "dula"
 }
 
 /// A label for the bar chart.
-fn short_label(spec: &SamplerSpec) -> String {
-    match *spec {
-        SamplerSpec::Dula { step, .. } | SamplerSpec::Dmala { step, .. } => {
-            format!("{} a={step}", spec.name())
-        }
-        _ => spec.name().to_string(),
+fn short_label(spec: &Sampler) -> String {
+    match fixed_step(spec) {
+        Some(step) => format!("{} a={step}", spec.name()),
+        None => spec.name().to_string(),
     }
 }
 
 /// The sampler's parameters, tuned ones as chain 0 ended its burn-in.
-fn parameters(spec: &SamplerSpec, run: &BinaryRun) -> String {
+fn parameters(spec: &Sampler, run: &BinaryRun) -> String {
     let tuned = run.chains.first().and_then(|c| c.tuned.as_ref());
     let f = |k: &str| {
         tuned
@@ -387,15 +389,16 @@ fn parameters(spec: &SamplerSpec, run: &BinaryRun) -> String {
             .and_then(serde_json::Value::as_f64)
             .unwrap_or(f64::NAN)
     };
-    match *spec {
-        SamplerSpec::Dula { step, balance, .. } | SamplerSpec::Dmala { step, balance, .. } => {
-            format!("a={step} b={balance}")
-        }
-        SamplerSpec::Gibbs { .. } => "systematic sweep".into(),
-        SamplerSpec::Gwg => "one flip".into(),
-        SamplerSpec::Rwm { .. } => format!("rate → {:.4}", f("rate")),
-        SamplerSpec::Ab { .. } => format!("→ a={:.3} b={:.2}", f("step"), f("balance")),
-        SamplerSpec::Acs { .. } => format!("→ a {:.2}…{:.2}", f("a_max"), f("a_min")),
+    if fixed_step(spec).is_some() {
+        let (step, balance) = spec.step_balance();
+        return format!("a={step} b={balance}");
+    }
+    match spec.name() {
+        "gibbs" => "systematic sweep".into(),
+        "gwg" => "one flip".into(),
+        "rwm" => format!("rate → {:.4}", f("rate")),
+        "ab" => format!("→ a={:.3} b={:.2}", f("step"), f("balance")),
+        "acs" => format!("→ a {:.2}…{:.2}", f("a_max"), f("a_min")),
         _ => String::new(),
     }
 }
@@ -425,11 +428,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let mut best = (f64::INFINITY, 1.0);
     for j in 0..24 {
         let a = 2f64.powf(f64::from(j) / 2.0);
-        let spec = SamplerSpec::Dmala {
-            step: a,
-            balance: 0.5,
-            window: None,
-        };
+        let spec = Sampler::named("dmala", |p| p.step = a)?;
         let run = run_label_chains(&model, &spec, &pilot, &start, None)?;
         let gap = (run.stats().acceptance_rate() - 0.574).abs();
         if gap < best.0 {
@@ -448,19 +447,17 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let samplers = [
         (
             format!("dmala a={:.1}", best.1),
-            SamplerSpec::Dmala {
-                step: best.1,
-                balance: 0.5,
-                window: None,
-            },
+            Sampler::named("dmala", |p| p.step = best.1)?,
         ),
         (
             format!("acs a={:.0}…{:.0}", MIXTURE_STEPS.0, MIXTURE_STEPS.1),
-            SamplerSpec::Acs {
-                a_ceil: MIXTURE_STEPS.0,
-                fixed_steps: Some(MIXTURE_STEPS),
-                window: None,
-            },
+            Sampler::named("acs", |p| {
+                (p.a_ceil, p.a_max, p.a_min) = (
+                    MIXTURE_STEPS.0,
+                    Some(MIXTURE_STEPS.0),
+                    Some(MIXTURE_STEPS.1),
+                );
+            })?,
         ),
     ];
     // Replica exchange adapts its ladder and steps during a burn-in of a tenth of the run.
@@ -470,11 +467,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     };
     let samplers = samplers.into_iter().chain([(
         format!("pt-dmala R={PT_REPLICAS}"),
-        SamplerSpec::PtDmala {
-            replicas: PT_REPLICAS,
-            target_acceptance: 0.574,
-            window: None,
-        },
+        Sampler::named("pt-dmala", |p| p.replicas = PT_REPLICAS)?,
     )]);
     println!(
         "{:<16}{:>8}{:>10}{:>18}{:>12}",
@@ -483,7 +476,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     let mut acs_run = None;
     let mut pt_evals = 0.0;
     for (label, spec) in &samplers.collect::<Vec<_>>() {
-        let pt = matches!(spec, SamplerSpec::PtDmala { .. });
+        let pt = spec.name() == "pt-dmala";
         let run = run_label_chains(
             &model,
             spec,
@@ -513,7 +506,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
             format!("{lo} to {hi} of 25"),
             format!("{union} of 25")
         );
-        if matches!(spec, SamplerSpec::Acs { .. }) {
+        if spec.name() == "acs" {
             acs_run = Some(run);
         }
     }
