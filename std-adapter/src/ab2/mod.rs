@@ -45,9 +45,7 @@ pub use diagonal::{
     DiagonalError, MaxEigOptions, dlp_preconditioner, max_diagonal, min_max_eigenvalue,
     shift_diagonal, trace_diagonal,
 };
-pub use run::{
-    run_ab2_chains, run_ab2_chains_keeping, run_ab2_ordinal_chains, run_ab2_ordinal_chains_keeping,
-};
+pub use run::{run_ab2_chains, run_ab2_ordinal_chains};
 /// [`tune_chain`] on an ordinal chain: the first-order burn-in with the ordinal AB tuner
 /// (window `settings.first.window`), the fit, and the `(a, b)` tuning by L1 jump distance for
 /// the ordinal second-order kernel. The DLP rules have no ordinal kernel: their fitted

@@ -22,26 +22,16 @@ use std::fmt::Display;
 /// [`ChainResult::tuned`] holds its [`Ab2Report`](super::Ab2Report) as JSON. Output does not
 /// depend on the thread count.
 ///
+/// The kept draws go to `keep`: [`Keep::all`] holds every one in memory; a sink streams them
+/// and a stride keeps every `stride`-th in memory.
+///
 /// # Errors
 ///
 /// [`RunError`] for a start where the model is not finite, a failing step or a worker that
 /// panicked.
+///
+/// [`RunError::Output`] when `keep`'s sink fails.
 pub fn run_ab2_chains(
-    model: &BinaryModel,
-    settings: &Ab2Settings,
-    config: &RunConfig,
-    progress: Option<&Progress>,
-) -> Result<BinaryRun, RunError> {
-    run_ab2_chains_keeping(model, settings, config, progress, Keep::all())
-}
-
-/// [`run_ab2_chains`] with the kept draws handled by `keep` (see
-/// [`crate::binary::run_chains_keeping`]).
-///
-/// # Errors
-///
-/// As [`run_ab2_chains`], and [`RunError::Output`] when the sink fails.
-pub fn run_ab2_chains_keeping(
     model: &BinaryModel,
     settings: &Ab2Settings,
     config: &RunConfig,
@@ -87,26 +77,16 @@ pub fn run_ab2_chains_keeping(
 /// as JSON; `jump` is the L1 distance moved in the kept phase. Output does not depend on the
 /// thread count.
 ///
+/// The kept draws go to `keep`: [`Keep::all`] holds every one in memory; a sink streams them
+/// and a stride keeps every `stride`-th in memory.
+///
 /// # Errors
 ///
 /// [`RunError`] for invalid settings (the DLP rules are for binary models), a start where the
 /// model is not finite, a failing step or a worker that panicked.
+///
+/// [`RunError::Output`] when `keep`'s sink fails.
 pub fn run_ab2_ordinal_chains(
-    model: &OrdinalModel,
-    settings: &Ab2Settings,
-    config: &RunConfig,
-    progress: Option<&Progress>,
-) -> Result<LabelRun, RunError> {
-    run_ab2_ordinal_chains_keeping(model, settings, config, progress, Keep::all())
-}
-
-/// [`run_ab2_ordinal_chains`] with the kept draws handled by `keep` (see
-/// [`crate::binary::run_chains_keeping`]).
-///
-/// # Errors
-///
-/// As [`run_ab2_ordinal_chains`], and [`RunError::Output`] when the sink fails.
-pub fn run_ab2_ordinal_chains_keeping(
     model: &OrdinalModel,
     settings: &Ab2Settings,
     config: &RunConfig,

@@ -14,6 +14,6 @@ pub use crate::run::{ChainResult, RunConfig, RunError};
 pub use batched::{Gemm, has_batched_path, run_chains_batched};
 pub use diagnose::{BinaryDiagnostics, Depth, Statistic, diagnose, diagnose_draws};
 pub use model::{BinaryModel, ModelTarget};
-pub use run::{BinaryRun, run_chains, run_chains_keeping};
+pub use run::{BinaryRun, run_chains};
 pub(crate) use run::{block_gibbs_sweep, transpose_for, uniform_buffers, with_chain};
 pub use user::run_target_chains;

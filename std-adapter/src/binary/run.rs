@@ -31,25 +31,15 @@ pub type BinaryRun = DiscreteRun<u8>;
 /// with its own random stream.
 /// `progress`, if given, is advanced by one per step taken.
 ///
+/// The kept draws go to `keep`: [`Keep::all`] holds every one in memory; a sink streams them
+/// and a stride keeps every `stride`-th in memory.
+///
 /// # Errors
 ///
 /// [`RunError`] for invalid parameters or a start where the model is not finite.
+///
+/// [`RunError::Output`] when `keep`'s sink fails.
 pub fn run_chains(
-    model: &BinaryModel,
-    sampler: &Sampler,
-    config: &RunConfig,
-    progress: Option<&Progress>,
-) -> Result<BinaryRun, RunError> {
-    run_chains_keeping(model, sampler, config, progress, Keep::all())
-}
-
-/// [`run_chains`] with the kept draws handled by `keep`: streamed to its sink, and only every
-/// `stride`-th kept in memory. The draws are those of [`run_chains`].
-///
-/// # Errors
-///
-/// As [`run_chains`], and [`RunError::Output`] when the sink fails.
-pub fn run_chains_keeping(
     model: &BinaryModel,
     sampler: &Sampler,
     config: &RunConfig,

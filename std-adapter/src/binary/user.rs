@@ -163,7 +163,7 @@ mod tests {
             Sampler::named("pt-dmala", |p| p.replicas = 3),
         ] {
             let sampler = sampler.unwrap();
-            let expected = run_chains(&model, &sampler, &config, None).unwrap();
+            let expected = run_chains(&model, &sampler, &config, None, Keep::all()).unwrap();
             let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
                 let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
                 Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))

@@ -15,4 +15,4 @@ mod run;
 
 pub use batched::{has_batched_path, run_label_chains_batched};
 pub use model::{LABEL_KINDS, LabelDomain, LabelModel, OrdinalModel};
-pub use run::{LabelRun, LabelStart, run_label_chains, run_label_chains_keeping};
+pub use run::{LabelRun, LabelStart, run_label_chains};

@@ -97,28 +97,17 @@ impl LabelRun {
 /// output is bit-identical for every thread count. Gibbs runs on the model's single-coordinate
 /// conditional; the other samplers on a chain with cached `U` and `∇U`.
 ///
+/// The kept draws go to `keep`: [`Keep::all`] holds every one in memory; a sink streams them
+/// and a stride keeps every `stride`-th in memory.
+///
 /// # Errors
 ///
 /// [`RunError::Param`] for invalid parameters; [`RunError::Model`] for a sampler that does not
 /// apply to the model's domain, a fixed start of the wrong length or out of range, or a start
 /// where the model is not finite.
+///
+/// [`RunError::Output`] when `keep`'s sink fails.
 pub fn run_label_chains(
-    model: &LabelModel,
-    sampler: &Sampler,
-    config: &RunConfig,
-    start: &LabelStart,
-    progress: Option<&Progress>,
-) -> Result<LabelRun, RunError> {
-    run_label_chains_keeping(model, sampler, config, start, progress, Keep::all())
-}
-
-/// [`run_label_chains`] with the kept draws handled by `keep`: streamed to its sink, and only
-/// every `stride`-th kept in memory. The draws are those of [`run_label_chains`].
-///
-/// # Errors
-///
-/// As [`run_label_chains`], and [`RunError::Output`] when the sink fails.
-pub fn run_label_chains_keeping(
     model: &LabelModel,
     sampler: &Sampler,
     config: &RunConfig,

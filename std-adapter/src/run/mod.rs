@@ -1231,7 +1231,11 @@ mod tests {
             (
                 "dmala",
                 Box::new(move |config: &RunConfig| {
-                    per_chain(&run_chains(&lattice(), &dmala, config, None).unwrap().chains)
+                    per_chain(
+                        &run_chains(&lattice(), &dmala, config, None, Keep::all())
+                            .unwrap()
+                            .chains,
+                    )
                 }),
             ),
             (
@@ -1245,7 +1249,7 @@ mod tests {
                 "ab-2",
                 Box::new(move |config: &RunConfig| {
                     per_chain(
-                        &run_ab2_chains(&lattice(), &ab2, config, None)
+                        &run_ab2_chains(&lattice(), &ab2, config, None, Keep::all())
                             .unwrap()
                             .chains,
                     )
@@ -1254,7 +1258,8 @@ mod tests {
             (
                 "ab-2 (ordinal)",
                 Box::new(move |config: &RunConfig| {
-                    let run = run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, config, None);
+                    let run =
+                        run_ab2_ordinal_chains(&ordinal(), &ab2_ordinal, config, None, Keep::all());
                     per_chain(&run.unwrap().chains)
                 }),
             ),
@@ -1263,7 +1268,8 @@ mod tests {
                 Box::new(move |config: &RunConfig| {
                     let model = LabelModel::Ordinal(ordinal());
                     let start = &LabelStart::Uniform;
-                    let run = run_label_chains(&model, &label_dmala, config, start, None);
+                    let run =
+                        run_label_chains(&model, &label_dmala, config, start, None, Keep::all());
                     per_chain(&run.unwrap().chains)
                 }),
             ),

@@ -5,11 +5,9 @@
 
 use super::Progress;
 use super::{ChainResult, CheckpointError, Keep, RunConfig, RunError};
-use crate::ab2::{run_ab2_chains_keeping, run_ab2_ordinal_chains_keeping};
-use crate::binary::{BinaryModel, BinaryRun, run_chains_batched, run_chains_keeping};
-use crate::labels::{
-    LabelModel, LabelRun, LabelStart, run_label_chains_batched, run_label_chains_keeping,
-};
+use crate::ab2::{run_ab2_chains, run_ab2_ordinal_chains};
+use crate::binary::{BinaryModel, BinaryRun, run_chains, run_chains_batched};
+use crate::labels::{LabelModel, LabelRun, LabelStart, run_label_chains, run_label_chains_batched};
 use crate::samplers::{Domain, SamplerError, SamplerPlan};
 
 /// A batched run's draws (all in memory) handed to `keep`'s sink, as a streamed run hands them.
@@ -65,16 +63,14 @@ pub fn run_binary_plan(
         SamplerPlan::Ab2(_) if batch.is_some() => {
             Err(RunError::no_batched_path(model.kind(), sampler))
         }
-        SamplerPlan::Ab2(settings) => {
-            run_ab2_chains_keeping(model, settings, config, progress, keep)
-        }
+        SamplerPlan::Ab2(settings) => run_ab2_chains(model, settings, config, progress, keep),
         SamplerPlan::Kernel(kernel) => match batch {
             Some(n) => {
                 let run = run_chains_batched(model, kernel, config, n, progress)?;
                 batched_to(keep, &run.chains)?;
                 Ok(run)
             }
-            None => run_chains_keeping(model, kernel, config, progress, keep),
+            None => run_chains(model, kernel, config, progress, keep),
         },
     }
 }
@@ -101,7 +97,7 @@ pub fn run_label_plan(
     match (plan, model, batch) {
         (SamplerPlan::Ab2(_), _, Some(_)) => Err(RunError::no_batched_path(model.kind(), sampler)),
         (SamplerPlan::Ab2(settings), LabelModel::Ordinal(m), None) => {
-            run_ab2_ordinal_chains_keeping(m, settings, config, progress, keep)
+            run_ab2_ordinal_chains(m, settings, config, progress, keep)
         }
         (SamplerPlan::Kernel(kernel), _, Some(n)) => {
             let run = run_label_chains_batched(model, kernel, config, n, progress)?;
@@ -110,7 +106,7 @@ pub fn run_label_plan(
         }
         (SamplerPlan::Kernel(kernel), _, None) => {
             let start = &LabelStart::Uniform;
-            run_label_chains_keeping(model, kernel, config, start, progress, keep)
+            run_label_chains(model, kernel, config, start, progress, keep)
         }
         (SamplerPlan::Ab2(_), LabelModel::Categorical(_), None) => Err(RunError::Model(
             SamplerError::Domain {

@@ -18,6 +18,7 @@ use langevin_std::ab2::{
     Ab2Settings, DiagonalRule, dlp_preconditioner, max_diagonal, shift_diagonal, trace_diagonal,
     tune_chain,
 };
+use langevin_std::run::Keep;
 use langevin_std::sdp::SdpOptions;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
@@ -307,7 +308,7 @@ fn first_order_rule_samples_the_exact_marginals() {
         threads: 2,
         first_chain: 0,
     };
-    let run = run_ab2_chains(&model, &settings, &config, None).unwrap();
+    let run = run_ab2_chains(&model, &settings, &config, None, Keep::all()).unwrap();
     for (i, &exact) in p.iter().enumerate() {
         let means: Vec<f64> = run
             .chains

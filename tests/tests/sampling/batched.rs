@@ -12,6 +12,7 @@ use langevin_core::models::{LogisticBatch, QuadraticBatch, Rbm, RbmBatch};
 use langevin_std::binary::{
     BinaryModel, Gemm, RunConfig, RunError, run_chains, run_chains_batched,
 };
+use langevin_std::run::Keep;
 use langevin_std::samplers::Sampler;
 use langevin_tests::discrete::{chi2_sf, run_batch};
 use langevin_tests::{RbmData, check_sample, cumulative, draw_index, enumerate, index_of, state};
@@ -152,7 +153,7 @@ fn batched_and_single_chain_runs_agree_in_law() {
     c.burn_in = 39;
     c.steps = 1;
     c.thin = 1;
-    let single = run_chains(&m, &dmala(), &c, None).unwrap();
+    let single = run_chains(&m, &dmala(), &c, None, Keep::all()).unwrap();
     c.seed = 22;
     let batched = run_chains_batched(&m, &dmala(), &c, 100, None).unwrap();
     let histogram = |run: &langevin_std::binary::BinaryRun| {
@@ -310,7 +311,7 @@ fn quadratic_and_logistic_batched_draws_do_not_depend_on_threads_or_chains() {
         assert_eq!(run(9, 2), base[..9].to_vec(), "{}: chains", m.kind());
         assert_eq!(run(12, 2)[..11].to_vec(), base, "{}: chains", m.kind());
     }
-    let single = run_chains(&quadratic, &dmala(), &config(11, 2, 5), None).unwrap();
+    let single = run_chains(&quadratic, &dmala(), &config(11, 2, 5), None, Keep::all()).unwrap();
     let batched = run_chains_batched(&quadratic, &dmala(), &config(11, 2, 5), 4, None).unwrap();
     assert_eq!(bits(&single), bits(&batched));
 }

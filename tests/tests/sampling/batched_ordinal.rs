@@ -12,6 +12,7 @@ use langevin_std::labels::{
     LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains, run_label_chains_batched,
 };
 use langevin_std::models::OrdinalQuadratic;
+use langevin_std::run::Keep;
 use langevin_std::run::{RunConfig, RunError};
 use langevin_std::samplers::{Sampler, SamplerError};
 use langevin_tests::discrete::{index_of, ordinal_law, run_batch, small_potts};
@@ -145,7 +146,15 @@ fn batched_ordinal_draws_equal_the_per_chain_ones() {
     ] {
         let name = sampler.name();
         let single = bits(
-            &run_label_chains(&m, &sampler, &config(11, 2), &LabelStart::Uniform, None).unwrap(),
+            &run_label_chains(
+                &m,
+                &sampler,
+                &config(11, 2),
+                &LabelStart::Uniform,
+                None,
+                Keep::all(),
+            )
+            .unwrap(),
         );
         assert_eq!(single.len(), 11);
         assert!(

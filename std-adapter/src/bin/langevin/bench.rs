@@ -8,6 +8,7 @@ use crate::provenance::Provenance;
 use crate::sample::{Format, SamplerArgs, load_model};
 use clap::Args;
 use langevin_std::binary::{BinaryDiagnostics, Depth, RunConfig, diagnose, run_chains};
+use langevin_std::run::Keep;
 use langevin_std::samplers::Domain;
 use langevin_std::timing::time_steps;
 use serde::Serialize;
@@ -141,7 +142,7 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     };
     let total = ess_total;
     let run = progress::with_progress("ess run", total, progress::wanted(false), |p| {
-        run_chains(&model, &spec, &config, p)
+        run_chains(&model, &spec, &config, p, Keep::all())
     })?;
     let diagnostics = diagnose(&run, config.seed, Depth::Coordinates(None)).ok();
     let cpu_seconds = total as f64 * timing.median() * 1e-9;

@@ -29,6 +29,7 @@ use langevin_std::labels::{LabelModel, LabelStart, OrdinalModel};
 use langevin_std::models::zoo::{
     BarabasiAlbertSpec, IsingLatticeSpec, LatticeGaussianSpec, ModelSpec,
 };
+use langevin_std::run::Keep;
 use langevin_std::samplers::{self, Choice};
 use serde::Serialize;
 use std::time::Duration;
@@ -374,11 +375,13 @@ fn run_binary(
 ) -> Result<langevin_std::binary::BinaryRun, CliError> {
     let mut config = run_config(args, threads);
     Ok(match sampler {
-        Sampler::Ab2(rule) => run_ab2_chains(model, &ab2_settings(rule, args), &config, None)?,
+        Sampler::Ab2(rule) => {
+            run_ab2_chains(model, &ab2_settings(rule, args), &config, None, Keep::all())?
+        }
         Sampler::AbFirst => {
             config.burn_in = 2 * args.tune;
             let spec = samplers::Sampler::named("ab", |p| p.step = 0.1)?;
-            langevin_std::binary::run_chains(model, &spec, &config, None)?
+            langevin_std::binary::run_chains(model, &spec, &config, None, Keep::all())?
         }
     })
 }
@@ -400,7 +403,11 @@ fn run_ordinal(
         Sampler::Ab2(rule) => {
             let settings = ab2_settings(rule, args);
             return Ok(Some(run_ab2_ordinal_chains(
-                model, &settings, &config, None,
+                model,
+                &settings,
+                &config,
+                None,
+                Keep::all(),
             )?));
         }
         Sampler::AbFirst => first_order(true)?,
@@ -413,6 +420,7 @@ fn run_ordinal(
         &config,
         &LabelStart::Uniform,
         None,
+        Keep::all(),
     )?))
 }
 

@@ -18,6 +18,7 @@ use langevin_std::io::{Rendering, prepare, write_all};
 use langevin_std::labels::{LabelModel, LabelRun, LabelStart, OrdinalModel, run_label_chains};
 use langevin_std::models::LatticeMixture;
 use langevin_std::plot::{AxisScale, BarSpec, TraceSpec, bar_chart_with, trace_and_acf};
+use langevin_std::run::Keep;
 use langevin_std::samplers::{Domain, SAMPLERS, Sampler, SamplerParams};
 use std::path::{Path, PathBuf};
 
@@ -276,7 +277,7 @@ fn ising_table(args: &DemoArgs, threads: usize) -> Result<IsingOutcome, CliError
         best_traces: Vec::new(),
     };
     for spec in &samplers {
-        let run = run_chains(&model, spec, &config, None)?;
+        let run = run_chains(&model, spec, &config, None, Keep::all())?;
         let stats = run.stats();
         let diag = diagnose(&run, config.seed, Depth::Coordinates(None))?;
         let ns = run.wall_time.as_nanos() as f64 / run.steps_taken().max(1) as f64;
@@ -429,7 +430,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
     for j in 0..24 {
         let a = 2f64.powf(f64::from(j) / 2.0);
         let spec = Sampler::named("dmala", |p| p.step = a)?;
-        let run = run_label_chains(&model, &spec, &pilot, &start, None)?;
+        let run = run_label_chains(&model, &spec, &pilot, &start, None, Keep::all())?;
         let gap = (run.stats().acceptance_rate() - 0.574).abs();
         if gap < best.0 {
             best = (gap, a);
@@ -483,6 +484,7 @@ fn mixture_section(args: &DemoArgs, threads: usize) -> Result<Heat, CliError> {
             if pt { &pt_config } else { &config },
             &start,
             None,
+            Keep::all(),
         )?;
         if pt {
             pt_evals = run.evaluations() as f64 / run.steps_taken().max(1) as f64;
