@@ -597,7 +597,7 @@ fn agld<S: SnapshotStore<OpaqueSum>>(
 /// Replica exchange on a binary target: construction, sweeps, restarts and the accessors.
 #[inline(never)]
 pub fn replica_exchange<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
-    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
     let (mut b0, mut b1) = (Bufs::new(), Bufs::new());
     let (Ok(c0), Ok(c1)) = (
         BinaryChain::new(b0.buffers(), &mut *target),
@@ -606,20 +606,9 @@ pub fn replica_exchange<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256Plu
         return;
     };
     let mut chains = [c0, c1];
-    let Some(tuner) = acceptance_tuner() else {
-        return;
-    };
-    let (mut betas, mut u, mut tuners) = ([0.0; 2], [0.0; 2], [tuner; 2]);
-    let (mut gaps, mut swaps) = ([0.0; 1], [SwapStats::default(); 1]);
     let n = black_box(2usize);
-    let buffers = ReplicaBuffers {
-        chains: chains.get_mut(..n).unwrap_or(&mut []),
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<2>::new();
+    let buffers = scratch.buffers(chains.get_mut(..n).unwrap_or(&mut []));
     let mut s = LadderSettings::default();
     s.min_beta = black_box(s.min_beta);
     s.budget = black_box(s.budget);
