@@ -155,6 +155,7 @@ impl SwapStats {
 
 /// The caller-owned memory of [`Replicas`] for `R` replicas: `chains`, `betas`,
 /// `log_densities` and `tuners` of length `R`, `log_gaps` and `swaps` of length `R − 1`.
+/// [`ReplicaScratch::buffers`] gives them for chains at hand, from fixed arrays.
 #[derive(Debug)]
 pub struct ReplicaBuffers<'r, 'c, D: Domain, M: FlipMath = Libm> {
     /// One chain per replica, all of the same dimension, in ladder order (the first is the
