@@ -50,7 +50,7 @@ use langevin_core::models::{Dims, IsingGraph, IsingLattice};
 use langevin_core::ordinal::{CategoricalChain, Dmala as OrdDmala, OrdinalChain, OrdinalProposal};
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::random::unit_f64;
-use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
 use langevin_core::tuning::{AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner};
 use langevin_std::models::{OrdinalQuadratic, Potts};
 use rand_core::{Rng, SeedableRng};
@@ -392,16 +392,8 @@ fn ising_group<T: BinaryTarget + langevin_core::baselines::FlipDelta>(
         .iter_mut()
         .map(|b| BinaryChain::new(b.buffers(), model).unwrap())
         .collect();
-    let (mut betas, mut u, mut tuners) = ([0.0; R], [0.0; R], [tuning; R]);
-    let (mut gaps, mut swaps) = ([0.0; R - 1], [SwapStats::default(); R - 1]);
-    let buffers = ReplicaBuffers {
-        chains: &mut chains,
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<R>::new();
+    let buffers = scratch.buffers(&mut chains);
     let mut ladder = LadderSettings::default();
     ladder.budget = 500;
     let mut replicas = Replicas::new(buffers, ladder, model).unwrap();

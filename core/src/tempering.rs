@@ -155,6 +155,7 @@ impl SwapStats {
 
 /// The caller-owned memory of [`Replicas`] for `R` replicas: `chains`, `betas`,
 /// `log_densities` and `tuners` of length `R`, `log_gaps` and `swaps` of length `R − 1`.
+/// [`ReplicaScratch::buffers`] gives them for chains at hand, from fixed arrays.
 #[derive(Debug)]
 pub struct ReplicaBuffers<'r, 'c, D: Domain, M: FlipMath = Libm> {
     /// One chain per replica, all of the same dimension, in ladder order (the first is the
@@ -170,6 +171,87 @@ pub struct ReplicaBuffers<'r, 'c, D: Domain, M: FlipMath = Libm> {
     pub log_gaps: &'r mut [f64],
     /// Room for the swap statistics of each neighbouring pair.
     pub swaps: &'r mut [SwapStats],
+}
+
+/// Owned room for the ladder of up to `R` replicas: everything [`ReplicaBuffers`] asks for
+/// besides the chains, as fixed arrays (no allocation), for callers that know a bound on the
+/// number of replicas.
+///
+/// # Examples
+///
+/// ```
+/// use langevin_core::binary::{BinaryChain, ChainStorage};
+/// use langevin_core::models::{ConstDims, IsingLattice};
+/// use langevin_core::tempering::{LadderSettings, Replicas, ReplicaScratch};
+/// use rand_core::SeedableRng;
+///
+/// let mut model = IsingLattice::<ConstDims<4, 4>>::new(0.5, 0.0, true).unwrap();
+/// let mut s = [ChainStorage::<16>::new([0; 16]), ChainStorage::<16>::new([0; 16])];
+/// let [a, b] = &mut s;
+/// let mut chains = [
+///     BinaryChain::new(a.buffers(), &mut model).unwrap(),
+///     BinaryChain::new(b.buffers(), &mut model).unwrap(),
+/// ];
+/// // Room for up to four replicas; two are used.
+/// let mut scratch = ReplicaScratch::<4>::new();
+/// let buffers = scratch.buffers(&mut chains);
+/// assert_eq!((buffers.betas.len(), buffers.log_gaps.len()), (2, 1));
+/// let mut replicas = Replicas::new(buffers, LadderSettings::default(), &mut model).unwrap();
+/// let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+/// replicas.sweep(&mut model, &mut rng).unwrap();
+/// assert_eq!(replicas.betas().len(), 2);
+/// ```
+#[derive(Clone, Debug)]
+pub struct ReplicaScratch<const R: usize, M: FlipMath = Libm> {
+    betas: [f64; R],
+    log_densities: [f64; R],
+    tuners: [AcceptanceTuner<M>; R],
+    log_gaps: [f64; R],
+    swaps: [SwapStats; R],
+}
+
+impl<const R: usize, M: FlipMath> ReplicaScratch<R, M> {
+    /// Room for up to `R` replicas (its contents are overwritten by [`Replicas::new`]).
+    pub fn new() -> Self {
+        Self {
+            betas: [0.0; R],
+            log_densities: [0.0; R],
+            tuners: [AcceptanceTuner::placeholder(); R],
+            log_gaps: [0.0; R],
+            swaps: [SwapStats::default(); R],
+        }
+    }
+
+    /// The buffers of [`Replicas::new`] for `chains`: the per-replica arrays cut to
+    /// `chains.len()` and the per-pair ones to one less. More than `R` chains get the whole
+    /// arrays, which [`Replicas::new`] then refuses for their length.
+    pub fn buffers<'r, 'c, D: Domain>(
+        &'r mut self,
+        chains: &'r mut [Chain<'c, D>],
+    ) -> ReplicaBuffers<'r, 'c, D, M> {
+        let r = chains.len();
+        let pairs = r.saturating_sub(1);
+        ReplicaBuffers {
+            chains,
+            betas: prefix(&mut self.betas, r),
+            log_densities: prefix(&mut self.log_densities, r),
+            tuners: prefix(&mut self.tuners, r),
+            log_gaps: prefix(&mut self.log_gaps, pairs),
+            swaps: prefix(&mut self.swaps, pairs),
+        }
+    }
+}
+
+impl<const R: usize, M: FlipMath> Default for ReplicaScratch<R, M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The first `n` entries of `s`, or all of them if it is shorter.
+fn prefix<T>(s: &mut [T], n: usize) -> &mut [T] {
+    let n = n.min(s.len());
+    s.get_mut(..n).unwrap_or_default()
 }
 
 /// What one sweep did.
@@ -793,4 +875,27 @@ fn tuner_words(slice: &[u64]) -> [u64; ACCEPTANCE_TUNER_WORDS] {
         *w = s;
     }
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Binary;
+
+    #[test]
+    fn scratch_buffers_fit_the_chains() {
+        let mut scratch = ReplicaScratch::<3>::new();
+        let b = scratch.buffers::<Binary>(&mut []);
+        let lens = [b.betas.len(), b.log_densities.len(), b.tuners.len()];
+        assert_eq!(lens, [0; 3]);
+        assert_eq!([b.log_gaps.len(), b.swaps.len()], [0; 2]);
+    }
+
+    #[test]
+    fn prefix_cuts_or_keeps_everything() {
+        let mut a = [1, 2, 3];
+        assert_eq!(prefix(&mut a, 2), &[1, 2]);
+        assert_eq!(prefix(&mut a, 5), &[1, 2, 3]);
+        assert!(prefix(&mut a, 0).is_empty());
+    }
 }

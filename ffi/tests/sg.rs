@@ -310,37 +310,10 @@ fn failing_callbacks_and_bad_specifications_are_statuses() {
     }
 }
 
-/// The Gaussian sum as a Rust target: the core's own minibatch, one term at a time.
-struct RustCentres<'a>(&'a Centres);
-
-impl langevin_core::continuous::SumTarget for RustCentres<'_> {
-    type Error = std::convert::Infallible;
-
-    fn dim(&self) -> usize {
-        DIM
-    }
-
-    fn num_terms(&self) -> usize {
-        TERMS
-    }
-
-    fn add_term_grad(
-        &mut self,
-        i: usize,
-        theta: &[f64],
-        scale: f64,
-        acc: &mut [f64],
-    ) -> Result<(), Self::Error> {
-        for k in 0..DIM {
-            acc[k] += scale * (theta[k] - self.0.c[i][k]);
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn a_minibatch_is_one_call_with_the_values_of_one_index_per_call() {
     use langevin_core::continuous::{Access, Langevin, LangevinSettings};
+    use langevin_std::continuous::GaussianSum;
     use rand_core::SeedableRng;
     let (steps, seed, theta0) = (300u32, 11u64, [0.5, -0.5]);
     for (params, batch, access) in [
@@ -366,7 +339,10 @@ fn a_minibatch_is_one_call_with_the_values_of_one_index_per_call() {
         let mut chain =
             Langevin::new(settings, DIM, TERMS, &theta0, &mut work, &mut index).unwrap();
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut target = RustCentres(&m);
+        // The command line's Gaussian sum over the same centres: the core's own minibatch,
+        // one term at a time.
+        let rows: Vec<Vec<f64>> = m.c.iter().map(|r| r.to_vec()).collect();
+        let mut target = GaussianSum::from_rows(&rows).unwrap();
         for _ in 0..steps {
             chain.step(&mut target, &mut rng).unwrap();
         }

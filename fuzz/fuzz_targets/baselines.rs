@@ -21,16 +21,58 @@ use langevin_fuzz::labels::{self, LabelSetup, LabelTabled};
 use langevin_fuzz::{ByteRng, Input, TableError};
 
 /// The site and uniform a Gibbs update draws, replayed.
-fn site(scan: Scan, next: &mut usize, d: usize, r: &mut ByteRng<'_>) -> (usize, f64) {
-    let i = match scan {
-        Scan::Random => index(r, d),
-        Scan::Systematic => {
-            let i = if *next < d { *next } else { 0 };
-            *next = i + 1;
-            i
+/// The sites a Gibbs scan visits, replayed: uniformly at random, or in order from the first.
+#[derive(Clone, Copy, Debug)]
+struct Sites {
+    scan: Scan,
+    next: usize,
+}
+
+impl Sites {
+    fn new(scan: Scan) -> Self {
+        Self { scan, next: 0 }
+    }
+
+    /// The next site of `d` and the uniform that updates it.
+    fn draw(&mut self, d: usize, r: &mut ByteRng<'_>) -> (usize, f64) {
+        let i = match self.scan {
+            Scan::Random => index(r, d),
+            Scan::Systematic => {
+                let i = if self.next < d { self.next } else { 0 };
+                self.next = i + 1;
+                i
+            }
+        };
+        (i, unit_f64(r))
+    }
+
+    /// The reference for `updates` single-site Gibbs updates of `x`, drawn from a clone of
+    /// `rng`: `update(y, i, u)` updates site `i` of `y` with the uniform `u` and says whether it
+    /// moved (a recoverable error leaves the site and says no); `Err(())`, a fatal error, ends
+    /// the replay. Returns the replayed state, the moves (or the fatal error) and the replayed
+    /// stream's word count.
+    fn replay<V: Clone>(
+        &mut self,
+        x: &[V],
+        updates: usize,
+        rng: &ByteRng<'_>,
+        mut update: impl FnMut(&mut [V], usize, f64) -> Result<bool, ()>,
+    ) -> (Vec<V>, Result<u32, ()>, u64) {
+        let mut r = rng.clone();
+        let mut y = x.to_vec();
+        let mut want = Ok(0u32);
+        for _ in 0..updates {
+            let (i, u) = self.draw(x.len(), &mut r);
+            match update(&mut y, i, u) {
+                Ok(moved) => want = want.map(|n| n + u32::from(moved)),
+                Err(()) => {
+                    want = Err(());
+                    break;
+                }
+            }
         }
-    };
-    (i, unit_f64(r))
+        (y, want, r.words)
+    }
 }
 
 fn rejected(mut r: StepReport, why: Rejection) -> StepReport {
@@ -85,12 +127,12 @@ fn binary(data: &[u8], mode: u8) -> Vec<u64> {
     let rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
     assert_eq!(gibbs.scan(), scan);
-    let mut next = 0usize;
+    let mut sites = Sites::new(scan);
     match mode {
         0 => drive::drive(setup, rng, &mut |_, target, chain, rng| {
             // Gibbs as a kernel: one evaluation at the flipped state, flip w.p. sigmoid(ΔU).
             let mut r = rng.clone();
-            let (i, u) = site(scan, &mut next, d, &mut r);
+            let (i, u) = sites.draw(d, &mut r);
             let mut y = chain.state().to_vec();
             y[i] ^= 1;
             let base = StepReport {
@@ -246,30 +288,24 @@ fn raw_binary(data: &[u8]) -> Vec<u64> {
     let scan = input.either(Scan::Random, Scan::Systematic);
     let mut rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
-    let mut next = 0usize;
+    let mut sites = Sites::new(scan);
     let mut out = Vec::new();
     for t in 0..setup.resets.len() {
         let updates = if t % 2 == 0 { 1 } else { d };
-        let mut r = rng.clone();
-        let mut y = x.clone();
-        let mut want = Ok(0u32);
-        for _ in 0..updates {
-            let (i, u) = site(scan, &mut next, d, &mut r);
+        let (y, want, r_words) = sites.replay(&x, updates, &rng, |y: &mut [u8], i, u| {
             let delta =
-                match langevin_core::baselines::FlipDelta::log_density_delta(&mut target, &y, i) {
+                match langevin_core::baselines::FlipDelta::log_density_delta(&mut target, y, i) {
                     Ok(v) => v,
-                    Err(e) if e.recoverable => continue,
-                    Err(_) => {
-                        want = Err(());
-                        break;
-                    }
+                    Err(e) if e.recoverable => return Ok(false),
+                    Err(_) => return Err(()),
                 };
             // A non-finite ΔU keeps the bit.
-            if delta.is_finite() && u < sigmoid(delta) {
+            let flip = delta.is_finite() && u < sigmoid(delta);
+            if flip {
                 y[i] ^= 1;
-                want = want.map(|n| n + 1);
             }
-        }
+            Ok(flip)
+        });
         let words = rng.words;
         let mut z = x.clone();
         let got = if updates == 1 {
@@ -279,7 +315,7 @@ fn raw_binary(data: &[u8]) -> Vec<u64> {
         } else {
             gibbs.sweep_binary(&mut target, &mut z, &mut rng)
         };
-        if !replayed(want, got, (&z, &y), (rng.words - words, r.words - words)) {
+        if !replayed(want, got, (&z, &y), (rng.words - words, r_words - words)) {
             return out;
         }
         x = z;
@@ -311,10 +347,10 @@ fn gibbs_labels<K: labels::LabelDomain>(
     let scan = input.either(Scan::Random, Scan::Systematic);
     let rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
-    let mut next = 0usize;
+    let mut sites = Sites::new(scan);
     labels::drive::<K>(setup, rng, &mut |_, target, chain, rng| {
         let mut r = rng.clone();
-        let (i, u) = site(scan, &mut next, d, &mut r);
+        let (i, u) = sites.draw(d, &mut r);
         let x = chain.state().to_vec();
         let old = usize::from(x[i]);
         let mut evals = 0u32;
@@ -387,32 +423,23 @@ fn raw_labels(data: &[u8], categorical: bool) -> Vec<u64> {
     let scan = input.either(Scan::Random, Scan::Systematic);
     let mut rng = ByteRng::new(input.rest());
     let mut gibbs = Gibbs::new(scan);
-    let mut next = 0usize;
+    let mut sites = Sites::new(scan);
     let mut scratch = vec![0.0f64; s];
     let mut out = Vec::new();
     for t in 0..setup.resets.len() {
         let updates = if t % 2 == 0 { 1 } else { d };
-        let mut r = rng.clone();
-        let mut y = x.clone();
-        let mut want = Ok(0u32);
-        for _ in 0..updates {
-            let (i, u) = site(scan, &mut next, d, &mut r);
+        let (y, want, r_words) = sites.replay(&x, updates, &rng, |y: &mut [u16], i, u| {
             let mut w = vec![0.0f64; s];
-            match target.conditional_of(&y, i, &mut w) {
+            match target.conditional_of(y, i, &mut w) {
                 Ok(()) => {}
-                Err(e) if e.recoverable => continue,
-                Err(_) => {
-                    want = Err(());
-                    break;
-                }
+                Err(e) if e.recoverable => return Ok(false),
+                Err(_) => return Err(()),
             }
             let old = usize::from(y[i]);
             let k = draw_softmax(&w, u, old);
-            if k != old {
-                y[i] = k as u16;
-                want = want.map(|n| n + 1);
-            }
-        }
+            y[i] = k as u16;
+            Ok(k != old)
+        });
         let words = rng.words;
         let mut z = x.clone();
         let got = match (categorical, updates == 1) {
@@ -425,7 +452,7 @@ fn raw_labels(data: &[u8], categorical: bool) -> Vec<u64> {
                 .map(u32::from),
             (true, false) => gibbs.sweep_categorical(&mut target, &mut z, &mut scratch, &mut rng),
         };
-        if !replayed(want, got, (&z, &y), (rng.words - words, r.words - words)) {
+        if !replayed(want, got, (&z, &y), (rng.words - words, r_words - words)) {
             return out;
         }
         assert!(z.iter().all(|&v| usize::from(v) < s));

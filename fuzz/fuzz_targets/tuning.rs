@@ -354,9 +354,10 @@ fn acceptance(data: &[u8], domain: u8) -> Vec<u64> {
 }
 
 fn replicas(data: &[u8]) -> Vec<u64> {
-    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
+    const MAX_REPLICAS: usize = 4;
     let mut input = Input::new(data);
-    let r = 1 + usize::from(input.u8() % 4);
+    let r = 1 + usize::from(input.u8() % MAX_REPLICAS as u8);
     let mut settings = LadderSettings::default();
     settings.budget = u64::from(input.u8() % 24);
     if input.bool() {
@@ -372,19 +373,8 @@ fn replicas(data: &[u8]) -> Vec<u64> {
     else {
         return Vec::new();
     };
-    let Ok(tuner) = AcceptanceTuner::new(AcceptanceSettings::default()) else {
-        return Vec::new();
-    };
-    let (mut betas, mut u, mut tuners) = (vec![0.0; r], vec![0.0; r], vec![tuner; r]);
-    let (mut gaps, mut swaps) = (vec![0.0; r - 1], vec![SwapStats::default(); r - 1]);
-    let buffers = ReplicaBuffers {
-        chains: &mut chains,
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<MAX_REPLICAS>::new();
+    let buffers = scratch.buffers(&mut chains);
     let valid = settings.validate().is_ok();
     let Ok(mut replicas) = Replicas::new(buffers, settings, &mut target) else {
         return Vec::new();

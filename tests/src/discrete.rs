@@ -161,6 +161,107 @@ pub fn joint_log_flow<V: Copy + Into<f64>>(
     log_pi.0 + log_gauss(factor, x, u) + t.log_q_forward + log_r.min(0.0)
 }
 
+/// The joint log-flows `f[x][y]` ([`joint_log_flow`]) of a second-order kernel at a fixed `u`
+/// over every ordered pair of the enumerated `states` (log-densities `log_pi`), row-major
+/// `k × k` (gradients `grads`). The transition `x → y` comes from `transition(x, ∇x, y, ∇y)`;
+/// its `log Q(y|x,u)` must match `reference(x, ∇x, y)` to a relative `1e-10`, and every row of
+/// `Q` must sum to one within `1e-12`. Returns the flows and the worst relative `log Q` error.
+pub fn fixed_u_log_flows<V: Copy + Into<f64>>(
+    name: &str,
+    (states, log_pi, grads): (&[Vec<V>], &[f64], &[Vec<f32>]),
+    (factor, u): (&[f32], &[f64]),
+    mut transition: impl FnMut(&[V], &[f32], &[V], &[f32]) -> Transition,
+    mut reference: impl FnMut(&[V], &[f32], &[V]) -> f64,
+) -> (Vec<f64>, f64) {
+    let k = states.len();
+    let mut f = vec![f64::NEG_INFINITY; k * k];
+    let mut worst = 0.0f64;
+    for (i, x) in states.iter().enumerate() {
+        let mut total = 0.0;
+        for (j, y) in states.iter().enumerate() {
+            let t = transition(x, &grads[i], y, &grads[j]);
+            let reference = reference(x, &grads[i], y);
+            let err = (t.log_q_forward - reference).abs() / (1.0 + reference.abs());
+            worst = worst.max(err);
+            assert!(
+                err <= 1e-10,
+                "{name}: log Q {} vs reference {reference}",
+                t.log_q_forward
+            );
+            total += t.log_q_forward.exp();
+            f[i * k + j] = joint_log_flow(factor, (x, y), u, (log_pi[i], log_pi[j]), &t);
+        }
+        assert!((total - 1.0).abs() < 1e-12, "{name}: Σ_y Q = {total}");
+    }
+    (f, worst)
+}
+
+/// Takes 2000 steps of `kernel` from `chain` (stream seeded with 13) and checks that it
+/// accepts every proposal up to rounding: more than 1000 steps propose a move and every move's
+/// `|log r|` stays below `1e-3`.
+pub fn assert_accepts_every_move<D, K, T>(kernel: &mut K, target: &mut T, chain: &mut Chain<'_, D>)
+where
+    D: Domain,
+    K: langevin_core::Kernel<D>,
+    T: langevin_core::Eval<D>,
+    T::Error: std::fmt::Debug,
+{
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
+    let (mut moves, mut worst, mut accepted) = (0, 0.0f64, 0);
+    for _ in 0..2000 {
+        let r = kernel.step(target, chain, &mut rng).unwrap();
+        if r.proposed_flips > 0 {
+            moves += 1;
+            worst = worst.max(r.log_accept_ratio.abs());
+            accepted += usize::from(r.accepted);
+        }
+    }
+    eprintln!("{moves} moves, {accepted} accepted, worst |log r| = {worst:e}");
+    assert!(moves > 1000, "only {moves} moves");
+    assert!(worst < 1e-3, "worst |log r| = {worst}");
+}
+
+/// `n` independent `N(0, scale²)` draws from `rng`.
+pub fn normals(rng: &mut Xoshiro256PlusPlus, n: usize, scale: f64) -> Vec<f64> {
+    let mut v = vec![0.0; n];
+    langevin_core::random::fill_normal(rng, &mut v);
+    v.iter().map(|x| x * scale).collect()
+}
+
+/// A random symmetric `d × d` matrix, row-major: `(G + Gᵀ)/2` for `G` with `N(0, scale²)`
+/// entries from a stream seeded with `seed`.
+pub fn random_symmetric(d: usize, scale: f64, seed: u64) -> Vec<f64> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let g = normals(&mut rng, d * d, scale);
+    let mut w = vec![0.0; d * d];
+    for i in 0..d {
+        for j in 0..d {
+            w[i * d + j] = 0.5 * (g[i * d + j] + g[j * d + i]);
+        }
+    }
+    w
+}
+
+/// The `(step, balance)` pairs the second-order exactness tests run AB-trace with.
+pub const SECOND_ORDER_STEPS: [(f64, f64); 4] = [(0.5, 0.5), (3.0, 1.0), (0.1, 0.3), (50.0, 0.8)];
+
+/// The diagonals of the second-order exactness tests for a Hessian `h` (`d × d`), SDPs solved
+/// to a relative gap of `1e-6`: `[trace, shift, wrong, wrong_trace]`, AB-trace's and AB-shift's
+/// (margin `1e-3`) diagonals for `h`, a wrong `W` (random symmetric, entries of size 0.7, seed
+/// 99) and AB-trace's diagonal for it.
+pub fn second_order_diagonals(h: &[f64], d: usize) -> [Vec<f64>; 4] {
+    use langevin_std::ab2::{shift_diagonal, trace_diagonal};
+    let sdp = langevin_std::sdp::SdpOptions::with_rel_gap(1e-6);
+    let wrong = random_symmetric(d, 0.7, 99);
+    let (wrong_trace, _) = trace_diagonal(&wrong, d, &sdp).unwrap();
+    [
+        trace_diagonal(h, d, &sdp).unwrap().0,
+        shift_diagonal(h, d, 1e-3).unwrap(),
+        wrong,
+        wrong_trace,
+    ]
+}
+
 /// `log Q(y | x, u)` of the binary second-order kernel straight from its definition, all in
 /// `f64`, with `W_ij` read through `w(i, j)`.
 #[allow(clippy::too_many_arguments)]

@@ -398,7 +398,7 @@ fn acceptance_tuner() -> AcceptanceTuner {
 /// Replica exchange with three replicas on the 8×8 lattice, adapting for 500 sweeps: the cold
 /// chain's states and log-densities.
 fn pt_dmala_run() -> (u64, u64) {
-    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
     let mut target = IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).unwrap();
     let mut s = [
         ChainStorage::<64>::new([0; 64]),
@@ -411,17 +411,8 @@ fn pt_dmala_run() -> (u64, u64) {
         BinaryChain::new(b.buffers(), &mut target).unwrap(),
         BinaryChain::new(c.buffers(), &mut target).unwrap(),
     ];
-    let tuner = acceptance_tuner();
-    let (mut betas, mut u, mut tuners) = ([0.0; 3], [0.0; 3], [tuner; 3]);
-    let (mut gaps, mut swaps) = ([0.0; 2], [SwapStats::default(); 2]);
-    let buffers = ReplicaBuffers {
-        chains: &mut chains,
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<3>::new();
+    let buffers = scratch.buffers(&mut chains);
     let mut settings = LadderSettings::default();
     settings.budget = 500;
     let mut replicas = Replicas::new(buffers, settings, &mut target).unwrap();

@@ -357,14 +357,24 @@ impl<M: FlipMath> AcceptanceTuner<M> {
     /// As [`AcceptanceSettings::validate`].
     pub fn with_math(settings: AcceptanceSettings) -> Result<Self, ParamError> {
         settings.validate()?;
-        Ok(Self {
+        Ok(Self::unchecked(settings))
+    }
+
+    /// A tuner with the default settings: room in caller buffers that
+    /// [`Replicas::new`](crate::tempering::Replicas::new) overwrites before any use.
+    pub(crate) fn placeholder() -> Self {
+        Self::unchecked(AcceptanceSettings::default())
+    }
+
+    fn unchecked(settings: AcceptanceSettings) -> Self {
+        Self {
             settings,
             changes: settings.initial_changes,
             log_tau: None,
             acceptance_sum: 0.0,
             tuning_steps: 0,
             math: core::marker::PhantomData,
-        })
+        }
     }
 
     /// Whether tuning is over.

@@ -212,10 +212,13 @@ fn small_lattice(rng: &mut Xoshiro256PlusPlus) {
     black_box((chain.bonds(), chain.magnetisation()));
 }
 
+/// Coordinates of the second-order kernel's parameters and buffers.
+const SECOND_ORDER_DIM: usize = 64;
+
 /// The second-order kernel with opaque parameters and buffers.
 #[inline(never)]
 pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
-    const D: usize = 64;
+    const D: usize = SECOND_ORDER_DIM;
     let w = [0.0f32; D * D];
     let diag = [1.0f32; D];
     let a = [0.0f32; D * D];
@@ -239,6 +242,22 @@ pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlu
     let stepped = params.with_step(black_box(0.25));
     let a2 = [0.0f32; D * D];
     let rebalanced = params.with_balance(black_box(0.75), black_box(&a2[..]));
+    let more = [stepped, rebalanced].into_iter().flatten();
+    step_second_order(params, more, target, rng);
+    black_box(scratch_len(black_box(9)));
+    sparse_second_order(target, rng);
+}
+
+/// The binary second-order kernel over opaque buffers of [`SECOND_ORDER_DIM`] coordinates:
+/// steps with `params`, then with each of `more` in turn (through `set_params`), and one
+/// transition.
+fn step_second_order<'p, T: BinaryTarget>(
+    params: TrickParams<'p>,
+    more: impl IntoIterator<Item = TrickParams<'p>>,
+    target: &mut T,
+    rng: &mut Xoshiro256PlusPlus,
+) {
+    const D: usize = SECOND_ORDER_DIM;
     let mut scratch = [0.0f64; scratch_len(D)];
     let mut state = [0u8; D];
     let Ok(mut kernel) = AbSecondOrder::new(
@@ -253,7 +272,7 @@ pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlu
     let Ok(mut chain) = BinaryChain::new(bufs.buffers(), target) else {
         return;
     };
-    for p in [Ok(params), stepped, rebalanced].into_iter().flatten() {
+    for p in core::iter::once(params).chain(more) {
         black_box(kernel.set_params(p).is_ok());
         for _ in 0..black_box(2) {
             seen(kernel.step(target, &mut chain, rng));
@@ -266,14 +285,12 @@ pub fn second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlu
     if let Ok(t) = kernel.transition(b.x, b.grad, b.x_proposal, b.grad_proposal, &u[..]) {
         black_box(t);
     }
-    black_box(scratch_len(black_box(9)));
-    sparse_second_order(target, rng);
 }
 
 /// The binary second-order kernel with a sparse `W` of opaque structure.
 #[inline(never)]
 fn sparse_second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
-    const D: usize = 64;
+    const D: usize = SECOND_ORDER_DIM;
     let (offsets, columns, values) = ([0u32; D + 1], [0u32; 4 * D], [0.0f32; 4 * D]);
     let diag = [1.0f32; D];
     let a = [0.0f32; D * D];
@@ -293,28 +310,7 @@ fn sparse_second_order<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256Plus
     }) else {
         return;
     };
-    let mut scratch = [0.0f64; scratch_len(D)];
-    let mut state = [0u8; D];
-    let Ok(mut kernel) = AbSecondOrder::new(
-        params,
-        black_box(&mut scratch[..]),
-        black_box(&mut state[..]),
-    ) else {
-        return;
-    };
-    let mut bufs = Bufs::new();
-    let Ok(mut chain) = BinaryChain::new(bufs.buffers(), target) else {
-        return;
-    };
-    for _ in 0..black_box(2) {
-        seen(kernel.step(target, &mut chain, rng));
-    }
-    let mut s = Bufs::new();
-    let b = s.buffers();
-    let u = [0.0f64; D];
-    if let Ok(t) = kernel.transition(b.x, b.grad, b.x_proposal, b.grad_proposal, &u[..]) {
-        black_box(t);
-    }
+    step_second_order(params, core::iter::empty(), target, rng);
 }
 
 /// A sum target whose dimension, number of terms, outputs and errors are opaque.
@@ -597,7 +593,7 @@ fn agld<S: SnapshotStore<OpaqueSum>>(
 /// Replica exchange on a binary target: construction, sweeps, restarts and the accessors.
 #[inline(never)]
 pub fn replica_exchange<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256PlusPlus) {
-    use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+    use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
     let (mut b0, mut b1) = (Bufs::new(), Bufs::new());
     let (Ok(c0), Ok(c1)) = (
         BinaryChain::new(b0.buffers(), &mut *target),
@@ -606,20 +602,9 @@ pub fn replica_exchange<T: BinaryTarget>(target: &mut T, rng: &mut Xoshiro256Plu
         return;
     };
     let mut chains = [c0, c1];
-    let Some(tuner) = acceptance_tuner() else {
-        return;
-    };
-    let (mut betas, mut u, mut tuners) = ([0.0; 2], [0.0; 2], [tuner; 2]);
-    let (mut gaps, mut swaps) = ([0.0; 1], [SwapStats::default(); 1]);
     let n = black_box(2usize);
-    let buffers = ReplicaBuffers {
-        chains: chains.get_mut(..n).unwrap_or(&mut []),
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<2>::new();
+    let buffers = scratch.buffers(chains.get_mut(..n).unwrap_or(&mut []));
     let mut s = LadderSettings::default();
     s.min_beta = black_box(s.min_beta);
     s.budget = black_box(s.budget);

@@ -37,7 +37,7 @@ use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
 use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
-use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
+use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{Binary, Chain, Eval, Kernel as CoreKernel};
 use rand_core::SeedableRng;
@@ -624,17 +624,8 @@ fn pt_dmala<M: Meter>(
         BinaryChain::new(b.buffers(), &mut target).map_err(|_| Failure::Init)?,
         BinaryChain::new(c.buffers(), &mut target).map_err(|_| Failure::Init)?,
     ];
-    let tuner = acceptance_tuner()?;
-    let (mut betas, mut u, mut tuners) = ([0.0; 3], [0.0; 3], [tuner; 3]);
-    let (mut gaps, mut swaps) = ([0.0; 2], [SwapStats::default(); 2]);
-    let buffers = ReplicaBuffers {
-        chains: &mut chains,
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<3>::new();
+    let buffers = scratch.buffers(&mut chains);
     let mut settings = LadderSettings::default();
     settings.budget = 500;
     let mut replicas = Replicas::new(buffers, settings, &mut target).map_err(|_| Failure::Init)?;

@@ -15,7 +15,6 @@
 //! threshold `½ Σ √(p_i(1−p_i)/n) + √(ln(1/α)/(2n))` (see `langevin_tests::discrete`).
 
 use langevin_core::ordinal::{OrdinalChain, OrdinalProposal, OrdinalTarget};
-use langevin_core::random::fill_normal;
 use langevin_core::second_order::{OrdinalAbSecondOrder, TrickParams, ordinal_scratch_len};
 use langevin_std::ab2::fit::trick_factor_f32;
 use langevin_std::ab2::{shift_diagonal, trace_diagonal};
@@ -26,24 +25,6 @@ use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 const N: usize = 100_000;
-
-fn normals(rng: &mut Xoshiro256PlusPlus, n: usize, scale: f64) -> Vec<f64> {
-    let mut v = vec![0.0; n];
-    fill_normal(rng, &mut v);
-    v.iter().map(|x| x * scale).collect()
-}
-
-fn random_symmetric(d: usize, scale: f64, seed: u64) -> Vec<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let g = normals(&mut rng, d * d, scale);
-    let mut w = vec![0.0; d * d];
-    for i in 0..d {
-        for j in 0..d {
-            w[i * d + j] = 0.5 * (g[i * d + j] + g[j * d + i]);
-        }
-    }
-    w
-}
 
 /// A lattice Gaussian `U = −½(x−μ)ᵀA(x−μ) + bᵀx` with a random symmetric positive `A`, and its
 /// Hessian `W = −A`.
@@ -136,13 +117,9 @@ fn f32s(v: &[f64]) -> Vec<f32> {
 /// AB-trace and AB-shift with the true `W`, a wrong `W` with its trace `D`, and an arbitrary
 /// `D` with an arbitrary dense `A` (no relation to `W` at all: still exact).
 fn cases(h: &[f64], d: usize) -> Vec<Case> {
-    let sdp = SdpOptions::with_rel_gap(1e-6);
-    let (trace, _) = trace_diagonal(h, d, &sdp).unwrap();
-    let shift = shift_diagonal(h, d, 1e-3).unwrap();
-    let wrong = random_symmetric(d, 0.7, 99);
-    let (wrong_trace, _) = trace_diagonal(&wrong, d, &sdp).unwrap();
+    let [trace, shift, wrong, wrong_trace] = second_order_diagonals(h, d);
     let mut out = Vec::new();
-    for (step, balance) in [(0.5, 0.5), (3.0, 1.0), (0.1, 0.3), (50.0, 0.8)] {
+    for (step, balance) in SECOND_ORDER_STEPS {
         let upper = trick_factor_f32(h, &trace, d, balance).unwrap();
         // Any A gives an exact kernel; the transposed (lower-triangular) factor exercises the
         // general, non-triangular products.
@@ -197,40 +174,26 @@ fn fixed_u_detailed_balance_by_enumeration() {
         for _ in 0..2 {
             let u = normals(&mut rng, d, 1.5);
             // f[x][y] = log of π(x) N(u; Ax) Q(y|x,u) min(1, r), unnormalised in π.
-            let mut f = vec![f64::NEG_INFINITY; k * k];
-            for (i, x) in states.iter().enumerate() {
-                let mut total = 0.0;
-                for (j, y) in states.iter().enumerate() {
-                    let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                    let reference = log_q_reference(
+            let (f, q_err) = fixed_u_log_flows(
+                case.name,
+                (&states, &log_pi, &grads),
+                (&case.factor, &u),
+                |x, gx, y, gy| kernel.transition(x, gx, y, gy, &u).unwrap(),
+                |x, gx, y| {
+                    log_q_reference(
                         &case.w,
                         &case.diag,
                         &case.factor,
                         (case.step, case.balance),
                         s,
                         x,
-                        &grads[i],
+                        gx,
                         &u,
                         y,
-                    );
-                    let err = (t.log_q_forward - reference).abs() / (1.0 + reference.abs());
-                    worst_q = worst_q.max(err);
-                    assert!(
-                        err <= 1e-10,
-                        "{}: log Q {} vs reference {reference}",
-                        case.name,
-                        t.log_q_forward
-                    );
-                    total += t.log_q_forward.exp();
-                    let pis = (log_pi[i], log_pi[j]);
-                    f[i * k + j] = joint_log_flow(&case.factor, (&x[..], &y[..]), &u, pis, &t);
-                }
-                assert!(
-                    (total - 1.0).abs() < 1e-12,
-                    "{}: Σ_y Q = {total}",
-                    case.name
-                );
-            }
+                    )
+                },
+            );
+            worst_q = worst_q.max(q_err);
             worst = worst.max(log_detailed_balance(case.name, &f, k));
         }
     }
@@ -329,19 +292,7 @@ fn exact_quadratic_model_accepts_every_proposal() {
     let mut kernel = OrdinalAbSecondOrder::new(params, s, &mut scratch, &mut cached).unwrap();
     let mut buf = LabelBuf::labels(&[0u16; 6], s, d);
     let mut chain = OrdinalChain::new_ordinal(buf.buffers(), &mut model).unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
-    let (mut moves, mut worst, mut accepted) = (0, 0.0f64, 0);
-    for _ in 0..2000 {
-        let r = kernel.step(&mut model, &mut chain, &mut rng).unwrap();
-        if r.proposed_flips > 0 {
-            moves += 1;
-            worst = worst.max(r.log_accept_ratio.abs());
-            accepted += usize::from(r.accepted);
-        }
-    }
-    eprintln!("{moves} moves, {accepted} accepted, worst |log r| = {worst:e}");
-    assert!(moves > 1000, "only {moves} moves");
-    assert!(worst < 1e-3, "worst |log r| = {worst}");
+    assert_accepts_every_move(&mut kernel, &mut model, &mut chain);
 }
 
 fn check<T: OrdinalTarget>(name: &str, model: &mut T, case: &Case, seed: u64) {

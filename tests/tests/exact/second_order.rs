@@ -11,20 +11,13 @@
 use langevin_core::BinaryTarget;
 use langevin_core::binary::{BinaryChain, FlipProposal};
 use langevin_core::models::BinaryQuadratic;
-use langevin_core::random::fill_normal;
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_std::ab2::fit::trick_factor_f32;
-use langevin_std::ab2::{shift_diagonal, trace_diagonal};
+use langevin_std::ab2::trace_diagonal;
 use langevin_std::sdp::SdpOptions;
 use langevin_tests::discrete::*;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-fn normals(rng: &mut Xoshiro256PlusPlus, n: usize, scale: f64) -> Vec<f64> {
-    let mut v = vec![0.0; n];
-    fill_normal(rng, &mut v);
-    v.iter().map(|x| x * scale).collect()
-}
 
 /// A random quadratic model `U = xᵀW₀x + bᵀx` (`W₀` asymmetric) and its Hessian `W₀ + W₀ᵀ`.
 fn quadratic(d: usize, scale: f64, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f64>) {
@@ -46,18 +39,6 @@ fn quadratic(d: usize, scale: f64, seed: u64) -> (Vec<f32>, Vec<f32>, Vec<f64>) 
     (w0, bias, h)
 }
 
-fn random_symmetric(d: usize, scale: f64, seed: u64) -> Vec<f64> {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let g = normals(&mut rng, d * d, scale);
-    let mut w = vec![0.0; d * d];
-    for i in 0..d {
-        for j in 0..d {
-            w[i * d + j] = 0.5 * (g[i * d + j] + g[j * d + i]);
-        }
-    }
-    w
-}
-
 struct Case {
     name: &'static str,
     w: Vec<f64>,
@@ -67,13 +48,9 @@ struct Case {
 }
 
 fn cases(h: &[f64], d: usize) -> Vec<Case> {
-    let sdp = SdpOptions::with_rel_gap(1e-6);
-    let (trace, _) = trace_diagonal(h, d, &sdp).unwrap();
-    let shift = shift_diagonal(h, d, 1e-3).unwrap();
-    let wrong = random_symmetric(d, 0.7, 99);
-    let (wrong_trace, _) = trace_diagonal(&wrong, d, &sdp).unwrap();
+    let [trace, shift, wrong, wrong_trace] = second_order_diagonals(h, d);
     let mut out = Vec::new();
-    for (step, balance) in [(0.5, 0.5), (3.0, 1.0), (0.1, 0.3), (50.0, 0.8)] {
+    for (step, balance) in SECOND_ORDER_STEPS {
         out.push(Case {
             name: "trace",
             w: h.to_vec(),
@@ -121,42 +98,26 @@ fn fixed_u_detailed_balance_by_enumeration() {
             let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached).unwrap();
             for _ in 0..3 {
                 let u = normals(&mut rng, d, 1.5);
-                let k = states.len();
                 // f[x][y] = log of π(x) N(u; Ax) Q(y|x,u) min(1, r), unnormalised in π.
-                let mut f = vec![f64::NEG_INFINITY; k * k];
-                let mut fwd = vec![0.0; k * k];
-                for (i, x) in states.iter().enumerate() {
-                    let mut total = 0.0;
-                    for (j, y) in states.iter().enumerate() {
-                        let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                        let reference = second_order_log_q(
-                            |r, c| f64::from(w32[r * x.len() + c]),
+                let (f, _) = fixed_u_log_flows(
+                    case.name,
+                    (&states, &log_pi, &grads),
+                    (&a32, &u),
+                    |x, gx, y, gy| kernel.transition(x, gx, y, gy, &u).unwrap(),
+                    |x, gx, y| {
+                        second_order_log_q(
+                            |r, c| f64::from(w32[r * d + c]),
                             &d32,
                             &a32,
                             (case.step, case.balance),
                             x,
-                            &grads[i],
+                            gx,
                             &u,
                             y,
-                        );
-                        assert!(
-                            (t.log_q_forward - reference).abs() <= 1e-10 * (1.0 + reference.abs()),
-                            "{}: log Q {} vs reference {}",
-                            case.name,
-                            t.log_q_forward,
-                            reference
-                        );
-                        total += t.log_q_forward.exp();
-                        fwd[i * k + j] = t.log_q_forward;
-                        let pis = (log_pi[i], log_pi[j]);
-                        f[i * k + j] = joint_log_flow(&a32, (&x[..], &y[..]), &u, pis, &t);
-                    }
-                    assert!(
-                        (total - 1.0).abs() < 1e-12,
-                        "{}: Σ_y Q = {total}",
-                        case.name
-                    );
-                }
+                        )
+                    },
+                );
+                let k = states.len();
                 worst = worst.max(log_detailed_balance(case.name, &f, k));
             }
         }
@@ -220,19 +181,7 @@ fn exact_quadratic_model_accepts_every_proposal() {
     let mut kernel = AbSecondOrder::new(params, &mut scratch, &mut cached).unwrap();
     let mut buf = BinBuf::new(&[0u8; 8]);
     let mut chain = BinaryChain::new(buf.buffers(), &mut model).unwrap();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(13);
-    let (mut moves, mut worst, mut accepted) = (0, 0.0f64, 0);
-    for _ in 0..2000 {
-        let r = kernel.step(&mut model, &mut chain, &mut rng).unwrap();
-        if r.proposed_flips > 0 {
-            moves += 1;
-            worst = worst.max(r.log_accept_ratio.abs());
-            accepted += usize::from(r.accepted);
-        }
-    }
-    eprintln!("{moves} moves, {accepted} accepted, worst |log r| = {worst:e}");
-    assert!(moves > 1000, "only {moves} moves");
-    assert!(worst < 1e-3, "worst |log r| = {worst}");
+    assert_accepts_every_move(&mut kernel, &mut model, &mut chain);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 
 use langevin_core::binary::BinaryChain;
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats, Tempered};
+use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas, SwapStats, Tempered};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
 use langevin_core::{Binary, Chain};
 use langevin_tests::discrete::{BinBuf, check_exact_start, normalise, tabulate_binary_u};
@@ -159,17 +159,8 @@ fn with_ladder<O>(
         .iter_mut()
         .map(|b| BinaryChain::new(b.buffers(), &mut *m).unwrap())
         .collect();
-    let tuner = AcceptanceTuner::new(AcceptanceSettings::default()).unwrap();
-    let (mut betas, mut u, mut tuners) = ([0.0; R], [0.0; R], [tuner; R]);
-    let (mut gaps, mut swaps) = ([0.0; R - 1], [SwapStats::default(); R - 1]);
-    let buffers = ReplicaBuffers {
-        chains: &mut chains,
-        betas: &mut betas,
-        log_densities: &mut u,
-        tuners: &mut tuners,
-        log_gaps: &mut gaps,
-        swaps: &mut swaps,
-    };
+    let mut scratch = ReplicaScratch::<R>::new();
+    let buffers = scratch.buffers(&mut chains);
     let mut settings = LadderSettings::default();
     settings.budget = budget;
     settings.min_beta = 0.1;
