@@ -619,7 +619,9 @@ impl Sampler {
         &self,
         shape: &RunShape,
     ) -> Result<Option<BoxedKernel<Ordinal, T>>, ParamError> {
-        (self.entry.kind).visit(OrdinalKernel(&self.params, shape, PhantomData))
+        self.entry
+            .kind
+            .visit(OrdinalKernel(&self.params, shape, PhantomData))
     }
 
     /// A fresh categorical kernel for a run of this shape; `None` for Gibbs (which runs on
@@ -628,7 +630,9 @@ impl Sampler {
         &self,
         shape: &RunShape,
     ) -> Result<Option<BoxedKernel<Categorical, T>>, ParamError> {
-        (self.entry.kind).visit(CategoricalKernel(&self.params, shape, PhantomData))
+        self.entry
+            .kind
+            .visit(CategoricalKernel(&self.params, shape, PhantomData))
     }
 
     /// Checks the parameters for a binary run of this shape by building the kernel (block
