@@ -512,10 +512,7 @@ fn user_target_settings<'a>(
 }
 
 /// The sampler plan of a user target: a binary kernel other than block Gibbs.
-fn user_target_spec(
-    sampler: &Sampler,
-    plan: &SamplerPlan,
-) -> PyResult<Sampler> {
+fn user_target_spec(sampler: &Sampler, plan: &SamplerPlan) -> PyResult<Sampler> {
     match plan {
         SamplerPlan::Kernel(spec) if spec.runs_on_any_target() => Ok(*spec),
         _ => Err(PyValueError::new_err(format!(
