@@ -50,7 +50,7 @@ pub fn run_ab2_chains(
             let mut cache = vec![0.0f64; model.cache_len()];
             let mut target = model
                 .target_with_transpose(&mut cache, &wt)
-                .map_err(RunError::Model)?;
+                .map_err(|e| RunError::Model(e.to_string()))?;
             let mut buffers = uniform_buffers(model.dim(), &mut rng);
             let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
                 .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;

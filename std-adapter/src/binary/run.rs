@@ -232,7 +232,7 @@ pub(crate) fn with_chain<O>(
     } else {
         model.target(&mut cache)
     };
-    let mut target = target.map_err(RunError::Model)?;
+    let mut target = target.map_err(|e| RunError::Model(e.to_string()))?;
     let mut buffers = uniform_buffers(d, &mut rng);
     let driver = sampler
         .driver(Domain::Binary, shape.burn_in)

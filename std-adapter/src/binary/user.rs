@@ -166,7 +166,11 @@ mod tests {
             let expected = run_chains(&model, &sampler, &config, None, Keep::all()).unwrap();
             let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
                 let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
-                Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
+                Ok(Borrowed(
+                    model
+                        .target(cache)
+                        .map_err(|e| RunError::Model(e.to_string()))?,
+                ))
             })
             .unwrap();
             for (a, b) in expected.chains.iter().zip(&got.chains) {
@@ -191,7 +195,11 @@ mod tests {
         };
         let make = |_| {
             let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
-            Ok(Borrowed(model.target(cache).map_err(RunError::Model)?))
+            Ok(Borrowed(
+                model
+                    .target(cache)
+                    .map_err(|e| RunError::Model(e.to_string()))?,
+            ))
         };
         let block_gibbs = Sampler::named("block-gibbs", |_| {}).unwrap();
         let gibbs = run_target_chains(7, &block_gibbs, &config, None, None, make);

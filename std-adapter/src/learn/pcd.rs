@@ -402,7 +402,7 @@ fn advance(
     k: u64,
 ) -> Result<ChainStats, String> {
     let mut cache = vec![0.0; model.cache_len()];
-    let mut target = model.target(&mut cache)?;
+    let mut target = model.target(&mut cache).map_err(|e| e.to_string())?;
     let mut stats = ChainStats::default();
     let (x, rng) = (&mut p.vecs.x, &mut p.rng);
     match &mut p.mover {

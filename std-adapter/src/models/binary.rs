@@ -4,7 +4,7 @@ use super::file::{Expected, ModelDoc, ModelError, Problem};
 use langevin_core::models::{
     Bf16, BinaryLogistic, BinaryQuadratic, Dims, IsingGraph, IsingLattice, Rbm,
 };
-use langevin_core::{BinaryTarget, FlipMove};
+use langevin_core::{BinaryTarget, FlipMove, ParamError};
 use std::convert::Infallible;
 
 /// A binary model `U(x)` over `x ∈ {0,1}^d`, owning its parameters. Chains borrow it read-only
@@ -409,9 +409,9 @@ impl BinaryModel {
     ///
     /// # Errors
     ///
-    /// A message if the parameters are inconsistent (they are checked when loading, so this
-    /// only fails for hand-built models).
-    pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, String> {
+    /// [`ParamError`] if the parameters are inconsistent (they are checked when loading, so
+    /// this only fails for hand-built models) or `cache` is too short.
+    pub fn target<'a>(&'a self, cache: &'a mut [f64]) -> Result<ModelTarget<'a>, ParamError> {
         self.target_reading(cache, &[], false)
     }
 
@@ -423,12 +423,12 @@ impl BinaryModel {
     ///
     /// # Errors
     ///
-    /// As for [`target`](Self::target), and a message if `wt` is not empty and not `Wᵀ`.
+    /// As for [`target`](Self::target), and if `wt` is not empty and not the shape of `Wᵀ`.
     pub fn target_with_transpose<'a>(
         &'a self,
         cache: &'a mut [f64],
         wt: &'a [f32],
-    ) -> Result<ModelTarget<'a>, String> {
+    ) -> Result<ModelTarget<'a>, ParamError> {
         self.target_reading(cache, wt, true)
     }
 
@@ -440,20 +440,15 @@ impl BinaryModel {
         cache: &'a mut [f64],
         wt: &'a [f32],
         reads_transpose: bool,
-    ) -> Result<ModelTarget<'a>, String> {
-        let e = |e: langevin_core::ParamError| e.to_string();
+    ) -> Result<ModelTarget<'a>, ParamError> {
         Ok(match self {
-            Self::Quadratic { w, b } => {
-                ModelTarget::Quadratic(BinaryQuadratic::new(w, b, cache).map_err(e)?)
-            }
+            Self::Quadratic { w, b } => ModelTarget::Quadratic(BinaryQuadratic::new(w, b, cache)?),
             Self::IsingGraph {
                 offsets,
                 neighbours,
                 couplings,
                 field,
-            } => ModelTarget::IsingGraph(
-                IsingGraph::new(offsets, neighbours, couplings, field).map_err(e)?,
-            ),
+            } => ModelTarget::IsingGraph(IsingGraph::new(offsets, neighbours, couplings, field)?),
             Self::Lattice(l) => ModelTarget::Lattice(*l),
             Self::Rbm {
                 b,
@@ -461,21 +456,17 @@ impl BinaryModel {
                 bf16: Some(half),
                 ..
             } if reads_transpose => ModelTarget::RbmBf16(
-                Rbm::from_weights(&half.w, b, c, cache)
-                    .and_then(|r| r.with_transpose(&half.wt))
-                    .map_err(e)?,
+                Rbm::from_weights(&half.w, b, c, cache).and_then(|r| r.with_transpose(&half.wt))?,
             ),
             Self::Rbm { w, b, c, .. } => {
-                let rbm = Rbm::with_math(w, b, c, cache).map_err(e)?;
+                let rbm = Rbm::with_math(w, b, c, cache)?;
                 ModelTarget::Rbm(if wt.is_empty() {
                     rbm
                 } else {
-                    rbm.with_transpose(wt).map_err(e)?
+                    rbm.with_transpose(wt)?
                 })
             }
-            Self::Logistic { x, y } => {
-                ModelTarget::Logistic(BinaryLogistic::new(x, y, cache).map_err(e)?)
-            }
+            Self::Logistic { x, y } => ModelTarget::Logistic(BinaryLogistic::new(x, y, cache)?),
         })
     }
 }

@@ -28,7 +28,9 @@ pub fn check_size(d: usize, s: usize) -> Result<(), CliError> {
 pub fn binary(model: &BinaryModel) -> Result<Enumeration, CliError> {
     let d = model.dim();
     let mut cache = vec![0.0f64; model.cache_len()];
-    let mut target = model.target(&mut cache).map_err(CliError)?;
+    let mut target = model
+        .target(&mut cache)
+        .map_err(|e| CliError(e.to_string()))?;
     let mut current = vec![0u8; d];
     let (mut grad, mut grad_new) = (vec![0.0f32; d], vec![0.0f32; d]);
     let mut u = match target.log_density_and_grad(&current, &mut grad) {
