@@ -47,13 +47,12 @@ pub fn run_chains(
     keep: Keep<'_, u8>,
 ) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
-    if let Ok(Driver::RbmBlocks) = sampler.driver(Domain::Binary, shape.burn_in) {
-        if !matches!(model, BinaryModel::Rbm { .. }) {
-            return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
-        }
-    } else {
-        sampler.check(&shape).map_err(RunError::Param)?;
+    if !sampler.runs_on_any_target() && !matches!(model, BinaryModel::Rbm { .. }) {
+        return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
     }
+    sampler
+        .validate(Domain::Binary, &shape)
+        .map_err(RunError::Param)?;
     let wt = transpose_for(model, sampler);
     let run = map_chains_from(
         config.seed,

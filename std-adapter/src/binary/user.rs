@@ -46,7 +46,9 @@ where
         ));
     }
     let shape = config.shape(dim);
-    sampler.check(&shape).map_err(RunError::Param)?;
+    sampler
+        .validate(Domain::Binary, &shape)
+        .map_err(RunError::Param)?;
     let cap = shape.burn_in.saturating_add(shape.steps);
     let run = map_chains_from(
         config.seed,

@@ -635,17 +635,6 @@ impl Sampler {
             .visit(CategoricalKernel(&self.params, shape, PhantomData))
     }
 
-    /// Checks the parameters for a binary run of this shape by building the kernel (block
-    /// Gibbs has none: it is refused).
-    ///
-    /// # Errors
-    ///
-    /// As [`kernel_for`](Self::kernel_for), and a replica ladder's invalid settings.
-    pub fn check(&self, shape: &RunShape) -> Result<(), ParamError> {
-        self.driver(Domain::Binary, shape.burn_in)?;
-        self.kernel_for::<ForModels>(shape).map(|_| ())
-    }
-
     /// Checks the parameters for a run of this shape on a model of this domain by building
     /// the domain's kernel (block Gibbs: its runner checks that the model is an RBM).
     ///
