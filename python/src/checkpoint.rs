@@ -4,7 +4,7 @@
 use langevin_std::io::output::{Prepared, prepare};
 use langevin_std::run::{Checkpoint, CheckpointError, Fingerprint, RunConfig};
 use langevin_std::samplers::Sampler;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -96,6 +96,8 @@ pub fn error(e: CheckpointError) -> PyErr {
         CheckpointError::Read { .. } | CheckpointError::Write { .. } => {
             PyOSError::new_err(e.to_string())
         }
+        // The target failed, or is not the one the run had: the run's failure, not the file's.
+        CheckpointError::Restore(_) => PyRuntimeError::new_err(e.to_string()),
         _ => PyValueError::new_err(e.to_string()),
     }
 }

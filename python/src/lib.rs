@@ -164,11 +164,13 @@ fn value_error(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-/// A run's failure as a Python exception: parameters are `ValueError`s, the rest
-/// `RuntimeError`s.
+/// A run's failure as a Python exception: parameters, and a sampler that does not apply, are
+/// `ValueError`s, the rest `RuntimeError`s.
 fn run_error(e: RunError) -> PyErr {
     match e {
-        RunError::Param(_) | RunError::NoBatchedPath { .. } => value_error(e),
+        RunError::Param(_) | RunError::Sampler(_) | RunError::NoBatchedPath { .. } => {
+            value_error(e)
+        }
         RunError::Checkpoint(e) => checkpoint::error(e),
         _ => PyRuntimeError::new_err(e.to_string()),
     }

@@ -9,6 +9,7 @@ use crate::run::{
     ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains_from,
 };
 use crate::run::{Progress, check_cancelled};
+use crate::samplers::SamplerError;
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
 use langevin_core::ordinal::{OrdinalChain, OrdinalTarget};
 use langevin_core::random::index;
@@ -50,10 +51,10 @@ pub fn run_ab2_chains(
             let mut cache = vec![0.0f64; model.cache_len()];
             let mut target = model
                 .target_with_transpose(&mut cache, &wt)
-                .map_err(|e| RunError::Model(e.to_string()))?;
+                .map_err(|e| RunError::Model(e.into()))?;
             let mut buffers = uniform_buffers(model.dim(), &mut rng);
-            let mut chain = BinaryChain::new(buffers.buffers(), &mut target)
-                .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+            let mut chain =
+                BinaryChain::new(buffers.buffers(), &mut target).map_err(RunError::at_chain(c))?;
             let keeper = Keeper::new(keep, c, model.dim());
             run_chain(
                 &mut chain,
@@ -95,10 +96,9 @@ pub fn run_ab2_ordinal_chains(
 ) -> Result<LabelRun, RunError> {
     settings.first.validate().map_err(RunError::Param)?;
     if settings.diagonal.is_dlp() {
-        return Err(RunError::Model(format!(
-            "the {} rule is for binary models; use trace, shift or max on an ordinal model",
-            settings.diagonal.name()
-        )));
+        return Err(RunError::Sampler(SamplerError::BinaryRule {
+            rule: settings.diagonal.name(),
+        }));
     }
     let (d, s) = (model.dim(), model.states());
     let run = map_chains_from(
@@ -111,7 +111,7 @@ pub fn run_ab2_ordinal_chains(
             let x: Vec<u16> = (0..d).map(|_| index(&mut rng, s) as u16).collect();
             let mut buffers = ChainVecs::labels(&x, s, d);
             let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
-                .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+                .map_err(RunError::at_chain(c))?;
             let keeper = Keeper::new(keep, c, d);
             run_chain(
                 &mut chain, &mut model, rng, settings, config, progress, keeper,
@@ -146,7 +146,7 @@ where
     let d = chain.values().len();
     let mut result = ChainResult::default();
     keeper.reserve(&mut result, config.kept(), true);
-    let step_err = |e: StepError<C::Error>| RunError::Model(e.to_string());
+    let step_err = RunError::evaluation::<StepError<C::Error>>;
     let (mut fitted, report) = tune_chain_until(
         target,
         chain,

@@ -23,7 +23,9 @@
 use super::model::BinaryModel;
 use super::run::{BinaryRun, uniform_buffers};
 use crate::run::Progress;
-use crate::run::{BatchVecs, ChainResult, GroupJob, Lockstep, RunConfig, RunError, run_groups};
+use crate::run::{
+    BatchVecs, ChainResult, GroupJob, Lockstep, ModelError, RunConfig, RunError, run_groups,
+};
 use crate::samplers::{LangevinStep, Sampler};
 use langevin_core::LenError;
 use langevin_core::StepError;
@@ -78,7 +80,7 @@ pub fn has_batched_path(model: &BinaryModel, sampler: &Sampler) -> bool {
 /// # Errors
 ///
 /// [`RunError::NoBatchedPath`] for a model or sampler without a batched path;
-/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a start
+/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Group`] for a start
 /// where the model is not finite.
 pub fn run_chains_batched(
     model: &BinaryModel,
@@ -216,7 +218,7 @@ struct Group<'k, 'b, T: BatchTarget, const ADJUSTED: bool> {
 impl<T: BatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
     type Value = u8;
 
-    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String> {
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), ModelError> {
         let mut step = Step {
             kernel: self.kernel,
             target: &mut *self.target,
@@ -224,7 +226,7 @@ impl<T: BatchTarget, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTE
             rngs: &mut self.rngs,
             reports,
         };
-        crate::simd::dispatch(&mut step).map_err(|e| e.to_string())
+        crate::simd::dispatch(&mut step).map_err(ModelError::evaluation)
     }
 
     fn state(&self, c: usize) -> &[u8] {

@@ -4,10 +4,10 @@ use super::model::{BinaryModel, ModelTarget};
 use crate::kernels::{BoxedKernel, ForTarget, SweepReport};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
-    Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming, map_chains_from,
-    restore_sums, with_replicas,
+    ModelError, Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming,
+    map_chains_from, restore_sums, with_replicas,
 };
-use crate::samplers::{BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, Sampler};
+use crate::samplers::{Domain, Driver, RunShape, Sampler, SamplerError};
 use core::fmt::Display;
 use langevin_core::LenError;
 use langevin_core::baselines::{BlockGibbs, FlipDelta, Gibbs, Scan};
@@ -48,7 +48,7 @@ pub fn run_chains(
 ) -> Result<BinaryRun, RunError> {
     let shape = config.shape(model.dim());
     if !sampler.runs_on_any_target() && !matches!(model, BinaryModel::Rbm { .. }) {
-        return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
+        return Err(SamplerError::RbmOnly.into());
     }
     sampler
         .validate(Domain::Binary, &shape)
@@ -101,7 +101,7 @@ impl<T: FlipDelta> RawSweep<u8> for FastGibbs<'_, T> {
             let changed = self
                 .gibbs
                 .update_binary(&mut *self.target, x, rng)
-                .map_err(|e| RunError::Model(e.to_string()))?;
+                .map_err(RunError::evaluation)?;
             sweep.add_update(changed, 1);
         }
         Ok((sweep.report(), hamming(&self.previous, x)))
@@ -113,7 +113,7 @@ impl<T: FlipDelta> RawSweep<u8> for FastGibbs<'_, T> {
         let mut grad = vec![0.0f32; x.len()];
         self.target
             .log_density_and_grad(x, &mut grad)
-            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+            .map_err(RunError::restoring)?;
         restore_sums(self.target.running_sums_mut(), saved)
     }
 }
@@ -131,11 +131,12 @@ fn with_fast_gibbs<T: FlipDelta, O>(
     let mut grad = vec![0.0f32; x.len()];
     let u = target
         .log_density_and_grad(&x, &mut grad)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+        .map_err(RunError::at_chain(c))?;
     if !u.is_finite() {
-        return Err(RunError::Model(format!(
-            "chain {c}: log-density at the initial state is not finite"
-        )));
+        return Err(RunError::Chain {
+            chain: c,
+            error: ModelError::StartNotFinite,
+        });
     }
     let gibbs = FastGibbs {
         previous: x.clone(),
@@ -155,10 +156,7 @@ struct CheckerboardGibbs(LatticeGibbs<Dims>);
 impl RawSweep<u8> for CheckerboardGibbs {
     #[inline(always)]
     fn sweep(&mut self, x: &mut [u8], rng: &mut Xoshiro256PlusPlus) -> Stepped {
-        let changed = self
-            .0
-            .sweep(x, rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
+        let changed = self.0.sweep(x, rng).map_err(RunError::evaluation)?;
         // A sweep is d updates, each always accepted and counted as one evaluation (as the
         // single-flip path counts them); every site is visited once, so the sites that changed
         // are the distance moved.
@@ -197,8 +195,8 @@ pub(crate) fn block_gibbs_sweep<M: FlipMath>(
 impl RawSweep<u8> for RbmSweeps<'_, '_> {
     #[inline(always)]
     fn sweep(&mut self, x: &mut [u8], rng: &mut Xoshiro256PlusPlus) -> Stepped {
-        let report = block_gibbs_sweep(self.rbm, x, &mut self.hidden, rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
+        let report =
+            block_gibbs_sweep(self.rbm, x, &mut self.hidden, rng).map_err(RunError::evaluation)?;
         Ok((report, u64::from(report.proposed_flips)))
     }
 }
@@ -231,14 +229,14 @@ pub(crate) fn with_chain<O>(
     } else {
         model.target(&mut cache)
     };
-    let mut target = target.map_err(|e| RunError::Model(e.to_string()))?;
+    let mut target = target.map_err(|e| RunError::Model(e.into()))?;
     let mut buffers = uniform_buffers(d, &mut rng);
     let driver = sampler
         .driver(Domain::Binary, shape.burn_in)
         .map_err(RunError::Param)?;
     if let Driver::RbmBlocks = driver {
         let ModelTarget::Rbm(rbm) = &target else {
-            return Err(RunError::Model(BLOCK_GIBBS_NEEDS_RBM.into()));
+            return Err(SamplerError::RbmOnly.into());
         };
         let sweeps = RbmSweeps {
             hidden: vec![0; rbm.hidden_units()],
@@ -290,8 +288,7 @@ where
         });
     }
     let d = buffers.x.len();
-    let chain = BinaryChain::new(buffers.buffers(), &mut target)
-        .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+    let chain = BinaryChain::new(buffers.buffers(), &mut target).map_err(RunError::at_chain(c))?;
     let name = kernel.name();
     let previous = matches!(driver, Driver::Gibbs(_)).then(|| vec![0; d]);
     let mut driver = KernelDriver::new(chain, target, kernel, rng, previous);

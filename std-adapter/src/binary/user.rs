@@ -5,10 +5,10 @@
 use super::run::{BinaryRun, kernel_chain, uniform_buffers};
 use crate::kernels::ForTarget;
 use crate::run::{
-    ChainDriver, ChainResult, Keep, Keeper, RunConfig, RunError, drive, map_chains_from,
+    ChainDriver, ChainResult, Keep, Keeper, ModelError, RunConfig, RunError, drive, map_chains_from,
 };
 use crate::run::{Checkpoint, Progress};
-use crate::samplers::{Domain, RunShape, Sampler};
+use crate::samplers::{Domain, RunShape, Sampler, SamplerError};
 use langevin_core::BinaryTarget;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -26,8 +26,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 ///
 /// # Errors
 ///
-/// [`RunError::Param`] for invalid parameters, [`RunError::Model`] for block Gibbs, for a start
-/// where the target is not finite and for a target's error.
+/// [`RunError::Param`] for invalid parameters, [`RunError::Sampler`] for block Gibbs,
+/// [`RunError::Chain`] for a start where the target is not finite and for a target's error.
 pub fn run_target_chains<T, F>(
     dim: usize,
     sampler: &Sampler,
@@ -41,9 +41,7 @@ where
     F: Fn(usize) -> Result<T, RunError> + Sync,
 {
     if !sampler.runs_on_any_target() {
-        return Err(RunError::Model(
-            "block-gibbs samples RBM models only; it does not apply to a user target".into(),
-        ));
+        return Err(SamplerError::RbmOnly.into());
     }
     let shape = config.shape(dim);
     sampler
@@ -82,10 +80,13 @@ fn with_target_chain<T: BinaryTarget, O>(
     f: impl FnOnce(&mut dyn ChainDriver<Value = u8>) -> Result<O, RunError>,
 ) -> Result<O, RunError> {
     if target.dim() != dim {
-        return Err(RunError::Model(format!(
-            "chain {c}: the target has {} coordinates, the run {dim}",
-            target.dim()
-        )));
+        return Err(RunError::Chain {
+            chain: c,
+            error: ModelError::TargetLength {
+                target: target.dim(),
+                run: dim,
+            },
+        });
     }
     let buffers = uniform_buffers(dim, &mut rng);
     let driver = sampler
@@ -169,9 +170,7 @@ mod tests {
             let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
                 let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
                 Ok(Borrowed(
-                    model
-                        .target(cache)
-                        .map_err(|e| RunError::Model(e.to_string()))?,
+                    model.target(cache).map_err(|e| RunError::Model(e.into()))?,
                 ))
             })
             .unwrap();
@@ -198,16 +197,23 @@ mod tests {
         let make = |_| {
             let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
             Ok(Borrowed(
-                model
-                    .target(cache)
-                    .map_err(|e| RunError::Model(e.to_string()))?,
+                model.target(cache).map_err(|e| RunError::Model(e.into()))?,
             ))
         };
         let block_gibbs = Sampler::named("block-gibbs", |_| {}).unwrap();
         let gibbs = run_target_chains(7, &block_gibbs, &config, None, None, make);
-        assert!(matches!(gibbs, Err(RunError::Model(_))));
+        assert!(matches!(
+            gibbs,
+            Err(RunError::Sampler(SamplerError::RbmOnly))
+        ));
         let gwg = Sampler::named("gwg", |_| {}).unwrap();
         let wrong = run_target_chains(6, &gwg, &config, None, None, make);
-        assert!(matches!(wrong, Err(RunError::Model(m)) if m.contains("7 coordinates")));
+        assert!(matches!(
+            wrong,
+            Err(RunError::Chain {
+                chain: 0,
+                error: ModelError::TargetLength { target: 7, run: 6 }
+            })
+        ));
     }
 }

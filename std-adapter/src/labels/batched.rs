@@ -16,7 +16,8 @@ use super::run::LabelRun;
 use crate::models::OrdinalQuadratic;
 use crate::run::Progress;
 use crate::run::{
-    BatchVecs, ChainResult, DiscreteRun, GroupJob, Lockstep, RunConfig, RunError, run_groups,
+    BatchVecs, ChainResult, DiscreteRun, GroupJob, Lockstep, ModelError, RunConfig, RunError,
+    run_groups,
 };
 use crate::samplers::{LangevinStep, Sampler};
 use langevin_core::StepError;
@@ -41,7 +42,7 @@ pub fn has_batched_path(model: &LabelModel, sampler: &Sampler) -> bool {
 /// # Errors
 ///
 /// [`RunError::NoBatchedPath`] for a model or sampler without a batched path;
-/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Model`] for a start
+/// [`RunError::Param`] for invalid parameters or `batch = 0`; [`RunError::Group`] for a start
 /// where the model is not finite.
 pub fn run_label_chains_batched(
     model: &LabelModel,
@@ -117,12 +118,12 @@ struct Group<'k, 'b, T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> {
 impl<T: BatchTarget<OrdinalDomain>, const ADJUSTED: bool> Lockstep for Group<'_, '_, T, ADJUSTED> {
     type Value = u16;
 
-    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String> {
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), ModelError> {
         crate::simd::dispatch(&mut Step {
             group: self,
             reports,
         })
-        .map_err(|e| e.to_string())
+        .map_err(ModelError::evaluation)
     }
 
     fn state(&self, c: usize) -> &[u16] {

@@ -8,11 +8,11 @@ use crate::models::Potts;
 use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Jump, Keep, Keeper,
-    KernelDriver, RawSweep, ReplicaPlan, RunConfig, RunError, Stepped, SweepDriver, drive,
-    drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
+    KernelDriver, ModelError, RawSweep, ReplicaPlan, RunConfig, RunError, Stepped, SweepDriver,
+    drive, drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
 };
 use crate::samplers::Sampler;
-use crate::samplers::{Driver, RunShape};
+use crate::samplers::{Domain, Driver, RunShape, SamplerError};
 use langevin_core::Eval;
 use langevin_core::baselines::Gibbs;
 use langevin_core::categorical::CategoricalTarget;
@@ -102,9 +102,9 @@ impl LabelRun {
 ///
 /// # Errors
 ///
-/// [`RunError::Param`] for invalid parameters; [`RunError::Model`] for a sampler that does not
-/// apply to the model's domain, a fixed start of the wrong length or out of range, or a start
-/// where the model is not finite.
+/// [`RunError::Param`] for invalid parameters; [`RunError::Sampler`] for a sampler that does not
+/// apply to the model's domain; [`RunError::Model`] for a fixed start of the wrong length or out
+/// of range; [`RunError::Chain`] for a start where the model is not finite.
 ///
 /// [`RunError::Output`] when `keep`'s sink fails.
 pub fn run_label_chains(
@@ -119,23 +119,23 @@ pub fn run_label_chains(
     let shape = config.shape(d);
     sampler
         .check_domain(model.domain())
-        .map_err(|e| RunError::Model(e.to_string()))?;
+        .map_err(RunError::Sampler)?;
     sampler
         .validate(model.domain().into(), &shape)
         .map_err(RunError::Param)?;
     if let LabelStart::Fixed(x) = start {
         if x.len() != d {
-            return Err(RunError::Model(format!(
-                "the start has {} coordinates, the model {d}",
-                x.len()
-            )));
+            return Err(RunError::Model(ModelError::StartLength {
+                start: x.len(),
+                model: d,
+            }));
         }
         if let Some(i) = x.iter().position(|&v| usize::from(v) >= s) {
-            return Err(RunError::Model(format!(
-                "the start has x[{i}] = {}, beyond the last value {}",
-                x[i],
-                s - 1
-            )));
+            return Err(RunError::Model(ModelError::StartBeyond {
+                index: i,
+                value: x[i],
+                last: (s - 1) as u16,
+            }));
         }
     }
     let job = LabelJob {
@@ -181,7 +181,7 @@ impl<'a> LabelJob<'a> {
     ) -> Result<ChainResult<u16>, RunError> {
         let (d, s, shape) = (model.dim(), model.states(), &self.shape);
         let cap = shape.burn_in + shape.steps;
-        let start_error = |e: String| RunError::Model(format!("chain {c}: {e}"));
+        let start_error = RunError::at_chain(c);
         let driver = self
             .sampler
             .driver(model.domain().into(), shape.burn_in)
@@ -204,8 +204,8 @@ impl<'a> LabelJob<'a> {
                     .ordinal_kernel(shape)
                     .map_err(RunError::Param)?;
                 let mut buffers = ChainVecs::labels(&x, s, d);
-                let chain = LabelChain::new_ordinal(buffers.buffers(), &mut m)
-                    .map_err(|e| start_error(e.to_string()))?;
+                let chain =
+                    LabelChain::new_ordinal(buffers.buffers(), &mut m).map_err(&start_error)?;
                 let x = chain.state().to_vec();
                 match kernel {
                     Some(kernel) => {
@@ -215,7 +215,7 @@ impl<'a> LabelJob<'a> {
                     }
                     None => self.gibbs(
                         driver,
-                        "ordinal",
+                        Domain::Ordinal,
                         x,
                         Conditional::Ordinal(&mut m),
                         rng,
@@ -230,15 +230,15 @@ impl<'a> LabelJob<'a> {
                     .categorical_kernel(shape)
                     .map_err(RunError::Param)?;
                 let mut buffers = ChainVecs::labels(&x, s, d * s);
-                let chain = LabelChain::new_categorical(buffers.buffers(), &mut m)
-                    .map_err(|e| start_error(e.to_string()))?;
+                let chain =
+                    LabelChain::new_categorical(buffers.buffers(), &mut m).map_err(&start_error)?;
                 if let Some(kernel) = kernel {
                     return self.drive(KernelDriver::new(chain, m, kernel, rng, None), cap, keeper);
                 }
                 let x = chain.state().to_vec();
                 self.gibbs(
                     driver,
-                    "categorical",
+                    Domain::Categorical,
                     x,
                     Conditional::Categorical(&mut m),
                     rng,
@@ -280,17 +280,17 @@ impl<'a> LabelJob<'a> {
     fn gibbs(
         &self,
         driver: Driver,
-        domain: &str,
+        domain: Domain,
         x: Vec<u16>,
         target: Conditional<'_>,
         rng: Xoshiro256PlusPlus,
         keeper: Keeper<'a, u16>,
     ) -> Result<ChainResult<u16>, RunError> {
         let Driver::Gibbs(scan) = driver else {
-            return Err(RunError::Model(format!(
-                "sampler {} does not apply to {domain} models",
-                self.sampler.name()
-            )));
+            return Err(RunError::Sampler(SamplerError::Domain {
+                sampler: self.sampler.name(),
+                domain,
+            }));
         };
         let states = target.states();
         let gibbs = LabelGibbs {
@@ -352,7 +352,7 @@ impl RawSweep<u16> for LabelGibbs<'_> {
                         .update_categorical(&mut **m, x, &mut self.scratch, rng)
                 }
             }
-            .map_err(|e| RunError::Model(e.to_string()))?;
+            .map_err(RunError::evaluation)?;
             sweep.add_update(changed, cost);
         }
         let jump = match self.target {
@@ -369,18 +369,17 @@ impl RawSweep<u16> for LabelGibbs<'_> {
         }
     }
     fn restore_sums(&mut self, x: &[u16], saved: &DriverState) -> Result<(), RunError> {
-        let failed = |e: String| RunError::Model(format!("restoring a checkpoint: {e}"));
         match &mut self.target {
             Conditional::Ordinal(m) => {
                 let mut grad = vec![0.0f32; x.len()];
                 OrdinalTarget::log_density_and_grad(&mut **m, x, &mut grad)
-                    .map_err(|e| failed(e.to_string()))?;
+                    .map_err(RunError::restoring)?;
                 restore_sums(OrdinalTarget::running_sums_mut(&mut **m), saved)
             }
             Conditional::Categorical(m) => {
                 let mut grad = vec![0.0f32; x.len() * self.states];
                 CategoricalTarget::log_density_and_grad(&mut **m, x, &mut grad)
-                    .map_err(|e| failed(e.to_string()))?;
+                    .map_err(RunError::restoring)?;
                 restore_sums(CategoricalTarget::running_sums_mut(&mut **m), saved)
             }
         }

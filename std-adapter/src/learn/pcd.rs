@@ -33,8 +33,7 @@ use crate::binary::{BinaryModel, ModelTarget, block_gibbs_sweep};
 use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
 use crate::samplers::{
-    BLOCK_GIBBS_NEEDS_RBM, Domain, Driver, RunShape, Sampler, SamplerEntry, SamplerParams,
-    SamplerPlan,
+    Domain, Driver, RunShape, Sampler, SamplerEntry, SamplerError, SamplerParams, SamplerPlan,
 };
 use crate::seeding::chain_rngs;
 use langevin_core::Kernel;
@@ -337,8 +336,7 @@ impl<'d> Pcd<'d> {
         let stop_tuning = self.steps_done >= self.tune_steps;
         let chains = std::mem::take(&mut self.chains);
         let advanced = self.pool.map(chains, |c, mut p| {
-            let stats = advance(&target, factors.as_ref(), &mut p, k)
-                .map_err(|e| RunError::Model(format!("chain {c}: {e}")))?;
+            let stats = advance(&target, factors.as_ref(), &mut p, k).map_err(|e| e.in_chain(c))?;
             if stop_tuning && let Mover::Kernel(k) = &mut p.mover {
                 k.stop_tuning();
             }
@@ -400,19 +398,22 @@ fn advance(
     factors: Option<&RbmFlipFactors>,
     p: &mut Persistent,
     k: u64,
-) -> Result<ChainStats, String> {
+) -> Result<ChainStats, RunError> {
     let mut cache = vec![0.0; model.cache_len()];
-    let mut target = model.target(&mut cache).map_err(|e| e.to_string())?;
+    let mut target = model
+        .target(&mut cache)
+        .map_err(|e| RunError::Model(e.into()))?;
     let mut stats = ChainStats::default();
     let (x, rng) = (&mut p.vecs.x, &mut p.rng);
     match &mut p.mover {
         Mover::BlockGibbs(hidden) => {
             let ModelTarget::Rbm(rbm) = &target else {
-                return Err(BLOCK_GIBBS_NEEDS_RBM.into());
+                return Err(SamplerError::RbmOnly.into());
             };
             hidden.resize(rbm.hidden_units(), 0);
             for _ in 0..k {
-                let report = block_gibbs_sweep(rbm, x, hidden, rng).map_err(|e| e.to_string())?;
+                let report =
+                    block_gibbs_sweep(rbm, x, hidden, rng).map_err(RunError::evaluation)?;
                 stats.record(&report);
             }
             return Ok(stats);
@@ -430,14 +431,15 @@ fn advance(
         }
         Mover::Kernel(_) => {}
     }
-    let mut chain = BinaryChain::new(p.vecs.buffers(), &mut target).map_err(|e| e.to_string())?;
+    let mut chain =
+        BinaryChain::new(p.vecs.buffers(), &mut target).map_err(RunError::evaluation)?;
     for _ in 0..k {
         let r = match &mut p.mover {
             Mover::Kernel(kernel) => kernel.step(&mut target, &mut chain, &mut p.rng),
             Mover::Gibbs(sweep) => sweep.step(&mut target, &mut chain, &mut p.rng),
-            Mover::BlockGibbs(_) => return Err(BLOCK_GIBBS_NEEDS_RBM.into()),
+            Mover::BlockGibbs(_) => return Err(SamplerError::RbmOnly.into()),
         }
-        .map_err(|e| e.to_string())?;
+        .map_err(RunError::evaluation)?;
         stats.record(&r);
     }
     Ok(stats)
@@ -450,7 +452,7 @@ fn gibbs_sweeps<T: FlipDelta<Error = std::convert::Infallible>>(
     x: &mut [u8],
     k: u64,
     rng: &mut Xoshiro256PlusPlus,
-) -> Result<ChainStats, String> {
+) -> Result<ChainStats, RunError> {
     // Establishes the model's caches at the current state.
     let mut grad = vec![0.0f32; x.len()];
     let _ = target.log_density_and_grad(x, &mut grad);
@@ -460,7 +462,7 @@ fn gibbs_sweeps<T: FlipDelta<Error = std::convert::Infallible>>(
         for _ in 0..x.len() {
             let changed = gibbs
                 .update_binary(target, x, rng)
-                .map_err(|e| e.to_string())?;
+                .map_err(RunError::evaluation)?;
             sweep.add_update(changed, 1);
         }
         stats.record(&sweep.report());

@@ -85,6 +85,9 @@ pub enum CheckpointError {
         /// Its value for this command.
         now: String,
     },
+    /// The model at a checkpoint's saved state failed, or is not the one the run had.
+    #[error("restoring a checkpoint: {0}")]
+    Restore(#[source] super::ModelError),
     /// The run has chains whose state cannot be saved.
     #[error("--checkpoint does not support {what}")]
     Unsupported {

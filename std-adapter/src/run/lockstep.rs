@@ -6,7 +6,7 @@
 //! every real chain's. A shard (`first_chain` K) groups its chains from K in the same way. Groups run in parallel, so nothing a chain draws depends on the thread
 //! count or on the number of chains.
 
-use super::{ChainResult, Chains, Pool, Progress, RunConfig, RunError};
+use super::{ChainResult, Chains, ModelError, Pool, Progress, RunConfig, RunError};
 use crate::seeding::chain_rngs_from;
 use langevin_core::ParamError;
 use langevin_core::binary::StepReport;
@@ -19,7 +19,7 @@ pub(crate) trait Lockstep {
     /// The state entries.
     type Value: Copy;
     /// Advances every chain by one step, saying what chain `c` did in `reports[c]`.
-    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), String>;
+    fn step(&mut self, reports: &mut [StepReport]) -> Result<(), ModelError>;
     /// Chain `c`'s state.
     fn state(&self, c: usize) -> &[Self::Value];
     /// `U` at chain `c`'s state.
@@ -42,8 +42,12 @@ pub(crate) struct GroupJob<'a> {
 impl GroupJob<'_> {
     /// A model error of the group's chains.
     pub(crate) fn model_err(&self, e: impl fmt::Display) -> RunError {
+        self.in_group(ModelError::evaluation(e))
+    }
+
+    fn in_group(&self, error: ModelError) -> RunError {
         let first = self.rows.first().map_or(0, |g| g.0);
-        RunError::Model(format!("chains {first}..: {e}"))
+        RunError::Group { first, error }
     }
 
     /// Runs `group`, the chains of these rows, for the burn-in and kept phase of the run, and
@@ -55,7 +59,7 @@ impl GroupJob<'_> {
     ) -> Result<Vec<ChainResult<L::Value>>, RunError> {
         let kept = self.rows.iter().take_while(|g| g.0 < self.real).count();
         drive_group(group, self.rows.len(), kept, self.config, self.progress).map_err(|e| match e {
-            RunError::Model(e) => self.model_err(e),
+            RunError::Model(e) => self.in_group(e),
             e => e,
         })
     }

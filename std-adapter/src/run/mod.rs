@@ -13,6 +13,7 @@
 //!   has taken, and the flag that cancels it.
 
 mod checkpoint;
+mod error;
 mod identity;
 mod lockstep;
 mod plan;
@@ -25,6 +26,7 @@ pub use checkpoint::{
     Checkpoint, CheckpointError, DEFAULT_EVERY, FORMAT_VERSION, Fingerprint, Saved,
 };
 pub(crate) use checkpoint::{DriverState, Position, Record};
+pub use error::{ModelError, RunError};
 pub(crate) use lockstep::{GroupJob, Lockstep, run_groups};
 pub use plan::{batched_to, run_binary_plan, run_label_plan};
 pub use pool::{Pool, PoolError, available_threads};
@@ -133,117 +135,6 @@ impl RunConfig {
             dim,
             burn_in: self.burn_in,
             steps: self.steps,
-        }
-    }
-}
-
-/// Why a run failed.
-#[derive(Debug)]
-pub enum RunError {
-    /// Invalid sampler parameters.
-    Param(langevin_core::ParamError),
-    /// The model could not be set up or evaluated at a chain's start, or a step failed.
-    Model(String),
-    /// The worker running `chain` panicked; the run returns no chains at all.
-    WorkerPanicked {
-        /// The chain whose worker panicked.
-        chain: usize,
-        /// The panic's message.
-        message: String,
-    },
-    /// The worker threads could not be started.
-    ThreadPool(rayon::ThreadPoolBuildError),
-    /// Batched stepping (`--batch`) was asked of a model or sampler without a batched path.
-    NoBatchedPath {
-        /// The model's kind.
-        kind: String,
-        /// The sampler's name.
-        sampler: String,
-    },
-    /// The kept draws could not be written to their output.
-    Output(String),
-    /// A shard of a lockstep run (`--batch`) must start at a group's first chain: a chain's
-    /// values depend on its row in the group, so only groups that line up with those of one
-    /// run of all the chains give its draws.
-    ShardNotAligned {
-        /// The shard's first chain.
-        first_chain: usize,
-        /// Chains per group.
-        batch: usize,
-    },
-    /// The run was cancelled through its [`Progress`] before it finished.
-    Cancelled,
-    /// A checkpoint could not be written, read or used (`--checkpoint`, `--resume`).
-    Checkpoint(CheckpointError),
-}
-
-impl RunError {
-    /// The error for a `--batch` run of `sampler` on a model of `kind` without a batched path.
-    pub(crate) fn no_batched_path(kind: &str, sampler: &str) -> Self {
-        Self::NoBatchedPath {
-            kind: kind.into(),
-            sampler: sampler.into(),
-        }
-    }
-}
-
-impl fmt::Display for RunError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RunError::Model(e) => f.write_str(e),
-            RunError::Param(e) => e.fmt(f),
-            RunError::WorkerPanicked { chain, message } => {
-                write!(f, "the worker running chain {chain} panicked: {message}")
-            }
-            RunError::ThreadPool(e) => write!(f, "could not start the worker threads: {e}"),
-            RunError::NoBatchedPath { kind, sampler } => write!(
-                f,
-                "--batch needs dula or dmala on an rbm, binary_quadratic, binary_logistic or \
-                 ordinal_quadratic model; {sampler} on a {kind} model has no batched path (drop \
-                 --batch)"
-            ),
-            RunError::Output(e) => write!(f, "writing the kept draws: {e}"),
-            RunError::ShardNotAligned { first_chain, batch } => write!(
-                f,
-                "--first-chain {first_chain} with --batch {batch}: a shard of a lockstep run \
-                 starts at a multiple of the group size (a chain's values depend on its row in \
-                 the group), so its draws would not be those of one run"
-            ),
-            RunError::Cancelled => f.write_str("the run was cancelled"),
-            RunError::Checkpoint(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for RunError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            RunError::Model(_)
-            | RunError::WorkerPanicked { .. }
-            | RunError::NoBatchedPath { .. }
-            | RunError::Output(_)
-            | RunError::ShardNotAligned { .. }
-            | RunError::Cancelled => None,
-            RunError::Param(e) => Some(e),
-            RunError::ThreadPool(e) => Some(e),
-            RunError::Checkpoint(e) => Some(e),
-        }
-    }
-}
-
-impl From<CheckpointError> for RunError {
-    fn from(e: CheckpointError) -> Self {
-        RunError::Checkpoint(e)
-    }
-}
-
-impl From<PoolError> for RunError {
-    fn from(e: PoolError) -> Self {
-        match e {
-            PoolError::Build(e) => RunError::ThreadPool(e),
-            PoolError::WorkerPanicked { chain, message } => {
-                RunError::WorkerPanicked { chain, message }
-            }
         }
     }
 }
@@ -526,7 +417,7 @@ impl<'a, T: Copy + Into<u64>> Keeper<'a, T> {
             && kept > 0
         {
             sink.write(self.chain, 0, &draws)
-                .map_err(|e| RunError::Output(e.to_string()))?;
+                .map_err(RunError::Output)?;
         }
         self.flushed = kept;
         result.draws = draws;
@@ -540,7 +431,7 @@ impl<'a, T: Copy + Into<u64>> Keeper<'a, T> {
             && !self.batch.is_empty()
         {
             sink.write(self.chain, self.flushed, &self.batch)
-                .map_err(|e| RunError::Output(e.to_string()))?;
+                .map_err(RunError::Output)?;
             self.flushed += self.batch.len() / self.dim;
             self.batch.clear();
         }
@@ -833,7 +724,7 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
         let r = self
             .kernel
             .step(&mut self.target, &mut self.chain, &mut self.rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
+            .map_err(RunError::evaluation)?;
         let jump = match &self.previous {
             Some(p) => D::jump(p, self.chain.state()),
             None => u64::from(r.accepted_flips()),
@@ -883,7 +774,7 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
         let x: Vec<D::Value> = saved.values().ok_or_else(|| misfit("state"))?;
         self.chain
             .reset(&x, &mut self.target)
-            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+            .map_err(RunError::restoring)?;
         // A fresh evaluation at the saved state gives the saved U up to the rounding of the
         // target's running sums; the saved sums, U and ∇U then replace the fresh ones, so that
         // the next steps are bit for bit those of the run that saved them.
@@ -891,16 +782,17 @@ impl<D: Jump, T: Eval<D>> ChainDriver for KernelDriver<'_, D, T> {
         let u = saved.log_density.map(f64::from_bits).unwrap_or(f64::NAN);
         let close = (fresh - u).abs() <= 1e-9 * (1.0 + u.abs());
         if !close {
-            return Err(RunError::Model(format!(
-                "restoring a checkpoint: U at the saved state is {fresh}, the run had {u} \
-                 (the target is not the one saved)"
-            )));
+            return Err(CheckpointError::Restore(ModelError::NotTheSavedTarget {
+                fresh,
+                saved: u,
+            })
+            .into());
         }
         restore_sums(self.target.running_sums_mut(), saved)?;
         let grad: Vec<f32> = saved.grad.iter().map(|&w| f32::from_bits(w)).collect();
         self.chain
             .restore_cached::<T::Error>(u, &grad)
-            .map_err(|e| RunError::Model(format!("restoring a checkpoint: {e}")))?;
+            .map_err(RunError::restoring)?;
         if !self.kernel.restore(&saved.kernel) {
             return Err(misfit("kernel state"));
         }

@@ -18,8 +18,7 @@ use crate::samplers::{Domain, SamplerError, SamplerPlan};
 pub fn batched_to<T>(keep: Keep<'_, T>, chains: &[ChainResult<T>]) -> Result<(), RunError> {
     if let Some(sink) = keep.sink {
         for (c, chain) in chains.iter().enumerate() {
-            sink.write(c, 0, &chain.draws)
-                .map_err(|e| RunError::Output(e.to_string()))?;
+            sink.write(c, 0, &chain.draws).map_err(RunError::Output)?;
         }
     }
     Ok(())
@@ -82,7 +81,7 @@ pub fn run_binary_plan(
 /// # Errors
 ///
 /// The runners' [`RunError`]s; [`RunError::NoBatchedPath`] for `batch` with a model or
-/// sampler without a batched path; [`RunError::Model`] for AB-2 on a categorical model (the
+/// sampler without a batched path; [`RunError::Sampler`] for AB-2 on a categorical model (the
 /// registry never plans one).
 pub fn run_label_plan(
     model: &LabelModel,
@@ -108,13 +107,11 @@ pub fn run_label_plan(
             let start = &LabelStart::Uniform;
             run_label_chains(model, kernel, config, start, progress, keep)
         }
-        (SamplerPlan::Ab2(_), LabelModel::Categorical(_), None) => Err(RunError::Model(
-            SamplerError::Domain {
-                sampler,
-                domain: Domain::Categorical,
-            }
-            .to_string(),
-        )),
+        (SamplerPlan::Ab2(_), LabelModel::Categorical(_), None) => Err(SamplerError::Domain {
+            sampler,
+            domain: Domain::Categorical,
+        }
+        .into()),
     }
 }
 

@@ -3,8 +3,8 @@
 
 use super::Progress;
 use super::{
-    ChainDriver, ChainResult, ChainVecs, CheckpointError, DriverState, Jump, Keeper, RunConfig,
-    RunError, Saved, Stepped, drive, misfit,
+    ChainDriver, ChainResult, ChainVecs, CheckpointError, DriverState, Jump, Keeper, ModelError,
+    RunConfig, RunError, Saved, Stepped, drive, misfit,
 };
 use crate::FlipMathImpl;
 use langevin_core::tempering::{LadderSettings, ReplicaBuffers, Replicas, SwapStats};
@@ -44,7 +44,7 @@ where
         let r = self
             .replicas
             .sweep(&mut *self.target, &mut self.rng)
-            .map_err(|e| RunError::Model(e.to_string()))?;
+            .map_err(RunError::evaluation)?;
         Ok((r.cold, D::jump(&self.previous, self.state())))
     }
     fn state(&self) -> &[D::Value] {
@@ -85,7 +85,6 @@ where
         })
     }
     fn restore(&mut self, saved: &DriverState) -> Result<(), RunError> {
-        let failed = |e: String| RunError::Model(format!("restoring a checkpoint: {e}"));
         let words: Vec<u64> =
             serde_json::from_value(saved.kernel.clone()).map_err(|_| misfit("kernel state"))?;
         let x: Vec<D::Value> = saved.values().ok_or_else(|| misfit("state"))?;
@@ -95,21 +94,22 @@ where
         }
         self.replicas
             .restore_words(&words)
-            .map_err(|e| failed(e.to_string()))?;
+            .map_err(RunError::restoring)?;
         for (r, state) in x.chunks_exact(d).enumerate() {
             self.replicas
                 .restart(r, state, &mut *self.target)
-                .map_err(|e| failed(e.to_string()))?;
+                .map_err(RunError::restoring)?;
         }
         let (fresh, u) = (
             self.log_density().unwrap_or(f64::NAN),
             saved.log_density.map_or(f64::NAN, f64::from_bits),
         );
         if fresh.to_bits() != u.to_bits() {
-            return Err(failed(format!(
-                "U at the saved state is {fresh}, the run had {u} (the target is not the one \
-                 saved)"
-            )));
+            return Err(CheckpointError::Restore(ModelError::NotTheSavedTarget {
+                fresh,
+                saved: u,
+            })
+            .into());
         }
         self.rng = saved.rng.clone();
         Ok(())
@@ -176,16 +176,18 @@ where
 {
     let r = plan.replicas.max(1);
     let states = target.states();
-    let start_error = |e: String| RunError::Model(format!("chain {chain_index}: {e}"));
     let mut buffers: Vec<ChainVecs<D::Value>> = (0..r)
         .map(|_| ChainVecs::for_domain::<D>(x0, states))
         .collect::<Option<_>>()
-        .ok_or_else(|| start_error("the gradient does not fit in memory".into()))?;
+        .ok_or(RunError::Chain {
+            chain: chain_index,
+            error: ModelError::TooLarge,
+        })?;
     let mut chains: Vec<Chain<'_, D>> = buffers
         .iter_mut()
         .map(|b| Chain::new(b.buffers(), &mut *target))
         .collect::<Result<_, _>>()
-        .map_err(|e| start_error(e.to_string()))?;
+        .map_err(RunError::at_chain(chain_index))?;
     let tuner =
         AcceptanceTuner::<FlipMathImpl>::with_math(Default::default()).map_err(RunError::Param)?;
     let (mut betas, mut log_densities, mut tuners) = (vec![0.0; r], vec![0.0; r], vec![tuner; r]);
@@ -199,7 +201,7 @@ where
         swaps: &mut swaps,
     };
     let replicas = Replicas::new(buffers, plan.settings, &mut *target)
-        .map_err(|e| start_error(e.to_string()))?;
+        .map_err(RunError::at_chain(chain_index))?;
     let mut driver = ReplicaDriver {
         replicas,
         target,

@@ -666,6 +666,14 @@ pub enum SamplerError {
         /// The model's domain.
         domain: Domain,
     },
+    /// Block Gibbs (it draws the hidden units too) on a model that is not an RBM.
+    RbmOnly,
+    /// An AB-2 diagonal rule for binary models (the `dlp-*` rules and `dmala`), on a model of
+    /// labels.
+    BinaryRule {
+        /// The rule.
+        rule: &'static str,
+    },
     /// A parameter given for a model of a domain it does not apply to (a window on a model
     /// that is not ordinal).
     NotForDomain {
@@ -720,6 +728,11 @@ impl fmt::Display for SamplerError {
                     or_list(&others)
                 )
             }
+            SamplerError::RbmOnly => f.write_str(BLOCK_GIBBS_NEEDS_RBM),
+            SamplerError::BinaryRule { rule } => write!(
+                f,
+                "the {rule} rule is for binary models; use trace, shift or max on an ordinal model"
+            ),
             SamplerError::NotForDomain { param, .. } => {
                 let domains: Vec<&str> = Domain::ALL
                     .into_iter()
