@@ -47,7 +47,7 @@ fn bench_chain<C: SgChain<RidgeRegression>>(
 
 fn per_step(c: &mut Criterion) {
     for d in [10usize, 100, 1000] {
-        let (model, _) = RidgeRegression::synthetic(TERMS, d, 1.0, 1.0, 7);
+        let (model, _) = RidgeRegression::synthetic(TERMS, d, 1.0, 1.0, 7).unwrap();
         // A step small enough for every chain to stay stable (a minibatch term's curvature is
         // about (N/n)|x_i|² ≈ N d / n); the cost of a step does not depend on it.
         let h = 0.02 / (TERMS * d) as f64;

@@ -2,6 +2,18 @@
 //! solver and the `langevin` command line. Re-exports [`langevin_core`] as [`core_kernels`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs, missing_debug_implementations)]
+// The core's panic lints, but for indexing: the std layer indexes buffers it sized itself.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub use langevin_core as core_kernels;
 

@@ -644,12 +644,13 @@ fn run_model<M: DriverModel>(
 ///
 /// ```
 /// use langevin_std::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind, run};
-/// let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
+/// let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1)?);
 /// let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.005);
 /// cfg.passes = 3.0;
-/// let out = run(&cfg).unwrap();
+/// let out = run(&cfg)?;
 /// assert_eq!(out.shape, [4, 3, 2]);
 /// assert_eq!(out.summary.grad_evals_per_draw, 20.0);
+/// # Ok::<(), langevin_std::continuous::ContinuousError>(())
 /// ```
 pub fn run(cfg: &ContinuousConfig) -> Result<ContinuousRun, ContinuousError> {
     run_keeping(cfg, ContinuousKeep::all())

@@ -10,9 +10,10 @@ use std::convert::Infallible;
 ///
 /// ```
 /// use langevin_std::continuous::GaussianSum;
-/// let m = GaussianSum::synthetic(20, 2, 7);
+/// let m = GaussianSum::synthetic(20, 2, 7)?;
 /// assert_eq!(m.target_mean().len(), 2);
 /// assert_eq!(m.target_var(), 1.0 / 20.0);
+/// # Ok::<(), langevin_std::continuous::ContinuousError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianSum {
@@ -37,13 +38,11 @@ impl GaussianSum {
     /// `n` centres drawn from `N(0, I_d)` with a seeded Xoshiro256++ stream (as in Li et al. 2020,
     /// where `n = 20`, `d = 2`).
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If `n` or `d` is zero.
-    pub fn synthetic(n: usize, d: usize, seed: u64) -> Self {
-        let centers = DataMatrix::new(n, d, normals(seed, n * d))
-            .expect("synthetic centres are finite and non-empty");
-        Self { centers }
+    /// [`ContinuousError::Model`] if `n` or `d` is zero.
+    pub fn synthetic(n: usize, d: usize, seed: u64) -> Result<Self, ContinuousError> {
+        Ok(Self::new(DataMatrix::new(n, d, normals(seed, n * d))?))
     }
 
     /// The centres.

@@ -60,14 +60,20 @@ impl LogisticRegression {
     /// labels `y_i = ±1` with `P(y_i = 1) = σ(x_iᵀβ)`, from a seeded Xoshiro256++ stream.
     /// Returns the model and `β`.
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If `n` or `d` is zero or `prior_var` is not finite and positive.
-    pub fn synthetic(n: usize, d: usize, prior_var: f64, seed: u64) -> (Self, Vec<f64>) {
+    /// [`ContinuousError::Model`] if `n` or `d` is zero or `prior_var` is not finite and
+    /// positive.
+    pub fn synthetic(
+        n: usize,
+        d: usize,
+        prior_var: f64,
+        seed: u64,
+    ) -> Result<(Self, Vec<f64>), ContinuousError> {
         let z = normals(seed, n * d + d);
         let (xs, beta) = z.split_at(n * d);
         let u = normals(seed ^ 0x5eed_1abe_1000_0001, n);
-        let x = DataMatrix::new(n, d, xs.to_vec()).expect("finite synthetic covariates");
+        let x = DataMatrix::new(n, d, xs.to_vec())?;
         // Φ(u) is uniform: compare it with σ(xᵀβ) to draw the label.
         let y: Vec<f64> = (0..n)
             .map(|i| {
@@ -76,8 +82,7 @@ impl LogisticRegression {
                 if uni < p { 1.0 } else { -1.0 }
             })
             .collect();
-        let model = Self::new(x, &y, prior_var).expect("valid synthetic model");
-        (model, beta.to_vec())
+        Ok((Self::new(x, &y, prior_var)?, beta.to_vec()))
     }
 
     /// The covariates.

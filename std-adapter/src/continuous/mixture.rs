@@ -33,13 +33,12 @@ impl GaussianMixture {
     /// `n` parameters `a_i ~ N(μ 1, I_d)` from a seeded Xoshiro256++ stream (Zhang et al. 2020: `n = 500`,
     /// `d = 10`, `μ = 2`), weight `1/n`.
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If `n` or `d` is zero or `mu` is not finite.
-    pub fn synthetic(n: usize, d: usize, mu: f64, seed: u64) -> Self {
+    /// [`ContinuousError::Model`] if `n` or `d` is zero or `mu` is not finite.
+    pub fn synthetic(n: usize, d: usize, mu: f64, seed: u64) -> Result<Self, ContinuousError> {
         let v: Vec<f64> = normals(seed, n * d).into_iter().map(|z| z + mu).collect();
-        let a = DataMatrix::new(n, d, v).expect("finite synthetic parameters");
-        Self::new(a, None).expect("valid weight")
+        Self::new(DataMatrix::new(n, d, v)?, None)
     }
 
     /// The parameters `a_i`.

@@ -144,7 +144,7 @@ impl Default for GaussianSumSetup {
 ///
 /// Whatever [`run`] returns.
 pub fn ewsg_vs_sghmc(setup: &GaussianSumSetup) -> Result<CurveTable, ContinuousError> {
-    let model = GaussianSum::synthetic(setup.terms, setup.dim, setup.data_seed);
+    let model = GaussianSum::synthetic(setup.terms, setup.dim, setup.data_seed)?;
     let mean = model.target_mean();
     let d = setup.dim;
     let mut cov = vec![0.0; d * d];
@@ -230,8 +230,8 @@ pub fn agld_ridge(setup: &RidgeSetup) -> Result<(CurveTable, f64), ContinuousErr
         setup.lambda,
         setup.lambda,
         setup.data_seed,
-    );
-    let (mean, cov) = model.posterior();
+    )?;
+    let (mean, cov) = model.posterior()?;
     let l = largest_precision_eigenvalue(&cov, setup.dim);
     let step = setup.step_times_l / l;
     let methods: [(SamplerKind, Option<SnapshotKind>); 5] = [

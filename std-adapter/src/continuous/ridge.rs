@@ -54,25 +54,25 @@ impl RidgeRegression {
     /// `n` points with covariates `N(0, I_d)`, true weights `w ~ N(0, I_d)` and responses
     /// `y = x_iᵀw + √λ ε`, from a seeded Xoshiro256++ stream. Returns the model and `w`.
     ///
-    /// # Panics
+    /// # Errors
     ///
-    /// If `n` or `d` is zero or a variance is not finite and positive.
+    /// [`ContinuousError::Model`] if `n` or `d` is zero or a variance is not finite and
+    /// positive.
     pub fn synthetic(
         n: usize,
         d: usize,
         noise_var: f64,
         prior_var: f64,
         seed: u64,
-    ) -> (Self, Vec<f64>) {
+    ) -> Result<(Self, Vec<f64>), ContinuousError> {
         let z = normals(seed, n * d + d + n);
         let (xs, rest) = z.split_at(n * d);
         let (w, eps) = rest.split_at(d);
-        let x = DataMatrix::new(n, d, xs.to_vec()).expect("finite synthetic covariates");
+        let x = DataMatrix::new(n, d, xs.to_vec())?;
         let y: Vec<f64> = (0..n)
             .map(|i| dot(x.row(i), w) + noise_var.sqrt() * eps[i])
             .collect();
-        let model = Self::new(x, &y, noise_var, prior_var).expect("valid synthetic model");
-        (model, w.to_vec())
+        Ok((Self::new(x, &y, noise_var, prior_var)?, w.to_vec()))
     }
 
     /// The covariates.
@@ -87,23 +87,29 @@ impl RidgeRegression {
 
     /// The exact posterior `N(m, Σ)`: `Σ⁻¹ = XᵀX/λ + I/v`, `m = Σ Xᵀy / λ`. Returns `m` and
     /// `Σ` (row-major `d × d`).
-    pub fn posterior(&self) -> (Vec<f64>, Vec<f64>) {
+    ///
+    /// # Errors
+    ///
+    /// [`ContinuousError::Model`] when `XᵀX/λ` overflows.
+    pub fn posterior(&self) -> Result<(Vec<f64>, Vec<f64>), ContinuousError> {
         let (n, d) = (self.x.rows(), self.x.cols());
         let x = DMatrix::from_row_slice(n, d, self.x.values());
         let y = DVector::from_column_slice(&self.y);
         let precision =
             x.transpose() * &x / self.noise_var + DMatrix::identity(d, d) / self.prior_var;
         let rhs = x.transpose() * y / self.noise_var;
-        let chol = precision
-            .cholesky()
-            .expect("XᵀX/λ + I/v is positive definite");
+        // Positive definite in exact arithmetic; only overflow (covariates near f64::MAX) can
+        // make the factorisation fail.
+        let chol = precision.cholesky().ok_or_else(|| {
+            ContinuousError::Model("XᵀX/λ + I/v overflows double precision".into())
+        })?;
         let mean = chol.solve(&rhs);
         let cov = chol.inverse();
         let cov_rows: Vec<f64> = (0..d)
             .flat_map(|r| (0..d).map(move |c| (r, c)))
             .map(|(r, c)| cov[(r, c)])
             .collect();
-        (mean.as_slice().to_vec(), cov_rows)
+        Ok((mean.as_slice().to_vec(), cov_rows))
     }
 }
 

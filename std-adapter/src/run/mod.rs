@@ -1176,7 +1176,7 @@ mod tests {
             (
                 "sgld (continuous)",
                 Box::new(|config: &RunConfig| {
-                    let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1));
+                    let model = Model::GaussianSum(GaussianSum::synthetic(20, 2, 1).unwrap());
                     let mut cfg = ContinuousConfig::new(model, SamplerKind::Sgld, 0.01);
                     (cfg.chains, cfg.first_chain) = (config.chains, config.first_chain);
                     (cfg.threads, cfg.batch) = (config.threads, 2);

@@ -15,7 +15,7 @@ use proptest::prelude::*;
 
 /// A ridge-like GLM sum with deterministic pseudo-random data.
 fn model(n: usize, d: usize, seed: u64) -> QuadSum {
-    let z = langevin_std::continuous::GaussianSum::synthetic(n + 1, d, seed);
+    let z = langevin_std::continuous::GaussianSum::synthetic(n + 1, d, seed).unwrap();
     let x: Vec<Vec<f64>> = (0..n).map(|i| z.centers().row(i).to_vec()).collect();
     let y: Vec<f64> = (0..n)
         .map(|i| z.centers().row(n)[i % d] + i as f64 * 0.1)

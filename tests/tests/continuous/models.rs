@@ -56,14 +56,14 @@ fn check_glm<T: GlmSumTarget>(t: &mut T, theta: &[f64]) {
 #[test]
 fn model_gradients_match_potentials() {
     let theta = [0.3, -0.7, 1.1];
-    check_gradients(&mut GaussianSum::synthetic(6, 3, 1), &theta);
-    let (mut lr, _) = LogisticRegression::synthetic(8, 3, 2.0, 2);
+    check_gradients(&mut GaussianSum::synthetic(6, 3, 1).unwrap(), &theta);
+    let (mut lr, _) = LogisticRegression::synthetic(8, 3, 2.0, 2).unwrap();
     check_gradients(&mut lr, &theta);
     check_glm(&mut lr, &theta);
-    let (mut rr, _) = RidgeRegression::synthetic(8, 3, 0.5, 3.0, 3);
+    let (mut rr, _) = RidgeRegression::synthetic(8, 3, 0.5, 3.0, 3).unwrap();
     check_gradients(&mut rr, &theta);
     check_glm(&mut rr, &theta);
-    let mut mx = GaussianMixture::synthetic(8, 3, 2.0, 4);
+    let mut mx = GaussianMixture::synthetic(8, 3, 2.0, 4).unwrap();
     check_gradients(&mut mx, &theta);
     check_glm(&mut mx, &theta);
     // The mixture term is −ln(½ e^{−|θ−a|²/2} + ½ e^{−|θ+a|²/2}) times its weight.
@@ -76,8 +76,8 @@ fn model_gradients_match_potentials() {
 
 #[test]
 fn ridge_posterior_is_exact() {
-    let (mut m, _) = RidgeRegression::synthetic(30, 3, 0.5, 2.0, 5);
-    let (mean, cov) = m.posterior();
+    let (mut m, _) = RidgeRegression::synthetic(30, 3, 0.5, 2.0, 5).unwrap();
+    let (mean, cov) = m.posterior().unwrap();
     // ∇V(mean) = 0 and Cov = (∇²V)⁻¹: check ∇V(mean + Σ e_k) = e_k.
     let mut g = vec![0.0; 3];
     m.add_full_grad(&mean, 1.0, &mut g).unwrap();
@@ -255,7 +255,7 @@ fn model_files_of_every_kind() {
 
 fn gauss_cfg(sampler: SamplerKind) -> ContinuousConfig {
     let mut cfg = ContinuousConfig::new(
-        Model::GaussianSum(GaussianSum::synthetic(10, 2, 3)),
+        Model::GaussianSum(GaussianSum::synthetic(10, 2, 3).unwrap()),
         sampler,
         0.01,
     );
@@ -417,7 +417,7 @@ fn samples_and_summary_files() {
 
 #[test]
 fn glm_models_run_with_scalar_and_dense_snapshots() {
-    let (m, _) = LogisticRegression::synthetic(50, 3, 10.0, 7);
+    let (m, _) = LogisticRegression::synthetic(50, 3, 10.0, 7).unwrap();
     for storage in [StorageKind::Auto, StorageKind::Dense, StorageKind::Scalar] {
         for snapshot in [
             SnapshotKind::Total,

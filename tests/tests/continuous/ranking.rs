@@ -63,7 +63,7 @@ fn floor_relative_sd(mean: &[f64], cov: &[f64], chains: usize) -> f64 {
     let d = mean.len();
     let l = cholesky(cov, d);
     let reps = 40;
-    let z = langevin_std::continuous::GaussianSum::synthetic(reps * chains, d, 99);
+    let z = langevin_std::continuous::GaussianSum::synthetic(reps * chains, d, 99).unwrap();
     let w: Vec<f64> = (0..reps)
         .map(|r| {
             let rows: Vec<Vec<f32>> = (0..chains)
@@ -113,8 +113,9 @@ fn tmu_at_or_below_saga_and_svrg_all_below_sgld() {
         setup.lambda,
         setup.lambda,
         setup.data_seed,
-    );
-    let (mean, cov) = model.posterior();
+    )
+    .unwrap();
+    let (mean, cov) = model.posterior().unwrap();
     let rel = floor_relative_sd(&mean, &cov, setup.chains);
     let tol = 1.0 + 5.0 * std::f64::consts::SQRT_2 * rel;
     for p in 7..10 {

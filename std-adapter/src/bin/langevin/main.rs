@@ -1,6 +1,19 @@
 //! The `langevin` command line: sample discrete and continuous models, solve the diagonal SDP,
 //! or, with no arguments, run a demonstration.
 
+#![forbid(unsafe_code)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::panic,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
 mod ais;
 mod args;
 mod continuous;
