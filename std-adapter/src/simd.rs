@@ -50,23 +50,30 @@ pub const ENV_VALUES: [&str; 3] = ["portable", "avx2", "avx512"];
 ///
 /// # Errors
 ///
-/// A message naming the value and the valid ones.
-pub fn check_env() -> Result<(), String> {
+/// [`UnknownPath`] naming the value.
+pub fn check_env() -> Result<(), UnknownPath> {
     match std::env::var_os(ENV) {
         None => Ok(()),
         Some(v) => check_value(&v.to_string_lossy()),
     }
 }
 
+/// A value of [`ENV`] that names no code path.
+#[derive(Debug, thiserror::Error)]
+#[error("{ENV}={value:?} is not a code path; use one of {} (or leave it unset)", ENV_VALUES.join(", "))]
+pub struct UnknownPath {
+    /// The value.
+    pub value: String,
+}
+
 /// Whether `value` is a valid value of [`ENV`] (empty: unset).
-fn check_value(value: &str) -> Result<(), String> {
+fn check_value(value: &str) -> Result<(), UnknownPath> {
     if value.is_empty() || ENV_VALUES.contains(&value) {
         Ok(())
     } else {
-        Err(format!(
-            "{ENV}={value:?} is not a code path; use one of {} (or leave it unset)",
-            ENV_VALUES.join(", ")
-        ))
+        Err(UnknownPath {
+            value: value.into(),
+        })
     }
 }
 
@@ -448,7 +455,8 @@ mod tests {
         }
         for bad in ["AVX2", "avx", "sse", "portable "] {
             let e = check_value(bad).unwrap_err();
-            assert!(e.contains("portable, avx2, avx512"), "{e}");
+            assert_eq!(e.value, bad);
+            assert!(e.to_string().contains("portable, avx2, avx512"), "{e}");
         }
         #[cfg(target_arch = "x86_64")]
         {

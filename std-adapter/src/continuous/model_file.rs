@@ -170,7 +170,7 @@ impl ModelSpec {
                 path: path.to_path_buf(),
                 source,
             },
-            InputError::Json(message) => fail(message),
+            InputError::Json(e) => fail(e.to_string()),
             InputError::Memory { error, .. } => fail(error.to_string()),
             e => ContinuousError::Model(e.to_string()),
         };

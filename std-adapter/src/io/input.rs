@@ -59,7 +59,28 @@ pub enum InputError {
         bound: u64,
     },
     /// The JSON is malformed or names a key twice.
-    Json(String),
+    Json(JsonError),
+}
+
+/// JSON text that is malformed, or whose object names a key twice.
+#[derive(Debug)]
+pub struct JsonError(serde_json::Error);
+
+impl fmt::Display for JsonError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A duplicate key is a data error whose message says what it is; a syntax error is not.
+        if self.0.is_data() {
+            self.0.fmt(f)
+        } else {
+            write!(f, "not valid JSON: {}", self.0)
+        }
+    }
+}
+
+impl std::error::Error for JsonError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
 }
 
 impl fmt::Display for InputError {
@@ -85,7 +106,7 @@ impl fmt::Display for InputError {
                 path.display(),
                 crate::resources::human(*bound)
             ),
-            InputError::Json(message) => f.write_str(message),
+            InputError::Json(e) => e.fmt(f),
         }
     }
 }
@@ -95,6 +116,7 @@ impl std::error::Error for InputError {
         match self {
             InputError::Io { source, .. } => Some(source),
             InputError::Memory { error, .. } => Some(error),
+            InputError::Json(e) => Some(e),
             _ => None,
         }
     }
@@ -275,20 +297,12 @@ pub fn parse_json(text: &[u8], budget: &MemoryBudget) -> Result<Value, InputErro
 ///
 /// # Errors
 ///
-/// `not valid JSON: …`, or `duplicate key `k` at line l column c`.
-pub fn parse_strict(text: &[u8]) -> Result<Value, String> {
+/// [`JsonError`]: `not valid JSON: …`, or `duplicate key `k` at line l column c`.
+pub fn parse_strict(text: &[u8]) -> Result<Value, JsonError> {
     let mut de = serde_json::Deserializer::from_slice(text);
-    let Strict(value) = Strict::deserialize(&mut de).map_err(json_message)?;
-    de.end().map_err(json_message)?;
+    let Strict(value) = Strict::deserialize(&mut de).map_err(JsonError)?;
+    de.end().map_err(JsonError)?;
     Ok(value)
-}
-
-fn json_message(e: serde_json::Error) -> String {
-    if e.is_data() {
-        e.to_string()
-    } else {
-        format!("not valid JSON: {e}")
-    }
 }
 
 /// A JSON value whose objects name each key once.
@@ -380,9 +394,14 @@ mod tests {
             r#"[{"k": 1}, {"k": 2, "k": 3}]"#,
         ] {
             let e = parse_strict(text.as_bytes()).unwrap_err();
-            assert!(e.contains("duplicate key"), "{text}: {e}");
+            assert!(e.to_string().contains("duplicate key"), "{text}: {e}");
         }
-        assert!(parse_strict(b"{").unwrap_err().contains("not valid JSON"));
+        assert!(
+            parse_strict(b"{")
+                .unwrap_err()
+                .to_string()
+                .contains("not valid JSON")
+        );
         assert!(parse_strict(b"1 2").is_err());
     }
 

@@ -73,17 +73,27 @@ impl DrawsFile {
     ///
     /// # Errors
     ///
-    /// A message naming the path when the file cannot be created or the size overflows.
-    pub fn create(path: &Path, shape: [usize; 3], dtype: DrawDtype) -> Result<Self, String> {
-        let header = npy_header(&shape, dtype.descr()).map_err(|e| e.to_string())?;
+    /// [`WriteError`] naming the path when the file cannot be created or written, or its
+    /// size overflows.
+    pub fn create(path: &Path, shape: [usize; 3], dtype: DrawDtype) -> Result<Self, WriteError> {
+        let fail = |source| WriteError {
+            path: path.to_path_buf(),
+            source,
+        };
+        let header =
+            npy_header(&shape, dtype.descr()).map_err(|e| fail(std::io::Error::other(e)))?;
         let data = shape
             .iter()
             .try_fold(dtype.size() as u64, |n, &s| n.checked_mul(s as u64));
         let len = data.and_then(|n| n.checked_add(header.len() as u64));
-        let len =
-            len.ok_or_else(|| format!("{}: the draws overflow 2^64 bytes", path.display()))?;
-        let file = StreamedFile::create(path, len).map_err(|e| e.to_string())?;
-        file.write_at(0, &header).map_err(|e| e.to_string())?;
+        let len = len.ok_or_else(|| {
+            fail(std::io::Error::new(
+                std::io::ErrorKind::FileTooLarge,
+                "the draws overflow 2^64 bytes",
+            ))
+        })?;
+        let file = StreamedFile::create(path, len)?;
+        file.write_at(0, &header).map_err(fail)?;
         Ok(Self {
             file,
             header: header.len() as u64,

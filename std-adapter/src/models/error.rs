@@ -2,7 +2,7 @@
 //! wrong, as data.
 
 use super::schema::UnknownField;
-use crate::io::input::InputError;
+use crate::io::input::{InputError, JsonError};
 use crate::io::npy::NpyError;
 use crate::resources::MemoryError;
 use langevin_core::ParamError;
@@ -130,12 +130,10 @@ impl fmt::Display for Expected {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Problem {
-    /// The file is not JSON, or names a key twice (the parser's message).
-    #[error("{message}")]
-    Json {
-        /// The parser's message, with the line and column.
-        message: String,
-    },
+    /// The file is not JSON, or names a key twice (the parser's message, with the line and
+    /// column).
+    #[error(transparent)]
+    Json(JsonError),
     /// The file could not be read.
     #[error(transparent)]
     Input(InputError),

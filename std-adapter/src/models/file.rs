@@ -49,9 +49,7 @@ impl ModelDoc {
     /// [`schema`](super::schema).
     pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ModelError> {
         let refused = |e: InputError| match e {
-            InputError::Json(message) => {
-                ModelError::new("", Problem::Json { message }).in_file(path)
-            }
+            InputError::Json(e) => ModelError::new("", Problem::Json(e)).in_file(path),
             InputError::Memory { error, .. } => {
                 ModelError::new("", Problem::Memory(error)).in_file(path)
             }
@@ -74,8 +72,8 @@ impl ModelDoc {
     /// As for [`ModelDoc::read_within`].
     pub fn parse(text: &str, base: PathBuf) -> Result<Self, ModelError> {
         // The text is in memory already: its parse is the caller's to bound.
-        let value = parse_strict(text.as_bytes())
-            .map_err(|message| ModelError::new("", Problem::Json { message }))?;
+        let value =
+            parse_strict(text.as_bytes()).map_err(|e| ModelError::new("", Problem::Json(e)))?;
         let mut doc = Self::from_value(value, base)?;
         doc.parse_bytes = json_parse_bytes(text.as_bytes());
         Ok(doc)

@@ -149,7 +149,7 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     let file = match &args.out {
         Some(path) if config.draws_per_chain() > 0 => {
             let shape = [config.chains, config.draws_per_chain(), config.model.dim()];
-            Some(DrawsFile::create(path, shape, DrawDtype::F32).map_err(CliError)?)
+            Some(DrawsFile::create(path, shape, DrawDtype::F32)?)
         }
         _ => None,
     };

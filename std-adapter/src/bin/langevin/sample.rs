@@ -246,9 +246,7 @@ pub(crate) fn draws_file(
         return Ok(None);
     };
     let shape = [spec.config.chains, spec.config.kept(), d];
-    Ok(Some(
-        DrawsFile::create(path, shape, dtype).map_err(CliError)?,
-    ))
+    Ok(Some(DrawsFile::create(path, shape, dtype)?))
 }
 
 /// The [`Keep`] of a run: one in `stride` draws in memory, all of them into `file`.
