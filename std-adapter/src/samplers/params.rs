@@ -207,6 +207,16 @@ impl<T: Choice> Codec<T> for Named {
     }
 }
 
+/// A parameter's value whose text does not read as the parameter's type.
+#[derive(Debug, thiserror::Error)]
+#[error("{reason}")]
+pub struct ParamValueError {
+    /// The parameter.
+    pub param: Param,
+    /// What is wrong with the text, in a few words.
+    pub reason: String,
+}
+
 /// What the table says about one parameter, beside its field.
 struct Row {
     flag: &'static str,
@@ -276,10 +286,14 @@ macro_rules! params {
             ///
             /// # Errors
             ///
-            /// What is wrong with `text`; the parameter is left as it was.
-            pub fn set(&mut self, param: Param, text: &str) -> Result<(), String> {
+            /// [`ParamValueError`] saying what is wrong with `text`; the parameter is left as
+            /// it was.
+            pub fn set(&mut self, param: Param, text: &str) -> Result<(), ParamValueError> {
+                let reason = |reason| ParamValueError { param, reason };
                 match param {
-                    $(Param::$variant => self.$field = <$codec as Codec<$ty>>::parse(text)?,)*
+                    $(Param::$variant => {
+                        self.$field = <$codec as Codec<$ty>>::parse(text).map_err(reason)?;
+                    })*
                 }
                 Ok(())
             }
@@ -581,13 +595,16 @@ impl SamplerParams {
     ///
     /// # Errors
     ///
-    /// What is wrong with a value (the parser of the arguments has checked them already).
-    pub fn from_matches(matches: &clap::ArgMatches, params: &[Param]) -> Result<Self, String> {
+    /// [`ParamValueError`] for a value that does not read as its type (the parser of the
+    /// arguments has checked them already).
+    pub fn from_matches(
+        matches: &clap::ArgMatches,
+        params: &[Param],
+    ) -> Result<Self, ParamValueError> {
         let mut p = Self::DEFAULT;
         for &param in params {
             if let Some(text) = matches.get_one::<String>(param.field()) {
-                p.set(param, text)
-                    .map_err(|e| format!("{}: {e}", param.info().flag))?;
+                p.set(param, text)?;
             }
         }
         Ok(p)

@@ -77,7 +77,10 @@ impl<S: ParamSet> FromArgMatches for ParamArgs<S> {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         SamplerParams::from_matches(matches, &S::params())
             .map(|p| Self(p, PhantomData))
-            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))
+            .map_err(|e| {
+                let message = format!("{}: {e}", e.param.info().flag);
+                clap::Error::raw(clap::error::ErrorKind::ValueValidation, message)
+            })
     }
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
         *self = Self::from_arg_matches(matches)?;
