@@ -319,16 +319,13 @@ impl<D: LatticeDims> LatticeProposal<D> {
             let word = rng.next_u64();
             // Two 32-bit halves: on a 32-bit core each is one register.
             let (low, high) = (word as u32, (word >> 32) as u32);
-            // The four class bytes as one word: one load and one store.
-            if let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
-                let k = u32::from_le_bytes(*quad);
-                let flips = self.flip_lane(k as u8, low as u16, hist)
-                    | self.flip_lane((k >> 8) as u8, (low >> SITE_BITS) as u16, hist) << 8
-                    | self.flip_lane((k >> 16) as u8, high as u16, hist) << 16
-                    | self.flip_lane((k >> 24) as u8, (high >> SITE_BITS) as u16, hist) << 24;
-                *quad = (k | flips << 5).to_le_bytes();
-                // The flips are one bit per byte: their sum is the top byte of this product.
-                count += (flips.wrapping_mul(0x0101_0101) >> 24) as usize;
+            // Byte by byte: reading the quad as one word and writing it back cost more (the
+            // lanes' shifts and the recombination) than the four byte loads and stores.
+            if let Ok([a, b, c, e]) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
+                count += self.flip(a, low as u16, hist)
+                    + self.flip(b, (low >> SITE_BITS) as u16, hist)
+                    + self.flip(c, high as u16, hist)
+                    + self.flip(e, (high >> SITE_BITS) as u16, hist);
             }
         }
         let rest = quads.into_remainder();
@@ -340,19 +337,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
             }
         }
         count
-    }
-
-    /// 1 if class `k` flips with random bits `r` (below its threshold), else 0; counts the site
-    /// out of its bin.
-    #[cfg(not(target_pointer_width = "64"))]
-    #[inline(always)]
-    fn flip_lane(&self, k: u8, r: u16, hist: &mut Histogram) -> u32 {
-        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-        let f = u8::from(r < t);
-        if let Some(n) = hist.get_mut(bin(k | (f << 5))) {
-            *n -= 1;
-        }
-        u32::from(f)
     }
 
     /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
