@@ -4,8 +4,6 @@
 use super::LatticePasses;
 #[cfg(target_pointer_width = "64")]
 use super::WORDS_PER_CALL;
-#[cfg(not(target_pointer_width = "64"))]
-use super::swar::{Chunk, WORD, WORDS};
 use super::{
     ABSENT, FIXED_BITS, FLIP_BIT, Histogram, LOG_BINS, M_MASK, SCALE, SITES_PER_WORD, SPLIT, X_BIT,
 };
@@ -354,24 +352,26 @@ impl<D: LatticeDims> LatticeProposal<D> {
         usize::from(f)
     }
 
-    /// Counts every site into the bin of its (new class, flip), a word of sites at a time.
+    /// Counts every site into the bin of its (new class, flip), four sites at a time: the lanes
+    /// written out, as at opt-level "s" a loop over them stays a loop (twice the instructions).
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     pub(super) fn count_bins(class: &[u8], hist: &mut Histogram) {
-        let mut words = class.chunks_exact(WORD);
-        for w in &mut words {
-            for word in Chunk::load(w).0 {
-                for lane in 0..WORD / WORDS {
-                    if let Some(n) = hist.get_mut((word >> (8 * lane)) & usize::from(BIN_MASK)) {
-                        *n += 1;
-                    }
-                }
-            }
-        }
-        for &k in words.remainder() {
-            if let Some(n) = hist.get_mut(usize::from(k & BIN_MASK)) {
+        let mut add = |k: u32| {
+            if let Some(n) = hist.get_mut((k & u32::from(BIN_MASK)) as usize) {
                 *n += 1;
             }
+        };
+        let mut quads = class.chunks_exact(SITES_PER_WORD);
+        for quad in &mut quads {
+            let k = <[u8; SITES_PER_WORD]>::try_from(quad).map_or(0, u32::from_le_bytes);
+            add(k);
+            add(k >> 8);
+            add(k >> 16);
+            add(k >> 24);
+        }
+        for &k in quads.remainder() {
+            add(u32::from(k));
         }
     }
 
@@ -461,10 +461,18 @@ impl<D: LatticeDims> LatticeProposal<D> {
 }
 
 /// `x as f64`, converted from an `i32` when it fits (always, on a lattice of fewer than 2^28
-/// sites): the same value, with a cheaper library call on 32-bit cores.
+/// sites): the same value, with a cheaper library call on 32-bit cores. The wide conversion is
+/// kept out of line: inlined, the compiler made both library calls and chose between them.
 #[inline(always)]
 fn small_to_f64(x: i64) -> f64 {
-    i32::try_from(x).map_or(x as f64, f64::from)
+    i32::try_from(x).map_or_else(|_| wide_to_f64(x), f64::from)
+}
+
+/// `x as f64` for the counts beyond `i32` (lattices of `2^28` sites or more).
+#[cold]
+#[inline(never)]
+fn wide_to_f64(x: i64) -> f64 {
+    x as f64
 }
 
 /// `x · 2^−56` for an integer `x ≠ 0`: `x` is normal with an exponent of at least
