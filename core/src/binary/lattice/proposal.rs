@@ -311,7 +311,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
         hist: &mut Histogram,
         rng: &mut R,
     ) -> usize {
-        let mut count = 0usize;
         let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
         for quad in &mut quads {
             let word = rng.next_u64();
@@ -320,28 +319,47 @@ impl<D: LatticeDims> LatticeProposal<D> {
             // Byte by byte: reading the quad as one word and writing it back cost more (the
             // lanes' shifts and the recombination) than the four byte loads and stores.
             if let Ok([a, b, c, e]) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
-                count += self.flip(a, low as u16, hist)
-                    + self.flip(b, (low >> SITE_BITS) as u16, hist)
-                    + self.flip(c, high as u16, hist)
-                    + self.flip(e, (high >> SITE_BITS) as u16, hist);
+                self.flip(a, low as u16, hist);
+                self.flip(b, (low >> SITE_BITS) as u16, hist);
+                self.flip(c, high as u16, hist);
+                self.flip(e, (high >> SITE_BITS) as u16, hist);
             }
         }
         let rest = quads.into_remainder();
         if !rest.is_empty() {
             let mut word = rng.next_u64();
             for k in rest {
-                count += self.flip(k, word as u16, hist);
+                self.flip(k, word as u16, hist);
                 word >>= SITE_BITS;
             }
         }
-        count
+        // Every flipping site was counted out of a bin with the flip bit: their number is read
+        // off those bins (10 or 18 of them) rather than counted per site.
+        if self.even_m {
+            Self::flips_in::<2>(hist)
+        } else {
+            Self::flips_in::<1>(hist)
+        }
     }
 
-    /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
-    /// bin, and returns 1 if it flips.
+    /// The number of sites counted out of the flip bins with `m` a multiple of `M_STEP`.
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
-    fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) -> usize {
+    fn flips_in<const M_STEP: usize>(hist: &Histogram) -> usize {
+        let mut flips = 0isize;
+        for group in [FLIP_BIT, FLIP_BIT | X_BIT] {
+            for m in (0..9).step_by(M_STEP) {
+                flips -= hist.get(usize::from(group) | m).copied().unwrap_or(0);
+            }
+        }
+        flips as usize
+    }
+
+    /// Sets the flip bit of class `k` if `r` is below its threshold and counts the site out of
+    /// its bin.
+    #[cfg(not(target_pointer_width = "64"))]
+    #[inline(always)]
+    fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) {
         let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
         let f = u8::from(r < t);
         let kv = *k | (f << 5);
@@ -349,7 +367,6 @@ impl<D: LatticeDims> LatticeProposal<D> {
         if let Some(n) = hist.get_mut(bin(kv)) {
             *n -= 1;
         }
-        usize::from(f)
     }
 
     /// Counts every site into the bin of its (new class, flip), four sites at a time: the lanes
@@ -446,16 +463,30 @@ impl<D: LatticeDims> LatticeProposal<D> {
         }
     }
 
-    /// On acceptance: the gradient of every site from its new class byte.
+    /// On acceptance: the gradient of every site from its new class byte, four sites at a time
+    /// (one load of their class bytes, the lanes written out).
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     pub(super) fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
-        for (g, &k) in grad.iter_mut().zip(class) {
-            *g = self
-                .grad
-                .get(usize::from(k & M_MASK))
+        let of = |k: u32| {
+            self.grad
+                .get((k & u32::from(M_MASK)) as usize)
                 .copied()
-                .unwrap_or(0.0);
+                .unwrap_or(0.0)
+        };
+        let mut quads = class.chunks_exact(SITES_PER_WORD);
+        let mut grads = grad.chunks_exact_mut(SITES_PER_WORD);
+        for (g, quad) in (&mut grads).zip(&mut quads) {
+            let k = <[u8; SITES_PER_WORD]>::try_from(quad).map_or(0, u32::from_le_bytes);
+            if let Ok([a, b, c, e]) = <&mut [f32; SITES_PER_WORD]>::try_from(g) {
+                *a = of(k);
+                *b = of(k >> 8);
+                *c = of(k >> 16);
+                *e = of(k >> 24);
+            }
+        }
+        for (g, &k) in grads.into_remainder().iter_mut().zip(quads.remainder()) {
+            *g = of(u32::from(k));
         }
     }
 }
