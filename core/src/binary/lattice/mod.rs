@@ -12,8 +12,8 @@
 //!    ([`LatticeKernel::step_with_classes`] copies them instead from a [`LatticeClasses`] kept
 //!    since the previous step, which an accepted move updates);
 //! 2. site `i` flips when 16 random bits, read as an integer, are below its class's threshold;
-//!    the sites are also counted by (class, flip) (on 64-bit targets the number of flips is
-//!    then read off those bins);
+//!    the sites are also counted by (class, flip), and the number of flips is then read off
+//!    those bins;
 //! 3. the proposed state is written over the current one (toggled back on rejection), the
 //!    classes are computed again from it, and the sites are counted by (new class, flip);
 //! 4. `U(x') − U(x)` and `log q(x | x') − log q(x' | x)` follow from the difference of the two

@@ -4,8 +4,6 @@
 use super::LatticePasses;
 #[cfg(target_pointer_width = "64")]
 use super::WORDS_PER_CALL;
-#[cfg(not(target_pointer_width = "64"))]
-use super::swar::{Chunk, WORD, WORDS};
 use super::{
     ABSENT, FIXED_BITS, FLIP_BIT, Histogram, LOG_BINS, M_MASK, SCALE, SITES_PER_WORD, SPLIT, X_BIT,
 };
@@ -313,53 +311,55 @@ impl<D: LatticeDims> LatticeProposal<D> {
         hist: &mut Histogram,
         rng: &mut R,
     ) -> usize {
-        let mut count = 0usize;
         let mut quads = class.chunks_exact_mut(SITES_PER_WORD);
         for quad in &mut quads {
             let word = rng.next_u64();
             // Two 32-bit halves: on a 32-bit core each is one register.
             let (low, high) = (word as u32, (word >> 32) as u32);
-            // The four class bytes as one word: one load and one store.
-            if let Ok(quad) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
-                let k = u32::from_le_bytes(*quad);
-                let flips = self.flip_lane(k as u8, low as u16, hist)
-                    | self.flip_lane((k >> 8) as u8, (low >> SITE_BITS) as u16, hist) << 8
-                    | self.flip_lane((k >> 16) as u8, high as u16, hist) << 16
-                    | self.flip_lane((k >> 24) as u8, (high >> SITE_BITS) as u16, hist) << 24;
-                *quad = (k | flips << 5).to_le_bytes();
-                // The flips are one bit per byte: their sum is the top byte of this product.
-                count += (flips.wrapping_mul(0x0101_0101) >> 24) as usize;
+            // Byte by byte: reading the quad as one word and writing it back cost more (the
+            // lanes' shifts and the recombination) than the four byte loads and stores.
+            if let Ok([a, b, c, e]) = <&mut [u8; SITES_PER_WORD]>::try_from(quad) {
+                self.flip(a, low as u16, hist);
+                self.flip(b, (low >> SITE_BITS) as u16, hist);
+                self.flip(c, high as u16, hist);
+                self.flip(e, (high >> SITE_BITS) as u16, hist);
             }
         }
         let rest = quads.into_remainder();
         if !rest.is_empty() {
             let mut word = rng.next_u64();
             for k in rest {
-                count += self.flip(k, word as u16, hist);
+                self.flip(k, word as u16, hist);
                 word >>= SITE_BITS;
             }
         }
-        count
-    }
-
-    /// 1 if class `k` flips with random bits `r` (below its threshold), else 0; counts the site
-    /// out of its bin.
-    #[cfg(not(target_pointer_width = "64"))]
-    #[inline(always)]
-    fn flip_lane(&self, k: u8, r: u16, hist: &mut Histogram) -> u32 {
-        let t = self.threshold.get(usize::from(k)).copied().unwrap_or(0);
-        let f = u8::from(r < t);
-        if let Some(n) = hist.get_mut(bin(k | (f << 5))) {
-            *n -= 1;
+        // Every flipping site was counted out of a bin with the flip bit: their number is read
+        // off those bins (10 or 18 of them) rather than counted per site.
+        if self.even_m {
+            Self::flips_in::<2>(hist)
+        } else {
+            Self::flips_in::<1>(hist)
         }
-        u32::from(f)
     }
 
-    /// Sets the flip bit of class `k` if `r` is below its threshold, counts the site out of its
-    /// bin, and returns 1 if it flips.
+    /// The number of sites counted out of the flip bins with `m` a multiple of `M_STEP`.
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
-    fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) -> usize {
+    fn flips_in<const M_STEP: usize>(hist: &Histogram) -> usize {
+        let mut flips = 0isize;
+        for group in [FLIP_BIT, FLIP_BIT | X_BIT] {
+            for m in (0..9).step_by(M_STEP) {
+                flips -= hist.get(usize::from(group) | m).copied().unwrap_or(0);
+            }
+        }
+        flips as usize
+    }
+
+    /// Sets the flip bit of class `k` if `r` is below its threshold and counts the site out of
+    /// its bin.
+    #[cfg(not(target_pointer_width = "64"))]
+    #[inline(always)]
+    fn flip(&self, k: &mut u8, r: u16, hist: &mut Histogram) {
         let t = self.threshold.get(usize::from(*k)).copied().unwrap_or(0);
         let f = u8::from(r < t);
         let kv = *k | (f << 5);
@@ -367,27 +367,28 @@ impl<D: LatticeDims> LatticeProposal<D> {
         if let Some(n) = hist.get_mut(bin(kv)) {
             *n -= 1;
         }
-        usize::from(f)
     }
 
-    /// Counts every site into the bin of its (new class, flip), a word of sites at a time.
+    /// Counts every site into the bin of its (new class, flip), four sites at a time: the lanes
+    /// written out, as at opt-level "s" a loop over them stays a loop (twice the instructions).
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     pub(super) fn count_bins(class: &[u8], hist: &mut Histogram) {
-        let mut words = class.chunks_exact(WORD);
-        for w in &mut words {
-            for word in Chunk::load(w).0 {
-                for lane in 0..WORD / WORDS {
-                    if let Some(n) = hist.get_mut((word >> (8 * lane)) & usize::from(BIN_MASK)) {
-                        *n += 1;
-                    }
-                }
-            }
-        }
-        for &k in words.remainder() {
-            if let Some(n) = hist.get_mut(usize::from(k & BIN_MASK)) {
+        let mut add = |k: u32| {
+            if let Some(n) = hist.get_mut((k & u32::from(BIN_MASK)) as usize) {
                 *n += 1;
             }
+        };
+        let mut quads = class.chunks_exact(SITES_PER_WORD);
+        for quad in &mut quads {
+            let k = <[u8; SITES_PER_WORD]>::try_from(quad).map_or(0, u32::from_le_bytes);
+            add(k);
+            add(k >> 8);
+            add(k >> 16);
+            add(k >> 24);
+        }
+        for &k in quads.remainder() {
+            add(u32::from(k));
         }
     }
 
@@ -462,25 +463,47 @@ impl<D: LatticeDims> LatticeProposal<D> {
         }
     }
 
-    /// On acceptance: the gradient of every site from its new class byte.
+    /// On acceptance: the gradient of every site from its new class byte, four sites at a time
+    /// (one load of their class bytes, the lanes written out).
     #[cfg(not(target_pointer_width = "64"))]
     #[inline(always)]
     pub(super) fn refresh_grad(&self, grad: &mut [f32], class: &[u8]) {
-        for (g, &k) in grad.iter_mut().zip(class) {
-            *g = self
-                .grad
-                .get(usize::from(k & M_MASK))
+        let of = |k: u32| {
+            self.grad
+                .get((k & u32::from(M_MASK)) as usize)
                 .copied()
-                .unwrap_or(0.0);
+                .unwrap_or(0.0)
+        };
+        let mut quads = class.chunks_exact(SITES_PER_WORD);
+        let mut grads = grad.chunks_exact_mut(SITES_PER_WORD);
+        for (g, quad) in (&mut grads).zip(&mut quads) {
+            let k = <[u8; SITES_PER_WORD]>::try_from(quad).map_or(0, u32::from_le_bytes);
+            if let Ok([a, b, c, e]) = <&mut [f32; SITES_PER_WORD]>::try_from(g) {
+                *a = of(k);
+                *b = of(k >> 8);
+                *c = of(k >> 16);
+                *e = of(k >> 24);
+            }
+        }
+        for (g, &k) in grads.into_remainder().iter_mut().zip(quads.remainder()) {
+            *g = of(u32::from(k));
         }
     }
 }
 
 /// `x as f64`, converted from an `i32` when it fits (always, on a lattice of fewer than 2^28
-/// sites): the same value, with a cheaper library call on 32-bit cores.
+/// sites): the same value, with a cheaper library call on 32-bit cores. The wide conversion is
+/// kept out of line: inlined, the compiler made both library calls and chose between them.
 #[inline(always)]
 fn small_to_f64(x: i64) -> f64 {
-    i32::try_from(x).map_or(x as f64, f64::from)
+    i32::try_from(x).map_or_else(|_| wide_to_f64(x), f64::from)
+}
+
+/// `x as f64` for the counts beyond `i32` (lattices of `2^28` sites or more).
+#[cold]
+#[inline(never)]
+fn wide_to_f64(x: i64) -> f64 {
+    x as f64
 }
 
 /// `x · 2^−56` for an integer `x ≠ 0`: `x` is normal with an exponent of at least
