@@ -385,11 +385,11 @@ impl LatticeVector {
     }
 }
 
-/// Bins counted together by the AVX2 count: five accumulators and five comparands, with the
-/// chunk of sites, fit the sixteen vector registers (the 20 bins of a lattice that wraps both
-/// ways are four groups).
+/// Bins counted together by the AVX2 count: ten accumulators stay in registers and the ten
+/// comparands are read from memory by the comparisons, so the 20 bins of a lattice that wraps
+/// both ways are two passes over the sites (five bins a pass, all in registers, made four).
 #[cfg(target_arch = "x86_64")]
-const AVX2_GROUP: usize = 5;
+const AVX2_GROUP: usize = 10;
 
 /// Work that runs on the path of [`path`] through [`dispatch`]: a chain's step.
 pub(crate) trait HotLoop {
