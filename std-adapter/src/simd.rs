@@ -387,7 +387,7 @@ impl LatticeVector {
 
 /// Bins counted together by the AVX2 count: ten accumulators stay in registers and the ten
 /// comparands are read from memory by the comparisons, so the 20 bins of a lattice that wraps
-/// both ways are two passes over the sites (five bins a pass, all in registers, made four).
+/// both ways take two passes over the sites (five bins a pass, all in registers, took four).
 #[cfg(target_arch = "x86_64")]
 const AVX2_GROUP: usize = 10;
 
