@@ -5,7 +5,7 @@
 #
 #   scripts/firmware.sh            # every check
 #   scripts/firmware.sh boards ffi # some of them (setup golden boards footprint rbm784 probe ffi
-#                                  # hostcount)
+#                                  # hostcount; packages installs the system packages alone)
 #
 # Every check runs even if an earlier one failed; the exit status is non-zero if any failed.
 # Installs what it needs (rustup targets, llvm-tools, qemu-system-arm, qemu-system-misc for
@@ -70,6 +70,13 @@ setup() {
   log "setup: targets, llvm-tools, qemu, valgrind"
   rustup target add "${BOARDS[@]}" >/dev/null || return 1
   rustup component add llvm-tools >/dev/null || return 1
+  packages || return 1
+  qemu-system-arm --version | head -1
+  qemu-system-riscv32 --version | head -1
+}
+
+# The system packages alone (emulators, valgrind, the C cross compilers), installed when missing.
+packages() {
   local need=()
   command -v qemu-system-arm >/dev/null || need+=(qemu-system-arm)
   command -v qemu-system-riscv32 >/dev/null || need+=(qemu-system-misc)
@@ -82,8 +89,6 @@ setup() {
       DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${need[@]}" \
         >/dev/null || return 1
   fi
-  qemu-system-arm --version | head -1
-  qemu-system-riscv32 --version | head -1
 }
 
 golden() {
