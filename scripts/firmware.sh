@@ -133,21 +133,36 @@ fw_build() { # TARGET... -- CARGO_BUILD_ARGS...
 boards() {
   local t rc status=0
   mkdir -p "$LOGS"
-  # Build every image, then run the emulators side by side (each QEMU is one thread; the runs take most of the time).
-  fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release &&
-    fw_build "$M3" "$M0" -- -p langevin-firmware --bin check --profile footprint || return 1
+  # The emulators run side by side (each QEMU is one thread; the runs take most of the time).
+  # The size-optimised images are built first: the Cortex-M0's run is the longest, and the
+  # other two images build while it runs.
   local -A pid
+  rm -f "$LOGS"/check-*.log "$LOGS"/check-*.rc
+  launch() {
+    for t in "$@"; do
+      run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
+      pid[$t]=$!
+    done
+  }
+  fw_build "$M3" "$M0" -- -p langevin-firmware --bin check --profile footprint || return 1
+  launch "$M0" "$M3"
+  if fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release; then
+    launch "$M4" "$RV"
+  else
+    status=1
+  fi
   for t in "${BOARDS[@]}"; do
-    run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
-    pid[$t]=$!
-  done
-  for t in "${BOARDS[@]}"; do
-    wait "${pid[$t]}"
-    echo $? >"$LOGS/check-$(core_of "$t").rc"
+    if [ -n "${pid[$t]:-}" ]; then
+      wait "${pid[$t]}"
+      echo $? >"$LOGS/check-$(core_of "$t").rc"
+    else
+      echo 1 >"$LOGS/check-$(core_of "$t").rc"
+    fi
   done
   for t in "${BOARDS[@]}"; do
     local elf="$FW/target/$t/$(profile_of "$t")/check" l="$LOGS/check-$(core_of "$t").log"
     log "firmware check on $(board_of "$t") ($t, profile $(profile_of "$t"))"
+    [ -f "$l" ] || { echo "  not run: the image did not build"; status=1; continue; }
     # The linker refuses an image beyond the board's flash; show how close it is.
     "$(llvm_bin)/llvm-size" -A "$elf" | awk -v flash="$(flash_of "$t")" "$FLASH_SECTIONS"' { n += $2 }
       END { printf "  image: %d B of %d B flash (%.0f%%)\n", n, flash, 100 * n / flash }'

@@ -146,13 +146,32 @@ fn read_machine_memory() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+/// Why [`parse_size`] refused a text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// The text does not start with a number.
+    #[error("`{0}` is not a size (e.g. 4G, 512M, 100000)")]
+    NotANumber(String),
+    /// The number is followed by something other than a known unit.
+    #[error("`{text}`: unknown unit `{unit}` (K, M, G, T, Ki, Mi, Gi, Ti)")]
+    UnknownUnit {
+        /// The whole text.
+        text: String,
+        /// What follows the number.
+        unit: String,
+    },
+    /// Below one byte, or 2^64 bytes or more.
+    #[error("`{0}` must be at least one byte and below 2^64")]
+    OutOfRange(String),
+}
+
 /// A size such as `4G`, `512M`, `1.5GB`, `2GiB` or `100000` (bytes). `K`, `M`, `G`, `T` are
 /// powers of 1000 with or without `B`; `Ki`, `Mi`, `Gi`, `Ti` powers of 1024.
 ///
 /// # Errors
 ///
-/// A message for anything else, zero, or more than 2^64 bytes.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+/// [`SizeError`] for anything else, zero, or 2^64 bytes or more.
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
     let t = text.trim();
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -160,7 +179,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let (number, unit) = t.split_at(split);
     let value: f64 = number
         .parse()
-        .map_err(|_| format!("`{text}` is not a size (e.g. 4G, 512M, 100000)"))?;
+        .map_err(|_| SizeError::NotANumber(text.to_owned()))?;
     let scale: f64 = match unit.trim().trim_end_matches(['B', 'b']) {
         "" => 1.0,
         "K" | "k" => 1e3,
@@ -172,14 +191,15 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "Gi" | "gi" => 1024.0 * 1024.0 * 1024.0,
         "Ti" | "ti" => 1024.0 * 1024.0 * 1024.0 * 1024.0,
         _ => {
-            return Err(format!(
-                "`{text}`: unknown unit `{unit}` (K, M, G, T, Ki, Mi, Gi, Ti)"
-            ));
+            return Err(SizeError::UnknownUnit {
+                text: text.to_owned(),
+                unit: unit.to_owned(),
+            });
         }
     };
     let bytes = value * scale;
     if !(1.0..18_446_744_073_709_551_615.0).contains(&bytes) {
-        return Err(format!("`{text}` must be at least one byte and below 2^64"));
+        return Err(SizeError::OutOfRange(text.to_owned()));
     }
     Ok(bytes as u64)
 }
