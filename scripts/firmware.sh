@@ -136,8 +136,7 @@ boards() {
   # The emulators run side by side (each QEMU is one thread; the runs take most of the time).
   # The size-optimised images are built first: the Cortex-M0's run is the longest, and the
   # other two images build while it runs.
-  local -A pid
-  rm -f "$LOGS"/check-*.log "$LOGS"/check-*.rc
+  local -A pid rc_of
   launch() {
     for t in "$@"; do
       run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
@@ -146,27 +145,19 @@ boards() {
   }
   fw_build "$M3" "$M0" -- -p langevin-firmware --bin check --profile footprint || return 1
   launch "$M0" "$M3"
-  if fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release; then
-    launch "$M4" "$RV"
-  else
-    status=1
-  fi
-  for t in "${BOARDS[@]}"; do
-    if [ -n "${pid[$t]:-}" ]; then
-      wait "${pid[$t]}"
-      echo $? >"$LOGS/check-$(core_of "$t").rc"
-    else
-      echo 1 >"$LOGS/check-$(core_of "$t").rc"
-    fi
+  fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release && launch "$M4" "$RV"
+  for t in "${!pid[@]}"; do
+    wait "${pid[$t]}"
+    rc_of[$t]=$?
   done
   for t in "${BOARDS[@]}"; do
     local elf="$FW/target/$t/$(profile_of "$t")/check" l="$LOGS/check-$(core_of "$t").log"
     log "firmware check on $(board_of "$t") ($t, profile $(profile_of "$t"))"
-    [ -f "$l" ] || { echo "  not run: the image did not build"; status=1; continue; }
+    [ -n "${rc_of[$t]:-}" ] || { echo "  not run: the image did not build"; status=1; continue; }
     # The linker refuses an image beyond the board's flash; show how close it is.
     "$(llvm_bin)/llvm-size" -A "$elf" | awk -v flash="$(flash_of "$t")" "$FLASH_SECTIONS"' { n += $2 }
       END { printf "  image: %d B of %d B flash (%.0f%%)\n", n, flash, 100 * n / flash }'
-    rc=$(cat "$LOGS/check-$(core_of "$t").rc")
+    rc=${rc_of[$t]}
     grep -E "^golden" "$l" | sed 's/^/  /'
     grep -E "OVER BOUND|MISMATCH|failed|panic|fault|trap" "$l" | sed 's/^/  /'
     grep -E "^(calibration|stack|RAM|whole|status)" "$l" | sed 's/^/  /'
