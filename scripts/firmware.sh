@@ -364,10 +364,11 @@ ffi() {
     (cd "$ROOT" && cargo test -q -p langevin-ffi 2>&1 | quiet) || status=1
   fi
   log "C ABI: C test program (gcc) against the static library"
-  (cd "$ROOT" && cargo build -q -p langevin-ffi --release) || return 1
-  local libs
-  libs=$(cd "$ROOT" && cargo rustc -q -p langevin-ffi --release --crate-type staticlib -- \
-    --print native-static-libs 2>&1 | sed -n 's/.*native-static-libs: //p' | tail -1)
+  # One build of the archive, which also names the system libraries a C program links with it.
+  local out libs
+  out=$(cd "$ROOT" && cargo rustc -q -p langevin-ffi --release --crate-type staticlib -- \
+    --print native-static-libs 2>&1) || { echo "$out"; return 1; }
+  libs=$(sed -n 's/.*native-static-libs: //p' <<<"$out" | tail -1)
   gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" -I"$ROOT/ffi/c" \
     "$ROOT/ffi/c/test_ffi.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-c-test" || return 1
@@ -425,9 +426,11 @@ ffi() {
   done
   ffi_energy "$libs" || status=1
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
+  # In the same target folder, so that the core built above is reused; this archive replaces
+  # the board's plain one, which every program above has already linked.
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
-    --features no-panic-proof --target-dir "$ROOT/target/nopanic") || return 1
-  if link_archive "$ROOT/target/nopanic/$M4/release/liblangevin_ffi.a" "$ROOT/target/nopanic/ffi-proof.elf" \
+    --features no-panic-proof) || return 1
+  if link_archive "$ROOT/target/$M4/release/liblangevin_ffi.a" "$ROOT/target/$M4/release/ffi-proof.elf" \
     2>"$LOGS/ffi-proof.log"; then
     echo "  linked: no panic is reachable"
   else
