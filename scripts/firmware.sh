@@ -354,6 +354,14 @@ run_example() { # TARGET ELF HOST_LINE
   echo "  exit status 0, the same line as on the host"
 }
 
+# Starts run_example for TARGET's linked example in the background, its report in a file, and
+# records its process in the caller's run_of.
+start_example() { # TARGET HOST_LINE
+  run_example "$1" "$ROOT/target/$1/release/ffi-example-qemu.elf" "$2" \
+    >"$LOGS/ffi-example-$(core_of "$1").out" 2>&1 &
+  run_of[$1]=$!
+}
+
 ffi() {
   local t status=0 B
   B="$(llvm_bin)"
@@ -385,6 +393,9 @@ ffi() {
   for t in "${BOARDS[@]}"; do targets+=(--target "$t"); done
   (cd "$ROOT" && cargo build -q -p langevin-ffi "${targets[@]}" --release --no-default-features) ||
     return 1
+  # Each board's example runs in the background as soon as it is linked; the reports are
+  # printed in board order once all have run.
+  local -A run_of
   for t in "${BOARDS[@]}"; do
     log "C ABI: no_std archive for $t links alone (no allocator, no unresolved symbols)"
     if link_archive "$ROOT/target/$t/release/liblangevin_ffi.a" "$ROOT/target/$t/release/ffi-only.elf"; then
@@ -395,7 +406,7 @@ ffi() {
     if [ "$t" = "$RV" ]; then
       # No C library for RISC-V here (Debian's picolibc is 1 GB): the example is built
       # freestanding, with the start-up code and the small printf of ffi/examples/qemu/riscv.c.
-      log "C ABI: the example program built for $t and run on $(board_of "$t") (riscv64-unknown-elf-gcc)"
+      log "C ABI: the example program built for $t (riscv64-unknown-elf-gcc, freestanding)"
       # shellcheck disable=SC2046
       riscv64-unknown-elf-gcc $(c_flags_of "$t") -ffreestanding -nostdlib -std=c11 -O2 -Wall -Wextra \
         -Werror -I"$ROOT/ffi/include" -I"$ROOT/ffi/examples/qemu/riscv-include" \
@@ -403,7 +414,7 @@ ffi() {
         "$ROOT/target/$t/release/liblangevin_ffi.a" -lgcc -ffunction-sections -fdata-sections \
         -Wl,--gc-sections -Wl,--no-warn-rwx-segments -T "$ROOT/ffi/examples/qemu/riscv.ld" \
         -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
-      run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
+      start_example "$t" "$host_line"
       continue
     fi
     log "C ABI: the example program built for $t (arm-none-eabi-gcc, newlib)"
@@ -414,7 +425,6 @@ ffi() {
       --specs=nosys.specs -o "$ROOT/target/$t/release/ffi-example.elf" || status=1
     arm-none-eabi-size "$ROOT/target/$t/release/ffi-example.elf" | tail -1 |
       awk '{printf "  linked: text %d B, data %d B, bss %d B\n", $1, $2, $3}'
-    log "C ABI: the example program run on $(board_of "$t") (semihosting start-up of ffi/examples/qemu)"
     # shellcheck disable=SC2046
     arm-none-eabi-gcc $(c_flags_of "$t") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
       "$ROOT/ffi/examples/ising.c" "$ROOT/ffi/examples/qemu/cortex-m.c" \
@@ -422,12 +432,32 @@ ffi() {
       -Wl,--gc-sections -Wl,-z,noexecstack -nostartfiles -T "$ROOT/ffi/examples/qemu/cortex-m.ld" \
       --specs=nano.specs -u _printf_float --specs=nosys.specs \
       -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
-    run_example "$t" "$ROOT/target/$t/release/ffi-example-qemu.elf" "$host_line" || status=1
+    start_example "$t" "$host_line"
   done
-  ffi_energy "$libs" || status=1
+  ffi_energy "$libs" >"$LOGS/ffi-energy.out" 2>&1 &
+  local energy=$!
+  # The no-panic proof builds while the emulators run (one thread each); its report is kept
+  # until theirs are printed.
+  local proof
+  proof=$(ffi_proof 2>&1) || status=1
+  for t in "${BOARDS[@]}"; do
+    [ -n "${run_of[$t]:-}" ] || continue
+    log "C ABI: the example program run on $(board_of "$t") (semihosting start-up of ffi/examples/qemu)"
+    wait "${run_of[$t]}" || status=1
+    cat "$LOGS/ffi-example-$(core_of "$t").out"
+  done
+  wait "$energy" || status=1
+  cat "$LOGS/ffi-energy.out"
+  echo "$proof"
+  return $status
+}
+
+# Builds the Cortex-M4F archive with the no-panic-proof feature and links it alone: the link
+# fails if any lgv_* function can reach a panic.
+ffi_proof() {
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
-  # In the same target folder, so that the core built above is reused; this archive replaces
-  # the board's plain one, which every program above has already linked.
+  # In the same target folder, so that the core built for the boards is reused; this archive
+  # replaces the board's plain one, which every program has already linked.
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
     --features no-panic-proof) || return 1
   if link_archive "$ROOT/target/$M4/release/liblangevin_ffi.a" "$ROOT/target/$M4/release/ffi-proof.elf" \
@@ -435,9 +465,8 @@ ffi() {
     echo "  linked: no panic is reachable"
   else
     grep -E "undefined symbol|referenced by" "$LOGS/ffi-proof.log" | head -2 | sed 's/^/  /'
-    status=1
+    return 1
   fi
-  return $status
 }
 
 hostcount() {
