@@ -13,8 +13,8 @@ use std::time::Instant;
 pub enum TimingError {
     /// Invalid sampler parameters.
     Param(langevin_core::ParamError),
-    /// The model could not be set up or evaluated.
-    Model(String),
+    /// The model could not be set up or evaluated, or the chain failed otherwise.
+    Run(RunError),
     /// Zero steps or repeats were asked for.
     Empty(&'static str),
 }
@@ -23,7 +23,7 @@ impl fmt::Display for TimingError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Param(e) => e.fmt(f),
-            Self::Model(e) => f.write_str(e),
+            Self::Run(e) => e.fmt(f),
             Self::Empty(what) => write!(f, "{what} must be at least 1"),
         }
     }
@@ -33,7 +33,8 @@ impl std::error::Error for TimingError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Self::Param(e) => Some(e),
-            _ => None,
+            Self::Run(e) => Some(e),
+            Self::Empty(_) => None,
         }
     }
 }
@@ -147,7 +148,7 @@ pub fn time_steps(
     let wt = transpose_for(model, sampler);
     with_chain((model, &wt), sampler, &shape, 0, chain_rng(seed, 0), timed).map_err(|e| match e {
         RunError::Param(e) => TimingError::Param(e),
-        e => TimingError::Model(e.to_string()),
+        e => TimingError::Run(e),
     })
 }
 

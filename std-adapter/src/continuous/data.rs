@@ -1,7 +1,7 @@
 //! Reading covariates and responses from `.npy` (through [`crate::io::npy`]) or CSV, and writing
 //! `f32` samples as `.npy`.
 
-use super::ContinuousError;
+use super::{ContinuousError, ModelDataError};
 use crate::io::input::{InputError, read_limited};
 use crate::resources::MemoryBudget;
 use std::path::Path;
@@ -27,7 +27,7 @@ fn read_bytes(path: &Path, budget: &MemoryBudget) -> Result<Vec<u8>, ContinuousE
             source,
         },
         InputError::Memory { error, .. } => data_err(path, error.to_string()),
-        e => ContinuousError::Model(e.to_string()),
+        e => ModelDataError::Input(e).into(),
     })
 }
 
@@ -85,11 +85,45 @@ pub(crate) fn read_csv(path: &Path, budget: &MemoryBudget) -> Result<Array, Cont
             ("its values", fields.checked_mul(16)),
         ])
         .map_err(|e| data_err(path, e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|_| data_err(path, "CSV is not UTF-8"))?;
-    parse_csv(&text).map_err(|m| data_err(path, m))
+    let csv = |error| ContinuousError::Csv {
+        path: path.to_path_buf(),
+        error,
+    };
+    let text = String::from_utf8(bytes).map_err(|_| csv(CsvError::NotUtf8))?;
+    parse_csv(&text).map_err(csv)
 }
 
-fn parse_csv(text: &str) -> Result<Array, String> {
+/// Why a CSV data file is not a table of numbers ([`ContinuousError::Csv`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CsvError {
+    /// The text is not UTF-8.
+    #[error("CSV is not UTF-8")]
+    NotUtf8,
+    /// A field after the first row that is not a number.
+    #[error("line {line}: {source}")]
+    NotANumber {
+        /// The line (from 1).
+        line: usize,
+        /// Why the field does not read as a number.
+        source: std::num::ParseFloatError,
+    },
+    /// A row whose number of fields differs from the first row's.
+    #[error("line {line} has {fields} fields, expected {expected}")]
+    Ragged {
+        /// The line (from 1).
+        line: usize,
+        /// Its fields.
+        fields: usize,
+        /// The first row's fields.
+        expected: usize,
+    },
+    /// No row of numbers.
+    #[error("no numeric rows")]
+    NoRows,
+}
+
+fn parse_csv(text: &str) -> Result<Array, CsvError> {
     let mut values = Vec::new();
     let mut cols = None;
     let mut rows = 0usize;
@@ -106,15 +140,20 @@ fn parse_csv(text: &str) -> Result<Array, String> {
                 cols = Some(fields.len());
                 continue;
             }
-            Err(e) => return Err(format!("line {}: {e}", ln + 1)),
+            Err(source) => {
+                return Err(CsvError::NotANumber {
+                    line: ln + 1,
+                    source,
+                });
+            }
         };
         match cols {
             Some(c) if c != row.len() => {
-                return Err(format!(
-                    "line {} has {} fields, expected {c}",
-                    ln + 1,
-                    row.len()
-                ));
+                return Err(CsvError::Ragged {
+                    line: ln + 1,
+                    fields: row.len(),
+                    expected: c,
+                });
             }
             _ => cols = Some(row.len()),
         }
@@ -123,7 +162,7 @@ fn parse_csv(text: &str) -> Result<Array, String> {
     }
     let cols = cols.unwrap_or(0);
     if rows == 0 {
-        return Err("no numeric rows".into());
+        return Err(CsvError::NoRows);
     }
     let shape = if cols == 1 {
         vec![rows]
@@ -136,7 +175,7 @@ fn parse_csv(text: &str) -> Result<Array, String> {
 /// Reads a numeric `.npy` file (C order, little-endian), converted to `f64`.
 pub(crate) fn read_npy_f64(path: &Path, budget: &MemoryBudget) -> Result<Array, ContinuousError> {
     let array = crate::io::npy::read_npy_within(path, budget).map_err(|e| match e {
-        crate::io::npy::NpyError::Input(e) => ContinuousError::Model(e.to_string()),
+        crate::io::npy::NpyError::Input(e) => ModelDataError::Input(e).into(),
         e => data_err(path, e.to_string()),
     })?;
     Ok(Array {
@@ -164,8 +203,18 @@ mod tests {
         let a = parse_csv("a,b\n1, 2\n\n3,4\n").unwrap();
         assert_eq!(a.shape, [2, 2]);
         assert_eq!(a.values, [1.0, 2.0, 3.0, 4.0]);
-        assert!(parse_csv("1,2\n3\n").is_err());
-        assert!(parse_csv("x\n").is_err());
+        assert_eq!(
+            parse_csv("1,2\n3\n").unwrap_err(),
+            CsvError::Ragged {
+                line: 2,
+                fields: 1,
+                expected: 2
+            }
+        );
+        assert_eq!(parse_csv("x\n").unwrap_err(), CsvError::NoRows);
+        let e = parse_csv("1\nx\n").unwrap_err();
+        assert!(matches!(e, CsvError::NotANumber { line: 2, .. }), "{e:?}");
+        assert_eq!(e.to_string(), "line 2: invalid float literal");
         assert_eq!(parse_csv("1\n0\n1\n").unwrap().shape, [3]);
     }
 

@@ -2,7 +2,8 @@
 
 use super::data::write_npy_f32;
 use super::{
-    ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model, RidgeRegression,
+    ConfigError, ContinuousError, GaussianMixture, GaussianSum, LogisticRegression, Model,
+    RidgeRegression,
 };
 use crate::io::DrawsFile;
 use crate::run::{PoolError, map_chains_from};
@@ -73,16 +74,19 @@ impl FromStr for SamplerKind {
 
 /// The value named `s` among `values` (name, value), or [`ContinuousError::Config`] naming
 /// the `what` and listing the names.
-fn parse_named<T: Copy>(s: &str, what: &str, values: &[(&str, T)]) -> Result<T, ContinuousError> {
+fn parse_named<T: Copy>(
+    s: &str,
+    what: &'static str,
+    values: &[(&'static str, T)],
+) -> Result<T, ContinuousError> {
     match values.iter().find(|(name, _)| *name == s) {
         Some(&(_, value)) => Ok(value),
-        None => {
-            let names: Vec<&str> = values.iter().map(|(name, _)| *name).collect();
-            Err(ContinuousError::Config(format!(
-                "unknown {what} `{s}` ({})",
-                names.join(", ")
-            )))
+        None => Err(ConfigError::UnknownName {
+            what,
+            text: s.to_owned(),
+            names: values.iter().map(|(name, _)| *name).collect(),
         }
+        .into()),
     }
 }
 
@@ -500,7 +504,7 @@ where
 }
 
 fn too_large() -> ContinuousError {
-    ContinuousError::Config("model too large".into())
+    ConfigError::TooLarge.into()
 }
 
 impl DriverModel for GaussianSum {}
@@ -579,9 +583,7 @@ fn run_chain<M: DriverModel>(
                     return r;
                 }
                 if cfg.storage == StorageKind::Scalar {
-                    return Err(ContinuousError::Config(
-                        "scalar snapshots need a model whose term gradients are a scalar times a data vector".into(),
-                    ));
+                    return Err(ConfigError::ScalarSnapshots.into());
                 }
             } else if cfg.snapshot == SnapshotKind::Total && cfg.storage == StorageKind::Auto {
                 let mut snap = vec![0.0; PointSnapshot::len(d)];
@@ -669,40 +671,29 @@ pub fn run_keeping(
 ) -> Result<ContinuousRun, ContinuousError> {
     let (d, n) = (cfg.model.dim(), cfg.model.num_terms());
     if !(cfg.passes.is_finite() && cfg.passes > 0.0) {
-        return Err(ContinuousError::Config(format!(
-            "passes must be finite and > 0, got {}",
-            cfg.passes
-        )));
+        return Err(ConfigError::Passes(cfg.passes).into());
     }
     if !(cfg.burn_in_passes.is_finite() && cfg.burn_in_passes >= 0.0) {
-        return Err(ContinuousError::Config(format!(
-            "burn-in passes must be finite and >= 0, got {}",
-            cfg.burn_in_passes
-        )));
+        return Err(ConfigError::BurnInPasses(cfg.burn_in_passes).into());
     }
     if cfg.chains == 0 {
-        return Err(ContinuousError::Config(
-            "at least one chain is needed".into(),
-        ));
+        return Err(ConfigError::NoChains.into());
     }
     if cfg.draws_per_pass == 0 {
-        return Err(ContinuousError::Config(
-            "draws per pass must be >= 1".into(),
-        ));
+        return Err(ConfigError::NoDrawsPerPass.into());
     }
     let draws = cfg.draws_per_chain();
     if draws == 0 {
-        return Err(ContinuousError::Config(
-            "passes x draws per pass rounds to zero draws".into(),
-        ));
+        return Err(ConfigError::NoDraws.into());
     }
     let zeros = vec![0.0; d];
     let init = match &cfg.init {
         Some(v) if v.len() != d => {
-            return Err(ContinuousError::Config(format!(
-                "initial point has {} coordinates, the model has {d}",
-                v.len()
-            )));
+            return Err(ConfigError::InitLength {
+                given: v.len(),
+                dim: d,
+            }
+            .into());
         }
         Some(v) => v.as_slice(),
         None => zeros.as_slice(),
@@ -861,5 +852,10 @@ mod tests {
         ] {
             assert_eq!(error.to_string(), format!("sampler options: {expected}"));
         }
+        assert!(matches!(
+            parse_access("sorted"),
+            Err(ContinuousError::Config(ConfigError::UnknownName { what: "access", text, .. }))
+                if text == "sorted"
+        ));
     }
 }

@@ -1,6 +1,8 @@
 //! Bayesian logistic regression with a Gaussian prior.
 
-use super::{ContinuousError, DataMatrix, check_responses, check_variance, dot, normals};
+use super::{
+    ContinuousError, DataMatrix, ModelDataError, check_responses, check_variance, dot, normals,
+};
 use langevin_core::continuous::SumPotential;
 use langevin_core::math::{sigmoid, softplus};
 use std::convert::Infallible;
@@ -34,14 +36,10 @@ impl LogisticRegression {
         let has_zero = y.contains(&0.0);
         let has_minus = y.contains(&-1.0);
         if has_zero && has_minus {
-            return Err(ContinuousError::Model(
-                "labels mix 0 and -1: use {0, 1} or {-1, 1}".into(),
-            ));
+            return Err(ModelDataError::MixedLabels.into());
         }
         if let Some(v) = y.iter().find(|&&v| v != 0.0 && v != 1.0 && v != -1.0) {
-            return Err(ContinuousError::Model(format!(
-                "label {v} is not in {{0, 1}} or {{-1, 1}}"
-            )));
+            return Err(ModelDataError::Label { value: *v }.into());
         }
         let y: Arc<[f64]> = y
             .iter()

@@ -95,6 +95,7 @@ mod ridge;
 /// The chain streams (see [`crate::seeding`]); re-exported where continuous runs used to
 /// define their own copy.
 pub use crate::seeding::chain_rngs;
+pub use data::CsvError;
 pub use driver::{
     ContinuousConfig, ContinuousKeep, ContinuousRun, ContinuousSummary, SamplerKind, SnapshotKind,
     StorageKind, parse_access, run, run_keeping,
@@ -128,15 +129,33 @@ pub enum ContinuousError {
         /// What is wrong.
         message: String,
     },
+    /// A CSV data file is not a table of numbers.
+    #[error("{}: {error}", .path.display())]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        error: CsvError,
+    },
     /// A model file is not valid JSON of a known kind.
     #[error("model file: {0}")]
     ModelFile(#[source] serde_json::Error),
     /// Model data are inconsistent (shapes, labels, variances, non-finite values).
     #[error("model: {0}")]
-    Model(String),
+    Model(#[from] ModelDataError),
+    /// The data of the model file `path` are inconsistent ([`Model::load`]).
+    #[error("{}: {error}", .path.display())]
+    ModelIn {
+        /// The model file.
+        path: PathBuf,
+        /// What is wrong.
+        #[source]
+        error: ModelDataError,
+    },
     /// Sampler options that do not fit together.
     #[error("sampler options: {0}")]
-    Config(String),
+    Config(#[from] ConfigError),
     /// A chain could not be built.
     #[error("building a chain: {0}")]
     Build(#[from] langevin_core::continuous::BuildError),
@@ -153,6 +172,147 @@ pub enum ContinuousError {
     /// A chain's worker panicked, or the workers could not be started.
     #[error("{0}")]
     Pool(#[source] crate::run::PoolError),
+}
+
+/// What is inconsistent in a model's data ([`ContinuousError::Model`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ModelDataError {
+    /// A data matrix without rows or without columns.
+    #[error("data matrix must be non-empty, got {rows} x {cols}")]
+    EmptyMatrix {
+        /// Its rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
+    },
+    /// A data matrix given a number of values other than `rows · cols`.
+    #[error("data matrix of {rows} x {cols} needs {} values, got {values}", .rows.saturating_mul(*.cols))]
+    MatrixLength {
+        /// Its rows.
+        rows: usize,
+        /// Its columns.
+        cols: usize,
+        /// The values given.
+        values: usize,
+    },
+    /// A data matrix entry that is infinite or NaN.
+    #[error("data matrix entry ({row}, {col}) is not finite")]
+    NotFinite {
+        /// Its row.
+        row: usize,
+        /// Its column.
+        col: usize,
+    },
+    /// Rows of different lengths.
+    #[error("row {row} has {len} entries, row 0 has {first}")]
+    RaggedRows {
+        /// The first row whose length differs from row 0's.
+        row: usize,
+        /// Its length.
+        len: usize,
+        /// Row 0's length.
+        first: usize,
+    },
+    /// Rows given where a vector is expected.
+    #[error("expected a vector, found {rows} rows of {cols} entries")]
+    NotAVector {
+        /// The rows.
+        rows: usize,
+        /// The entries of the first row.
+        cols: usize,
+    },
+    /// A number of responses other than the rows of `X`.
+    #[error("{count} {what} for {rows} rows of X")]
+    ResponseCount {
+        /// What the responses are (`labels`, `responses`).
+        what: &'static str,
+        /// How many there are.
+        count: usize,
+        /// The rows of `X`.
+        rows: usize,
+    },
+    /// A variance (or scale) that is not finite and positive.
+    #[error("`{name}` must be finite and > 0, got {value}")]
+    Variance {
+        /// The parameter.
+        name: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// Labels that mix the encodings `{0, 1}` and `{-1, 1}`.
+    #[error("labels mix 0 and -1: use {{0, 1}} or {{-1, 1}}")]
+    MixedLabels,
+    /// A label other than 0, 1 and -1.
+    #[error("label {value} is not in {{0, 1}} or {{-1, 1}}")]
+    Label {
+        /// The label.
+        value: f64,
+    },
+    /// A response that is infinite or NaN.
+    #[error("a response is not finite")]
+    ResponseNotFinite,
+    /// Ridge regression's posterior precision `XᵀX/λ + I/v` overflows.
+    #[error("XᵀX/λ + I/v overflows double precision")]
+    PosteriorOverflow,
+    /// A problem of the model file's field `field` (`X`, `y`).
+    #[error("`{field}`: {error}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// What is wrong with it.
+        #[source]
+        error: Box<ModelDataError>,
+    },
+    /// A data file that cannot be read as an input (a folder, a stream that does not end).
+    #[error(transparent)]
+    Input(#[from] crate::io::input::InputError),
+}
+
+/// Sampler options that do not fit together ([`ContinuousError::Config`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A name that is none of the choices.
+    #[error("unknown {what} `{text}` ({})", .names.join(", "))]
+    UnknownName {
+        /// What is named (`sampler`, `access`, `snapshot update`).
+        what: &'static str,
+        /// The name given.
+        text: String,
+        /// The names there are.
+        names: Vec<&'static str>,
+    },
+    /// The model's dimension and number of terms overflow the snapshot table's size.
+    #[error("model too large")]
+    TooLarge,
+    /// Scalar snapshots asked for a model whose term gradients are not a scalar times a data
+    /// vector.
+    #[error("scalar snapshots need a model whose term gradients are a scalar times a data vector")]
+    ScalarSnapshots,
+    /// Passes that are not finite and positive.
+    #[error("passes must be finite and > 0, got {0}")]
+    Passes(f64),
+    /// Burn-in passes that are not finite and non-negative.
+    #[error("burn-in passes must be finite and >= 0, got {0}")]
+    BurnInPasses(f64),
+    /// No chains.
+    #[error("at least one chain is needed")]
+    NoChains,
+    /// No draws per pass.
+    #[error("draws per pass must be >= 1")]
+    NoDrawsPerPass,
+    /// Passes times draws per pass that round to no draws.
+    #[error("passes x draws per pass rounds to zero draws")]
+    NoDraws,
+    /// An initial point whose length is not the model's dimension.
+    #[error("initial point has {given} coordinates, the model has {dim}")]
+    InitLength {
+        /// The initial point's coordinates.
+        given: usize,
+        /// The model's dimension.
+        dim: usize,
+    },
 }
 
 /// A dense row-major data matrix (`N` rows of `d` covariates), shared cheaply between clones.
@@ -172,23 +332,22 @@ impl DataMatrix {
     /// value is not finite.
     pub fn new(rows: usize, cols: usize, values: Vec<f64>) -> Result<Self, ContinuousError> {
         if rows == 0 || cols == 0 {
-            return Err(ContinuousError::Model(format!(
-                "data matrix must be non-empty, got {rows} x {cols}"
-            )));
+            return Err(ModelDataError::EmptyMatrix { rows, cols }.into());
         }
         if rows.checked_mul(cols) != Some(values.len()) {
-            return Err(ContinuousError::Model(format!(
-                "data matrix of {rows} x {cols} needs {} values, got {}",
-                rows.saturating_mul(cols),
-                values.len()
-            )));
+            return Err(ModelDataError::MatrixLength {
+                rows,
+                cols,
+                values: values.len(),
+            }
+            .into());
         }
         if let Some(k) = values.iter().position(|v| !v.is_finite()) {
-            return Err(ContinuousError::Model(format!(
-                "data matrix entry ({}, {}) is not finite",
-                k / cols,
-                k % cols
-            )));
+            return Err(ModelDataError::NotFinite {
+                row: k / cols,
+                col: k % cols,
+            }
+            .into());
         }
         Ok(Self {
             rows,
@@ -205,10 +364,12 @@ impl DataMatrix {
     pub fn from_rows(rows: &[Vec<f64>]) -> Result<Self, ContinuousError> {
         let cols = rows.first().map_or(0, Vec::len);
         if let Some(r) = rows.iter().position(|r| r.len() != cols) {
-            return Err(ContinuousError::Model(format!(
-                "row {r} has {} entries, row 0 has {cols}",
-                rows.get(r).map_or(0, Vec::len)
-            )));
+            return Err(ModelDataError::RaggedRows {
+                row: r,
+                len: rows.get(r).map_or(0, Vec::len),
+                first: cols,
+            }
+            .into());
         }
         Self::new(rows.len(), cols, rows.concat())
     }
@@ -285,26 +446,25 @@ pub(crate) fn normals(seed: u64, n: usize) -> Vec<f64> {
 pub(crate) fn check_responses(
     x: &DataMatrix,
     y: &[f64],
-    what: &str,
+    what: &'static str,
 ) -> Result<(), ContinuousError> {
     if y.len() == x.rows() {
         Ok(())
     } else {
-        Err(ContinuousError::Model(format!(
-            "{} {what} for {} rows of X",
-            y.len(),
-            x.rows()
-        )))
+        Err(ModelDataError::ResponseCount {
+            what,
+            count: y.len(),
+            rows: x.rows(),
+        }
+        .into())
     }
 }
 
 /// Checks a variance parameter.
-pub(crate) fn check_variance(name: &str, v: f64) -> Result<(), ContinuousError> {
+pub(crate) fn check_variance(name: &'static str, v: f64) -> Result<(), ContinuousError> {
     if v.is_finite() && v > 0.0 {
         Ok(())
     } else {
-        Err(ContinuousError::Model(format!(
-            "`{name}` must be finite and > 0, got {v}"
-        )))
+        Err(ModelDataError::Variance { name, value: v }.into())
     }
 }

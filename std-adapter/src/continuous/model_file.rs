@@ -2,7 +2,8 @@
 
 use super::data::{load_matrix, load_vector};
 use super::{
-    ContinuousError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression, RidgeRegression,
+    ContinuousError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression, ModelDataError,
+    RidgeRegression,
 };
 use crate::io::input::{InputError, parse_json, read_limited};
 use crate::resources::MemoryBudget;
@@ -107,10 +108,16 @@ impl DataSource {
             DataSource::Rows(rows) => {
                 let cols = rows.first().map_or(0, Vec::len);
                 if let Some(i) = rows.iter().position(|r| r.len() != cols) {
-                    return Err(ContinuousError::Model(format!(
-                        "`X`: row {i} has {} entries, row 0 has {cols}",
-                        rows[i].len()
-                    )));
+                    let error = ModelDataError::RaggedRows {
+                        row: i,
+                        len: rows[i].len(),
+                        first: cols,
+                    };
+                    return Err(ModelDataError::Field {
+                        field: "X",
+                        error: Box::new(error),
+                    }
+                    .into());
                 }
                 Ok((rows.len(), cols, rows.concat()))
             }
@@ -125,11 +132,14 @@ impl DataSource {
             DataSource::Rows(rows) if rows.len() == 1 || rows.iter().all(|r| r.len() == 1) => {
                 Ok(rows.concat())
             }
-            DataSource::Rows(rows) => Err(ContinuousError::Model(format!(
-                "`y`: expected a vector, found {} rows of {} entries",
-                rows.len(),
-                rows.first().map_or(0, Vec::len)
-            ))),
+            DataSource::Rows(rows) => Err(ModelDataError::Field {
+                field: "y",
+                error: Box::new(ModelDataError::NotAVector {
+                    rows: rows.len(),
+                    cols: rows.first().map_or(0, Vec::len),
+                }),
+            }
+            .into()),
         }
     }
 
@@ -172,7 +182,7 @@ impl ModelSpec {
             },
             InputError::Json(e) => fail(e.to_string()),
             InputError::Memory { error, .. } => fail(error.to_string()),
-            e => ContinuousError::Model(e.to_string()),
+            e => ModelDataError::Input(e).into(),
         };
         let text = read_limited(path, budget).map_err(refused)?;
         let value = parse_json(&text, budget).map_err(refused)?;
@@ -230,14 +240,15 @@ impl Model {
     /// # Errors
     ///
     /// [`ContinuousError::Io`], [`ContinuousError::Data`] (naming the model file when it is
-    /// not valid JSON of a known kind or has a field its kind does not have) or
-    /// [`ContinuousError::Model`].
+    /// not valid JSON of a known kind or has a field its kind does not have, or a data file),
+    /// [`ContinuousError::Csv`] or [`ContinuousError::ModelIn`] (inconsistent data, naming the
+    /// model file).
     pub fn load(path: &Path) -> Result<Self, ContinuousError> {
         let spec = ModelSpec::read(path)?;
         Self::from_spec(&spec, path.parent().unwrap_or(Path::new("."))).map_err(|e| match e {
-            ContinuousError::Model(message) => ContinuousError::Data {
+            ContinuousError::Model(error) => ContinuousError::ModelIn {
                 path: path.to_path_buf(),
-                message,
+                error,
             },
             e => e,
         })

@@ -1,6 +1,8 @@
 //! Bayesian ridge (linear) regression with a Gaussian prior.
 
-use super::{ContinuousError, DataMatrix, check_responses, check_variance, dot, normals};
+use super::{
+    ContinuousError, DataMatrix, ModelDataError, check_responses, check_variance, dot, normals,
+};
 use langevin_core::continuous::SumPotential;
 use nalgebra::{DMatrix, DVector};
 use std::convert::Infallible;
@@ -39,7 +41,7 @@ impl RidgeRegression {
         check_variance("prior_var", prior_var)?;
         check_responses(&x, y, "responses")?;
         if y.iter().any(|v| !v.is_finite()) {
-            return Err(ContinuousError::Model("a response is not finite".into()));
+            return Err(ModelDataError::ResponseNotFinite.into());
         }
         let prior_share = 1.0 / (prior_var * x.rows() as f64);
         Ok(Self {
@@ -100,9 +102,9 @@ impl RidgeRegression {
         let rhs = x.transpose() * y / self.noise_var;
         // Positive definite in exact arithmetic; only overflow (covariates near f64::MAX) can
         // make the factorisation fail.
-        let chol = precision.cholesky().ok_or_else(|| {
-            ContinuousError::Model("XᵀX/λ + I/v overflows double precision".into())
-        })?;
+        let chol = precision
+            .cholesky()
+            .ok_or_else(|| ContinuousError::from(ModelDataError::PosteriorOverflow))?;
         let mean = chol.solve(&rhs);
         let cov = chol.inverse();
         let cov_rows: Vec<f64> = (0..d)

@@ -139,16 +139,18 @@ pub fn ais_log_z(
     settings: &AisSettings,
 ) -> Result<AisEstimate, LearnError> {
     if settings.chains < 2 || settings.betas == 0 {
-        return Err(LearnError::Settings(
-            "AIS needs at least 2 chains and 1 intermediate distribution".into(),
-        ));
+        return Err(super::SettingsError::AisSize {
+            chains: settings.chains,
+            betas: settings.betas,
+        }
+        .into());
     }
     if base.len() != rbm.visible() {
-        return Err(LearnError::Settings(format!(
-            "the base has {} visible biases, the RBM {} visible units",
-            base.len(),
-            rbm.visible()
-        )));
+        return Err(super::SettingsError::BaseLength {
+            base: base.len(),
+            visible: rbm.visible(),
+        }
+        .into());
     }
     let schedule = betas(settings.schedule, settings.betas);
     let run = map_chains(

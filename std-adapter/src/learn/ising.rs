@@ -24,15 +24,13 @@ impl IsingParams {
     /// [`LearnError::Shape`] for no nodes, an edge out of range, a self-loop or a repeated edge.
     pub fn zeros(n: usize, edges: Vec<(u32, u32)>) -> Result<Self, LearnError> {
         if n == 0 {
-            return Err(LearnError::Shape("the graph has no nodes".into()));
+            return Err(super::ShapeError::NoNodes.into());
         }
         let mut seen = std::collections::HashSet::new();
         for &(i, j) in &edges {
             let key = (i.min(j), i.max(j));
             if i == j || i.max(j) as usize >= n || !seen.insert(key) {
-                return Err(LearnError::Shape(format!(
-                    "edge ({i}, {j}) is a self-loop, out of range for {n} nodes or repeated"
-                )));
+                return Err(super::ShapeError::Edge { i, j, nodes: n }.into());
             }
         }
         let theta = vec![0.0; edges.len() + n];
@@ -227,7 +225,18 @@ mod tests {
         assert_eq!(IsingParams::lattice(3, 4, true).unwrap().edges().len(), 24);
         assert_eq!(IsingParams::lattice(3, 4, false).unwrap().edges().len(), 17);
         assert_eq!(IsingParams::lattice(2, 2, true).unwrap().edges().len(), 4);
-        assert!(IsingParams::zeros(3, vec![(0, 1), (1, 0)]).is_err());
+        assert!(matches!(
+            IsingParams::zeros(3, vec![(0, 1), (1, 0)]),
+            Err(LearnError::Shape(super::super::ShapeError::Edge {
+                i: 1,
+                j: 0,
+                nodes: 3
+            }))
+        ));
+        assert!(matches!(
+            IsingParams::lattice(0, 4, false),
+            Err(LearnError::Shape(super::super::ShapeError::NoNodes))
+        ));
     }
 
     #[test]

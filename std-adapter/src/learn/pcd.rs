@@ -28,7 +28,7 @@ use super::ising::IsingParams;
 use super::optim::{Optimizer, OptimizerKind};
 use super::rbm::RbmParams;
 use super::rbm_sites::RbmFlipFactors;
-use super::{BinaryRows, LearnError};
+use super::{BinaryRows, LearnError, NotInPcd, SettingsError, ShapeError};
 use crate::binary::{BinaryModel, ModelTarget, block_gibbs_sweep};
 use crate::kernels::{ForModels, ModelKernel, Sweep, SweepReport};
 use crate::run::{ChainVecs, Pool, RunError};
@@ -145,17 +145,15 @@ pub struct PcdSettings {
 }
 
 /// The sampler of a plan that runs inside PCD and how it steps a chain, or why it cannot.
-fn pcd_kernel(plan: &SamplerPlan) -> Result<(Sampler, Driver), &'static str> {
+fn pcd_kernel(plan: &SamplerPlan) -> Result<(Sampler, Driver), NotInPcd> {
     match plan {
         SamplerPlan::Kernel(spec) => match spec.driver(Domain::Binary, 0) {
             // A ladder's replicas are several coupled chains; each persistent chain here is
             // one (only a ladder's driver can fail).
-            Ok(Driver::Replicas(_)) | Err(_) => {
-                Err("each persistent chain is a single chain, not a ladder of replicas")
-            }
+            Ok(Driver::Replicas(_)) | Err(_) => Err(NotInPcd::Replicas),
             Ok(driver) => Ok((*spec, driver)),
         },
-        SamplerPlan::Ab2(_) => Err("its tuning fits one fixed target"),
+        SamplerPlan::Ab2(_) => Err(NotInPcd::FixedTarget),
     }
 }
 
@@ -223,23 +221,24 @@ impl<'d> Pcd<'d> {
         let s = &settings;
         let d = model.dim();
         if data.cols != d {
-            return Err(LearnError::Shape(format!(
-                "the data rows have {} values, the model has dimension {d}",
-                data.cols
-            )));
+            return Err(ShapeError::DataWidth {
+                width: data.cols,
+                dim: d,
+            }
+            .into());
         }
         if s.pcd_steps == 0 || s.chains == 0 || s.batch == 0 || s.updates == 0 {
-            return Err(LearnError::Settings(
-                "PCD steps, chains, batch and updates must be at least 1".into(),
-            ));
+            return Err(SettingsError::ZeroCount.into());
         }
         let rate_ok = s.lr.is_finite() && s.lr > 0.0;
         let penalties_ok = [s.l1, s.l2].iter().all(|p| p.is_finite() && *p >= 0.0);
         if !rate_ok || !penalties_ok {
-            return Err(LearnError::Settings(
-                "the learning rate must be positive and the penalties non-negative, all finite"
-                    .into(),
-            ));
+            return Err(SettingsError::Rates {
+                lr: s.lr,
+                l1: s.l1,
+                l2: s.l2,
+            }
+            .into());
         }
         let total = s.pcd_steps.saturating_mul(s.updates);
         let tune_steps = s
@@ -251,15 +250,12 @@ impl<'d> Pcd<'d> {
             burn_in: tune_steps,
             steps: total - tune_steps,
         };
-        let sampler_error = |e: &dyn std::fmt::Display| LearnError::Settings(e.to_string());
         let plan = sampler
             .plan_for(Domain::Binary, &shape)
-            .map_err(|e| sampler_error(&e))?;
-        let (spec, driver) = pcd_kernel(&plan).map_err(|why| {
-            LearnError::Settings(format!(
-                "sampler {} cannot run inside PCD ({why})",
-                sampler.name()
-            ))
+            .map_err(|e| LearnError::from(SettingsError::Sampler(e)))?;
+        let (spec, driver) = pcd_kernel(&plan).map_err(|why| SettingsError::NotInPcd {
+            sampler: sampler.name(),
+            why,
         })?;
         let mut rngs = chain_rngs(s.seed, s.chains + 1);
         let data_rng = rngs.pop().ok_or(LearnError::NonFinite)?;
@@ -272,7 +268,7 @@ impl<'d> Pcd<'d> {
                     Driver::Gibbs(scan) => Mover::Gibbs(Sweep(Gibbs::new(scan))),
                     Driver::Kernel | Driver::Replicas(_) => Mover::Kernel(
                         spec.kernel_for::<ForModels>(&shape)
-                            .map_err(|e| sampler_error(&e))?,
+                            .map_err(|e| LearnError::from(SettingsError::Param(e)))?,
                     ),
                 };
                 Ok(Persistent { vecs, mover, rng })
@@ -641,5 +637,53 @@ mod tests {
             assert_eq!(one, run(2), "{name}");
             assert_eq!(one, run(3), "{name}");
         }
+    }
+
+    #[test]
+    fn refused_settings_are_named_by_their_variant() {
+        let data = BinaryRows {
+            cols: 4,
+            values: vec![0, 1, 1, 0],
+        };
+        let model = || PcdModel::Rbm(RbmParams::zeros(4, 2));
+        let refused = |model, name, s| Pcd::new(model, &data, &sampler(name), s).err();
+        let e = refused(
+            PcdModel::Rbm(RbmParams::zeros(5, 2)),
+            "gibbs",
+            settings(1, 1),
+        );
+        assert!(
+            matches!(
+                e,
+                Some(LearnError::Shape(ShapeError::DataWidth {
+                    width: 4,
+                    dim: 5
+                }))
+            ),
+            "{e:?}"
+        );
+        let e = refused(model(), "pt-dmala", settings(1, 1));
+        assert!(
+            matches!(
+                e,
+                Some(LearnError::Settings(SettingsError::NotInPcd {
+                    sampler: "pt-dmala",
+                    why: NotInPcd::Replicas
+                }))
+            ),
+            "{e:?}"
+        );
+        let mut s = settings(1, 1);
+        s.lr = f64::NAN;
+        let e = refused(model(), "gibbs", s);
+        assert!(
+            matches!(e, Some(LearnError::Settings(SettingsError::Rates { .. }))),
+            "{e:?}"
+        );
+        let e = refused(model(), "gibbs", settings(0, 1));
+        assert!(
+            matches!(e, Some(LearnError::Settings(SettingsError::ZeroCount))),
+            "{e:?}"
+        );
     }
 }

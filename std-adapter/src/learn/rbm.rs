@@ -28,11 +28,12 @@ impl RbmParams {
     pub fn new(w: &[f64], b: &[f64], c: &[f64]) -> Result<Self, LearnError> {
         let (visible, hidden) = (b.len(), c.len());
         if visible == 0 || w.len() != visible * hidden {
-            return Err(LearnError::Shape(format!(
-                "an RBM needs W of {hidden} × {visible} = {} entries and at least one visible unit, found {}",
-                visible * hidden,
-                w.len()
-            )));
+            return Err(super::ShapeError::Rbm {
+                hidden,
+                visible,
+                entries: w.len(),
+            }
+            .into());
         }
         let theta: Vec<f64> = w.iter().chain(b).chain(c).copied().collect();
         if theta.iter().any(|t| !t.is_finite()) {

@@ -362,26 +362,34 @@ mod parser_agreement {
         r#"{"kind":"gaussian_mixture","a":[[1,0]],"scale":0.5}"#,
     ];
 
-    /// Loads a document as the command line would; the error's text on failure.
-    fn load(value: &Value) -> Result<(), String> {
+    /// Why [`load`] refused a document.
+    #[derive(Debug, thiserror::Error)]
+    enum LoadError {
+        /// A continuous model's document, refused by its parser.
+        #[error(transparent)]
+        Continuous(#[from] serde_json::Error),
+        /// A discrete model's document, refused by its parser.
+        #[error(transparent)]
+        Discrete(#[from] crate::models::ModelError),
+        /// A kind no parser reads.
+        #[error("unknown kind")]
+        UnknownKind,
+    }
+
+    /// Loads a document as the command line would.
+    fn load(value: &Value) -> Result<(), LoadError> {
         let text = value.to_string();
         let kind = value["kind"].as_str().unwrap_or("");
         if find(kind).is_some_and(|k| k.domain == "continuous") {
-            return serde_json::from_str::<ModelSpec>(&text)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
+            return Ok(serde_json::from_str::<ModelSpec>(&text).map(|_| ())?);
         }
-        let doc = ModelDoc::parse(&text, std::path::PathBuf::new()).map_err(|e| e.to_string())?;
-        if BinaryModel::from_doc(&doc)
-            .map_err(|e| e.to_string())?
-            .is_some()
-        {
+        let doc = ModelDoc::parse(&text, std::path::PathBuf::new())?;
+        if BinaryModel::from_doc(&doc)?.is_some() {
             return Ok(());
         }
-        LabelModel::from_doc(&doc)
-            .map_err(|e| e.to_string())?
+        LabelModel::from_doc(&doc)?
             .map(|_| ())
-            .ok_or_else(|| "unknown kind".into())
+            .ok_or(LoadError::UnknownKind)
     }
 
     #[test]
@@ -404,7 +412,7 @@ mod parser_agreement {
                 if f.required {
                     let mut without = full.clone();
                     without.as_object_mut().unwrap().remove(name);
-                    let e = load(&without).expect_err(name);
+                    let e = load(&without).expect_err(name).to_string();
                     assert!(e.contains(name), "{}: {e}", schema.kind);
                 }
                 // `beta_true` is kept for reference only.
@@ -421,14 +429,14 @@ mod parser_agreement {
             }
             let mut extra = full.clone();
             extra["extra_field"] = json!(1);
-            let e = load(&extra).expect_err("unknown field");
+            let e = load(&extra).expect_err("unknown field").to_string();
             assert!(e.contains("extra_field"), "{e}");
             // A key with control characters is named escaped, on one line (continuous files
             // are checked the same way by `ModelSpec::read` before serde sees them).
             if schema.domain != "continuous" {
                 let mut odd = full.clone();
                 odd["st\nat\u{7}es"] = json!(1);
-                let e = load(&odd).expect_err("unknown field");
+                let e = load(&odd).expect_err("unknown field").to_string();
                 assert!(!e.contains('\n') && e.contains("st\\nat"), "{e}");
             }
         }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::{FRAME, INK, MUTED, Panel, Scale, WHITE, format_value, nice_ticks, series_color};
 use super::raster::{Canvas, Rgb, text_height, text_width};
-use super::{AxisScale, PlotError, draw_title, fit_text, fitting_scale, input};
+use super::{AxisScale, DataError, PlotError, draw_title, fit_text, fitting_scale, input};
 
 /// Writes a PNG bar chart with one bar per label, each value printed above its bar, on a linear
 /// or logarithmic axis (see [`AxisScale`]). Non-finite values (and, on a log axis, values
@@ -26,11 +26,10 @@ pub fn bar_chart(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if labels.len() != values.len() {
-        return Err(input(format!(
-            "{} labels for {} values",
-            labels.len(),
-            values.len()
-        )));
+        return Err(input(DataError::LabelCount {
+            labels: labels.len(),
+            values: values.len(),
+        }));
     }
     let bars = Bars {
         title,
@@ -73,12 +72,11 @@ pub fn bar_chart_with(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if labels.len() != values.len() || spec.marked.len() != labels.len() {
-        return Err(input(format!(
-            "{} labels, {} values and {} marks",
-            labels.len(),
-            values.len(),
-            spec.marked.len()
-        )));
+        return Err(input(DataError::MarkCount {
+            labels: labels.len(),
+            values: values.len(),
+            marks: spec.marked.len(),
+        }));
     }
     let bars = Bars {
         title: spec.title,
@@ -112,15 +110,14 @@ pub fn grouped_bars(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if series.is_empty() {
-        return Err(input("no series"));
+        return Err(input(DataError::NoSeries));
     }
     if values.len() != groups.len() * series.len() {
-        return Err(input(format!(
-            "{} values for {} groups × {} series",
-            values.len(),
-            groups.len(),
-            series.len()
-        )));
+        return Err(input(DataError::GroupValues {
+            values: values.len(),
+            groups: groups.len(),
+            series: series.len(),
+        }));
     }
     let bars = Bars {
         title,
@@ -153,7 +150,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         axes: labelled,
     } = *bars;
     if groups.is_empty() {
-        return Err(input("no bars to draw"));
+        return Err(input(DataError::NoBars));
     }
     let log = scale == AxisScale::Log;
     let shown: Vec<f64> = values
@@ -162,7 +159,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         .filter(|&v| drawable(v, log))
         .collect();
     if shown.is_empty() {
-        return Err(input("no value can be drawn"));
+        return Err(input(DataError::NothingDrawable));
     }
     let layout = Layout::new(bars);
     let mut canvas = Canvas::new(layout.width as usize, layout.height as usize, WHITE);
@@ -528,6 +525,16 @@ mod tests {
             AxisScale::Log,
         )
         .unwrap_err();
-        assert!(matches!(err, PlotError::Input(_)), "{err}");
+        assert!(
+            matches!(
+                err,
+                PlotError::Input(DataError::MarkCount {
+                    labels: 2,
+                    values: 2,
+                    marks: 1
+                })
+            ),
+            "{err}"
+        );
     }
 }

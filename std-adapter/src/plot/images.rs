@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::MUTED;
 use super::raster::{Canvas, text_height, text_width};
-use super::{PlotError, draw_title, fitting_scale, input};
+use super::{DataError, PlotError, draw_title, fitting_scale, input};
 
 /// Gap between images and around the grid, in pixels.
 const GAP: usize = 8;
@@ -87,20 +87,22 @@ fn draw_grid<T: Copy + Into<f32>>(
     columns: usize,
 ) -> Result<(), PlotError> {
     if images.is_empty() {
-        return Err(input("no images to draw"));
+        return Err(input(DataError::NoImages));
     }
     if width == 0 || height == 0 || columns == 0 {
-        return Err(input("image width, height and columns must be positive"));
+        return Err(input(DataError::ZeroImageSize));
     }
     if let Some((k, img)) = images
         .iter()
         .enumerate()
         .find(|(_, i)| i.len() != width * height)
     {
-        return Err(input(format!(
-            "image {k} has {} values, expected {width} × {height}",
-            img.len()
-        )));
+        return Err(input(DataError::ImageLength {
+            index: k,
+            len: img.len(),
+            width,
+            height,
+        }));
     }
     let scale = 96usize.div_ceil(width.max(height)).max(1);
     let columns = columns.min(images.len());
@@ -116,7 +118,7 @@ fn draw_grid<T: Copy + Into<f32>>(
     let canvas_h = rows * (cell_h + GAP) + GAP + top;
     let left = (canvas_w - grid_w) / 2;
     if canvas_w.saturating_mul(canvas_h) > 1 << 28 {
-        return Err(input("the grid would exceed 2^28 pixels"));
+        return Err(input(DataError::TooManyPixels));
     }
     let mut canvas = Canvas::new(canvas_w, canvas_h, [185, 188, 195]);
     if let Some((title, caption)) = header {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::axes::{FRAME, Panel, Scale, WHITE, padded, series_color};
 use super::raster::Canvas;
-use super::{PlotError, draw_title, input};
+use super::{DataError, PlotError, draw_title, input};
 
 const WIDTH: usize = 1000;
 const HEIGHT: usize = 560;
@@ -39,7 +39,7 @@ pub fn line_plot(
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .collect();
     if shown.is_empty() {
-        return Err(input("no finite point to plot"));
+        return Err(input(DataError::NoFinitePoint));
     }
     let range = |f: fn(&(f64, f64)) -> f64| {
         shown
@@ -110,7 +110,10 @@ mod tests {
         line_plot(&path, &spec, &[(0.0, 1.0), (10.0, f64::NAN), (20.0, 3.0)]).unwrap();
         assert!(std::fs::metadata(&path).unwrap().len() > 0);
         let err = line_plot(dir.join("b.png"), &spec, &[(0.0, f64::NAN)]).unwrap_err();
-        assert!(matches!(err, PlotError::Input(_)), "{err}");
+        assert!(
+            matches!(err, PlotError::Input(DataError::NoFinitePoint)),
+            "{err}"
+        );
         assert!(!dir.join("b.png").exists());
         // One point: a flat range is padded, not a division by zero.
         line_plot(dir.join("c.png"), &spec, &[(5.0, 2.0)]).unwrap();

@@ -58,12 +58,113 @@ pub enum PlotError {
     Encode(#[source] png::EncodingError),
     /// The data cannot be drawn (empty, mismatched lengths, no finite values, …).
     #[error("cannot draw this data: {0}")]
-    Input(String),
+    Input(#[source] DataError),
+}
+
+/// Why data cannot be drawn ([`PlotError::Input`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A bar chart given a number of labels other than its values.
+    #[error("{labels} labels for {values} values")]
+    LabelCount {
+        /// The labels.
+        labels: usize,
+        /// The values.
+        values: usize,
+    },
+    /// A bar chart whose labels, values and marks differ in number.
+    #[error("{labels} labels, {values} values and {marks} marks")]
+    MarkCount {
+        /// The labels.
+        labels: usize,
+        /// The values.
+        values: usize,
+        /// The marks.
+        marks: usize,
+    },
+    /// Grouped bars without series.
+    #[error("no series")]
+    NoSeries,
+    /// Grouped bars given a number of values other than groups × series.
+    #[error("{values} values for {groups} groups × {series} series")]
+    GroupValues {
+        /// The values.
+        values: usize,
+        /// The groups.
+        groups: usize,
+        /// The series.
+        series: usize,
+    },
+    /// A bar chart without bars.
+    #[error("no bars to draw")]
+    NoBars,
+    /// A bar chart none of whose values can be drawn on its scale.
+    #[error("no value can be drawn")]
+    NothingDrawable,
+    /// A heat map grid without rows or columns.
+    #[error("the grid must have at least one row and one column")]
+    EmptyGrid,
+    /// A heat map grid whose cells overflow `usize`.
+    #[error("grid too large")]
+    GridTooLarge,
+    /// A heat map's values whose number is not the grid's cells.
+    #[error("{name} has {len} values, expected {expected}")]
+    CellCount {
+        /// The argument.
+        name: &'static str,
+        /// Its values.
+        len: usize,
+        /// The grid's cells.
+        expected: usize,
+    },
+    /// A heat map's value that is negative or not finite.
+    #[error("{name} has a negative or non-finite value")]
+    NegativeOrNotFinite {
+        /// The argument.
+        name: &'static str,
+    },
+    /// A heat map's values that sum to zero.
+    #[error("{name} sums to zero")]
+    SumsToZero {
+        /// The argument.
+        name: &'static str,
+    },
+    /// An image grid without images.
+    #[error("no images to draw")]
+    NoImages,
+    /// An image width, height or grid columns of zero.
+    #[error("image width, height and columns must be positive")]
+    ZeroImageSize,
+    /// An image whose values are not `width × height`.
+    #[error("image {index} has {len} values, expected {width} × {height}")]
+    ImageLength {
+        /// The image, from 0.
+        index: usize,
+        /// Its values.
+        len: usize,
+        /// The images' width.
+        width: usize,
+        /// The images' height.
+        height: usize,
+    },
+    /// An image grid larger than 2^28 pixels.
+    #[error("the grid would exceed 2^28 pixels")]
+    TooManyPixels,
+    /// A line plot without a finite point.
+    #[error("no finite point to plot")]
+    NoFinitePoint,
+    /// A trace plot without draws.
+    #[error("no draws to plot")]
+    NoDraws,
+    /// A trace plot without a finite draw.
+    #[error("no finite draws to plot")]
+    NoFiniteDraws,
 }
 
 /// Shorthand for an input error.
-fn input(why: impl Into<String>) -> PlotError {
-    PlotError::Input(why.into())
+fn input(why: DataError) -> PlotError {
+    PlotError::Input(why)
 }
 
 /// The largest text scale (down to 1) at which `text` fits in `room` pixels.

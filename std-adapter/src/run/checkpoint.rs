@@ -68,7 +68,8 @@ pub enum CheckpointError {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        reason: String,
+        #[source]
+        reason: DecodeError,
     },
     /// The file belongs to another command.
     #[error(
@@ -525,64 +526,115 @@ fn encode<'r>(
     out
 }
 
+/// Why a checkpoint's bytes do not decode ([`CheckpointError::Corrupt`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The bytes do not start with the checkpoint header.
+    #[error("it does not start with the checkpoint header")]
+    NoHeader,
+    /// Too short for the header and the checksum.
+    #[error("truncated")]
+    Truncated,
+    /// The checksum is not the one of the bytes before it.
+    #[error("its checksum does not match (truncated or damaged)")]
+    Checksum,
+    /// The bytes end inside a block.
+    #[error("truncated in {what}")]
+    TruncatedIn {
+        /// The block.
+        what: &'static str,
+    },
+    /// A block's length does not fit in memory's address space.
+    #[error("impossible length in {what}")]
+    ImpossibleLength {
+        /// The block.
+        what: &'static str,
+    },
+    /// The fingerprint is not the JSON of one.
+    #[error("the fingerprint: {0}")]
+    Fingerprint(#[source] serde_json::Error),
+    /// A record's description is not the JSON of one.
+    #[error("record {index}: {source}")]
+    Record {
+        /// The record, from 0.
+        index: u64,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// A record's log-densities are not a whole number of `f64`s.
+    #[error("record {index}: log-densities of {bytes} bytes")]
+    LogDensityBytes {
+        /// The record, from 0.
+        index: u64,
+        /// Their length in bytes.
+        bytes: usize,
+    },
+    /// Bytes follow the last record.
+    #[error("bytes after the last record")]
+    TrailingBytes,
+}
+
 /// A reader of the file's blocks.
 struct Reader<'b> {
     bytes: &'b [u8],
 }
 
 impl<'b> Reader<'b> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&'b [u8], String> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'b [u8], DecodeError> {
         if self.bytes.len() < n {
-            return Err(format!("truncated in {what}"));
+            return Err(DecodeError::TruncatedIn { what });
         }
         let (head, rest) = self.bytes.split_at(n);
         self.bytes = rest;
         Ok(head)
     }
 
-    fn word(&mut self, what: &str) -> Result<u64, String> {
+    fn word(&mut self, what: &'static str) -> Result<u64, DecodeError> {
         let b = self.take(8, what)?;
         let mut w = [0u8; 8];
         w.copy_from_slice(b);
         Ok(u64::from_le_bytes(w))
     }
 
-    fn block(&mut self, what: &str) -> Result<&'b [u8], String> {
+    fn block(&mut self, what: &'static str) -> Result<&'b [u8], DecodeError> {
         let n = self.word(what)?;
-        let n = usize::try_from(n).map_err(|_| format!("impossible length in {what}"))?;
+        let n = usize::try_from(n).map_err(|_| DecodeError::ImpossibleLength { what })?;
         self.take(n, what)
     }
 }
 
 /// The fingerprint and records of a file's bytes.
-fn decode(bytes: &[u8]) -> Result<(Fingerprint, Vec<Record>), String> {
+fn decode(bytes: &[u8]) -> Result<(Fingerprint, Vec<Record>), DecodeError> {
     if !bytes.starts_with(MAGIC) {
-        return Err("it does not start with the checkpoint header".into());
+        return Err(DecodeError::NoHeader);
     }
     if bytes.len() < MAGIC.len() + 8 {
-        return Err("truncated".into());
+        return Err(DecodeError::Truncated);
     }
     let (body, sum) = bytes.split_at(bytes.len() - 8);
     let mut s = [0u8; 8];
     s.copy_from_slice(sum);
     if fnv1a(body) != u64::from_le_bytes(s) {
-        return Err("its checksum does not match (truncated or damaged)".into());
+        return Err(DecodeError::Checksum);
     }
     let mut r = Reader {
         bytes: &body[MAGIC.len()..],
     };
     let fp = r.block("the fingerprint")?;
-    let fingerprint: Fingerprint =
-        serde_json::from_slice(fp).map_err(|e| format!("the fingerprint: {e}"))?;
+    let fingerprint: Fingerprint = serde_json::from_slice(fp).map_err(DecodeError::Fingerprint)?;
     let n = r.word("the record count")?;
     let mut records = Vec::new();
     for i in 0..n {
-        let meta: Meta =
-            serde_json::from_slice(r.block("a record")?).map_err(|e| format!("record {i}: {e}"))?;
+        let meta: Meta = serde_json::from_slice(r.block("a record")?)
+            .map_err(|source| DecodeError::Record { index: i, source })?;
         let draws = r.block("a record's draws")?.to_vec();
         let u = r.block("a record's log-densities")?;
         if !u.len().is_multiple_of(8) {
-            return Err(format!("record {i}: log-densities of {} bytes", u.len()));
+            return Err(DecodeError::LogDensityBytes {
+                index: i,
+                bytes: u.len(),
+            });
         }
         let log_density = u
             .chunks_exact(8)
@@ -599,7 +651,7 @@ fn decode(bytes: &[u8]) -> Result<(Fingerprint, Vec<Record>), String> {
         });
     }
     if !r.bytes.is_empty() {
-        return Err("bytes after the last record".into());
+        return Err(DecodeError::TrailingBytes);
     }
     Ok((fingerprint, records))
 }
@@ -658,5 +710,19 @@ mod tests {
             b[i] ^= 0x10;
             assert!(decode(&b).is_err(), "byte {i} flipped");
         }
+        assert!(matches!(decode(b"x"), Err(DecodeError::NoHeader)));
+        assert!(matches!(
+            decode(&bytes[..MAGIC.len() + 4]),
+            Err(DecodeError::Truncated)
+        ));
+        assert!(matches!(
+            decode(&bytes[..bytes.len() - 1]),
+            Err(DecodeError::Checksum)
+        ));
+        let mut longer = bytes[..bytes.len() - 8].to_vec();
+        longer.push(0);
+        let sum = fnv1a(&longer);
+        longer.extend_from_slice(&sum.to_le_bytes());
+        assert!(matches!(decode(&longer), Err(DecodeError::TrailingBytes)));
     }
 }

@@ -26,8 +26,9 @@ mod params;
 mod registry;
 
 pub use params::{
-    Adapt, Choice, Codec, Named, Number, OrAuto, Param, ParamInfo, ParamValueError, Range,
-    SamplerParams, SummaryOptions, Unset, UnsetAtLeastOne, add_args, markdown_table,
+    Adapt, Choice, Codec, Named, Number, NumberError, OrAuto, Param, ParamInfo, ParamValueError,
+    Range, SamplerParams, SummaryOptions, Unset, UnsetAtLeastOne, ValueTextError, add_args,
+    markdown_table,
 };
 pub use registry::{ACS_BUDGET_FRACTION, BLOCK_GIBBS_NEEDS_RBM, RWM_TARGET_ACCEPTANCE, SAMPLERS};
 

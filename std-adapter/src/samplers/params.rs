@@ -9,6 +9,7 @@ use crate::ab2::DiagonalRule;
 use langevin_core::baselines::{Balancing, Scan};
 use langevin_core::dlmc::Solver;
 use std::fmt;
+use std::num::{ParseFloatError, ParseIntError};
 use std::str::FromStr;
 
 /// A parameter's values, named: the choices of an enumerated parameter, in the order `--help`
@@ -25,14 +26,17 @@ pub trait Choice: Copy + PartialEq + 'static {
     ///
     /// # Errors
     ///
-    /// A message listing the names when none is `name`.
-    fn named(name: &str) -> Result<Self, String> {
+    /// [`ValueTextError::UnknownChoice`], listing the names, when none is `name`.
+    fn named(name: &str) -> Result<Self, ValueTextError> {
         Self::NAMES
             .iter()
             .zip(Self::VALUES)
             .find(|(n, _)| **n == name)
             .map(|(_, v)| *v)
-            .ok_or_else(|| format!("expected one of {}", Self::NAMES.join(", ")))
+            .ok_or_else(|| ValueTextError::UnknownChoice {
+                text: name.to_owned(),
+                expected: Self::NAMES,
+            })
     }
 
     /// The name of `value` (`None` for a value no name stands for).
@@ -105,8 +109,8 @@ pub trait Codec<T> {
     ///
     /// # Errors
     ///
-    /// What is wrong with `text`, in a few words.
-    fn parse(text: &str) -> Result<T, String>;
+    /// [`ValueTextError`] saying what is wrong with `text`.
+    fn parse(text: &str) -> Result<T, ValueTextError>;
     /// The value as text (`None`: unset).
     fn text(value: &T) -> Option<String>;
     /// The names and help of an enumerated parameter's values (empty for the others).
@@ -131,18 +135,22 @@ pub struct OrAuto;
 #[derive(Debug)]
 pub struct Named;
 
-fn number<T: FromStr>(text: &str) -> Result<T, String>
+fn number<T: FromStr>(text: &str) -> Result<T, ValueTextError>
 where
-    T::Err: fmt::Display,
+    T::Err: Into<NumberError>,
 {
-    text.parse().map_err(|e: T::Err| e.to_string())
+    text.parse()
+        .map_err(|e: T::Err| ValueTextError::NotANumber {
+            text: text.to_owned(),
+            source: e.into(),
+        })
 }
 
 impl<T: FromStr + fmt::Display> Codec<T> for Number
 where
-    T::Err: fmt::Display,
+    T::Err: Into<NumberError>,
 {
-    fn parse(text: &str) -> Result<T, String> {
+    fn parse(text: &str) -> Result<T, ValueTextError> {
         number(text)
     }
     fn text(value: &T) -> Option<String> {
@@ -152,9 +160,9 @@ where
 
 impl<T: FromStr + fmt::Display> Codec<Option<T>> for Unset
 where
-    T::Err: fmt::Display,
+    T::Err: Into<NumberError>,
 {
-    fn parse(text: &str) -> Result<Option<T>, String> {
+    fn parse(text: &str) -> Result<Option<T>, ValueTextError> {
         number(text).map(Some)
     }
     fn text(value: &Option<T>) -> Option<String> {
@@ -163,9 +171,9 @@ where
 }
 
 impl Codec<Option<u16>> for UnsetAtLeastOne {
-    fn parse(text: &str) -> Result<Option<u16>, String> {
+    fn parse(text: &str) -> Result<Option<u16>, ValueTextError> {
         match number(text)? {
-            0 => Err("must be at least 1".into()),
+            0 => Err(ValueTextError::BelowOne),
             v => Ok(Some(v)),
         }
     }
@@ -176,15 +184,18 @@ impl Codec<Option<u16>> for UnsetAtLeastOne {
 
 impl<T: FromStr + fmt::Display> Codec<Option<T>> for OrAuto
 where
-    T::Err: fmt::Display,
+    T::Err: Into<NumberError>,
 {
-    fn parse(text: &str) -> Result<Option<T>, String> {
+    fn parse(text: &str) -> Result<Option<T>, ValueTextError> {
         if text == "auto" {
             return Ok(None);
         }
-        number(text)
+        text.parse()
             .map(Some)
-            .map_err(|e| format!("expected a number or `auto`: {e}"))
+            .map_err(|e: T::Err| ValueTextError::NotANumberOrAuto {
+                text: text.to_owned(),
+                source: e.into(),
+            })
     }
     fn text(value: &Option<T>) -> Option<String> {
         Some(value.as_ref().map_or_else(|| "auto".into(), T::to_string))
@@ -192,7 +203,7 @@ where
 }
 
 impl<T: Choice> Codec<T> for Named {
-    fn parse(text: &str) -> Result<T, String> {
+    fn parse(text: &str) -> Result<T, ValueTextError> {
         T::named(text)
     }
     fn text(value: &T) -> Option<String> {
@@ -213,8 +224,54 @@ impl<T: Choice> Codec<T> for Named {
 pub struct ParamValueError {
     /// The parameter.
     pub param: Param,
-    /// What is wrong with the text, in a few words.
-    pub reason: String,
+    /// What is wrong with the text.
+    pub reason: ValueTextError,
+}
+
+/// What is wrong with a parameter's text ([`Codec::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueTextError {
+    /// Not a number of the parameter's type.
+    #[error("{source}")]
+    NotANumber {
+        /// The text.
+        text: String,
+        /// Why it does not read as the type.
+        source: NumberError,
+    },
+    /// Neither a number of the parameter's type nor `auto`.
+    #[error("expected a number or `auto`: {source}")]
+    NotANumberOrAuto {
+        /// The text.
+        text: String,
+        /// Why it does not read as the type.
+        source: NumberError,
+    },
+    /// Zero, for a parameter that is at least 1.
+    #[error("must be at least 1")]
+    BelowOne,
+    /// None of the names of an enumerated parameter.
+    #[error("expected one of {}", .expected.join(", "))]
+    UnknownChoice {
+        /// The text.
+        text: String,
+        /// The names, in the order `--help` lists them.
+        expected: &'static [&'static str],
+    },
+}
+
+/// Why a text does not read as a number of a parameter's type: the standard library's parse
+/// error (its message is the standard library's).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NumberError {
+    /// Not an integer of the type (or out of its range).
+    #[error(transparent)]
+    Int(#[from] ParseIntError),
+    /// Not a floating-point number.
+    #[error(transparent)]
+    Float(#[from] ParseFloatError),
 }
 
 /// What the table says about one parameter, beside its field.
@@ -754,9 +811,37 @@ mod tests {
         assert_eq!((p.window, p.adapt), (Some(2), Some(Adapt::Acceptance)));
         assert_eq!((p.radius, p.block, p.path_length), (2, 5, Some(4)));
         assert_eq!((p.time, p.solver), (Some(0.5), Some(Solver::Euler)));
-        assert!(p.set(Param::Window, "0").is_err());
-        assert!(p.set(Param::Scan, "sideways").is_err());
-        assert!(p.set(Param::Step, "x").is_err());
+        let reason = |p: &mut SamplerParams, param, text| p.set(param, text).unwrap_err().reason;
+        assert_eq!(reason(&mut p, Param::Window, "0"), ValueTextError::BelowOne);
+        let e = reason(&mut p, Param::Scan, "sideways");
+        assert!(
+            matches!(&e, ValueTextError::UnknownChoice { text, expected }
+                if text == "sideways" && *expected == ["systematic", "random"]),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "expected one of systematic, random");
+        let e = reason(&mut p, Param::Step, "x");
+        assert!(
+            matches!(&e, ValueTextError::NotANumber { text, source: NumberError::Float(_) }
+                if text == "x"),
+            "{e:?}"
+        );
+        assert_eq!(e.to_string(), "invalid float literal");
+        let e = reason(&mut p, Param::PathLength, "-1");
+        assert!(
+            matches!(
+                &e,
+                ValueTextError::NotANumberOrAuto {
+                    source: NumberError::Int(_),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "expected a number or `auto`: invalid digit found in string"
+        );
         assert_eq!(
             p.step, 0.3,
             "a refused value leaves the parameter as it was"

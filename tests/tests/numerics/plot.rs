@@ -7,7 +7,8 @@ use std::io::BufReader;
 use std::path::PathBuf;
 
 use langevin_std::plot::{
-    AxisScale, PlotError, bar_chart, grouped_bars, heatmap_pair, image_grid, trace_and_acf,
+    AxisScale, DataError, PlotError, bar_chart, grouped_bars, heatmap_pair, image_grid,
+    trace_and_acf,
 };
 
 /// A decoded RGB picture.
@@ -114,11 +115,11 @@ fn trace_and_acf_draws_every_chain() {
 
     assert!(matches!(
         trace_and_acf(dir.file("none.png"), "x", &[], 10),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::NoDraws))
     ));
     assert!(matches!(
         trace_and_acf(dir.file("nan.png"), "x", &[vec![f64::NAN; 4]], 10),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::NoFiniteDraws))
     ));
 }
 
@@ -156,7 +157,12 @@ fn image_grid_shows_each_pixel_as_a_square() {
 
     assert!(matches!(
         image_grid(dir.file("bad.png"), &[&checker[..60]], 8, 8, 1),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::ImageLength {
+            index: 0,
+            len: 60,
+            width: 8,
+            height: 8
+        }))
     ));
 }
 
@@ -197,11 +203,16 @@ fn heatmap_pair_puts_mass_where_the_target_has_it() {
 
     assert!(matches!(
         heatmap_pair(dir.file("bad.png"), "x", &counts[1..], &target, n, m),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::CellCount {
+            name: "visited_counts",
+            ..
+        }))
     ));
     assert!(matches!(
         heatmap_pair(dir.file("zero.png"), "x", &vec![0.0; n * m], &target, n, m),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::SumsToZero {
+            name: "visited_counts"
+        }))
     ));
 }
 
@@ -288,7 +299,10 @@ fn bar_heights_follow_the_values() {
             &[1.0, 2.0],
             AxisScale::Linear
         ),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::LabelCount {
+            labels: 1,
+            values: 2
+        }))
     ));
     assert!(matches!(
         bar_chart(
@@ -298,6 +312,6 @@ fn bar_heights_follow_the_values() {
             &[-1.0],
             AxisScale::Log
         ),
-        Err(PlotError::Input(_))
+        Err(PlotError::Input(DataError::NothingDrawable))
     ));
 }

@@ -27,14 +27,31 @@ impl ChainArgs {
     }
 }
 
+/// Why a `--threads` value was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ThreadCountError {
+    /// Zero threads.
+    #[error("0 threads would run no chain: give at least 1 (or leave it out for all cores)")]
+    Zero,
+    /// Not a whole number.
+    #[error("`{text}` is not a thread count: {source}")]
+    NotANumber {
+        /// The text.
+        text: String,
+        /// Why it does not read as a count.
+        source: std::num::ParseIntError,
+    },
+}
+
 /// `--threads`: a whole number of at least 1 (0 would run nothing).
-pub fn at_least_one_thread(text: &str) -> Result<usize, String> {
+pub fn at_least_one_thread(text: &str) -> Result<usize, ThreadCountError> {
     match text.parse::<usize>() {
-        Ok(0) => Err(
-            "0 threads would run no chain: give at least 1 (or leave it out for all cores)".into(),
-        ),
+        Ok(0) => Err(ThreadCountError::Zero),
         Ok(n) => Ok(n),
-        Err(e) => Err(format!("`{text}` is not a thread count: {e}")),
+        Err(source) => Err(ThreadCountError::NotANumber {
+            text: text.to_owned(),
+            source,
+        }),
     }
 }
 
@@ -145,4 +162,24 @@ pub fn total_steps(parts: &[(&str, u64)]) -> Result<u64, CliError> {
                 names.join(" + ")
             ))
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_count_is_a_whole_number_of_at_least_one() {
+        assert_eq!(at_least_one_thread("3"), Ok(3));
+        assert_eq!(at_least_one_thread("0"), Err(ThreadCountError::Zero));
+        let e = at_least_one_thread("-2").unwrap_err();
+        assert!(
+            matches!(&e, ThreadCountError::NotANumber { text, .. } if text == "-2"),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "`-2` is not a thread count: invalid digit found in string"
+        );
+    }
 }

@@ -125,7 +125,7 @@ pub fn run_continuous(args: &ContinuousArgs) -> Result<(), CliError> {
     let quiet = args.report.quiet || outputs.iter().any(|(_, p)| is_stdout(p));
     // Every problem of the model or of a data file it names is reported with the model file.
     let model = Model::from_spec_within(&spec, base, &budget).map_err(|e| match e {
-        ContinuousError::Model(message) => CliError(format!("{}: {message}", args.model.display())),
+        ContinuousError::Model(error) => CliError(format!("{}: {error}", args.model.display())),
         e => CliError(format!("{}: {e}", args.model.display())),
     })?;
     let sampler: SamplerKind = format!("{:?}", args.sampler).to_lowercase().parse()?;
