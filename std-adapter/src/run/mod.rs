@@ -23,7 +23,7 @@ mod sweep;
 mod vecs;
 
 pub use checkpoint::{
-    Checkpoint, CheckpointError, DEFAULT_EVERY, FORMAT_VERSION, Fingerprint, Saved,
+    Checkpoint, CheckpointError, DEFAULT_EVERY, DecodeError, FORMAT_VERSION, Fingerprint, Saved,
 };
 pub(crate) use checkpoint::{DriverState, Position, Record};
 pub use error::{ModelError, RunError};
