@@ -130,6 +130,16 @@ fw_build() { # TARGET... -- CARGO_BUILD_ARGS...
     { ((${#rv[@]} == 0)) || cargo build -q "$@" "${rv[@]}"; })
 }
 
+# Starts the check image of each TARGET under QEMU in the background, and records its process
+# in the caller's pid.
+start_checks() { # TARGET...
+  local t
+  for t in "$@"; do
+    run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
+    pid[$t]=$!
+  done
+}
+
 boards() {
   local t rc status=0
   mkdir -p "$LOGS"
@@ -137,15 +147,10 @@ boards() {
   # The size-optimised images are built first: the Cortex-M0's run is the longest, and the
   # other two images build while it runs.
   local -A pid rc_of
-  launch() {
-    for t in "$@"; do
-      run_qemu "$t" "$FW/target/$t/$(profile_of "$t")/check" "$LOGS/check-$(core_of "$t").log" &
-      pid[$t]=$!
-    done
-  }
   fw_build "$M3" "$M0" -- -p langevin-firmware --bin check --profile footprint || return 1
-  launch "$M0" "$M3"
-  fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release && launch "$M4" "$RV"
+  start_checks "$M0" "$M3"
+  fw_build "$M4" "$RV" -- -p langevin-firmware --bin check --profile release &&
+    start_checks "$M4" "$RV"
   for t in "${!pid[@]}"; do
     wait "${pid[$t]}"
     rc_of[$t]=$?
