@@ -1,7 +1,7 @@
 //! Reading covariates and responses from `.npy` (through [`crate::io::npy`]) or CSV, and writing
 //! `f32` samples as `.npy`.
 
-use super::{ContinuousError, ModelDataError};
+use super::{ContinuousError, DataFileError, ModelDataError};
 use crate::io::input::{InputError, read_limited};
 use crate::resources::MemoryBudget;
 use std::path::Path;
@@ -13,10 +13,10 @@ pub(crate) struct Array {
     pub(crate) values: Vec<f64>,
 }
 
-fn data_err(path: &Path, message: impl Into<String>) -> ContinuousError {
+fn data_err(path: &Path, problem: impl Into<DataFileError>) -> ContinuousError {
     ContinuousError::Data {
         path: path.to_path_buf(),
-        message: message.into(),
+        problem: problem.into(),
     }
 }
 
@@ -26,7 +26,7 @@ fn read_bytes(path: &Path, budget: &MemoryBudget) -> Result<Vec<u8>, ContinuousE
             path: path.to_path_buf(),
             source,
         },
-        InputError::Memory { error, .. } => data_err(path, error.to_string()),
+        InputError::Memory { error, .. } => data_err(path, error),
         e => ModelDataError::Input(e).into(),
     })
 }
@@ -51,7 +51,10 @@ pub(crate) fn load_matrix(
         [n, d] => Ok((*n, *d, a.values)),
         s => Err(data_err(
             path,
-            format!("expected a 1-D or 2-D array, got shape {s:?}"),
+            DataFileError::Shape {
+                expected: "a 1-D or 2-D array",
+                shape: s.to_vec(),
+            },
         )),
     }
 }
@@ -67,7 +70,10 @@ pub(crate) fn load_vector(path: &Path, budget: &MemoryBudget) -> Result<Vec<f64>
         [_] | [_, 1] | [1, _] => Ok(a.values),
         s => Err(data_err(
             path,
-            format!("expected a vector, got shape {s:?}"),
+            DataFileError::Shape {
+                expected: "a vector",
+                shape: s.to_vec(),
+            },
         )),
     }
 }
@@ -84,7 +90,7 @@ pub(crate) fn read_csv(path: &Path, budget: &MemoryBudget) -> Result<Array, Cont
             ("the CSV text", Some(bytes.len() as u64)),
             ("its values", fields.checked_mul(16)),
         ])
-        .map_err(|e| data_err(path, e.to_string()))?;
+        .map_err(|e| data_err(path, e))?;
     let csv = |error| ContinuousError::Csv {
         path: path.to_path_buf(),
         error,
@@ -176,7 +182,7 @@ fn parse_csv(text: &str) -> Result<Array, CsvError> {
 pub(crate) fn read_npy_f64(path: &Path, budget: &MemoryBudget) -> Result<Array, ContinuousError> {
     let array = crate::io::npy::read_npy_within(path, budget).map_err(|e| match e {
         crate::io::npy::NpyError::Input(e) => ModelDataError::Input(e).into(),
-        e => data_err(path, e.to_string()),
+        e => data_err(path, e),
     })?;
     Ok(Array {
         shape: array.shape,
@@ -191,7 +197,7 @@ pub(crate) fn write_npy_f32(
     values: &[f32],
 ) -> Result<(), ContinuousError> {
     crate::io::npy::write_npy(path, shape, &crate::io::npy::NpyData::F32(values.to_vec()))
-        .map_err(|e| data_err(path, e.to_string()))
+        .map_err(|e| data_err(path, e))
 }
 
 #[cfg(test)]
@@ -226,5 +232,40 @@ mod tests {
         let a = read_npy_f64(&p, &MemoryBudget::new(None)).unwrap();
         assert_eq!(a.shape, [2, 2]);
         assert_eq!(a.values, [1.0, 2.0, 3.0, 4.5]);
+    }
+
+    #[test]
+    fn arrays_of_the_wrong_shape_or_size_are_refused_by_kind() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("m.npy");
+        write_npy_f32(&p, &[2, 2], &[1.0, 2.0, 3.0, 4.5]).unwrap();
+        let unlimited = MemoryBudget::new(None);
+        let e = load_vector(&p, &unlimited).unwrap_err();
+        assert!(
+            matches!(&e, ContinuousError::Data { problem: DataFileError::Shape { expected, shape }, .. }
+                if *expected == "a vector" && *shape == [2, 2]),
+            "{e:?}"
+        );
+        assert!(
+            e.to_string()
+                .ends_with("m.npy: expected a vector, got shape [2, 2]"),
+            "{e}"
+        );
+        let tiny = MemoryBudget::new(Some(16));
+        let e = read_csv(&dir.path().join("none.csv"), &tiny).unwrap_err();
+        assert!(matches!(e, ContinuousError::Io { .. }), "{e:?}");
+        let csv = dir.path().join("big.csv");
+        std::fs::write(&csv, "1,2,3,4,5,6,7,8\n").unwrap();
+        let e = read_csv(&csv, &tiny).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ContinuousError::Data {
+                    problem: DataFileError::Memory(_),
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
     }
 }

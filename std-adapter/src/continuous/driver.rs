@@ -385,10 +385,10 @@ fn drive<M: SumTarget<Error = Infallible> + ?Sized, C: SgChain<M>>(
     while k < plan.draws {
         let rep = chain
             .step_with(model, rng)
-            .map_err(|e| ContinuousError::Step {
+            .map_err(|error| ContinuousError::Step {
                 chain: index,
                 step: stats.steps,
-                message: e.to_string(),
+                error,
             })?;
         stats.evals += u64::from(rep.grad_evals);
         stats.steps += 1;

@@ -121,13 +121,15 @@ pub enum ContinuousError {
         /// The cause.
         source: std::io::Error,
     },
-    /// A data file (`.npy` or CSV) is malformed or of an unsupported type.
-    #[error("{}: {message}", .path.display())]
+    /// A data file (`.npy` or CSV) or model file is malformed, of an unsupported type, or too
+    /// large for the memory cap.
+    #[error("{}: {problem}", .path.display())]
     Data {
         /// The file.
         path: PathBuf,
         /// What is wrong.
-        message: String,
+        #[source]
+        problem: DataFileError,
     },
     /// A CSV data file is not a table of numbers.
     #[error("{}: {error}", .path.display())]
@@ -160,18 +162,48 @@ pub enum ContinuousError {
     #[error("building a chain: {0}")]
     Build(#[from] langevin_core::continuous::BuildError),
     /// A chain failed during sampling.
-    #[error("chain {chain} failed after {step} steps: {message}")]
+    #[error("chain {chain} failed after {step} steps: {error}")]
     Step {
         /// The chain.
         chain: usize,
         /// Completed steps before the failure.
         step: u64,
-        /// The step error.
-        message: String,
+        /// The step error (the models here cannot fail to evaluate).
+        #[source]
+        error: langevin_core::continuous::StepError<std::convert::Infallible>,
     },
     /// A chain's worker panicked, or the workers could not be started.
     #[error("{0}")]
     Pool(#[source] crate::run::PoolError),
+}
+
+/// What is wrong with a data or model file ([`ContinuousError::Data`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataFileError {
+    /// Reading it would pass the memory cap.
+    #[error(transparent)]
+    Memory(#[from] crate::resources::MemoryError),
+    /// A `.npy` file that cannot be read or written as one.
+    #[error(transparent)]
+    Npy(#[from] crate::io::npy::NpyError),
+    /// An array of another number of dimensions than the one asked for.
+    #[error("expected {expected}, got shape {shape:?}")]
+    Shape {
+        /// What was asked for (`a vector`, `a 1-D or 2-D array`).
+        expected: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+    },
+    /// A model file that is not JSON.
+    #[error(transparent)]
+    Json(#[from] crate::io::input::JsonError),
+    /// A model file with a field its kind does not have.
+    #[error("field `{field}`: {0}", field = .0.escaped_field())]
+    UnknownField(#[source] crate::models::schema::UnknownField),
+    /// A model file that is JSON but not a model of a known kind.
+    #[error("model file: {0}")]
+    NotAModel(#[source] serde_json::Error),
 }
 
 /// What is inconsistent in a model's data ([`ContinuousError::Model`]).

@@ -2,8 +2,8 @@
 
 use super::data::{load_matrix, load_vector};
 use super::{
-    ContinuousError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression, ModelDataError,
-    RidgeRegression,
+    ContinuousError, DataFileError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression,
+    ModelDataError, RidgeRegression,
 };
 use crate::io::input::{InputError, parse_json, read_limited};
 use crate::resources::MemoryBudget;
@@ -171,17 +171,17 @@ impl ModelSpec {
     ///
     /// [`ContinuousError::Io`], or [`ContinuousError::Data`] naming the file.
     pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ContinuousError> {
-        let fail = |message: String| ContinuousError::Data {
+        let fail = |problem: DataFileError| ContinuousError::Data {
             path: path.to_path_buf(),
-            message,
+            problem,
         };
         let refused = |e: InputError| match e {
             InputError::Io { source, .. } => ContinuousError::Io {
                 path: path.to_path_buf(),
                 source,
             },
-            InputError::Json(e) => fail(e.to_string()),
-            InputError::Memory { error, .. } => fail(error.to_string()),
+            InputError::Json(e) => fail(DataFileError::Json(e)),
+            InputError::Memory { error, .. } => fail(DataFileError::Memory(error)),
             e => ModelDataError::Input(e).into(),
         };
         let text = read_limited(path, budget).map_err(refused)?;
@@ -193,9 +193,9 @@ impl ModelSpec {
         ) {
             schema
                 .check_fields(fields)
-                .map_err(|e| fail(format!("field `{}`: {e}", e.escaped_field())))?;
+                .map_err(|e| fail(DataFileError::UnknownField(e)))?;
         }
-        serde_json::from_value(value).map_err(|e| fail(format!("model file: {e}")))
+        serde_json::from_value(value).map_err(|e| fail(DataFileError::NotAModel(e)))
     }
 
     /// The kind as model files spell it.

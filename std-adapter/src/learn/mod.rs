@@ -18,7 +18,7 @@ mod pcd;
 mod rbm;
 mod rbm_sites;
 
-pub use data::BinaryRows;
+pub use data::{BinaryRows, RowsError};
 pub use ising::IsingParams;
 pub use optim::{Optimizer, OptimizerKind};
 pub use pcd::{Pcd, PcdModel, PcdSettings, runs_in_pcd};
@@ -42,12 +42,13 @@ pub enum LearnError {
     #[error("{0}")]
     Settings(#[from] SettingsError),
     /// A data file that cannot be used.
-    #[error("{file}: {problem}")]
+    #[error("{}: {problem}", .file.display())]
     Data {
         /// The file.
-        file: String,
+        file: std::path::PathBuf,
         /// What is wrong with it.
-        problem: String,
+        #[source]
+        problem: RowsError,
     },
     /// The chains failed.
     #[error("{0}")]

@@ -55,12 +55,13 @@ pub enum CheckpointError {
         source: std::io::Error,
     },
     /// The file could not be written.
-    #[error("writing the checkpoint {path}: {message}")]
+    #[error("writing the checkpoint {path}: {error}")]
     Write {
         /// The file.
         path: PathBuf,
         /// The reason.
-        message: String,
+        #[source]
+        error: crate::io::output::WriteError,
     },
     /// The file is not a checkpoint, or is truncated or damaged.
     #[error("{path} is not a usable checkpoint: {reason}")]
@@ -452,11 +453,11 @@ impl Checkpoint {
         if all_fresh && !slots.failed {
             slots.fresh.clear();
             let bytes = encode(&self.fingerprint, slots.records.values());
-            if let Err(e) = write_atomically(&self.path, &bytes) {
+            if let Err(error) = write_atomically(&self.path, &bytes) {
                 slots.failed = true;
                 return Err(CheckpointError::Write {
                     path: self.path.clone(),
-                    message: e.to_string(),
+                    error,
                 });
             }
         }
