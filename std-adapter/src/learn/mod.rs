@@ -70,7 +70,7 @@ pub enum ShapeError {
     /// An RBM's `W` whose length is not `H × V`, or no visible unit.
     #[error(
         "an RBM needs W of {hidden} × {visible} = {} entries and at least one visible unit, found {entries}",
-        .hidden * .visible
+        .hidden.saturating_mul(*.visible)
     )]
     Rbm {
         /// `H`, the length of `c`.

@@ -27,7 +27,7 @@ impl RbmParams {
     /// for a parameter that is not finite.
     pub fn new(w: &[f64], b: &[f64], c: &[f64]) -> Result<Self, LearnError> {
         let (visible, hidden) = (b.len(), c.len());
-        if visible == 0 || w.len() != visible * hidden {
+        if visible == 0 || visible.checked_mul(hidden) != Some(w.len()) {
             return Err(super::ShapeError::Rbm {
                 hidden,
                 visible,

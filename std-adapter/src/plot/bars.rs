@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::{FRAME, INK, MUTED, Panel, Scale, WHITE, format_value, nice_ticks, series_color};
 use super::raster::{Canvas, Rgb, text_height, text_width};
-use super::{AxisScale, DataError, PlotError, draw_title, fit_text, fitting_scale, input};
+use super::{AxisScale, DataError, PlotError, draw_title, fit_text, fitting_scale};
 
 /// Writes a PNG bar chart with one bar per label, each value printed above its bar, on a linear
 /// or logarithmic axis (see [`AxisScale`]). Non-finite values (and, on a log axis, values
@@ -26,7 +26,7 @@ pub fn bar_chart(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if labels.len() != values.len() {
-        return Err(input(DataError::LabelCount {
+        return Err(PlotError::Input(DataError::LabelCount {
             labels: labels.len(),
             values: values.len(),
         }));
@@ -72,7 +72,7 @@ pub fn bar_chart_with(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if labels.len() != values.len() || spec.marked.len() != labels.len() {
-        return Err(input(DataError::MarkCount {
+        return Err(PlotError::Input(DataError::MarkCount {
             labels: labels.len(),
             values: values.len(),
             marks: spec.marked.len(),
@@ -110,10 +110,10 @@ pub fn grouped_bars(
     scale: AxisScale,
 ) -> Result<(), PlotError> {
     if series.is_empty() {
-        return Err(input(DataError::NoSeries));
+        return Err(PlotError::Input(DataError::NoSeries));
     }
     if values.len() != groups.len() * series.len() {
-        return Err(input(DataError::GroupValues {
+        return Err(PlotError::Input(DataError::GroupValues {
             values: values.len(),
             groups: groups.len(),
             series: series.len(),
@@ -150,7 +150,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         axes: labelled,
     } = *bars;
     if groups.is_empty() {
-        return Err(input(DataError::NoBars));
+        return Err(PlotError::Input(DataError::NoBars));
     }
     let log = scale == AxisScale::Log;
     let shown: Vec<f64> = values
@@ -159,7 +159,7 @@ fn draw_bars(path: &Path, bars: &Bars<'_>) -> Result<(), PlotError> {
         .filter(|&v| drawable(v, log))
         .collect();
     if shown.is_empty() {
-        return Err(input(DataError::NothingDrawable));
+        return Err(PlotError::Input(DataError::NothingDrawable));
     }
     let layout = Layout::new(bars);
     let mut canvas = Canvas::new(layout.width as usize, layout.height as usize, WHITE);

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::{FRAME, INK, MUTED, WHITE, format_ticks, format_value, nice_ticks, viridis};
 use super::raster::{Canvas, text_height, text_width};
-use super::{DataError, PlotError, draw_title, fitting_scale, input};
+use super::{DataError, PlotError, draw_title, fitting_scale};
 
 /// Largest panel side in pixels; larger grids are averaged down, smaller ones enlarged.
 const PANEL: usize = 420;
@@ -127,11 +127,11 @@ pub fn heatmap_pair_with(
 ) -> Result<(), PlotError> {
     let title = spec.title.as_str();
     if n == 0 || m == 0 {
-        return Err(input(DataError::EmptyGrid));
+        return Err(PlotError::Input(DataError::EmptyGrid));
     }
     let cells = n
         .checked_mul(m)
-        .ok_or_else(|| input(DataError::GridTooLarge))?;
+        .ok_or(PlotError::Input(DataError::GridTooLarge))?;
     let sampled = normalised(visited_counts, cells, "visited_counts")?;
     let target = normalised(target, cells, "target")?;
     let tv = 0.5
@@ -239,18 +239,18 @@ pub fn heatmap_pair_with(
 /// `values / sum(values)` after checking length, sign and finiteness.
 fn normalised(values: &[f64], cells: usize, name: &'static str) -> Result<Vec<f64>, PlotError> {
     if values.len() != cells {
-        return Err(input(DataError::CellCount {
+        return Err(PlotError::Input(DataError::CellCount {
             name,
             len: values.len(),
             expected: cells,
         }));
     }
     if values.iter().any(|v| !v.is_finite() || *v < 0.0) {
-        return Err(input(DataError::NegativeOrNotFinite { name }));
+        return Err(PlotError::Input(DataError::NegativeOrNotFinite { name }));
     }
     let sum: f64 = values.iter().sum();
     if sum <= 0.0 {
-        return Err(input(DataError::SumsToZero { name }));
+        return Err(PlotError::Input(DataError::SumsToZero { name }));
     }
     Ok(values.iter().map(|v| v / sum).collect())
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::MUTED;
 use super::raster::{Canvas, text_height, text_width};
-use super::{DataError, PlotError, draw_title, fitting_scale, input};
+use super::{DataError, PlotError, draw_title, fitting_scale};
 
 /// Gap between images and around the grid, in pixels.
 const GAP: usize = 8;
@@ -87,17 +87,17 @@ fn draw_grid<T: Copy + Into<f32>>(
     columns: usize,
 ) -> Result<(), PlotError> {
     if images.is_empty() {
-        return Err(input(DataError::NoImages));
+        return Err(PlotError::Input(DataError::NoImages));
     }
     if width == 0 || height == 0 || columns == 0 {
-        return Err(input(DataError::ZeroImageSize));
+        return Err(PlotError::Input(DataError::ZeroImageSize));
     }
     if let Some((k, img)) = images
         .iter()
         .enumerate()
         .find(|(_, i)| i.len() != width * height)
     {
-        return Err(input(DataError::ImageLength {
+        return Err(PlotError::Input(DataError::ImageLength {
             index: k,
             len: img.len(),
             width,
@@ -118,7 +118,7 @@ fn draw_grid<T: Copy + Into<f32>>(
     let canvas_h = rows * (cell_h + GAP) + GAP + top;
     let left = (canvas_w - grid_w) / 2;
     if canvas_w.saturating_mul(canvas_h) > 1 << 28 {
-        return Err(input(DataError::TooManyPixels));
+        return Err(PlotError::Input(DataError::TooManyPixels));
     }
     let mut canvas = Canvas::new(canvas_w, canvas_h, [185, 188, 195]);
     if let Some((title, caption)) = header {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::axes::{FRAME, Panel, Scale, WHITE, padded, series_color};
 use super::raster::Canvas;
-use super::{DataError, PlotError, draw_title, input};
+use super::{DataError, PlotError, draw_title};
 
 const WIDTH: usize = 1000;
 const HEIGHT: usize = 560;
@@ -39,7 +39,7 @@ pub fn line_plot(
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .collect();
     if shown.is_empty() {
-        return Err(input(DataError::NoFinitePoint));
+        return Err(PlotError::Input(DataError::NoFinitePoint));
     }
     let range = |f: fn(&(f64, f64)) -> f64| {
         shown

@@ -162,11 +162,6 @@ pub enum DataError {
     NoFiniteDraws,
 }
 
-/// Shorthand for an input error.
-fn input(why: DataError) -> PlotError {
-    PlotError::Input(why)
-}
-
 /// The largest text scale (down to 1) at which `text` fits in `room` pixels.
 fn fitting_scale(text: &str, preferred: i64, room: i64) -> i64 {
     let mut scale = preferred;

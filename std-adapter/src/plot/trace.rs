@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::axes::{self, FRAME, INK, MUTED, Panel, Scale, WHITE, padded, series_color};
 use super::raster::{Canvas, text_height, text_width};
-use super::{DataError, PlotError, draw_title, input};
+use super::{DataError, PlotError, draw_title};
 use crate::diagnostics::{autocorrelation, ess};
 
 const WIDTH: usize = 1000;
@@ -88,7 +88,7 @@ pub fn trace_and_acf(
     let title = spec.title.as_str();
     let longest = series_per_chain.iter().map(Vec::len).max().unwrap_or(0);
     if longest == 0 {
-        return Err(input(DataError::NoDraws));
+        return Err(PlotError::Input(DataError::NoDraws));
     }
     let finite = || {
         series_per_chain
@@ -100,7 +100,7 @@ pub fn trace_and_acf(
     let lo = finite().fold(f64::INFINITY, f64::min);
     let hi = finite().fold(f64::NEG_INFINITY, f64::max);
     if !lo.is_finite() {
-        return Err(input(DataError::NoFiniteDraws));
+        return Err(PlotError::Input(DataError::NoFiniteDraws));
     }
 
     let mut canvas = Canvas::new(WIDTH, HEIGHT, WHITE);
