@@ -317,9 +317,9 @@ link_archive() { # ARCHIVE OUT
 }
 
 # The C ABI's bring-your-own-target example (a C energy through the log-density callback,
-# checked against exact enumeration): built and run on the host, then on the Cortex-M4F board
-# under QEMU with the start-up code of the other C examples. LIBS: the host archive's system
-# libraries.
+# checked against exact enumeration): built and run on the host, then linked for the Cortex-M4F
+# board with the start-up code of the other C examples (ffi starts it under QEMU, and
+# ffi_energy_report reads its run). LIBS: the host archive's system libraries.
 ffi_energy() {
   local libs=$1 elf="$ROOT/target/$M4/release/ffi-energy.elf" status=0
   log "C ABI: a user energy in C (examples/energy.c) against enumeration, on the host"
@@ -332,17 +332,20 @@ ffi_energy() {
   gcc -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I"$ROOT/ffi/include" \
     "$ROOT/ffi/examples/bench_callback.c" "$ROOT/target/release/liblangevin_ffi.a" $libs \
     -o "$ROOT/target/release/ffi-bench-callback" || status=1
-  log "C ABI: the same program on $(board_of "$M4") ($M4, QEMU, semihosting)"
   # shellcheck disable=SC2046
   arm-none-eabi-gcc $(c_flags_of "$M4") -std=c11 -O2 -Wall -Wextra -Werror -I"$ROOT/ffi/include" \
     "$ROOT/ffi/examples/energy.c" "$ROOT/ffi/examples/qemu/cortex-m.c" \
     "$ROOT/target/$M4/release/liblangevin_ffi.a" -ffunction-sections -fdata-sections \
     -Wl,--gc-sections -Wl,-z,noexecstack -nostartfiles -T "$ROOT/ffi/examples/qemu/cortex-m.ld" \
-    --specs=nano.specs -u _printf_float --specs=nosys.specs -lm -o "$elf" || return 1
-  run_qemu "$M4" "$elf" "$LOGS/ffi-energy.log" || status=1
-  sed 's/^/  /' "$LOGS/ffi-energy.log"
-  grep -q ': exact$' "$LOGS/ffi-energy.log" || status=1
+    --specs=nano.specs -u _printf_float --specs=nosys.specs -lm -o "$elf" || { rm -f "$elf"; return 1; }
   return $status
+}
+
+# Reports the run of the energy image on the Cortex-M4F board: its line must say "exact".
+ffi_energy_report() {
+  log "C ABI: the same program on $(board_of "$M4") ($M4, QEMU, semihosting)"
+  sed 's/^/  /' "$LOGS/ffi-energy.log"
+  grep -q ': exact$' "$LOGS/ffi-energy.log"
 }
 
 # Runs a C example image under QEMU; its line must be the host's, character for character.
@@ -439,10 +442,16 @@ ffi() {
       -o "$ROOT/target/$t/release/ffi-example-qemu.elf" || { status=1; continue; }
     start_example "$t" "$host_line"
   done
-  ffi_energy "$libs" >"$LOGS/ffi-energy.out" 2>&1 &
-  local energy=$!
+  local energy_elf="$ROOT/target/$M4/release/ffi-energy.elf" energy=
+  rm -f "$energy_elf"
+  ffi_energy "$libs" || status=1
+  if [ -f "$energy_elf" ]; then
+    run_qemu "$M4" "$energy_elf" "$LOGS/ffi-energy.log" &
+    energy=$!
+  fi
   # The no-panic proof builds while the emulators run (one thread each); its report is kept
-  # until theirs are printed.
+  # until theirs are printed. Every image is linked by now: the proof replaces the board's
+  # archive.
   local proof
   proof=$(ffi_proof 2>&1) || status=1
   for t in "${BOARDS[@]}"; do
@@ -451,8 +460,10 @@ ffi() {
     wait "${run_of[$t]}" || status=1
     cat "$LOGS/ffi-example-$(core_of "$t").out"
   done
-  wait "$energy" || status=1
-  cat "$LOGS/ffi-energy.out"
+  if [ -n "$energy" ]; then
+    wait "$energy" || status=1
+    ffi_energy_report || status=1
+  fi
   echo "$proof"
   return $status
 }
@@ -462,7 +473,8 @@ ffi() {
 ffi_proof() {
   log "C ABI: no panic reachable from any lgv_* function ($M4, --no-undefined)"
   # In the same target folder, so that the core built for the boards is reused; this archive
-  # replaces the board's plain one, which every program has already linked.
+  # replaces the board's plain one, which every program has already linked (ffi calls this
+  # last).
   (cd "$ROOT" && cargo build -q -p langevin-ffi --target "$M4" --release --no-default-features \
     --features no-panic-proof) || return 1
   if link_archive "$ROOT/target/$M4/release/liblangevin_ffi.a" "$ROOT/target/$M4/release/ffi-proof.elf" \
