@@ -13,22 +13,29 @@ pub(crate) struct Array {
     pub(crate) values: Vec<f64>,
 }
 
-fn data_err(path: &Path, problem: impl Into<DataFileError>) -> ContinuousError {
+/// `problem` of the data or model file `path`.
+pub(super) fn data_err(path: &Path, problem: impl Into<DataFileError>) -> ContinuousError {
     ContinuousError::Data {
         path: path.to_path_buf(),
         problem: problem.into(),
     }
 }
 
-fn read_bytes(path: &Path, budget: &MemoryBudget) -> Result<Vec<u8>, ContinuousError> {
-    read_limited(path, budget).map_err(|e| match e {
+/// Why the data or model file `path` could not be read or parsed as an input.
+pub(super) fn input_err(path: &Path, e: InputError) -> ContinuousError {
+    match e {
         InputError::Io { source, .. } => ContinuousError::Io {
             path: path.to_path_buf(),
             source,
         },
+        InputError::Json(e) => data_err(path, e),
         InputError::Memory { error, .. } => data_err(path, error),
         e => ModelDataError::Input(e).into(),
-    })
+    }
+}
+
+fn read_bytes(path: &Path, budget: &MemoryBudget) -> Result<Vec<u8>, ContinuousError> {
+    read_limited(path, budget).map_err(|e| input_err(path, e))
 }
 
 fn is_npy(path: &Path) -> bool {

@@ -1,11 +1,11 @@
 //! Model files: JSON descriptions of the continuous models.
 
-use super::data::{load_matrix, load_vector};
+use super::data::{data_err, input_err, load_matrix, load_vector};
 use super::{
     ContinuousError, DataFileError, DataMatrix, GaussianMixture, GaussianSum, LogisticRegression,
     ModelDataError, RidgeRegression,
 };
-use crate::io::input::{InputError, parse_json, read_limited};
+use crate::io::input::{parse_json, read_limited};
 use crate::resources::MemoryBudget;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -171,19 +171,8 @@ impl ModelSpec {
     ///
     /// [`ContinuousError::Io`], or [`ContinuousError::Data`] naming the file.
     pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ContinuousError> {
-        let fail = |problem: DataFileError| ContinuousError::Data {
-            path: path.to_path_buf(),
-            problem,
-        };
-        let refused = |e: InputError| match e {
-            InputError::Io { source, .. } => ContinuousError::Io {
-                path: path.to_path_buf(),
-                source,
-            },
-            InputError::Json(e) => fail(DataFileError::Json(e)),
-            InputError::Memory { error, .. } => fail(DataFileError::Memory(error)),
-            e => ModelDataError::Input(e).into(),
-        };
+        let fail = |problem: DataFileError| data_err(path, problem);
+        let refused = |e| input_err(path, e);
         let text = read_limited(path, budget).map_err(refused)?;
         let value = parse_json(&text, budget).map_err(refused)?;
         let kind = value.get("kind").and_then(serde_json::Value::as_str);
