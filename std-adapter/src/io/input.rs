@@ -367,8 +367,10 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut fields = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if fields.contains_key(&key) {
+                // Escaped, so a key holding a line break still gives a one-line message.
                 return Err(de::Error::custom(format!(
-                    "duplicate key `{key}` (each key may appear once in an object)"
+                    "duplicate key `{}` (each key may appear once in an object)",
+                    key.escape_debug()
                 )));
             }
             let Strict(v) = map.next_value()?;
@@ -396,6 +398,8 @@ mod tests {
             let e = parse_strict(text.as_bytes()).unwrap_err();
             assert!(e.to_string().contains("duplicate key"), "{text}: {e}");
         }
+        let e = parse_strict(br#"{"a\nb": 1, "a\nb": 2}"#).unwrap_err();
+        assert!(e.to_string().contains(r"duplicate key `a\nb`"), "{e}");
         assert!(
             parse_strict(b"{")
                 .unwrap_err()
