@@ -106,7 +106,11 @@ fn run(text: &str) -> Vec<String> {
             // than the model on documents with millions of coordinates.
             let mut hasher = DefaultHasher::new();
             grad.iter().for_each(|g| g.to_bits().hash(&mut hasher));
-            out.push(format!("binary {d} {:x} {:x}", u.to_bits(), hasher.finish()));
+            out.push(format!(
+                "binary {d} {:x} {:x}",
+                u.to_bits(),
+                hasher.finish()
+            ));
         }
     }
     match LabelModel::from_doc(&doc) {
