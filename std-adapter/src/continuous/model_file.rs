@@ -171,7 +171,6 @@ impl ModelSpec {
     ///
     /// [`ContinuousError::Io`], or [`ContinuousError::Data`] naming the file.
     pub fn read_within(path: &Path, budget: &MemoryBudget) -> Result<Self, ContinuousError> {
-        let fail = |problem: DataFileError| data_err(path, problem);
         let refused = |e| input_err(path, e);
         let text = read_limited(path, budget).map_err(refused)?;
         let value = parse_json(&text, budget).map_err(refused)?;
@@ -182,9 +181,9 @@ impl ModelSpec {
         ) {
             schema
                 .check_fields(fields)
-                .map_err(|e| fail(DataFileError::UnknownField(e)))?;
+                .map_err(|e| data_err(path, DataFileError::UnknownField(e)))?;
         }
-        serde_json::from_value(value).map_err(|e| fail(DataFileError::NotAModel(e)))
+        serde_json::from_value(value).map_err(|e| data_err(path, DataFileError::NotAModel(e)))
     }
 
     /// The kind as model files spell it.
