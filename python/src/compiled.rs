@@ -13,7 +13,6 @@
 use langevin_std::core_kernels::{BinaryTarget, TargetError};
 use std::ffi::c_void;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The C signature of a compiled log-density.
 pub type LogDensityFn =
@@ -26,8 +25,6 @@ pub enum CallbackError {
     Rejected,
     /// It returned this other non-zero code: the run stops.
     Code(i32),
-    /// The run is stopping (a signal).
-    Interrupted,
 }
 
 impl fmt::Display for CallbackError {
@@ -35,7 +32,6 @@ impl fmt::Display for CallbackError {
         match self {
             CallbackError::Rejected => f.write_str("the log-density function rejected the state"),
             CallbackError::Code(c) => write!(f, "the log-density function returned code {c}"),
-            CallbackError::Interrupted => f.write_str("the run was interrupted"),
         }
     }
 }
@@ -46,23 +42,21 @@ impl TargetError for CallbackError {
     }
 }
 
-/// The function, its user pointer and the run's stop flag, shared by the chains.
+/// The function and its user pointer, shared by the chains.
 #[derive(Clone, Copy)]
-pub struct Compiled<'s> {
+pub struct Compiled {
     /// The function.
     pub f: LogDensityFn,
     /// Its user pointer, as an address.
     pub user: usize,
     /// The dimension.
     pub dim: usize,
-    /// Set when the run must stop.
-    pub stop: &'s AtomicBool,
 }
 
 /// One chain's view of a compiled function.
-pub struct CompiledTarget<'s>(pub Compiled<'s>);
+pub struct CompiledTarget(pub Compiled);
 
-impl BinaryTarget for CompiledTarget<'_> {
+impl BinaryTarget for CompiledTarget {
     type Error = CallbackError;
 
     fn dim(&self) -> usize {
@@ -70,9 +64,6 @@ impl BinaryTarget for CompiledTarget<'_> {
     }
 
     fn log_density_and_grad(&mut self, x: &[u8], grad: &mut [f32]) -> Result<f64, CallbackError> {
-        if self.0.stop.load(Ordering::Relaxed) {
-            return Err(CallbackError::Interrupted);
-        }
         if x.len() != self.0.dim || grad.len() != self.0.dim {
             return Err(CallbackError::Code(-1));
         }

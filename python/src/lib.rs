@@ -26,8 +26,6 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 use summary::{Measured, Settings};
 
 /// The kinds of model file a Python caller loads.
@@ -443,29 +441,31 @@ fn sample_callback<'py>(
     checkpoint_every: f64,
     resume: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String, u64)> {
-    check_user_dim(dim)?;
-    let sampler = params::sampler(sampler, params, true)?;
     // One worker per chain: the chains wait on each other's evaluations.
     let config = shards::with_first_chain(
         run_config(steps, burn_in, chains, seed, thin, chains)?,
         first_chain,
         None,
     )?;
-    let depth = summary::depth(diagnostics)?;
-    let plan = sampler
-        .plan_for(Domain::Binary, &config.shape(dim))
-        .map_err(value_error)?;
-    let spec = user_target_spec(&sampler, &plan)?;
     let request = checkpoint::Request {
         path: checkpoint,
         every: checkpoint_every,
         resume,
     };
-    let opened = request.for_function("python", dim, &sampler, &config)?;
+    let planned = UserRun::new(
+        "python",
+        dim,
+        sampler,
+        params,
+        config,
+        diagnostics,
+        &request,
+    )?;
     let exchange = Exchange::new(dim);
+    let saves = checkpoint::of(&planned.opened);
     let outcome = py.detach(|| {
         exchange.serve(call, || {
-            run_target_chains(dim, &spec, &config, None, checkpoint::of(&opened), |_| {
+            run_target_chains(dim, &planned.spec, &planned.config, None, saves, |_| {
                 Ok(ExchangeTarget::new(&exchange))
             })
         })
@@ -475,58 +475,94 @@ fn sample_callback<'py>(
         Err(e) => return Err(e),
         Ok(Err(e)) => return Err(run_error(e)),
     };
-    let settings = user_target_settings(&sampler, &plan, &config, depth, dim, "python");
-    let (draws, lds, json) = binary_outputs(py, &settings, &run)?;
+    let (draws, lds, json) = planned.outputs(py, &run)?;
     Ok((draws, lds, json, exchange.calls()))
 }
 
-/// A user target needs a coordinate at least.
-fn check_user_dim(dim: usize) -> PyResult<()> {
-    if dim == 0 {
-        return Err(PyValueError::new_err(
-            "a target needs at least 1 coordinate",
-        ));
-    }
-    Ok(())
-}
-
-/// What the summary says of a binary user target of `dim` coordinates: `what` (`python` or
-/// `compiled`) is its kind, and `<what>` stands for its model file.
-fn user_target_settings<'a>(
-    sampler: &'a langevin_std::samplers::Sampler,
-    plan: &'a SamplerPlan,
-    config: &'a RunConfig,
-    depth: Option<Depth<'static>>,
+/// A run on a user target (a Python function or a compiled one) of `dim` coordinates, checked
+/// and planned as `langevin sample` plans a model file's, its checkpoint opened.
+struct UserRun {
+    /// `python` or `compiled`: the target's kind in the summary and the checkpoint.
+    what: &'static str,
     dim: usize,
-    what: &str,
-) -> Settings<'a> {
-    Settings {
-        sampler,
-        plan,
-        model: format!("<{what}>"),
-        kind: what.into(),
-        domain: Domain::Binary,
-        states: 2,
-        dim,
-        config,
-        diagnostics: depth,
-    }
+    sampler: Sampler,
+    plan: SamplerPlan,
+    /// The kernel the chains run: a binary kernel other than block Gibbs.
+    spec: Sampler,
+    config: RunConfig,
+    depth: Option<Depth<'static>>,
+    opened: Option<checkpoint::Opened>,
 }
 
-/// The sampler plan of a user target: a binary kernel other than block Gibbs.
-fn user_target_spec(sampler: &Sampler, plan: &SamplerPlan) -> PyResult<Sampler> {
-    match plan {
-        SamplerPlan::Kernel(spec) if spec.runs_on_any_target() => Ok(*spec),
-        _ => Err(PyValueError::new_err(format!(
-            "sampler {} does not apply to a user target (it needs a model file)",
-            sampler.name()
-        ))),
+impl UserRun {
+    /// Checks the dimension and the diagnostics' name, plans the sampler and opens the
+    /// checkpoint asked for.
+    fn new(
+        what: &'static str,
+        dim: usize,
+        sampler: &str,
+        params: &Bound<'_, PyDict>,
+        config: RunConfig,
+        diagnostics: &str,
+        request: &checkpoint::Request,
+    ) -> PyResult<Self> {
+        if dim == 0 {
+            return Err(PyValueError::new_err(
+                "a target needs at least 1 coordinate",
+            ));
+        }
+        let sampler = params::sampler(sampler, params, true)?;
+        let depth = summary::depth(diagnostics)?;
+        let plan = sampler
+            .plan_for(Domain::Binary, &config.shape(dim))
+            .map_err(value_error)?;
+        let spec = match plan {
+            SamplerPlan::Kernel(spec) if spec.runs_on_any_target() => spec,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "sampler {} does not apply to a user target (it needs a model file)",
+                    sampler.name()
+                )));
+            }
+        };
+        let opened = request.for_function(what, dim, &sampler, &config)?;
+        Ok(UserRun {
+            what,
+            dim,
+            sampler,
+            plan,
+            spec,
+            config,
+            depth,
+            opened,
+        })
+    }
+
+    /// The draws, log-densities and summary of the finished run; the summary names the target
+    /// `<python>` or `<compiled>` where a model file's run names the file.
+    fn outputs<'py>(
+        &self,
+        py: Python<'py>,
+        run: &BinaryRun,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
+        let settings = Settings {
+            sampler: &self.sampler,
+            plan: &self.plan,
+            model: format!("<{}>", self.what),
+            kind: self.what.into(),
+            domain: Domain::Binary,
+            states: 2,
+            dim: self.dim,
+            config: &self.config,
+            diagnostics: self.depth,
+        };
+        binary_outputs(py, &settings, run)
     }
 }
 
 /// Samples a binary target given as the address of a compiled C function (see
 /// [`compiled`]) and its user pointer, on `threads` workers with the GIL released; signals are
-/// checked every 100 ms and stop every chain at its next evaluation. Returns `(draws,
+/// checked every 100 ms and stop every chain at its next step. Returns `(draws,
 /// log_density, summary JSON)`.
 #[pyfunction]
 #[pyo3(signature = (dim, address, user, sampler, steps, burn_in, chains, seed, thin, threads, diagnostics, params, checkpoint = None, checkpoint_every = 60.0, resume = None))]
@@ -552,66 +588,41 @@ fn sample_compiled<'py>(
     checkpoint_every: f64,
     resume: Option<PathBuf>,
 ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, String)> {
-    check_user_dim(dim)?;
     if address == 0 {
         return Err(PyValueError::new_err("the function's address is NULL"));
     }
-    let sampler = params::sampler(sampler, params, true)?;
     let config = run_config(steps, burn_in, chains, seed, thin, threads)?;
-    let depth = summary::depth(diagnostics)?;
-    let plan = sampler
-        .plan_for(Domain::Binary, &config.shape(dim))
-        .map_err(value_error)?;
-    let spec = user_target_spec(&sampler, &plan)?;
     let request = checkpoint::Request {
         path: checkpoint,
         every: checkpoint_every,
         resume,
     };
-    let opened = request.for_function("compiled", dim, &sampler, &config)?;
+    let planned = UserRun::new(
+        "compiled",
+        dim,
+        sampler,
+        params,
+        config,
+        diagnostics,
+        &request,
+    )?;
     // SAFETY: the Python side documents that `address` must be a function of the C signature
     // of `LogDensityFn`; nothing can check it.
     let f = unsafe { std::mem::transmute::<usize, LogDensityFn>(address) };
-    let stop = AtomicBool::new(false);
-    let compiled = Compiled {
-        f,
-        user,
-        dim,
-        stop: &stop,
-    };
-    let (run, interrupt) = py.detach(|| {
-        std::thread::scope(|scope| {
-            let main = std::thread::current();
-            let (spec, config, checkpoint) = (&spec, &config, checkpoint::of(&opened));
-            let chains = scope.spawn(move || {
-                let run = run_target_chains(dim, spec, config, None, checkpoint, |_| {
-                    Ok(CompiledTarget(compiled))
-                });
-                main.unpark();
-                run
-            });
-            let mut interrupt = None;
-            while !chains.is_finished() {
-                std::thread::park_timeout(Duration::from_millis(100));
-                if interrupt.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
-                {
-                    stop.store(true, Ordering::Relaxed);
-                    interrupt = Some(e);
-                }
-            }
-            let run = chains
-                .join()
-                .map_err(|_| PyRuntimeError::new_err("the chains' thread panicked"));
-            (run, interrupt)
-        })
-    });
-    if let Some(e) = interrupt {
-        return Err(e);
-    }
-    let run = run?.map_err(run_error)?;
-    let settings = user_target_settings(&sampler, &plan, &config, depth, dim, "compiled");
-    binary_outputs(py, &settings, &run)
+    let compiled = Compiled { f, user, dim };
+    let saves = checkpoint::of(&planned.opened);
+    let run = interrupt::run_interruptible(py, |progress| {
+        run_target_chains(
+            dim,
+            &planned.spec,
+            &planned.config,
+            Some(progress),
+            saves,
+            |_| Ok(CompiledTarget(compiled)),
+        )
+    })?
+    .map_err(run_error)?;
+    planned.outputs(py, &run)
 }
 
 /// The names of the samplers, in the registry's order.

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import shutil
+import signal
 import subprocess
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -85,6 +89,19 @@ def test_codes_reject_or_stop(library):
     t = langevin.CompiledTarget(D, library.picky, PARAMS)
     with pytest.raises(RuntimeError, match="code 7"):
         langevin.sample(t, steps=5000, chains=2, seed=1, step=0.6)
+
+
+def test_ctrl_c_stops_a_c_energy_run_quickly(library):
+    t = langevin.CompiledTarget(D, library.quadratic, PARAMS)
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            langevin.sample(t, steps=10**9, chains=2, seed=1, threads=2, diagnostics="none")
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 0.5 + 0.5
 
 
 LOGP = ctypes.CFUNCTYPE(
