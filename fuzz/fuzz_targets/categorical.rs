@@ -11,35 +11,20 @@
 
 use langevin_core::categorical::CategoricalProposal;
 use langevin_core::ordinal::CategoricalDomain;
-use langevin_fuzz::labels::{self, LabelSetup};
-use langevin_fuzz::{ByteRng, Input, valid_params};
+use langevin_fuzz::ByteRng;
+use langevin_fuzz::labels::{self, BalancedCase};
 
 fn run(data: &[u8]) -> Vec<u64> {
-    let mut input = Input::new(data);
-    let setup = LabelSetup::read(&mut input, true, 10, 10, 16);
-    let d = setup.d;
-    let s = setup.s;
-    let step = input.f64();
-    let balance = input.f64();
-    let pre: Option<Vec<f32>> = input
-        .u8()
-        .is_multiple_of(4)
-        .then(|| (0..d).map(|_| input.f32()).collect());
-    let metropolis = input.bool();
-    let rng = ByteRng::new(input.rest());
-
-    let p = CategoricalProposal::new(step, balance);
-    assert_eq!(p.is_ok(), valid_params(step, balance), "{step} {balance}");
-    let Ok(p) = p else { return Vec::new() };
-    let Some(p) =
-        labels::checked_preconditioned(p, step, pre.as_deref(), |p, pre| p.preconditioned(pre))
-    else {
+    let (case, ()) = BalancedCase::read(data, true, 10, 10, |_| ());
+    let s = case.setup.s;
+    let Some(p) = labels::checked_balanced::<CategoricalProposal<'_>>(
+        case.step,
+        case.balance,
+        case.pre.as_deref(),
+        Some,
+    ) else {
         return Vec::new();
     };
-    assert_eq!(
-        (p.step().to_bits(), p.balance().to_bits()),
-        (step.to_bits(), balance.to_bits())
-    );
 
     let scratch = core::cell::RefCell::new(vec![0.0f64; s.min(300)]);
     let propose = |x: &[u16], g: &[f32], y: &mut [u16], c: &mut [u32], r: &mut ByteRng<'_>| {
@@ -57,7 +42,14 @@ fn run(data: &[u8]) -> Vec<u64> {
         (drawn.changed, drawn.jump, drawn.log_q)
     };
     let log_q = |x: &[u16], g: &[f32], y: &[u16]| p.log_q(x, g, s, y).expect("consistent lengths");
-    labels::drive_balanced::<CategoricalDomain, _>(setup, rng, p, metropolis, &propose, &log_q)
+    labels::drive_balanced::<CategoricalDomain, _>(
+        case.setup,
+        case.rng,
+        p,
+        case.metropolis,
+        &propose,
+        &log_q,
+    )
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -14,8 +14,8 @@
 
 use langevin_core::continuous::{
     Access, Agld, AgldSettings, DenseSnapshots, Ewsg, EwsgSettings, GlmSumTarget, Langevin,
-    LangevinSettings, PointSnapshot, ScalarSnapshots, SgStep, SnapshotUpdate, StepError, SumTarget,
-    Underdamped, UnderdampedSettings,
+    LangevinSettings, PointSnapshot, ScalarSnapshots, SgStep, SnapshotShape, SnapshotUpdate,
+    StepError, SumTarget, Underdamped, UnderdampedSettings,
 };
 use langevin_core::random::fill_normal;
 use langevin_fuzz::{ByteRng, Input, TableError};
@@ -493,15 +493,6 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
     let hist = core::cell::RefCell::new(vec![0.0f64; d]);
     // Additions a running sum has seen: a refresh or update per step touches every term.
     let ops = (c.steps + 2) * (n + 2) * (c.batch + 2);
-    let scale_of = |target: &Glm, rows: &mut dyn Iterator<Item = Vec<f64>>| {
-        let mut s = vec![0.0f64; target.dim];
-        for row in rows {
-            for (a, v) in s.iter_mut().zip(row) {
-                *a += v.abs();
-            }
-        }
-        s
-    };
     macro_rules! run_chain {
         ($chain:expr, $check:expr) => {{
             let mut chain = $chain;
@@ -530,6 +521,25 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
             }
             let got = chain.step(&mut c.wrong_shape(), &mut rng);
             assert!(matches!(got, Err(StepError::Shape { .. })));
+        }};
+    }
+    // A store with a table: its running sum stays within rounding of its entries' sum.
+    macro_rules! run_summed {
+        ($snap:expr, $store:ty) => {{
+            let chain = Agld::new(settings, d, n, &c.theta0, $snap, &mut work, &mut index);
+            assert_eq!(chain.is_ok(), fits);
+            if let Ok(chain) = chain {
+                run_chain!(
+                    chain,
+                    |chain: &Agld<'_, $store>, target: &Glm, _: &[f64], _: &Result<SgStep, _>| {
+                        let s = chain.store();
+                        let rows = s.rows(target);
+                        let sum = sum_rows(d, rows.iter().map(Vec::as_slice));
+                        let scale = abs_sum(d, &rows);
+                        close(s.sum(), &sum, &scale, &mut hist.borrow_mut(), ops);
+                    }
+                )
+            }
         }};
     }
     match store {
@@ -567,53 +577,50 @@ fn agld(c: &mut Case, input: &mut Input<'_>, store: Store) -> Vec<u64> {
             assert!(DenseSnapshots::new(d, n, &mut bad).is_err());
             let mut buf = vec![0.0; len];
             let snap = DenseSnapshots::new(d, n, &mut buf).expect("lengths fit");
-            let chain = Agld::new(settings, d, n, &c.theta0, snap, &mut work, &mut index);
-            assert_eq!(chain.is_ok(), fits);
-            if let Ok(chain) = chain {
-                run_chain!(
-                    chain,
-                    |chain: &Agld<'_, DenseSnapshots<'_>>,
-                     target: &Glm,
-                     _: &[f64],
-                     _: &Result<SgStep, _>| {
-                        let s = chain.store();
-                        let sum = sum_rows(d, (0..n).map(|i| s.entry(i).expect("entry")));
-                        let rows = &mut (0..n).map(|i| s.entry(i).expect("entry").to_vec());
-                        let scale = scale_of(target, rows);
-                        close(s.sum(), &sum, &scale, &mut hist.borrow_mut(), ops);
-                    }
-                )
-            }
+            run_summed!(snap, DenseSnapshots<'_>)
         }
         Store::Scalar => {
-            let len = ScalarSnapshots::len(d, n).expect("small");
-            let mut buf = vec![0.0; len];
+            let mut buf = vec![0.0; ScalarSnapshots::len(d, n).expect("small")];
             let snap = ScalarSnapshots::new(d, n, &mut buf).expect("lengths fit");
-            let chain = Agld::new(settings, d, n, &c.theta0, snap, &mut work, &mut index);
-            assert_eq!(chain.is_ok(), fits);
-            if let Ok(chain) = chain {
-                run_chain!(
-                    chain,
-                    |chain: &Agld<'_, ScalarSnapshots<'_>>,
-                     target: &Glm,
-                     _: &[f64],
-                     _: &Result<SgStep, _>| {
-                        let s = chain.store();
-                        let rows: Vec<Vec<f64>> = s
-                            .scalars()
-                            .iter()
-                            .zip(&target.z)
-                            .map(|(a, z)| z.iter().map(|v| a * v).collect())
-                            .collect();
-                        let sum = sum_rows(d, rows.iter().map(Vec::as_slice));
-                        let scale = scale_of(target, &mut rows.iter().cloned());
-                        close(s.sum(), &sum, &scale, &mut hist.borrow_mut(), ops);
-                    }
-                )
-            }
+            run_summed!(snap, ScalarSnapshots<'_>)
         }
     }
     out
+}
+
+/// The snapshot stores that keep one entry per term and their running sum.
+trait TableStore {
+    /// The entries `α_i`, a row per term.
+    fn rows(&self, target: &Glm) -> Vec<Vec<f64>>;
+}
+
+impl TableStore for DenseSnapshots<'_> {
+    fn rows(&self, _: &Glm) -> Vec<Vec<f64>> {
+        (0..self.terms())
+            .map(|i| self.entry(i).expect("entry").to_vec())
+            .collect()
+    }
+}
+
+impl TableStore for ScalarSnapshots<'_> {
+    fn rows(&self, target: &Glm) -> Vec<Vec<f64>> {
+        self.scalars()
+            .iter()
+            .zip(&target.z)
+            .map(|(a, z)| z.iter().map(|v| a * v).collect())
+            .collect()
+    }
+}
+
+/// The entrywise sum of the rows' magnitudes: what their sum's rounding scales with.
+fn abs_sum(d: usize, rows: &[Vec<f64>]) -> Vec<f64> {
+    let mut s = vec![0.0f64; d];
+    for row in rows {
+        for (a, v) in s.iter_mut().zip(row) {
+            *a += v.abs();
+        }
+    }
+    s
 }
 
 /// The entrywise sum of `rows`, added row after row.

@@ -10,46 +10,30 @@
 #![no_main]
 
 use langevin_core::ordinal::{OrdinalDomain, OrdinalProposal};
-use langevin_fuzz::labels::{self, LabelSetup};
-use langevin_fuzz::{ByteRng, Input, valid_params};
+use langevin_fuzz::ByteRng;
+use langevin_fuzz::labels::{self, BalancedCase};
 
 fn run(data: &[u8]) -> Vec<u64> {
-    let mut input = Input::new(data);
-    let setup = LabelSetup::read(&mut input, false, 12, 12, 16);
-    let d = setup.d;
-    let s = setup.s;
-    let step = input.f64();
-    let balance = input.f64();
-    let window = match input.u8() {
+    let (case, window) = BalancedCase::read(data, false, 12, 12, |input| match input.u8() {
         0..=127 => None,
         b => Some(u16::from(b & 7) * if b >= 250 { 1000 } else { 1 }),
-    };
-    let pre: Option<Vec<f32>> = input
-        .u8()
-        .is_multiple_of(4)
-        .then(|| (0..d).map(|_| input.f32()).collect());
-    let metropolis = input.bool();
-    let rng = ByteRng::new(input.rest());
-
-    let p = OrdinalProposal::new(step, balance);
-    assert_eq!(p.is_ok(), valid_params(step, balance), "{step} {balance}");
-    let Ok(mut p) = p else { return Vec::new() };
-    if let Some(w) = window {
-        let q = p.windowed(w);
-        assert_eq!(q.is_ok(), w != 0);
-        let Ok(q) = q else { return Vec::new() };
-        assert_eq!(q.window(), Some(w));
-        p = q;
-    }
-    let Some(p) =
-        labels::checked_preconditioned(p, step, pre.as_deref(), |p, pre| p.preconditioned(pre))
-    else {
+    });
+    let (d, s) = (case.setup.d, case.setup.s);
+    let Some(p) = labels::checked_balanced::<OrdinalProposal<'_>>(
+        case.step,
+        case.balance,
+        case.pre.as_deref(),
+        |p| {
+            let Some(w) = window else { return Some(p) };
+            let q = p.windowed(w);
+            assert_eq!(q.is_ok(), w != 0);
+            let q = q.ok()?;
+            assert_eq!(q.window(), Some(w));
+            Some(q)
+        },
+    ) else {
         return Vec::new();
     };
-    assert_eq!(
-        (p.step().to_bits(), p.balance().to_bits()),
-        (step.to_bits(), balance.to_bits())
-    );
 
     let propose = |x: &[u16], g: &[f32], y: &mut [u16], c: &mut [u32], r: &mut ByteRng<'_>| {
         let drawn = p.propose(x, g, s, y, c, r).expect("consistent lengths");
@@ -66,7 +50,14 @@ fn run(data: &[u8]) -> Vec<u64> {
         (drawn.changed, drawn.jump, drawn.log_q)
     };
     let log_q = |x: &[u16], g: &[f32], y: &[u16]| p.log_q(x, g, s, y).expect("consistent lengths");
-    labels::drive_balanced::<OrdinalDomain, _>(setup, rng, p, metropolis, &propose, &log_q)
+    labels::drive_balanced::<OrdinalDomain, _>(
+        case.setup,
+        case.rng,
+        p,
+        case.metropolis,
+        &propose,
+        &log_q,
+    )
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

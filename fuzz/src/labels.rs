@@ -5,14 +5,15 @@
 //! proposals are reported as rejected with ratio `−∞`.
 
 use crate::drive::{Setup, StepFn, TabledDomain, drive_chain, read_resets};
-use crate::{ByteRng, Input, TableError, Tables};
-use langevin_core::Kernel;
+use crate::{ByteRng, Input, TableError, Tables, valid_params};
 use langevin_core::binary::{Rejection, StepError, StepReport};
-use langevin_core::categorical::{CategoricalConditional, CategoricalTarget};
+use langevin_core::categorical::{CategoricalConditional, CategoricalProposal, CategoricalTarget};
 use langevin_core::kernel::{Dmala, Dula, Proposal};
 use langevin_core::ordinal::{
-    CategoricalDomain, LabelChain, OrdinalConditional, OrdinalDomain, OrdinalTarget,
+    CategoricalDomain, LabelChain, OrdinalConditional, OrdinalDomain, OrdinalProposal,
+    OrdinalTarget,
 };
+use langevin_core::{Kernel, ParamError};
 
 /// A label target: `U(x) = u[h(x) mod |u|]`, gradient entry `j` = `g[(h(x) + j) mod |g|]`
 /// (`d` entries for ordinal targets, `d·S` for categorical ones), errors from `e`, with `h` the
@@ -398,4 +399,104 @@ pub fn checked_preconditioned<'q, P, E>(
     });
     assert_eq!(q.is_ok(), valid, "preconditioner {pre:?}");
     q.ok()
+}
+
+/// What the balanced label targets (ordinal and categorical) read, in input order: the setup,
+/// step and balance, a preconditioner one time in four, the kernel, then the random stream.
+pub struct BalancedCase<'a> {
+    /// The chain's setup.
+    pub setup: LabelSetup,
+    /// The proposal's step.
+    pub step: f64,
+    /// The proposal's balance.
+    pub balance: f64,
+    /// The preconditioner, if any.
+    pub pre: Option<Vec<f32>>,
+    /// DMALA (`true`) or DULA.
+    pub metropolis: bool,
+    /// The random stream.
+    pub rng: ByteRng<'a>,
+}
+
+impl<'a> BalancedCase<'a> {
+    /// Reads a case from `data` ([`LabelSetup::read`] with up to 16 steps); `extra` reads what
+    /// one proposal needs besides step and balance (the ordinal window) right after them.
+    pub fn read<W>(
+        data: &'a [u8],
+        categorical: bool,
+        max_d: usize,
+        max_s: usize,
+        extra: impl FnOnce(&mut Input<'a>) -> W,
+    ) -> (Self, W) {
+        let mut input = Input::new(data);
+        let setup = LabelSetup::read(&mut input, categorical, max_d, max_s, 16);
+        let d = setup.d;
+        let step = input.f64();
+        let balance = input.f64();
+        let more = extra(&mut input);
+        let pre: Option<Vec<f32>> = input
+            .u8()
+            .is_multiple_of(4)
+            .then(|| (0..d).map(|_| input.f32()).collect());
+        let metropolis = input.bool();
+        let rng = ByteRng::new(input.rest());
+        let case = Self {
+            setup,
+            step,
+            balance,
+            pre,
+            metropolis,
+            rng,
+        };
+        (case, more)
+    }
+}
+
+/// The balanced label proposals, built alike.
+pub trait BalancedLabel<'q>: Sized {
+    /// The proposal at `step` and `balance` over the full range, without preconditioner.
+    fn balanced(step: f64, balance: f64) -> Result<Self, ParamError>;
+    /// The proposal preconditioned by `pre`.
+    fn with_preconditioner(self, pre: &'q [f32]) -> Result<Self, ParamError>;
+    /// `(step, balance)` as kept.
+    fn params(&self) -> (f64, f64);
+}
+
+macro_rules! balanced_label {
+    ($($proposal:ident),+) => {$(
+        impl<'q> BalancedLabel<'q> for $proposal<'q> {
+            fn balanced(step: f64, balance: f64) -> Result<Self, ParamError> {
+                $proposal::new(step, balance)
+            }
+            fn with_preconditioner(self, pre: &'q [f32]) -> Result<Self, ParamError> {
+                self.preconditioned(pre)
+            }
+            fn params(&self) -> (f64, f64) {
+                (self.step(), self.balance())
+            }
+        }
+    )+};
+}
+
+balanced_label!(OrdinalProposal, CategoricalProposal);
+
+/// The proposal at `step` and `balance`, narrowed by `adjust` (`None` if that refuses) and
+/// preconditioned by `pre` ([`checked_preconditioned`]): asserts that the constructor accepts
+/// exactly the valid step and balance and that both come through bit for bit.
+pub fn checked_balanced<'q, P: BalancedLabel<'q>>(
+    step: f64,
+    balance: f64,
+    pre: Option<&'q [f32]>,
+    adjust: impl FnOnce(P) -> Option<P>,
+) -> Option<P> {
+    let p = P::balanced(step, balance);
+    assert_eq!(p.is_ok(), valid_params(step, balance), "{step} {balance}");
+    let p = adjust(p.ok()?)?;
+    let p = checked_preconditioned(p, step, pre, P::with_preconditioner)?;
+    let (got_step, got_balance) = p.params();
+    assert_eq!(
+        (got_step.to_bits(), got_balance.to_bits()),
+        (step.to_bits(), balance.to_bits())
+    );
+    Some(p)
 }
