@@ -1,10 +1,12 @@
 //! Pieces shared by the benches: owned buffers of a binary chain, random starts, and the
-//! effective sample size of the ESS tables.
+//! effective sample size of the ESS tables (the tests' own).
 
-#![allow(dead_code, reason = "each bench uses a part")]
+#![allow(dead_code, unused_imports, reason = "each bench uses a part")]
 
 use langevin_core::random::fill_normal;
 pub use langevin_std::run::ChainVecs;
+/// Geyer's initial-monotone-sequence ESS of one series, as the tests compute it.
+pub use langevin_tests::discrete::ess;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -45,35 +47,4 @@ impl DenseQuadratic {
             .collect();
         Self { w0, bias, hessian }
     }
-}
-
-/// Geyer's initial-monotone-sequence ESS of one series.
-pub fn ess(series: &[f64]) -> f64 {
-    let n = series.len();
-    let mean = series.iter().sum::<f64>() / n as f64;
-    let c: Vec<f64> = series.iter().map(|v| v - mean).collect();
-    let gamma = |t: usize| {
-        c[..n - t]
-            .iter()
-            .zip(&c[t..])
-            .map(|(a, b)| a * b)
-            .sum::<f64>()
-            / n as f64
-    };
-    let g0 = gamma(0);
-    if g0 <= 0.0 {
-        return n as f64;
-    }
-    let (mut sum, mut prev, mut m) = (0.0, f64::INFINITY, 0);
-    while 2 * m + 1 < n {
-        let pair = gamma(2 * m) + gamma(2 * m + 1);
-        if pair <= 0.0 {
-            break;
-        }
-        let pair = pair.min(prev);
-        sum += pair;
-        prev = pair;
-        m += 1;
-    }
-    n as f64 / (-1.0 + 2.0 * sum / g0).max(1.0 / n as f64)
 }
