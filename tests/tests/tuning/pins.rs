@@ -7,10 +7,10 @@
 //! and the random streams after every step of two chains run side by side.
 
 use langevin_core::binary::{self, BinaryChain, FlipProposal, StepReport};
-use langevin_core::categorical::{self, CategoricalProposal};
+use langevin_core::categorical::CategoricalProposal;
 use langevin_core::kernel::{Dmala, Proposal};
 use langevin_core::models::{Dims, IsingLattice};
-use langevin_core::ordinal::{self, CategoricalChain, OrdinalChain, OrdinalProposal};
+use langevin_core::ordinal::OrdinalProposal;
 use langevin_core::tuning::{AbSettings, AbTuner, Acs, AcsSchedule, AcsSettings, AcsTuner};
 use langevin_core::{Binary, Categorical, Chain, Domain, Eval, Kernel, Ordinal};
 use langevin_tests::discrete::{BinBuf, LabelBuf, Wavy, small_potts, tune_until_frozen};
@@ -135,45 +135,56 @@ fn pin_ab(name: &str, settings: AbSettings, stop: impl Fn(&mut AbTuner, u64) -> 
     // Ordinal, with a window.
     let mut settings = settings;
     settings.window = Some(2);
-    let (mut m1, mut m2) = (wavy(), wavy());
-    let mut ab = AbTuner::new(settings).unwrap();
-    let mut buf = LabelBuf::labels(&[0u16; 4], 6, 4);
-    let mut c1 = OrdinalChain::new_ordinal(buf.buffers(), &mut m1).unwrap();
-    run_until(&mut ab, &mut m1, &mut c1, &mut rng, &stop);
-    let r = ab.report();
-    let p = OrdinalProposal::new(r.step, r.balance)
-        .unwrap()
-        .windowed(2)
-        .unwrap();
-    let fixed = ordinal::Dmala::new(p);
-    let mut buf2 = LabelBuf::labels(c1.state(), 6, 4);
-    let mut c2 = OrdinalChain::new_ordinal(buf2.buffers(), &mut m2).unwrap();
-    pinned(
+    pin_ab_labels::<Ordinal, _, _>(
         &format!("{name}, ordinal"),
-        &rng,
-        &mut ab,
-        (&mut m1, &mut c1),
-        |rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+        settings,
+        (wavy(), wavy(), (4, 6)),
+        |a, b| OrdinalProposal::new(a, b).unwrap().windowed(2).unwrap(),
+        &mut rng,
+        &stop,
     );
 
     // Categorical.
     settings.window = None;
-    let (mut m1, mut m2) = (small_potts(5, 3), small_potts(5, 3));
-    let mut ab = AbTuner::new(settings).unwrap();
-    let mut buf = LabelBuf::labels(&[0u16; 5], 3, 15);
-    let mut c1 = CategoricalChain::new_categorical(buf.buffers(), &mut m1).unwrap();
-    run_until(&mut ab, &mut m1, &mut c1, &mut rng, &stop);
-    let r = ab.report();
-    let fixed = categorical::Dmala::new(CategoricalProposal::new(r.step, r.balance).unwrap());
-    let mut buf2 = LabelBuf::labels(c1.state(), 3, 15);
-    let mut c2 = CategoricalChain::new_categorical(buf2.buffers(), &mut m2).unwrap();
-    pinned(
+    pin_ab_labels::<Categorical, _, _>(
         &format!("{name}, categorical"),
-        &rng,
-        &mut ab,
-        (&mut m1, &mut c1),
-        |rng| after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2),
+        settings,
+        (small_potts(5, 3), small_potts(5, 3), (5, 3)),
+        |a, b| CategoricalProposal::new(a, b).unwrap(),
+        &mut rng,
+        &stop,
     );
+}
+
+/// Runs a fresh AB tuner with `settings` on the first copy of a label model (a chain of `d`
+/// coordinates of `s` values from zeros) until `stop` says it has stopped, then pins it (see
+/// [`pinned`]) to fixed DMALA from `proposal(step, balance)` at its report on the second copy,
+/// started where the tuner stopped.
+fn pin_ab_labels<D, T, P>(
+    name: &str,
+    settings: AbSettings,
+    (mut m1, mut m2, (d, s)): (T, T, (usize, usize)),
+    proposal: impl Fn(f64, f64) -> P,
+    rng: &mut Xoshiro256PlusPlus,
+    stop: &impl Fn(&mut AbTuner, u64) -> bool,
+) where
+    D: Domain<Value = u16>,
+    T: Eval<D>,
+    P: Proposal<D>,
+    AbTuner: Kernel<D>,
+{
+    let g = D::grad_len(d, s).unwrap();
+    let mut ab = AbTuner::new(settings).unwrap();
+    let mut buf = LabelBuf::labels(&vec![0u16; d], s, g);
+    let mut c1 = Chain::<D>::new(buf.buffers(), &mut m1).unwrap();
+    run_until(&mut ab, &mut m1, &mut c1, rng, stop);
+    let r = ab.report();
+    let fixed = Dmala::new(proposal(r.step, r.balance));
+    let mut buf2 = LabelBuf::labels(c1.state(), s, g);
+    let mut c2 = Chain::<D>::new(buf2.buffers(), &mut m2).unwrap();
+    pinned(name, rng, &mut ab, (&mut m1, &mut c1), |rng| {
+        after(fixed.step(&mut m2, &mut c2, rng).unwrap(), &c2)
+    });
 }
 
 /// `freeze()` in the middle of a probe (step 137 of 100-step probes: the second probe of the
