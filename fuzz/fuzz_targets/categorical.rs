@@ -16,7 +16,7 @@ use langevin_fuzz::labels::{self, BalancedCase};
 
 fn run(data: &[u8]) -> Vec<u64> {
     let (case, ()) = BalancedCase::read(data, true, 10, 10, |_| ());
-    let s = case.setup.s;
+    let s = case.run.setup.s;
     let Some(p) = labels::checked_balanced::<CategoricalProposal<'_>>(
         case.step,
         case.balance,
@@ -42,14 +42,7 @@ fn run(data: &[u8]) -> Vec<u64> {
         (drawn.changed, drawn.jump, drawn.log_q)
     };
     let log_q = |x: &[u16], g: &[f32], y: &[u16]| p.log_q(x, g, s, y).expect("consistent lengths");
-    labels::drive_balanced::<CategoricalDomain, _>(
-        case.setup,
-        case.rng,
-        p,
-        case.metropolis,
-        &propose,
-        &log_q,
-    )
+    labels::drive_balanced::<CategoricalDomain, _>(case.run, p, &propose, &log_q)
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -18,7 +18,7 @@ fn run(data: &[u8]) -> Vec<u64> {
         0..=127 => None,
         b => Some(u16::from(b & 7) * if b >= 250 { 1000 } else { 1 }),
     });
-    let (d, s) = (case.setup.d, case.setup.s);
+    let (d, s) = (case.run.setup.d, case.run.setup.s);
     let Some(p) = labels::checked_balanced::<OrdinalProposal<'_>>(
         case.step,
         case.balance,
@@ -50,14 +50,7 @@ fn run(data: &[u8]) -> Vec<u64> {
         (drawn.changed, drawn.jump, drawn.log_q)
     };
     let log_q = |x: &[u16], g: &[f32], y: &[u16]| p.log_q(x, g, s, y).expect("consistent lengths");
-    labels::drive_balanced::<OrdinalDomain, _>(
-        case.setup,
-        case.rng,
-        p,
-        case.metropolis,
-        &propose,
-        &log_q,
-    )
+    labels::drive_balanced::<OrdinalDomain, _>(case.run, p, &propose, &log_q)
 }
 
 langevin_fuzz::deterministic_fuzz_target!(run);

@@ -337,20 +337,23 @@ pub fn check_expected<K: langevin_core::domain::LabelDomain>(
     }
 }
 
-/// Runs a balanced proposal's DULA (`metropolis = false`) or DMALA kernel on `setup`, calling it
+/// Runs a balanced proposal's DULA (`metropolis = false`) or DMALA kernel on `run.setup`, calling it
 /// every way there is (inherent `step`, [`Kernel::step`], `step_with_jump`) by turns, and checks
 /// every step against [`expect_step`]'s replay with `propose` and `log_q`, the jump too.
 pub fn drive_balanced<K: LabelDomain, P: Proposal<K> + Copy>(
-    setup: LabelSetup,
-    rng: ByteRng<'_>,
+    run: BalancedRun<'_>,
     proposal: P,
-    metropolis: bool,
     propose: &ProposeFn<'_>,
     log_q: &LogQFn<'_>,
 ) -> Vec<u64>
 where
     LabelTabled: langevin_core::target::Eval<K, Error = TableError>,
 {
+    let BalancedRun {
+        setup,
+        metropolis,
+        rng,
+    } = run;
     let mut dula = Dula::new(proposal);
     let mut dmala = Dmala::new(proposal);
     drive::<K>(setup, rng, &mut |t, target, chain, rng| {
@@ -404,14 +407,20 @@ pub fn checked_preconditioned<'q, P, E>(
 /// What the balanced label targets (ordinal and categorical) read, in input order: the setup,
 /// step and balance, a preconditioner one time in four, the kernel, then the random stream.
 pub struct BalancedCase<'a> {
-    /// The chain's setup.
-    pub setup: LabelSetup,
     /// The proposal's step.
     pub step: f64,
     /// The proposal's balance.
     pub balance: f64,
     /// The preconditioner, if any.
     pub pre: Option<Vec<f32>>,
+    /// What [`drive_balanced`] runs the proposal on.
+    pub run: BalancedRun<'a>,
+}
+
+/// A balanced label case without its proposal: the chain's setup, the kernel, the stream.
+pub struct BalancedRun<'a> {
+    /// The chain's setup.
+    pub setup: LabelSetup,
     /// DMALA (`true`) or DULA.
     pub metropolis: bool,
     /// The random stream.
@@ -441,12 +450,14 @@ impl<'a> BalancedCase<'a> {
         let metropolis = input.bool();
         let rng = ByteRng::new(input.rest());
         let case = Self {
-            setup,
             step,
             balance,
             pre,
-            metropolis,
-            rng,
+            run: BalancedRun {
+                setup,
+                metropolis,
+                rng,
+            },
         };
         (case, more)
     }
