@@ -23,18 +23,20 @@ pub trait Domain: sealed::Sealed + Copy + Default + fmt::Debug + Send + Sync + '
     /// The type of one coordinate's value.
     type Value: Copy + Eq + Default + fmt::Debug + fmt::Display + Into<usize> + Into<f64> + 'static;
 
+    // The defaults are those of the label domains; binary states override all but `ONE_HOT`.
+
     /// The name of the buffer of changed indices, as length errors report it.
-    const CHANGED_BUFFER: &'static str;
+    const CHANGED_BUFFER: &'static str = "changed";
 
     /// Whether the gradient is taken with respect to the one-hot encoding (`d·S` entries).
-    const ONE_HOT: bool;
+    const ONE_HOT: bool = false;
 
     /// Whether a chain keeps a scratch row of `S` values.
-    const SCRATCH_ROW: bool;
+    const SCRATCH_ROW: bool = true;
 
     /// The number of values `S` when the domain fixes it (2 for binary states); `None` when
     /// the target gives it.
-    const FIXED_STATES: Option<usize>;
+    const FIXED_STATES: Option<usize> = None;
 
     /// The gradient length for `d` coordinates of `s` values (`None` on overflow).
     fn grad_len(d: usize, s: usize) -> Option<usize> {
@@ -77,23 +79,15 @@ impl LabelDomain for Categorical {}
 impl Domain for Binary {
     type Value = u8;
     const CHANGED_BUFFER: &'static str = "flipped";
-    const ONE_HOT: bool = false;
     const SCRATCH_ROW: bool = false;
     const FIXED_STATES: Option<usize> = Some(2);
 }
 
 impl Domain for Ordinal {
     type Value = u16;
-    const CHANGED_BUFFER: &'static str = "changed";
-    const ONE_HOT: bool = false;
-    const SCRATCH_ROW: bool = true;
-    const FIXED_STATES: Option<usize> = None;
 }
 
 impl Domain for Categorical {
     type Value = u16;
-    const CHANGED_BUFFER: &'static str = "changed";
     const ONE_HOT: bool = true;
-    const SCRATCH_ROW: bool = true;
-    const FIXED_STATES: Option<usize> = None;
 }
