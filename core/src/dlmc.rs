@@ -595,9 +595,8 @@ impl<D: Domain, P: TimedProposal<D>> Kernel<D> for TunedDlmc<P> {
             self.started = true;
         }
         let (report, _) = advance(&self.proposal, true, target, chain, rng)?;
-        if self.steps < self.burn_in {
+        if let Some(gain) = crate::math::burn_in_gain(&mut self.steps, self.burn_in) {
             let alpha = crate::math::acceptance_probability(report.log_accept_ratio);
-            let gain = crate::math::adaptation_gain(self.steps);
             let log_time =
                 libm::log(self.proposal.time()) + gain * (alpha - self.target_acceptance);
             if let Ok(p) = self
@@ -606,7 +605,6 @@ impl<D: Domain, P: TimedProposal<D>> Kernel<D> for TunedDlmc<P> {
             {
                 self.proposal = p;
             }
-            self.steps += 1;
         }
         Ok(report)
     }

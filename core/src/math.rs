@@ -280,6 +280,18 @@ pub(crate) fn adaptation_gain(n: u64) -> f64 {
     libm::pow(1.0 + n as f64, -0.6)
 }
 
+/// The gain of the next adaptation step of a tuner that adapts for its first `burn_in` steps,
+/// counting that step in `steps`; `None` once the burn-in is spent.
+#[inline]
+pub(crate) fn burn_in_gain(steps: &mut u64, burn_in: u64) -> Option<f64> {
+    if *steps >= burn_in {
+        return None;
+    }
+    let gain = adaptation_gain(*steps);
+    *steps += 1;
+    Some(gain)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -249,8 +249,7 @@ impl Kernel<Binary> for TunedRandomWalk {
         R: Rng + ?Sized,
     {
         let report = self.walk.step(target, chain, rng)?;
-        if self.steps < self.burn_in {
-            let gain = crate::math::adaptation_gain(self.steps);
+        if let Some(gain) = crate::math::burn_in_gain(&mut self.steps, self.burn_in) {
             let accepted = if report.accepted { 1.0 } else { 0.0 };
             let lo = libm::log(1.0 / (2_147_483_648.0 - 1.0));
             self.log_odds =
@@ -259,7 +258,6 @@ impl Kernel<Binary> for TunedRandomWalk {
             if let Ok(walk) = RandomWalk::new(rate) {
                 self.walk = walk;
             }
-            self.steps += 1;
         }
         Ok(report)
     }
