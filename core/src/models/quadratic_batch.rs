@@ -96,6 +96,15 @@ fn check_model(w: &[f32], b: &[f32], chains: usize) -> Result<BatchShape, ParamE
     BatchShape::new(chains, super::quadratic::check_model(w, b)?)
 }
 
+/// `s = W + Wᵀ` for the `d × d` matrix `W` (row-major), summed in the precision of `s`.
+fn symmetrise<F: From<f32> + core::ops::Add<Output = F>>(w: &[f32], d: usize, s: &mut [F]) {
+    for (k, sk) in s.iter_mut().enumerate() {
+        let (i, j) = (k / d, k % d);
+        let (wij, wji) = (w.get(k), w.get(j * d + i));
+        *sk = F::from(wij.copied().unwrap_or(0.0)) + F::from(wji.copied().unwrap_or(0.0));
+    }
+}
+
 impl<'a, P: Product> QuadraticBatch<'a, P> {
     /// The incremental evaluation (see the type's documentation) of `W` (`d²` entries,
     /// row-major) and `b` (`d`) for `chains` chains: `s` (`d²` doubles) receives `W + Wᵀ` and
@@ -121,11 +130,7 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
         LenError::check("S", w.len(), s.len())?;
         let len = nd.saturating_add(chains).saturating_mul(2);
         LenError::check("cache", len, cache.len())?;
-        for (k, sk) in s.iter_mut().enumerate() {
-            let (i, j) = (k / d, k % d);
-            let (wij, wji) = (w.get(k), w.get(j * d + i));
-            *sk = f64::from(wij.copied().unwrap_or(0.0)) + f64::from(wji.copied().unwrap_or(0.0));
-        }
+        symmetrise(w, d, s);
         let (current, rest) = cache.split_at_mut(nd);
         let (proposal, rest) = rest.split_at_mut(nd);
         let (u, u_proposal) = rest.split_at_mut(chains);
@@ -163,11 +168,7 @@ impl<'a, P: Product> QuadraticBatch<'a, P> {
         let d = shape.dim;
         LenError::check("S", w.len(), s.len())?;
         LenError::check("work", shape.len(), work.len())?;
-        for (k, sk) in s.iter_mut().enumerate() {
-            let (i, j) = (k / d, k % d);
-            let (wij, wji) = (w.get(k), w.get(j * d + i));
-            *sk = wij.copied().unwrap_or(0.0) + wji.copied().unwrap_or(0.0);
-        }
+        symmetrise(w, d, s);
         let s: &'a [f32] = s;
         Ok(Self {
             w,
