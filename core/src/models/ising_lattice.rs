@@ -159,34 +159,8 @@ impl<D: LatticeDims> IsingLattice<D> {
             i.checked_div(cols).unwrap_or(0),
             i.checked_rem(cols).unwrap_or(0),
         );
-        let left = if c > 0 {
-            Some(i - 1)
-        } else if self.wrap_cols {
-            Some(i + cols - 1)
-        } else {
-            None
-        };
-        let right = if c + 1 < cols {
-            Some(i + 1)
-        } else if self.wrap_cols {
-            Some(i + 1 - cols)
-        } else {
-            None
-        };
-        let up = if r > 0 {
-            Some(i - cols)
-        } else if self.wrap_rows {
-            Some(i + (rows - 1) * cols)
-        } else {
-            None
-        };
-        let down = if r + 1 < rows {
-            Some(i + cols)
-        } else if self.wrap_rows {
-            Some(c)
-        } else {
-            None
-        };
+        let (left, right) = axis_neighbours(i, c, cols, 1, self.wrap_cols);
+        let (up, down) = axis_neighbours(i, r, rows, cols, self.wrap_rows);
         [left, right, up, down]
     }
 
@@ -199,6 +173,33 @@ impl<D: LatticeDims> IsingLattice<D> {
             .map(|&j| x.get(j).map_or(0.0, |&v| 2.0 * f32::from(v) - 1.0))
             .sum()
     }
+}
+
+/// The neighbours before and after site `i` along one axis, where `i` is at position `pos` of
+/// `len` and a step along the axis moves `stride` sites; across the edge only if `wrap`.
+#[inline(always)]
+fn axis_neighbours(
+    i: usize,
+    pos: usize,
+    len: usize,
+    stride: usize,
+    wrap: bool,
+) -> (Option<usize>, Option<usize>) {
+    let before = if pos > 0 {
+        Some(i - stride)
+    } else if wrap {
+        Some(i + (len - 1) * stride)
+    } else {
+        None
+    };
+    let after = if pos + 1 < len {
+        Some(i + stride)
+    } else if wrap {
+        Some(i + stride - len * stride)
+    } else {
+        None
+    };
+    (before, after)
 }
 
 impl<D: LatticeDims> BinaryTarget for IsingLattice<D> {
