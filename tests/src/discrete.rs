@@ -50,21 +50,26 @@ pub fn normalise(log_w: &[f64]) -> Vec<f64> {
 /// The Metropolis–Hastings transition matrix (row-major `K × K`) for a proposal with
 /// `log_q(i, j) = log q(state j | state i)`.
 pub fn mh_matrix(log_pi: &[f64], log_q: impl Fn(usize, usize) -> f64) -> Vec<f64> {
-    let k = log_pi.len();
+    stochastic_matrix(log_pi.len(), |i, j| {
+        let fwd = log_q(i, j);
+        if fwd == f64::NEG_INFINITY {
+            return 0.0;
+        }
+        let rev = log_q(j, i);
+        let la = log_pi[j] - log_pi[i] + rev - fwd;
+        fwd.exp() * la.exp().min(1.0)
+    })
+}
+
+/// The row-major `k × k` transition matrix whose move from state `i` to `j ≠ i` has
+/// probability `move_prob(i, j)` (asked row by row, `j` ascending) and whose rows keep the rest
+/// of their mass on the diagonal.
+pub fn stochastic_matrix(k: usize, mut move_prob: impl FnMut(usize, usize) -> f64) -> Vec<f64> {
     let mut p = vec![0.0; k * k];
     for i in 0..k {
         let mut off = 0.0;
-        for j in 0..k {
-            if i == j {
-                continue;
-            }
-            let fwd = log_q(i, j);
-            if fwd == f64::NEG_INFINITY {
-                continue;
-            }
-            let rev = log_q(j, i);
-            let la = log_pi[j] - log_pi[i] + rev - fwd;
-            let v = fwd.exp() * la.exp().min(1.0);
+        for j in (0..k).filter(|&j| j != i) {
+            let v = move_prob(i, j);
             p[i * k + j] = v;
             off += v;
         }

@@ -244,17 +244,10 @@ pub fn transition_matrix<M: FlipMath>(
 /// Rebuilds `t` as the kernel with a common bug: the proposal ratio dropped from the
 /// acceptance (accepting with `min(1, π_y/π_x)`).
 pub fn drop_proposal_ratio(e: &Enumeration, t: &mut Transition) {
-    let k = t.states;
-    for x in 0..k {
-        let mut off = 0.0;
-        for y in (0..k).filter(|&y| y != x) {
-            let r = e.log_density[y] - e.log_density[x];
-            let v = t.log_q_at(x, y).exp() * r.exp().min(1.0);
-            t.p[x * k + y] = v;
-            off += v;
-        }
-        t.p[x * k + x] = 1.0 - off;
-    }
+    t.p = discrete::stochastic_matrix(t.states, |x, y| {
+        let r = e.log_density[y] - e.log_density[x];
+        t.log_q_at(x, y).exp() * r.exp().min(1.0)
+    });
 }
 
 /// Result of [`check_metropolis_exactness`]: worst violations as multiples of their tolerance

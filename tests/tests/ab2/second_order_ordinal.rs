@@ -224,22 +224,13 @@ fn fixed_u_kernel_leaves_the_joint_invariant() {
             .map(|(x, lp)| lp + log_gauss(&case.factor, x, &u))
             .collect();
         let pi = normalise(&joint);
-        let mut p = vec![0.0; k * k];
-        for (i, x) in states.iter().enumerate() {
-            let mut off = 0.0;
-            for (j, y) in states.iter().enumerate() {
-                if i == j {
-                    continue;
-                }
-                let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
-                let log_r =
-                    log_pi[j] - log_pi[i] + t.log_gauss_ratio + t.log_q_reverse - t.log_q_forward;
-                let v = t.log_q_forward.exp() * log_r.exp().min(1.0);
-                p[i * k + j] = v;
-                off += v;
-            }
-            p[i * k + i] = 1.0 - off;
-        }
+        let p = stochastic_matrix(k, |i, j| {
+            let (x, y) = (&states[i], &states[j]);
+            let t = kernel.transition(x, &grads[i], y, &grads[j], &u).unwrap();
+            let log_r =
+                log_pi[j] - log_pi[i] + t.log_gauss_ratio + t.log_q_reverse - t.log_q_forward;
+            t.log_q_forward.exp() * log_r.exp().min(1.0)
+        });
         worst = worst.max(assert_invariant(&pi, &p, 1e-12, true));
     }
     eprintln!("worst |πP − π| {worst:e}");

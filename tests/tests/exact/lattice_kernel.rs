@@ -10,6 +10,7 @@ use langevin_core::binary::{
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
 use langevin_tests::ChainBox;
+use langevin_tests::discrete::stochastic_matrix;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -60,25 +61,16 @@ fn dmala_table_kernel_is_exactly_invariant() {
         let pi: Vec<f64> = u.iter().map(|v| (v - top).exp() / z).collect();
         for (step, balance) in [(0.1, 0.5), (0.6, 0.5), (2.0, 1.0), (1e-3, 0.5), (50.0, 0.3)] {
             let p = LatticeProposal::new(&model, step, balance).unwrap();
-            let mut matrix = vec![0.0f64; k * k];
-            for a in 0..k {
-                let x = state_of(a, d);
-                let mut off = 0.0;
-                for b in (0..k).filter(|&b| b != a) {
-                    let y = state_of(b, d);
-                    let q_fwd = q_product(&p, &x, &y);
-                    let q_rev = q_product(&p, &y, &x);
-                    let lq_fwd = p.log_q(&x, &y).unwrap();
-                    assert!((lq_fwd - q_fwd.ln()).abs() < 1e-12 * (1.0 + lq_fwd.abs()));
-                    let ratio = u[b] - u[a] + p.log_q(&y, &x).unwrap() - lq_fwd;
-                    let _ = q_rev;
-                    let entry = q_fwd * ratio.exp().min(1.0);
-                    matrix[a * k + b] = entry;
-                    off += entry;
-                }
-                assert!(off <= 1.0 + 1e-12);
-                matrix[a * k + a] = 1.0 - off;
-            }
+            let matrix = stochastic_matrix(k, |a, b| {
+                let (x, y) = (state_of(a, d), state_of(b, d));
+                let q_fwd = q_product(&p, &x, &y);
+                let lq_fwd = p.log_q(&x, &y).unwrap();
+                assert!((lq_fwd - q_fwd.ln()).abs() < 1e-12 * (1.0 + lq_fwd.abs()));
+                let ratio = u[b] - u[a] + p.log_q(&y, &x).unwrap() - lq_fwd;
+                q_fwd * ratio.exp().min(1.0)
+            });
+            // No row proposes more than its whole mass.
+            assert!((0..k).all(|a| matrix[a * k + a] >= -1e-12));
             for a in 0..k {
                 for b in 0..k {
                     let (f, r) = (pi[a] * matrix[a * k + b], pi[b] * matrix[b * k + a]);

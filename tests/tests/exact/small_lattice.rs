@@ -10,7 +10,7 @@ use langevin_core::binary::{
 use langevin_core::models::{Dims, IsingLattice};
 use langevin_core::random::open_unit_f64;
 use langevin_tests::ChainBox;
-use langevin_tests::discrete::{check_exact_start, index_of_binary, normalise};
+use langevin_tests::discrete::{check_exact_start, index_of_binary, normalise, stochastic_matrix};
 use langevin_tests::harness::ScriptedRng;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -137,26 +137,19 @@ fn small_kernel_is_exactly_invariant() {
         let pi = normalise(&u);
         for (a, b) in STEPS {
             let k = small(rows, cols, periodic, j, h, a, b);
-            let mut p = vec![0.0f64; n * n];
-            for s in 0..n {
-                let x = state_of(s, d);
-                let mut off = 0.0;
-                for t in (0..n).filter(|&t| t != s) {
-                    let y = state_of(t, d);
-                    let (mut xs, mut class) = (x.clone(), vec![0u8; d]);
-                    let mut chain = SmallLatticeChain::new(&k, &mut xs, &mut class).unwrap();
-                    let mut rng = ScriptedRng::new(words_for(&x, &y));
-                    let report = k.step(&mut chain, &mut rng).unwrap();
-                    assert_eq!(rng.drawn(), d.div_ceil(4) + 1);
-                    let flips = x.iter().zip(&y).filter(|(p, q)| p != q).count() as u32;
-                    assert_eq!(report.proposed_flips, flips);
-                    let entry = log_q(&k, &x, &y).exp() * report.log_accept_ratio().exp().min(1.0);
-                    p[s * n + t] = entry;
-                    off += entry;
-                }
-                assert!(off <= 1.0 + 1e-12);
-                p[s * n + s] = 1.0 - off;
-            }
+            let p = stochastic_matrix(n, |s, t| {
+                let (x, y) = (state_of(s, d), state_of(t, d));
+                let (mut xs, mut class) = (x.clone(), vec![0u8; d]);
+                let mut chain = SmallLatticeChain::new(&k, &mut xs, &mut class).unwrap();
+                let mut rng = ScriptedRng::new(words_for(&x, &y));
+                let report = k.step(&mut chain, &mut rng).unwrap();
+                assert_eq!(rng.drawn(), d.div_ceil(4) + 1);
+                let flips = x.iter().zip(&y).filter(|(p, q)| p != q).count() as u32;
+                assert_eq!(report.proposed_flips, flips);
+                log_q(&k, &x, &y).exp() * report.log_accept_ratio().exp().min(1.0)
+            });
+            // No row proposes more than its whole mass.
+            assert!((0..n).all(|s| p[s * n + s] >= -1e-12));
             for s in 0..n {
                 for t in 0..n {
                     let (f, r) = (pi[s] * p[s * n + t], pi[t] * p[t * n + s]);
