@@ -194,19 +194,17 @@ fn models_that_keep_running_sums_resume_to_the_same_bytes() {
     // pre-activations and the logistic model its linear predictors: a fresh evaluation at a
     // saved state need not give their bits, so the checkpoint carries them.
     let scratch = Scratch::new("ckpt-sums");
-    for model in [
-        "lattice-gaussian --dim 5 --states 7 --seed 1 --out m-oq.json",
-        "rbm --visible 16 --hidden 8 --seed 2 --out m-rbm.json",
-        "binary-logistic --out m-lg.json",
+    for (name, generator) in [
+        ("ordinal", "lattice-gaussian --dim 5 --states 7 --seed 1"),
+        ("rbm", "rbm --visible 16 --hidden 8 --seed 2"),
+        ("logistic", "binary-logistic"),
     ] {
-        scratch.ok(&format!("model {model}"));
-    }
-    for (name, model) in [("ordinal", "oq"), ("rbm", "rbm"), ("logistic", "lg")] {
+        scratch.ok(&format!("model {generator} --out m-{name}.json"));
         killed_and_resumed(
             &scratch,
             name,
             &format!(
-                "--model m-{model}.json --steps 400000 --thin 200 --burn-in 500 --chains 2 --seed 8"
+                "--model m-{name}.json --steps 400000 --thin 200 --burn-in 500 --chains 2 --seed 8"
             ),
             2,
             1_000,

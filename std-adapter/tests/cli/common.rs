@@ -178,8 +178,13 @@ pub fn fails(cwd: &Path, args: &[&str]) -> String {
 /// Asserts that `line` is an error line (`error: …`) naming every one of `parts`.
 pub fn expect(line: &str, parts: &[&str]) {
     assert!(line.starts_with("error: "), "{line}");
+    contains_all(line, parts);
+}
+
+/// Asserts that `text` (a table, a message, the README) names every one of `parts`.
+pub fn contains_all(text: &str, parts: &[&str]) {
     for part in parts {
-        assert!(line.contains(part), "{line:?} lacks {part:?}");
+        assert!(text.contains(part), "{text:?} lacks {part:?}");
     }
 }
 
@@ -247,6 +252,30 @@ fn flatten(v: &serde_json::Value) -> (Vec<usize>, Vec<f64>) {
         }
         n => (Vec::new(), vec![n.as_f64().unwrap()]),
     }
+}
+
+/// Samples `model` with `sampler` and the words `extra` (600 steps, 200 of burn-in, 2 chains,
+/// seed 3), writing `{tag}.npy`; returns the summary.
+pub fn sample_with(
+    scratch: &Scratch,
+    sampler: &str,
+    model: &str,
+    extra: &str,
+    tag: &str,
+) -> serde_json::Value {
+    let args = format!("--sampler {sampler} --steps 600 --burn-in 200 --chains 2 --seed 3");
+    scratch.sample(&format!("--model {model} {args} {extra}"), tag)
+}
+
+/// Samples `potts.json` (the model [`POTTS`]) as [`sample_with`] does and checks that the run
+/// is categorical: 2 chains of 600 draws of 4 sites, each value in `0..3`. Returns the summary.
+pub fn sample_potts(scratch: &Scratch, sampler: &str, extra: &str, tag: &str) -> serde_json::Value {
+    let sum = sample_with(scratch, sampler, "potts.json", extra, tag);
+    assert_eq!(sum["domain"], "categorical");
+    let (shape, _, values) = label_samples(&scratch.path(&format!("{tag}.npy")));
+    assert_eq!(shape, vec![2, 600, 4]);
+    assert!(values.iter().all(|&v| (0..3).contains(&v)));
+    sum
 }
 
 /// Reads a `(chains, draws, d)` uint8 sample file.

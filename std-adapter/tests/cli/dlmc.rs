@@ -3,14 +3,7 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, label_samples, samples};
-
-/// Samples `model` with dlmc and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
-/// the summary.
-fn sample(scratch: &Scratch, model: &str, extra: &str, tag: &str) -> serde_json::Value {
-    let args = "--sampler dlmc --steps 600 --burn-in 200 --chains 2 --seed 3";
-    scratch.sample(&format!("--model {model} {args} {extra}"), tag)
-}
+use common::{ISING, ORDINAL, POTTS, Scratch, sample_potts, sample_with, samples};
 
 #[test]
 fn dlmc_samples_binary_models_with_both_solvers_and_an_adapted_or_fixed_time() {
@@ -21,7 +14,7 @@ fn dlmc_samples_binary_models_with_both_solvers_and_an_adapted_or_fixed_time() {
         .enumerate()
     {
         let tag = format!("run{k}");
-        let sum = sample(&s, "ising.json", extra, &tag);
+        let sum = sample_with(&s, "dlmc", "ising.json", extra, &tag);
         assert_eq!(sum["sampler"], "dlmc");
         let (shape, draws) = samples(&s.path(&format!("{tag}.npy")));
         assert_eq!(shape, vec![2, 600, 5]);
@@ -49,12 +42,14 @@ fn dlmc_samples_categorical_models_with_euler_and_refuses_the_rest() {
     let s = Scratch::new("dlmc-labels");
     s.write("potts.json", POTTS);
     s.write("ord.json", ORDINAL);
-    let sum = sample(&s, "potts.json", "", "adapted");
-    assert_eq!(sum["domain"], "categorical");
-    let (shape, _, values) = label_samples(&s.path("adapted.npy"));
-    assert_eq!(shape, vec![2, 600, 4]);
-    assert!(values.iter().all(|&v| (0..3).contains(&v)));
-    sample(&s, "potts.json", "--solver euler --time 0.4", "fixed");
+    sample_potts(&s, "dlmc", "", "adapted");
+    sample_with(
+        &s,
+        "dlmc",
+        "potts.json",
+        "--solver euler --time 0.4",
+        "fixed",
+    );
     s.refuses(
         "sample --model potts.json --sampler dlmc --solver interpolate --steps 10",
         &["binary models only"],

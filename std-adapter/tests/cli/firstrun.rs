@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{GAUSSIAN_SUM, Scratch, langevin, ok, summary, words};
+use common::{GAUSSIAN_SUM, Scratch, contains_all, langevin, ok, summary, words};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -108,14 +108,15 @@ fn the_first_screen_installs_and_tests() {
         "no langevin binary in std-adapter"
     );
     // Continuous kinds are all named.
-    for kind in [
-        "gaussian_sum",
-        "logistic_regression",
-        "ridge_regression",
-        "gaussian_mixture",
-    ] {
-        assert!(README.contains(kind), "{kind} missing from the README");
-    }
+    contains_all(
+        README,
+        &[
+            "gaussian_sum",
+            "logistic_regression",
+            "ridge_regression",
+            "gaussian_mixture",
+        ],
+    );
 }
 
 /// A README line that is marked long runs only with `LANGEVIN_README_LONG=1`.
@@ -326,19 +327,20 @@ fn the_summary_has_arviz_columns_per_coordinate() {
     scratch.ok("model ising-lattice --rows 3 --cols 3 --coupling 0.2 --field 0.3 --out m.json");
     let out = scratch
         .ok("sample --model m.json --sampler gibbs --steps 4000 --chains 4 --summary s.json");
-    for column in [
-        "mean",
-        "sd",
-        "q5",
-        "q50",
-        "q95",
-        "mcse_mean",
-        "ess_bulk",
-        "ess_tail",
-        "r_hat",
-    ] {
-        assert!(out.contains(column), "table without {column}: {out}");
-    }
+    contains_all(
+        &out,
+        &[
+            "mean",
+            "sd",
+            "q5",
+            "q50",
+            "q95",
+            "mcse_mean",
+            "ess_bulk",
+            "ess_tail",
+            "r_hat",
+        ],
+    );
     let s = summary(&scratch.path("s.json"));
     let col = |k: &str| column(&s, k);
     let (mean, sd, mcse, bulk) = (col("mean"), col("sd"), col("mcse_mean"), col("ess_bulk"));

@@ -4,7 +4,8 @@
 use crate::common;
 
 use common::{
-    MIXTURE, ORDINAL, POTTS, QUARTIC, Scratch, label_samples, npy_variant, ok, summary, words,
+    MIXTURE, ORDINAL, POTTS, QUARTIC, Scratch, contains_all, label_samples, npy_variant, ok,
+    summary, words,
 };
 
 /// `(kind, json, d, S, domain)`.
@@ -128,15 +129,16 @@ fn table_and_csv_for_labels() {
     let scratch = Scratch::new("label-table");
     scratch.write("m.json", MIXTURE);
     let out = scratch.ok("sample --model m.json --sampler acs --a-max 400 --a-min 2 --steps 2000 --chains 2 --csv s.csv");
-    for part in [
-        "ordinal lattice_mixture",
-        "S = 300",
-        "L1 jump per step",
-        "a_max 400",
-        "R-hat",
-    ] {
-        assert!(out.contains(part), "{part} not in {out}");
-    }
+    contains_all(
+        &out,
+        &[
+            "ordinal lattice_mixture",
+            "S = 300",
+            "L1 jump per step",
+            "a_max 400",
+            "R-hat",
+        ],
+    );
     let csv = std::fs::read_to_string(scratch.path("s.csv")).unwrap();
     assert_eq!(csv.lines().next().unwrap(), "chain,draw,x_0,x_1");
     assert_eq!(csv.lines().count(), 1 + 2 * 2000);

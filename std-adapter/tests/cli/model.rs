@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use common::{Scratch, ok, samples, words};
+use common::{Scratch, contains_all, ok, samples, words};
 use langevin_std::models::ModelDoc;
 
 /// Sampling arguments shared by the comparisons below.
@@ -66,23 +66,14 @@ fn binary_generators_feed_sample_and_npy_files_change_nothing() {
 #[test]
 fn seeds_fix_the_models() {
     let scratch = Scratch::new("genseed");
-    for generator in [
-        "ising-ba",
-        "rbm",
-        "binary-quadratic",
-        "binary-logistic",
-        "lattice-gaussian",
+    for (generator, small) in [
+        ("ising-ba", "--nodes 30"),
+        ("rbm", "--visible 8 --hidden 4"),
+        ("binary-quadratic", "--dim 8"),
+        ("binary-logistic", "--dim 8"),
+        ("lattice-gaussian", "--dim 8"),
     ] {
-        let small: &[&str] = match generator {
-            "ising-ba" => &["--nodes", "30"],
-            "rbm" => &["--visible", "8", "--hidden", "4"],
-            _ => &["--dim", "8"],
-        };
-        let run = |seed: &str| {
-            let mut args = vec!["model", generator, "--seed", seed];
-            args.extend(small);
-            ok(&scratch.0, &args)
-        };
+        let run = |seed: &str| scratch.ok(&format!("model {generator} --seed {seed} {small}"));
         assert_eq!(run("1"), run("1"), "{generator}");
         assert_ne!(run("1"), run("2"), "{generator}");
     }
@@ -176,14 +167,15 @@ fn bench_reports_step_cost_and_ess() {
         "2",
     ];
     let table = ok(&scratch.0, &args);
-    for label in [
-        "ns per step",
-        "ns per coordinate-step",
-        "ESS per second",
-        "median",
-    ] {
-        assert!(table.contains(label), "{table}");
-    }
+    contains_all(
+        &table,
+        &[
+            "ns per step",
+            "ns per coordinate-step",
+            "ESS per second",
+            "median",
+        ],
+    );
     let mut json = args.to_vec();
     json.extend(["--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&ok(&scratch.0, &json)).unwrap();

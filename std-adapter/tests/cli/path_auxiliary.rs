@@ -3,20 +3,13 @@
 
 use crate::common;
 
-use common::{ISING, ORDINAL, POTTS, Scratch, label_samples, samples};
-
-/// Samples `model` with pas and the words `extra` (600 steps, 200 of burn-in, 2 chains); returns
-/// the summary.
-fn sample(scratch: &Scratch, model: &str, extra: &str, tag: &str) -> serde_json::Value {
-    let args = "--sampler pas --steps 600 --burn-in 200 --chains 2 --seed 3";
-    scratch.sample(&format!("--model {model} {args} {extra}"), tag)
-}
+use common::{ISING, ORDINAL, POTTS, Scratch, sample_potts, sample_with, samples};
 
 #[test]
 fn pas_samples_binary_models_with_a_fixed_or_adapted_path_length() {
     let s = Scratch::new("pas-binary");
     s.write("ising.json", ISING);
-    let auto = sample(&s, "ising.json", "", "auto");
+    let auto = sample_with(&s, "pas", "ising.json", "", "auto");
     assert_eq!(auto["sampler"], "pas");
     let (shape, draws) = samples(&s.path("auto.npy"));
     assert_eq!(shape, vec![2, 600, 5]);
@@ -29,7 +22,7 @@ fn pas_samples_binary_models_with_a_fixed_or_adapted_path_length() {
     let acceptance = auto["acceptance_rate"].as_f64().unwrap();
     assert!(acceptance > 0.0 && acceptance <= 1.0);
 
-    let fixed = sample(&s, "ising.json", "--path-length 3", "fixed");
+    let fixed = sample_with(&s, "pas", "ising.json", "--path-length 3", "fixed");
     let tuned = &fixed["tuned"];
     assert!(tuned.is_null() || tuned.as_array().unwrap().iter().all(|t| t.is_null()));
     // One evaluation per step at most (none when the path cancels), plus the start.
@@ -42,11 +35,7 @@ fn pas_samples_categorical_models_and_refuses_ordinal_ones_and_empty_paths() {
     let s = Scratch::new("pas-labels");
     s.write("potts.json", POTTS);
     s.write("ord.json", ORDINAL);
-    let sum = sample(&s, "potts.json", "--path-length 2", "labels");
-    assert_eq!(sum["domain"], "categorical");
-    let (shape, _, values) = label_samples(&s.path("labels.npy"));
-    assert_eq!(shape, vec![2, 600, 4]);
-    assert!(values.iter().all(|&v| (0..3).contains(&v)));
+    sample_potts(&s, "pas", "--path-length 2", "labels");
     s.refuses(
         "sample --model ord.json --sampler pas --steps 10",
         &["pas does not apply to ordinal models"],
