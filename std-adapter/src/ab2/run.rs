@@ -5,9 +5,7 @@ use super::Ab2Settings;
 use super::schedule::{Ab2Chain, Ab2Kernel, tune_chain_until};
 use crate::binary::{BinaryModel, BinaryRun, uniform_buffers};
 use crate::labels::{LabelDomain, LabelRun, OrdinalModel};
-use crate::run::{
-    ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError, map_chains_from,
-};
+use crate::run::{ChainResult, ChainVecs, DiscreteRun, Keep, Keeper, RunConfig, RunError};
 use crate::run::{Progress, check_cancelled};
 use crate::samplers::SamplerError;
 use langevin_core::binary::{BinaryChain, StepError, StepReport};
@@ -42,31 +40,25 @@ pub fn run_ab2_chains(
     settings.first.validate().map_err(RunError::Param)?;
     // The kernels move through the target: an RBM's read `Wᵀ`.
     let wt = model.rbm_transpose();
-    let run = map_chains_from(
-        config.seed,
-        config.first_chain,
-        config.threads,
-        vec![(); config.chains],
-        |c, (), mut rng| {
-            let mut cache = vec![0.0f64; model.cache_len()];
-            let mut target = model
-                .target_with_transpose(&mut cache, &wt)
-                .map_err(|e| RunError::Model(e.into()))?;
-            let mut buffers = uniform_buffers(model.dim(), &mut rng);
-            let mut chain =
-                BinaryChain::new(buffers.buffers(), &mut target).map_err(RunError::at_chain(c))?;
-            let keeper = Keeper::new(keep, c, model.dim());
-            run_chain(
-                &mut chain,
-                &mut target,
-                rng,
-                settings,
-                config,
-                progress,
-                keeper,
-            )
-        },
-    )?;
+    let run = config.map_chains(|c, mut rng| {
+        let mut cache = vec![0.0f64; model.cache_len()];
+        let mut target = model
+            .target_with_transpose(&mut cache, &wt)
+            .map_err(|e| RunError::Model(e.into()))?;
+        let mut buffers = uniform_buffers(model.dim(), &mut rng);
+        let mut chain =
+            BinaryChain::new(buffers.buffers(), &mut target).map_err(RunError::at_chain(c))?;
+        let keeper = Keeper::new(keep, c, model.dim());
+        run_chain(
+            &mut chain,
+            &mut target,
+            rng,
+            settings,
+            config,
+            progress,
+            keeper,
+        )
+    })?;
     Ok(BinaryRun::new(model.dim(), run))
 }
 
@@ -101,23 +93,17 @@ pub fn run_ab2_ordinal_chains(
         }));
     }
     let (d, s) = (model.dim(), model.states());
-    let run = map_chains_from(
-        config.seed,
-        config.first_chain,
-        config.threads,
-        vec![(); config.chains],
-        |c, (), mut rng| {
-            let mut model = model.clone();
-            let x: Vec<u16> = (0..d).map(|_| index(&mut rng, s) as u16).collect();
-            let mut buffers = ChainVecs::labels(&x, s, d);
-            let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
-                .map_err(RunError::at_chain(c))?;
-            let keeper = Keeper::new(keep, c, d);
-            run_chain(
-                &mut chain, &mut model, rng, settings, config, progress, keeper,
-            )
-        },
-    )?;
+    let run = config.map_chains(|c, mut rng| {
+        let mut model = model.clone();
+        let x: Vec<u16> = (0..d).map(|_| index(&mut rng, s) as u16).collect();
+        let mut buffers = ChainVecs::labels(&x, s, d);
+        let mut chain = OrdinalChain::new_ordinal(buffers.buffers(), &mut model)
+            .map_err(RunError::at_chain(c))?;
+        let keeper = Keeper::new(keep, c, d);
+        run_chain(
+            &mut chain, &mut model, rng, settings, config, progress, keeper,
+        )
+    })?;
     Ok(LabelRun::new(
         DiscreteRun::new(d, run),
         s,

@@ -5,7 +5,7 @@ use crate::kernels::{BoxedKernel, ForTarget, SweepReport};
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Keep, Keeper, KernelDriver,
     ModelError, Progress, RawSweep, RunConfig, RunError, Stepped, SweepDriver, drive, hamming,
-    map_chains_from, restore_sums, with_replicas,
+    restore_sums, with_replicas,
 };
 use crate::samplers::{Domain, Driver, RunShape, Sampler, SamplerError};
 use core::fmt::Display;
@@ -54,25 +54,19 @@ pub fn run_chains(
         .validate(Domain::Binary, &shape)
         .map_err(RunError::Param)?;
     let wt = transpose_for(model, sampler);
-    let run = map_chains_from(
-        config.seed,
-        config.first_chain,
-        config.threads,
-        vec![(); config.chains],
-        |c, (), rng| {
-            let keeper = Keeper::new(keep, c, model.dim());
-            let chain = (c, rng);
-            run_one(
-                (model, &wt),
-                sampler,
-                &shape,
-                config,
-                chain,
-                progress,
-                keeper,
-            )
-        },
-    )?;
+    let run = config.map_chains(|c, rng| {
+        let keeper = Keeper::new(keep, c, model.dim());
+        let chain = (c, rng);
+        run_one(
+            (model, &wt),
+            sampler,
+            &shape,
+            config,
+            chain,
+            progress,
+            keeper,
+        )
+    })?;
     Ok(BinaryRun::new(model.dim(), run))
 }
 

@@ -4,9 +4,7 @@
 
 use super::run::{BinaryRun, kernel_chain, uniform_buffers};
 use crate::kernels::ForTarget;
-use crate::run::{
-    ChainDriver, ChainResult, Keep, Keeper, ModelError, RunConfig, RunError, drive, map_chains_from,
-};
+use crate::run::{ChainDriver, ChainResult, Keep, Keeper, ModelError, RunConfig, RunError, drive};
 use crate::run::{Checkpoint, Progress};
 use crate::samplers::{Domain, RunShape, Sampler, SamplerError};
 use langevin_core::BinaryTarget;
@@ -48,23 +46,17 @@ where
         .validate(Domain::Binary, &shape)
         .map_err(RunError::Param)?;
     let cap = shape.burn_in.saturating_add(shape.steps);
-    let run = map_chains_from(
-        config.seed,
-        config.first_chain,
-        config.threads,
-        vec![(); config.chains],
-        |c, (), rng| -> Result<ChainResult, RunError> {
-            let mut target = make(c)?;
-            let keep = Keep {
-                checkpoint,
-                ..Keep::all()
-            };
-            let keeper = Keeper::new(keep, c, dim);
-            with_target_chain(&mut target, dim, sampler, &shape, c, rng, |driver| {
-                drive(driver, config, cap, progress, keeper)
-            })
-        },
-    )?;
+    let run = config.map_chains(|c, rng| -> Result<ChainResult, RunError> {
+        let mut target = make(c)?;
+        let keep = Keep {
+            checkpoint,
+            ..Keep::all()
+        };
+        let keeper = Keeper::new(keep, c, dim);
+        with_target_chain(&mut target, dim, sampler, &shape, c, rng, |driver| {
+            drive(driver, config, cap, progress, keeper)
+        })
+    })?;
     Ok(BinaryRun::new(dim, run))
 }
 
@@ -128,6 +120,15 @@ mod tests {
         }
     }
 
+    /// `model`'s target over a cache of its own (leaked: the tests' targets outlive no run),
+    /// as a caller's target.
+    fn borrowed(model: &BinaryModel) -> Result<Borrowed<'_>, RunError> {
+        let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
+        Ok(Borrowed(
+            model.target(cache).map_err(|e| RunError::Model(e.into()))?,
+        ))
+    }
+
     fn quadratic() -> BinaryModel {
         let d = 7;
         let w: Vec<f32> = (0..d * d)
@@ -168,10 +169,7 @@ mod tests {
             let sampler = sampler.unwrap();
             let expected = run_chains(&model, &sampler, &config, None, Keep::all()).unwrap();
             let got = run_target_chains(model.dim(), &sampler, &config, None, None, |_| {
-                let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
-                Ok(Borrowed(
-                    model.target(cache).map_err(|e| RunError::Model(e.into()))?,
-                ))
+                borrowed(&model)
             })
             .unwrap();
             for (a, b) in expected.chains.iter().zip(&got.chains) {
@@ -194,12 +192,7 @@ mod tests {
             threads: 1,
             first_chain: 0,
         };
-        let make = |_| {
-            let cache = Box::leak(vec![0.0; model.cache_len()].into_boxed_slice());
-            Ok(Borrowed(
-                model.target(cache).map_err(|e| RunError::Model(e.into()))?,
-            ))
-        };
+        let make = |_| borrowed(&model);
         let block_gibbs = Sampler::named("block-gibbs", |_| {}).unwrap();
         let gibbs = run_target_chains(7, &block_gibbs, &config, None, None, make);
         assert!(matches!(

@@ -1082,14 +1082,20 @@ mod tests {
         Scratch(tempfile::Builder::new().prefix(&prefix).tempdir().unwrap())
     }
 
+    /// Asserts that `file` holds `bytes` and that `dir` holds `entries` entries (no temporary
+    /// file left behind).
+    fn assert_holds(dir: &Path, file: &Path, bytes: &[u8], entries: usize) {
+        assert_eq!(std::fs::read(file).unwrap(), bytes);
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), entries);
+    }
+
     #[test]
     fn outputs_are_written_and_replaced() {
         let dir = scratch("plain");
         let a = dir.join("a.txt");
         write_atomically(&a, b"one").unwrap();
         write_atomically(&a, b"two").unwrap();
-        assert_eq!(std::fs::read(&a).unwrap(), b"two");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_holds(&dir, &a, b"two", 1);
     }
 
     #[test]
@@ -1106,19 +1112,16 @@ mod tests {
         // Not yet committed: the target is untouched.
         assert_eq!(std::fs::read(&a).unwrap(), b"old");
         write_all_with(&[(dir.join("b.txt"), b"b".to_vec())], vec![f]).unwrap();
-        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        assert_holds(&dir, &a, b"abcdef", 2);
         // Dropped without committing: no temporary file stays, the target is as it was.
         let f = StreamedFile::create(&a, 3).unwrap();
         f.write_at(0, b"xyz").unwrap();
         drop(f);
-        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        assert_holds(&dir, &a, b"abcdef", 2);
         // A clash with a byte output is refused before anything is renamed.
         let f = StreamedFile::create(&a, 1).unwrap();
         assert!(write_all_with(&[(a.clone(), b"z".to_vec())], vec![f]).is_err());
-        assert_eq!(std::fs::read(&a).unwrap(), b"abcdef");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+        assert_holds(&dir, &a, b"abcdef", 2);
     }
 
     #[test]
@@ -1129,8 +1132,7 @@ mod tests {
         let missing = dir.join("no/such/folder/b.txt");
         let files = [(a.clone(), b"new".to_vec()), (missing, b"x".to_vec())];
         assert!(write_all(&files).is_err());
-        assert_eq!(std::fs::read(&a).unwrap(), b"old");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        assert_holds(&dir, &a, b"old", 1);
     }
 
     #[cfg(unix)]

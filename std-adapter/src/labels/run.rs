@@ -9,7 +9,7 @@ use crate::run::Progress;
 use crate::run::{
     ChainDriver, ChainResult, ChainVecs, DiscreteRun, DriverState, Jump, Keep, Keeper,
     KernelDriver, ModelError, RawSweep, ReplicaPlan, RunConfig, RunError, Stepped, SweepDriver,
-    drive, drive_replicas, hamming, manhattan, map_chains_from, restore_sums,
+    drive, drive_replicas, hamming, manhattan, restore_sums,
 };
 use crate::samplers::Sampler;
 use crate::samplers::{Domain, Driver, RunShape, SamplerError};
@@ -144,19 +144,13 @@ pub fn run_label_chains(
         config,
         progress,
     };
-    let run = map_chains_from(
-        config.seed,
-        config.first_chain,
-        config.threads,
-        vec![(); config.chains],
-        |c, (), mut rng| {
-            let x: Vec<u16> = match start {
-                LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
-                LabelStart::Fixed(x) => x.clone(),
-            };
-            job.run_one(model, c, x, rng, Keeper::new(keep, c, d))
-        },
-    )?;
+    let run = config.map_chains(|c, mut rng| {
+        let x: Vec<u16> = match start {
+            LabelStart::Uniform => (0..d).map(|_| index(&mut rng, s) as u16).collect(),
+            LabelStart::Fixed(x) => x.clone(),
+        };
+        job.run_one(model, c, x, rng, Keeper::new(keep, c, d))
+    })?;
     Ok(LabelRun::new(DiscreteRun::new(d, run), s, model.domain()))
 }
 

@@ -137,6 +137,23 @@ impl RunConfig {
             steps: self.steps,
         }
     }
+
+    /// [`map_chains_from`] over this run's chains: `one(c, stream of chain c)` for its
+    /// `chains` chains from `first_chain`, on `threads` workers, the streams from `seed`.
+    pub(crate) fn map_chains<R, E, F>(&self, one: F) -> Result<Chains<R>, E>
+    where
+        R: Send,
+        E: Send + From<PoolError>,
+        F: Fn(usize, Xoshiro256PlusPlus) -> Result<R, E> + Sync,
+    {
+        map_chains_from(
+            self.seed,
+            self.first_chain,
+            self.threads,
+            vec![(); self.chains],
+            |c, (), rng| one(c, rng),
+        )
+    }
 }
 
 /// What [`map_chains`] returns: one result per chain, in chain order.
@@ -1081,11 +1098,37 @@ mod tests {
             .collect()
     }
 
+    /// A run as a function of its settings: each chain's output.
+    type Runner = Box<dyn Fn(&RunConfig) -> Vec<Vec<u64>>>;
+
+    /// A binary runner with settings of type `S` (a sampler, AB-2's schedule).
+    type BinaryRunner<S> = fn(
+        &crate::binary::BinaryModel,
+        &S,
+        &RunConfig,
+        Option<&Progress>,
+        Keep<'_, u8>,
+    ) -> Result<crate::binary::BinaryRun, RunError>;
+
+    /// A runner of [`runners`] of the binary `model` that `run` runs with `settings`.
+    fn binary_runner<S: 'static>(
+        model: fn() -> crate::binary::BinaryModel,
+        settings: S,
+        run: BinaryRunner<S>,
+    ) -> Runner {
+        Box::new(move |config: &RunConfig| {
+            per_chain(
+                &run(&model(), &settings, config, None, Keep::all())
+                    .unwrap()
+                    .chains,
+            )
+        })
+    }
+
     /// Every runner of a domain that has chains (single-chain kernels, lockstep groups, AB-2,
     /// the continuous driver) on a small model, as a function of the run's settings (its
     /// chains, the first chain's index and the threads): each chain's output.
-    #[allow(clippy::type_complexity, reason = "a list of closures")]
-    fn runners() -> Vec<(&'static str, Box<dyn Fn(&RunConfig) -> Vec<Vec<u64>>>)> {
+    fn runners() -> Vec<(&'static str, Runner)> {
         use crate::ab2::{Ab2Settings, run_ab2_chains, run_ab2_ordinal_chains};
         use crate::binary::{BinaryModel, run_chains, run_chains_batched};
         use crate::continuous::{ContinuousConfig, GaussianSum, Model, SamplerKind};
@@ -1120,16 +1163,7 @@ mod tests {
         ab2.second_budget = 100;
         let ab2_ordinal = ab2.clone();
         vec![
-            (
-                "dmala",
-                Box::new(move |config: &RunConfig| {
-                    per_chain(
-                        &run_chains(&lattice(), &dmala, config, None, Keep::all())
-                            .unwrap()
-                            .chains,
-                    )
-                }),
-            ),
+            ("dmala", binary_runner(lattice, dmala, run_chains)),
             (
                 "dmala --batch 2 (rbm)",
                 Box::new(move |config: &RunConfig| {
@@ -1137,16 +1171,7 @@ mod tests {
                     per_chain(&run.unwrap().chains)
                 }),
             ),
-            (
-                "ab-2",
-                Box::new(move |config: &RunConfig| {
-                    per_chain(
-                        &run_ab2_chains(&lattice(), &ab2, config, None, Keep::all())
-                            .unwrap()
-                            .chains,
-                    )
-                }),
-            ),
+            ("ab-2", binary_runner(lattice, ab2, run_ab2_chains)),
             (
                 "ab-2 (ordinal)",
                 Box::new(move |config: &RunConfig| {
