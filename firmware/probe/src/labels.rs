@@ -7,12 +7,14 @@ use core::hint::black_box;
 use langevin_core::baselines::{Balancing, Gibbs, Gwg, LocallyBalanced, Scan};
 use langevin_core::binary::{StepError, StepReport};
 use langevin_core::categorical::{
-    self, CategoricalChain, CategoricalConditional, CategoricalProposal, CategoricalStorage,
+    CategoricalChain, CategoricalConditional, CategoricalProposal, CategoricalStorage,
     CategoricalTarget,
 };
+use langevin_core::domain::LabelDomain;
+use langevin_core::kernel::{Balanced, Dmala, Dula, Proposal};
 use langevin_core::ordinal::{
-    self, LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalProposal,
-    OrdinalStorage, OrdinalTarget,
+    LabelBuffers, LabelMove, OrdinalChain, OrdinalConditional, OrdinalProposal, OrdinalStorage,
+    OrdinalTarget,
 };
 use langevin_core::second_order::{
     OrdinalAbSecondOrder, SparseW, TrickParams, ordinal_scratch_len,
@@ -21,7 +23,7 @@ use langevin_core::tuning::{
     AbSettings, AbTuner, AcceptanceSettings, AcceptanceTuner, Acs, AcsSchedule, AcsSettings,
     AcsTuner, ScaledDmala, cyclical_balance, cyclical_step,
 };
-use langevin_core::{Categorical, Kernel, Ordinal};
+use langevin_core::{Chain, Eval, Kernel};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// Largest `d` and `S` the buffers allow; the lengths actually passed are opaque.
@@ -180,9 +182,9 @@ pub fn ordinal(rng: &mut Xoshiro256PlusPlus) {
     };
     let mut storage = OrdinalStorage::<4, 5>::new(black_box([0, 1, 2, 3]));
     black_box(OrdinalChain::new_ordinal(storage.buffers(), t).is_ok());
-    ordinal_kernels(p, t, &mut chain, rng);
+    label_kernels(p, OrdinalProposal::step, t, &mut chain, rng);
     for q in [windowed, preconditioned].into_iter().flatten() {
-        ordinal_kernels(q, t, &mut chain, rng);
+        label_kernels(q, OrdinalProposal::step, t, &mut chain, rng);
     }
     let mut gibbs = Gibbs::new(black_box(Scan::Random));
     let mut systematic = Gibbs::new(black_box(Scan::Systematic));
@@ -194,28 +196,27 @@ pub fn ordinal(rng: &mut Xoshiro256PlusPlus) {
     let r = raw.buffers();
     black_box(gibbs.update_ordinal(t, r.x, r.scratch, rng).is_ok());
     black_box(systematic.sweep_ordinal(t, r.x, r.scratch, rng).is_ok());
-    tuners_ordinal(t, &mut chain, rng);
+    label_tuners(t, &mut chain, rng);
     ordinal_second_order(t, &mut chain, rng);
-    let reset_to = [0u16; D];
-    black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
-    black_box((
-        chain.dim(),
-        chain.states(),
-        chain.state(),
-        chain.grad(),
-        chain.log_density(),
-    ));
+    reset_and_read(t, &mut chain);
 }
 
-fn ordinal_kernels(
-    p: OrdinalProposal<'_>,
+/// DULA and DMALA on proposal `p` of either label domain; `step` reads the proposal's step
+/// (an inherent method of each domain's proposal).
+fn label_kernels<L, P>(
+    p: P,
+    step: fn(&P) -> f64,
     t: &mut OpaqueLabels,
-    chain: &mut OrdinalChain<'_>,
+    chain: &mut Chain<'_, L>,
     rng: &mut Xoshiro256PlusPlus,
-) {
-    let mut dula = ordinal::Dula::new(p);
-    let mut dmala = ordinal::Dmala::new(p);
-    black_box((dula.proposal().step(), dmala.proposal().step()));
+) where
+    L: LabelDomain,
+    P: Proposal<L> + Copy,
+    OpaqueLabels: Eval<L, Error = OpaqueError>,
+{
+    let mut dula = Dula::new(p);
+    let mut dmala = Dmala::new(p);
+    black_box((step(dula.proposal()), step(dmala.proposal())));
     for _ in 0..black_box(2) {
         seen(dula.step(t, chain, rng));
         seen(dmala.step(t, chain, rng));
@@ -293,11 +294,13 @@ fn ordinal_second_order(
     }
 }
 
-fn tuners_ordinal(
-    t: &mut OpaqueLabels,
-    chain: &mut OrdinalChain<'_>,
-    rng: &mut Xoshiro256PlusPlus,
-) {
+/// The tuners as kernels of either label domain, and the AB and acceptance tuners' other
+/// methods.
+fn label_tuners<L>(t: &mut OpaqueLabels, chain: &mut Chain<'_, L>, rng: &mut Xoshiro256PlusPlus)
+where
+    L: Balanced + ScaledDmala + LabelDomain,
+    OpaqueLabels: Eval<L, Error = OpaqueError>,
+{
     if let Some(mut ab) = ab_tuner() {
         seen(Kernel::step(&mut ab, t, chain, rng));
         ab_methods(&mut ab);
@@ -310,8 +313,25 @@ fn tuners_ordinal(
     }
     if let Some(mut tuner) = acceptance_tuner() {
         seen(Kernel::step(&mut tuner, t, chain, rng));
-        acceptance_methods::<Ordinal>(&mut tuner);
+        acceptance_methods::<L>(&mut tuner);
     }
+}
+
+/// A reset of a chain of either label domain, then its accessors.
+fn reset_and_read<L>(t: &mut OpaqueLabels, chain: &mut Chain<'_, L>)
+where
+    L: LabelDomain,
+    OpaqueLabels: Eval<L, Error = OpaqueError>,
+{
+    let reset_to = [0u16; D];
+    black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
+    black_box((
+        chain.dim(),
+        chain.states(),
+        chain.state(),
+        chain.grad(),
+        chain.log_density(),
+    ));
 }
 
 /// Every categorical entry point.
@@ -348,9 +368,9 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
     };
     let mut storage = CategoricalStorage::<4, 3>::new(black_box([0, 1, 2, 0]));
     black_box(CategoricalChain::new_categorical(storage.buffers(), t).is_ok());
-    categorical_kernels(p, t, &mut chain, rng);
+    label_kernels(p, CategoricalProposal::step, t, &mut chain, rng);
     if let Ok(q) = preconditioned {
-        categorical_kernels(q, t, &mut chain, rng);
+        label_kernels(q, CategoricalProposal::step, t, &mut chain, rng);
     }
     let mut gibbs = Gibbs::new(black_box(Scan::Random));
     let mut systematic = Gibbs::new(black_box(Scan::Systematic));
@@ -382,48 +402,8 @@ pub fn categorical(rng: &mut Xoshiro256PlusPlus) {
     let r = raw.buffers();
     black_box(gibbs.update_categorical(t, r.x, r.scratch, rng).is_ok());
     black_box(systematic.sweep_categorical(t, r.x, r.scratch, rng).is_ok());
-    if let Some(mut ab) = ab_tuner() {
-        seen(Kernel::step(&mut ab, t, &mut chain, rng));
-    }
-    if let Some(mut acs) = acs() {
-        seen(Kernel::step(&mut acs, t, &mut chain, rng));
-    }
-    if let Some(mut tuner) = acs_tuner() {
-        seen(Kernel::step(&mut tuner, t, &mut chain, rng));
-    }
-    if let Some(mut tuner) = acceptance_tuner() {
-        seen(Kernel::step(&mut tuner, t, &mut chain, rng));
-        acceptance_methods::<Categorical>(&mut tuner);
-    }
-    let reset_to = [0u16; D];
-    black_box(chain.reset(black_box(&reset_to[..]), t).is_ok());
-    black_box((
-        chain.dim(),
-        chain.states(),
-        chain.state(),
-        chain.grad(),
-        chain.log_density(),
-    ));
-}
-
-fn categorical_kernels(
-    p: CategoricalProposal<'_>,
-    t: &mut OpaqueLabels,
-    chain: &mut CategoricalChain<'_>,
-    rng: &mut Xoshiro256PlusPlus,
-) {
-    let mut dula = categorical::Dula::new(p);
-    let mut dmala = categorical::Dmala::new(p);
-    black_box((dula.proposal().step(), dmala.proposal().step()));
-    for _ in 0..black_box(2) {
-        seen(dula.step(t, chain, rng));
-        seen(dmala.step(t, chain, rng));
-        if let Ok((r, jump)) = dmala.step_with_jump(t, chain, rng) {
-            black_box((r.accepted, jump));
-        }
-        seen(Kernel::step(&mut dula, t, chain, rng));
-        seen(Kernel::step(&mut dmala, t, chain, rng));
-    }
+    label_tuners(t, &mut chain, rng);
+    reset_and_read(t, &mut chain);
 }
 
 /// An acceptance-targeting DMALA tuner with opaque settings.
