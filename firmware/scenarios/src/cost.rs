@@ -18,8 +18,8 @@ use langevin_core::binary::{
 };
 use langevin_core::models::{ConstDims, IsingLattice};
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
-use langevin_core::{Binary, Kernel as CoreKernel, Ordinal};
 use langevin_core::{BinaryTarget, FlipMove};
+use langevin_core::{Chain, Domain, Eval, Kernel as CoreKernel};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -100,6 +100,24 @@ impl CostCase {
     }
 }
 
+/// A case at balance 0.5, as every case is.
+const fn case(
+    name: &'static str,
+    kernel: Kernel,
+    setup: Setup,
+    step: f64,
+    baseline: usize,
+) -> CostCase {
+    CostCase {
+        name,
+        kernel,
+        setup,
+        step,
+        balance: 0.5,
+        baseline,
+    }
+}
+
 const fn lattice(
     name: &'static str,
     kernel: Kernel,
@@ -107,17 +125,11 @@ const fn lattice(
     step: f64,
     base: usize,
 ) -> CostCase {
-    CostCase {
-        name,
-        kernel,
-        setup: Setup::Lattice {
-            coupling,
-            field: 0.1,
-        },
-        step,
-        balance: 0.5,
-        baseline: base,
-    }
+    let setup = Setup::Lattice {
+        coupling,
+        field: 0.1,
+    };
+    case(name, kernel, setup, step, base)
 }
 
 const fn scripted(
@@ -129,18 +141,12 @@ const fn scripted(
     step: f64,
     base: usize,
 ) -> CostCase {
-    CostCase {
-        name,
-        kernel,
-        setup: Setup::Scripted {
-            init_grad,
-            grad,
-            log_density,
-        },
-        step,
-        balance: 0.5,
-        baseline: base,
-    }
+    let setup = Setup::Scripted {
+        init_grad,
+        grad,
+        log_density,
+    };
+    case(name, kernel, setup, step, base)
 }
 
 /// Cases of one kernel, starting at index `o` of [`COST_CASES`].
@@ -177,14 +183,7 @@ const fn family(k: Kernel, o: usize) -> [CostCase; PER_KERNEL] {
 const PER_KERNEL: usize = 22;
 
 const fn ordinal(name: &'static str, kernel: Kernel, step: f64, base: usize) -> CostCase {
-    CostCase {
-        name,
-        kernel,
-        setup: Setup::Ordinal,
-        step,
-        balance: 0.5,
-        baseline: base,
-    }
+    case(name, kernel, Setup::Ordinal, step, base)
 }
 
 /// Ordinal cases of one kernel, starting at index `o` of [`COST_CASES`].
@@ -289,23 +288,11 @@ pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<
         return run_ordinal(case, steps, meter);
     }
     let proposal = FlipProposal::new(case.step, case.balance).map_err(|_| Failure::Param)?;
-    let mut storage = ChainStorage::<COST_DIM>::new([0; COST_DIM]);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     match case.setup {
         Setup::Lattice { coupling, field } => {
             let mut target = IsingLattice::<ConstDims<8, 8>>::new(coupling, field, true)
                 .map_err(|_| Failure::Param)?;
-            let mut chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            with_kernel(
-                case.kernel,
-                proposal,
-                &mut target,
-                &mut chain,
-                &mut rng,
-                steps,
-                meter,
-            )
+            run_binary(case.kernel, proposal, &mut target, steps, meter)
         }
         Setup::Scripted {
             init_grad,
@@ -317,17 +304,7 @@ pub fn run_case<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<
                 grad,
                 log_density,
             };
-            let mut chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            with_kernel(
-                case.kernel,
-                proposal,
-                &mut target,
-                &mut chain,
-                &mut rng,
-                steps,
-                meter,
-            )
+            run_binary(case.kernel, proposal, &mut target, steps, meter)
         }
         Setup::Ordinal => Err(Failure::Param),
     }
@@ -340,67 +317,52 @@ fn run_ordinal<M: Meter>(case: &CostCase, steps: u32, meter: &mut M) -> Result<O
     let mut chain =
         OrdinalChain::new_ordinal(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-    let mut out = Outcome::default();
     let mut dula = ordinal::Dula::new(proposal);
     let mut dmala = ordinal::Dmala::new(proposal);
-    for _ in 0..steps {
-        meter.start();
-        let report = match case.kernel {
-            Kernel::Dula => metered_step_ordinal(&mut dula, &mut target, &mut chain, &mut rng),
-            Kernel::Dmala => metered_step_ordinal(&mut dmala, &mut target, &mut chain, &mut rng),
-        };
-        meter.stop();
-        let report = report.map_err(|_| Failure::Step)?;
-        out.steps += 1;
-        out.accepted += u32::from(report.accepted);
-        out.flips += report.accepted_flips();
-    }
-    Ok(out)
+    tally(steps, meter, || match case.kernel {
+        Kernel::Dula => metered_step(&mut dula, &mut target, &mut chain, &mut rng),
+        Kernel::Dmala => metered_step(&mut dmala, &mut target, &mut chain, &mut rng),
+    })
 }
 
-/// One ordinal kernel step, never inlined (see [`metered_step`]).
-#[inline(never)]
-pub fn metered_step_ordinal<K, T, R>(
-    kernel: &mut K,
-    target: &mut T,
-    chain: &mut OrdinalChain<'_>,
-    rng: &mut R,
-) -> Result<StepReport, StepError<T::Error>>
-where
-    K: CoreKernel<Ordinal>,
-    T: ordinal::OrdinalTarget + ?Sized,
-    R: Rng + ?Sized,
-{
-    kernel.step(target, chain, rng)
-}
-
-fn with_kernel<T: BinaryTarget, M: Meter>(
+/// Runs a binary case on `target` from the all-zero state with seed 1.
+fn run_binary<T: BinaryTarget, M: Meter>(
     kernel: Kernel,
     proposal: FlipProposal<'static>,
     target: &mut T,
-    chain: &mut BinaryChain<'_>,
-    rng: &mut Xoshiro256PlusPlus,
     steps: u32,
     meter: &mut M,
 ) -> Result<Outcome, Failure> {
+    let mut storage = ChainStorage::<COST_DIM>::new([0; COST_DIM]);
+    let mut chain = BinaryChain::new(storage.buffers(), target).map_err(|_| Failure::Init)?;
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
     match kernel {
-        Kernel::Dula => metered(&mut Dula::new(proposal), target, chain, rng, steps, meter),
-        Kernel::Dmala => metered(&mut Dmala::new(proposal), target, chain, rng, steps, meter),
+        Kernel::Dula => {
+            let mut k = Dula::new(proposal);
+            tally(steps, meter, || {
+                metered_step(&mut k, target, &mut chain, &mut rng)
+            })
+        }
+        Kernel::Dmala => {
+            let mut k = Dmala::new(proposal);
+            tally(steps, meter, || {
+                metered_step(&mut k, target, &mut chain, &mut rng)
+            })
+        }
     }
 }
 
-fn metered<K: CoreKernel<Binary>, T: BinaryTarget, M: Meter>(
-    kernel: &mut K,
-    target: &mut T,
-    chain: &mut BinaryChain<'_>,
-    rng: &mut Xoshiro256PlusPlus,
+/// Takes `steps` steps with `step`, bracketing each call (and nothing else) with `meter`, and
+/// totals their reports.
+fn tally<M: Meter, E>(
     steps: u32,
     meter: &mut M,
+    mut step: impl FnMut() -> Result<StepReport, E>,
 ) -> Result<Outcome, Failure> {
     let mut out = Outcome::default();
     for _ in 0..steps {
         meter.start();
-        let report = metered_step(kernel, target, chain, rng);
+        let report = step();
         meter.stop();
         let report = report.map_err(|_| Failure::Step)?;
         out.steps += 1;
@@ -410,18 +372,19 @@ fn metered<K: CoreKernel<Binary>, T: BinaryTarget, M: Meter>(
     Ok(out)
 }
 
-/// One kernel step, never inlined, so that a meter (or `callgrind --toggle-collect`) can
-/// bracket exactly this call.
+/// One kernel step of any domain, never inlined, so that a meter (or `callgrind
+/// --toggle-collect`) can bracket exactly this call.
 #[inline(never)]
-pub fn metered_step<K, T, R>(
+pub fn metered_step<D, K, T, R>(
     kernel: &mut K,
     target: &mut T,
-    chain: &mut BinaryChain<'_>,
+    chain: &mut Chain<'_, D>,
     rng: &mut R,
 ) -> Result<StepReport, StepError<T::Error>>
 where
-    K: CoreKernel<Binary>,
-    T: BinaryTarget + ?Sized,
+    D: Domain,
+    K: CoreKernel<D>,
+    T: Eval<D> + ?Sized,
     R: Rng + ?Sized,
 {
     kernel.step(target, chain, rng)

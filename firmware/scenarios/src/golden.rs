@@ -165,29 +165,20 @@ pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes
             let mut cache = [0.0f64; 2 * SMALL_DIM];
             let mut target =
                 BinaryQuadratic::new(&QUAD_W, &QUAD_B, &mut cache).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
-            let chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            drive(&mut target, chain, kernel, seed, steps)
+            drive(&mut target, kernel, seed, steps)
         }
         Model::Rbm16x8 => {
             let mut cache = [0.0f64; 2 * RBM_HIDDEN];
             let mut target =
                 Rbm::new(&RBM_W, &RBM_B, &RBM_C, &mut cache).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
-            let chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            drive(&mut target, chain, kernel, seed, steps)
+            drive(&mut target, kernel, seed, steps)
         }
         Model::Rbm16x8Bf16 => {
             let mut cache = [0.0f64; 2 * RBM_HIDDEN];
             let mut target =
                 Rbm::<Libm, Bf16>::from_weights(&RBM_W_BF16, &RBM_B, &RBM_C, &mut cache)
                     .map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
-            let chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            drive(&mut target, chain, kernel, seed, steps)
+            drive(&mut target, kernel, seed, steps)
         }
         Model::Graph16 => {
             let mut target = IsingGraph::new(
@@ -197,12 +188,17 @@ pub fn run(model: Model, kernel: Kernel, seed: u64, steps: u32) -> Result<Hashes
                 &GRAPH_FIELD,
             )
             .map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
-            let chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            drive(&mut target, chain, kernel, seed, steps)
+            drive(&mut target, kernel, seed, steps)
         }
     }
+}
+
+/// The 8×8 periodic Ising lattice of [`Model::Lattice8x8`] and of the kernel runs on it.
+pub(crate) type Lattice8x8 = IsingLattice<ConstDims<8, 8>>;
+
+/// The lattice of [`Model::Lattice8x8`]: coupling 0.3, field 0.1.
+pub(crate) fn lattice_8x8() -> Result<Lattice8x8, Failure> {
+    IsingLattice::new(0.3, 0.1, true).map_err(|_| Failure::Param)
 }
 
 /// Runs `steps` steps of `kernel` on the 8×8 lattice from the all-zero state and hashes them:
@@ -216,21 +212,22 @@ pub fn run_lattice<K: CoreKernel<Binary>>(
     seed: u64,
     steps: u32,
 ) -> Result<Hashes, Failure> {
-    let mut target =
-        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut target = lattice_8x8()?;
     let mut storage = ChainStorage::<64>::new([0; 64]);
     let mut chain = BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     hash_steps(kernel, &mut target, &mut chain, &mut rng, steps)
 }
 
+/// Runs `kernel` on `target` (`SMALL_DIM` coordinates) from the all-zero state and hashes it.
 fn drive<T: BinaryTarget + ?Sized>(
     target: &mut T,
-    mut chain: BinaryChain<'_>,
     kernel: Kernel,
     seed: u64,
     steps: u32,
 ) -> Result<Hashes, Failure> {
+    let mut storage = ChainStorage::<SMALL_DIM>::new([0; SMALL_DIM]);
+    let mut chain = BinaryChain::new(storage.buffers(), target).map_err(|_| Failure::Init)?;
     let proposal = FlipProposal::new(0.5, 0.5).map_err(|_| Failure::Param)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     match kernel {

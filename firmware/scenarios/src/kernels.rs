@@ -11,7 +11,7 @@
 
 use crate::Failure;
 use crate::cost::Meter;
-use crate::golden::{FNV_OFFSET, Hashes, fnv1a};
+use crate::golden::{FNV_OFFSET, Hashes, Lattice8x8, fnv1a, lattice_8x8};
 use crate::table::{KERNEL_PINS, STEPS, same_name};
 use crate::targets::{
     GAUSS_STATES, LatticeGauss, POTTS_STATES, RIDGE_DIM, RIDGE_TERMS, Ridge, RingPotts,
@@ -33,9 +33,9 @@ use langevin_core::continuous::{
 use langevin_core::dlmc::{CategoricalDlmcProposal, DlmcProposal, Solver};
 use langevin_core::domain::LabelDomain;
 use langevin_core::kernel::Dmala;
-use langevin_core::models::{BinaryQuadratic, ConstDims, IsingLattice};
+use langevin_core::models::BinaryQuadratic;
 use langevin_core::ordinal::{self, OrdinalChain, OrdinalProposal, OrdinalStorage};
-use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers};
+use langevin_core::path_auxiliary::{PathAuxiliary, PathBuffers, PathKernel};
 use langevin_core::second_order::{AbSecondOrder, TrickParams, scratch_len};
 use langevin_core::tempering::{LadderSettings, ReplicaScratch, Replicas};
 use langevin_core::tuning::{AcceptanceSettings, AcceptanceTuner};
@@ -355,13 +355,8 @@ pub fn run_kernel<M: Meter>(
         | Run::CategoricalGibbs
         | Run::CategoricalGwg
         | Run::CategoricalDmalaAdapt
-        | Run::CategoricalLb => {
-            let mut target = RingPotts::<LABEL_DIM>;
-            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
-            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
-                .map_err(|_| Failure::Init)?;
+        | Run::CategoricalLb => on_potts(rng, |ctx| {
             let p = CategoricalProposal::new(1.0, 0.5).map_err(|_| Failure::Param)?;
-            let ctx = &mut (&mut chain, &mut target, rng);
             match run {
                 Run::CategoricalDula => label_loop(categorical::Dula::new(p), ctx, steps, meter),
                 Run::CategoricalDmala => label_loop(categorical::Dmala::new(p), ctx, steps, meter),
@@ -378,7 +373,7 @@ pub fn run_kernel<M: Meter>(
                 }
                 _ => label_loop(Gwg, ctx, steps, meter),
             }
-        }
+        }),
         Run::LatticeDula
         | Run::LatticeDmala
         | Run::LatticeDmalaKept
@@ -387,14 +382,8 @@ pub fn run_kernel<M: Meter>(
         | Run::RandomWalk
         | Run::DmalaAdapt
         | Run::Lb
-        | Run::HammingBall => {
-            let mut target =
-                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<64>::new([0; 64]);
-            let mut chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
-            let lattice = LatticeProposal::new(&target, 0.5, 0.5).map_err(|_| Failure::Param)?;
-            let ctx = &mut (&mut chain, &mut target, rng);
+        | Run::HammingBall => on_lattice(rng, |ctx| {
+            let lattice = LatticeProposal::new(ctx.1, 0.5, 0.5).map_err(|_| Failure::Param)?;
             match run {
                 Run::LatticeDula => {
                     let k = LatticeDula::new(lattice);
@@ -430,64 +419,30 @@ pub fn run_kernel<M: Meter>(
                     binary_loop(k, ctx, steps, meter)
                 }
             }
-        }
-        Run::Pas => {
-            let mut target =
-                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<64>::new([0; 64]);
-            let mut chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+        }),
+        Run::Pas => on_lattice(rng, |ctx| {
             let (mut weights, mut path) = ([0.0f64; 64], [0u32; 3]);
-            let buffers = PathBuffers {
-                weights: &mut weights,
-                path: &mut path,
-            };
-            let kernel = PathAuxiliary::new(3)
-                .and_then(|p| p.with_buffers(buffers))
-                .map_err(|_| Failure::Param)?;
-            binary_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
-        }
-        Run::CategoricalPas => {
-            let mut target = RingPotts::<LABEL_DIM>;
-            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
-            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
-                .map_err(|_| Failure::Init)?;
+            let kernel = path_kernel(3, &mut weights, &mut path)?;
+            binary_loop(kernel, ctx, steps, meter)
+        }),
+        Run::CategoricalPas => on_potts(rng, |ctx| {
             let mut weights = [0.0f64; LABEL_DIM * POTTS_STATES];
             let mut path = [0u32; 2];
-            let buffers = PathBuffers {
-                weights: &mut weights,
-                path: &mut path,
-            };
-            let kernel = PathAuxiliary::new(2)
-                .and_then(|p| p.with_buffers(buffers))
-                .map_err(|_| Failure::Param)?;
-            label_loop(kernel, &mut (&mut chain, &mut target, rng), steps, meter)
-        }
-        Run::Dlmc => {
-            let mut target =
-                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
-            let mut storage = ChainStorage::<64>::new([0; 64]);
-            let mut chain =
-                BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+            let kernel = path_kernel(2, &mut weights, &mut path)?;
+            label_loop(kernel, ctx, steps, meter)
+        }),
+        Run::Dlmc => on_lattice(rng, |ctx| {
             let p = DlmcProposal::new(Solver::Interpolate, 0.3).map_err(|_| Failure::Param)?;
-            let ctx = &mut (&mut chain, &mut target, rng);
             binary_loop(Dmala::new(p), ctx, steps, meter)
-        }
-        Run::CategoricalDlmc => {
-            let mut target = RingPotts::<LABEL_DIM>;
-            let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
-            let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
-                .map_err(|_| Failure::Init)?;
+        }),
+        Run::CategoricalDlmc => on_potts(rng, |ctx| {
             let p = CategoricalDlmcProposal::new(0.5).map_err(|_| Failure::Param)?;
-            let ctx = &mut (&mut chain, &mut target, rng);
             label_loop(Dmala::new(p), ctx, steps, meter)
-        }
+        }),
         Run::PtDmala => pt_dmala(rng, steps, meter),
         Run::SmallLatticeDmala => run_small_lattice(seed, steps, meter),
         Run::LatticeGibbs => {
-            let target =
-                IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
-            let gibbs = LatticeGibbs::new(&target);
+            let gibbs = LatticeGibbs::new(&lattice_8x8()?);
             let ctx = &mut ([0u8; 64], rng, 0u32);
             hash_loop(
                 ctx,
@@ -611,8 +566,7 @@ fn pt_dmala<M: Meter>(
     steps: u32,
     meter: &mut M,
 ) -> Result<Hashes, Failure> {
-    let mut target =
-        IsingLattice::<ConstDims<8, 8>>::new(0.3, 0.1, true).map_err(|_| Failure::Param)?;
+    let mut target = lattice_8x8()?;
     let mut s = [
         ChainStorage::<64>::new([0; 64]),
         ChainStorage::<64>::new([0; 64]),
@@ -645,6 +599,17 @@ fn pt_dmala<M: Meter>(
     Ok(h)
 }
 
+/// The path auxiliary sampler with paths of `length` moves on these buffers.
+fn path_kernel<'b>(
+    length: usize,
+    weights: &'b mut [f64],
+    path: &'b mut [u32],
+) -> Result<PathKernel<'b>, Failure> {
+    PathAuxiliary::new(length)
+        .and_then(|p| p.with_buffers(PathBuffers { weights, path }))
+        .map_err(|_| Failure::Param)
+}
+
 /// Acceptance-targeting DMALA tuning over the first 500 steps.
 fn acceptance_tuner() -> Result<AcceptanceTuner, Failure> {
     let mut s = AcceptanceSettings::default();
@@ -657,6 +622,29 @@ fn ok<T, E>(r: Result<T, E>) -> Result<(), Failure> {
 }
 
 type Ctx<'c, C, T> = (&'c mut C, &'c mut T, &'c mut Xoshiro256PlusPlus);
+
+/// Runs `f` on a chain of [`lattice_8x8`] from the all-zero state.
+fn on_lattice(
+    rng: &mut Xoshiro256PlusPlus,
+    f: impl FnOnce(&mut Ctx<'_, BinaryChain<'_>, Lattice8x8>) -> Result<Hashes, Failure>,
+) -> Result<Hashes, Failure> {
+    let mut target = lattice_8x8()?;
+    let mut storage = ChainStorage::<64>::new([0; 64]);
+    let mut chain = BinaryChain::new(storage.buffers(), &mut target).map_err(|_| Failure::Init)?;
+    f(&mut (&mut chain, &mut target, rng))
+}
+
+/// Runs `f` on a chain of [`RingPotts`] (`d = 8`) from the all-zero state.
+fn on_potts(
+    rng: &mut Xoshiro256PlusPlus,
+    f: impl FnOnce(&mut Ctx<'_, CategoricalChain<'_>, RingPotts<LABEL_DIM>>) -> Result<Hashes, Failure>,
+) -> Result<Hashes, Failure> {
+    let mut target = RingPotts::<LABEL_DIM>;
+    let mut storage = CategoricalStorage::<LABEL_DIM, POTTS_STATES>::new([0; LABEL_DIM]);
+    let mut chain = CategoricalChain::new_categorical(storage.buffers(), &mut target)
+        .map_err(|_| Failure::Init)?;
+    f(&mut (&mut chain, &mut target, rng))
+}
 
 /// Steps an ordinal or categorical chain with `kernel`, hashing its states and log-densities.
 fn label_loop<D: LabelDomain, K: CoreKernel<D>, T: Eval<D>, M: Meter>(
