@@ -241,7 +241,6 @@ fn state(chain: &LgvChain, d: usize) -> Vec<u8> {
 }
 
 fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
-    let mut chain = new_chain();
     let k = kernel(kind);
     match model {
         Model::Lattice => {
@@ -251,33 +250,27 @@ fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
         Model::Quadratic => {
             let (w, bias) = (quad_w(), quad_b());
             let mut cache = vec![0.0; 2 * N];
-            let mut b = Bufs::new(N);
-            let cb = b.c();
-            let s = unsafe {
+            ffi_hash_started(|chain, cb| unsafe {
                 lgv_chain_init_quadratic(
-                    &mut *chain,
+                    chain,
                     w.as_ptr(),
                     w.len(),
                     bias.as_ptr(),
                     N,
                     cache.as_mut_ptr(),
                     cache.len(),
-                    &cb,
+                    cb,
                     &k,
                     seed,
                 )
-            };
-            assert_eq!(s, LGV_OK);
-            ffi_hash(&mut chain, N)
+            })
         }
         Model::Rbm => {
             let (w, bias, c) = (rbm_w(), rbm_b(), rbm_c());
             let mut cache = vec![0.0; 2 * H];
-            let mut b = Bufs::new(N);
-            let cb = b.c();
-            let s = unsafe {
+            ffi_hash_started(|chain, cb| unsafe {
                 lgv_chain_init_rbm(
-                    &mut *chain,
+                    chain,
                     w.as_ptr(),
                     w.len(),
                     bias.as_ptr(),
@@ -286,15 +279,23 @@ fn via_ffi(model: Model, kind: u32, seed: u64) -> Outcome {
                     H,
                     cache.as_mut_ptr(),
                     cache.len(),
-                    &cb,
+                    cb,
                     &k,
                     seed,
                 )
-            };
-            assert_eq!(s, LGV_OK);
-            ffi_hash(&mut chain, N)
+            })
         }
     }
+}
+
+/// Starts a chain of `N` coordinates with `init` (given the chain and its buffers) and hashes
+/// its run as [`ffi_hash`] does.
+fn ffi_hash_started(init: impl FnOnce(&mut LgvChain, &LgvBuffers) -> LgvStatus) -> Outcome {
+    let mut chain = new_chain();
+    let mut b = Bufs::new(N);
+    let cb = b.c();
+    assert_eq!(init(&mut chain, &cb), LGV_OK);
+    ffi_hash(&mut chain, N)
 }
 
 #[test]

@@ -149,6 +149,16 @@ fn index(x: &[u8]) -> usize {
         .sum()
 }
 
+/// The model behind `user` and the state at `x`, as a callback receives them.
+///
+/// # Safety
+///
+/// `user` must point to a live `M`, and `x` to `dim` readable values.
+unsafe fn callback_args<'a, M, V>(user: *mut c_void, x: *const V, dim: usize) -> (&'a M, &'a [V]) {
+    // SAFETY: the caller's contract.
+    unsafe { (&*(user as *const M), std::slice::from_raw_parts(x, dim)) }
+}
+
 /// The energy as a C callback.
 unsafe extern "C" fn energy(
     user: *mut c_void,
@@ -158,12 +168,7 @@ unsafe extern "C" fn energy(
     grad: *mut f32,
 ) -> i32 {
     // SAFETY: `user` is the `Energy` the test passed; `x` has `dim` entries.
-    let (e, x) = unsafe {
-        (
-            &*(user as *const Energy),
-            std::slice::from_raw_parts(x, dim),
-        )
-    };
+    let (e, x) = unsafe { callback_args::<Energy, _>(user, x, dim) };
     e.calls.set(e.calls.get() + 1);
     match e.fault.get() {
         Fault::RejectPair if x[0] == 1 && x[1] == 1 => return LGV_CALLBACK_REJECT,
@@ -195,34 +200,60 @@ unsafe extern "C" fn energy(
     LGV_CALLBACK_OK
 }
 
-/// A binary chain over caller memory.
-struct BinaryMem {
+/// A chain over caller memory: its buffers `b` and the kernel scratch it was last given.
+struct Mem<B> {
     chain: Box<LgvChain>,
-    b: Bufs,
+    b: B,
     scratch: Vec<f64>,
     indices: Vec<u32>,
 }
 
-impl BinaryMem {
-    /// Chooses `name` with `params` on the chain (see [`use_kernel`]).
-    fn use_kernel(&mut self, name: &str, params: &str, burn_in: u64) -> LgvStatus {
-        use_kernel(
-            &mut self.chain,
-            &mut self.scratch,
-            &mut self.indices,
-            name,
-            params,
-            burn_in,
-        )
-    }
-
-    fn new(len: usize) -> Self {
+impl<B> Mem<B> {
+    fn with(b: B) -> Self {
         Self {
             chain: new_chain(),
-            b: Bufs::new(len),
+            b,
             scratch: Vec::new(),
             indices: Vec::new(),
         }
+    }
+
+    /// Chooses `name` with `params` on the chain, sizing the scratch as it asks.
+    fn use_kernel(&mut self, name: &str, params: &str, burn_in: u64) -> LgvStatus {
+        let (n, p) = (c(name), c(params));
+        let mut spec = LgvKernelSpec {
+            name: n.as_ptr(),
+            params: p.as_ptr(),
+            burn_in,
+            steps: 10_000,
+            scratch: ptr::null_mut(),
+            scratch_len: 0,
+            indices: ptr::null_mut(),
+            indices_len: 0,
+        };
+        let (mut ws, mut is) = (0usize, 0usize);
+        // SAFETY: live chain, readable spec, writable outputs.
+        let s = unsafe { lgv_chain_kernel_scratch(&*self.chain, &spec, &mut ws, &mut is) };
+        if s != LGV_OK {
+            return s;
+        }
+        self.scratch = vec![0.0; ws];
+        self.indices = vec![0; is];
+        spec.scratch = self.scratch.as_mut_ptr();
+        spec.scratch_len = ws;
+        spec.indices = self.indices.as_mut_ptr();
+        spec.indices_len = is;
+        // SAFETY: as above; the scratch lives as long as the chain's use of it.
+        unsafe { lgv_chain_use_kernel(&mut *self.chain, &spec) }
+    }
+}
+
+/// A binary chain over caller memory.
+type BinaryMem = Mem<Bufs>;
+
+impl BinaryMem {
+    fn new(len: usize) -> Self {
+        Self::with(Bufs::new(len))
     }
 
     fn buffers(&mut self) -> LgvBuffers {
@@ -254,42 +285,6 @@ fn dmala(step: f64) -> LgvKernel {
         balance: 0.5,
         burn_in: 0,
     }
-}
-
-/// Chooses `name` with `params` on the chain, sizing the scratch as it asks.
-fn use_kernel(
-    chain: &mut LgvChain,
-    scratch: &mut Vec<f64>,
-    indices: &mut Vec<u32>,
-    name: &str,
-    params: &str,
-    burn_in: u64,
-) -> LgvStatus {
-    let (n, p) = (c(name), c(params));
-    let mut spec = LgvKernelSpec {
-        name: n.as_ptr(),
-        params: p.as_ptr(),
-        burn_in,
-        steps: 10_000,
-        scratch: ptr::null_mut(),
-        scratch_len: 0,
-        indices: ptr::null_mut(),
-        indices_len: 0,
-    };
-    let (mut ws, mut is) = (0usize, 0usize);
-    // SAFETY: live chain, readable spec, writable outputs.
-    let s = unsafe { lgv_chain_kernel_scratch(chain, &spec, &mut ws, &mut is) };
-    if s != LGV_OK {
-        return s;
-    }
-    *scratch = vec![0.0; ws];
-    *indices = vec![0; is];
-    spec.scratch = scratch.as_mut_ptr();
-    spec.scratch_len = ws;
-    spec.indices = indices.as_mut_ptr();
-    spec.indices_len = is;
-    // SAFETY: as above; the scratch lives as long as the chain's use of it.
-    unsafe { lgv_chain_use_kernel(chain, &spec) }
 }
 
 /// Counts of `X_K` over `REPLICATES` exact starts on the binary energy.
@@ -455,12 +450,7 @@ unsafe extern "C" fn label_energy(
     grad: *mut f32,
 ) -> i32 {
     // SAFETY: `user` is the test's `Labels`; `x` has `dim` entries.
-    let (m, x) = unsafe {
-        (
-            &*(user as *const Labels),
-            std::slice::from_raw_parts(x, dim),
-        )
-    };
+    let (m, x) = unsafe { callback_args::<Labels, _>(user, x, dim) };
     assert_eq!(states, m.states);
     // SAFETY: writable.
     unsafe { *log_density = m.value(x) };
@@ -473,53 +463,40 @@ unsafe extern "C" fn label_energy(
     LGV_CALLBACK_OK
 }
 
-struct LabelMem {
-    chain: Box<LgvChain>,
+/// A label chain's buffers.
+struct LabelBufs {
     x: Vec<u16>,
     grad: Vec<f32>,
     xp: Vec<u16>,
     gp: Vec<f32>,
     changed: Vec<u32>,
     work: Vec<f64>,
-    scratch: Vec<f64>,
-    indices: Vec<u32>,
 }
 
-impl LabelMem {
-    /// Chooses `name` with `params` on the chain (see [`use_kernel`]).
-    fn use_kernel(&mut self, name: &str, params: &str, burn_in: u64) -> LgvStatus {
-        use_kernel(
-            &mut self.chain,
-            &mut self.scratch,
-            &mut self.indices,
-            name,
-            params,
-            burn_in,
-        )
-    }
+/// A label chain over caller memory.
+type LabelMem = Mem<LabelBufs>;
 
+impl LabelMem {
     fn new(m: &Labels) -> Self {
-        Self {
-            chain: new_chain(),
+        Self::with(LabelBufs {
             x: vec![0; LD],
             grad: vec![0.0; m.grad_len()],
             xp: vec![0; LD],
             gp: vec![0.0; m.grad_len()],
             changed: vec![0; LD],
             work: vec![0.0; m.states],
-            scratch: Vec::new(),
-            indices: Vec::new(),
-        }
+        })
     }
 
     fn buffers(&mut self, states: usize) -> LgvLabelBuffers {
+        let b = &mut self.b;
         LgvLabelBuffers {
-            x: self.x.as_mut_ptr(),
-            grad: self.grad.as_mut_ptr(),
-            x_proposal: self.xp.as_mut_ptr(),
-            grad_proposal: self.gp.as_mut_ptr(),
-            changed: self.changed.as_mut_ptr(),
-            scratch: self.work.as_mut_ptr(),
+            x: b.x.as_mut_ptr(),
+            grad: b.grad.as_mut_ptr(),
+            x_proposal: b.xp.as_mut_ptr(),
+            grad_proposal: b.gp.as_mut_ptr(),
+            changed: b.changed.as_mut_ptr(),
+            scratch: b.work.as_mut_ptr(),
             dim: LD,
             states,
         }
@@ -1123,7 +1100,7 @@ fn label_chains_refuse_bad_domains_and_lengths() {
             ),
             LGV_ERR_PARAMETER_OUT_OF_RANGE
         );
-        let mut x = mem.x.clone();
+        let mut x = mem.b.x.clone();
         x[1] = 3;
         let bad = LgvLabelBuffers {
             x: x.as_mut_ptr(),
