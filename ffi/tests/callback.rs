@@ -1068,68 +1068,28 @@ fn label_chains_refuse_bad_domains_and_lengths() {
     // SAFETY: each call passes one bad argument and otherwise valid memory.
     unsafe {
         let chain: *mut LgvChain = &mut *mem.chain;
+        let init = |domain, f: LgvLabelLogDensityFn, b: &LgvLabelBuffers| {
+            lgv_chain_init_label_callback(chain, domain, f, user, b, &k, 1)
+        };
+        let cat_init = |b: &LgvLabelBuffers| init(LGV_DOMAIN_CATEGORICAL, Some(label_energy), b);
         assert_eq!(
-            lgv_chain_init_label_callback(
-                chain,
-                LGV_DOMAIN_BINARY,
-                Some(label_energy),
-                user,
-                &b,
-                &k,
-                1
-            ),
+            init(LGV_DOMAIN_BINARY, Some(label_energy), &b),
             LGV_ERR_WRONG_DOMAIN
         );
-        assert_eq!(
-            lgv_chain_init_label_callback(chain, LGV_DOMAIN_CATEGORICAL, None, user, &b, &k, 1),
-            LGV_ERR_NULL
-        );
+        assert_eq!(init(LGV_DOMAIN_CATEGORICAL, None, &b), LGV_ERR_NULL);
         let one = LgvLabelBuffers {
             states: 1,
             ..mem.buffers(cat.states)
         };
-        assert_eq!(
-            lgv_chain_init_label_callback(
-                chain,
-                LGV_DOMAIN_CATEGORICAL,
-                Some(label_energy),
-                user,
-                &one,
-                &k,
-                1
-            ),
-            LGV_ERR_PARAMETER_OUT_OF_RANGE
-        );
+        assert_eq!(cat_init(&one), LGV_ERR_PARAMETER_OUT_OF_RANGE);
         let mut x = mem.b.x.clone();
         x[1] = 3;
         let bad = LgvLabelBuffers {
             x: x.as_mut_ptr(),
             ..mem.buffers(cat.states)
         };
-        assert_eq!(
-            lgv_chain_init_label_callback(
-                chain,
-                LGV_DOMAIN_CATEGORICAL,
-                Some(label_energy),
-                user,
-                &bad,
-                &k,
-                1
-            ),
-            LGV_ERR_STATE_OUT_OF_RANGE
-        );
-        assert_eq!(
-            lgv_chain_init_label_callback(
-                chain,
-                LGV_DOMAIN_CATEGORICAL,
-                Some(label_energy),
-                user,
-                &b,
-                &k,
-                1
-            ),
-            LGV_OK
-        );
+        assert_eq!(cat_init(&bad), LGV_ERR_STATE_OUT_OF_RANGE);
+        assert_eq!(cat_init(&b), LGV_OK);
         let mut g = vec![0f32; LD * cat.states];
         assert_eq!(lgv_chain_grad(chain, g.as_mut_ptr(), LD), LGV_ERR_LENGTH);
         assert_eq!(
