@@ -1101,30 +1101,6 @@ mod tests {
     /// A run as a function of its settings: each chain's output.
     type Runner = Box<dyn Fn(&RunConfig) -> Vec<Vec<u64>>>;
 
-    /// A binary runner with settings of type `S` (a sampler, AB-2's schedule).
-    type BinaryRunner<S> = fn(
-        &crate::binary::BinaryModel,
-        &S,
-        &RunConfig,
-        Option<&Progress>,
-        Keep<'_, u8>,
-    ) -> Result<crate::binary::BinaryRun, RunError>;
-
-    /// A runner of [`runners`] of the binary `model` that `run` runs with `settings`.
-    fn binary_runner<S: 'static>(
-        model: fn() -> crate::binary::BinaryModel,
-        settings: S,
-        run: BinaryRunner<S>,
-    ) -> Runner {
-        Box::new(move |config: &RunConfig| {
-            per_chain(
-                &run(&model(), &settings, config, None, Keep::all())
-                    .unwrap()
-                    .chains,
-            )
-        })
-    }
-
     /// Every runner of a domain that has chains (single-chain kernels, lockstep groups, AB-2,
     /// the continuous driver) on a small model, as a function of the run's settings (its
     /// chains, the first chain's index and the threads): each chain's output.
@@ -1163,7 +1139,16 @@ mod tests {
         ab2.second_budget = 100;
         let ab2_ordinal = ab2.clone();
         vec![
-            ("dmala", binary_runner(lattice, dmala, run_chains)),
+            (
+                "dmala",
+                Box::new(move |config: &RunConfig| {
+                    per_chain(
+                        &run_chains(&lattice(), &dmala, config, None, Keep::all())
+                            .unwrap()
+                            .chains,
+                    )
+                }),
+            ),
             (
                 "dmala --batch 2 (rbm)",
                 Box::new(move |config: &RunConfig| {
@@ -1171,7 +1156,16 @@ mod tests {
                     per_chain(&run.unwrap().chains)
                 }),
             ),
-            ("ab-2", binary_runner(lattice, ab2, run_ab2_chains)),
+            (
+                "ab-2",
+                Box::new(move |config: &RunConfig| {
+                    per_chain(
+                        &run_ab2_chains(&lattice(), &ab2, config, None, Keep::all())
+                            .unwrap()
+                            .chains,
+                    )
+                }),
+            ),
             (
                 "ab-2 (ordinal)",
                 Box::new(move |config: &RunConfig| {
