@@ -4,7 +4,6 @@
 #
 #   scripts/fuzz.sh            # every target, 60 s each
 #   scripts/fuzz.sh 10 dmala   # 10 s, one target
-#   scripts/fuzz.sh --build    # build every target, run none (a later run finds them built)
 #
 # Targets run FUZZ_JOBS at a time (default: one per core).
 # Builds the targets as `cargo fuzz build` does (libFuzzer's coverage instrumentation,
@@ -15,12 +14,6 @@
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_ONLY=
-if [ "${1:-}" = --build ]; then
-  BUILD_ONLY=1
-  shift
-  set -- 0 "$@"
-fi
 SECONDS_PER_TARGET=${1:-60}
 # A fixed seed makes a run repeatable (set FUZZ_SEED to explore elsewhere).
 SEED=${FUZZ_SEED:-1}
@@ -55,7 +48,6 @@ echo "=== building fuzz targets: ${targets[*]}"
 RUSTFLAGS="${flags[*]}" cargo +nightly build --target "$triple" --release \
   --config 'profile.release.debug="line-tables-only"' \
   $(printf -- '--bin %s ' "${targets[@]}") || exit 1
-[ -z "$BUILD_ONLY" ] || exit 0
 
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
