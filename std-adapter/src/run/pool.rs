@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, PoisonError};
 
 /// Why the pool could not run every item.
 #[derive(Debug)]
@@ -112,22 +113,50 @@ impl Pool {
         E: Send + From<PoolError>,
         F: Fn(usize, T) -> Result<R, E> + Sync,
     {
-        let outcomes: Vec<Result<R, E>> = self.pool.install(|| {
-            inputs
-                .into_par_iter()
-                .enumerate()
-                .map(|(i, input)| {
-                    catch_unwind(AssertUnwindSafe(|| one(i, input))).unwrap_or_else(|payload| {
+        // Each input and outcome in its own slot, so that the parallel loop is one function
+        // over indices: rayon's machinery is compiled once, not once per caller's closure.
+        let inputs: Vec<Mutex<Option<T>>> =
+            inputs.into_iter().map(|t| Mutex::new(Some(t))).collect();
+        let outcomes: Vec<Mutex<Option<Result<R, E>>>> =
+            inputs.iter().map(|_| Mutex::new(None)).collect();
+        self.for_each_index(inputs.len(), &|i| {
+            let outcome = lock(&inputs[i]).take().map(|input| {
+                catch_unwind(AssertUnwindSafe(|| one(i, input))).unwrap_or_else(|payload| {
+                    Err(E::from(PoolError::WorkerPanicked {
+                        chain: i,
+                        message: panic_message(payload.as_ref()),
+                    }))
+                })
+            });
+            *lock(&outcomes[i]) = outcome;
+        });
+        outcomes
+            .into_iter()
+            .enumerate()
+            .map(|(i, slot)| {
+                // rayon visits every index once; were one skipped, its item is an error.
+                slot.into_inner()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .unwrap_or_else(|| {
                         Err(E::from(PoolError::WorkerPanicked {
                             chain: i,
-                            message: panic_message(payload.as_ref()),
+                            message: "the pool did not run this item".to_owned(),
                         }))
                     })
-                })
-                .collect()
-        });
-        outcomes.into_iter().collect()
+            })
+            .collect()
     }
+
+    /// Calls `body(i)` for every `i < n` on the pool's workers.
+    fn for_each_index(&self, n: usize, body: &(dyn Fn(usize) + Sync)) {
+        self.pool.install(|| (0..n).into_par_iter().for_each(body));
+    }
+}
+
+/// Locks a slot (only the worker of its index touches it). No code panics while holding one, but
+/// a poisoned slot would still hold its value.
+fn lock<T>(slot: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// One worker per available core (one if that cannot be told).
