@@ -196,13 +196,22 @@ pub fn stack_high_water_in<T>(window: u32, run: impl FnOnce() -> T) -> (T, u32) 
         p += 4;
     }
     let out = run();
-    let mut p = bottom;
-    // SAFETY: reads of the window painted above.
+    let p = lowest_written(bottom, sp);
+    let top = (&raw const _stack_start) as u32 & !7;
+    (out, top.saturating_sub(p))
+}
+
+/// The lowest address from `from` up to the stack pointer `sp` that no longer holds the paint
+/// (`sp` if none).
+#[inline(always)]
+fn lowest_written(from: u32, sp: u32) -> u32 {
+    let mut p = from;
+    // SAFETY: reads of memory below the stack pointer, painted by the caller (or by the outer
+    // meter a meter runs inside).
     while p < sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
         p += 4;
     }
-    let top = (&raw const _stack_start) as u32 & !7;
-    (out, top.saturating_sub(p))
+    p
 }
 
 /// How counter ticks map to instructions on this board and emulator setting.
@@ -276,10 +285,13 @@ pub struct SysTickMeter {
     pub max_ticks: u32,
     /// The most stack one call used, in bytes (the whole window means at least that).
     pub max_stack: u32,
-    /// Whether calls are measured (an idle meter lets an outer meter see a whole run).
-    enabled: bool,
     /// Bytes painted below the stack pointer.
     window: u32,
+    /// The lowest address of the memory known painted (by this meter, or by the outer meter
+    /// it runs inside), or 0 before any painting.
+    painted: u32,
+    /// The lowest address found written, by a call or by the code between calls.
+    deepest: u32,
 }
 
 impl SysTickMeter {
@@ -293,8 +305,9 @@ impl SysTickMeter {
             ticks: 0,
             max_ticks: 0,
             max_stack: 0,
-            enabled: true,
             window: PAINT_WINDOW,
+            painted: 0,
+            deepest: u32::MAX,
         }
     }
 
@@ -306,12 +319,22 @@ impl SysTickMeter {
         }
     }
 
-    /// A meter that measures nothing: the same code path as [`new`](Self::new), so that a run
-    /// metered per step can also be measured whole by an outer meter.
-    pub fn idle(cal: Calibration) -> Self {
+    /// A per-call meter for a run that `outer` (started) measures whole: see
+    /// [`stop_around`](Self::stop_around).
+    pub fn inside(outer: &Self) -> Self {
         Self {
-            enabled: false,
-            ..Self::new(cal)
+            painted: outer.sp - outer.window,
+            ..Self::new(outer.cal)
+        }
+    }
+
+    /// Stops a whole-run meter around a run whose calls `inner` measured. Painting before each
+    /// call hides from this meter what the code before that call wrote within the call's
+    /// window; `inner` read that memory before painting it, so its deepest address counts.
+    pub fn stop_around(&mut self, inner: &Self) {
+        self.stop();
+        if inner.deepest < self.sp {
+            self.max_stack = self.max_stack.max(self.sp - inner.deepest);
         }
     }
 
@@ -332,12 +355,19 @@ impl SysTickMeter {
 impl Meter for SysTickMeter {
     #[inline(always)]
     fn start(&mut self) {
-        if !self.enabled {
-            return;
-        }
         let sp = arch::stack_pointer() & !3;
+        let bottom = sp - self.window;
+        // What was written since the memory was painted (by the previous call and the code
+        // after it, or before the first call), before painting hides it.
+        if self.painted != 0 {
+            let from = bottom.max(self.painted);
+            self.deepest = self.deepest.min(lowest_written(from, sp));
+            self.painted = self.painted.min(bottom);
+        } else {
+            self.painted = bottom;
+        }
         self.sp = sp;
-        let mut p = sp - self.window;
+        let mut p = bottom;
         while p < sp {
             // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame
             // uses (no interrupt is enabled); painting is how the high-water mark is found.
@@ -349,19 +379,13 @@ impl Meter for SysTickMeter {
 
     #[inline(always)]
     fn stop(&mut self) {
-        if !self.enabled {
-            return;
-        }
         let t1 = now();
         let d = elapsed(self.t0, t1);
         self.calls += 1;
         self.ticks += u64::from(d);
         self.max_ticks = self.max_ticks.max(d);
-        let mut p = self.sp - self.window;
-        // SAFETY: reads of the window painted in `start`.
-        while p < self.sp && unsafe { core::ptr::read_volatile(p as *const u32) } == PAINT {
-            p += 4;
-        }
+        let p = lowest_written(self.sp - self.window, self.sp);
+        self.deepest = self.deepest.min(p);
         self.max_stack = self.max_stack.max(self.sp - p);
     }
 }
