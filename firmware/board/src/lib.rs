@@ -319,11 +319,12 @@ impl SysTickMeter {
         }
     }
 
-    /// A per-call meter for a run that `outer` (started) measures whole: see
-    /// [`stop_around`](Self::stop_around).
+    /// A per-call meter for a run that `outer` measures whole: see
+    /// [`stop_around`](Self::stop_around). (Made before `outer` has started, it knows of no
+    /// painted memory and counts only what it sees from its first call on.)
     pub fn inside(outer: &Self) -> Self {
         Self {
-            painted: outer.sp - outer.window,
+            painted: outer.sp.saturating_sub(outer.window),
             ..Self::new(outer.cal)
         }
     }
