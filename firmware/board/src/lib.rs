@@ -188,17 +188,23 @@ pub fn stack_high_water<T>(run: impl FnOnce() -> T) -> (T, u32) {
 pub fn stack_high_water_in<T>(window: u32, run: impl FnOnce() -> T) -> (T, u32) {
     let sp = arch::stack_pointer() & !3;
     let bottom = sp - window;
-    let mut p = bottom;
-    while p < sp {
-        // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame uses
-        // (no interrupt is enabled).
-        unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
-        p += 4;
-    }
+    paint(bottom, sp);
     let out = run();
     let p = lowest_written(bottom, sp);
     let top = (&raw const _stack_start) as u32 & !7;
     (out, top.saturating_sub(p))
+}
+
+/// Paints the memory from `bottom` up to the stack pointer `sp`.
+#[inline(always)]
+fn paint(bottom: u32, sp: u32) {
+    let mut p = bottom;
+    while p < sp {
+        // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame uses
+        // (no interrupt is enabled); painting is how the high-water mark is found.
+        unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
+        p += 4;
+    }
 }
 
 /// The lowest address from `from` up to the stack pointer `sp` that no longer holds the paint
@@ -288,8 +294,8 @@ pub struct SysTickMeter {
     /// Bytes painted below the stack pointer.
     window: u32,
     /// The lowest address of the memory known painted (by this meter, or by the outer meter
-    /// it runs inside), or 0 before any painting.
-    painted: u32,
+    /// it runs inside); `None` before any painting.
+    painted: Option<u32>,
     /// The lowest address found written, by a call or by the code between calls.
     deepest: u32,
 }
@@ -306,7 +312,7 @@ impl SysTickMeter {
             max_ticks: 0,
             max_stack: 0,
             window: PAINT_WINDOW,
-            painted: 0,
+            painted: None,
             deepest: u32::MAX,
         }
     }
@@ -324,7 +330,7 @@ impl SysTickMeter {
     /// painted memory and counts only what it sees from its first call on.)
     pub fn inside(outer: &Self) -> Self {
         Self {
-            painted: outer.sp.saturating_sub(outer.window),
+            painted: (outer.sp != 0).then(|| outer.sp - outer.window),
             ..Self::new(outer.cal)
         }
     }
@@ -360,21 +366,12 @@ impl Meter for SysTickMeter {
         let bottom = sp - self.window;
         // What was written since the memory was painted (by the previous call and the code
         // after it, or before the first call), before painting hides it.
-        if self.painted != 0 {
-            let from = bottom.max(self.painted);
-            self.deepest = self.deepest.min(lowest_written(from, sp));
-            self.painted = self.painted.min(bottom);
-        } else {
-            self.painted = bottom;
+        if let Some(painted) = self.painted {
+            self.deepest = self.deepest.min(lowest_written(bottom.max(painted), sp));
         }
+        self.painted = Some(self.painted.map_or(bottom, |p| p.min(bottom)));
         self.sp = sp;
-        let mut p = bottom;
-        while p < sp {
-            // SAFETY: the window lies in RAM below the stack pointer, in memory no live frame
-            // uses (no interrupt is enabled); painting is how the high-water mark is found.
-            unsafe { core::ptr::write_volatile(p as *mut u32, PAINT) };
-            p += 4;
-        }
+        paint(bottom, sp);
         self.t0 = now();
     }
 
